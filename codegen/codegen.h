@@ -1,0 +1,33 @@
+/* codegen/codegen.h: typed AST -> LLVM module -> BPF object bytes + plan.
+ *
+ * One LLVM module per program, built with the LLVM C API. The BPF helper
+ * bitcode compiled from bpf/*.bpf.c at build time is linked in first, so
+ * generated code calls real prototypes. Debug locations carry the script's
+ * line and column, so the verifier's messages can be mapped back.
+ */
+#ifndef SPROF_CODEGEN_CODEGEN_H
+#define SPROF_CODEGEN_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+struct sp_node;
+struct sp_source;
+struct sp_diag;
+
+struct sp_codegen_opts {
+	uint32_t max_keys;   /* entries per map; 4096 by default */
+	FILE *dump_ir;       /* when set, the optimized IR is printed here */
+	FILE *dump_ir_raw;   /* when set, the IR before optimization */
+};
+
+/* Returns the number of errors (reported through d); on success *plan,
+ * *obj (malloc'd ELF bytes) and *objlen are set. */
+int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
+	       const struct sp_codegen_opts *o, struct sp_diag *d,
+	       struct sp_plan **plan, void **obj, size_t *objlen);
+
+#endif

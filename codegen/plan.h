@@ -1,0 +1,153 @@
+/* codegen/plan.h: what codegen hands the runtime besides the BPF object.
+ *
+ * Plain data only (no LLVM, no AST): the probes to attach and which BPF
+ * program serves each, the maps to read and how their keys and values are
+ * laid out, and the ids used on the event ring buffer. The runtime includes
+ * this header and nothing else of the compiler.
+ *
+ * Everything in a plan is allocated with malloc and freed by sp_plan_free().
+ */
+#ifndef SPROF_CODEGEN_PLAN_H
+#define SPROF_CODEGEN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* X(enum, canonical name) */
+#define SP_PROBE_TYPES(X)                  \
+	X(BEGIN, "BEGIN")                  \
+	X(END, "END")                      \
+	X(PROFILE, "profile")              \
+	X(INTERVAL, "interval")            \
+	X(SOFTWARE, "software")            \
+	X(HARDWARE, "hardware")            \
+	X(UPROBE, "uprobe")                \
+	X(URETPROBE, "uretprobe")          \
+	X(USDT, "usdt")                    \
+	X(TRACEPOINT, "tracepoint")        \
+	X(RAWTRACEPOINT, "rawtracepoint")  \
+	X(KPROBE, "kprobe")                \
+	X(KRETPROBE, "kretprobe")
+
+enum sp_probe_type {
+#define X(k, s) SP_PROBE_##k,
+	SP_PROBE_TYPES(X)
+#undef X
+	SP_PROBE__COUNT
+};
+
+struct sp_plan_probe {
+	enum sp_probe_type type;
+	char *spec;         /* attach point as written: "profile:hz:99" */
+	char *prog;         /* name of the BPF program serving it */
+	char *target;       /* binary / tracepoint category / ... (may be NULL) */
+	char *func;         /* function / event / usdt name (may be NULL) */
+	char *ns;           /* usdt provider (may be NULL) */
+	char *unit;         /* "hz", "s", "ms", "us" for profile/interval */
+	uint64_t value;     /* frequency or period count */
+	uint64_t offset;
+	bool has_value, has_offset, is_addr;
+	uint32_t line, col; /* where the attach point is written */
+};
+
+/* How one key or value slot is laid out in map memory. */
+enum sp_field_kind {
+	SP_F_INT,    /* size 1/2/4/8, is_signed */
+	SP_F_STR,    /* size bytes, NUL padded */
+	SP_F_USTACK, /* struct sp_ustack_key (16 bytes) */
+	SP_F_KSTACK, /* u64 stack id (8 bytes) */
+	SP_F_USYM,   /* u64 user address; pid taken from the key's USTACK or 0 */
+	SP_F_KSYM,   /* u64 kernel address */
+	SP_F_TUPLE,  /* elems at their offsets */
+	SP_F_BUF,    /* u8 len + bytes */
+	SP_F_NONE,   /* no key (scalar map): size 0 */
+};
+
+struct sp_plan_field {
+	enum sp_field_kind kind;
+	uint32_t offset;   /* from the start of the enclosing key/value */
+	uint32_t size;
+	bool is_signed;
+	int stack_limit;   /* stacks: frames kept */
+	int stack_mode;    /* enum sp_stack_mode values from parser/types.h */
+	int nelems;        /* TUPLE */
+	struct sp_plan_field *elems;
+};
+
+/* Layout of a user stack slot in a key: the stack id in sp_stacks and the
+ * process it was taken in, so it can be symbolized after the process exits. */
+struct sp_ustack_key {
+	uint64_t stack_id; /* 0: empty stack */
+	uint32_t pid;
+	uint32_t pad;
+};
+
+/* Value of the shared stack map, keyed by a 64-bit hash of the frames. */
+#define SP_MAX_FRAMES 127
+struct sp_stack_val {
+	uint32_t nr;
+	uint32_t pad;
+	uint64_t ip[SP_MAX_FRAMES];
+};
+
+/* Map value kinds; mirrors enum sp_agg_kind in parser/types.h (0 = plain value). */
+struct sp_plan_map {
+	char *name;        /* "@", "@x" */
+	char *bpf_name;    /* map name in the object */
+	int agg;           /* enum sp_agg_kind; SP_AGG_NONE: plain value */
+	struct sp_plan_field key;   /* SP_F_NONE, a single field, or SP_F_TUPLE of the keys */
+	struct sp_plan_field value; /* layout of a plain value */
+	uint32_t key_size, value_size;
+	bool percpu;
+	int64_t lhist_min, lhist_max, lhist_step;
+	char *drops_name;  /* per-CPU counter of updates dropped because the map was full, or NULL */
+};
+
+/* Records sent from BPF to user space on the "sp_events" ring buffer. Every
+ * record starts with this header. */
+enum sp_event_type {
+	SP_EV_EXIT = 1,   /* exit() */
+	SP_EV_NEWPID = 2, /* first sample seen from a process: snapshot its maps */
+	SP_EV_PRINTF = 3, /* id: format index; args follow */
+};
+
+struct sp_event_hdr {
+	uint32_t type;
+	uint32_t id;
+	uint64_t arg; /* NEWPID: pid */
+};
+
+struct sp_plan_printf {
+	char *fmt;                   /* the format as written, unescaped */
+	struct sp_plan_field args;   /* SP_F_TUPLE laid out after the header */
+};
+
+struct sp_plan {
+	struct sp_plan_probe *probes;
+	int nprobes;
+	struct sp_plan_map *maps;
+	int nmaps;
+	struct sp_plan_printf *printfs;
+	int nprintfs;
+	bool uses_ustack, uses_kstack;
+	char *source_name;
+};
+
+void sp_plan_free(struct sp_plan *p); /* accepts NULL */
+const char *sp_probe_type_name(enum sp_probe_type t);
+
+/* Names of the objects the BPF-side helpers (bpf/*.bpf.c) define. */
+#define SP_MAP_STACKS "sp_stacks"
+#define SP_MAP_EVENTS "sp_events"
+#define SP_MAP_SEEN_PIDS "sp_seen_pids"
+#define SP_MAP_STACK_DROPS "sp_stack_drops"
+#define SP_MAP_CONFIG "sp_config" /* ARRAY[1] of struct sp_config, written after load */
+
+/* Run-time settings the BPF helpers read (bpf/common.bpf.c). */
+struct sp_config {
+	uint32_t target_pid; /* 0: every process; else only this tgid fires */
+	uint32_t pad;
+};
+
+#endif

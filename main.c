@@ -1,0 +1,2 @@
+/* placeholder: the driver is being written */
+int main(void) { return 0; }

@@ -1,0 +1,126 @@
+/* parser/ast.h: the syntax tree of a sprof program.
+ *
+ * Every node lives in the compile arena and carries the byte span of the
+ * source text it came from (offsets into struct sp_source), so diagnostics and
+ * debug locations can point at the script. The semantic pass (sema.c) fills
+ * in `type` on every expression; codegen reads only typed trees.
+ *
+ * Node kinds are an X-macro so the dumper, the golden tests and the docs
+ * can enumerate them from one table.
+ */
+#ifndef SPROF_PARSER_AST_H
+#define SPROF_PARSER_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "types.h"
+
+struct sp_arena;
+
+/* X(kind, dump-name) */
+#define SP_NODE_KINDS(X)                                              \
+	X(PROGRAM, "program")     /* list: probes */                   \
+	X(PROBE, "probe")         /* list: attach points; a: pred; b: block */ \
+	X(ATTACH, "attach")       /* attach: parsed attach point */    \
+	X(BLOCK, "block")         /* list: statements */               \
+	X(EXPR_STMT, "expr")      /* a: expression */                  \
+	X(ASSIGN, "assign")       /* a: lvalue (MAP/VAR); b: value; op: 0 or compound binop */ \
+	X(INCDEC, "incdec")       /* a: lvalue; op: '+' or '-'; prefix */ \
+	X(IF, "if")               /* a: cond; b: then block; c: else (BLOCK or IF) */ \
+	X(WHILE, "while")         /* a: cond; b: block */              \
+	X(UNROLL, "unroll")       /* a: count (INT); b: block */       \
+	X(BREAK, "break")                                              \
+	X(CONTINUE, "continue")                                        \
+	X(RETURN, "return")                                            \
+	X(INT, "int")             /* ival */                           \
+	X(STR, "str")             /* str: unescaped text, len */       \
+	X(BUILTIN, "builtin")     /* name: pid, comm, ustack, arg0 ... */ \
+	X(CALL, "call")           /* name; list: arguments */          \
+	X(MAP, "map")             /* name ("@" or "@x"); list: keys (may be empty) */ \
+	X(VAR, "var")             /* name ("$x") */                    \
+	X(POSITIONAL, "positional") /* ival: N of $N; 0 for $# (name "$#") */ \
+	X(BINOP, "binop")         /* op; a, b */                       \
+	X(UNOP, "unop")           /* op: '!', '~', '-'; a */           \
+	X(TERNARY, "ternary")     /* a ? b : c */                      \
+	X(CAST, "cast")           /* cast_type; a */                   \
+	X(TUPLE, "tuple")         /* list: elements */                 \
+	X(FIELD, "field")         /* a.name or a->name (arrow) */      \
+	X(TUPLE_INDEX, "tindex")  /* a.N: ival */
+
+enum sp_node_kind {
+#define X(k, s) SP_N_##k,
+	SP_NODE_KINDS(X)
+#undef X
+	SP_N__COUNT
+};
+
+/* Binary operator codes beyond single characters ('+', '<', '&' ...). */
+enum sp_op {
+	SP_OP_EQ = 256, /* == */
+	SP_OP_NE,       /* != */
+	SP_OP_LE,       /* <= */
+	SP_OP_GE,       /* >= */
+	SP_OP_LAND,     /* && */
+	SP_OP_LOR,      /* || */
+	SP_OP_SHL,      /* << */
+	SP_OP_SHR,      /* >> */
+};
+
+/* A half-open byte range [begin, end) in the source text. */
+struct sp_span {
+	uint32_t begin;
+	uint32_t end;
+};
+
+/* A parsed attach point, e.g. "profile:hz:99" or "uprobe:/bin/bash:readline+4".
+ * `provider` is the canonical probe type name after alias resolution
+ * ("profile", "interval", "BEGIN", "END", "uprobe", ...). Fields not used by
+ * a probe type stay NULL/0. The whole raw text is kept for `probe` and for
+ * messages. */
+struct sp_attach {
+	const char *raw;      /* as written */
+	const char *provider; /* canonical type name */
+	const char *target;   /* binary path, tracepoint category, event name ... */
+	const char *func;     /* function, tracepoint name, usdt name */
+	const char *ns;       /* usdt provider, when given */
+	const char *unit;     /* profile/interval: "hz", "s", "ms", "us" */
+	uint64_t value;       /* profile/interval/software/hardware count */
+	uint64_t offset;      /* uprobe SYMBOL+OFFSET, or address */
+	bool has_value;
+	bool has_offset;
+	bool is_addr;         /* uprobe:PATH:0xADDR */
+};
+
+struct sp_node;
+
+struct sp_list {
+	struct sp_node **items;
+	int len;
+	int cap;
+};
+
+struct sp_node {
+	enum sp_node_kind kind;
+	struct sp_span span;
+	struct sp_type *type;   /* set by sema on expressions; NULL before */
+	int op;                 /* operator: a char or enum sp_op */
+	bool prefix;            /* INCDEC: ++x vs x++ */
+	bool arrow;             /* FIELD: a->b vs a.b */
+	const char *name;       /* BUILTIN, CALL, MAP, VAR, FIELD */
+	const char *str;        /* STR: unescaped bytes (NUL terminated too) */
+	uint32_t len;           /* STR: byte length without the NUL */
+	int64_t ival;           /* INT, POSITIONAL, TUPLE_INDEX */
+	struct sp_node *a, *b, *c;
+	struct sp_list list;
+	struct sp_attach *attach;      /* ATTACH */
+	struct sp_type *cast_type;     /* CAST */
+	int scope_id;                  /* VAR: resolved scratch variable (sema) */
+	int probe_index;               /* PROBE: index in the program */
+};
+
+struct sp_node *sp_node_new(struct sp_arena *a, enum sp_node_kind kind, struct sp_span span);
+int sp_list_push(struct sp_arena *a, struct sp_list *l, struct sp_node *n);
+const char *sp_node_kind_name(enum sp_node_kind kind);
+
+#endif

@@ -1,0 +1,4 @@
+%define api.pure full
+%%
+program: %empty ;
+%%

@@ -1,0 +1,80 @@
+/* parser/types.h: the types the semantic pass gives every expression.
+ *
+ * Sizes are the in-kernel sizes codegen lays out in map keys and values;
+ * the runtime learns them through the plan, never from this header.
+ */
+#ifndef SPROF_PARSER_TYPES_H
+#define SPROF_PARSER_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sp_arena;
+
+#define SP_TYPE_KINDS(X)                         \
+	X(NONE, "none")     /* not typed / error */ \
+	X(VOID, "void")     /* statements, exit() */ \
+	X(INT, "int")       /* size 1,2,4,8; is_signed */ \
+	X(STRING, "string") /* size: fixed buffer bytes incl. NUL */ \
+	X(USTACK, "ustack") /* stack_limit, stack_mode */ \
+	X(KSTACK, "kstack")                          \
+	X(TUPLE, "tuple")   /* elems */               \
+	X(PTR, "ptr")       /* untyped pointer (arg0 ...) */ \
+	X(AGG, "agg")       /* aggregation value: agg */ \
+	X(USYM, "usym")     /* address printed as a user symbol */ \
+	X(KSYM, "ksym")     /* address printed as a kernel symbol */ \
+	X(BUF, "buffer")
+
+enum sp_type_kind {
+#define X(k, s) SP_T_##k,
+	SP_TYPE_KINDS(X)
+#undef X
+};
+
+/* Aggregations a map value can hold. */
+#define SP_AGG_KINDS(X) \
+	X(COUNT, "count") \
+	X(SUM, "sum")     \
+	X(MIN, "min")     \
+	X(MAX, "max")     \
+	X(AVG, "avg")     \
+	X(STATS, "stats") \
+	X(HIST, "hist")   \
+	X(LHIST, "lhist")
+
+enum sp_agg_kind {
+	SP_AGG_NONE,
+#define X(k, s) SP_AGG_##k,
+	SP_AGG_KINDS(X)
+#undef X
+};
+
+enum sp_stack_mode {
+	SP_STACK_BPFTRACE, /* "sym+off" per line, 4-space indent */
+	SP_STACK_PERF,     /* "\taddr sym+off (module)" */
+	SP_STACK_RAW,      /* bare addresses */
+};
+
+#define SP_DEFAULT_STACK_LIMIT 127
+#define SP_DEFAULT_STRLEN 64
+
+struct sp_type {
+	enum sp_type_kind kind;
+	uint32_t size;        /* bytes in a key/value slot */
+	bool is_signed;
+	int stack_limit;      /* USTACK/KSTACK */
+	enum sp_stack_mode stack_mode;
+	enum sp_agg_kind agg; /* AGG */
+	int64_t lhist_min, lhist_max, lhist_step; /* AGG LHIST */
+	int nelems;           /* TUPLE */
+	struct sp_type **elems;
+};
+
+struct sp_type *sp_type_new(struct sp_arena *a, enum sp_type_kind kind);
+struct sp_type *sp_type_int(struct sp_arena *a, uint32_t size, bool is_signed);
+struct sp_type *sp_type_string(struct sp_arena *a, uint32_t size);
+bool sp_type_equal(const struct sp_type *x, const struct sp_type *y);
+/* "u64", "s32", "string[64]", "ustack", "(u64, string[16])", "count" ... into buf. */
+const char *sp_type_str(const struct sp_type *t, char *buf, int len);
+
+#endif

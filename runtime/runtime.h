@@ -1,0 +1,43 @@
+/* runtime/runtime.h: plan + BPF object -> loaded, attached, collected, reported.
+ *
+ * sp_run() owns a whole session: open the object from memory, size maps,
+ * load (mapping verifier failures back to script lines), run BEGIN, attach
+ * every probe, start or follow the target, poll the event ring buffer until
+ * exit()/Ctrl-C/SIGTERM/-c child exit/--duration, detach, run END, then read
+ * the maps and write the report. Every BPF link is released on every path.
+ */
+#ifndef SPROF_RUNTIME_RUNTIME_H
+#define SPROF_RUNTIME_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../codegen/plan.h"
+
+/* Reports a problem located in the script (verifier message, attach error)
+ * to the front end's diagnostics; line/col 0 when unknown. */
+typedef void (*sp_diag_fn)(void *ctx, uint32_t line, uint32_t col, const char *msg);
+
+struct sp_run_opts {
+	pid_t pid;              /* -p: 0 = all */
+	const char *cmd;        /* -c: command line run through the shell-less splitter */
+	int verbose;            /* -v: full verifier log */
+	const char *format;     /* text (default), json, folded, svg, pprof, speedscope */
+	const char *output;     /* -o FILE; NULL = stdout */
+	const char *map_filter; /* --map @name */
+	const char *title;      /* --title for svg */
+	uint64_t duration_ns;   /* --duration; 0 = until stopped */
+	uint32_t max_keys;      /* map size actually used */
+	bool status_line;       /* live status on stderr (when it is a tty) */
+	sp_diag_fn diag;
+	void *diag_ctx;
+};
+
+/* Returns the process exit status: 0 on a normal end, 1 on errors. */
+int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
+	   const struct sp_run_opts *o);
+
+#endif
