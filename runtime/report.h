@@ -1,0 +1,36 @@
+/* runtime/report.h: writing a collected profile in the format people asked for.
+ *
+ * text (bpftrace's map printing, the default), json (bpftrace's -f json
+ * lines), folded, svg (sprof's own interactive flame graph), pprof
+ * (gzip'd profile.proto) and speedscope. The format follows -o's extension
+ * when -f is absent.
+ */
+#ifndef SPROF_RUNTIME_REPORT_H
+#define SPROF_RUNTIME_REPORT_H
+
+#include <stdio.h>
+
+#include "profile.h"
+
+enum sp_format { SP_FMT_TEXT, SP_FMT_JSON, SP_FMT_FOLDED, SP_FMT_SVG, SP_FMT_PPROF, SP_FMT_SPEEDSCOPE };
+
+struct sp_report_opts {
+	enum sp_format format;
+	const char *output;     /* path or NULL for stdout; svg/folded with several stack maps add "-<map>" */
+	const char *map_filter; /* "@name": only this map */
+	const char *title;      /* svg title */
+	int width;              /* svg width in px (1200) */
+};
+
+/* "text", "json", ... -> format; -1 when unknown. */
+int sp_format_parse(const char *name);
+/* Format implied by an output path's extension, or SP_FMT_TEXT. */
+enum sp_format sp_format_from_path(const char *path);
+/* Writes the whole profile; returns 0 or -errno (message printed). */
+int sp_report_write(const struct sp_profile *p, const struct sp_report_opts *o);
+
+/* Text pieces reused by print() and printf while running. */
+void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div);
+void sp_report_text_stack(FILE *f, const struct sp_stack *st, int mode, int indent);
+
+#endif
