@@ -1,1 +1,51 @@
-/* bpf/sp_bpf.h: shared declarations of the BPF-side helpers (placeholder) */
+/* bpf/sp_bpf.h: shared declarations of the BPF-side helpers.
+ *
+ * Every bpf/NAME.bpf.c file includes this header. The files are compiled by
+ * clang-16 to bitcode, linked together and embedded into sprof; codegen
+ * links that bitcode into each generated module, then makes the helper
+ * functions internal and always-inline, so a generated program has no
+ * BPF-to-BPF calls. Helpers are therefore plain global (non-static)
+ * functions here: clang would drop unused static ones before codegen sees
+ * them. Maps are BTF-defined in ".maps" and stay external (libbpf rejects
+ * static maps).
+ *
+ * The layouts shared with user space (struct sp_stack_val, struct
+ * sp_ustack_key, struct sp_event_hdr, struct sp_config) and the map names
+ * come from codegen/plan.h.
+ */
+#ifndef SPROF_BPF_SP_BPF_H
+#define SPROF_BPF_SP_BPF_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+/* codegen/plan.h includes <stdint.h>, and glibc's needs 32-bit stubs under
+ * -target bpf: give it the fixed-width types from linux/types.h instead. */
+#ifndef __CLANG_STDINT_H
+#define __CLANG_STDINT_H
+#define _STDINT_H
+typedef __u8 uint8_t;
+typedef __u16 uint16_t;
+typedef __u32 uint32_t;
+typedef __u64 uint64_t;
+typedef __s8 int8_t;
+typedef __s16 int16_t;
+typedef __s32 int32_t;
+typedef __s64 int64_t;
+#endif
+#include "codegen/plan.h"
+
+/* common.bpf.c */
+int sp_filter(void);
+void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit);
+__u64 sp_kstack(void *ctx, int limit);
+void sp_emit_exit(void);
+void sp_emit_event(__u32 type, __u32 id, __u64 arg);
+
+/* args.bpf.c (argument access; x86-64 SysV ABI) */
+__u64 sp_arg(void *ctx, int n);
+__u64 sp_retval(void *ctx);
+__s64 sp_usdt_arg(void *ctx, int n);
+
+#endif

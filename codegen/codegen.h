@@ -1,7 +1,7 @@
 /* codegen/codegen.h: typed AST -> LLVM module -> BPF object bytes + plan.
  *
  * One LLVM module per program, built with the LLVM C API. The BPF helper
- * bitcode compiled from bpf/*.bpf.c at build time is linked in first, so
+ * bitcode compiled from bpf/NAME.bpf.c at build time is linked in first, so
  * generated code calls real prototypes. Debug locations carry the script's
  * line and column, so the verifier's messages can be mapped back.
  */

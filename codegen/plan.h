@@ -137,7 +137,7 @@ struct sp_plan {
 void sp_plan_free(struct sp_plan *p); /* accepts NULL */
 const char *sp_probe_type_name(enum sp_probe_type t);
 
-/* Names of the objects the BPF-side helpers (bpf/*.bpf.c) define. */
+/* Names of the objects the BPF-side helpers (bpf/NAME.bpf.c) define. */
 #define SP_MAP_STACKS "sp_stacks"
 #define SP_MAP_EVENTS "sp_events"
 #define SP_MAP_SEEN_PIDS "sp_seen_pids"

@@ -1,0 +1,162 @@
+/* bpf/common.bpf.c: maps and helpers every generated program may use.
+ *
+ * Stacks: bpf_get_stack() into a per-CPU scratch buffer, a 64-bit hash of
+ * the frames as the id, and the frames stored once in sp_stacks under that
+ * id (BPF_NOEXIST). Unlike a STACK_TRACE map this costs memory only for the
+ * stacks actually seen (no preallocation), never replaces one stack by
+ * another on a hash-bucket collision, and a full map is counted in
+ * sp_stack_drops instead of dropping silently.
+ *
+ * New processes: the first user stack from a process sends SP_EV_NEWPID on
+ * the ring buffer, so user space snapshots /proc/PID/maps while the process
+ * is alive and can symbolize it after it exits.
+ *
+ * The license lives here too: bpf_get_stack is GPL-only.
+ */
+#include "sp_bpf.h"
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct sp_stack_val);
+} sp_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} sp_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} sp_seen_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_config);
+} sp_config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sp_stack_drops SEC(".maps");
+
+/* Scratch space for one stack; too big for the 512-byte BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_stack_val);
+} sp_stack_scratch SEC(".maps");
+
+int sp_filter(void)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	if (!c || c->target_pid == 0)
+		return 1;
+	return (__u32)(bpf_get_current_pid_tgid() >> 32) == c->target_pid;
+}
+
+void sp_emit_event(__u32 type, __u32 id, __u64 arg)
+{
+	struct sp_event_hdr h = { .type = type, .id = id, .arg = arg };
+
+	bpf_ringbuf_output(&sp_events, &h, sizeof(h), BPF_RB_FORCE_WAKEUP);
+}
+
+void sp_emit_exit(void)
+{
+	sp_emit_event(SP_EV_EXIT, 0, 0);
+}
+
+static __always_inline __u64 mix64(__u64 h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* Takes a stack into the scratch buffer and stores it in sp_stacks;
+ * returns its id, 0 for an empty stack. */
+static __always_inline __u64 take_stack(void *ctx, int limit, __u64 flags)
+{
+	__u32 zero = 0;
+	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
+	__u64 h = 0x9e3779b97f4a7c15ULL;
+	long n;
+	__u32 nr, i;
+
+	if (!buf)
+		return 0;
+	if (limit < 1)
+		limit = 1;
+	if (limit > SP_MAX_FRAMES)
+		limit = SP_MAX_FRAMES;
+	n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
+	if (n <= 0)
+		return 0;
+	nr = (__u32)n / sizeof(__u64);
+	buf->nr = nr;
+	buf->pad = 0;
+	for (i = 0; i < SP_MAX_FRAMES; i++) {
+		if (i >= nr)
+			break;
+		h = mix64(h ^ buf->ip[i]) + i;
+	}
+	h = mix64(h ^ nr);
+	if (h == 0)
+		h = 1;
+	n = bpf_map_update_elem(&sp_stacks, &h, buf, BPF_NOEXIST);
+	if (n && n != -17 /* EEXIST */) {
+		__u64 *d = bpf_map_lookup_elem(&sp_stack_drops, &zero);
+
+		if (d)
+			*d += 1;
+	}
+	return h;
+}
+
+static __always_inline void note_pid(__u32 pid)
+{
+	__u8 one = 1;
+
+	if (pid == 0)
+		return;
+	if (bpf_map_update_elem(&sp_seen_pids, &pid, &one, BPF_NOEXIST) != 0)
+		return;
+	struct sp_event_hdr ev = { .type = SP_EV_NEWPID, .id = 0, .arg = pid };
+	/* Not delivered: forget the pid so the next sample tries again. */
+	if (bpf_ringbuf_output(&sp_events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP) != 0)
+		bpf_map_delete_elem(&sp_seen_pids, &pid);
+}
+
+void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK);
+	out->pid = pid;
+	out->pad = 0;
+	note_pid(pid);
+}
+
+__u64 sp_kstack(void *ctx, int limit)
+{
+	return take_stack(ctx, limit, 0);
+}
