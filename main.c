@@ -1,2 +1,386 @@
-/* placeholder: the driver is being written */
-int main(void) { return 0; }
+/* main.c: the sprof command line, the one place that joins the layers.
+ *
+ *   source text -> parser/ (parse, sema) -> codegen/ (LLVM -> BPF object + plan)
+ *               -> runtime/ (load, attach, collect, report)
+ *
+ * The program is `-e TEXT`, or the first positional argument: a file when
+ * one exists by that name (or a stdlib script by name), program text
+ * otherwise. Further positional arguments are $1..$N.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codegen/codegen.h"
+#include "parser/arena.h"
+#include "parser/frontend.h"
+#include "parser/source.h"
+#include "runtime/report.h"
+#include "runtime/runtime.h"
+
+#define SPROF_VERSION "0.1.0"
+#define DEFAULT_MAX_KEYS 4096
+
+struct sp_stdlib_script {
+	const char *name;
+	const char *text;
+};
+extern const struct sp_stdlib_script sp_stdlib[];
+
+enum dump_kind { DUMP_NONE, DUMP_AST, DUMP_IR, DUMP_IR_RAW };
+
+struct cli {
+	const char *prog_text;  /* -e */
+	const char *prog_file;  /* positional file */
+	const char *stdlib_name;
+	char **params;          /* $1..$N */
+	int nparams;
+	enum dump_kind dump;
+	const char *emit_elf;
+	struct sp_run_opts run;
+	bool unsafe;
+	bool list;
+	const char *list_pattern;
+	int strlen_;
+};
+
+enum {
+	OPT_MAX_KEYS = 256,
+	OPT_DURATION,
+	OPT_MAP,
+	OPT_TITLE,
+	OPT_UNSAFE,
+	OPT_EMIT_ELF,
+	OPT_NO_STATUS,
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sprof [options] PROGRAM [ARGS...]\n"
+		"       sprof [options] -e PROGRAM [ARGS...]\n"
+		"       sprof [options] FILE.sp [ARGS...]\n"
+		"\n"
+		"  -e TEXT          program text\n"
+		"  -p PID           trace only this process (all its threads)\n"
+		"  -c 'CMD ARGS'    run CMD, trace only it, stop when it exits\n"
+		"  -o FILE          write the report to FILE (format from its extension)\n"
+		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope\n"
+		"  -d ast|ir|ir-raw print the typed AST or the LLVM IR and exit\n"
+		"  -l [PATTERN]     list probes (with -v: arguments and fields)\n"
+		"  -v               verbose: full verifier log, libbpf messages\n"
+		"  --duration TIME  stop after TIME (10s, 500ms, 2m)\n"
+		"  --max-keys N     entries per map (env SPROF_MAX_MAP_KEYS; default %d)\n"
+		"  --map @NAME      report only this map\n"
+		"  --title TEXT     title of the flame graph\n"
+		"  --unsafe         allow system()\n"
+		"  --emit-elf FILE  write the BPF object to FILE\n"
+		"  -h, --help       this text\n"
+		"  -V, --version    version\n",
+		DEFAULT_MAX_KEYS);
+}
+
+/* "10s", "500ms", "2m", "1h", "1500us", plain number = seconds. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return -EINVAL;
+	double mult = 1e9;
+	if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (!strcmp(end, "m"))
+		mult = 60e9;
+	else if (!strcmp(end, "h"))
+		mult = 3600e9;
+	else if (*end && strcmp(end, "s"))
+		return -EINVAL;
+	*ns = (uint64_t)(v * mult);
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static const char *find_stdlib(const char *name)
+{
+	for (int i = 0; sp_stdlib[i].name; i++) {
+		const char *n = sp_stdlib[i].name;
+		size_t len = strlen(n) - 3; /* without ".sp" */
+		if (!strcmp(n, name) || (strlen(name) == len && !strncmp(n, name, len)))
+			return sp_stdlib[i].text;
+	}
+	return NULL;
+}
+
+static bool looks_like_file(const char *arg)
+{
+	struct stat st;
+	if (stat(arg, &st) == 0)
+		return true;
+	size_t n = strlen(arg);
+	/* a name ending in .sp/.bt, or a path, that does not exist: report it */
+	return (n > 3 && (!strcmp(arg + n - 3, ".sp") || !strcmp(arg + n - 3, ".bt"))) ||
+	       (strchr(arg, '/') && !strpbrk(arg, " {}<>:;"));
+}
+
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{"max-keys", required_argument, NULL, OPT_MAX_KEYS},
+		{"duration", required_argument, NULL, OPT_DURATION},
+		{"map", required_argument, NULL, OPT_MAP},
+		{"title", required_argument, NULL, OPT_TITLE},
+		{"unsafe", no_argument, NULL, OPT_UNSAFE},
+		{"emit-elf", required_argument, NULL, OPT_EMIT_ELF},
+		{"no-status", no_argument, NULL, OPT_NO_STATUS},
+		{NULL, 0, NULL, 0},
+	};
+	const char *env = getenv("SPROF_MAX_MAP_KEYS");
+	c->run.max_keys = DEFAULT_MAX_KEYS;
+	c->run.status_line = true;
+	if (env && parse_u32(env, &c->run.max_keys)) {
+		fprintf(stderr, "sprof: invalid SPROF_MAX_MAP_KEYS '%s': expected a positive number\n", env);
+		return -EINVAL;
+	}
+	int opt;
+	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:lvhV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			c->prog_text = optarg;
+			break;
+		case 'p': {
+			char *end;
+			long pid = strtol(optarg, &end, 10);
+			if (*end || pid <= 0 || pid > INT_MAX) {
+				fprintf(stderr, "sprof: invalid pid '%s'\n", optarg);
+				return -EINVAL;
+			}
+			c->run.pid = (pid_t)pid;
+			break;
+		}
+		case 'c':
+			c->run.cmd = optarg;
+			break;
+		case 'o':
+			c->run.output = optarg;
+			break;
+		case 'f':
+			if (sp_format_parse(optarg) < 0) {
+				fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, svg, pprof, speedscope)\n",
+					optarg);
+				return -EINVAL;
+			}
+			c->run.format = optarg;
+			break;
+		case 'd':
+			if (!strcmp(optarg, "ast"))
+				c->dump = DUMP_AST;
+			else if (!strcmp(optarg, "ir"))
+				c->dump = DUMP_IR;
+			else if (!strcmp(optarg, "ir-raw"))
+				c->dump = DUMP_IR_RAW;
+			else {
+				fprintf(stderr, "sprof: unknown dump '%s' (ast, ir, ir-raw)\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'l':
+			c->list = true;
+			break;
+		case 'v':
+			c->run.verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("sprof %s\n", SPROF_VERSION);
+			exit(0);
+		case OPT_MAX_KEYS:
+			if (parse_u32(optarg, &c->run.max_keys)) {
+				fprintf(stderr, "sprof: invalid --max-keys '%s': expected a positive number\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_DURATION:
+			if (parse_duration(optarg, &c->run.duration_ns)) {
+				fprintf(stderr, "sprof: invalid --duration '%s' (e.g. 10s, 500ms, 2m)\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_MAP:
+			c->run.map_filter = optarg;
+			break;
+		case OPT_TITLE:
+			c->run.title = optarg;
+			break;
+		case OPT_UNSAFE:
+			c->unsafe = true;
+			break;
+		case OPT_EMIT_ELF:
+			c->emit_elf = optarg;
+			break;
+		case OPT_NO_STATUS:
+			c->run.status_line = false;
+			break;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	int i = optind;
+	if (c->list) {
+		if (i < argc)
+			c->list_pattern = argv[i++];
+		return 0;
+	}
+	if (!c->prog_text) {
+		if (i >= argc) {
+			fprintf(stderr, "sprof: no program given (try 'sprof -h')\n");
+			return -EINVAL;
+		}
+		const char *arg = argv[i++];
+		if (looks_like_file(arg))
+			c->prog_file = arg;
+		else if (find_stdlib(arg))
+			c->stdlib_name = arg;
+		else
+			c->prog_text = arg;
+	}
+	c->params = argv + i;
+	c->nparams = argc - i;
+	return 0;
+}
+
+static struct sp_source *load_source(const struct cli *c)
+{
+	struct sp_source *src;
+	if (c->prog_file) {
+		src = sp_source_from_file(c->prog_file);
+		if (!src && errno == ENOENT && find_stdlib(c->prog_file))
+			return sp_source_from_string(c->prog_file, find_stdlib(c->prog_file));
+		if (!src)
+			fprintf(stderr, "sprof: cannot read script '%s': %s\n", c->prog_file, strerror(errno));
+		return src;
+	}
+	if (c->stdlib_name)
+		return sp_source_from_string(c->stdlib_name, find_stdlib(c->stdlib_name));
+	src = sp_source_from_string("<cmdline>", c->prog_text);
+	if (!src)
+		fprintf(stderr, "sprof: %s\n", strerror(errno));
+	return src;
+}
+
+static void runtime_diag(void *ctx, uint32_t line, uint32_t col, const char *msg)
+{
+	struct sp_diag *d = ctx;
+	if (line)
+		sp_diag_at_linecol(d, SP_DIAG_ERROR, line, col ? col : 1, "%s", msg);
+	else {
+		fprintf(d->out, "%s: error: %s\n", d->src->name, msg);
+		d->errors++;
+	}
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "sprof: cannot write '%s': %s\n", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -errno;
+	}
+	return 0;
+}
+
+/* Front end and codegen; returns 0 with *plan/*obj set, 1 on errors. */
+static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
+		   struct sp_plan **plan, void **obj, size_t *objlen)
+{
+	struct sp_node *prog = NULL;
+	struct sp_sema_opts so = {
+		.strlen = c->strlen_ ? c->strlen_ : SP_DEFAULT_STRLEN,
+		.nparams = c->nparams,
+		.params = c->params,
+		.unsafe = c->unsafe,
+	};
+	sp_parse(arena, src, d, &prog);
+	if (sp_diag_errors(d) || !prog)
+		return 1;
+	sp_sema(arena, prog, &so, d);
+	if (sp_diag_errors(d))
+		return 1;
+	if (c->dump == DUMP_AST) {
+		sp_ast_dump(stdout, prog, true);
+		return 0;
+	}
+	struct sp_codegen_opts co = {
+		.max_keys = c->run.max_keys,
+		.dump_ir = c->dump == DUMP_IR ? stdout : NULL,
+		.dump_ir_raw = c->dump == DUMP_IR_RAW ? stdout : NULL,
+	};
+	if (sp_codegen(prog, src, &co, d, plan, obj, objlen) || sp_diag_errors(d))
+		return 1;
+	if (c->emit_elf && write_file(c->emit_elf, *obj, *objlen))
+		return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = {0};
+	struct sp_plan *plan = NULL;
+	void *obj = NULL;
+	size_t objlen = 0;
+	struct sp_diag diag;
+	int rc = 1;
+
+	if (parse_args(argc, argv, &c))
+		return 1;
+	if (c.list) {
+		fprintf(stderr, "sprof: -l is not available in this build\n");
+		return 1;
+	}
+	struct sp_source *src = load_source(&c);
+	if (!src)
+		return 1;
+	struct sp_arena *arena = sp_arena_new();
+	sp_diag_init(&diag, src, stderr);
+	if (compile(&c, src, &diag, arena, &plan, &obj, &objlen))
+		goto out;
+	if (c.dump != DUMP_NONE) {
+		rc = 0;
+		goto out;
+	}
+	c.run.diag = runtime_diag;
+	c.run.diag_ctx = &diag;
+	rc = sp_run(plan, obj, objlen, &c.run);
+out:
+	free(obj);
+	sp_plan_free(plan);
+	sp_arena_destroy(arena);
+	sp_source_free(src);
+	return rc;
+}
