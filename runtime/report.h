@@ -26,11 +26,17 @@ struct sp_report_opts {
 int sp_format_parse(const char *name);
 /* Format implied by an output path's extension, or SP_FMT_TEXT. */
 enum sp_format sp_format_from_path(const char *path);
-/* Writes the whole profile; returns 0 or -errno (message printed). */
+/* Writes the whole profile; returns 0 or -errno (message printed).
+ * text and json to stdout start with "\n\n" like bpftrace's exit print. */
 int sp_report_write(const struct sp_profile *p, const struct sp_report_opts *o);
 
 /* Text pieces reused by print() and printf while running. */
 void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div);
+/* bpftrace's stack text: "" when empty, else "\n" and one line per frame
+ * (mode: enum sp_stack_mode; indent 4 in map keys, 8 for print/printf). */
 void sp_report_text_stack(FILE *f, const struct sp_stack *st, int mode, int indent);
+/* -f json pieces: print(@m, top, div) and printf() lines. */
+void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div);
+void sp_report_json_printf(FILE *f, const char *text);
 
 #endif

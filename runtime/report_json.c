@@ -1,0 +1,222 @@
+/* runtime/report_json.c: bpftrace 0.17's `-f json` lines.
+ *
+ * One object per line so tools reading bpftrace's NDJSON read ours:
+ * {"type": "map"|"stats"|"hist", "data": {"@name": VALUE}} where VALUE is a
+ * number/string/array for a scalar map and {"key": VALUE, ...} for a keyed
+ * one (multi-part keys joined with ",", stacks as their text form). avg is a
+ * "stats" line with a plain number. Entries keep the text report's order.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../parser/types.h"
+#include "report_impl.h"
+
+static int map_agg(const struct sp_mapdata *m)
+{
+	return m->map ? m->map->agg : SP_AGG_COUNT;
+}
+
+static const char *json_type(int agg)
+{
+	switch (agg) {
+	case SP_AGG_AVG:
+	case SP_AGG_STATS:
+		return "stats";
+	case SP_AGG_HIST:
+	case SP_AGG_LHIST:
+		return "hist";
+	default:
+		return "map";
+	}
+}
+
+/* Plain values: tuples as arrays without spaces, like bpftrace. */
+static void json_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_field *fld)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *mf;
+
+	switch (k->kind) {
+	case SP_F_INT:
+		if (k->is_signed)
+			fprintf(f, "%" PRId64, k->i);
+		else
+			fprintf(f, "%" PRIu64, (uint64_t)k->i);
+		return;
+	case SP_F_TUPLE:
+		fputc('[', f);
+		for (int i = 0; i < k->n; i++) {
+			if (i)
+				fputc(',', f);
+			json_kval(f, &k->elems[i], fld && fld->kind == SP_F_TUPLE && i < fld->nelems
+				  ? &fld->elems[i] : NULL);
+		}
+		fputc(']', f);
+		return;
+	default:
+		mf = open_memstream(&s, &len);
+		if (!mf)
+			return;
+		sp_text_kval(mf, k, fld, false);
+		fclose(mf);
+		sp_json_strn(f, s, len);
+		free(s);
+		return;
+	}
+}
+
+static void json_hist(FILE *f, const struct sp_value *v, int div)
+{
+	int lo = -1, hi = -1;
+
+	for (int i = 0; i < v->nbuckets; i++)
+		if (v->buckets[i]) {
+			lo = lo < 0 ? i : lo;
+			hi = i;
+		}
+	fputc('[', f);
+	for (int i = lo; lo >= 0 && i <= hi; i++) {
+		fputs(i > lo ? ", {" : "{", f);
+		if (i == 0)
+			fputs("\"max\": -1, ", f);
+		else if (i <= 2)
+			fprintf(f, "\"min\": %d, \"max\": %d, ", i - 1, i - 1);
+		else
+			fprintf(f, "\"min\": %" PRIu64 ", \"max\": %" PRIu64 ", ", (uint64_t)1 << (i - 2),
+				((uint64_t)1 << (i - 1)) - 1);
+		fprintf(f, "\"count\": %" PRIu64 "}", v->buckets[i] / (uint64_t)div);
+	}
+	fputc(']', f);
+}
+
+static void json_lhist(FILE *f, const struct sp_mapdata *m, const struct sp_value *v)
+{
+	int64_t min = m->map ? m->map->lhist_min : 0;
+	int64_t step = m->map && m->map->lhist_step > 0 ? m->map->lhist_step : 1;
+	int64_t max = m->map ? m->map->lhist_max : v->nbuckets - 2;
+	int lo = -1, hi = -1, nb = v->nbuckets - 2;
+
+	for (int i = 0; i < v->nbuckets; i++)
+		if (v->buckets[i]) {
+			lo = lo < 0 ? i : lo;
+			hi = i;
+		}
+	fputc('[', f);
+	for (int i = lo; lo >= 0 && i <= hi; i++) {
+		fputs(i > lo ? ", {" : "{", f);
+		if (i == 0)
+			fprintf(f, "\"max\": %" PRId64 ", ", min - 1);
+		else if (i == nb + 1)
+			fprintf(f, "\"min\": %" PRId64 ", ", max);
+		else
+			fprintf(f, "\"min\": %" PRId64 ", \"max\": %" PRId64 ", ", (i - 1) * step + min,
+				i * step + min - 1);
+		fprintf(f, "\"count\": %" PRIu64 "}", v->buckets[i]);
+	}
+	fputc(']', f);
+}
+
+static void json_value(FILE *f, const struct sp_mapdata *m, const struct sp_entry *e, int div)
+{
+	const struct sp_value *v = &e->val;
+	int64_t avg = v->count ? v->total / (int64_t)v->count : v->v;
+
+	switch (map_agg(m)) {
+	case SP_AGG_HIST:
+		json_hist(f, v, div);
+		break;
+	case SP_AGG_LHIST:
+		json_lhist(f, m, v);
+		break;
+	case SP_AGG_AVG:
+		fprintf(f, "%" PRId64, avg / div);
+		break;
+	case SP_AGG_STATS:
+		fprintf(f, "{\"count\": %" PRIu64 ", \"average\": %" PRId64 ", \"total\": %" PRId64 "}",
+			v->count, avg / div, v->total / div);
+		break;
+	case SP_AGG_NONE:
+		json_kval(f, &v->plain, m->map ? &m->map->value : NULL);
+		break;
+	case SP_AGG_COUNT:
+		fprintf(f, "%" PRIu64, (uint64_t)v->v / (uint64_t)div);
+		break;
+	default:
+		fprintf(f, "%" PRId64, v->v / div);
+		break;
+	}
+}
+
+static void json_key(FILE *f, const struct sp_mapdata *m, const struct sp_kval *k)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&s, &len);
+
+	if (!mf)
+		return;
+	sp_text_key(mf, m, k, ",");
+	fclose(mf);
+	sp_json_strn(f, s, len);
+	free(s);
+}
+
+static void json_empty(FILE *f, const struct sp_mapdata *m)
+{
+	int agg = map_agg(m);
+
+	if (m->map && m->map->key.kind == SP_F_NONE)
+		fputs(agg >= SP_AGG_COUNT && agg <= SP_AGG_AVG ? "0" : "null", f);
+	else
+		fputs("{}", f);
+}
+
+void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div)
+{
+	int n = 0;
+	const struct sp_entry **v = m->n ? sp_sorted_entries(m, top, &n) : NULL;
+	bool scalar = m->map ? m->map->key.kind == SP_F_NONE : m->n == 1 && m->entries[0].key.kind == SP_F_NONE;
+
+	div = div > 0 ? div : 1;
+	fprintf(f, "{\"type\": \"%s\", \"data\": {", json_type(map_agg(m)));
+	sp_json_str(f, m->map && m->map->name ? m->map->name : "@");
+	fputs(": ", f);
+	if (n == 0)
+		json_empty(f, m);
+	else if (scalar)
+		json_value(f, m, v[0], div);
+	for (int i = 0; !scalar && i < n; i++) {
+		fputs(i ? ", " : "{", f);
+		json_key(f, m, &v[i]->key);
+		fputs(": ", f);
+		json_value(f, m, v[i], div);
+	}
+	if (!scalar && n > 0)
+		fputc('}', f);
+	fputs("}}\n", f);
+	free(v);
+}
+
+void sp_report_json_printf(FILE *f, const char *text)
+{
+	fputs("{\"type\": \"printf\", \"data\": ", f);
+	sp_json_str(f, text);
+	fputs("}\n", f);
+}
+
+int sp_report_json(FILE *f, const struct sp_profile *p, const struct sp_report_opts *o)
+{
+	int n = 0;
+	const struct sp_mapdata **maps = sp_sorted_maps(p, o->map_filter, &n);
+
+	if (!maps)
+		return -errno;
+	for (int i = 0; i < n; i++)
+		sp_report_json_map(f, maps[i], 0, 1);
+	free(maps);
+	return 0;
+}
