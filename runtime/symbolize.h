@@ -35,7 +35,18 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 		       struct sp_frame *out);
 void sp_symbolize_kernel(struct sp_symbolizer *s, uint64_t addr, bool leaf,
 			 struct sp_frame *out);
-/* Address of a symbol in a file ("uaddr"); 0 when absent. */
+/* Address of a symbol in a file ("uaddr"); 0 when absent. The address is the
+ * ELF virtual address (st_value); the name may be mangled or demangled. */
 uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, const char *name);
+
+/* C++ names are demangled by default (bpftrace's cpp_demangle=1). */
+void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on);
+
+struct sp_symbolizer_stats {
+	int procs;      /* processes recorded (alive or not) */
+	int files;      /* distinct files opened (device, inode, size, mtime) */
+	int elf_files;  /* of which usable ELF files */
+};
+void sp_symbolizer__stats(const struct sp_symbolizer *s, struct sp_symbolizer_stats *st);
 
 #endif

@@ -1,0 +1,118 @@
+/* runtime/procmaps.c: parse /proc/PID/maps, keeping executable mappings.
+ *
+ * Line format (proc(5)): `start-end perms offset major:minor inode   path`.
+ * The path may be empty (anonymous), a [special] name, or carry a
+ * " (deleted)" suffix when the file was removed after it was mapped; the
+ * file itself stays reachable through /proc/PID/map_files.
+ */
+#include "procmaps.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char deleted_suffix[] = " (deleted)";
+
+static enum sp_map_kind special_kind(const char *path, uint64_t inode)
+{
+	if (!path)
+		return SP_MAP_ANON;
+	if (strcmp(path, "[vdso]") == 0)
+		return SP_MAP_VDSO;
+	if (strcmp(path, "[vsyscall]") == 0)
+		return SP_MAP_VSYSCALL;
+	if (path[0] == '[' || inode == 0)
+		return SP_MAP_ANON;
+	return SP_MAP_FILE;
+}
+
+static char *dup_path(const char *p, bool *deleted)
+{
+	size_t len, sl = sizeof(deleted_suffix) - 1;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	len = strcspn(p, "\n");
+	if (len == 0)
+		return NULL;
+	if (len > sl && memcmp(p + len - sl, deleted_suffix, sl) == 0) {
+		*deleted = true;
+		len -= sl;
+	}
+	return strndup(p, len);
+}
+
+bool sp_procmaps__parse_line(const char *line, struct sp_procmap *m)
+{
+	char perms[8];
+	int pathpos = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 "%n",
+		   &m->start, &m->end, perms, &m->pgoff, &m->dev_major, &m->dev_minor,
+		   &m->inode, &pathpos) < 7)
+		return false;
+	if (strlen(perms) < 3 || perms[2] != 'x' || m->end <= m->start)
+		return false;
+	m->path = dup_path(line + pathpos, &m->deleted);
+	m->kind = special_kind(m->path, m->inode);
+	return true;
+}
+
+static int push_map(struct sp_procmaps *pm, int *cap, const struct sp_procmap *m)
+{
+	if (pm->n == *cap) {
+		int ncap = *cap ? *cap * 2 : 16;
+		struct sp_procmap *n = realloc(pm->maps, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		pm->maps = n;
+		*cap = ncap;
+	}
+	pm->maps[pm->n++] = *m;
+	return 0;
+}
+
+int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path)
+{
+	char buf[64], *line = NULL;
+	size_t linecap = 0;
+	struct sp_procmap m;
+	int cap = 0, err = 0;
+	FILE *f;
+
+	pm->n = 0;
+	pm->maps = NULL;
+	if (!path) {
+		snprintf(buf, sizeof(buf), "/proc/%d/maps", (int)pid);
+		path = buf;
+	}
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (getline(&line, &linecap, f) > 0) {
+		if (!sp_procmaps__parse_line(line, &m))
+			continue;
+		err = push_map(pm, &cap, &m);
+		if (err) {
+			free(m.path);
+			sp_procmaps__free(pm);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+void sp_procmaps__free(struct sp_procmaps *pm)
+{
+	for (int i = 0; i < pm->n; i++)
+		free(pm->maps[i].path);
+	free(pm->maps);
+	pm->maps = NULL;
+	pm->n = 0;
+}

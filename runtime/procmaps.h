@@ -1,0 +1,43 @@
+/* runtime/procmaps.h: the executable mappings of a process, from /proc/PID/maps.
+ *
+ * Only executable mappings matter to a symbolizer: a sampled instruction
+ * pointer is always inside one. Each line keeps what is needed to find the
+ * backing file later, when the process may be gone: device and inode (the
+ * file's identity), the file offset of the mapping, and the path.
+ */
+#ifndef SPROF_RUNTIME_PROCMAPS_H
+#define SPROF_RUNTIME_PROCMAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum sp_map_kind {
+	SP_MAP_FILE,     /* backed by a file with an inode */
+	SP_MAP_VDSO,     /* [vdso] */
+	SP_MAP_VSYSCALL, /* [vsyscall] */
+	SP_MAP_ANON,     /* anonymous executable memory (JIT) and other [specials] */
+};
+
+struct sp_procmap {
+	uint64_t start, end, pgoff;
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	enum sp_map_kind kind;
+	bool deleted;          /* path ended with " (deleted)" (removed from it) */
+	char *path;            /* malloc'd; NULL for anonymous memory */
+};
+
+struct sp_procmaps {
+	int n;
+	struct sp_procmap *maps; /* sorted by start, as the kernel lists them */
+};
+
+/* Read /proc/PID/maps (or any file in its format: `path` overrides when not
+ * NULL, for tests). Returns 0 or -errno (-ESRCH when the process is gone). */
+int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path);
+/* Parse one maps line; true when it is an executable mapping (filled in). */
+bool sp_procmaps__parse_line(const char *line, struct sp_procmap *m);
+void sp_procmaps__free(struct sp_procmaps *pm);
+
+#endif

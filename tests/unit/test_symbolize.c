@@ -1,0 +1,484 @@
+/* tests/unit/test_symbolize.c: the symbolizer on real processes, alive and exited.
+ *
+ * Builds tests/workloads/symtest.c (PIE, non-PIE, stripped with a separate
+ * debug file, deleted after start) and symtest_cpp.cc with the system
+ * compiler, starts each, reads the addresses it prints, and checks
+ * symbol+offset, module, build id and line for its own functions, libc's
+ * clock_nanosleep, its vDSO and its perf-map JIT function; then kills and
+ * reaps it and checks that the SAME lookups still succeed. Also kernel
+ * symbols, lookup by name, and a speed figure for 8,200 frames.
+ *
+ * Prints one "ok"/"FAIL" line per check; exits 1 when any failed, 77 when
+ * the compiler is missing (the tier reports a skip).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/elf_syms.h"
+#include "runtime/kallsyms.h"
+#include "runtime/procmaps.h"
+#include "runtime/symbolize.h"
+
+struct tctx {
+	int passed, failed;
+	char dir[64];      /* scratch directory for built workloads */
+	char src[4096];    /* tests/workloads */
+};
+
+#define MAXADDR 16
+struct workload {
+	pid_t pid;
+	FILE *out;
+	int n;
+	char name[MAXADDR][32];
+	uint64_t addr[MAXADDR];
+	int leaf_line;
+};
+
+static void check(struct tctx *t, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf(ok ? "ok   " : "FAIL ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	if (ok)
+		t->passed++;
+	else
+		t->failed++;
+}
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* Output of a shell command, first line, trailing newline removed. */
+static char *sh_line(const char *cmd)
+{
+	static char buf[512];
+	FILE *p = popen(cmd, "r");
+
+	buf[0] = '\0';
+	if (p) {
+		if (!fgets(buf, sizeof(buf), p))
+			buf[0] = '\0';
+		pclose(p);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static uint64_t wl_addr(const struct workload *w, const char *name)
+{
+	for (int i = 0; i < w->n; i++)
+		if (strcmp(w->name[i], name) == 0)
+			return w->addr[i];
+	return 0;
+}
+
+static int wl_start(struct workload *w, const char *path)
+{
+	int fds[2];
+	char line[256], name[32];
+	unsigned long long a;
+
+	memset(w, 0, sizeof(*w));
+	if (pipe(fds))
+		return -errno;
+	w->pid = fork();
+	if (w->pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	w->out = fdopen(fds[0], "r");
+	while (fgets(line, sizeof(line), w->out)) {
+		if (strncmp(line, "ready", 5) == 0)
+			return 0;
+		if (sscanf(line, "symtest_line %*s %d", &w->leaf_line) == 1)
+			continue;
+		if (w->n < MAXADDR && sscanf(line, "%31s %llx", name, &a) == 2) {
+			strcpy(w->name[w->n], name);
+			w->addr[w->n++] = a;
+		}
+	}
+	return -EIO;
+}
+
+static void wl_stop(struct workload *w)
+{
+	char path[64];
+
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, NULL, 0);
+	fclose(w->out);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)w->pid);
+	unlink(path);
+}
+
+static bool sym_is(const struct sp_frame *f, const char *a, const char *b)
+{
+	return f->sym && (strcmp(f->sym, a) == 0 || (b && strcmp(f->sym, b) == 0));
+}
+
+static const char *str(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+/* The lookups made twice: while the workload runs and after it was reaped. */
+static void check_user(struct tctx *t, struct sp_symbolizer *s, const struct workload *w,
+		       const char *what, const char *module, const char *build_id, bool lines)
+{
+	struct sp_frame f;
+	uint64_t a;
+
+	a = wl_addr(w, "sym_leaf");
+	sp_symbolize_user(s, w->pid, a + 4, true, &f);
+	check(t, sym_is(&f, "sym_leaf", NULL) && f.off == 4 && f.kind == SP_FRAME_USER,
+	      "%s: leaf sym_leaf+4 -> %s+%" PRIu64, what, str(f.sym), f.off);
+	check(t, f.module && strcmp(f.module, module) == 0, "%s: module %s", what, str(f.module));
+	check(t, f.build_id && strcmp(f.build_id, build_id) == 0, "%s: build id %s", what,
+	      str(f.build_id));
+	check(t, f.map_start <= a && a < f.map_end && f.file_off == a + 4 - f.map_start + f.map_pgoff,
+	      "%s: mapping %#" PRIx64 "-%#" PRIx64 " file_off %#" PRIx64, what, f.map_start,
+	      f.map_end, f.file_off);
+	if (lines) {
+		sp_symbolize_user(s, w->pid, a, true, &f);
+		check(t, f.srcfile && strstr(f.srcfile, "symtest.c") &&
+			      (f.srcline == w->leaf_line || f.srcline == w->leaf_line + 1),
+		      "%s: sym_leaf at %s:%d (want line %d)", what, str(f.srcfile), f.srcline,
+		      w->leaf_line);
+	}
+
+	a = wl_addr(w, "sym_mid");
+	sp_symbolize_user(s, w->pid, a + 9, false, &f);
+	check(t, sym_is(&f, "sym_mid", NULL) && f.off == 9,
+	      "%s: return address sym_mid+9 -> %s+%" PRIu64, what, str(f.sym), f.off);
+	a = wl_addr(w, "sym_outer");
+	sp_symbolize_user(s, w->pid, a, false, &f);
+	check(t, sym_is(&f, "sym_mid", NULL), "%s: return address at sym_outer+0 is looked up at -1: %s",
+	      what, str(f.sym));
+	sp_symbolize_user(s, w->pid, a + 1, false, &f);
+	check(t, sym_is(&f, "sym_outer", NULL) && f.off == 1, "%s: static sym_outer+1 -> %s+%" PRIu64,
+	      what, str(f.sym), f.off);
+
+	a = wl_addr(w, "clock_nanosleep");
+	sp_symbolize_user(s, w->pid, a + 2, true, &f);
+	check(t, sym_is(&f, "clock_nanosleep", "__clock_nanosleep") && f.off == 2 && f.module &&
+		      strstr(f.module, "libc.so") && f.build_id,
+	      "%s: libc %s+%" PRIu64 " in %s", what, str(f.sym), f.off, str(f.module));
+
+	a = wl_addr(w, "jit_hot_loop");
+	sp_symbolize_user(s, w->pid, a + 0x10, true, &f);
+	check(t, sym_is(&f, "jit_hot_loop", NULL) && f.off == 0x10, "%s: perf map %s+%#" PRIx64 " (%s)",
+	      what, str(f.sym), f.off, str(f.module));
+	sp_symbolize_user(s, w->pid, a + 0x45, true, &f);
+	check(t, sym_is(&f, "jit_cold path with spaces", NULL), "%s: perf map name with spaces: %s",
+	      what, str(f.sym));
+	sp_symbolize_user(s, w->pid, a + 0x100, true, &f);
+	check(t, !f.sym && f.kind == SP_FRAME_UNKNOWN, "%s: past the perf map's symbols: %s", what,
+	      str(f.sym));
+
+	sp_symbolize_user(s, w->pid, 0x10, true, &f);
+	check(t, !f.sym && !f.module && f.kind == SP_FRAME_UNKNOWN && f.addr == 0x10,
+	      "%s: unmapped address unresolved", what);
+}
+
+/* The vDSO's clock_gettime, found through our own image (same kernel). */
+static void check_vdso(struct tctx *t, struct sp_symbolizer *s, const struct workload *w,
+		       const char *what, uint64_t vdso_fn)
+{
+	struct sp_frame f;
+
+	sp_symbolize_user(s, w->pid, wl_addr(w, "vdso") + vdso_fn + 3, true, &f);
+	check(t, sym_is(&f, "__vdso_clock_gettime", "clock_gettime") && f.off == 3 && f.module &&
+		      strcmp(f.module, "[vdso]") == 0,
+	      "%s: vdso %s+%" PRIu64 " in %s", what, str(f.sym), f.off, str(f.module));
+}
+
+static const char *build_id_of(const char *path)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | sed -n 's/.*Build ID: //p'", path);
+	return strdup(sh_line(cmd));
+}
+
+/* Offset of __vdso_clock_gettime in our own vDSO image, from its ELF. */
+static uint64_t vdso_clock_gettime(void)
+{
+	struct sp_procmaps pm;
+	uint64_t off = 0;
+
+	if (sp_procmaps__read(&pm, getpid(), NULL))
+		return 0;
+	for (int i = 0; i < pm.n; i++) {
+		struct sp_elf *e;
+
+		if (pm.maps[i].kind != SP_MAP_VDSO)
+			continue;
+		e = sp_elf__open_mem((void *)pm.maps[i].start, pm.maps[i].end - pm.maps[i].start,
+				     "[vdso]");
+		off = e ? sp_elf__lookup_name(e, "__vdso_clock_gettime") : 0;
+		sp_elf__destroy(e);
+	}
+	sp_procmaps__free(&pm);
+	return off;
+}
+
+static void run_variant(struct tctx *t, const char *what, const char *bin, bool deleted, bool lines)
+{
+	struct sp_symbolizer *s = sp_symbolizer__open();
+	struct workload w;
+	char label[128], run_path[4200];
+	const char *bid = build_id_of(bin);
+	uint64_t vdso_fn = vdso_clock_gettime();
+
+	snprintf(run_path, sizeof(run_path), "%s", bin);
+	if (deleted) {
+		snprintf(run_path, sizeof(run_path), "%s.deleted", bin);
+		sh("cp '%s' '%s'", bin, run_path);
+	}
+	if (wl_start(&w, run_path)) {
+		check(t, false, "%s: workload %s did not start", what, run_path);
+		goto out;
+	}
+	if (deleted)
+		unlink(run_path);
+	check(t, sp_symbolizer__add_pid(s, w.pid, false) == 0, "%s: add_pid", what);
+	snprintf(label, sizeof(label), "%s, alive", what);
+	check_user(t, s, &w, label, run_path, bid, lines);
+	check_vdso(t, s, &w, label, vdso_fn);
+	wl_stop(&w);
+	snprintf(label, sizeof(label), "%s, exited", what);
+	check_user(t, s, &w, label, run_path, bid, lines);
+	check_vdso(t, s, &w, label, vdso_fn);
+	check(t, sp_symbolizer__add_pid(s, w.pid, true) == -ESRCH, "%s: refresh of a gone pid is -ESRCH",
+	      what);
+	check_user(t, s, &w, "after failed refresh", run_path, bid, false);
+out:
+	free((void *)bid);
+	sp_symbolizer__destroy(s);
+}
+
+static void test_cpp(struct tctx *t, const char *bin)
+{
+	struct sp_symbolizer *s = sp_symbolizer__open();
+	struct workload w;
+	struct sp_frame f;
+	uint64_t want, by_mangled, by_demangled;
+
+	if (wl_start(&w, bin)) {
+		check(t, false, "c++: workload did not start");
+		goto out;
+	}
+	sp_symbolize_user(s, w.pid, wl_addr(&w, "run_int") + 1, true, &f); /* never added: on the fly */
+	check(t, sym_is(&f, "symtest::Worker::run(int)", NULL) && f.off == 1, "c++: demangled %s+%" PRIu64,
+	      str(f.sym), f.off);
+	sp_symbolize_user(s, w.pid, wl_addr(&w, "run_double") + 1, true, &f);
+	check(t, sym_is(&f, "symtest::Worker::run(double)", NULL), "c++: overload %s", str(f.sym));
+	wl_stop(&w);
+	sp_symbolize_user(s, w.pid, wl_addr(&w, "run_double") + 1, true, &f);
+	check(t, sym_is(&f, "symtest::Worker::run(double)", NULL), "c++, exited: overload %s",
+	      str(f.sym));
+	sp_symbolizer__set_demangle(s, false);
+	sp_symbolize_user(s, w.pid, wl_addr(&w, "run_int") + 1, true, &f);
+	check(t, sym_is(&f, "_ZN7symtest6Worker3runEi", NULL), "c++: demangling off gives %s", str(f.sym));
+
+	want = strtoull(sh_line("nm symtest_cpp 2>/dev/null | sed -n 's/ T _ZN7symtest6Worker3runEi$//p'"),
+			NULL, 16);
+	by_mangled = sp_symbolizer__lookup_name(s, bin, "_ZN7symtest6Worker3runEi");
+	by_demangled = sp_symbolizer__lookup_name(s, bin, "symtest::Worker::run(int)");
+	check(t, want && by_mangled == want && by_demangled == want,
+	      "c++: lookup_name mangled %#" PRIx64 " demangled %#" PRIx64 " nm %#" PRIx64, by_mangled,
+	      by_demangled, want);
+out:
+	sp_symbolizer__destroy(s);
+}
+
+/* A pid that was never seen alive: nothing to resolve, no crash, no module. */
+static void test_gone_pid(struct tctx *t)
+{
+	struct sp_symbolizer *s = sp_symbolizer__open();
+	struct sp_frame f;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	check(t, sp_symbolizer__add_pid(s, pid, false) == -ESRCH, "gone pid: add_pid is -ESRCH");
+	sp_symbolize_user(s, pid, 0x401000, false, &f);
+	check(t, !f.sym && !f.module && f.kind == SP_FRAME_UNKNOWN && f.addr == 0x401000,
+	      "gone pid: frame unresolved");
+	sp_symbolizer__destroy(s);
+}
+
+/* Many processes of one binary share one opened file and table. */
+static void test_sharing(struct tctx *t, const char *bin)
+{
+	struct sp_symbolizer *s = sp_symbolizer__open();
+	struct sp_symbolizer_stats st1, st2;
+	struct workload a, b;
+
+	if (wl_start(&a, bin) || wl_start(&b, bin)) {
+		check(t, false, "sharing: workloads did not start");
+		goto out;
+	}
+	sp_symbolizer__add_pid(s, a.pid, false);
+	sp_symbolizer__stats(s, &st1);
+	sp_symbolizer__add_pid(s, b.pid, false);
+	sp_symbolizer__add_pid(s, b.pid, true); /* same maps: no new generation, no new files */
+	sp_symbolizer__stats(s, &st2);
+	check(t, st2.procs == 2 && st1.files == st2.files && st1.files >= 2,
+	      "sharing: 2 processes, %d files after one, %d after both", st1.files, st2.files);
+	wl_stop(&a);
+	wl_stop(&b);
+out:
+	sp_symbolizer__destroy(s);
+}
+
+static void test_kernel(struct tctx *t)
+{
+	struct sp_symbolizer *s = sp_symbolizer__open();
+	struct sp_kallsyms *ks = sp_kallsyms__load(NULL);
+	uint64_t want = strtoull(sh_line("sed -n 's/ [Tt] schedule$//p' /proc/kallsyms"), NULL, 16);
+	struct sp_frame f;
+	struct sp_procmap m;
+
+	check(t, ks && sp_kallsyms__count(ks) > 1000, "kallsyms: %d text symbols",
+	      ks ? sp_kallsyms__count(ks) : -1);
+	if (!want) {
+		printf("skip kernel round trip: kallsyms addresses hidden\n");
+	} else {
+		check(t, ks && sp_kallsyms__lookup(ks, "schedule") == want, "kallsyms: schedule by name");
+		sp_symbolize_kernel(s, want + 5, true, &f);
+		check(t, sym_is(&f, "schedule", NULL) && f.off == 5 && f.kind == SP_FRAME_KERNEL &&
+			      strcmp(f.module, "[kernel.kallsyms]") == 0,
+		      "kernel: schedule+5 -> %s+%" PRIu64 " %s", str(f.sym), f.off, str(f.module));
+		sp_symbolize_kernel(s, want, false, &f);
+		check(t, f.sym && !sym_is(&f, "schedule", NULL), "kernel: return address at start -> %s",
+		      str(f.sym));
+	}
+	check(t, sp_procmaps__parse_line("7f00-7f10 r-xp 00001000 fe:00 1234    /a b (deleted)\n", &m) &&
+		      m.deleted && strcmp(m.path, "/a b") == 0 && m.pgoff == 0x1000 && m.inode == 1234,
+	      "procmaps: deleted path with a space");
+	free(m.path);
+	check(t, !sp_procmaps__parse_line("7f00-7f10 rw-p 00000000 00:00 0\n", &m),
+	      "procmaps: non-executable skipped");
+	sp_kallsyms__free(ks);
+	sp_symbolizer__destroy(s);
+}
+
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* 1,025 stacks, 8,200 frames of one process, symbolized cold (fresh
+ * symbolizer: maps read, files opened, tables built) after it exited. */
+static void test_speed(struct tctx *t, const char *bin)
+{
+	struct sp_symbolizer *s = sp_symbolizer__open();
+	static const char *fns[] = { "sym_leaf", "sym_mid", "sym_outer", "clock_nanosleep" };
+	struct workload w;
+	struct timespec t0;
+	struct sp_frame f;
+	int resolved = 0, frames = 0;
+	double secs;
+
+	if (wl_start(&w, bin)) {
+		check(t, false, "speed: workload did not start");
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sp_symbolizer__add_pid(s, w.pid, false);
+	wl_stop(&w);
+	for (int st = 0; st < 1025; st++) {
+		for (int i = 0; i < 8; i++, frames++) {
+			uint64_t a = wl_addr(&w, fns[(st + i) % 4]) + 1 + (st * 7 + i) % 16;
+
+			sp_symbolize_user(s, w.pid, a, i == 0, &f);
+			resolved += f.sym != NULL;
+		}
+	}
+	secs = secs_since(&t0);
+	printf("speed: %d frames over 1025 stacks in %.4f s (%.2f us/frame), cold, process exited\n",
+	       frames, secs, secs * 1e6 / frames);
+	check(t, resolved == frames, "speed: %d of %d frames resolved", resolved, frames);
+out:
+	sp_symbolizer__destroy(s);
+}
+
+static bool build(struct tctx *t)
+{
+	const char *cf = "-O0 -g -fno-omit-frame-pointer";
+
+	if (chdir(t->dir))
+		return false;
+	return sh("gcc %s -pie -fPIE -o symtest-pie %s/symtest.c", cf, t->src) == 0 &&
+	       sh("gcc %s -no-pie -fno-pie -o symtest-nopie %s/symtest.c", cf, t->src) == 0 &&
+	       sh("cp symtest-pie symtest-stripped && objcopy --only-keep-debug symtest-stripped "
+		  "symtest-stripped.debug && objcopy --strip-all symtest-stripped && "
+		  "objcopy --add-gnu-debuglink=symtest-stripped.debug symtest-stripped") == 0 &&
+	       sh("g++ %s -o symtest_cpp %s/symtest_cpp.cc", cf, t->src) == 0;
+}
+
+int main(void)
+{
+	struct tctx t = { 0 };
+	char file[] = __FILE__, path[4200];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(path, sizeof(path), "%s/../workloads", dirname(file));
+	if (!realpath(path, t.src)) {
+		printf("FAIL no workload sources at %s\n", path);
+		return 1;
+	}
+	snprintf(t.dir, sizeof(t.dir), "/tmp/sp-symtest-XXXXXX");
+	if (!mkdtemp(t.dir) || sh("command -v gcc g++ objcopy readelf nm >/dev/null") != 0) {
+		printf("skip: no scratch dir or no gcc/g++/objcopy/readelf/nm\n");
+		return 77;
+	}
+	if (!build(&t)) {
+		printf("FAIL building the workloads in %s\n", t.dir);
+		return 1;
+	}
+#define BIN(name) (snprintf(path, sizeof(path), "%s/%s", t.dir, name), path)
+	run_variant(&t, "pie", BIN("symtest-pie"), false, false);
+	run_variant(&t, "non-pie", BIN("symtest-nopie"), false, false);
+	run_variant(&t, "stripped+debuglink", BIN("symtest-stripped"), false, false);
+	run_variant(&t, "deleted", BIN("symtest-pie"), true, false);
+	test_cpp(&t, BIN("symtest_cpp"));
+	test_gone_pid(&t);
+	test_sharing(&t, BIN("symtest-pie"));
+	test_kernel(&t);
+	test_speed(&t, BIN("symtest-pie"));
+	sh("rm -rf '%s'", t.dir);
+	printf("%d passed, %d failed\n", t.passed, t.failed);
+	return t.failed ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+/* tests/workloads/symtest.c: a target for the symbolizer tests.
+ *
+ * Prints where its own functions, a libc function, its vDSO and a fake JIT
+ * function live, then "ready", then loops sym_outer -> sym_mid -> sym_leaf
+ * (which sleeps) until killed. The JIT function is an anonymous executable
+ * page announced in /tmp/perf-PID.map, as JITs do for perf.
+ *
+ * Output lines are `NAME ADDRESS`, and `symtest_line NAME N` for the source
+ * line of NAME's declarator (the entry's .debug_line row is it or the next).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+enum { SYM_LEAF_LINE = __LINE__ + 1 };
+__attribute__((noinline)) void sym_leaf(void)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+__attribute__((noinline)) void sym_mid(void)
+{
+	for (int i = 0; i < 3; i++)
+		sym_leaf();
+	sink++;
+}
+
+__attribute__((noinline)) static void sym_outer(void)
+{
+	sym_mid();
+	sink++;
+}
+
+static void announce_jit(void)
+{
+	char path[64];
+	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	FILE *f;
+
+	if (page == MAP_FAILED)
+		return;
+	((unsigned char *)page)[0] = 0xc3; /* ret */
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "%lx 40 jit_hot_loop\n%lx 20 jit_cold path with spaces\n",
+		(unsigned long)page, (unsigned long)page + 0x40);
+	fclose(f);
+	printf("jit_hot_loop %p\n", page);
+}
+
+int main(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+
+	printf("sym_leaf %p\n", (void *)sym_leaf);
+	printf("sym_mid %p\n", (void *)sym_mid);
+	printf("sym_outer %p\n", (void *)sym_outer);
+	printf("clock_nanosleep %p\n", libc ? dlsym(libc, "clock_nanosleep") : NULL);
+	printf("vdso %#lx\n", getauxval(AT_SYSINFO_EHDR));
+	printf("symtest_line sym_leaf %d\n", SYM_LEAF_LINE);
+	announce_jit();
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		sym_outer();
+	return 0;
+}
