@@ -24,12 +24,6 @@ struct sp_elf_sym {
 	uint8_t bind, tried_demangle;
 };
 
-struct sp_elf_line {
-	uint64_t addr;         /* first address of the row */
-	uint32_t file;         /* index into the file's source name table */
-	uint32_t line;
-};
-
 /* Takes ownership of `fd`. `path` is the path the process used (for
  * .gnu_debuglink lookups), `root` a prefix to try first ("/proc/PID/root")
  * or NULL. Returns NULL and sets errno when the file is not a usable ELF. */

@@ -469,10 +469,10 @@ int main(void)
 		return 1;
 	}
 #define BIN(name) (snprintf(path, sizeof(path), "%s/%s", t.dir, name), path)
-	run_variant(&t, "pie", BIN("symtest-pie"), false, false);
-	run_variant(&t, "non-pie", BIN("symtest-nopie"), false, false);
-	run_variant(&t, "stripped+debuglink", BIN("symtest-stripped"), false, false);
-	run_variant(&t, "deleted", BIN("symtest-pie"), true, false);
+	run_variant(&t, "pie", BIN("symtest-pie"), false, true);
+	run_variant(&t, "non-pie", BIN("symtest-nopie"), false, true);
+	run_variant(&t, "stripped+debuglink", BIN("symtest-stripped"), false, true);
+	run_variant(&t, "deleted", BIN("symtest-pie"), true, true);
 	test_cpp(&t, BIN("symtest_cpp"));
 	test_gone_pid(&t);
 	test_sharing(&t, BIN("symtest-pie"));
