@@ -39,6 +39,7 @@ struct tctx {
 struct workload {
 	pid_t pid;
 	FILE *out;
+	int in;            /* its stdin */
 	int n;
 	char name[MAXADDR][32];
 	uint64_t addr[MAXADDR];
@@ -95,23 +96,27 @@ static uint64_t wl_addr(const struct workload *w, const char *name)
 	return 0;
 }
 
-static int wl_start(struct workload *w, const char *path)
+static int wl_start_arg(struct workload *w, const char *path, const char *arg)
 {
-	int fds[2];
+	int fds[2], ins[2];
 	char line[256], name[32];
 	unsigned long long a;
 
 	memset(w, 0, sizeof(*w));
-	if (pipe(fds))
+	if (pipe(fds) || pipe(ins))
 		return -errno;
 	w->pid = fork();
 	if (w->pid == 0) {
 		dup2(fds[1], 1);
+		dup2(ins[0], 0);
 		close(fds[0]);
-		execl(path, path, (char *)NULL);
+		close(ins[1]);
+		execl(path, path, arg, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
+	close(ins[0]);
+	w->in = ins[1];
 	w->out = fdopen(fds[0], "r");
 	while (fgets(line, sizeof(line), w->out)) {
 		if (strncmp(line, "ready", 5) == 0)
@@ -126,10 +131,16 @@ static int wl_start(struct workload *w, const char *path)
 	return -EIO;
 }
 
+static int wl_start(struct workload *w, const char *path)
+{
+	return wl_start_arg(w, path, NULL);
+}
+
 static void wl_stop(struct workload *w)
 {
 	char path[64];
 
+	close(w->in);
 	kill(w->pid, SIGKILL);
 	waitpid(w->pid, NULL, 0);
 	fclose(w->out);
@@ -183,6 +194,15 @@ static void check_user(struct tctx *t, struct sp_symbolizer *s, const struct wor
 	sp_symbolize_user(s, w->pid, a + 1, false, &f);
 	check(t, sym_is(&f, "sym_outer", NULL) && f.off == 1, "%s: static sym_outer+1 -> %s+%" PRIu64,
 	      what, str(f.sym), f.off);
+
+	a = wl_addr(w, "sym_sized");
+	sp_symbolize_user(s, w->pid, a + 8, true, &f);
+	check(t, !f.sym && f.kind == SP_FRAME_UNKNOWN && f.module && strcmp(f.module, module) == 0,
+	      "%s: past a sized symbol's end: unresolved (%s) in its module", what, str(f.sym));
+	a = wl_addr(w, "sym_nosize");
+	sp_symbolize_user(s, w->pid, a + 8, true, &f);
+	check(t, sym_is(&f, "sym_nosize", NULL) && f.off == 8,
+	      "%s: a symbol without size extends to the next: %s+%" PRIu64, what, str(f.sym), f.off);
 
 	a = wl_addr(w, "clock_nanosleep");
 	sp_symbolize_user(s, w->pid, a + 2, true, &f);
@@ -314,6 +334,65 @@ static void test_cpp(struct tctx *t, const char *bin)
 	check(t, want && by_mangled == want && by_demangled == want,
 	      "c++: lookup_name mangled %#" PRIx64 " demangled %#" PRIx64 " nm %#" PRIx64, by_mangled,
 	      by_demangled, want);
+out:
+	sp_symbolizer__destroy(s);
+}
+
+/* First r-xp mapping of `path` in pid's maps, or 0. */
+static uint64_t text_of(pid_t pid, const char *path)
+{
+	struct sp_procmaps pm;
+	uint64_t a = 0;
+
+	if (sp_procmaps__read(&pm, pid, NULL))
+		return 0;
+	for (int i = 0; i < pm.n && !a; i++)
+		if (pm.maps[i].path && strcmp(pm.maps[i].path, path) == 0)
+			a = pm.maps[i].start;
+	sp_procmaps__free(&pm);
+	return a;
+}
+
+/* exec under the same pid: new mappings are found on a miss, and stacks
+ * taken before the exec still resolve against the old ones. */
+static void test_exec(struct tctx *t, const char *bin)
+{
+	struct sp_symbolizer *s = sp_symbolizer__open();
+	struct sp_frame f;
+	struct workload w;
+	char exe[4096], sleep_path[4096];
+	uint64_t new_text = 0;
+	ssize_t n;
+
+	if (!realpath("/bin/sleep", sleep_path) || wl_start_arg(&w, bin, "exec-on-input")) {
+		check(t, false, "exec: workload did not start");
+		goto out;
+	}
+	sp_symbolizer__add_pid(s, w.pid, false);
+	if (write(w.in, "x", 1) != 1)
+		check(t, false, "exec: cannot poke the workload");
+	for (int i = 0; i < 200 && !new_text; i++) {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)w.pid);
+		n = readlink(exe, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		if (strcmp(exe, sleep_path) == 0)
+			new_text = text_of(w.pid, sleep_path);
+		if (!new_text)
+			usleep(10000);
+	}
+	check(t, new_text != 0, "exec: the workload became %s", sleep_path);
+	usleep(150000); /* past the symbolizer's minimum interval between re-reads */
+	sp_symbolize_user(s, w.pid, new_text + 0x10, true, &f);
+	check(t, f.module && strcmp(f.module, sleep_path) == 0, "exec: new image found on a miss: %s",
+	      str(f.module));
+	sp_symbolize_user(s, w.pid, wl_addr(&w, "sym_mid") + 3, true, &f);
+	check(t, sym_is(&f, "sym_mid", NULL), "exec: pre-exec address still resolves: %s", str(f.sym));
+	wl_stop(&w);
+	sp_symbolize_user(s, w.pid, new_text + 0x10, true, &f);
+	check(t, f.module && strcmp(f.module, sleep_path) == 0, "exec, exited: new image %s",
+	      str(f.module));
+	sp_symbolize_user(s, w.pid, wl_addr(&w, "sym_mid") + 3, true, &f);
+	check(t, sym_is(&f, "sym_mid", NULL), "exec, exited: pre-exec address: %s", str(f.sym));
 out:
 	sp_symbolizer__destroy(s);
 }
@@ -475,6 +554,7 @@ int main(void)
 	run_variant(&t, "deleted", BIN("symtest-pie"), true, true);
 	test_cpp(&t, BIN("symtest_cpp"));
 	test_gone_pid(&t);
+	test_exec(&t, BIN("symtest-pie"));
 	test_sharing(&t, BIN("symtest-pie"));
 	test_kernel(&t);
 	test_speed(&t, BIN("symtest-pie"));

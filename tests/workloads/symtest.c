@@ -2,7 +2,8 @@
  *
  * Prints where its own functions, a libc function, its vDSO and a fake JIT
  * function live, then "ready", then loops sym_outer -> sym_mid -> sym_leaf
- * (which sleeps) until killed. The JIT function is an anonymous executable
+ * (which sleeps) until killed. With `exec-on-input` it instead waits for a
+ * byte on stdin and then execs `sleep 60` (a new image under the same pid). The JIT function is an anonymous executable
  * page announced in /tmp/perf-PID.map, as JITs do for perf.
  *
  * Output lines are `NAME ADDRESS`, and `symtest_line NAME N` for the source
@@ -12,6 +13,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -40,6 +42,17 @@ __attribute__((noinline)) static void sym_outer(void)
 	sink++;
 }
 
+/* Hand-written so their sizes are known: one byte of code, then 15 bytes
+ * that belong to no symbol (sym_sized) or, size unknown, to the symbol
+ * before them (sym_nosize). */
+void sym_sized(void);
+void sym_nosize(void);
+__asm__(".text\n"
+	".globl sym_sized\n.type sym_sized, @function\nsym_sized: ret\n.size sym_sized, 1\n"
+	".skip 15, 0xcc\n"
+	".globl sym_nosize\n.type sym_nosize, @function\nsym_nosize: ret\n.skip 15, 0xcc\n"
+	".globl sym_after\n.type sym_after, @function\nsym_after: ret\n.size sym_after, 1\n");
+
 static void announce_jit(void)
 {
 	char path[64];
@@ -60,7 +73,7 @@ static void announce_jit(void)
 	printf("jit_hot_loop %p\n", page);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 
@@ -68,11 +81,20 @@ int main(void)
 	printf("sym_mid %p\n", (void *)sym_mid);
 	printf("sym_outer %p\n", (void *)sym_outer);
 	printf("clock_nanosleep %p\n", libc ? dlsym(libc, "clock_nanosleep") : NULL);
+	printf("sym_sized %p\n", (void *)sym_sized);
+	printf("sym_nosize %p\n", (void *)sym_nosize);
 	printf("vdso %#lx\n", getauxval(AT_SYSINFO_EHDR));
 	printf("symtest_line sym_leaf %d\n", SYM_LEAF_LINE);
 	announce_jit();
 	printf("ready\n");
 	fflush(stdout);
+	if (argc > 1 && strcmp(argv[1], "exec-on-input") == 0) {
+		char c;
+
+		if (read(0, &c, 1) == 1)
+			execl("/bin/sleep", "sleep", "60", (char *)NULL);
+		return 1;
+	}
 	for (;;)
 		sym_outer();
 	return 0;
