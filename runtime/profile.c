@@ -362,6 +362,73 @@ void sp_path_free(struct sp_path *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* --- interning: string keys -> 1-based ids ------------------------------------------ */
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int intern_grow(struct sp_intern *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	char **keys = calloc(cap, sizeof(*keys));
+	uint64_t *ids = calloc(cap, sizeof(*ids));
+
+	if (!keys || !ids) {
+		free(keys);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j = fnv(t->keys[i] ? t->keys[i] : "") & (cap - 1);
+
+		if (!t->keys[i])
+			continue;
+		while (keys[j])
+			j = (j + 1) & (cap - 1);
+		keys[j] = t->keys[i];
+		ids[j] = t->ids[i];
+	}
+	free(t->keys);
+	free(t->ids);
+	t->keys = keys;
+	t->ids = ids;
+	t->cap = cap;
+	return 0;
+}
+
+/* Returns the key's id; *fresh tells whether it was just added (id n). 0 on ENOMEM. */
+uint64_t sp_intern(struct sp_intern *t, const char *key, bool *fresh)
+{
+	size_t j;
+
+	*fresh = false;
+	if ((t->n + 1) * 2 > t->cap && intern_grow(t))
+		return 0;
+	for (j = fnv(key) & (t->cap - 1); t->keys[j]; j = (j + 1) & (t->cap - 1))
+		if (strcmp(t->keys[j], key) == 0)
+			return t->ids[j];
+	t->keys[j] = strdup(key);
+	if (!t->keys[j])
+		return 0;
+	t->ids[j] = ++t->n;
+	*fresh = true;
+	return t->n;
+}
+
+void sp_intern_free(struct sp_intern *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	free(t->ids);
+}
+
 /* --- text pieces shared by text and json ------------------------------------- */
 
 void sp_json_strn(FILE *f, const char *s, size_t n)

@@ -55,6 +55,15 @@ struct sp_path {
 int sp_entry_path(const struct sp_mapdata *m, const struct sp_entry *e, struct sp_path *out);
 void sp_path_free(struct sp_path *p);
 
+/* String keys -> ids 1, 2, ...; *fresh tells a key just added. 0 on ENOMEM. */
+struct sp_intern {
+	char **keys;
+	uint64_t *ids;
+	size_t cap, n;
+};
+uint64_t sp_intern(struct sp_intern *t, const char *key, bool *fresh);
+void sp_intern_free(struct sp_intern *t);
+
 /* Text forms shared by text and json. */
 void sp_text_key(FILE *f, const struct sp_mapdata *m, const struct sp_kval *k, const char *sep);
 void sp_text_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_field *fld, bool in_tuple);

@@ -438,6 +438,130 @@ static void test_text_empty(void)
 	EXPECT_STR(text_of_map(&k, 0, 1), "\n");
 }
 
+/* --- flame-graph formats ----------------------------------------------------------- */
+
+static const char *const read_stack[] = { "__libc_read+13", "main+80", "__libc_start_call_main+122" };
+static const char *const spin_stack[] = { "spin+4", "main+10" };
+
+static struct sp_plan_field *key_fields(int n, const enum sp_field_kind *kinds)
+{
+	struct sp_plan_field *f = calloc(n, sizeof(*f));
+
+	for (int i = 0; i < n; i++) {
+		f[i].kind = kinds[i];
+		f[i].size = kinds[i] == SP_F_STR ? 16 : 8;
+	}
+	return f;
+}
+
+/* @[comm, ustack, kstack] = count() from a hotwarm-like run, plus another process. */
+static struct sp_mapdata comm_stack_map(const char *name)
+{
+	static const enum sp_field_kind kinds[3] = { SP_F_STR, SP_F_USTACK, SP_F_KSTACK };
+	struct sp_plan_map *pm = plan_map(name, SP_AGG_COUNT, SP_F_TUPLE);
+	struct sp_mapdata m = mapdata(pm, 6);
+	struct sp_kval k[3];
+
+	pm->key.nelems = 3;
+	pm->key.elems = key_fields(3, kinds);
+#define ENTRY(i, comm, u, nu, kst, nk, w)                                                 \
+	k[0] = kstr(comm), k[1] = kustack(nu, u), k[2] = kkstack(nk, kst);                \
+	m.entries[i] = (struct sp_entry){ .key = ktuple(3, k), .val.v = w }
+	ENTRY(0, "hotwarm", hot_stack, 3, NULL, 0, 200);
+	ENTRY(1, "hotwarm", warm_stack, 3, NULL, 0, 100);
+	ENTRY(2, "hotwarm", read_stack, 3, k_stack, 2, 30);
+	ENTRY(3, "hotwarm", raw_stack, 2, NULL, 0, 3);
+	ENTRY(4, "my;app 12", spin_stack, 2, NULL, 0, 20);
+	m.entries[4].key.elems[1].pid = 777;
+	ENTRY(5, "hotwarm", NULL, 0, NULL, 0, 0);
+#undef ENTRY
+	return m;
+}
+
+/* Sums the count of every folded line by its leaf frame. */
+static uint64_t leaf_sum(const char *folded, const char *leaf)
+{
+	uint64_t sum = 0;
+	size_t ll = strlen(leaf);
+
+	for (const char *l = folded, *end; (end = strchr(l, '\n')) != NULL; l = end + 1) {
+		const char *sp = end, *semi;
+
+		while (sp > l && *sp != ' ')
+			sp--;
+		for (semi = sp; semi > l && semi[-1] != ';'; semi--)
+			;
+		if ((size_t)(sp - semi) == ll && strncmp(semi, leaf, ll) == 0)
+			sum += strtoull(sp + 1, NULL, 10);
+	}
+	return sum;
+}
+
+static void test_folded(void)
+{
+	struct sp_mapdata maps[3] = { comm_stack_map("@"), ustack_map(), { 0 } };
+	struct sp_profile p = { .nmaps = 2, .maps = maps };
+	char *s, *path;
+
+	((struct sp_plan_map *)maps[1].map)->name = strdup("@u");
+	s = report(&p, SP_FMT_FOLDED, "two.folded", NULL);
+	CHECK(strcmp(s, "hotwarm;main;[unknown] 3\n"
+			"my:app_12;main;spin 20\n"
+			"hotwarm;__libc_start_call_main;main;__libc_read;vfs_read_[k];read_zero_[k] 30\n"
+			"hotwarm;__libc_start_call_main;main;warm 100\n"
+			"hotwarm;__libc_start_call_main;main;hot 200\n") == 0, "folded:\n%s", s);
+	/* Round trip: per-leaf sums equal the counts the text report shows. */
+	CHECK(leaf_sum(s, "hot") == 200 && leaf_sum(s, "warm") == 100 && leaf_sum(s, "read_zero_[k]") == 30,
+	      "leaf sums %lu %lu", (unsigned long)leaf_sum(s, "hot"), (unsigned long)leaf_sum(s, "warm"));
+	free(s);
+	path = outpath("two-u.folded");
+	s = slurp(path);
+	free(path);
+	CHECK(strcmp(s, "main;[unknown] 3\n"
+			"__libc_start_call_main;main;warm 100\n"
+			"__libc_start_call_main;main;hot 200\n") == 0, "folded @u:\n%s", s);
+	free(s);
+	s = report(&p, SP_FMT_FOLDED, "one.folded", "@u");
+	CHECK(strstr(s, "__libc_start_call_main;main;hot 200\n") != NULL, "--map @u:\n%s", s);
+	free(s);
+}
+
+/* Files for tests/tier_formats.py: one map for the consumers, two maps for naming. */
+static void test_consumer_files(void)
+{
+	struct sp_mapdata maps[2] = { comm_stack_map("@"), ustack_map() };
+	struct sp_profile p = { .nmaps = 1, .maps = maps, .sample_period_ns = 1000000000 / 99,
+				.duration_ns = 3000000000ull, .start_time_ns = 1763700000000000000ull };
+	static const enum sp_format fmts[] = { SP_FMT_SVG, SP_FMT_PPROF, SP_FMT_SPEEDSCOPE, SP_FMT_FOLDED };
+	static const char *const names[] = { "hotwarm.svg", "hotwarm.pb.gz", "hotwarm.speedscope.json",
+					     "hotwarm.folded" };
+
+	for (int i = 0; i < 4; i++)
+		free(report(&p, fmts[i], names[i], NULL));
+	((struct sp_plan_map *)maps[1].map)->name = strdup("@u");
+	p.nmaps = 2;
+	free(report(&p, SP_FMT_SVG, "multi.svg", NULL));
+	free(report(&p, SP_FMT_PPROF, "multi.pb.gz", NULL));
+	free(report(&p, SP_FMT_SPEEDSCOPE, "multi.speedscope.json", NULL));
+	for (int i = 0; i < 4; i++) {
+		static const char *const want[] = { "multi.svg", "multi-u.svg", "multi.pb.gz", "multi-u.pb.gz" };
+		char *path = outpath(want[i]);
+		FILE *f = fopen(path, "r");
+
+		CHECK(f != NULL, "%s was not written", path);
+		if (f)
+			fclose(f);
+		free(path);
+	}
+	CHECK(sp_format_from_path("x.pb.gz") == SP_FMT_PPROF && sp_format_from_path("a/b.svg") == SP_FMT_SVG &&
+	      sp_format_from_path("x.speedscope.json") == SP_FMT_SPEEDSCOPE &&
+	      sp_format_from_path("x.json") == SP_FMT_JSON && sp_format_from_path("x.folded") == SP_FMT_FOLDED &&
+	      sp_format_from_path("x.out") == SP_FMT_TEXT && sp_format_from_path(NULL) == SP_FMT_TEXT,
+	      "sp_format_from_path");
+	CHECK(sp_format_parse("pprof") == SP_FMT_PPROF && sp_format_parse("text") == SP_FMT_TEXT &&
+	      sp_format_parse("nope") == -1, "sp_format_parse");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -447,6 +571,8 @@ int main(int argc, char **argv)
 	test_text_hist();
 	test_text_lhist();
 	test_text_empty();
+	test_folded();
+	test_consumer_files();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
