@@ -574,7 +574,8 @@ static bool order_rows(struct sp_lines *l)
 
 	if (!sorted)
 		return false;
-	qsort(l->seqs, l->nseqs, sizeof(*l->seqs), seq_cmp);
+	if (l->nseqs)
+		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), seq_cmp);
 	for (int i = 0; i < l->nseqs; i++) {
 		const struct seq *q = &l->seqs[i];
 

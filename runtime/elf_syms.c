@@ -470,7 +470,8 @@ static int load_syms(struct sp_elf *e)
 		free(sv.v);
 		return err;
 	}
-	qsort(sv.v, sv.n, sizeof(*sv.v), sym_cmp);
+	if (sv.n)
+		qsort(sv.v, sv.n, sizeof(*sv.v), sym_cmp);
 	merge_aliases(sv.v, sv.n);
 	e->nsyms = sv.n;
 	e->syms = sv.v;

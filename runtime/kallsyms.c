@@ -147,7 +147,7 @@ struct sp_kallsyms *sp_kallsyms__load(const char *path)
 	}
 	if (!any_nonzero)
 		ks->n = 0; /* addresses hidden by kptr_restrict */
-	if (!sorted(ks))
+	if (ks->n && !sorted(ks))
 		qsort(ks->syms, ks->n, sizeof(*ks->syms), ksym_cmp);
 	return ks;
 out_free:

@@ -332,7 +332,8 @@ static int parse_perfmap(struct sp_perfmap *pm)
 		}
 		p = nl ? nl + 1 : p + strlen(p);
 	}
-	qsort(pm->syms, pm->n, sizeof(*pm->syms), perfsym_cmp);
+	if (pm->n)
+		qsort(pm->syms, pm->n, sizeof(*pm->syms), perfsym_cmp);
 	return 0;
 }
 

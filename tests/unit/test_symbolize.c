@@ -360,7 +360,7 @@ static void test_exec(struct tctx *t, const char *bin)
 	struct sp_symbolizer *s = sp_symbolizer__open();
 	struct sp_frame f;
 	struct workload w;
-	char exe[4096], sleep_path[4096];
+	char link[64], exe[4096], sleep_path[4096];
 	uint64_t new_text = 0;
 	ssize_t n;
 
@@ -372,8 +372,8 @@ static void test_exec(struct tctx *t, const char *bin)
 	if (write(w.in, "x", 1) != 1)
 		check(t, false, "exec: cannot poke the workload");
 	for (int i = 0; i < 200 && !new_text; i++) {
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)w.pid);
-		n = readlink(exe, exe, sizeof(exe) - 1);
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)w.pid);
+		n = readlink(link, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 		if (strcmp(exe, sleep_path) == 0)
 			new_text = text_of(w.pid, sleep_path);
