@@ -52,7 +52,7 @@ struct sp_file {
 };
 
 struct sp_map {
-	uint64_t start, end, pgoff;
+	uint64_t start, end, pgoff, inode;
 	enum sp_map_kind kind;
 	char *path;             /* owned; "[vdso]", or NULL for anonymous memory */
 	struct sp_file *file;
@@ -72,6 +72,7 @@ struct sp_perfsym {
 /* A perf map as read at one time; old ones stay alive for returned names. */
 struct sp_perfmap {
 	char *path, *text;
+	uint64_t hash;          /* of the text as read, to skip unchanged re-reads */
 	int n;
 	struct sp_perfsym *syms;
 	struct sp_perfmap *older;
@@ -337,8 +338,18 @@ static int parse_perfmap(struct sp_perfmap *pm)
 	return 0;
 }
 
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
 static void read_perfmap(struct sp_proc *p)
 {
+	uint64_t hash;
 	char path[128], shown[64];
 	struct sp_perfmap *pm;
 	pid_t nspid = ns_pid(p->pid);
@@ -347,10 +358,15 @@ static void read_perfmap(struct sp_proc *p)
 	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)nspid);
 	snprintf(shown, sizeof(shown), "/tmp/perf-%d.map", (int)nspid);
 	text = slurp(path);
-	if (!text)
+	if (!text && nspid == p->pid) /* same pid namespace: the host's /tmp may do */
 		text = slurp(shown);
 	if (!text)
 		return;
+	hash = fnv1a(text);
+	if (p->perf && p->perf->hash == hash) {
+		free(text);
+		return;
+	}
 	pm = calloc(1, sizeof(*pm));
 	if (!pm || !(pm->path = strdup(shown)) || (pm->text = text, parse_perfmap(pm) != 0)) {
 		if (pm) {
@@ -361,6 +377,7 @@ static void read_perfmap(struct sp_proc *p)
 		free(text);
 		return;
 	}
+	pm->hash = hash;
 	pm->older = p->perf;
 	p->perf = pm;
 }
@@ -434,7 +451,7 @@ static void gen_free(struct sp_gen *g)
 /* Mapping `m` of process `pid` as kept by the symbolizer (path moves over). */
 static void take_map(struct sp_symbolizer *s, pid_t pid, struct sp_procmap *m, struct sp_map *out)
 {
-	*out = (struct sp_map){ m->start, m->end, m->pgoff, m->kind, NULL, NULL };
+	*out = (struct sp_map){ m->start, m->end, m->pgoff, m->inode, m->kind, NULL, NULL };
 	if (m->kind == SP_MAP_FILE)
 		out->file = open_file(s, pid, m);
 	else if (m->kind == SP_MAP_VDSO)
@@ -475,6 +492,24 @@ static int push_gen(struct sp_proc *p, struct sp_gen *g)
 	return 0;
 }
 
+/* The maps just read are the newest generation's: nothing to open. */
+static bool unchanged(const struct sp_proc *p, const struct sp_procmaps *pm)
+{
+	const struct sp_gen *g = p->ngens ? &p->gens[p->ngens - 1] : NULL;
+
+	if (!g || g->n != pm->n)
+		return false;
+	for (int i = 0; i < pm->n; i++) {
+		const struct sp_map *a = &g->maps[i];
+		const struct sp_procmap *b = &pm->maps[i];
+
+		if (a->start != b->start || a->end != b->end || a->pgoff != b->pgoff ||
+		    a->inode != b->inode || a->kind != b->kind)
+			return false;
+	}
+	return true;
+}
+
 static int read_proc(struct sp_symbolizer *s, struct sp_proc *p)
 {
 	struct sp_procmaps pm;
@@ -489,6 +524,12 @@ static int read_proc(struct sp_symbolizer *s, struct sp_proc *p)
 		sp_procmaps__free(&pm);
 		return err;
 	}
+	p->dead = false;
+	if (unchanged(p, &pm)) {
+		sp_procmaps__free(&pm);
+		read_perfmap(p);
+		return 0;
+	}
 	g.maps = calloc(pm.n, sizeof(*g.maps));
 	if (!g.maps) {
 		sp_procmaps__free(&pm);
@@ -497,7 +538,6 @@ static int read_proc(struct sp_symbolizer *s, struct sp_proc *p)
 	for (g.n = 0; g.n < pm.n; g.n++)
 		take_map(s, p->pid, &pm.maps[g.n], &g.maps[g.n]);
 	sp_procmaps__free(&pm);
-	p->dead = false;
 	read_perfmap(p);
 	return push_gen(p, &g);
 }
