@@ -1,0 +1,74 @@
+/* usdt_args: USDT probes with known arguments, for sp_usdt_arg decoding.
+ *
+ *   usdt_args [N] [SLEEP_US]   (default 100, 0)
+ *
+ * For i in 0..N-1, through a non-inlined function so the compiler picks
+ * register and memory operands (built with -O2 the specs look like
+ * "-4@%edi 8@(%rsi) -4@8(%rsi) 8@%rdx"):
+ *   sptest:args(neg = -(i+1), pt->x = 1000+i, pt->y = -7, s = "hello")
+ *   sptest:small(i % 4, (short)-2, (unsigned char)200)
+ *   other:small(42)                  (a second provider with the same name)
+ *   sptest:guarded(i)                only when its semaphore is raised
+ * At the end: "guarded N" = how often the semaphore was seen raised.
+ */
+#define _SDT_HAS_SEMAPHORES 1
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sdt.h>
+#include <unistd.h>
+
+struct pt {
+	long x;
+	int y;
+};
+
+/* With _SDT_HAS_SEMAPHORES every probe records a semaphore; only
+ * sptest:guarded checks its own. */
+#define SEMAPHORE(p, n) \
+	__extension__ unsigned short p##_##n##_semaphore __attribute__((section(".probes"), used))
+SEMAPHORE(sptest, args);
+SEMAPHORE(sptest, small);
+SEMAPHORE(other, small);
+SEMAPHORE(sptest, guarded);
+
+static volatile long sink;
+
+__attribute__((noinline)) static void fire(int neg, const struct pt *p, const char *s)
+{
+	STAP_PROBE4(sptest, args, neg, p->x, p->y, s);
+	sink += neg;
+}
+
+__attribute__((noinline)) static void fire_small(int i, short h, unsigned char c)
+{
+	STAP_PROBE3(sptest, small, i % 4, h, c);
+	STAP_PROBE1(other, small, 42);
+	sink += c;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 100;
+	int us = argc > 2 ? atoi(argv[2]) : 0;
+	long guarded = 0;
+	struct pt p = { 0, -7 };
+	char msg[16];
+
+	/* On the stack, so its page is present: BPF cannot fault pages in. */
+	snprintf(msg, sizeof(msg), "%s", "hello");
+
+	for (int i = 0; i < n; i++) {
+		p.x = 1000 + i;
+		fire(-(i + 1), &p, msg);
+		fire_small(i, -2, 200);
+		if (sptest_guarded_semaphore) {
+			guarded++;
+			STAP_PROBE1(sptest, guarded, i);
+		}
+		if (us)
+			usleep(us);
+	}
+	printf("guarded %ld\n", guarded);
+	return 0;
+}
