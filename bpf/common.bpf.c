@@ -52,6 +52,13 @@ struct {
 	__type(value, __u64);
 } sp_stack_drops SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sp_event_drops SEC(".maps");
+
 /* Scratch space for one stack; too big for the 512-byte BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -70,11 +77,38 @@ int sp_filter(void)
 	return (__u32)(bpf_get_current_pid_tgid() >> 32) == c->target_pid;
 }
 
+void sp_event_drop(void)
+{
+	__u32 zero = 0;
+	__u64 *d = bpf_map_lookup_elem(&sp_event_drops, &zero);
+
+	if (d)
+		*d += 1;
+}
+
 void sp_emit_event(__u32 type, __u32 id, __u64 arg)
 {
 	struct sp_event_hdr h = { .type = type, .id = id, .arg = arg };
 
-	bpf_ringbuf_output(&sp_events, &h, sizeof(h), BPF_RB_FORCE_WAKEUP);
+	if (bpf_ringbuf_output(&sp_events, &h, sizeof(h), BPF_RB_FORCE_WAKEUP))
+		sp_event_drop();
+}
+
+__u64 sp_elapsed(void)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+	__u64 now = bpf_ktime_get_ns();
+
+	return c && c->start_ns && now > c->start_ns ? now - c->start_ns : 0;
+}
+
+__u64 sp_cpid(void)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	return c ? c->cpid : 0;
 }
 
 void sp_emit_exit(void)

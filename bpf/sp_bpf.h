@@ -42,6 +42,17 @@ void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit);
 __u64 sp_kstack(void *ctx, int limit);
 void sp_emit_exit(void);
 void sp_emit_event(__u32 type, __u32 id, __u64 arg);
+void sp_event_drop(void);
+__u64 sp_elapsed(void);
+__u64 sp_cpid(void);
+
+/* maps.bpf.c */
+void sp_count_drop(void *drops);
+void *sp_map_upsert(void *map, void *key, void *init, void *drops);
+void sp_map_put(void *map, void *key, void *val, void *drops);
+__s64 sp_percpu_read(void *map, void *key, int agg);
+__u64 sp_log2_bucket(__s64 v);
+__u64 sp_lin_bucket(__s64 v, __s64 min, __s64 max, __s64 step);
 
 /* args.bpf.c (argument access; x86-64 SysV ABI) */
 __u64 sp_arg(void *ctx, int n);

@@ -22,6 +22,7 @@ struct sp_codegen_opts {
 	uint32_t max_keys;   /* entries per map; 4096 by default */
 	FILE *dump_ir;       /* when set, the optimized IR is printed here */
 	FILE *dump_ir_raw;   /* when set, the IR before optimization */
+	FILE *emit_elf;      /* when set, the BPF object is written here too */
 };
 
 /* Returns the number of errors (reported through d); on success *plan,

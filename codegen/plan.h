@@ -105,11 +105,18 @@ struct sp_plan_map {
 };
 
 /* Records sent from BPF to user space on the "sp_events" ring buffer. Every
- * record starts with this header. */
+ * record starts with this header; what follows depends on the type. */
 enum sp_event_type {
-	SP_EV_EXIT = 1,   /* exit() */
-	SP_EV_NEWPID = 2, /* first sample seen from a process: snapshot its maps */
-	SP_EV_PRINTF = 3, /* id: format index; args follow */
+	SP_EV_EXIT = 1,   /* exit(); nothing follows */
+	SP_EV_NEWPID = 2, /* first user stack from a process: snapshot its maps; arg: pid */
+	SP_EV_PRINTF = 3, /* id: index in plan.printfs; the args follow the header,
+	                   * laid out as printfs[id].args (offsets from the end of the header) */
+	SP_EV_PRINT = 4,  /* print(@m[, top[, div]]): id: index in plan.maps;
+	                   * arg: top in the low 32 bits, div in the high 32 (0: not given) */
+	SP_EV_CLEAR = 5,  /* clear(@m): id: index in plan.maps; user space deletes every key */
+	SP_EV_ZERO = 6,   /* zero(@m): id: index in plan.maps; user space zeroes every value */
+	SP_EV_PRINT_VALUE = 7, /* print(value): id: index in plan.printfs (fmt NULL);
+	                        * the one value follows like printf args */
 };
 
 struct sp_event_hdr {
@@ -118,8 +125,26 @@ struct sp_event_hdr {
 	uint64_t arg; /* NEWPID: pid */
 };
 
+/* Map layouts (struct sp_plan_map), as codegen builds them:
+ *  - BPF key: the key fields at plan.key's offsets, zero padded to a multiple
+ *    of 8; a map without keys (`@x = ...`) has one u64 key 0 (key.kind
+ *    SP_F_NONE, key_size 8). hist/lhist append a u64 bucket index at
+ *    offset key_size - 8.
+ *  - hist buckets: 0 for values < 0, 1 for 0, 2 + floor(log2(v)) for v >= 1
+ *    (bucket b >= 2 holds [2^(b-2), 2^(b-1)) ).
+ *  - lhist buckets: 0 for v < min, 1 + (v - min) / step for min <= v < max,
+ *    1 + (max - min) / step for v >= max.
+ *  - per-CPU values (percpu true), merged by user space:
+ *      count, hist, lhist: u64 count
+ *      sum: s64 total
+ *      min, max: { s64 value; u64 seen } -- skip CPUs with seen == 0
+ *      avg, stats: { u64 count; s64 total }
+ *  - plain values (agg SP_AGG_NONE): plan.value's layout, padded to 8.
+ * Integers in printf/print records are always 8 bytes (is_signed says how
+ * to read them). */
+
 struct sp_plan_printf {
-	char *fmt;                   /* the format as written, unescaped */
+	char *fmt;                   /* the format as written, unescaped; NULL for print(value) */
 	struct sp_plan_field args;   /* SP_F_TUPLE laid out after the header */
 };
 
@@ -142,12 +167,14 @@ const char *sp_probe_type_name(enum sp_probe_type t);
 #define SP_MAP_EVENTS "sp_events"
 #define SP_MAP_SEEN_PIDS "sp_seen_pids"
 #define SP_MAP_STACK_DROPS "sp_stack_drops"
+#define SP_MAP_EVENT_DROPS "sp_event_drops" /* PERCPU_ARRAY[1] u64: records lost, ring buffer full */
 #define SP_MAP_CONFIG "sp_config" /* ARRAY[1] of struct sp_config, written after load */
 
 /* Run-time settings the BPF helpers read (bpf/common.bpf.c). */
 struct sp_config {
 	uint32_t target_pid; /* 0: every process; else only this tgid fires */
-	uint32_t pad;
+	uint32_t cpid;       /* -c child's pid (the `cpid` builtin); 0 without -c */
+	uint64_t start_ns;   /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) at start: `elapsed` */
 };
 
 #endif

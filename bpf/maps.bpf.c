@@ -1,0 +1,118 @@
+/* bpf/maps.bpf.c: map updates shared by every generated aggregation.
+ *
+ * Generated code passes a script map (a .maps global) as `void *map`; after
+ * codegen inlines these functions each call site refers to its own map
+ * directly, which is what the verifier needs. Every failed insert is
+ * counted in the map's drop counter (a per-CPU array of one u64), so a full
+ * map is reported at exit instead of losing updates silently.
+ */
+#include "sp_bpf.h"
+
+#define SP_EEXIST 17
+#define SP_MAX_CPUS 512
+
+void sp_count_drop(void *drops)
+{
+	__u32 zero = 0;
+	__u64 *d = bpf_map_lookup_elem(drops, &zero);
+
+	if (d)
+		*d += 1;
+}
+
+/* The value slot of `key` on this CPU, inserting `init` first when the key
+ * is new; NULL (and a drop counted) when the map is full. */
+void *sp_map_upsert(void *map, void *key, void *init, void *drops)
+{
+	void *p = bpf_map_lookup_elem(map, key);
+	long r;
+
+	if (p)
+		return p;
+	r = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (r && r != -SP_EEXIST) {
+		sp_count_drop(drops);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, key);
+}
+
+/* Stores a plain value; counts a drop when the map is full. */
+void sp_map_put(void *map, void *key, void *val, void *drops)
+{
+	if (bpf_map_update_elem(map, key, val, BPF_ANY))
+		sp_count_drop(drops);
+}
+
+static __always_inline __s64 div_s64(__s64 a, __s64 b)
+{
+	int neg = (a < 0) != (b < 0);
+	__u64 q;
+
+	if (b == 0)
+		return 0;
+	q = (__u64)(a < 0 ? -a : a) / (__u64)(b < 0 ? -b : b);
+	return neg ? -(__s64)q : (__s64)q;
+}
+
+/* Reads an aggregation across CPUs the way user space merges it.
+ * agg: enum sp_agg_kind (1 count, 2 sum, 3 min, 4 max, 5 avg, 6 stats). */
+__s64 sp_percpu_read(void *map, void *key, int agg)
+{
+	__s64 acc = 0, cnt = 0;
+	int seen = 0;
+
+	for (__u32 cpu = 0; cpu < SP_MAX_CPUS; cpu++) {
+		__s64 *v = bpf_map_lookup_percpu_elem(map, key, cpu);
+
+		if (!v)
+			break;
+		if (agg == 3 || agg == 4) {
+			if (!v[1])
+				continue;
+			if (!seen || (agg == 3 ? v[0] < acc : v[0] > acc))
+				acc = v[0];
+			seen = 1;
+		} else if (agg == 5 || agg == 6) {
+			cnt += v[0];
+			acc += v[1];
+		} else {
+			acc += v[0];
+		}
+	}
+	if (agg == 5 || agg == 6)
+		return div_s64(acc, cnt);
+	return acc;
+}
+
+/* hist(): 0 for negative values, 1 for 0, then 2 + floor(log2(v)). */
+__u64 sp_log2_bucket(__s64 sv)
+{
+	__u64 v = (__u64)sv, r = 0;
+
+	if (sv < 0)
+		return 0;
+	if (v == 0)
+		return 1;
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1)
+		r += 1;
+	return r + 2;
+}
+
+/* lhist(): 0 below min, 1 + (v - min) / step inside, 1 + (max - min) / step
+ * at or above max (bpftrace's layout). */
+__u64 sp_lin_bucket(__s64 v, __s64 min, __s64 max, __s64 step)
+{
+	if (step <= 0)
+		return 0;
+	if (v < min)
+		return 0;
+	if (v >= max)
+		return 1 + (__u64)(max - min) / (__u64)step;
+	return 1 + (__u64)(v - min) / (__u64)step;
+}

@@ -1,0 +1,149 @@
+/* codegen/cg.h: state shared by the codegen files (not a public interface).
+ *
+ * One struct cg per sp_codegen() call holds the LLVM context, module,
+ * builders and debug-info builder, the script's maps as laid out in BPF,
+ * and the per-function state (scratch variables, loop targets). Nothing
+ * lives in globals, so many programs can be compiled in one process.
+ *
+ * Value convention: an expression of an integer-like type (INT, PTR, KSTACK,
+ * USYM, KSYM) evaluates to an i64 SSA value, sign- or zero-extended from
+ * its declared size; every other type (STRING, TUPLE, USTACK, BUF)
+ * evaluates to a pointer to stack memory holding its bytes, laid out as
+ * cg_layout() says.
+ */
+#ifndef SPROF_CODEGEN_CG_H
+#define SPROF_CODEGEN_CG_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "arena.h"
+#include "ast.h"
+#include "codegen.h"
+#include "diag.h"
+#include "source.h"
+#include "types.h"
+
+#define CG_MAX_LOOPS 32
+
+/* A script map as it exists in BPF. */
+struct cg_map {
+	const char *name;          /* "@x" */
+	char *bpf_name;            /* "AT_x" */
+	char *drops_name;          /* "DR_x" */
+	LLVMValueRef gv, drops_gv; /* .maps globals */
+	const struct sp_type *keyt; /* NULL: scalar map (u64 0 key) */
+	struct sp_type keytuple;   /* keyt for several keys */
+	bool key_known;
+	const struct sp_type *valt; /* plain value type, or NULL for aggregations */
+	int agg;                   /* enum sp_agg_kind */
+	uint32_t key_size;         /* user key part (without a hist bucket) */
+	uint32_t bpf_key_size;     /* key_size (+ 8 for the hist bucket) */
+	uint32_t value_size;
+	int64_t lhist_min, lhist_max, lhist_step;
+	struct sp_span span;       /* first use */
+};
+
+struct cg {
+	LLVMContextRef C;
+	LLVMModuleRef M;
+	LLVMBuilderRef B;        /* body builder */
+	LLVMBuilderRef AB;       /* alloca builder (end of the entry block) */
+	LLVMDIBuilderRef D;
+	LLVMTargetMachineRef TM;
+	LLVMMetadataRef file, cu, di_int, di_voidp, di_fnty;
+
+	LLVMTypeRef i1, i8, i16, i32, i64, ptr, vt;
+
+	const struct sp_source *src;
+	struct sp_diag *diag;
+	const struct sp_codegen_opts *opts;
+	struct sp_plan *plan;
+	int errors;
+	char *llvm_error;        /* last message from the LLVM diagnostic handler */
+
+	struct cg_map *maps;
+	int nmaps, capmaps;
+
+	/* Per program. */
+	LLVMValueRef fn, ctx;
+	LLVMMetadataRef sp;      /* DISubprogram */
+	LLVMBasicBlockRef entry, ret_bb;
+	const struct sp_node *probe;
+	const struct sp_attach *attach;
+	enum sp_probe_type ptype;
+	LLVMValueRef *vars;      /* scope_id -> alloca */
+	const struct sp_type **var_types;
+	int nvars;
+	LLVMBasicBlockRef brk[CG_MAX_LOOPS], cont[CG_MAX_LOOPS];
+	int nloops;
+	LLVMValueRef *temps;     /* allocas live until the end of the statement */
+	uint32_t *temp_sizes;
+	int ntemps, captemps;
+};
+
+/* codegen.c */
+void cg_error(struct cg *g, struct sp_span span, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cg_loc(struct cg *g, struct sp_span span);
+LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name);
+LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name);
+void cg_temps_end(struct cg *g, int mark);
+LLVMValueRef cg_helper_fn(struct cg *g, const char *name, LLVMTypeRef *fty);
+LLVMValueRef cg_call_helper(struct cg *g, int id, LLVMTypeRef ret, LLVMValueRef *args,
+			    int nargs);
+LLVMValueRef cg_call_fn(struct cg *g, const char *name, LLVMValueRef *args, int nargs);
+LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint32_t off);
+void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size);
+void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
+LLVMBasicBlockRef cg_block(struct cg *g, const char *name);
+void cg_dead_block(struct cg *g);
+LLVMValueRef cg_u64(struct cg *g, uint64_t v);
+
+/* cg_layout.c: sizes and offsets in map memory and events */
+bool cg_is_scalar(const struct sp_type *t);
+uint32_t cg_size(const struct sp_type *t);
+uint32_t cg_align(const struct sp_type *t);
+uint32_t cg_tuple_offset(const struct sp_type *t, int i);
+void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
+void cg_tuple_fields(const struct sp_type *const *elems, int n, struct sp_plan_field *f);
+LLVMValueRef cg_load_int(struct cg *g, LLVMValueRef p, const struct sp_type *t);
+void cg_store_int(struct cg *g, LLVMValueRef p, LLVMValueRef v, uint32_t size);
+LLVMValueRef cg_norm(struct cg *g, LLVMValueRef v, const struct sp_type *t);
+void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct sp_type *t);
+void cg_store_conv(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct sp_type *from,
+		   const struct sp_type *to);
+
+/* cg_maps.c */
+int cg_collect_maps(struct cg *g, const struct sp_node *prog);
+struct cg_map *cg_map_find(struct cg *g, const char *name);
+void cg_define_maps(struct cg *g);
+LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode,
+			uint32_t extra);
+void cg_map_agg(struct cg *g, const struct sp_node *assign);
+void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
+		  const struct sp_type *vt);
+LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
+LLVMValueRef cg_map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key);
+void cg_map_delete(struct cg *g, const struct sp_node *mapnode);
+void cg_count_drop(struct cg *g, LLVMValueRef drops_gv);
+void cg_fill_plan_maps(struct cg *g);
+int cg_agg_kind(const char *name);
+
+/* cg_expr.c */
+LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_cond(struct cg *g, const struct sp_node *n); /* i1 */
+LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_str_const(struct cg *g, const char *s, uint32_t len, uint32_t size);
+LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
+LLVMValueRef cg_str_eq(struct cg *g, const struct sp_node *x, const struct sp_node *y,
+		       uint32_t limit);
+
+/* cg_stmt.c */
+void cg_block_stmts(struct cg *g, const struct sp_node *block);
+LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp_type *t);
+LLVMValueRef cg_incdec(struct cg *g, const struct sp_node *n);
+
+#endif

@@ -1,0 +1,570 @@
+/* codegen/cg_expr.c: expressions and builtins.
+ *
+ * Integer arithmetic is done in i64 and re-extended to the node's declared
+ * type afterwards (C's promotion to a 64-bit int, as in bpftrace).
+ * Comparisons are unsigned only when an operand is an unsigned 64-bit
+ * value; smaller unsigned values fit in s64. Division and modulo by zero
+ * give 0 (LLVM would treat them as undefined). The BPF v3 ISA has no signed
+ * division, so signed / and % divide magnitudes and fix the sign.
+ *
+ * String equality compares bytes up to the shorter declared size and stops
+ * at a NUL; against a literal it is a chain of byte compares with constants.
+ */
+#include <linux/bpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h"
+
+static const struct sp_type s64_type = { .kind = SP_T_INT, .size = 8, .is_signed = true };
+
+static const struct sp_type *type_of(const struct sp_node *n)
+{
+	return n->type ? n->type : &s64_type;
+}
+
+static bool is_u64(const struct sp_type *t)
+{
+	return t->kind != SP_T_INT || (t->size >= 8 && !t->is_signed);
+}
+
+/* A string literal in zeroed stack memory of `size` bytes. */
+LLVMValueRef cg_str_const(struct cg *g, const char *s, uint32_t len, uint32_t size)
+{
+	LLVMValueRef p;
+
+	if (size < len + 1)
+		size = len + 1;
+	p = cg_alloca(g, size, "str");
+	cg_memset0(g, p, size);
+	for (uint32_t off = 0; off < len; off += 8) {
+		uint64_t w = 0;
+		uint32_t n = len - off < 8 ? len - off : 8;
+
+		memcpy(&w, s + off, n); /* BPF and the host are little-endian */
+		if (n == 8)
+			cg_store_int(g, cg_gep(g, p, off), cg_u64(g, w), 8);
+		else
+			for (uint32_t i = 0; i < n; i++)
+				cg_store_int(g, cg_gep(g, p, off + i),
+					     cg_u64(g, (unsigned char)s[off + i]), 1);
+	}
+	return p;
+}
+
+/* ---- builtins ------------------------------------------------------------------ */
+
+static LLVMValueRef helper0(struct cg *g, int id)
+{
+	return cg_call_helper(g, id, g->i64, NULL, 0);
+}
+
+static LLVMValueRef stack_builtin(struct cg *g, const struct sp_node *n, bool user)
+{
+	const struct sp_type *t = n->type;
+	int limit = t && t->stack_limit > 0 ? t->stack_limit : SP_DEFAULT_STACK_LIMIT;
+	LLVMValueRef args[3];
+
+	if (n->kind == SP_N_CALL) {
+		for (int i = 0; i < n->list.len; i++)
+			if (n->list.items[i]->kind == SP_N_INT)
+				limit = (int)n->list.items[i]->ival;
+	}
+	if (limit > SP_MAX_FRAMES)
+		limit = SP_MAX_FRAMES;
+	args[0] = g->ctx;
+	args[2] = LLVMConstInt(g->i32, limit, 0);
+	if (!user) {
+		args[1] = args[2];
+		g->plan->uses_kstack = true;
+		return cg_call_fn(g, "sp_kstack", args, 2);
+	}
+	g->plan->uses_ustack = true;
+	args[1] = cg_alloca(g, sizeof(struct sp_ustack_key), "ustack");
+	cg_call_fn(g, "sp_ustack", args, 3);
+	return args[1];
+}
+
+static LLVMValueRef string_builtin(struct cg *g, const struct sp_node *n, const char *s)
+{
+	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : 0;
+
+	if (!s)
+		s = "";
+	return cg_str_const(g, s, strlen(s), size);
+}
+
+/* argN / retval through bpf/args.bpf.c, when it provides them. */
+static LLVMValueRef arg_builtin(struct cg *g, const struct sp_node *n)
+{
+	const char *fn = "sp_arg";
+	LLVMValueRef args[2] = { g->ctx, NULL }, v;
+	int nargs = 2;
+
+	if (strcmp(n->name, "retval") == 0) {
+		fn = "sp_retval";
+		nargs = 1;
+	} else if (g->ptype == SP_PROBE_USDT) {
+		fn = "sp_usdt_arg";
+	}
+	args[1] = LLVMConstInt(g->i32, strtol(n->name + 3, NULL, 10), 0);
+	v = cg_call_fn(g, fn, args, nargs);
+	if (!v) {
+		cg_error(g, n->span, "'%s' is not available yet", n->name);
+		return cg_u64(g, 0);
+	}
+	if (LLVMTypeOf(v) != g->i64)
+		v = LLVMBuildSExt(g->B, v, g->i64, "");
+	return cg_norm(g, v, n->type);
+}
+
+/* Instruction pointer from pt_regs (x86-64: regs->ip at offset 128); the
+ * perf_event context starts with pt_regs too. */
+static LLVMValueRef ctx_ip(struct cg *g)
+{
+	LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, cg_gep(g, g->ctx, 128), "ip");
+
+	LLVMSetAlignment(v, 8);
+	return v;
+}
+
+static LLVMValueRef pid_tgid(struct cg *g, bool hi)
+{
+	LLVMValueRef v = helper0(g, BPF_FUNC_get_current_pid_tgid);
+
+	if (hi)
+		return LLVMBuildLShr(g->B, v, cg_u64(g, 32), "");
+	return LLVMBuildAnd(g->B, v, cg_u64(g, 0xffffffffu), "");
+}
+
+static LLVMValueRef uid_gid(struct cg *g, bool hi)
+{
+	LLVMValueRef v = helper0(g, BPF_FUNC_get_current_uid_gid);
+
+	if (hi)
+		return LLVMBuildLShr(g->B, v, cg_u64(g, 32), "");
+	return LLVMBuildAnd(g->B, v, cg_u64(g, 0xffffffffu), "");
+}
+
+static LLVMValueRef comm_builtin(struct cg *g, const struct sp_node *n)
+{
+	uint32_t size = n->type && n->type->size ? n->type->size : 16;
+	LLVMValueRef p = cg_alloca(g, size, "comm");
+	LLVMValueRef args[2] = { p, LLVMConstInt(g->i32, size, 0) };
+
+	cg_call_helper(g, BPF_FUNC_get_current_comm, g->i64, args, 2);
+	return p;
+}
+
+LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
+{
+	const char *b = n->name;
+
+	if (!strcmp(b, "pid"))
+		return pid_tgid(g, true);
+	if (!strcmp(b, "tid"))
+		return pid_tgid(g, false);
+	if (!strcmp(b, "uid"))
+		return uid_gid(g, false);
+	if (!strcmp(b, "gid"))
+		return uid_gid(g, true);
+	if (!strcmp(b, "comm"))
+		return comm_builtin(g, n);
+	if (!strcmp(b, "cpu"))
+		return helper0(g, BPF_FUNC_get_smp_processor_id);
+	if (!strcmp(b, "nsecs"))
+		return helper0(g, BPF_FUNC_ktime_get_ns);
+	if (!strcmp(b, "elapsed"))
+		return cg_call_fn(g, "sp_elapsed", NULL, 0);
+	if (!strcmp(b, "cpid"))
+		return cg_call_fn(g, "sp_cpid", NULL, 0);
+	if (!strcmp(b, "rand"))
+		return helper0(g, BPF_FUNC_get_prandom_u32);
+	if (!strcmp(b, "cgroup"))
+		return helper0(g, BPF_FUNC_get_current_cgroup_id);
+	if (!strcmp(b, "curtask"))
+		return helper0(g, BPF_FUNC_get_current_task);
+	if (!strcmp(b, "ustack"))
+		return stack_builtin(g, n, true);
+	if (!strcmp(b, "kstack"))
+		return stack_builtin(g, n, false);
+	if (!strcmp(b, "probe"))
+		return string_builtin(g, n, g->attach ? g->attach->raw : "");
+	if (!strcmp(b, "func")) {
+		if (n->type && n->type->kind == SP_T_STRING)
+			return string_builtin(g, n, g->attach ? g->attach->func : "");
+		return ctx_ip(g);
+	}
+	if (!strcmp(b, "retval") || (!strncmp(b, "arg", 3) && b[3] >= '0' && b[3] <= '9'))
+		return arg_builtin(g, n);
+	cg_error(g, n->span, "builtin '%s' is not supported by codegen yet", b);
+	return cg_u64(g, 0);
+}
+
+/* ---- operators --------------------------------------------------------------- */
+
+static LLVMValueRef udiv0(struct cg *g, LLVMValueRef a, LLVMValueRef b, bool rem)
+{
+	LLVMValueRef zero = LLVMBuildICmp(g->B, LLVMIntEQ, b, cg_u64(g, 0), "");
+	LLVMValueRef d = LLVMBuildSelect(g->B, zero, cg_u64(g, 1), b, "");
+	LLVMValueRef r = rem ? LLVMBuildURem(g->B, a, d, "") : LLVMBuildUDiv(g->B, a, d, "");
+
+	return LLVMBuildSelect(g->B, zero, cg_u64(g, 0), r, "");
+}
+
+static LLVMValueRef iabs(struct cg *g, LLVMValueRef v, LLVMValueRef neg)
+{
+	return LLVMBuildSelect(g->B, neg, LLVMBuildNeg(g->B, v, ""), v, "");
+}
+
+static LLVMValueRef sdiv0(struct cg *g, LLVMValueRef a, LLVMValueRef b, bool rem)
+{
+	LLVMValueRef na = LLVMBuildICmp(g->B, LLVMIntSLT, a, cg_u64(g, 0), "");
+	LLVMValueRef nb = LLVMBuildICmp(g->B, LLVMIntSLT, b, cg_u64(g, 0), "");
+	LLVMValueRef q = udiv0(g, iabs(g, a, na), iabs(g, b, nb), rem);
+	LLVMValueRef neg = rem ? na : LLVMBuildXor(g->B, na, nb, "");
+
+	return iabs(g, q, neg);
+}
+
+
+static LLVMValueRef compare(struct cg *g, const struct sp_node *n, LLVMValueRef a,
+			    LLVMValueRef b)
+{
+	bool u = is_u64(type_of(n->a)) || is_u64(type_of(n->b));
+	LLVMIntPredicate p;
+
+	switch (n->op) {
+	case SP_OP_EQ:
+		p = LLVMIntEQ;
+		break;
+	case SP_OP_NE:
+		p = LLVMIntNE;
+		break;
+	case '<':
+		p = u ? LLVMIntULT : LLVMIntSLT;
+		break;
+	case '>':
+		p = u ? LLVMIntUGT : LLVMIntSGT;
+		break;
+	case SP_OP_LE:
+		p = u ? LLVMIntULE : LLVMIntSLE;
+		break;
+	default:
+		p = u ? LLVMIntUGE : LLVMIntSGE;
+		break;
+	}
+	return LLVMBuildZExt(g->B, LLVMBuildICmp(g->B, p, a, b, ""), g->i64, "");
+}
+
+/* Integer binary operator on i64 operands; signedness from the node. */
+LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn)
+{
+	LLVMValueRef sh;
+
+	switch (op) {
+	case '+':
+		return LLVMBuildAdd(g->B, a, b, "");
+	case '-':
+		return LLVMBuildSub(g->B, a, b, "");
+	case '*':
+		return LLVMBuildMul(g->B, a, b, "");
+	case '/':
+		return sgn ? sdiv0(g, a, b, false) : udiv0(g, a, b, false);
+	case '%':
+		return sgn ? sdiv0(g, a, b, true) : udiv0(g, a, b, true);
+	case '&':
+		return LLVMBuildAnd(g->B, a, b, "");
+	case '|':
+		return LLVMBuildOr(g->B, a, b, "");
+	case '^':
+		return LLVMBuildXor(g->B, a, b, "");
+	case SP_OP_SHL:
+		sh = LLVMBuildAnd(g->B, b, cg_u64(g, 63), "");
+		return LLVMBuildShl(g->B, a, sh, "");
+	case SP_OP_SHR:
+		sh = LLVMBuildAnd(g->B, b, cg_u64(g, 63), "");
+		return sgn ? LLVMBuildAShr(g->B, a, sh, "") : LLVMBuildLShr(g->B, a, sh, "");
+	default:
+		return a;
+	}
+}
+
+/* a && b, a || b with short-circuit evaluation; 0 or 1. */
+static LLVMValueRef logical(struct cg *g, const struct sp_node *n)
+{
+	bool is_and = n->op == SP_OP_LAND;
+	LLVMValueRef a = cg_cond(g, n->a), b, in[2];
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->B), rhs = cg_block(g, "rhs");
+	LLVMBasicBlockRef done = cg_block(g, "logic"), bb[2];
+	LLVMValueRef phi;
+
+	if (is_and)
+		LLVMBuildCondBr(g->B, a, rhs, done);
+	else
+		LLVMBuildCondBr(g->B, a, done, rhs);
+	LLVMPositionBuilderAtEnd(g->B, rhs);
+	b = cg_cond(g, n->b);
+	bb[1] = LLVMGetInsertBlock(g->B);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, done);
+	phi = LLVMBuildPhi(g->B, g->i1, "");
+	in[0] = LLVMConstInt(g->i1, is_and ? 0 : 1, 0);
+	in[1] = b;
+	bb[0] = from;
+	LLVMAddIncoming(phi, in, bb, 2);
+	return LLVMBuildZExt(g->B, phi, g->i64, "");
+}
+
+static bool is_string(const struct sp_node *n)
+{
+	return n->type && n->type->kind == SP_T_STRING;
+}
+
+static LLVMValueRef binop(struct cg *g, const struct sp_node *n)
+{
+	LLVMValueRef a, b;
+	bool sgn = n->type && n->type->kind == SP_T_INT && n->type->is_signed;
+
+	if (n->op == SP_OP_LAND || n->op == SP_OP_LOR)
+		return logical(g, n);
+	if ((n->op == SP_OP_EQ || n->op == SP_OP_NE) && (is_string(n->a) || is_string(n->b))) {
+		LLVMValueRef eq = cg_str_eq(g, n->a, n->b, UINT32_MAX);
+
+		if (n->op == SP_OP_NE)
+			eq = LLVMBuildXor(g->B, eq, cg_u64(g, 1), "");
+		return eq;
+	}
+	a = cg_expr(g, n->a);
+	b = cg_expr(g, n->b);
+	switch (n->op) {
+	case SP_OP_EQ:
+	case SP_OP_NE:
+	case '<':
+	case '>':
+	case SP_OP_LE:
+	case SP_OP_GE:
+		return compare(g, n, a, b);
+	default:
+		if (n->op == SP_OP_SHR)
+			sgn = type_of(n->a)->kind == SP_T_INT && type_of(n->a)->is_signed;
+		return cg_norm(g, cg_arith(g, n->op, a, b, sgn), n->type);
+	}
+}
+
+/* ---- strings ------------------------------------------------------------------- */
+
+static uint32_t str_size(const struct sp_node *n)
+{
+	if (n->kind == SP_N_STR)
+		return n->len + 1;
+	return n->type ? n->type->size : SP_DEFAULT_STRLEN;
+}
+
+static LLVMValueRef load_byte(struct cg *g, LLVMValueRef p, uint32_t i)
+{
+	return LLVMBuildLoad2(g->B, g->i8, cg_gep(g, p, i), "");
+}
+
+/* 1 when the strings are equal up to the shorter declared size (and at
+ * most `limit` bytes: strncmp). */
+LLVMValueRef cg_str_eq(struct cg *g, const struct sp_node *x, const struct sp_node *y,
+		       uint32_t limit)
+{
+	LLVMBasicBlockRef yes, no, done, next;
+	LLVMValueRef pa, pb = NULL, phi, in[2];
+	LLVMBasicBlockRef bb[2];
+	uint32_t n;
+	bool lit;
+
+	if (x->kind == SP_N_STR && y->kind != SP_N_STR) {
+		const struct sp_node *t = x;
+
+		x = y;
+		y = t;
+	}
+	if (x->kind == SP_N_STR) /* both literals */
+		return cg_u64(g, strncmp(x->str, y->str, limit) == 0);
+	lit = y->kind == SP_N_STR;
+	n = str_size(x) < str_size(y) ? str_size(x) : str_size(y);
+	if (limit < n)
+		n = limit;
+	pa = cg_expr(g, x);
+	if (!lit)
+		pb = cg_expr(g, y);
+	yes = cg_block(g, "streq");
+	no = cg_block(g, "strne");
+	done = cg_block(g, "strcmp");
+	for (uint32_t i = 0; i < n; i++) {
+		LLVMValueRef ca = load_byte(g, pa, i);
+		LLVMValueRef cb = lit ? LLVMConstInt(g->i8, i < y->len ? (unsigned char)y->str[i] : 0, 0)
+				      : load_byte(g, pb, i);
+
+		next = cg_block(g, "strnext");
+		LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntNE, ca, cb, ""), no, next);
+		LLVMPositionBuilderAtEnd(g->B, next);
+		if (!lit) {
+			next = cg_block(g, "strnext");
+			LLVMBuildCondBr(g->B,
+					LLVMBuildICmp(g->B, LLVMIntEQ, ca,
+						      LLVMConstInt(g->i8, 0, 0), ""),
+					yes, next);
+			LLVMPositionBuilderAtEnd(g->B, next);
+		}
+	}
+	LLVMBuildBr(g->B, yes);
+	LLVMPositionBuilderAtEnd(g->B, yes);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, no);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, done);
+	phi = LLVMBuildPhi(g->B, g->i64, "");
+	in[0] = cg_u64(g, 1);
+	in[1] = cg_u64(g, 0);
+	bb[0] = yes;
+	bb[1] = no;
+	LLVMAddIncoming(phi, in, bb, 2);
+	return phi;
+}
+
+/* ---- the rest ------------------------------------------------------------------ */
+
+static LLVMValueRef unop(struct cg *g, const struct sp_node *n)
+{
+	LLVMValueRef v;
+
+	if (n->op == '!')
+		return LLVMBuildZExt(g->B, LLVMBuildNot(g->B, cg_cond(g, n->a), ""), g->i64, "");
+	v = cg_expr(g, n->a);
+	if (n->op == '~')
+		v = LLVMBuildNot(g->B, v, "");
+	else if (n->op == '-')
+		v = LLVMBuildNeg(g->B, v, "");
+	return cg_norm(g, v, n->type);
+}
+
+static LLVMValueRef ternary(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_type *t = type_of(n);
+	LLVMBasicBlockRef yes = cg_block(g, "then"), no = cg_block(g, "else");
+	LLVMBasicBlockRef done = cg_block(g, "tern"), bb[2];
+	LLVMValueRef res = NULL, in[2], phi;
+	bool scalar = cg_is_scalar(t);
+
+	if (!scalar) {
+		res = cg_alloca(g, cg_size(t), "tern");
+		cg_memset0(g, res, cg_size(t));
+	}
+	LLVMBuildCondBr(g->B, cg_cond(g, n->a), yes, no);
+	for (int i = 0; i < 2; i++) {
+		const struct sp_node *e = i == 0 ? n->b : n->c;
+
+		LLVMPositionBuilderAtEnd(g->B, i == 0 ? yes : no);
+		in[i] = cg_expr(g, e);
+		if (!scalar)
+			cg_store_conv(g, res, in[i], e->type, t);
+		bb[i] = LLVMGetInsertBlock(g->B);
+		LLVMBuildBr(g->B, done);
+	}
+	LLVMPositionBuilderAtEnd(g->B, done);
+	if (!scalar)
+		return res;
+	phi = LLVMBuildPhi(g->B, g->i64, "");
+	LLVMAddIncoming(phi, in, bb, 2);
+	return phi;
+}
+
+static LLVMValueRef tuple(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_type *t = n->type;
+	LLVMValueRef p;
+
+	if (!t || t->kind != SP_T_TUPLE) {
+		cg_error(g, n->span, "internal error: untyped tuple");
+		return cg_u64(g, 0);
+	}
+	p = cg_alloca(g, cg_size(t), "tuple");
+	cg_memset0(g, p, cg_size(t));
+	for (int i = 0; i < n->list.len && i < t->nelems; i++) {
+		const struct sp_node *e = n->list.items[i];
+
+		cg_store_conv(g, cg_gep(g, p, cg_tuple_offset(t, i)), cg_expr(g, e), e->type,
+			      t->elems[i]);
+	}
+	return p;
+}
+
+static LLVMValueRef tuple_index(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_type *t = n->a->type;
+	LLVMValueRef p = cg_expr(g, n->a), e;
+
+	if (!t || t->kind != SP_T_TUPLE || n->ival < 0 || n->ival >= t->nelems) {
+		cg_error(g, n->span, "internal error: bad tuple index");
+		return cg_u64(g, 0);
+	}
+	e = cg_gep(g, p, cg_tuple_offset(t, (int)n->ival));
+	if (cg_is_scalar(t->elems[n->ival]))
+		return cg_load_int(g, e, t->elems[n->ival]);
+	return e;
+}
+
+static LLVMValueRef var_read(struct cg *g, const struct sp_node *n)
+{
+	LLVMValueRef p = cg_var_ptr(g, n, n->type);
+	const struct sp_type *t = g->var_types[n->scope_id] ? g->var_types[n->scope_id] : n->type;
+
+	if (t && cg_is_scalar(t))
+		return cg_norm(g, cg_load_int(g, p, t), n->type);
+	return p;
+}
+
+LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
+{
+	cg_loc(g, n->span);
+	switch (n->kind) {
+	case SP_N_INT:
+		return cg_u64(g, (uint64_t)n->ival);
+	case SP_N_STR:
+		return cg_str_const(g, n->str, n->len, n->type ? n->type->size : 0);
+	case SP_N_BUILTIN:
+		return cg_builtin(g, n);
+	case SP_N_CALL:
+		return cg_call(g, n);
+	case SP_N_MAP:
+		return cg_map_read(g, n);
+	case SP_N_VAR:
+		return var_read(g, n);
+	case SP_N_BINOP:
+		return binop(g, n);
+	case SP_N_UNOP:
+		return unop(g, n);
+	case SP_N_TERNARY:
+		return ternary(g, n);
+	case SP_N_CAST:
+		return cg_norm(g, cg_expr(g, n->a), n->cast_type ? n->cast_type : n->type);
+	case SP_N_TUPLE:
+		return tuple(g, n);
+	case SP_N_TUPLE_INDEX:
+		return tuple_index(g, n);
+	case SP_N_INCDEC:
+		return cg_incdec(g, n);
+	default:
+		cg_error(g, n->span, "'%s' expressions are not supported by codegen yet",
+			 sp_node_kind_name(n->kind));
+		return cg_u64(g, 0);
+	}
+}
+
+/* Truth value of an expression as i1. */
+LLVMValueRef cg_cond(struct cg *g, const struct sp_node *n)
+{
+	LLVMValueRef v = cg_expr(g, n);
+
+	if (n->type && !cg_is_scalar(n->type)) {
+		cg_error(g, n->span, "a %s cannot be used as a condition",
+			 n->type->kind == SP_T_STRING ? "string" : "non-integer value");
+		return LLVMConstInt(g->i1, 0, 0);
+	}
+	return LLVMBuildICmp(g->B, LLVMIntNE, v, cg_u64(g, 0), "");
+}

@@ -1,0 +1,249 @@
+/* codegen/cg_layout.c: how values are laid out in map keys, map values,
+ * scratch variables and events, and how that layout is told to the runtime.
+ *
+ * Layout rule (one rule everywhere, so a value can be memcpy'd between a
+ * variable, a tuple slot, a key and an event): integers take their size and
+ * are aligned to it; strings and buffers are byte arrays; a user stack is
+ * struct sp_ustack_key (16 bytes, align 8); a kernel stack, pointer or
+ * symbol address is a u64; a tuple puts its elements at their natural
+ * alignment and is padded to its own. Padding is always zeroed before use,
+ * because hash maps compare keys byte for byte. The runtime never assumes
+ * this rule: it reads offsets and sizes from the plan's fields.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h"
+
+bool cg_is_scalar(const struct sp_type *t)
+{
+	switch (t->kind) {
+	case SP_T_INT:
+	case SP_T_PTR:
+	case SP_T_KSTACK:
+	case SP_T_USYM:
+	case SP_T_KSYM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint32_t round_up(uint32_t v, uint32_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+uint32_t cg_align(const struct sp_type *t)
+{
+	uint32_t a = 1;
+
+	switch (t->kind) {
+	case SP_T_INT:
+		return t->size ? t->size : 8;
+	case SP_T_PTR:
+	case SP_T_KSTACK:
+	case SP_T_USYM:
+	case SP_T_KSYM:
+	case SP_T_USTACK:
+		return 8;
+	case SP_T_TUPLE:
+		for (int i = 0; i < t->nelems; i++) {
+			uint32_t ea = cg_align(t->elems[i]);
+
+			if (ea > a)
+				a = ea;
+		}
+		return a;
+	default:
+		return 1;
+	}
+}
+
+/* Offset of element i of a tuple; i == nelems gives the unpadded end. */
+uint32_t cg_tuple_offset(const struct sp_type *t, int i)
+{
+	uint32_t off = 0;
+
+	for (int j = 0; j < t->nelems; j++) {
+		off = round_up(off, cg_align(t->elems[j]));
+		if (j == i)
+			return off;
+		off += cg_size(t->elems[j]);
+	}
+	return off;
+}
+
+uint32_t cg_size(const struct sp_type *t)
+{
+	switch (t->kind) {
+	case SP_T_INT:
+		return t->size ? t->size : 8;
+	case SP_T_PTR:
+	case SP_T_KSTACK:
+	case SP_T_USYM:
+	case SP_T_KSYM:
+		return 8;
+	case SP_T_USTACK:
+		return sizeof(struct sp_ustack_key);
+	case SP_T_STRING:
+	case SP_T_BUF:
+		return t->size;
+	case SP_T_TUPLE:
+		return round_up(cg_tuple_offset(t, t->nelems), cg_align(t));
+	default:
+		return 0;
+	}
+}
+
+static enum sp_field_kind field_kind(const struct sp_type *t)
+{
+	switch (t->kind) {
+	case SP_T_STRING:
+		return SP_F_STR;
+	case SP_T_USTACK:
+		return SP_F_USTACK;
+	case SP_T_KSTACK:
+		return SP_F_KSTACK;
+	case SP_T_USYM:
+		return SP_F_USYM;
+	case SP_T_KSYM:
+		return SP_F_KSYM;
+	case SP_T_TUPLE:
+		return SP_F_TUPLE;
+	case SP_T_BUF:
+		return SP_F_BUF;
+	case SP_T_NONE:
+	case SP_T_VOID:
+		return SP_F_NONE;
+	default:
+		return SP_F_INT;
+	}
+}
+
+void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->kind = field_kind(t);
+	f->offset = off;
+	f->size = cg_size(t);
+	f->is_signed = t->kind == SP_T_INT && t->is_signed;
+	f->stack_limit = t->stack_limit;
+	f->stack_mode = t->stack_mode;
+	if (t->kind != SP_T_TUPLE)
+		return;
+	f->nelems = t->nelems;
+	f->elems = calloc(t->nelems ? t->nelems : 1, sizeof(*f->elems));
+	for (int i = 0; i < t->nelems; i++)
+		cg_field(t->elems[i], cg_tuple_offset(t, i), &f->elems[i]);
+}
+
+/* A tuple field of the given element types, laid out like a tuple. */
+void cg_tuple_fields(const struct sp_type *const *elems, int n, struct sp_plan_field *f)
+{
+	struct sp_type tt = { .kind = SP_T_TUPLE, .nelems = n,
+			      .elems = (struct sp_type **)elems };
+
+	cg_field(&tt, 0, f);
+}
+
+static LLVMTypeRef int_ty(struct cg *g, uint32_t size)
+{
+	switch (size) {
+	case 1:
+		return g->i8;
+	case 2:
+		return g->i16;
+	case 4:
+		return g->i32;
+	default:
+		return g->i64;
+	}
+}
+
+LLVMValueRef cg_load_int(struct cg *g, LLVMValueRef p, const struct sp_type *t)
+{
+	uint32_t size = cg_size(t);
+	LLVMTypeRef ty = int_ty(g, size);
+	LLVMValueRef v = LLVMBuildLoad2(g->B, ty, p, "");
+
+	LLVMSetAlignment(v, size >= 8 ? 8 : size);
+	if (size >= 8)
+		return v;
+	if (t->kind == SP_T_INT && t->is_signed)
+		return LLVMBuildSExt(g->B, v, g->i64, "");
+	return LLVMBuildZExt(g->B, v, g->i64, "");
+}
+
+void cg_store_int(struct cg *g, LLVMValueRef p, LLVMValueRef v, uint32_t size)
+{
+	LLVMTypeRef ty = int_ty(g, size);
+	LLVMValueRef st;
+
+	if (size < 8)
+		v = LLVMBuildTrunc(g->B, v, ty, "");
+	st = LLVMBuildStore(g->B, v, p);
+	LLVMSetAlignment(st, size >= 8 ? 8 : size);
+}
+
+/* Re-extends an i64 to the declared size and signedness of t. */
+LLVMValueRef cg_norm(struct cg *g, LLVMValueRef v, const struct sp_type *t)
+{
+	uint32_t size;
+
+	if (!t || t->kind != SP_T_INT)
+		return v;
+	size = cg_size(t);
+	if (size >= 8)
+		return v;
+	v = LLVMBuildTrunc(g->B, v, int_ty(g, size), "");
+	if (t->is_signed)
+		return LLVMBuildSExt(g->B, v, g->i64, "");
+	return LLVMBuildZExt(g->B, v, g->i64, "");
+}
+
+void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct sp_type *t)
+{
+	if (cg_is_scalar(t))
+		cg_store_int(g, dst, v, cg_size(t));
+	else
+		cg_memcpy(g, dst, v, cg_size(t));
+}
+
+/* Stores v (of type `from`) into a slot of type `to`: integers are
+ * truncated, strings copied up to the shorter size and NUL padded, tuples
+ * converted element by element. The slot is zeroed first when sizes differ. */
+void cg_store_conv(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct sp_type *from,
+		   const struct sp_type *to)
+{
+	uint32_t fs, ts;
+
+	if (!from)
+		from = to;
+	if (!to)
+		to = from;
+	if (cg_is_scalar(to)) {
+		cg_store_int(g, dst, v, cg_size(to));
+		return;
+	}
+	fs = cg_size(from);
+	ts = cg_size(to);
+	if (to->kind == SP_T_TUPLE && from->kind == SP_T_TUPLE && fs != ts &&
+	    to->nelems == from->nelems) {
+		cg_memset0(g, dst, ts);
+		for (int i = 0; i < to->nelems; i++) {
+			LLVMValueRef s = cg_gep(g, v, cg_tuple_offset(from, i));
+			LLVMValueRef d = cg_gep(g, dst, cg_tuple_offset(to, i));
+
+			if (cg_is_scalar(from->elems[i]))
+				s = cg_load_int(g, s, from->elems[i]);
+			cg_store_conv(g, d, s, from->elems[i], to->elems[i]);
+		}
+		return;
+	}
+	if (fs < ts)
+		cg_memset0(g, dst, ts);
+	cg_memcpy(g, dst, v, fs < ts ? fs : ts);
+	if (to->kind == SP_T_STRING && fs > ts && ts > 0)
+		cg_store_int(g, cg_gep(g, dst, ts - 1), LLVMConstInt(g->i64, 0, 0), 1);
+}

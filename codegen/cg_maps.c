@@ -1,0 +1,521 @@
+/* codegen/cg_maps.c: the script's maps, as BTF-defined BPF maps.
+ *
+ * Every `@name` becomes one map in ".maps" named AT_name (AT_ for `@`) plus
+ * a per-CPU drop counter DR_name. Aggregations (count, sum, min, max, avg,
+ * stats, hist, lhist) are PERCPU_HASH maps merged by user space; plain
+ * values are HASH maps. A scalar map (`@x = ...`) has one u64 key 0, like
+ * bpftrace's. hist/lhist keys end in a u64 bucket index, also like
+ * bpftrace. Value layouts are described in plan.h.
+ *
+ * Map definitions use the __uint() pointer-to-array trick of libbpf's
+ * bpf_helpers.h, built with the DIBuilder (see the spike notes): type,
+ * max_entries, key_size and value_size.
+ */
+#include <linux/bpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h"
+
+static const char *const agg_names[] = {
+	"",
+#define X(k, s) s,
+	SP_AGG_KINDS(X)
+#undef X
+};
+
+int cg_agg_kind(const char *name)
+{
+	for (int i = 1; name && i < (int)(sizeof(agg_names) / sizeof(agg_names[0])); i++)
+		if (strcmp(name, agg_names[i]) == 0)
+			return i;
+	return SP_AGG_NONE;
+}
+
+struct cg_map *cg_map_find(struct cg *g, const char *name)
+{
+	for (int i = 0; i < g->nmaps; i++)
+		if (strcmp(g->maps[i].name, name) == 0)
+			return &g->maps[i];
+	return NULL;
+}
+
+static char *bpf_map_name(const char *prefix, const char *name)
+{
+	size_t n = strlen(prefix) + strlen(name) + 1;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s%s", prefix, name + (name[0] == '@'));
+	return s;
+}
+
+static struct cg_map *map_add(struct cg *g, const struct sp_node *mapnode)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+
+	if (m)
+		return m;
+	if (g->nmaps == g->capmaps) {
+		int cap = g->capmaps ? g->capmaps * 2 : 8;
+		struct cg_map *v = realloc(g->maps, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		g->maps = v;
+		g->capmaps = cap;
+	}
+	m = &g->maps[g->nmaps++];
+	memset(m, 0, sizeof(*m));
+	m->name = mapnode->name;
+	m->bpf_name = bpf_map_name("AT_", mapnode->name);
+	m->drops_name = bpf_map_name("DR_", mapnode->name);
+	m->span = mapnode->span;
+	m->key_known = false;
+	return m;
+}
+
+/* The key type of a map reference: NULL for none, the key's type for one,
+ * a tuple of the keys' types for several (kept in keytuple). */
+static void note_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode)
+{
+	int n = mapnode->list.len;
+
+	if (m->key_known)
+		return;
+	m->key_known = true;
+	if (n == 0)
+		return;
+	if (n == 1) {
+		m->keyt = mapnode->list.items[0]->type;
+		return;
+	}
+	m->keytuple.kind = SP_T_TUPLE;
+	m->keytuple.nelems = n;
+	m->keytuple.elems = calloc(n, sizeof(*m->keytuple.elems));
+	for (int i = 0; i < n; i++)
+		m->keytuple.elems[i] = mapnode->list.items[i]->type;
+	m->keyt = &m->keytuple;
+}
+
+static int64_t int_arg(const struct sp_node *call, int i, int64_t dflt)
+{
+	if (call->list.len > i && call->list.items[i]->kind == SP_N_INT)
+		return call->list.items[i]->ival;
+	return dflt;
+}
+
+static void note_value(struct cg *g, struct cg_map *m, const struct sp_node *mapnode,
+		       const struct sp_node *val)
+{
+	int agg = SP_AGG_NONE;
+
+	if (val && val->kind == SP_N_CALL)
+		agg = cg_agg_kind(val->name);
+	if (agg == SP_AGG_NONE && mapnode->type && mapnode->type->kind == SP_T_AGG)
+		agg = mapnode->type->agg;
+	if (agg != SP_AGG_NONE) {
+		const struct sp_type *t = mapnode->type;
+
+		m->agg = agg;
+		m->lhist_min = t && t->kind == SP_T_AGG ? t->lhist_min : 0;
+		m->lhist_max = t && t->kind == SP_T_AGG ? t->lhist_max : 0;
+		m->lhist_step = t && t->kind == SP_T_AGG ? t->lhist_step : 0;
+		if (val && agg == SP_AGG_LHIST) {
+			m->lhist_min = int_arg(val, 1, m->lhist_min);
+			m->lhist_max = int_arg(val, 2, m->lhist_max);
+			m->lhist_step = int_arg(val, 3, m->lhist_step);
+		}
+		return;
+	}
+	if (m->valt)
+		return;
+	if (val && val->type && val->type->kind != SP_T_NONE)
+		m->valt = val->type;
+	else if (mapnode->type && mapnode->type->kind != SP_T_NONE &&
+		 mapnode->type->kind != SP_T_VOID)
+		m->valt = mapnode->type;
+}
+
+static void walk(struct cg *g, const struct sp_node *n)
+{
+	struct cg_map *m;
+
+	if (!n)
+		return;
+	if ((n->kind == SP_N_ASSIGN || n->kind == SP_N_INCDEC) && n->a &&
+	    n->a->kind == SP_N_MAP) {
+		m = map_add(g, n->a);
+		if (m) {
+			note_key(g, m, n->a);
+			note_value(g, m, n->a, n->kind == SP_N_ASSIGN ? n->b : NULL);
+		}
+	} else if (n->kind == SP_N_MAP) {
+		m = map_add(g, n);
+		if (m) {
+			note_key(g, m, n);
+			note_value(g, m, n, NULL);
+		}
+	}
+	walk(g, n->a);
+	walk(g, n->b);
+	walk(g, n->c);
+	for (int i = 0; i < n->list.len; i++)
+		walk(g, n->list.items[i]);
+}
+
+static uint32_t round8(uint32_t v)
+{
+	return (v + 7) & ~7u;
+}
+
+static uint32_t agg_value_size(int agg)
+{
+	switch (agg) {
+	case SP_AGG_MIN:
+	case SP_AGG_MAX:
+	case SP_AGG_AVG:
+	case SP_AGG_STATS:
+		return 16;
+	default:
+		return 8;
+	}
+}
+
+static void size_map(struct cg_map *m)
+{
+	m->key_size = m->keyt ? cg_size(m->keyt) : 0;
+	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
+		m->bpf_key_size = round8(m->key_size) + 8;
+	else
+		m->bpf_key_size = m->keyt ? round8(m->key_size) : 8;
+	if (m->agg != SP_AGG_NONE)
+		m->value_size = agg_value_size(m->agg);
+	else
+		m->value_size = round8(m->valt ? cg_size(m->valt) : 8);
+	if (m->value_size == 0)
+		m->value_size = 8;
+}
+
+int cg_collect_maps(struct cg *g, const struct sp_node *prog)
+{
+	walk(g, prog);
+	for (int i = 0; i < g->nmaps; i++)
+		size_map(&g->maps[i]);
+	return 0;
+}
+
+/* struct { __uint(f0, v0); ... } name SEC(".maps"); */
+static LLVMValueRef map_global(struct cg *g, const char *name, const char *const *fields,
+			       const long *vals, int n)
+{
+	LLVMMetadataRef members[8], st, gve, expr;
+	LLVMTypeRef irf[8];
+	LLVMValueRef gv;
+	size_t nlen = strlen(name);
+
+	for (int i = 0; i < n; i++) {
+		LLVMMetadataRef sub = LLVMDIBuilderGetOrCreateSubrange(g->D, 0, vals[i]);
+		LLVMMetadataRef arr = LLVMDIBuilderCreateArrayType(g->D, vals[i] * 32, 32,
+								   g->di_int, &sub, 1);
+		LLVMMetadataRef pt = LLVMDIBuilderCreatePointerType(g->D, arr, 64, 0, 0, NULL, 0);
+
+		members[i] = LLVMDIBuilderCreateMemberType(g->D, g->file, fields[i],
+							   strlen(fields[i]), g->file, 1, 64, 0,
+							   i * 64, LLVMDIFlagZero, pt);
+		irf[i] = g->ptr;
+	}
+	st = LLVMDIBuilderCreateStructType(g->D, g->file, NULL, 0, g->file, 1, n * 64, 0,
+					   LLVMDIFlagZero, NULL, members, n, 0, NULL, NULL, 0);
+	gv = LLVMAddGlobal(g->M, LLVMStructTypeInContext(g->C, irf, n, 0), name);
+	LLVMSetInitializer(gv, LLVMConstNull(LLVMGlobalGetValueType(gv)));
+	LLVMSetSection(gv, ".maps");
+	LLVMSetAlignment(gv, 8);
+	expr = LLVMDIBuilderCreateExpression(g->D, NULL, 0);
+	gve = LLVMDIBuilderCreateGlobalVariableExpression(g->D, g->cu, name, nlen, name, nlen,
+							  g->file, 1, st, 0, expr, NULL, 64);
+	LLVMGlobalSetMetadata(gv, LLVMGetMDKindIDInContext(g->C, "dbg", 3), gve);
+	return gv;
+}
+
+void cg_define_maps(struct cg *g)
+{
+	static const char *const f[] = { "type", "max_entries", "key_size", "value_size" };
+	uint32_t max = g->opts->max_keys ? g->opts->max_keys : 4096;
+
+	for (int i = 0; i < g->nmaps; i++) {
+		struct cg_map *m = &g->maps[i];
+		long v[4] = { m->agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH, max,
+			      m->bpf_key_size, m->value_size };
+		long d[4] = { BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8 };
+
+		m->gv = map_global(g, m->bpf_name, f, v, 4);
+		m->drops_gv = map_global(g, m->drops_name, f, d, 4);
+	}
+}
+
+/* ---- keys and updates ------------------------------------------------------- */
+
+/* Builds the key of a map reference in zeroed stack memory. */
+LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode,
+			uint32_t extra)
+{
+	LLVMValueRef key = cg_alloca(g, m->bpf_key_size, "key");
+	int n = mapnode->list.len;
+
+	(void)extra;
+	cg_memset0(g, key, m->bpf_key_size);
+	if (!m->keyt || n == 0)
+		return key;
+	if (n == 1) {
+		const struct sp_node *k = mapnode->list.items[0];
+
+		cg_store_conv(g, key, cg_expr(g, k), k->type, m->keyt);
+		return key;
+	}
+	for (int i = 0; i < n && i < m->keyt->nelems; i++) {
+		const struct sp_node *k = mapnode->list.items[i];
+
+		cg_store_conv(g, cg_gep(g, key, cg_tuple_offset(m->keyt, i)), cg_expr(g, k),
+			      k->type, m->keyt->elems[i]);
+	}
+	return key;
+}
+
+void cg_count_drop(struct cg *g, LLVMValueRef drops_gv)
+{
+	cg_call_fn(g, "sp_count_drop", &drops_gv, 1);
+}
+
+LLVMValueRef cg_map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key)
+{
+	LLVMValueRef args[2] = { m->gv, key };
+
+	return cg_call_helper(g, BPF_FUNC_map_lookup_elem, g->ptr, args, 2);
+}
+
+static LLVMValueRef agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v)
+{
+	if (m->agg == SP_AGG_HIST)
+		return cg_call_fn(g, "sp_log2_bucket", &v, 1);
+	LLVMValueRef a[4] = { v, cg_u64(g, m->lhist_min), cg_u64(g, m->lhist_max),
+			      cg_u64(g, m->lhist_step) };
+	return cg_call_fn(g, "sp_lin_bucket", a, 4);
+}
+
+static LLVMValueRef ld64(struct cg *g, LLVMValueRef p, uint32_t off)
+{
+	LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, cg_gep(g, p, off), "");
+
+	LLVMSetAlignment(v, 8);
+	return v;
+}
+
+static void st64(struct cg *g, LLVMValueRef p, uint32_t off, LLVMValueRef v)
+{
+	LLVMSetAlignment(LLVMBuildStore(g->B, v, cg_gep(g, p, off)), 8);
+}
+
+/* Applies one aggregation step to this CPU's value slot p. */
+static void agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v)
+{
+	LLVMValueRef old, take, seen;
+
+	switch (agg) {
+	case SP_AGG_SUM:
+		st64(g, p, 0, LLVMBuildAdd(g->B, ld64(g, p, 0), v, ""));
+		break;
+	case SP_AGG_MIN:
+	case SP_AGG_MAX:
+		old = ld64(g, p, 0);
+		seen = LLVMBuildICmp(g->B, LLVMIntNE, ld64(g, p, 8), cg_u64(g, 0), "");
+		take = LLVMBuildICmp(g->B, agg == SP_AGG_MIN ? LLVMIntSLT : LLVMIntSGT, v, old, "");
+		take = LLVMBuildOr(g->B, take, LLVMBuildNot(g->B, seen, ""), "");
+		st64(g, p, 0, LLVMBuildSelect(g->B, take, v, old, ""));
+		st64(g, p, 8, cg_u64(g, 1));
+		break;
+	case SP_AGG_AVG:
+	case SP_AGG_STATS:
+		st64(g, p, 0, LLVMBuildAdd(g->B, ld64(g, p, 0), cg_u64(g, 1), ""));
+		st64(g, p, 8, LLVMBuildAdd(g->B, ld64(g, p, 8), v, ""));
+		break;
+	default: /* count, hist, lhist */
+		st64(g, p, 0, LLVMBuildAdd(g->B, ld64(g, p, 0), cg_u64(g, 1), ""));
+		break;
+	}
+}
+
+/* @m[k] = agg(args) */
+void cg_map_agg(struct cg *g, const struct sp_node *assign)
+{
+	const struct sp_node *call = assign->b;
+	struct cg_map *m = cg_map_find(g, assign->a->name);
+	LLVMValueRef key, v = NULL, init, p, args[4];
+	LLVMBasicBlockRef have, done;
+
+	if (!m)
+		return;
+	key = cg_map_key(g, m, assign->a, 0);
+	if (m->agg != SP_AGG_COUNT && call->list.len > 0)
+		v = cg_expr(g, call->list.items[0]);
+	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
+		st64(g, key, m->bpf_key_size - 8, agg_bucket(g, m, v ? v : cg_u64(g, 0)));
+	if (!v)
+		v = cg_u64(g, 0);
+	init = cg_alloca(g, m->value_size, "init");
+	cg_memset0(g, init, m->value_size);
+	args[0] = m->gv;
+	args[1] = key;
+	args[2] = init;
+	args[3] = m->drops_gv;
+	p = cg_call_fn(g, "sp_map_upsert", args, 4);
+	have = cg_block(g, "agg");
+	done = cg_block(g, "agg_done");
+	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
+	LLVMPositionBuilderAtEnd(g->B, have);
+	agg_apply(g, m->agg, p, v);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, done);
+}
+
+/* @m[k] = v for a plain value. */
+void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
+		  const struct sp_type *vt)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+	LLVMValueRef key, val, args[4];
+
+	if (!m)
+		return;
+	key = cg_map_key(g, m, mapnode, 0);
+	val = cg_alloca(g, m->value_size, "val");
+	cg_memset0(g, val, m->value_size);
+	cg_store_conv(g, val, v, vt, m->valt ? m->valt : vt);
+	args[0] = m->gv;
+	args[1] = key;
+	args[2] = val;
+	args[3] = m->drops_gv;
+	cg_call_fn(g, "sp_map_put", args, 4);
+}
+
+/* Reading @m[k]: a plain value (0 / zeroes when missing), or an aggregation
+ * merged across CPUs like user space merges it. */
+LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+	const struct sp_type *t;
+	LLVMValueRef key, p, res, args[3];
+	LLVMBasicBlockRef have, done, from;
+
+	if (!m)
+		return cg_u64(g, 0);
+	key = cg_map_key(g, m, mapnode, 0);
+	if (m->agg != SP_AGG_NONE) {
+		args[0] = m->gv;
+		args[1] = key;
+		args[2] = LLVMConstInt(g->i32, m->agg, 0);
+		return cg_call_fn(g, "sp_percpu_read", args, 3);
+	}
+	t = m->valt;
+	p = cg_map_lookup(g, m, key);
+	from = LLVMGetInsertBlock(g->B);
+	have = cg_block(g, "found");
+	done = cg_block(g, "read_done");
+	if (t && !cg_is_scalar(t)) {
+		res = cg_alloca(g, cg_size(t), "mapval");
+		cg_memset0(g, res, cg_size(t));
+		LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
+		LLVMPositionBuilderAtEnd(g->B, have);
+		cg_memcpy(g, res, p, cg_size(t));
+		LLVMBuildBr(g->B, done);
+		LLVMPositionBuilderAtEnd(g->B, done);
+		return res;
+	}
+	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
+	LLVMPositionBuilderAtEnd(g->B, have);
+	{
+		struct sp_type i64t = { .kind = SP_T_INT, .size = 8, .is_signed = true };
+		LLVMValueRef v = cg_load_int(g, p, t ? t : &i64t);
+		LLVMValueRef in[2] = { cg_u64(g, 0), v };
+		LLVMBasicBlockRef bb[2] = { from, have };
+
+		LLVMBuildBr(g->B, done);
+		LLVMPositionBuilderAtEnd(g->B, done);
+		res = LLVMBuildPhi(g->B, g->i64, "");
+		LLVMAddIncoming(res, in, bb, 2);
+	}
+	return res;
+}
+
+void cg_map_delete(struct cg *g, const struct sp_node *mapnode)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+	LLVMValueRef args[2];
+
+	if (!m)
+		return;
+	args[0] = m->gv;
+	args[1] = cg_map_key(g, m, mapnode, 0);
+	cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
+}
+
+/* ---- the plan's view of the maps ------------------------------------------- */
+
+static void agg_value_field(int agg, struct sp_plan_field *f)
+{
+	static const struct sp_type s64 = { .kind = SP_T_INT, .size = 8, .is_signed = true };
+	static const struct sp_type u64 = { .kind = SP_T_INT, .size = 8 };
+	const struct sp_type *two[2];
+
+	switch (agg) {
+	case SP_AGG_MIN:
+	case SP_AGG_MAX:
+		two[0] = &s64;
+		two[1] = &u64;
+		cg_tuple_fields(two, 2, f);
+		break;
+	case SP_AGG_AVG:
+	case SP_AGG_STATS:
+		two[0] = &u64;
+		two[1] = &s64;
+		cg_tuple_fields(two, 2, f);
+		break;
+	case SP_AGG_SUM:
+		cg_field(&s64, 0, f);
+		break;
+	default:
+		cg_field(&u64, 0, f);
+		break;
+	}
+}
+
+void cg_fill_plan_maps(struct cg *g)
+{
+	struct sp_plan *p = g->plan;
+
+	p->maps = calloc(g->nmaps + 1, sizeof(*p->maps));
+	p->nmaps = g->nmaps;
+	for (int i = 0; i < g->nmaps; i++) {
+		struct cg_map *m = &g->maps[i];
+		struct sp_plan_map *pm = &p->maps[i];
+
+		pm->name = strdup(m->name);
+		pm->bpf_name = strdup(m->bpf_name);
+		pm->drops_name = strdup(m->drops_name);
+		pm->agg = m->agg;
+		if (m->keyt)
+			cg_field(m->keyt, 0, &pm->key);
+		else
+			pm->key.kind = SP_F_NONE;
+		if (m->agg != SP_AGG_NONE)
+			agg_value_field(m->agg, &pm->value);
+		else if (m->valt)
+			cg_field(m->valt, 0, &pm->value);
+		pm->key_size = m->bpf_key_size;
+		pm->value_size = m->value_size;
+		pm->percpu = m->agg != SP_AGG_NONE;
+		pm->lhist_min = m->lhist_min;
+		pm->lhist_max = m->lhist_max;
+		pm->lhist_step = m->lhist_step;
+	}
+}

@@ -1,0 +1,472 @@
+/* codegen/cg_stmt.c: statements, scratch variables and function calls.
+ *
+ * Temporaries (keys, strings, tuples) get lifetime markers that end with
+ * their statement, so the 512-byte BPF stack is reused from one statement
+ * to the next. Scratch variables live for the whole program and are zeroed
+ * in the entry block (the verifier rejects reads of uninitialized stack).
+ *
+ * Functions that need user space (printf, print, clear, zero, exit) send a
+ * record on the sp_events ring buffer, laid out as plan.h describes; a
+ * record that does not fit is counted in sp_event_drops.
+ */
+#include <linux/bpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h"
+
+static const struct sp_type s64_type = { .kind = SP_T_INT, .size = 8, .is_signed = true };
+
+static void stmt(struct cg *g, const struct sp_node *n);
+
+/* ---- scratch variables ----------------------------------------------------- */
+
+LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp_type *t)
+{
+	int id = var->scope_id;
+	uint32_t size;
+
+	if (id < 0 || id >= g->nvars) {
+		cg_error(g, var->span, "internal error: unresolved variable '%s'", var->name);
+		return cg_var_alloca(g, 8, "bad");
+	}
+	if (g->vars[id])
+		return g->vars[id];
+	if (!t || t->kind == SP_T_NONE)
+		t = &s64_type;
+	size = cg_size(t);
+	g->var_types[id] = t;
+	g->vars[id] = cg_var_alloca(g, size < 8 ? 8 : size, var->name);
+	LLVMBuildMemSet(g->AB, g->vars[id], LLVMConstInt(g->i8, 0, 0), cg_u64(g, size < 8 ? 8 : size),
+			8);
+	return g->vars[id];
+}
+
+static const struct sp_type *var_type(struct cg *g, const struct sp_node *var)
+{
+	if (var->scope_id >= 0 && var->scope_id < g->nvars && g->var_types[var->scope_id])
+		return g->var_types[var->scope_id];
+	return var->type;
+}
+
+/* ---- assignment ------------------------------------------------------------------- */
+
+static bool sgn(const struct sp_type *t)
+{
+	return t && t->kind == SP_T_INT && t->is_signed;
+}
+
+static void assign_map(struct cg *g, const struct sp_node *n)
+{
+	struct cg_map *m = cg_map_find(g, n->a->name);
+	LLVMValueRef v;
+
+	if (m && m->agg != SP_AGG_NONE && n->b->kind == SP_N_CALL &&
+	    cg_agg_kind(n->b->name) != SP_AGG_NONE) {
+		cg_map_agg(g, n);
+		return;
+	}
+	if (m && m->agg != SP_AGG_NONE) {
+		cg_error(g, n->span, "cannot assign a value to aggregation map '%s'", m->name);
+		return;
+	}
+	v = cg_expr(g, n->b);
+	if (n->op) {
+		const struct sp_type *t = m && m->valt ? m->valt : n->b->type;
+
+		v = cg_norm(g, cg_arith(g, n->op, cg_map_read(g, n->a), v, sgn(t)), t);
+	}
+	cg_map_store(g, n->a, v, n->b->type);
+}
+
+static void assign_var(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_type *t = var_type(g, n->a);
+	LLVMValueRef p, v;
+
+	if (!t || t->kind == SP_T_NONE)
+		t = n->b->type;
+	v = cg_expr(g, n->b);
+	p = cg_var_ptr(g, n->a, t);
+	t = var_type(g, n->a);
+	if (n->op) {
+		LLVMValueRef old = cg_load_int(g, p, t);
+
+		v = cg_norm(g, cg_arith(g, n->op, old, v, sgn(t)), t);
+		cg_store_int(g, p, v, cg_size(t));
+		return;
+	}
+	cg_store_conv(g, p, v, n->b->type, t);
+}
+
+/* x++, ++x, x--, --x on a variable or a plain map value; returns the value
+ * the expression has (old for postfix, new for prefix). */
+LLVMValueRef cg_incdec(struct cg *g, const struct sp_node *n)
+{
+	LLVMValueRef old, nv, one = cg_u64(g, 1);
+	const struct sp_type *t;
+
+	if (n->a->kind == SP_N_MAP) {
+		struct cg_map *m = cg_map_find(g, n->a->name);
+
+		t = m && m->valt ? m->valt : &s64_type;
+		old = cg_map_read(g, n->a);
+		nv = n->op == '+' ? LLVMBuildAdd(g->B, old, one, "") : LLVMBuildSub(g->B, old, one, "");
+		nv = cg_norm(g, nv, t);
+		cg_map_store(g, n->a, nv, t);
+	} else {
+		LLVMValueRef p = cg_var_ptr(g, n->a, n->a->type);
+
+		t = var_type(g, n->a);
+		old = cg_load_int(g, p, t);
+		nv = n->op == '+' ? LLVMBuildAdd(g->B, old, one, "") : LLVMBuildSub(g->B, old, one, "");
+		nv = cg_norm(g, nv, t);
+		cg_store_int(g, p, nv, cg_size(t));
+	}
+	return n->prefix ? nv : old;
+}
+
+/* ---- control flow ------------------------------------------------------------------ */
+
+static void if_stmt(struct cg *g, const struct sp_node *n)
+{
+	LLVMBasicBlockRef yes = cg_block(g, "if"), done = cg_block(g, "endif");
+	LLVMBasicBlockRef no = n->c ? cg_block(g, "else") : done;
+
+	LLVMBuildCondBr(g->B, cg_cond(g, n->a), yes, no);
+	LLVMPositionBuilderAtEnd(g->B, yes);
+	stmt(g, n->b);
+	LLVMBuildBr(g->B, done);
+	if (n->c) {
+		LLVMPositionBuilderAtEnd(g->B, no);
+		stmt(g, n->c);
+		LLVMBuildBr(g->B, done);
+	}
+	LLVMPositionBuilderAtEnd(g->B, done);
+}
+
+static void while_stmt(struct cg *g, const struct sp_node *n)
+{
+	LLVMBasicBlockRef head = cg_block(g, "while"), body = cg_block(g, "loop");
+	LLVMBasicBlockRef done = cg_block(g, "endwhile");
+
+	if (g->nloops == CG_MAX_LOOPS) {
+		cg_error(g, n->span, "loops nested too deeply");
+		return;
+	}
+	LLVMBuildBr(g->B, head);
+	LLVMPositionBuilderAtEnd(g->B, head);
+	LLVMBuildCondBr(g->B, cg_cond(g, n->a), body, done);
+	LLVMPositionBuilderAtEnd(g->B, body);
+	g->brk[g->nloops] = done;
+	g->cont[g->nloops++] = head;
+	stmt(g, n->b);
+	g->nloops--;
+	LLVMBuildBr(g->B, head);
+	LLVMPositionBuilderAtEnd(g->B, done);
+}
+
+static void unroll_stmt(struct cg *g, const struct sp_node *n)
+{
+	int64_t count = n->a && n->a->kind == SP_N_INT ? n->a->ival : 0;
+
+	if (count < 1 || count > 100) {
+		cg_error(g, n->span, "unroll count must be between 1 and 100");
+		return;
+	}
+	for (int64_t i = 0; i < count; i++)
+		stmt(g, n->b);
+}
+
+static void jump(struct cg *g, const struct sp_node *n, LLVMBasicBlockRef *targets)
+{
+	if (g->nloops == 0) {
+		cg_error(g, n->span, "'%s' outside of a loop", sp_node_kind_name(n->kind));
+		return;
+	}
+	LLVMBuildBr(g->B, targets[g->nloops - 1]);
+	cg_dead_block(g);
+}
+
+static void stmt(struct cg *g, const struct sp_node *n)
+{
+	int mark = g->ntemps;
+
+	if (!n)
+		return;
+	cg_loc(g, n->span);
+	switch (n->kind) {
+	case SP_N_BLOCK:
+		cg_block_stmts(g, n);
+		break;
+	case SP_N_EXPR_STMT:
+		cg_expr(g, n->a);
+		break;
+	case SP_N_ASSIGN:
+		if (n->a->kind == SP_N_MAP)
+			assign_map(g, n);
+		else
+			assign_var(g, n);
+		break;
+	case SP_N_INCDEC:
+		cg_incdec(g, n);
+		break;
+	case SP_N_IF:
+		if_stmt(g, n);
+		break;
+	case SP_N_WHILE:
+		while_stmt(g, n);
+		break;
+	case SP_N_UNROLL:
+		unroll_stmt(g, n);
+		break;
+	case SP_N_BREAK:
+		jump(g, n, g->brk);
+		break;
+	case SP_N_CONTINUE:
+		jump(g, n, g->cont);
+		break;
+	case SP_N_RETURN:
+		LLVMBuildBr(g->B, g->ret_bb);
+		cg_dead_block(g);
+		break;
+	default:
+		cg_expr(g, n);
+		break;
+	}
+	cg_temps_end(g, mark);
+}
+
+void cg_block_stmts(struct cg *g, const struct sp_node *block)
+{
+	if (block->kind != SP_N_BLOCK) {
+		stmt(g, block);
+		return;
+	}
+	for (int i = 0; i < block->list.len; i++)
+		stmt(g, block->list.items[i]);
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+static void event_simple(struct cg *g, int type, int id, uint64_t arg)
+{
+	LLVMValueRef args[3] = { LLVMConstInt(g->i32, type, 0), LLVMConstInt(g->i32, id, 0),
+				 cg_u64(g, arg) };
+
+	cg_call_fn(g, "sp_emit_event", args, 3);
+}
+
+/* The type an argument has in an event record: integers widened to 8 bytes. */
+static const struct sp_type *event_type(const struct sp_type *t)
+{
+	static const struct sp_type u64 = { .kind = SP_T_INT, .size = 8 };
+
+	if (!t)
+		return &s64_type;
+	if (t->kind == SP_T_INT)
+		return t->is_signed ? &s64_type : &u64;
+	return t;
+}
+
+static int add_printf(struct cg *g, const char *fmt, const struct sp_node *const *args, int n)
+{
+	struct sp_plan *p = g->plan;
+	const struct sp_type *types[32];
+	struct sp_plan_printf *v = realloc(p->printfs, (p->nprintfs + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	p->printfs = v;
+	for (int i = 0; i < n && i < 32; i++)
+		types[i] = event_type(args[i]->type);
+	v[p->nprintfs].fmt = fmt ? strdup(fmt) : NULL;
+	cg_tuple_fields(types, n < 32 ? n : 32, &v[p->nprintfs].args);
+	return p->nprintfs++;
+}
+
+/* header + args in ring-buffer memory (reserve / fill / submit). */
+static void event_record(struct cg *g, int type, int id, const struct sp_node *const *args, int n)
+{
+	const struct sp_plan_field *f = &g->plan->printfs[id].args;
+	uint32_t size = sizeof(struct sp_event_hdr) + f->size;
+	LLVMValueRef vals[32], rec, a[3];
+	LLVMValueRef events = LLVMGetNamedGlobal(g->M, SP_MAP_EVENTS);
+	LLVMBasicBlockRef fill = cg_block(g, "event"), lost = cg_block(g, "event_lost");
+	LLVMBasicBlockRef done = cg_block(g, "event_done");
+
+	for (int i = 0; i < n && i < 32; i++)
+		vals[i] = cg_expr(g, args[i]);
+	a[0] = events;
+	a[1] = cg_u64(g, size);
+	a[2] = cg_u64(g, 0);
+	rec = cg_call_helper(g, BPF_FUNC_ringbuf_reserve, g->ptr, a, 3);
+	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, rec, ""), fill, lost);
+	LLVMPositionBuilderAtEnd(g->B, lost);
+	cg_call_fn(g, "sp_event_drop", NULL, 0);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, fill);
+	cg_memset0(g, rec, size);
+	cg_store_int(g, rec, LLVMConstInt(g->i64, type, 0), 4);
+	cg_store_int(g, cg_gep(g, rec, 4), LLVMConstInt(g->i64, id, 0), 4);
+	for (int i = 0; i < n && i < 32; i++) {
+		const struct sp_type *t = event_type(args[i]->type);
+
+		cg_store_conv(g, cg_gep(g, rec, sizeof(struct sp_event_hdr) + f->elems[i].offset),
+			      vals[i], args[i]->type, t);
+	}
+	a[0] = rec;
+	a[1] = cg_u64(g, 0);
+	cg_call_helper(g, BPF_FUNC_ringbuf_submit, g->vt, a, 2);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, done);
+}
+
+static void printf_call(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *fmt = n->list.len ? n->list.items[0] : NULL;
+	int id;
+
+	if (!fmt || fmt->kind != SP_N_STR) {
+		cg_error(g, n->span, "printf needs a literal format string");
+		return;
+	}
+	if (n->list.len > 33) {
+		cg_error(g, n->span, "printf takes at most 32 arguments");
+		return;
+	}
+	id = add_printf(g, fmt->str, (const struct sp_node *const *)n->list.items + 1,
+			n->list.len - 1);
+	if (id >= 0)
+		event_record(g, SP_EV_PRINTF, id, (const struct sp_node *const *)n->list.items + 1,
+			     n->list.len - 1);
+}
+
+static int map_index(struct cg *g, const struct sp_node *arg)
+{
+	struct cg_map *m;
+
+	if (!arg || arg->kind != SP_N_MAP || !(m = cg_map_find(g, arg->name)))
+		return -1;
+	return (int)(m - g->maps);
+}
+
+static void map_event(struct cg *g, const struct sp_node *n, int type)
+{
+	int id = map_index(g, n->list.len ? n->list.items[0] : NULL);
+	uint64_t arg = 0;
+
+	if (id < 0) {
+		if (type == SP_EV_PRINT && n->list.len == 1) { /* print(value) */
+			const struct sp_node *v = n->list.items[0];
+			int pid = add_printf(g, NULL, &v, 1);
+
+			if (pid >= 0)
+				event_record(g, SP_EV_PRINT_VALUE, pid, &v, 1);
+			return;
+		}
+		cg_error(g, n->span, "'%s' needs a map argument", n->name);
+		return;
+	}
+	if (n->list.len > 1 && n->list.items[1]->kind == SP_N_INT)
+		arg |= (uint32_t)n->list.items[1]->ival;
+	if (n->list.len > 2 && n->list.items[2]->kind == SP_N_INT)
+		arg |= (uint64_t)(uint32_t)n->list.items[2]->ival << 32;
+	event_simple(g, type, id, arg);
+}
+
+/* ---- calls ------------------------------------------------------------------------- */
+
+static LLVMValueRef exit_call(struct cg *g)
+{
+	cg_call_fn(g, "sp_emit_exit", NULL, 0);
+	LLVMBuildBr(g->B, g->ret_bb);
+	cg_dead_block(g);
+	return cg_u64(g, 0);
+}
+
+static bool user_probe(struct cg *g)
+{
+	return g->ptype == SP_PROBE_UPROBE || g->ptype == SP_PROBE_URETPROBE ||
+	       g->ptype == SP_PROBE_USDT;
+}
+
+/* str(p[, n]): a NUL-terminated string read from user or kernel memory. */
+static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *src = n->list.len ? n->list.items[0] : NULL;
+	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
+	LLVMValueRef buf, args[3], len;
+
+	if (!src)
+		return cg_str_const(g, "", 0, size);
+	if (src->type && src->type->kind == SP_T_STRING) {
+		buf = cg_alloca(g, size, "str");
+		cg_store_conv(g, buf, cg_expr(g, src), src->type, n->type);
+		return buf;
+	}
+	buf = cg_alloca(g, size, "str");
+	cg_memset0(g, buf, size);
+	len = cg_u64(g, size);
+	if (n->list.len > 1) {
+		LLVMValueRef want = LLVMBuildAdd(g->B, cg_expr(g, n->list.items[1]), cg_u64(g, 1), "");
+		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
+
+		len = LLVMBuildSelect(g->B, small, want, len, "");
+	}
+	args[0] = buf;
+	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
+	args[2] = cg_expr(g, src);
+	cg_call_helper(g, user_probe(g) ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str,
+		       g->i64, args, 3);
+	return buf;
+}
+
+static LLVMValueRef strncmp_call(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *lim = n->list.len > 2 ? n->list.items[2] : NULL;
+	LLVMValueRef eq;
+
+	if (n->list.len < 2 || (lim && lim->kind != SP_N_INT)) {
+		cg_error(g, n->span, "strncmp needs two strings and a literal length");
+		return cg_u64(g, 0);
+	}
+	eq = cg_str_eq(g, n->list.items[0], n->list.items[1], lim ? (uint32_t)lim->ival : UINT32_MAX);
+	return LLVMBuildXor(g->B, eq, cg_u64(g, 1), "");
+}
+
+LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
+{
+	const char *f = n->name;
+
+	if (!strcmp(f, "exit"))
+		return exit_call(g);
+	if (!strcmp(f, "printf")) {
+		printf_call(g, n);
+		return cg_u64(g, 0);
+	}
+	if (!strcmp(f, "print") || !strcmp(f, "clear") || !strcmp(f, "zero")) {
+		map_event(g, n, f[0] == 'p' ? SP_EV_PRINT : f[0] == 'c' ? SP_EV_CLEAR : SP_EV_ZERO);
+		return cg_u64(g, 0);
+	}
+	if (!strcmp(f, "delete")) {
+		if (n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
+			cg_map_delete(g, n->list.items[0]);
+		else
+			cg_error(g, n->span, "delete needs a map element: delete(@m[key])");
+		return cg_u64(g, 0);
+	}
+	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))
+		return cg_builtin(g, n);
+	if (!strcmp(f, "str"))
+		return str_call(g, n);
+	if (!strcmp(f, "strncmp"))
+		return strncmp_call(g, n);
+	if ((!strcmp(f, "usym") || !strcmp(f, "ksym")) && n->list.len == 1)
+		return cg_expr(g, n->list.items[0]);
+	if (cg_agg_kind(f) != SP_AGG_NONE)
+		cg_error(g, n->span, "%s() can only be assigned to a map: @m = %s(...)", f, f);
+	else
+		cg_error(g, n->span, "function '%s' is not supported by codegen yet", f);
+	return cg_u64(g, 0);
+}

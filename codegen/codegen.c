@@ -1,0 +1,704 @@
+/* codegen/codegen.c: typed AST -> one LLVM module -> BPF object + plan.
+ *
+ * The recipe is the one proven in the LLVM/BPF spike: module for bpfel with
+ * the target machine's data layout; the helper bitcode (bpf/NAME.bpf.c) linked
+ * in first and made internal + always-inline; a DICompileUnit so the BPF
+ * backend emits .BTF/.BTF.ext; BTF-defined maps in ".maps"; one function
+ * per attach point with a DISubprogram and a named `ctx` parameter (without
+ * them LLVM crashes or the kernel silently drops BTF) and debug locations
+ * that carry the script's line:col; default<O2>; object emitted to memory.
+ *
+ * This file holds the driver and the small IR utilities the other files
+ * share; maps are in cg_maps.c, expressions in cg_expr.c, statements and
+ * calls in cg_stmt.c, layouts in cg_layout.c.
+ */
+#include <errno.h>
+#include <linux/bpf.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "cg.h"
+
+extern const char sp_bpf_helpers_bc[];
+extern const char sp_bpf_helpers_bc_end[];
+
+static pthread_once_t target_once = PTHREAD_ONCE_INIT;
+
+static void target_init(void)
+{
+	LLVMInitializeBPFTargetInfo();
+	LLVMInitializeBPFTarget();
+	LLVMInitializeBPFTargetMC();
+	LLVMInitializeBPFAsmPrinter();
+}
+
+/* ---- small IR utilities shared by the other files ------------------------ */
+
+void cg_error(struct cg *g, struct sp_span span, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	g->errors++;
+	if (g->diag)
+		sp_diag_at(g->diag, SP_DIAG_ERROR, span, "%s", buf);
+}
+
+void cg_loc(struct cg *g, struct sp_span span)
+{
+	uint32_t line = 1, col = 1;
+	LLVMMetadataRef loc;
+
+	if (!g->sp)
+		return;
+	if (g->src)
+		sp_source_linecol(g->src, span.begin, &line, &col);
+	loc = LLVMDIBuilderCreateDebugLocation(g->C, line, col, g->sp, NULL);
+	LLVMSetCurrentDebugLocation2(g->B, loc);
+}
+
+LLVMValueRef cg_u64(struct cg *g, uint64_t v)
+{
+	return LLVMConstInt(g->i64, v, 0);
+}
+
+/* Stack memory in the entry block, so LLVM can colour and promote it.
+ * Variables live for the whole program. */
+LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMTypeRef ty = LLVMArrayType(g->i8, size ? size : 1);
+	LLVMValueRef a = LLVMBuildAlloca(g->AB, ty, name);
+
+	LLVMSetAlignment(a, 8);
+	return a;
+}
+
+static void lifetime(struct cg *g, const char *which, LLVMValueRef a, uint32_t size)
+{
+	unsigned id = LLVMLookupIntrinsicID(which, strlen(which));
+	LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->M, id, &g->ptr, 1);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(g->C, id, &g->ptr, 1);
+	LLVMValueRef args[2] = { cg_u64(g, size ? size : 1), a };
+
+	LLVMBuildCall2(g->B, fty, f, args, 2, "");
+}
+
+/* A temporary (key, string, tuple ...): live from here to the end of the
+ * current statement, so the 512-byte BPF stack is reused across statements. */
+LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMValueRef a = cg_var_alloca(g, size, name);
+
+	if (g->ntemps == g->captemps) {
+		int cap = g->captemps ? g->captemps * 2 : 32;
+		LLVMValueRef *t = realloc(g->temps, cap * sizeof(*t));
+		uint32_t *ts = realloc(g->temp_sizes, cap * sizeof(*ts));
+
+		if (t)
+			g->temps = t;
+		if (ts)
+			g->temp_sizes = ts;
+		if (!t || !ts)
+			return a;
+		g->captemps = cap;
+	}
+	g->temps[g->ntemps] = a;
+	g->temp_sizes[g->ntemps++] = size;
+	lifetime(g, "llvm.lifetime.start", a, size);
+	return a;
+}
+
+void cg_temps_end(struct cg *g, int mark)
+{
+	for (int i = g->ntemps - 1; i >= mark; i--)
+		lifetime(g, "llvm.lifetime.end", g->temps[i], g->temp_sizes[i]);
+	if (mark < g->ntemps)
+		g->ntemps = mark;
+}
+
+LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint32_t off)
+{
+	LLVMValueRef idx = LLVMConstInt(g->i64, off, 0);
+
+	if (off == 0)
+		return p;
+	return LLVMBuildGEP2(g->B, g->i8, p, &idx, 1, "");
+}
+
+void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size)
+{
+	if (size)
+		LLVMBuildMemSet(g->B, p, LLVMConstInt(g->i8, 0, 0), cg_u64(g, size), 1);
+}
+
+void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size)
+{
+	if (size && dst != src)
+		LLVMBuildMemCpy(g->B, dst, 1, src, 1, cg_u64(g, size));
+}
+
+LLVMBasicBlockRef cg_block(struct cg *g, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(g->C, g->fn, name);
+}
+
+/* After a terminator (return, break, exit): later statements go to an
+ * unreachable block the optimizer deletes. */
+void cg_dead_block(struct cg *g)
+{
+	LLVMPositionBuilderAtEnd(g->B, cg_block(g, "dead"));
+}
+
+/* Calls BPF helper `id` (inttoptr of the helper number). */
+LLVMValueRef cg_call_helper(struct cg *g, int id, LLVMTypeRef ret, LLVMValueRef *args, int nargs)
+{
+	LLVMTypeRef at[8];
+	LLVMTypeRef fty;
+	LLVMValueRef fp;
+
+	for (int i = 0; i < nargs && i < 8; i++)
+		at[i] = LLVMTypeOf(args[i]);
+	fty = LLVMFunctionType(ret, at, nargs, 0);
+	fp = LLVMConstIntToPtr(cg_u64(g, id), g->ptr);
+	return LLVMBuildCall2(g->B, fty, fp, args, nargs, "");
+}
+
+LLVMValueRef cg_helper_fn(struct cg *g, const char *name, LLVMTypeRef *fty)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(g->M, name);
+
+	if (f && fty)
+		*fty = LLVMGlobalGetValueType(f);
+	return f;
+}
+
+/* Calls a function of the linked helper bitcode (bpf/NAME.bpf.c). */
+LLVMValueRef cg_call_fn(struct cg *g, const char *name, LLVMValueRef *args, int nargs)
+{
+	LLVMTypeRef fty;
+	LLVMValueRef f = cg_helper_fn(g, name, &fty);
+
+	if (!f)
+		return NULL;
+	return LLVMBuildCall2(g->B, fty, f, args, nargs, "");
+}
+
+/* ---- module set-up --------------------------------------------------------- */
+
+static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx)
+{
+	struct cg *g = ctx;
+	char *msg;
+
+	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
+		return;
+	msg = LLVMGetDiagInfoDescription(di);
+	free(g->llvm_error);
+	g->llvm_error = strdup(msg ? msg : "unknown llvm error");
+	LLVMDisposeMessage(msg);
+}
+
+static int make_target(struct cg *g)
+{
+	LLVMTargetRef t;
+	char *err = NULL;
+
+	if (LLVMGetTargetFromTriple("bpfel", &t, &err)) {
+		g->llvm_error = strdup(err ? err : "no bpf target");
+		LLVMDisposeMessage(err);
+		return -ENOENT;
+	}
+	g->TM = LLVMCreateTargetMachine(t, "bpfel", "v3", "", LLVMCodeGenLevelDefault,
+					LLVMRelocDefault, LLVMCodeModelDefault);
+	return g->TM ? 0 : -ENOMEM;
+}
+
+static void set_dl(struct cg *g, LLVMModuleRef m)
+{
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(g->TM);
+	char *dl = LLVMCopyStringRepOfTargetData(td);
+
+	LLVMSetTarget(m, "bpfel");
+	LLVMSetDataLayout(m, dl);
+	LLVMDisposeMessage(dl);
+	LLVMDisposeTargetData(td);
+}
+
+/* Links bpf/NAME.bpf.c's bitcode into the module, then makes every helper
+ * function internal and always-inline (maps stay external for libbpf). */
+static int link_helpers(struct cg *g)
+{
+	size_t len = (size_t)(sp_bpf_helpers_bc_end - sp_bpf_helpers_bc);
+	LLVMMemoryBufferRef mb;
+	LLVMModuleRef hm;
+	unsigned ai = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+	unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
+	unsigned on = LLVMGetEnumAttributeKindForName("optnone", 7);
+
+	mb = LLVMCreateMemoryBufferWithMemoryRange(sp_bpf_helpers_bc, len, "sp_helpers", 0);
+	if (LLVMParseBitcodeInContext2(g->C, mb, &hm)) {
+		LLVMDisposeMemoryBuffer(mb);
+		g->llvm_error = strdup("cannot read the embedded helper bitcode");
+		return -EINVAL;
+	}
+	LLVMDisposeMemoryBuffer(mb);
+	set_dl(g, hm);
+	if (LLVMLinkModules2(g->M, hm)) {
+		g->llvm_error = strdup("cannot link the helper bitcode");
+		return -EINVAL;
+	}
+	for (LLVMValueRef f = LLVMGetFirstFunction(g->M); f; f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f))
+			continue;
+		LLVMSetLinkage(f, LLVMInternalLinkage);
+		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, ni);
+		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, on);
+		LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+					LLVMCreateEnumAttribute(g->C, ai, 0));
+		/* clang's target-cpu differs from ours and would block inlining */
+		LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-cpu", 10);
+		LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+						 "target-features", 15);
+	}
+	return 0;
+}
+
+static void add_flag(struct cg *g, const char *name, uint64_t v)
+{
+	if (LLVMGetModuleFlag(g->M, name, strlen(name)))
+		return;
+	LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorWarning, name, strlen(name),
+			  LLVMValueAsMetadata(LLVMConstInt(g->i32, v, 0)));
+}
+
+static void debug_setup(struct cg *g)
+{
+	const char *name = g->src && g->src->name ? g->src->name : "<cmdline>";
+	LLVMMetadataRef params[2];
+
+	add_flag(g, "Debug Info Version", LLVMDebugMetadataVersion());
+	add_flag(g, "Dwarf Version", 4);
+	g->D = LLVMCreateDIBuilder(g->M);
+	g->file = LLVMDIBuilderCreateFile(g->D, name, strlen(name), ".", 1);
+	g->cu = LLVMDIBuilderCreateCompileUnit(g->D, LLVMDWARFSourceLanguageC, g->file, "sprof", 5,
+					       1, "", 0, 0, "", 0, LLVMDWARFEmissionFull, 0, 0, 0,
+					       "", 0, "", 0);
+	g->di_int = LLVMDIBuilderCreateBasicType(g->D, "int", 3, 32, 0x05, LLVMDIFlagZero);
+	g->di_voidp = LLVMDIBuilderCreatePointerType(g->D, NULL, 64, 0, 0, "", 0);
+	params[0] = g->di_int;
+	params[1] = g->di_voidp;
+	g->di_fnty = LLVMDIBuilderCreateSubroutineType(g->D, g->file, params, 2, LLVMDIFlagZero);
+}
+
+static int cg_init(struct cg *g)
+{
+	int err;
+
+	pthread_once(&target_once, target_init);
+	g->C = LLVMContextCreate();
+	LLVMContextSetDiagnosticHandler(g->C, diag_handler, g);
+	g->i1 = LLVMInt1TypeInContext(g->C);
+	g->i8 = LLVMInt8TypeInContext(g->C);
+	g->i16 = LLVMInt16TypeInContext(g->C);
+	g->i32 = LLVMInt32TypeInContext(g->C);
+	g->i64 = LLVMInt64TypeInContext(g->C);
+	g->ptr = LLVMPointerTypeInContext(g->C, 0);
+	g->vt = LLVMVoidTypeInContext(g->C);
+	err = make_target(g);
+	if (err)
+		return err;
+	g->M = LLVMModuleCreateWithNameInContext("sprof", g->C);
+	set_dl(g, g->M);
+	err = link_helpers(g);
+	if (err)
+		return err;
+	debug_setup(g);
+	g->B = LLVMCreateBuilderInContext(g->C);
+	g->AB = LLVMCreateBuilderInContext(g->C);
+	return 0;
+}
+
+static void cg_fini(struct cg *g)
+{
+	if (g->B)
+		LLVMDisposeBuilder(g->B);
+	if (g->AB)
+		LLVMDisposeBuilder(g->AB);
+	if (g->D)
+		LLVMDisposeDIBuilder(g->D);
+	if (g->M)
+		LLVMDisposeModule(g->M);
+	if (g->TM)
+		LLVMDisposeTargetMachine(g->TM);
+	if (g->C)
+		LLVMContextDispose(g->C);
+	for (int i = 0; i < g->nmaps; i++) {
+		free(g->maps[i].keytuple.elems);
+		free(g->maps[i].bpf_name);
+		free(g->maps[i].drops_name);
+	}
+	free(g->maps);
+	free(g->vars);
+	free(g->var_types);
+	free(g->temps);
+	free(g->temp_sizes);
+	free(g->llvm_error);
+}
+
+/* ---- probes ------------------------------------------------------------------ */
+
+static const char *const sections[SP_PROBE__COUNT] = {
+	[SP_PROBE_BEGIN] = "raw_tp",         [SP_PROBE_END] = "raw_tp",
+	[SP_PROBE_PROFILE] = "perf_event",   [SP_PROBE_INTERVAL] = "perf_event",
+	[SP_PROBE_SOFTWARE] = "perf_event",  [SP_PROBE_HARDWARE] = "perf_event",
+	[SP_PROBE_UPROBE] = "uprobe",        [SP_PROBE_URETPROBE] = "uretprobe",
+	[SP_PROBE_USDT] = "usdt",            [SP_PROBE_TRACEPOINT] = "tracepoint",
+	[SP_PROBE_RAWTRACEPOINT] = "raw_tp", [SP_PROBE_KPROBE] = "kprobe",
+	[SP_PROBE_KRETPROBE] = "kretprobe",
+};
+
+static int probe_type(const char *provider)
+{
+	for (int t = 0; t < SP_PROBE__COUNT; t++)
+		if (provider && strcmp(provider, sp_probe_type_name(t)) == 0)
+			return t;
+	return -1;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void plan_probe(struct cg *g, const struct sp_node *at, int type, const char *prog)
+{
+	struct sp_plan *p = g->plan;
+	const struct sp_attach *a = at->attach;
+	struct sp_plan_probe *pp = &p->probes[p->nprobes++];
+
+	pp->type = type;
+	pp->spec = dup_or_null(a->raw);
+	pp->prog = strdup(prog);
+	pp->target = dup_or_null(a->target);
+	pp->func = dup_or_null(a->func);
+	pp->ns = dup_or_null(a->ns);
+	pp->unit = dup_or_null(a->unit);
+	pp->value = a->value;
+	pp->offset = a->offset;
+	pp->has_value = a->has_value;
+	pp->has_offset = a->has_offset;
+	pp->is_addr = a->is_addr;
+	if (g->src)
+		sp_source_linecol(g->src, at->span.begin, &pp->line, &pp->col);
+}
+
+static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
+{
+	uint32_t line = 1, col = 1;
+	LLVMTypeRef fty = LLVMFunctionType(g->i32, &g->ptr, 1, 0);
+	unsigned nu = LLVMGetEnumAttributeKindForName("nounwind", 8);
+	size_t nlen = strlen(name);
+
+	if (g->src)
+		sp_source_linecol(g->src, at->span.begin, &line, &col);
+	g->fn = LLVMAddFunction(g->M, name, fty);
+	LLVMSetSection(g->fn, sections[g->ptype]);
+	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(g->C, nu, 0));
+	g->ctx = LLVMGetParam(g->fn, 0);
+	LLVMSetValueName2(g->ctx, "ctx", 3);
+	g->sp = LLVMDIBuilderCreateFunction(g->D, g->file, name, nlen, name, nlen, g->file, line,
+					    g->di_fnty, 0, 1, line, LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(g->fn, g->sp);
+	LLVMDIBuilderCreateParameterVariable(g->D, g->sp, "ctx", 3, 1, g->file, line, g->di_voidp,
+					     1, LLVMDIFlagZero);
+	g->entry = cg_block(g, "entry");
+	g->ret_bb = cg_block(g, "ret");
+	LLVMPositionBuilderAtEnd(g->AB, g->entry);
+	LLVMPositionBuilderAtEnd(g->B, cg_block(g, "body"));
+	cg_loc(g, at->span);
+	g->nloops = 0;
+	g->ntemps = 0;
+	memset(g->vars, 0, sizeof(*g->vars) * g->nvars);
+}
+
+static void fn_end(struct cg *g, const struct sp_node *at)
+{
+	LLVMBasicBlockRef body = LLVMGetNextBasicBlock(g->ret_bb);
+
+	LLVMBuildBr(g->B, g->ret_bb);
+	LLVMPositionBuilderAtEnd(g->B, g->ret_bb);
+	cg_loc(g, at->span);
+	LLVMBuildRet(g->B, LLVMConstInt(g->i32, 0, 0));
+	LLVMBuildBr(g->AB, body);
+	g->sp = NULL;
+}
+
+/* One BPF program for one attach point of a probe block. */
+static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_node *at, int idx)
+{
+	char name[64];
+	int type = probe_type(at->attach ? at->attach->provider : NULL);
+
+	if (type < 0) {
+		cg_error(g, at->span, "unknown probe type '%s'",
+			 at->attach && at->attach->provider ? at->attach->provider : "?");
+		return;
+	}
+	g->ptype = type;
+	g->probe = probe;
+	g->attach = at->attach;
+	snprintf(name, sizeof(name), "%s_%d", sp_probe_type_name(type), idx);
+	plan_probe(g, at, type, name);
+	fn_begin(g, name, at);
+	if (type != SP_PROBE_BEGIN && type != SP_PROBE_END) {
+		LLVMValueRef ok = cg_call_fn(g, "sp_filter", NULL, 0);
+		LLVMBasicBlockRef go = cg_block(g, "filtered");
+
+		ok = LLVMBuildICmp(g->B, LLVMIntNE, ok, LLVMConstInt(LLVMTypeOf(ok), 0, 0), "");
+		LLVMBuildCondBr(g->B, ok, go, g->ret_bb);
+		LLVMPositionBuilderAtEnd(g->B, go);
+	}
+	if (probe->a) {
+		LLVMBasicBlockRef go = cg_block(g, "pred");
+
+		cg_loc(g, probe->a->span);
+		LLVMBuildCondBr(g->B, cg_cond(g, probe->a), go, g->ret_bb);
+		LLVMPositionBuilderAtEnd(g->B, go);
+	}
+	if (probe->b)
+		cg_block_stmts(g, probe->b);
+	fn_end(g, at);
+}
+
+/* Scratch variables are indexed by the scope_id sema gives them. */
+static void size_vars(struct cg *g, const struct sp_node *n)
+{
+	if (!n)
+		return;
+	if (n->kind == SP_N_VAR && n->scope_id >= g->nvars)
+		g->nvars = n->scope_id + 1;
+	size_vars(g, n->a);
+	size_vars(g, n->b);
+	size_vars(g, n->c);
+	for (int i = 0; i < n->list.len; i++)
+		size_vars(g, n->list.items[i]);
+}
+
+static int count_attach(const struct sp_node *prog)
+{
+	int n = 0;
+
+	for (int i = 0; i < prog->list.len; i++)
+		n += prog->list.items[i]->list.len;
+	return n;
+}
+
+static void cg_program(struct cg *g, const struct sp_node *prog)
+{
+	int idx = 0;
+
+	size_vars(g, prog);
+	g->vars = calloc(g->nvars + 1, sizeof(*g->vars));
+	g->var_types = calloc(g->nvars + 1, sizeof(*g->var_types));
+	g->plan->probes = calloc(count_attach(prog) + 1, sizeof(*g->plan->probes));
+	for (int i = 0; i < prog->list.len; i++) {
+		const struct sp_node *probe = prog->list.items[i];
+
+		for (int j = 0; j < probe->list.len; j++)
+			cg_probe(g, probe, probe->list.items[j], idx++);
+	}
+}
+
+/* ---- optimize and emit --------------------------------------------------- */
+
+/* Helper functions no program calls are deleted before optimizing, so O2
+ * and the backend only see what is used (most of the compile time). */
+static void drop_unused_helpers(struct cg *g)
+{
+	bool again = true;
+
+	while (again) {
+		LLVMValueRef f = LLVMGetFirstFunction(g->M), next;
+
+		again = false;
+		for (; f; f = next) {
+			next = LLVMGetNextFunction(f);
+			if (LLVMIsDeclaration(f) || LLVMGetLinkage(f) != LLVMInternalLinkage ||
+			    LLVMGetFirstUse(f))
+				continue;
+			LLVMDeleteFunction(f);
+			again = true;
+		}
+	}
+}
+
+static void dump(struct cg *g, FILE *f)
+{
+	char *s;
+
+	if (!f)
+		return;
+	s = LLVMPrintModuleToString(g->M);
+	fputs(s, f);
+	LLVMDisposeMessage(s);
+}
+
+/* Maps an LLVM error that names a program back to its attach point. */
+static void llvm_fail(struct cg *g, const char *what)
+{
+	struct sp_span span = { 0, 0 };
+	uint32_t line = 0, col = 0;
+	const char *msg = g->llvm_error ? g->llvm_error : "unknown error";
+
+	for (int i = 0; g->plan && i < g->plan->nprobes; i++) {
+		if (strstr(msg, g->plan->probes[i].prog)) {
+			line = g->plan->probes[i].line;
+			col = g->plan->probes[i].col;
+		}
+	}
+	g->errors++;
+	if (!g->diag)
+		return;
+	if (strstr(msg, "stack limit"))
+		msg = "program needs more than 512 bytes of BPF stack (smaller strings, "
+		      "fewer keys or fewer variables help)";
+	if (line)
+		sp_diag_at_linecol(g->diag, SP_DIAG_ERROR, line, col, "%s: %s", what, msg);
+	else
+		sp_diag_at(g->diag, SP_DIAG_ERROR, span, "%s: %s", what, msg);
+}
+
+static int optimize(struct cg *g)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef e = LLVMRunPasses(g->M, "default<O2>", g->TM, po);
+
+	LLVMDisposePassBuilderOptions(po);
+	if (e) {
+		char *m = LLVMGetErrorMessage(e);
+
+		free(g->llvm_error);
+		g->llvm_error = strdup(m);
+		LLVMDisposeErrorMessage(m);
+		llvm_fail(g, "cannot optimize");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int emit(struct cg *g, void **obj, size_t *objlen)
+{
+	LLVMMemoryBufferRef mb = NULL;
+	char *err = NULL;
+	size_t n;
+
+	if (LLVMTargetMachineEmitToMemoryBuffer(g->TM, g->M, LLVMObjectFile, &err, &mb)) {
+		free(g->llvm_error);
+		g->llvm_error = strdup(err ? err : "emit failed");
+		LLVMDisposeMessage(err);
+		llvm_fail(g, "cannot generate BPF code");
+		return -EINVAL;
+	}
+	if (g->llvm_error) {
+		LLVMDisposeMemoryBuffer(mb);
+		llvm_fail(g, "cannot generate BPF code");
+		return -EINVAL;
+	}
+	n = LLVMGetBufferSize(mb);
+	*obj = malloc(n);
+	if (!*obj) {
+		LLVMDisposeMemoryBuffer(mb);
+		return -ENOMEM;
+	}
+	memcpy(*obj, LLVMGetBufferStart(mb), n);
+	*objlen = n;
+	LLVMDisposeMemoryBuffer(mb);
+	return 0;
+}
+
+static int verify(struct cg *g)
+{
+#ifndef NDEBUG
+	char *msg = NULL;
+
+	if (LLVMVerifyModule(g->M, LLVMReturnStatusAction, &msg)) {
+		free(g->llvm_error);
+		g->llvm_error = strdup(msg ? msg : "invalid module");
+		LLVMDisposeMessage(msg);
+		llvm_fail(g, "internal error: invalid IR");
+		return -EINVAL;
+	}
+	LLVMDisposeMessage(msg);
+#else
+	(void)g;
+#endif
+	return 0;
+}
+
+static int finish(struct cg *g, void **obj, size_t *objlen)
+{
+	drop_unused_helpers(g);
+	LLVMDIBuilderFinalize(g->D);
+	if (verify(g))
+		return -EINVAL;
+	dump(g, g->opts->dump_ir_raw);
+	if (optimize(g))
+		return -EINVAL;
+	dump(g, g->opts->dump_ir);
+	return emit(g, obj, objlen);
+}
+
+int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
+	       const struct sp_codegen_opts *o, struct sp_diag *d,
+	       struct sp_plan **plan, void **obj, size_t *objlen)
+{
+	struct cg g = { .src = src, .diag = d, .opts = o };
+	struct sp_span none = { 0, 0 };
+	int err;
+
+	*plan = NULL;
+	*obj = NULL;
+	*objlen = 0;
+	g.plan = calloc(1, sizeof(*g.plan));
+	if (!g.plan)
+		return 1;
+	g.plan->source_name = strdup(src && src->name ? src->name : "<cmdline>");
+	err = cg_init(&g);
+	if (err) {
+		cg_error(&g, none, "cannot set up code generation: %s",
+			 g.llvm_error ? g.llvm_error : strerror(-err));
+		goto out;
+	}
+	if (cg_collect_maps(&g, prog))
+		goto out;
+	cg_define_maps(&g);
+	cg_program(&g, prog);
+	if (g.errors)
+		goto out;
+	cg_fill_plan_maps(&g);
+	if (finish(&g, obj, objlen) == 0 && o->emit_elf && *obj)
+		fwrite(*obj, 1, *objlen, o->emit_elf);
+out:
+	cg_fini(&g);
+	if (g.errors) {
+		free(*obj);
+		*obj = NULL;
+		*objlen = 0;
+		sp_plan_free(g.plan);
+		return g.errors;
+	}
+	*plan = g.plan;
+	return 0;
+}
