@@ -6,10 +6,7 @@
  * (.symtab and .dynsym merged), matched by glob against the mangled name,
  * the demangled name, or the demangled name without its parameter list, and
  * turned into the file offsets the kernel's uprobe API takes.
- *
- * sp_expand_probe() is the driver's hook for wildcards: it turns one
- * attach point with '*' into concrete ones before codegen, when a program
- * needs one BPF program per match (it uses `probe`).
+
  */
 #ifndef SPROF_RUNTIME_RESOLVE_H
 #define SPROF_RUNTIME_RESOLVE_H
@@ -57,13 +54,6 @@ bool sp_func_matches(const struct sp_func *fn, const char *pat);
 const struct sp_func *sp_funcs__find(const struct sp_funcs *f, const char *name);
 /* ELF virtual address -> file offset through the PT_LOAD segments. 0 or -ENOENT. */
 int sp_elf_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
-
-/* Expand wildcards of one attach point ("uprobe:./app:parse_*",
- * "usdt:./app:*", "tracepoint:syscalls:sys_enter_*"). *out gets malloc'd
- * concrete attach points with resolved paths ("uprobe:/abs/app:parse_a");
- * an attach point without a wildcard comes back as one entry. Returns 0,
- * -ENOENT when nothing matches, or -errno. Free with sp_strv_free(). */
-int sp_expand_probe(const char *spec, pid_t pid, char ***out, int *n);
 
 /* probe_uprobe.c: call for every uprobe/uretprobe program between
  * bpf_object__open and bpf_object__load. Where the kernel has uprobe_multi
