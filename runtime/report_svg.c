@@ -321,13 +321,13 @@ static void frame_colour(char *buf, size_t len, const struct node *n, bool root)
 	if (root)
 		snprintf(buf, len, "rgb(200,200,200)");
 	else if (n->kind == SP_PE_KERNEL)
-		snprintf(buf, len, "rgb(%d,%d,%d)", 220 + (int)(35 * a), 70 + (int)(70 * b), (int)(40 * c));
+		snprintf(buf, len, "rgb(%d,%d,%d)", 220 + (int)(35 * a), 60 + (int)(60 * b), (int)(30 * c));
 	else if (n->kind == SP_PE_UNKNOWN)
 		snprintf(buf, len, "rgb(%d,%d,%d)", 170 + (int)(30 * a), 170 + (int)(30 * a), 170 + (int)(30 * a));
 	else if (n->kind == SP_PE_LABEL)
 		snprintf(buf, len, "rgb(%d,%d,%d)", 110 + (int)(40 * a), 160 + (int)(40 * b), 220 + (int)(35 * c));
 	else
-		snprintf(buf, len, "rgb(%d,%d,%d)", 230 + (int)(25 * a), 150 + (int)(80 * b), (int)(60 * c));
+		snprintf(buf, len, "rgb(%d,%d,%d)", 225 + (int)(30 * a), 175 + (int)(65 * b), (int)(60 * c));
 }
 
 /* The label as the script's fit() would cut it. */

@@ -1,0 +1,337 @@
+"""tests/tier_formats.py: every report format, judged by its real consumer.
+
+The unit test (tests/unit/test_reports.c) checks text and json byte for byte
+and writes svg, pprof, speedscope and folded files from synthetic profiles;
+this tier hands them to the programs people open them with:
+  pprof       `go tool pprof -top` (no warnings, hot function on top) and
+              `protoc --decode` against tests/data/profile.proto
+  svg         headless Chromium: a real click zooms a frame, the Search
+              button's prompt highlights matches (checked through the DOM);
+              screenshots go to the artifacts directory
+  speedscope  ajv against tests/data/speedscope-schema.json
+  folded      per-leaf sums equal the text report's counts
+Then, when sprof can load BPF, the same checks on a real profile of
+tests/workloads/hotwarm.c, whose hot() burns twice warm()'s CPU.
+Tools: go (golang-go), protoc (protobuf-compiler), chromium, node + npm
+(`npm install` in tests/formats for ajv).
+"""
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "formats"))
+
+PROTO = os.path.join(HERE, "data", "profile.proto")
+SCHEMA = os.path.join(HERE, "data", "speedscope-schema.json")
+VALIDATOR = os.path.join(HERE, "formats", "validate_speedscope.js")
+E2E_PROGRAM = "profile:hz:999 { @[ustack] = count(); }"
+
+
+def outdir(ctx):
+    return os.path.join(ctx.workdir, "formats")
+
+
+def unit_files(ctx):
+    """Runs the unit test once; its files are what the consumers read."""
+    d = outdir(ctx)
+    if not getattr(ctx, "_formats_unit", None):
+        exe = os.path.join(ctx.build, "tests", "unit", "test_reports")
+        if not os.path.exists(exe):
+            raise AssertionError("%s not built" % exe)
+        os.makedirs(d, exist_ok=True)
+        r = ctx.run([exe, d], timeout=120)
+        last = r.out.strip().splitlines()[-1] if r.out.strip() else ""
+        assert r.rc == 0 and re.match(r"\d+ passed, 0 failed$", last), repr(r)
+        ctx._formats_unit = r
+    return d
+
+
+def test_unit(ctx):
+    unit_files(ctx)
+
+
+# --- pprof ---------------------------------------------------------------------------
+
+def pprof_top(ctx, path):
+    """`go tool pprof -top`: returns the function names in flat order; no stderr allowed."""
+    ctx.require_tool("go")
+    r = ctx.run(["go", "tool", "pprof", "-top", path], timeout=120,
+                env={"PPROF_TMPDIR": ctx.workdir, "HOME": os.environ.get("HOME", ctx.workdir)})
+    assert r.rc == 0, repr(r)
+    assert r.err.strip() == "", "go tool pprof warned:\n" + r.err
+    rows, seen = [], False
+    for line in r.out.splitlines():
+        if re.match(r"\s*flat\s+flat%", line):
+            seen = True
+            continue
+        if seen and line.strip():
+            rows.append((line.split()[0], line.split(None, 5)[5]))
+    assert rows, "no rows in pprof -top:\n" + r.out
+    return rows, r.out
+
+
+def test_pprof_top(ctx):
+    rows, out = pprof_top(ctx, os.path.join(unit_files(ctx), "hotwarm.pb.gz"))
+    assert rows[0][1] == "hot" and rows[1][1] == "warm", out
+    assert "Type: cpu" in out and "Duration: 3s" in out, out
+
+
+def test_pprof_traces_labels(ctx):
+    ctx.require_tool("go")
+    path = os.path.join(unit_files(ctx), "hotwarm.pb.gz")
+    r = ctx.run(["go", "tool", "pprof", "-traces", path], timeout=120)
+    assert r.rc == 0 and r.err.strip() == "", repr(r)
+    assert "comm:  hotwarm" in r.out and "pid:  4242" in r.out and "pid:  777" in r.out, r.out
+    # leaf first: hot, then main, then __libc_start_call_main
+    assert re.search(r"hot\n\s+main\n\s+__libc_start_call_main\n", r.out), r.out
+    assert re.search(r"read_zero\n\s+vfs_read\n\s+__libc_read\n", r.out), r.out
+
+
+def protoc_decode(ctx, path):
+    ctx.require_tool("protoc")
+    with open(path, "rb") as f:
+        raw = f.read()
+    assert raw[:2] == b"\x1f\x8b", "not gzip: %r" % raw[:8]
+    data = gzip.decompress(raw)
+    p = subprocess.run(["protoc", "--proto_path=" + os.path.dirname(PROTO),
+                        "--decode=perftools.profiles.Profile", PROTO],
+                       input=data, capture_output=True, timeout=60)
+    assert p.returncode == 0 and not p.stderr, p.stderr.decode(errors="replace")
+    return p.stdout.decode()
+
+
+def test_pprof_protoc(ctx):
+    text = protoc_decode(ctx, os.path.join(unit_files(ctx), "hotwarm.pb.gz"))
+    strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
+    assert strings and strings[0] == "", "string_table[0] must be empty: %r" % strings[:3]
+    for s in ("samples", "count", "cpu", "nanoseconds", "hot", "warm", "hotwarm.c", "/tmp/hotwarm",
+              "0123456789abcdef", "comm", "pid"):
+        assert s in strings, "%r missing from string_table" % s
+    assert re.search(r"^period: 10101010$", text, re.M), text[-800:]
+    assert re.search(r"^period_type \{", text, re.M) and "time_nanos: 1763700000000000000" in text
+    assert "duration_nanos: 3000000000" in text and "has_functions: true" in text
+    assert len(re.findall(r"^sample_type \{", text, re.M)) == 2
+    # line numbers when frames have them
+    assert re.search(r"line \{\n\s+function_id: \d+\n\s+line: \d+", text), text[:2000]
+    assert len(re.findall(r"^sample \{", text, re.M)) == 5
+
+
+def test_pprof_per_map(ctx):
+    d = unit_files(ctx)
+    rows, out = pprof_top(ctx, os.path.join(d, "multi-u.pb.gz"))
+    assert rows[0][1] == "hot", out
+    rows, out = pprof_top(ctx, os.path.join(d, "multi.pb.gz"))
+    assert rows[0][1] == "hot", out
+
+
+# --- svg -----------------------------------------------------------------------------
+
+def svg_frames(path):
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(path).getroot()
+    return [g for g in root.iter(ns + "g") if g.get("class") == "f"]
+
+
+def test_svg_structure(ctx):
+    d = unit_files(ctx)
+    frames = svg_frames(os.path.join(d, "hotwarm.svg"))
+    by = {}
+    for g in frames:
+        by.setdefault(g.get("data-name"), []).append(g)
+    assert int(by["all"][0].get("data-n")) == 353
+    assert int(by["hot"][0].get("data-n")) == 200 and int(by["warm"][0].get("data-n")) == 100
+    title = by["hot"][0].find("{http://www.w3.org/2000/svg}title").text
+    assert title == "hot (200 samples, 56.66%)", title
+    # alphabetical siblings: hot left of warm
+    x = lambda g: float(g.find("{http://www.w3.org/2000/svg}rect").get("x"))  # noqa: E731
+    assert x(by["hot"][0]) < x(by["warm"][0])
+    assert "read_zero [kernel]" in by["read_zero"][0].find("{http://www.w3.org/2000/svg}title").text
+    for name in ("multi.svg", "multi-u.svg"):
+        assert svg_frames(os.path.join(d, name)), name
+
+
+def frame_center(b, name):
+    return b.eval("""(function () {
+        var g = [].slice.call(document.querySelectorAll('#frames .f'))
+                  .filter(function (g) { return g.getAttribute('data-name') === %s; })[0];
+        var r = g.querySelector('rect').getBoundingClientRect();
+        return [r.x + r.width / 2, r.y + r.height / 2];
+    })()""" % json.dumps(name))
+
+
+def frames_state(b):
+    return b.eval("""[].slice.call(document.querySelectorAll('#frames .f')).map(function (g) {
+        return {name: g.getAttribute('data-name'), cls: g.getAttribute('class'),
+                w: +g.querySelector('rect').getAttribute('width'),
+                text: g.querySelector('text').textContent};
+    })""")
+
+
+def check_svg_in_chromium(ctx, path, zoom_name, search_term, shot):
+    ctx.require_tool("chromium")
+    from cdp import Browser
+    with Browser() as b:
+        b.open("file://" + os.path.abspath(path))
+        width = float(b.eval("document.documentElement.getAttribute('width')"))
+        x, y = frame_center(b, zoom_name)
+        b.click(x, y)
+        state = frames_state(b)
+        zoomed = [f for f in state if "zoomed" in (f["cls"] or "")]
+        assert len(zoomed) == 1 and zoomed[0]["name"] == zoom_name, state
+        assert abs(zoomed[0]["w"] - (width - 20)) < 0.5, zoomed
+        assert any("hide" in (f["cls"] or "") for f in state) or all(f["w"] > 0 for f in state), state
+        assert "hide" not in (b.eval("document.getElementById('unzoom').getAttribute('class')") or "")
+        b.screenshot(os.path.join(ctx.artifacts, shot + "-zoom.png"))
+        # Search through the button's prompt, as a person would.
+        x, y = b.eval("""(function () { var r = document.getElementById('search').getBoundingClientRect();
+                          return [r.x + r.width / 2, r.y + r.height / 2]; })()""")
+        b.click_prompt(x, y, search_term)
+        matches = b.eval("document.querySelectorAll('#frames .f.match').length")
+        matched = b.eval("document.getElementById('matched').textContent")
+        fill = b.eval("getComputedStyle(document.querySelector('#frames .f.match rect')).fill")
+        b.screenshot(os.path.join(ctx.artifacts, shot + "-search.png"))
+        # Reset zoom restores every frame.
+        x, y = b.eval("""(function () { var r = document.getElementById('unzoom').getBoundingClientRect();
+                          return [r.x + r.width / 2, r.y + r.height / 2]; })()""")
+        b.click(x, y)
+        after = frames_state(b)
+        assert not any("hide" in (f["cls"] or "") or "parent" in (f["cls"] or "") for f in after), after
+        return matches, matched, fill
+
+
+def test_svg_chromium(ctx):
+    path = os.path.join(unit_files(ctx), "hotwarm.svg")
+    matches, matched, fill = check_svg_in_chromium(ctx, path, "__libc_start_call_main", "^wa", "svg-unit")
+    assert matches == 1 and matched == "Matched: 28.33%", (matches, matched)
+    assert fill == "rgb(230, 0, 230)", fill
+
+
+# --- speedscope ------------------------------------------------------------------------
+
+def validate_speedscope(ctx, path):
+    ctx.require_tool("node")
+    if not os.path.isdir(os.path.join(HERE, "formats", "node_modules", "ajv")):
+        msg = "ajv missing: run npm install in tests/formats"
+        if ctx.ci:
+            raise AssertionError(msg)
+        raise ctx.Skip(msg)
+    r = ctx.run(["node", VALIDATOR, SCHEMA, path], timeout=60)
+    assert r.rc == 0, repr(r)
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_speedscope_schema(ctx):
+    d = unit_files(ctx)
+    data = validate_speedscope(ctx, os.path.join(d, "hotwarm.speedscope.json"))
+    names = [p["name"] for p in data["profiles"]]
+    assert names == ["@ pid 4242", "@ pid 777"], names
+    frames = [f["name"] for f in data["shared"]["frames"]]
+    p = data["profiles"][0]
+    heavy = p["samples"][p["weights"].index(max(p["weights"]))]
+    assert frames[heavy[-1]] == "hot" and frames[heavy[0]] == "hotwarm", [frames[i] for i in heavy]
+    data = validate_speedscope(ctx, os.path.join(d, "multi.speedscope.json"))
+    assert [p["name"] for p in data["profiles"]] == ["@ pid 4242", "@ pid 777", "@u pid 4242"]
+
+
+# --- folded ----------------------------------------------------------------------------
+
+def folded_leaf_sums(text):
+    sums = {}
+    for line in text.splitlines():
+        m = re.match(r"^(.*) (\d+)$", line)
+        assert m, "bad folded line %r" % line
+        leaf = m.group(1).split(";")[-1]
+        sums[leaf] = sums.get(leaf, 0) + int(m.group(2))
+    return sums
+
+
+def test_folded(ctx):
+    with open(os.path.join(unit_files(ctx), "hotwarm.folded")) as f:
+        sums = folded_leaf_sums(f.read())
+    assert sums == {"hot": 200, "warm": 100, "read_zero_[k]": 30, "[unknown]": 3, "spin": 20}, sums
+
+
+# --- end to end ------------------------------------------------------------------------
+
+def text_leaf_counts(text):
+    """Leaf frame -> count from bpftrace-style `@[ frames ]: N` text."""
+    sums = {}
+    for m in re.finditer(r"@\w*\[\n\s+([^\n]+)\n(?:[^\]]*\n)?\]: (\d+)", text):
+        leaf = re.sub(r"\+\d+$", "", m.group(1).strip())
+        sums[leaf] = sums.get(leaf, 0) + int(m.group(2))
+    return sums
+
+
+def e2e(ctx, out_name, *extra):
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    path = os.path.join(ctx.workdir, out_name)
+    for p in (path,):
+        if os.path.exists(p):
+            os.unlink(p)
+    r = ctx.sprof_run("-c", wl, "-e", E2E_PROGRAM, "-o", path, *extra, timeout=120)
+    assert r.rc == 0, repr(r)
+    assert os.path.exists(path), "sprof wrote no %s\n%r" % (path, r)
+    return path
+
+
+def require_workload(ctx):
+    if not os.path.exists(os.path.join(HERE, "workloads", "hotwarm.c")):
+        raise ctx.Skip("tests/workloads/hotwarm.c not there yet")
+    if not os.path.exists(ctx.sprof):
+        raise AssertionError("%s not built" % ctx.sprof)
+
+
+def test_e2e_pprof(ctx):
+    require_workload(ctx)
+    path = e2e(ctx, "hotwarm.pb.gz")
+    rows, out = pprof_top(ctx, path)
+    assert rows[0][1] == "hot", out
+    protoc_decode(ctx, path)
+
+
+def test_e2e_svg(ctx):
+    require_workload(ctx)
+    path = e2e(ctx, "hotwarm.svg", "--title", "hotwarm e2e")
+    names = [g.get("data-name") for g in svg_frames(path)]
+    assert "hot" in names and "warm" in names and "main" in names, names
+    matches, matched, _ = check_svg_in_chromium(ctx, path, "main", "^(hot|warm)$", "svg-e2e")
+    assert matches >= 2, (matches, matched)
+    pct = float(re.match(r"Matched: ([\d.]+)%", matched).group(1))
+    assert pct > 50, matched
+
+
+def test_e2e_folded_round_trip(ctx):
+    require_workload(ctx)
+    path = e2e(ctx, "hotwarm.folded")
+    with open(path) as f:
+        folded = folded_leaf_sums(f.read())
+    assert folded.get("hot", 0) > folded.get("warm", 0) > 0, folded
+
+
+def test_e2e_speedscope(ctx):
+    require_workload(ctx)
+    data = validate_speedscope(ctx, e2e(ctx, "hotwarm.speedscope.json"))
+    assert data["profiles"] and all(p["name"].startswith("@") for p in data["profiles"])
+
+
+def tests(ctx):
+    yield "unit_reports", test_unit
+    yield "pprof_top", test_pprof_top
+    yield "pprof_traces_labels", test_pprof_traces_labels
+    yield "pprof_protoc", test_pprof_protoc
+    yield "pprof_per_map", test_pprof_per_map
+    yield "svg_structure", test_svg_structure
+    yield "svg_chromium", test_svg_chromium
+    yield "speedscope_schema", test_speedscope_schema
+    yield "folded_round_trip", test_folded
+    yield "e2e_pprof", test_e2e_pprof
+    yield "e2e_svg", test_e2e_svg
+    yield "e2e_folded", test_e2e_folded_round_trip
+    yield "e2e_speedscope", test_e2e_speedscope
