@@ -16,6 +16,7 @@
 #include "elf_syms.h"
 #include "elf_lines.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -546,6 +547,20 @@ static cxa_demangle_fn demangler(void)
 	return fn;
 }
 
+/* Rust's legacy mangling is Itanium with a "::h<16 hex>" hash last: drop it. */
+static void strip_rust_hash(char *s)
+{
+	size_t n = strlen(s);
+	char *h = n > 19 ? s + n - 19 : NULL;
+
+	if (!h || strncmp(h, "::h", 3) != 0)
+		return;
+	for (int i = 3; i < 19; i++)
+		if (!isxdigit((unsigned char)h[i]))
+			return;
+	*h = '\0';
+}
+
 char *sp_demangle(const char *mangled)
 {
 	cxa_demangle_fn fn;
@@ -559,6 +574,7 @@ char *sp_demangle(const char *mangled)
 		free(out);
 		return NULL;
 	}
+	strip_rust_hash(out);
 	return out;
 }
 

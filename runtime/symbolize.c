@@ -96,6 +96,7 @@ struct sp_symbolizer {
 	struct sp_file *vdso;
 	bool vdso_tried;
 	bool demangle;
+	bool lines;
 };
 
 static uint64_t now_ns(void)
@@ -124,6 +125,7 @@ struct sp_symbolizer *sp_symbolizer__open(void)
 	if (!s)
 		return NULL;
 	s->demangle = true;
+	s->lines = true;
 	raise_nofile();
 	return s;
 }
@@ -131,6 +133,11 @@ struct sp_symbolizer *sp_symbolizer__open(void)
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on)
 {
 	s->demangle = on;
+}
+
+void sp_symbolizer__set_lines(struct sp_symbolizer *s, bool on)
+{
+	s->lines = on;
 }
 
 /* --- files --------------------------------------------------------------------------- */
@@ -611,7 +618,8 @@ static bool symbolize_file(struct sp_symbolizer *s, const struct sp_map *m, uint
 	out->sym = s->demangle ? sp_elf_sym__name(sym) : sym->name;
 	out->off = addr - look + (vaddr - sym->addr);
 	out->kind = SP_FRAME_USER;
-	sp_elf__find_line(e, vaddr, &out->srcfile, &out->srcline);
+	if (s->lines)
+		sp_elf__find_line(e, vaddr, &out->srcfile, &out->srcline);
 	return true;
 }
 

@@ -303,6 +303,20 @@ out:
 	sp_symbolizer__destroy(s);
 }
 
+static void test_demangle(struct tctx *t)
+{
+	char *rust = sp_demangle("_ZN7mycrate7example17h0123456789abcdefE");
+	char *bad = sp_demangle("_Znotvalid");
+	char *c = sp_demangle("main");
+
+	check(t, rust && strcmp(rust, "mycrate::example") == 0, "demangle: rust legacy hash dropped: %s",
+	      str(rust));
+	check(t, !bad && !c, "demangle: invalid and C names stay as they are");
+	free(rust);
+	free(bad);
+	free(c);
+}
+
 static void test_cpp(struct tctx *t, const char *bin)
 {
 	struct sp_symbolizer *s = sp_symbolizer__open();
@@ -509,6 +523,12 @@ static void test_speed(struct tctx *t, const char *bin)
 	printf("speed: %d frames over 1025 stacks in %.4f s (%.2f us/frame), cold, process exited\n",
 	       frames, secs, secs * 1e6 / frames);
 	check(t, resolved == frames, "speed: %d of %d frames resolved", resolved, frames);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < frames; i++)
+		sp_symbolize_user(s, w.pid, wl_addr(&w, fns[i % 4]) + 1 + i % 16, i % 8 == 0, &f);
+	secs = secs_since(&t0);
+	printf("speed: the same %d frames again in %.4f s (%.3f us/frame), tables loaded\n", frames,
+	       secs, secs * 1e6 / frames);
 out:
 	sp_symbolizer__destroy(s);
 }
@@ -552,6 +572,7 @@ int main(void)
 	run_variant(&t, "non-pie", BIN("symtest-nopie"), false, true);
 	run_variant(&t, "stripped+debuglink", BIN("symtest-stripped"), false, true);
 	run_variant(&t, "deleted", BIN("symtest-pie"), true, true);
+	test_demangle(&t);
 	test_cpp(&t, BIN("symtest_cpp"));
 	test_gone_pid(&t);
 	test_exec(&t, BIN("symtest-pie"));
