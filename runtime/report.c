@@ -93,14 +93,17 @@ FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **
 		return stdout;
 	*path = suffix ? suffixed_path(o->output, suffix) : strdup(o->output);
 	if (!*path) {
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", o->output, strerror(ENOMEM));
+		fprintf(stderr, "error: cannot write '%s': %s\n", o->output, strerror(ENOMEM));
 		return NULL;
 	}
 	f = fopen(*path, "w");
 	if (!f) {
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", *path, strerror(errno));
+		int e = errno;
+
+		fprintf(stderr, "error: cannot write '%s': %s\n", *path, strerror(e));
 		free(*path);
 		*path = NULL;
+		errno = e;
 	}
 	return f;
 }
@@ -119,7 +122,7 @@ int sp_report_close(FILE *f, char *path)
 	if (fclose(f) != 0 && !err)
 		err = -errno;
 	if (err)
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", path, strerror(-err));
+		fprintf(stderr, "error: cannot write '%s': %s\n", path, strerror(-err));
 	free(path);
 	return err;
 }
@@ -129,12 +132,25 @@ static int first_err(int a, int b)
 	return a ? a : b;
 }
 
+static bool has_map(const struct sp_profile *p, const char *name)
+{
+	for (int i = 0; i < p->nmaps; i++)
+		if (p->maps[i].map && p->maps[i].map->name && strcmp(p->maps[i].map->name, name) == 0)
+			return true;
+	return false;
+}
+
 static int write_stream(const struct sp_profile *p, const struct sp_report_opts *o)
 {
 	char *path;
-	FILE *f = sp_report_open(o, NULL, &path);
+	FILE *f;
 	int err;
 
+	if (o->map_filter && !has_map(p, o->map_filter)) {
+		fprintf(stderr, "error: no map '%s' in the program\n", o->map_filter);
+		return -ENOENT;
+	}
+	f = sp_report_open(o, NULL, &path);
 	if (!f)
 		return -errno ? -errno : -EIO;
 	/* bpftrace separates the run's output from the maps printed at exit. */
@@ -142,7 +158,7 @@ static int write_stream(const struct sp_profile *p, const struct sp_report_opts 
 		fputs("\n\n", f);
 	err = o->format == SP_FMT_JSON ? sp_report_json(f, p, o) : sp_report_text(f, p, o);
 	if (err)
-		fprintf(stderr, "sprof: cannot write the report: %s\n", strerror(-err));
+		fprintf(stderr, "error: cannot write the report: %s\n", strerror(-err));
 	return first_err(sp_report_close(f, path), err);
 }
 
@@ -167,7 +183,7 @@ static int write_one(const struct sp_profile *p, const struct sp_mapdata *m,
 		break;
 	}
 	if (err)
-		fprintf(stderr, "sprof: cannot write the %s report: %s\n", fmt_names[o->format], strerror(-err));
+		fprintf(stderr, "error: cannot write the %s report: %s\n", fmt_names[o->format], strerror(-err));
 	return first_err(sp_report_close(f, path), err);
 }
 
@@ -196,10 +212,10 @@ static int flame_maps(const struct sp_profile *p, const struct sp_report_opts *o
 	*n = k;
 	if (k == 0) {
 		if (o->map_filter)
-			fprintf(stderr, "sprof: no map '%s' with a stack or a count to write as %s\n",
+			fprintf(stderr, "error: no map '%s' with a stack or a count to write as %s\n",
 				o->map_filter, fmt_names[o->format]);
 		else
-			fprintf(stderr, "sprof: no map holds a stack or a count to write as %s\n",
+			fprintf(stderr, "error: no map holds a stack or a count to write as %s\n",
 				fmt_names[o->format]);
 		return -ENOENT;
 	}
@@ -212,7 +228,7 @@ static int write_flame(const struct sp_profile *p, const struct sp_report_opts *
 	int n = 0, err = flame_maps(p, o, &maps, &n);
 
 	if (!err && n > 1 && !o->output && o->format != SP_FMT_FOLDED) {
-		fprintf(stderr, "sprof: %d maps hold stacks: write them with -o FILE (one file per map) "
+		fprintf(stderr, "error: %d maps hold stacks: write them with -o FILE (one file per map) "
 				"or pick one with --map\n", n);
 		err = -EINVAL;
 	}
@@ -245,6 +261,6 @@ int sp_report_write(const struct sp_profile *p, const struct sp_report_opts *o)
 	case SP_FMT_SPEEDSCOPE:
 		return write_flame(p, o);
 	}
-	fprintf(stderr, "sprof: unknown report format %d\n", (int)o->format);
+	fprintf(stderr, "error: unknown report format %d\n", (int)o->format);
 	return -EINVAL;
 }

@@ -297,7 +297,7 @@ void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 	}
 	v = sp_sorted_entries(m, top, &n);
 	if (!v) {
-		fprintf(stderr, "sprof: cannot print '%s': %s\n", m->map ? m->map->name : "@", strerror(errno));
+		fprintf(stderr, "error: cannot print '%s': %s\n", m->map ? m->map->name : "@", strerror(errno));
 		return;
 	}
 	for (int i = 0; i < n; i++)

@@ -429,6 +429,31 @@ static void test_text_lhist(void)
 	EXPECT_STR(text_of_map(&m, 0, 1) ? strdup("ok") : NULL, "ok");
 }
 
+static void test_json_stacks_hists(void)
+{
+	struct sp_mapdata maps[3] = { ustack_map(), mapdata(plan_map("@h", SP_AGG_HIST, SP_F_NONE), 1),
+				      mapdata(plan_map("@l", SP_AGG_LHIST, SP_F_STR), 1) };
+	struct sp_profile p = { .nmaps = 3, .maps = maps };
+	uint64_t h[6] = { 1, 2, 0, 3, 0, 0 }, l[6] = { 1, 2, 0, 0, 0, 4 };
+	struct sp_plan_map *pl = (struct sp_plan_map *)maps[2].map;
+
+	pl->lhist_min = 0, pl->lhist_max = 40, pl->lhist_step = 10;
+	maps[0].n = 3;
+	maps[1].entries[0] = (struct sp_entry){ .key.kind = SP_F_NONE, .val = hist_value(6, h) };
+	maps[2].entries[0] = (struct sp_entry){ .key = kstr("k"), .val = hist_value(6, l) };
+	EXPECT_STR(report(&p, SP_FMT_JSON, "stacks.json", NULL),
+		   "{\"type\": \"map\", \"data\": {\"@\": {\"\\n    0x55c631575177\\n    main+60\\n\": 3, "
+		   "\"\\n    warm+12\\n    main+72\\n    __libc_start_call_main+122\\n\": 100, "
+		   "\"\\n    hot+20\\n    main+60\\n    __libc_start_call_main+122\\n\": 200}}}\n"
+		   "{\"type\": \"hist\", \"data\": {\"@h\": [{\"max\": -1, \"count\": 1}, "
+		   "{\"min\": 0, \"max\": 0, \"count\": 2}, {\"min\": 1, \"max\": 1, \"count\": 0}, "
+		   "{\"min\": 2, \"max\": 3, \"count\": 3}]}}\n"
+		   "{\"type\": \"hist\", \"data\": {\"@l\": {\"k\": [{\"max\": -1, \"count\": 1}, "
+		   "{\"min\": 0, \"max\": 9, \"count\": 2}, {\"min\": 10, \"max\": 19, \"count\": 0}, "
+		   "{\"min\": 20, \"max\": 29, \"count\": 0}, {\"min\": 30, \"max\": 39, \"count\": 0}, "
+		   "{\"min\": 40, \"count\": 4}]}}}\n");
+}
+
 static void test_text_empty(void)
 {
 	struct sp_mapdata c = mapdata(plan_map("@c", SP_AGG_COUNT, SP_F_NONE), 0);
@@ -571,6 +596,7 @@ int main(int argc, char **argv)
 	test_text_hist();
 	test_text_lhist();
 	test_text_empty();
+	test_json_stacks_hists();
 	test_folded();
 	test_consumer_files();
 	printf("%d passed, %d failed\n", passed, failed);
