@@ -94,7 +94,8 @@ static LLVMValueRef string_builtin(struct cg *g, const struct sp_node *n, const 
 	return cg_str_const(g, s, strlen(s), size);
 }
 
-/* argN / retval through bpf/args.bpf.c, when it provides them. */
+/* argN / retval through bpf/args.bpf.c (constant n, so each call folds to
+ * one context load). */
 static LLVMValueRef arg_builtin(struct cg *g, const struct sp_node *n)
 {
 	const char *fn = "sp_arg";
@@ -106,11 +107,15 @@ static LLVMValueRef arg_builtin(struct cg *g, const struct sp_node *n)
 		nargs = 1;
 	} else if (g->ptype == SP_PROBE_USDT) {
 		fn = "sp_usdt_arg";
+	} else if (g->ptype == SP_PROBE_KPROBE || g->ptype == SP_PROBE_KRETPROBE) {
+		fn = "sp_karg";
+	} else if (g->ptype == SP_PROBE_RAWTRACEPOINT) {
+		fn = "sp_rawtp_arg";
 	}
 	args[1] = LLVMConstInt(g->i32, strtol(n->name + 3, NULL, 10), 0);
 	v = cg_call_fn(g, fn, args, nargs);
 	if (!v) {
-		cg_error(g, n->span, "'%s' is not available yet", n->name);
+		cg_error(g, n->span, "'%s' is not available in this probe", n->name);
 		return cg_u64(g, 0);
 	}
 	if (LLVMTypeOf(v) != g->i64)
@@ -118,12 +123,15 @@ static LLVMValueRef arg_builtin(struct cg *g, const struct sp_node *n)
 	return cg_norm(g, v, n->type);
 }
 
-/* Instruction pointer from pt_regs (x86-64: regs->ip at offset 128); the
- * perf_event context starts with pt_regs too. */
+/* Address of the probed function (uprobe: a user address, kprobe: a
+ * kernel one), or of the sample for perf events. */
 static LLVMValueRef ctx_ip(struct cg *g)
 {
-	LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, cg_gep(g, g->ctx, 128), "ip");
+	LLVMValueRef v = cg_call_fn(g, "sp_func_ip", &g->ctx, 1);
 
+	if (v)
+		return v;
+	v = LLVMBuildLoad2(g->B, g->i64, cg_gep(g, g->ctx, 128), "ip"); /* pt_regs->ip */
 	LLVMSetAlignment(v, 8);
 	return v;
 }

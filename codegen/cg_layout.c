@@ -87,8 +87,9 @@ uint32_t cg_size(const struct sp_type *t)
 	case SP_T_USTACK:
 		return sizeof(struct sp_ustack_key);
 	case SP_T_STRING:
-	case SP_T_BUF:
 		return t->size;
+	case SP_T_BUF:
+		return t->size + 1; /* u8 length, then the bytes */
 	case SP_T_TUPLE:
 		return round_up(cg_tuple_offset(t, t->nelems), cg_align(t));
 	default:

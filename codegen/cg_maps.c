@@ -130,11 +130,11 @@ static void note_value(struct cg *g, struct cg_map *m, const struct sp_node *map
 	}
 	if (m->valt)
 		return;
-	if (val && val->type && val->type->kind != SP_T_NONE)
-		m->valt = val->type;
-	else if (mapnode->type && mapnode->type->kind != SP_T_NONE &&
-		 mapnode->type->kind != SP_T_VOID)
+	/* sema gives every use of a map its widened value type */
+	if (mapnode->type && mapnode->type->kind != SP_T_NONE && mapnode->type->kind != SP_T_VOID)
 		m->valt = mapnode->type;
+	else if (val && val->type && val->type->kind != SP_T_NONE)
+		m->valt = val->type;
 }
 
 static void walk(struct cg *g, const struct sp_node *n)

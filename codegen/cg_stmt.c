@@ -322,24 +322,30 @@ static void event_record(struct cg *g, int type, int id, const struct sp_node *c
 	LLVMPositionBuilderAtEnd(g->B, done);
 }
 
-static void printf_call(struct cg *g, const struct sp_node *n)
+/* printf, time, cat, system: a literal format, then args laid out in the record. */
+static void fmt_call(struct cg *g, const struct sp_node *n, int type)
 {
 	const struct sp_node *fmt = n->list.len ? n->list.items[0] : NULL;
+	const struct sp_node *const *args = (const struct sp_node *const *)n->list.items + 1;
 	int id;
 
+	if (type == SP_EV_TIME && !fmt) {
+		id = add_printf(g, "%H:%M:%S\n", NULL, 0);
+		if (id >= 0)
+			event_record(g, type, id, NULL, 0);
+		return;
+	}
 	if (!fmt || fmt->kind != SP_N_STR) {
-		cg_error(g, n->span, "printf needs a literal format string");
+		cg_error(g, n->span, "%s needs a literal format string", n->name);
 		return;
 	}
 	if (n->list.len > 33) {
-		cg_error(g, n->span, "printf takes at most 32 arguments");
+		cg_error(g, n->span, "%s takes at most 32 arguments", n->name);
 		return;
 	}
-	id = add_printf(g, fmt->str, (const struct sp_node *const *)n->list.items + 1,
-			n->list.len - 1);
+	id = add_printf(g, fmt->str, args, n->list.len - 1);
 	if (id >= 0)
-		event_record(g, SP_EV_PRINTF, id, (const struct sp_node *const *)n->list.items + 1,
-			     n->list.len - 1);
+		event_record(g, type, id, args, n->list.len - 1);
 }
 
 static int map_index(struct cg *g, const struct sp_node *arg)
@@ -422,6 +428,34 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 	return buf;
 }
 
+/* buf(p, n): a u8 length and up to the type's size of raw bytes. */
+static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
+{
+	uint32_t size = n->type && n->type->kind == SP_T_BUF ? n->type->size : 64;
+	LLVMValueRef buf, len, args[3];
+
+	if (n->list.len < 1) {
+		cg_error(g, n->span, "buf needs a pointer");
+		return cg_u64(g, 0);
+	}
+	buf = cg_alloca(g, size + 1, "buf");
+	cg_memset0(g, buf, size + 1);
+	len = cg_u64(g, size);
+	if (n->list.len > 1) {
+		LLVMValueRef want = cg_expr(g, n->list.items[1]);
+		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
+
+		len = LLVMBuildSelect(g->B, small, want, len, "");
+	}
+	args[0] = cg_gep(g, buf, 1);
+	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
+	args[2] = cg_expr(g, n->list.items[0]);
+	cg_call_helper(g, user_probe(g) ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
+		       g->i64, args, 3);
+	cg_store_int(g, buf, len, 1);
+	return buf;
+}
+
 static LLVMValueRef strncmp_call(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *lim = n->list.len > 2 ? n->list.items[2] : NULL;
@@ -441,8 +475,10 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 
 	if (!strcmp(f, "exit"))
 		return exit_call(g);
-	if (!strcmp(f, "printf")) {
-		printf_call(g, n);
+	if (!strcmp(f, "printf") || !strcmp(f, "time") || !strcmp(f, "cat") ||
+	    !strcmp(f, "system")) {
+		fmt_call(g, n, f[0] == 'p' ? SP_EV_PRINTF : f[0] == 't' ? SP_EV_TIME
+						 : f[0] == 'c' ? SP_EV_CAT : SP_EV_SYSTEM);
 		return cg_u64(g, 0);
 	}
 	if (!strcmp(f, "print") || !strcmp(f, "clear") || !strcmp(f, "zero")) {
@@ -462,6 +498,8 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return str_call(g, n);
 	if (!strcmp(f, "strncmp"))
 		return strncmp_call(g, n);
+	if (!strcmp(f, "buf"))
+		return buf_call(g, n);
 	if ((!strcmp(f, "usym") || !strcmp(f, "ksym")) && n->list.len == 1)
 		return cg_expr(g, n->list.items[0]);
 	if (cg_agg_kind(f) != SP_AGG_NONE)

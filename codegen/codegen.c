@@ -580,6 +580,62 @@ static void llvm_fail(struct cg *g, const char *what)
 		sp_diag_at(g->diag, SP_DIAG_ERROR, span, "%s: %s", what, msg);
 }
 
+static bool has_probe(struct cg *g, enum sp_probe_type t)
+{
+	for (int i = 0; i < g->plan->nprobes; i++)
+		if (g->plan->probes[i].type == t)
+			return true;
+	return false;
+}
+
+/* Only dead constants (the old llvm.compiler.used) may still refer to it. */
+static bool used_by_code(LLVMValueRef gv)
+{
+	for (LLVMUseRef u = LLVMGetFirstUse(gv); u; u = LLVMGetNextUse(u))
+		if (LLVMIsAInstruction(LLVMGetUser(u)))
+			return true;
+	return false;
+}
+
+/* libbpf's USDT spec maps come with bpf/args.bpf.c; without usdt probes
+ * they would only cost two map creations at load. */
+static void drop_usdt_maps(struct cg *g)
+{
+	LLVMValueRef used = LLVMGetNamedGlobal(g->M, "llvm.compiler.used");
+	LLVMValueRef init, keep[64], nu;
+	int n, k = 0;
+
+	if (has_probe(g, SP_PROBE_USDT) || !used || !(init = LLVMGetInitializer(used)))
+		return;
+	n = LLVMGetNumOperands(init);
+	for (int i = 0; i < n && k < 64; i++) {
+		LLVMValueRef v = LLVMGetOperand(init, i);
+		size_t len;
+		const char *name = LLVMGetValueName2(v, &len);
+
+		if (strncmp(name, "__bpf_usdt_", 11) != 0)
+			keep[k++] = v;
+	}
+	if (k == n)
+		return;
+	nu = LLVMAddGlobal(g->M, LLVMArrayType(g->ptr, k), "llvm.compiler.used.new");
+	LLVMSetInitializer(nu, LLVMConstArray(g->ptr, keep, k));
+	LLVMSetLinkage(nu, LLVMAppendingLinkage);
+	LLVMSetSection(nu, "llvm.metadata");
+	LLVMDeleteGlobal(used);
+	LLVMSetValueName2(nu, "llvm.compiler.used", 18);
+	for (LLVMValueRef gv = LLVMGetFirstGlobal(g->M), next; gv; gv = next) {
+		size_t len;
+		const char *name = LLVMGetValueName2(gv, &len);
+
+		next = LLVMGetNextGlobal(gv);
+		if (strncmp(name, "__bpf_usdt_", 11) != 0 || used_by_code(gv))
+			continue;
+		LLVMReplaceAllUsesWith(gv, LLVMConstNull(LLVMTypeOf(gv)));
+		LLVMDeleteGlobal(gv);
+	}
+}
+
 static int optimize(struct cg *g)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
@@ -650,6 +706,7 @@ static int verify(struct cg *g)
 static int finish(struct cg *g, void **obj, size_t *objlen)
 {
 	drop_unused_helpers(g);
+	drop_usdt_maps(g);
 	LLVMDIBuilderFinalize(g->D);
 	if (verify(g))
 		return -EINVAL;

@@ -117,6 +117,10 @@ enum sp_event_type {
 	SP_EV_ZERO = 6,   /* zero(@m): id: index in plan.maps; user space zeroes every value */
 	SP_EV_PRINT_VALUE = 7, /* print(value): id: index in plan.printfs (fmt NULL);
 	                        * the one value follows like printf args */
+	SP_EV_TIME = 8,   /* time(fmt): id: index in plan.printfs, fmt is the strftime
+	                   * format ("%H:%M:%S\n" when not given); no args */
+	SP_EV_CAT = 9,    /* cat(fmt, ...): id: printfs index; the path is printf-formatted */
+	SP_EV_SYSTEM = 10, /* system(fmt, ...): id: printfs index; the command likewise */
 };
 
 struct sp_event_hdr {

@@ -1,0 +1,112 @@
+"""Codegen tier: tests/codegen/*.test.
+
+A test file holds a program and what its compiled form must contain:
+
+    # comment
+    profile:hz:99 { @[ustack] = count(); }
+    CHECK: define i32 @profile_0(ptr
+    CHECK-NOT: @llvm.bpf.pseudo
+    SECTION: perf_event
+    ERROR: needs more than 512 bytes
+
+Lines that are not directives or comments form the program. CHECK lines
+are matched in order against `sprof -d ir -e PROGRAM` (each after the line
+the previous one matched; never whole-IR goldens). CHECK-NOT text must not
+appear anywhere. SECTION names an ELF section the object (--emit-elf) must
+have, checked with llvm-objdump-16 -h; PROG names a program symbol it must
+define in that section (`PROG: perf_event profile_0`). ERROR means
+compilation fails with that text on stderr. Tests need no root: nothing is
+loaded.
+"""
+import glob
+import os
+import shutil
+import subprocess
+
+DIRECTIVES = ("CHECK:", "CHECK-NOT:", "SECTION:", "PROG:", "ERROR:")
+
+
+def parse(path):
+    prog, checks = [], []
+    with open(path) as f:
+        for line in f:
+            s = line.rstrip("\n")
+            if s.startswith("#"):
+                continue
+            for d in DIRECTIVES:
+                if s.startswith(d):
+                    checks.append((d[:-1], s[len(d):].strip()))
+                    break
+            else:
+                if s.strip():
+                    prog.append(s)
+    return "\n".join(prog) + "\n", checks
+
+
+def objdump_tool():
+    for name in ("llvm-objdump-16", "llvm-objdump"):
+        if shutil.which(name):
+            return name
+    return None
+
+
+def check_ir(out, checks):
+    pos = 0
+    lines = out.splitlines()
+    for kind, text in checks:
+        if kind == "CHECK":
+            for i in range(pos, len(lines)):
+                if text in lines[i]:
+                    pos = i + 1
+                    break
+            else:
+                raise AssertionError("CHECK not found after line %d: %r" % (pos, text))
+        elif kind == "CHECK-NOT" and text in out:
+            raise AssertionError("CHECK-NOT found: %r" % text)
+
+
+def check_elf(ctx, elf, checks):
+    tool = objdump_tool()
+    if tool is None:
+        raise ctx.Skip("llvm-objdump not installed")
+    heads = subprocess.run([tool, "-h", elf], capture_output=True, text=True).stdout
+    syms = subprocess.run([tool, "-t", elf], capture_output=True, text=True).stdout
+    sections = {l.split()[1] for l in heads.splitlines() if l.strip()[:1].isdigit() and len(l.split()) > 1}
+    for kind, text in checks:
+        if kind == "SECTION" and text not in sections:
+            raise AssertionError("no section %r in %s" % (text, sorted(sections)))
+        if kind == "PROG":
+            sec, name = text.split()
+            if not any(l.split()[-1] == name and sec in l.split() for l in syms.splitlines() if l.strip()):
+                raise AssertionError("no program %s in section %s:\n%s" % (name, sec, syms))
+
+
+def make_test(path):
+    def run(ctx):
+        prog, checks = parse(path)
+        base = os.path.splitext(os.path.basename(path))[0]
+        elf = os.path.join(ctx.workdir, "codegen_%s.o" % base)
+        if os.path.exists(elf):
+            os.unlink(elf)
+        r = ctx.sprof_run("-d", "ir", "--emit-elf", elf, "-e", prog, timeout=60)
+        errors = [t for k, t in checks if k == "ERROR"]
+        if errors:
+            if r.rc == 0:
+                raise AssertionError("expected a compile error\n%r" % r)
+            for t in errors:
+                if t not in r.err:
+                    raise AssertionError("error text %r not in stderr\n%r" % (t, r))
+            return
+        if r.rc != 0:
+            raise AssertionError("sprof -d ir failed\n%r" % r)
+        check_ir(r.out, checks)
+        if any(k in ("SECTION", "PROG") for k, _ in checks):
+            if not os.path.exists(elf):
+                raise AssertionError("--emit-elf wrote nothing")
+            check_elf(ctx, elf, checks)
+    return run
+
+
+def tests(ctx):
+    for path in sorted(glob.glob(os.path.join(ctx.tests_dir, "codegen", "*.test"))):
+        yield os.path.splitext(os.path.basename(path))[0], make_test(path)
