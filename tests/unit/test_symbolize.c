@@ -352,6 +352,24 @@ out:
 	sp_symbolizer__destroy(s);
 }
 
+/* A debug file from another build must not lend its symbols. */
+static void test_mismatch(struct tctx *t, const char *bin)
+{
+	struct sp_symbolizer *s = sp_symbolizer__open();
+	struct workload w;
+	struct sp_frame f;
+
+	if (wl_start(&w, bin)) {
+		check(t, false, "mismatched debug file: workload did not start");
+		goto out;
+	}
+	sp_symbolize_user(s, w.pid, wl_addr(&w, "sym_mid") + 4, true, &f);
+	check(t, !f.sym && f.module && f.build_id, "mismatched debug file: ignored (sym %s)", str(f.sym));
+	wl_stop(&w);
+out:
+	sp_symbolizer__destroy(s);
+}
+
 /* First r-xp mapping of `path` in pid's maps, or 0. */
 static uint64_t text_of(pid_t pid, const char *path)
 {
@@ -544,6 +562,14 @@ static bool build(struct tctx *t)
 	       sh("cp symtest-pie symtest-stripped && objcopy --only-keep-debug symtest-stripped "
 		  "symtest-stripped.debug && objcopy --strip-all symtest-stripped && "
 		  "objcopy --add-gnu-debuglink=symtest-stripped.debug symtest-stripped") == 0 &&
+	       sh("mkdir -p .debug && cp symtest-pie symtest-dotdebug && objcopy --only-keep-debug "
+		  "symtest-dotdebug .debug/symtest-dotdebug.dbg && objcopy --strip-all symtest-dotdebug && "
+		  "objcopy --add-gnu-debuglink=.debug/symtest-dotdebug.dbg symtest-dotdebug") == 0 &&
+	       /* a debug link to another build's debug file (same name, other build id) */
+	       sh("gcc %s -DOTHER_BUILD -pie -fPIE -o symtest-other %s/symtest.c && "
+		  "cp symtest-pie symtest-mismatch && objcopy --strip-all symtest-mismatch && "
+		  "objcopy --only-keep-debug symtest-other symtest-mismatch.debug && "
+		  "objcopy --add-gnu-debuglink=symtest-mismatch.debug symtest-mismatch", cf, t->src) == 0 &&
 	       sh("g++ %s -o symtest_cpp %s/symtest_cpp.cc", cf, t->src) == 0;
 }
 
@@ -572,6 +598,8 @@ int main(void)
 	run_variant(&t, "non-pie", BIN("symtest-nopie"), false, true);
 	run_variant(&t, "stripped+debuglink", BIN("symtest-stripped"), false, true);
 	run_variant(&t, "deleted", BIN("symtest-pie"), true, true);
+	run_variant(&t, "stripped+.debug/", BIN("symtest-dotdebug"), false, true);
+	test_mismatch(&t, BIN("symtest-mismatch"));
 	test_demangle(&t);
 	test_cpp(&t, BIN("symtest_cpp"));
 	test_gone_pid(&t);

@@ -20,6 +20,14 @@
 #include <unistd.h>
 
 static volatile unsigned long sink;
+#ifdef OTHER_BUILD
+/* Shifts every function: another build, another build id. */
+__attribute__((noinline)) void sym_other(void)
+{
+	sink += 3;
+	sink *= 5;
+}
+#endif
 
 enum { SYM_LEAF_LINE = __LINE__ + 1 };
 __attribute__((noinline)) void sym_leaf(void)
