@@ -5,7 +5,7 @@
  * libraries) a separate debug file found by build id
  * (/usr/lib/debug/.build-id/xx/rest.debug) or by .gnu_debuglink (next to the
  * file, in .debug/, under /usr/lib/debug/), accepted only when its build id
- * matches. The debug file is located and opened at open time, while the
+ * matches (or, for files without one, the debug link's CRC-32). The debug file is located and opened at open time, while the
  * process (and so its /proc/PID/root) may still exist.
  *
  * The table is a sorted array of functions (FUNC and IFUNC, defined, nonzero
@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define NT_GNU_BUILD_ID_TYPE 3
 
@@ -141,8 +142,28 @@ static bool same_file(int a, int b)
 	       sa.st_ino == sb.st_ino;
 }
 
-/* Open `path` as the debug file of `e` when it has a .symtab and a matching build id. */
-static bool try_debug_file(struct sp_elf *e, const char *path)
+/* CRC-32 of the whole file, as .gnu_debuglink records it (zlib's polynomial). */
+static bool crc_matches(Elf *elf, uint32_t want)
+{
+	size_t size;
+	const char *raw = elf_rawfile(elf, &size);
+	uLong crc = crc32(0L, Z_NULL, 0);
+
+	if (!raw)
+		return false;
+	for (size_t off = 0; off < size;) { /* zlib takes uInt lengths */
+		uInt n = size - off > (1u << 30) ? (1u << 30) : (uInt)(size - off);
+
+		crc = crc32(crc, (const Bytef *)raw + off, n);
+		off += n;
+	}
+	return (uint32_t)crc == want;
+}
+
+/* Open `path` as the debug file of `e` when it has a .symtab and a matching
+ * build id; files without one are checked against the debug link's CRC
+ * (`crc` NULL: no check possible). */
+static bool try_debug_file(struct sp_elf *e, const char *path, const uint32_t *crc)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf;
@@ -161,6 +182,8 @@ static bool try_debug_file(struct sp_elf *e, const char *path)
 		bid = read_build_id(elf);
 		ok = bid && strcmp(bid, e->build_id) == 0;
 		free(bid);
+	} else if (ok && crc) {
+		ok = crc_matches(elf, *crc);
 	}
 	if (!ok) {
 		elf_end(elf);
@@ -182,22 +205,31 @@ static bool join4(char *buf, size_t size, const char *a, const char *b, const ch
 	return n >= 0 && (size_t)n < size;
 }
 
-static bool try_rooted(struct sp_elf *e, const char *root, const char *path)
+static bool try_rooted(struct sp_elf *e, const char *root, const char *path, const uint32_t *crc)
 {
 	char buf[4096];
 
-	if (root && join4(buf, sizeof(buf), root, path, "", "") && try_debug_file(e, buf))
+	if (root && join4(buf, sizeof(buf), root, path, "", "") && try_debug_file(e, buf, crc))
 		return true;
-	return try_debug_file(e, path);
+	return try_debug_file(e, path, crc);
 }
 
-static const char *debuglink_name(Elf *elf)
+/* .gnu_debuglink: a file name, NUL, padding to 4, then the file's CRC-32. */
+static const char *debuglink_name(Elf *elf, uint32_t *crc, bool *has_crc)
 {
 	Elf_Scn *scn = find_section(elf, ".gnu_debuglink", 0);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *nul;
+	size_t crc_off;
 
-	if (!d || !d->d_buf || d->d_size < 2 || !memchr(d->d_buf, '\0', d->d_size))
+	*has_crc = false;
+	if (!d || !d->d_buf || d->d_size < 2 || !(nul = memchr(d->d_buf, '\0', d->d_size)))
 		return NULL;
+	crc_off = ((size_t)(nul - (const char *)d->d_buf) + 4) & ~(size_t)3;
+	if (crc_off + 4 <= d->d_size) {
+		memcpy(crc, (const char *)d->d_buf + crc_off, 4);
+		*has_crc = true; /* same byte order as the host: x86-64 reads x86-64 files */
+	}
 	return d->d_buf;
 }
 
@@ -205,24 +237,28 @@ static void find_debug_file(struct sp_elf *e, const char *path, const char *root
 {
 	char buf[4096], dir[4096], idpath[512];
 	const char *link, *slash;
+	uint32_t crc_val;
+	const uint32_t *crc;
+	bool has_crc;
 
 	if (e->build_id && strlen(e->build_id) > 2 && strlen(e->build_id) < 200) {
 		snprintf(idpath, sizeof(idpath), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 			 e->build_id, e->build_id + 2);
-		if (try_rooted(e, root, idpath))
+		if (try_rooted(e, root, idpath, NULL))
 			return;
 	}
-	link = debuglink_name(e->elf);
+	link = debuglink_name(e->elf, &crc_val, &has_crc);
+	crc = has_crc ? &crc_val : NULL;
 	if (!link || !path || !(slash = strrchr(path, '/')) || (size_t)(slash - path) >= sizeof(dir))
 		return;
 	memcpy(dir, path, slash - path);
 	dir[slash - path] = '\0';
-	if (join4(buf, sizeof(buf), dir, "/", link, "") && try_rooted(e, root, buf))
+	if (join4(buf, sizeof(buf), dir, "/", link, "") && try_rooted(e, root, buf, crc))
 		return;
-	if (join4(buf, sizeof(buf), dir, "/.debug/", link, "") && try_rooted(e, root, buf))
+	if (join4(buf, sizeof(buf), dir, "/.debug/", link, "") && try_rooted(e, root, buf, crc))
 		return;
 	if (join4(buf, sizeof(buf), "/usr/lib/debug", dir, "/", link))
-		try_rooted(e, root, buf);
+		try_rooted(e, root, buf, crc);
 }
 
 /* --- open / destroy ---------------------------------------------------------------- */

@@ -170,8 +170,8 @@ static void check_user(struct tctx *t, struct sp_symbolizer *s, const struct wor
 	check(t, sym_is(&f, "sym_leaf", NULL) && f.off == 4 && f.kind == SP_FRAME_USER,
 	      "%s: leaf sym_leaf+4 -> %s+%" PRIu64, what, str(f.sym), f.off);
 	check(t, f.module && strcmp(f.module, module) == 0, "%s: module %s", what, str(f.module));
-	check(t, f.build_id && strcmp(f.build_id, build_id) == 0, "%s: build id %s", what,
-	      str(f.build_id));
+	check(t, build_id[0] ? f.build_id && strcmp(f.build_id, build_id) == 0 : !f.build_id,
+	      "%s: build id %s", what, str(f.build_id));
 	check(t, f.map_start <= a && a < f.map_end && f.file_off == a + 4 - f.map_start + f.map_pgoff,
 	      "%s: mapping %#" PRIx64 "-%#" PRIx64 " file_off %#" PRIx64, what, f.map_start,
 	      f.map_end, f.file_off);
@@ -353,18 +353,18 @@ out:
 }
 
 /* A debug file from another build must not lend its symbols. */
-static void test_mismatch(struct tctx *t, const char *bin)
+static void test_mismatch(struct tctx *t, const char *what, const char *bin)
 {
 	struct sp_symbolizer *s = sp_symbolizer__open();
 	struct workload w;
 	struct sp_frame f;
 
 	if (wl_start(&w, bin)) {
-		check(t, false, "mismatched debug file: workload did not start");
+		check(t, false, "mismatched debug file (%s): workload did not start", what);
 		goto out;
 	}
 	sp_symbolize_user(s, w.pid, wl_addr(&w, "sym_mid") + 4, true, &f);
-	check(t, !f.sym && f.module && f.build_id, "mismatched debug file: ignored (sym %s)", str(f.sym));
+	check(t, !f.sym && f.module, "mismatched debug file (%s): ignored (sym %s)", what, str(f.sym));
 	wl_stop(&w);
 out:
 	sp_symbolizer__destroy(s);
@@ -570,6 +570,14 @@ static bool build(struct tctx *t)
 		  "cp symtest-pie symtest-mismatch && objcopy --strip-all symtest-mismatch && "
 		  "objcopy --only-keep-debug symtest-other symtest-mismatch.debug && "
 		  "objcopy --add-gnu-debuglink=symtest-mismatch.debug symtest-mismatch", cf, t->src) == 0 &&
+	       /* no build id: the debug link's CRC decides; then a wrong file under the name */
+	       sh("gcc %s -Wl,--build-id=none -pie -fPIE -o symtest-crc %s/symtest.c && "
+		  "cp symtest-crc symtest-crcbad && objcopy --only-keep-debug symtest-crc symtest-crc.debug && "
+		  "objcopy --strip-all symtest-crc && objcopy --add-gnu-debuglink=symtest-crc.debug symtest-crc && "
+		  "objcopy --strip-all symtest-crcbad && cp symtest-crc.debug symtest-crcbad.debug && "
+		  "objcopy --add-gnu-debuglink=symtest-crcbad.debug symtest-crcbad && "
+		  "gcc %s -DOTHER_BUILD -Wl,--build-id=none -pie -fPIE -o symtest-other2 %s/symtest.c && "
+		  "objcopy --only-keep-debug symtest-other2 symtest-crcbad.debug", cf, t->src, cf, t->src) == 0 &&
 	       sh("g++ %s -o symtest_cpp %s/symtest_cpp.cc", cf, t->src) == 0;
 }
 
@@ -599,7 +607,9 @@ int main(void)
 	run_variant(&t, "stripped+debuglink", BIN("symtest-stripped"), false, true);
 	run_variant(&t, "deleted", BIN("symtest-pie"), true, true);
 	run_variant(&t, "stripped+.debug/", BIN("symtest-dotdebug"), false, true);
-	test_mismatch(&t, BIN("symtest-mismatch"));
+	test_mismatch(&t, "build id", BIN("symtest-mismatch"));
+	run_variant(&t, "no build id, debug link CRC", BIN("symtest-crc"), false, true);
+	test_mismatch(&t, "CRC", BIN("symtest-crcbad"));
 	test_demangle(&t);
 	test_cpp(&t, BIN("symtest_cpp"));
 	test_gone_pid(&t);
