@@ -50,9 +50,18 @@ const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len)
 	return buf;
 }
 
-const char *sp_frame_func(const struct sp_frame *f)
+const char *sp_frame_func(const struct sp_frame *f, char *buf, size_t len)
 {
-	return f->sym ? f->sym : "[unknown]";
+	const char *base;
+
+	if (f->sym)
+		return f->sym;
+	if (!f->module || !*f->module || f->kind == SP_FRAME_KERNEL)
+		return "[unknown]";
+	base = strrchr(f->module, '/');
+	base = base && base[1] ? base + 1 : f->module;
+	snprintf(buf, len, base[0] == '[' ? "%s" : "[%s]", base);
+	return buf;
 }
 
 /* --- print order ------------------------------------------------------------ */
@@ -286,11 +295,12 @@ static int push_stack(struct sp_path *p, const struct sp_stack *st)
 	for (int i = st ? st->n - 1 : -1; i >= 0; i--) {
 		const struct sp_frame *f = &st->frames[i];
 		enum sp_pe_kind kind = f->kind == SP_FRAME_KERNEL ? SP_PE_KERNEL : SP_PE_USER;
+		char buf[256];
 		int err;
 
 		if (!f->sym)
 			kind = SP_PE_UNKNOWN;
-		err = path_push(p, strdup(sp_frame_func(f)), kind, f);
+		err = path_push(p, strdup(sp_frame_func(f, buf, sizeof(buf))), kind, f);
 		if (err)
 			return err;
 	}

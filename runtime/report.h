@@ -35,8 +35,13 @@ void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div);
 /* bpftrace's stack text: "" when empty, else "\n" and one line per frame
  * (mode: enum sp_stack_mode; indent 4 in map keys, 8 for print/printf). */
 void sp_report_text_stack(FILE *f, const struct sp_stack *st, int mode, int indent);
-/* -f json pieces: print(@m, top, div) and printf() lines. */
+/* -f json pieces: print(@m, top, div), printf() lines, other events with a
+ * string payload ("time", "cat", "join", "syscall": bpftrace's type names),
+ * print(value) with its text form, and the "Attaching N probes" line. */
 void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div);
 void sp_report_json_printf(FILE *f, const char *text);
+void sp_report_json_event(FILE *f, const char *type, const char *text);
+void sp_report_json_value(FILE *f, const struct sp_kval *v, const struct sp_plan_field *fld);
+void sp_report_json_attached(FILE *f, int nprobes);
 
 #endif

@@ -6,7 +6,8 @@
  * first joined by ';', one space, an integer count. The key's non-stack
  * parts (comm, pid, ...) lead, then user frames, then kernel frames marked
  * "_[k]" (on top, as the kernel ran on behalf of that user stack).
- * Unresolved frames are "[unknown]" like perf script's, so they merge. Names
+ * Unresolved frames are "[module]" (the file name, as stackcollapse-perf
+ * names them) or "[unknown]" outside any module, so they merge. Names
  * are sanitized: ';' becomes ':', line breaks and tabs spaces, and a name
  * ending in " <number>" gets '_' for the blank, since readers would take the
  * number for a (second, differential) count.

@@ -19,8 +19,10 @@
 
 /* "sym+off", or "0x<addr>" when unresolved (bpftrace's frame text). */
 const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len);
-/* Name used by flame graphs and profiles: the symbol, or "[unknown]". */
-const char *sp_frame_func(const struct sp_frame *f);
+/* Name used by flame graphs and profiles: the symbol; unresolved, the
+ * module's file name in brackets ("[libc.so.6]", as stackcollapse-perf
+ * does), or "[unknown]" outside any module. buf holds the bracketed form. */
+const char *sp_frame_func(const struct sp_frame *f, char *buf, size_t len);
 
 /* Entries in bpftrace's print order (ascending by value, hist by total),
  * keeping only the `top` largest when top > 0. Returns a malloc'd array of

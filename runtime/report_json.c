@@ -201,11 +201,30 @@ void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 	free(v);
 }
 
-void sp_report_json_printf(FILE *f, const char *text)
+void sp_report_json_event(FILE *f, const char *type, const char *text)
 {
-	fputs("{\"type\": \"printf\", \"data\": ", f);
+	fputs("{\"type\": ", f);
+	sp_json_str(f, type);
+	fputs(", \"data\": ", f);
 	sp_json_str(f, text);
 	fputs("}\n", f);
+}
+
+void sp_report_json_printf(FILE *f, const char *text)
+{
+	sp_report_json_event(f, "printf", text);
+}
+
+void sp_report_json_value(FILE *f, const struct sp_kval *v, const struct sp_plan_field *fld)
+{
+	fputs("{\"type\": \"value\", \"data\": ", f);
+	json_kval(f, v, fld);
+	fputs("}\n", f);
+}
+
+void sp_report_json_attached(FILE *f, int nprobes)
+{
+	fprintf(f, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %d}}\n", nprobes);
 }
 
 int sp_report_json(FILE *f, const struct sp_profile *p, const struct sp_report_opts *o)

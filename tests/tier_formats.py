@@ -254,7 +254,7 @@ def folded_leaf_sums(text):
 def test_folded(ctx):
     with open(os.path.join(unit_files(ctx), "hotwarm.folded")) as f:
         sums = folded_leaf_sums(f.read())
-    assert sums == {"hot": 200, "warm": 100, "read_zero_[k]": 30, "[unknown]": 3, "spin": 20}, sums
+    assert sums == {"hot": 200, "warm": 100, "read_zero_[k]": 30, "[hotwarm]": 3, "spin": 20}, sums
 
 
 # --- end to end ------------------------------------------------------------------------

@@ -454,6 +454,26 @@ static void test_json_stacks_hists(void)
 		   "{\"min\": 40, \"count\": 4}]}}}\n");
 }
 
+static void test_json_events(void)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	struct sp_kval t[2] = { kint(1), kstr("two") }, tv = ktuple(2, t), i = kint(-5);
+
+	sp_report_json_attached(f, 1);
+	sp_report_json_printf(f, "hi 5\n");
+	sp_report_json_event(f, "time", "10:22:03\n");
+	sp_report_json_value(f, &tv, NULL);
+	sp_report_json_value(f, &i, NULL);
+	fclose(f);
+	EXPECT_STR(s, "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n"
+		      "{\"type\": \"printf\", \"data\": \"hi 5\\n\"}\n"
+		      "{\"type\": \"time\", \"data\": \"10:22:03\\n\"}\n"
+		      "{\"type\": \"value\", \"data\": [1,\"two\"]}\n"
+		      "{\"type\": \"value\", \"data\": -5}\n");
+}
+
 static void test_text_empty(void)
 {
 	struct sp_mapdata c = mapdata(plan_map("@c", SP_AGG_COUNT, SP_F_NONE), 0);
@@ -530,7 +550,7 @@ static void test_folded(void)
 
 	((struct sp_plan_map *)maps[1].map)->name = strdup("@u");
 	s = report(&p, SP_FMT_FOLDED, "two.folded", NULL);
-	CHECK(strcmp(s, "hotwarm;main;[unknown] 3\n"
+	CHECK(strcmp(s, "hotwarm;main;[hotwarm] 3\n"
 			"my:app_12;main;spin 20\n"
 			"hotwarm;__libc_start_call_main;main;__libc_read;vfs_read_[k];read_zero_[k] 30\n"
 			"hotwarm;__libc_start_call_main;main;warm 100\n"
@@ -542,7 +562,7 @@ static void test_folded(void)
 	path = outpath("two-u.folded");
 	s = slurp(path);
 	free(path);
-	CHECK(strcmp(s, "main;[unknown] 3\n"
+	CHECK(strcmp(s, "main;[hotwarm] 3\n"
 			"__libc_start_call_main;main;warm 100\n"
 			"__libc_start_call_main;main;hot 200\n") == 0, "folded @u:\n%s", s);
 	free(s);
@@ -597,6 +617,7 @@ int main(int argc, char **argv)
 	test_text_lhist();
 	test_text_empty();
 	test_json_stacks_hists();
+	test_json_events();
 	test_folded();
 	test_consumer_files();
 	printf("%d passed, %d failed\n", passed, failed);
