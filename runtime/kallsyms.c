@@ -63,6 +63,24 @@ static bool is_text(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
+static uint64_t hex(const char *s, char **end)
+{
+	uint64_t v = 0;
+
+	for (;; s++) {
+		unsigned c = (unsigned char)*s;
+
+		if (c - '0' < 10)
+			v = v << 4 | (c - '0');
+		else if ((c | 0x20) - 'a' < 6)
+			v = v << 4 | ((c | 0x20) - 'a' + 10);
+		else
+			break;
+	}
+	*end = (char *)s;
+	return v;
+}
+
 /* Parse the line at *p in place (NULs over separators); advance *p. */
 static bool parse_line(char **p, struct sp_ksym *s)
 {
@@ -75,7 +93,7 @@ static bool parse_line(char **p, struct sp_ksym *s)
 	} else {
 		*p = line + strlen(line);
 	}
-	s->addr = strtoull(line, &end, 16);
+	s->addr = hex(line, &end);
 	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 		return false;
 	type = end[1];

@@ -29,6 +29,14 @@
 #include "runtime/procmaps.h"
 #include "runtime/symbolize.h"
 
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 struct tctx {
 	int passed, failed;
 	char dir[64];      /* scratch directory for built workloads */
@@ -470,6 +478,39 @@ out:
 	sp_symbolizer__destroy(s);
 }
 
+/* kallsyms parsing on a made-up file: modules, data, disorder, hidden addresses. */
+static void test_kallsyms_file(struct tctx *t)
+{
+	char path[128];
+	FILE *f;
+	struct sp_kallsyms *ks;
+	const struct sp_ksym *k;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", t->dir);
+	f = fopen(path, "w");
+	fputs("ffffffff81000000 T _stext\nffffffff81000100 t foo\n"
+	      "ffffffffc0001000 t modfn\t[mymod]\nffffffff81000200 D data_sym\n"
+	      "ffffffffc0000000 t modfirst\t[mymod]\nffffffff81000300 W weakfn\n", f);
+	fclose(f);
+	ks = sp_kallsyms__load(path);
+	k = ks ? sp_kallsyms__find(ks, 0xffffffffc0001005ull) : NULL;
+	check(t, k && strcmp(k->name, "modfn") == 0 && strcmp(k->module, "mymod") == 0,
+	      "kallsyms file: module symbol %s [%s]", k ? k->name : "-", k ? k->module : "-");
+	k = ks ? sp_kallsyms__find(ks, 0xffffffff81000205ull) : NULL;
+	check(t, k && strcmp(k->name, "foo") == 0 && strcmp(k->module, "[kernel.kallsyms]") == 0,
+	      "kallsyms file: data symbols skipped, %s", k ? k->name : "-");
+	check(t, ks && sp_kallsyms__count(ks) == 5 && sp_kallsyms__lookup(ks, "weakfn"),
+	      "kallsyms file: 5 text symbols");
+	sp_kallsyms__free(ks);
+	f = fopen(path, "w");
+	fputs("0000000000000000 T _stext\n0000000000000000 t foo\n", f);
+	fclose(f);
+	ks = sp_kallsyms__load(path);
+	check(t, ks && sp_kallsyms__count(ks) == 0 && !sp_kallsyms__find(ks, 0),
+	      "kallsyms file: hidden addresses resolve nothing");
+	sp_kallsyms__free(ks);
+}
+
 static void test_kernel(struct tctx *t)
 {
 	struct sp_symbolizer *s = sp_symbolizer__open();
@@ -480,6 +521,15 @@ static void test_kernel(struct tctx *t)
 
 	check(t, ks && sp_kallsyms__count(ks) > 1000, "kallsyms: %d text symbols",
 	      ks ? sp_kallsyms__count(ks) : -1);
+	{
+		struct timespec t0;
+		struct sp_kallsyms *again;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		again = sp_kallsyms__load(NULL);
+		printf("speed: /proc/kallsyms read and sorted in %.1f ms\n", secs_since(&t0) * 1e3);
+		sp_kallsyms__free(again);
+	}
 	if (!want) {
 		printf("skip kernel round trip: kallsyms addresses hidden\n");
 	} else {
@@ -502,13 +552,6 @@ static void test_kernel(struct tctx *t)
 	sp_symbolizer__destroy(s);
 }
 
-static double secs_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 /* 1,025 stacks, 8,200 frames of one process, symbolized cold (fresh
  * symbolizer: maps read, files opened, tables built) after it exited. */
@@ -528,6 +571,7 @@ static void test_speed(struct tctx *t, const char *bin)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	sp_symbolizer__add_pid(s, w.pid, false);
+	printf("speed: add_pid (maps read, %s) took %.3f ms\n", "files opened", secs_since(&t0) * 1e3);
 	wl_stop(&w);
 	for (int st = 0; st < 1025; st++) {
 		for (int i = 0; i < 8; i++, frames++) {
@@ -616,6 +660,7 @@ int main(void)
 	test_exec(&t, BIN("symtest-pie"));
 	test_sharing(&t, BIN("symtest-pie"));
 	test_kernel(&t);
+	test_kallsyms_file(&t);
 	test_speed(&t, BIN("symtest-pie"));
 	sh("rm -rf '%s'", t.dir);
 	printf("%d passed, %d failed\n", t.passed, t.failed);
