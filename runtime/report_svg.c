@@ -253,7 +253,8 @@ static int tree_depth(struct node *n)
 {
 	int d = 0;
 
-	qsort(n->kids, n->n, sizeof(*n->kids), kid_cmp);
+	if (n->n > 1)
+		qsort(n->kids, n->n, sizeof(*n->kids), kid_cmp);
 	for (int i = 0; i < n->n; i++) {
 		int k = tree_depth(n->kids[i]);
 

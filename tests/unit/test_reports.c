@@ -34,11 +34,29 @@ static const char *outdir = ".";
 
 /* --- building synthetic profiles ------------------------------------------------ */
 
+/* Fixture memory, freed at the end so sanitizer builds see no leaks. */
+static void **fixtures;
+static int nfixtures;
+
+static void *fixture(void *p)
+{
+	void **v = realloc(fixtures, (nfixtures + 1) * sizeof(*v));
+
+	if (!p || !v) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	fixtures = v;
+	fixtures[nfixtures++] = p;
+	return p;
+}
+#define FX(p) fixture(p)
+
 static struct sp_plan_map *plan_map(const char *name, int agg, enum sp_field_kind key)
 {
-	struct sp_plan_map *m = calloc(1, sizeof(*m));
+	struct sp_plan_map *m = FX(calloc(1, sizeof(*m)));
 
-	m->name = strdup(name);
+	m->name = FX(strdup(name));
 	m->agg = agg;
 	m->key.kind = key;
 	m->value.kind = SP_F_INT;
@@ -57,7 +75,7 @@ static struct sp_kval kstr(const char *s)
 
 static struct sp_kval ktuple(int n, const struct sp_kval *el)
 {
-	struct sp_kval *e = calloc(n, sizeof(*e));
+	struct sp_kval *e = FX(calloc(n, sizeof(*e)));
 
 	memcpy(e, el, n * sizeof(*e));
 	return (struct sp_kval){ .kind = SP_F_TUPLE, .n = n, .elems = e };
@@ -66,10 +84,10 @@ static struct sp_kval ktuple(int n, const struct sp_kval *el)
 /* A stack from "sym+off" / "0xaddr" strings, leaf first. */
 static struct sp_stack *stack_of(enum sp_frame_kind kind, const char *module, int n, const char *const *fr)
 {
-	struct sp_stack *st = calloc(1, sizeof(*st));
+	struct sp_stack *st = FX(calloc(1, sizeof(*st)));
 
 	st->n = n;
-	st->frames = calloc(n ? n : 1, sizeof(*st->frames));
+	st->frames = FX(calloc(n ? n : 1, sizeof(*st->frames)));
 	for (int i = 0; i < n; i++) {
 		struct sp_frame *f = &st->frames[i];
 		const char *plus = strchr(fr[i], '+');
@@ -82,7 +100,7 @@ static struct sp_stack *stack_of(enum sp_frame_kind kind, const char *module, in
 			f->kind = kind == SP_FRAME_KERNEL ? kind : SP_FRAME_UNKNOWN;
 			continue;
 		}
-		f->sym = strndup(fr[i], plus ? (size_t)(plus - fr[i]) : strlen(fr[i]));
+		f->sym = FX(strndup(fr[i], plus ? (size_t)(plus - fr[i]) : strlen(fr[i])));
 		f->off = plus ? strtoull(plus + 1, NULL, 10) : 0;
 		f->addr = (kind == SP_FRAME_KERNEL ? 0xffffffff81000000ull : 0x555555554000ull) +
 			  0x1000 * (uint64_t)(f->sym[0]) + f->off;
@@ -108,7 +126,7 @@ static struct sp_kval kkstack(int n, const char *const *fr)
 
 static struct sp_mapdata mapdata(struct sp_plan_map *pm, int n)
 {
-	return (struct sp_mapdata){ .map = pm, .n = n, .entries = calloc(n ? n : 1, sizeof(struct sp_entry)) };
+	return (struct sp_mapdata){ .map = pm, .n = n, .entries = FX(calloc(n ? n : 1, sizeof(struct sp_entry))) };
 }
 
 static struct sp_entry scalar(int64_t v)
@@ -313,7 +331,7 @@ static void test_text_stacks(void)
 	((struct sp_plan_map *)m.map)->key.stack_mode = SP_STACK_BPFTRACE;
 	mk.entries[0] = (struct sp_entry){ .key = ktuple(2, ku), .val.v = 5 };
 	pk->key.nelems = 2;
-	pk->key.elems = calloc(2, sizeof(struct sp_plan_field));
+	pk->key.elems = FX(calloc(2, sizeof(struct sp_plan_field)));
 	pk->key.elems[0].kind = SP_F_KSTACK;
 	pk->key.elems[1].kind = SP_F_USTACK;
 	EXPECT_STR(text_of_map(&mk, 0, 1),
@@ -327,7 +345,7 @@ static void test_text_stacks(void)
 
 static struct sp_value hist_value(int n, const uint64_t *b)
 {
-	struct sp_value v = { .nbuckets = n, .buckets = calloc(n, sizeof(uint64_t)) };
+	struct sp_value v = { .nbuckets = n, .buckets = FX(calloc(n, sizeof(uint64_t))) };
 
 	memcpy(v.buckets, b, n * sizeof(uint64_t));
 	return v;
@@ -426,7 +444,6 @@ static void test_text_lhist(void)
 		   "[1K, 2K)               0 |                                                    |\n"
 		   "[2K, 3K)               3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		   "\n");
-	EXPECT_STR(text_of_map(&m, 0, 1) ? strdup("ok") : NULL, "ok");
 }
 
 static void test_json_stacks_hists(void)
@@ -490,7 +507,7 @@ static const char *const spin_stack[] = { "spin+4", "main+10" };
 
 static struct sp_plan_field *key_fields(int n, const enum sp_field_kind *kinds)
 {
-	struct sp_plan_field *f = calloc(n, sizeof(*f));
+	struct sp_plan_field *f = FX(calloc(n, sizeof(*f)));
 
 	for (int i = 0; i < n; i++) {
 		f[i].kind = kinds[i];
@@ -548,7 +565,7 @@ static void test_folded(void)
 	struct sp_profile p = { .nmaps = 2, .maps = maps };
 	char *s, *path;
 
-	((struct sp_plan_map *)maps[1].map)->name = strdup("@u");
+	((struct sp_plan_map *)maps[1].map)->name = FX(strdup("@u"));
 	s = report(&p, SP_FMT_FOLDED, "two.folded", NULL);
 	CHECK(strcmp(s, "hotwarm;main;[hotwarm] 3\n"
 			"my:app_12;main;spin 20\n"
@@ -583,7 +600,7 @@ static void test_consumer_files(void)
 
 	for (int i = 0; i < 4; i++)
 		free(report(&p, fmts[i], names[i], NULL));
-	((struct sp_plan_map *)maps[1].map)->name = strdup("@u");
+	((struct sp_plan_map *)maps[1].map)->name = FX(strdup("@u"));
 	p.nmaps = 2;
 	free(report(&p, SP_FMT_SVG, "multi.svg", NULL));
 	free(report(&p, SP_FMT_PPROF, "multi.pb.gz", NULL));
@@ -620,6 +637,9 @@ int main(int argc, char **argv)
 	test_json_events();
 	test_folded();
 	test_consumer_files();
+	for (int i = 0; i < nfixtures; i++)
+		free(fixtures[i]);
+	free(fixtures);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
