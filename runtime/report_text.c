@@ -18,6 +18,12 @@
 
 #define BAR_WIDTH 52
 
+/* Kernel frames print no module in perf mode, like bpftrace's kstack(perf). */
+static bool kernel_frame(const struct sp_frame *fr)
+{
+	return fr->kind == SP_FRAME_KERNEL || (fr->module && strncmp(fr->module, "[kernel", 7) == 0);
+}
+
 static void text_frame(FILE *f, const struct sp_frame *fr, int mode, int indent)
 {
 	char buf[512];
@@ -25,7 +31,7 @@ static void text_frame(FILE *f, const struct sp_frame *fr, int mode, int indent)
 	switch (mode) {
 	case SP_STACK_PERF:
 		fprintf(f, "\t%" PRIx64 " %s", fr->addr, sp_frame_text(fr, buf, sizeof(buf)));
-		if (fr->kind != SP_FRAME_KERNEL)
+		if (!kernel_frame(fr))
 			fprintf(f, " (%s)", fr->module ? fr->module : "[unknown]");
 		fputc('\n', f);
 		break;

@@ -341,6 +341,13 @@ static void test_text_stacks(void)
 		   ", \n"
 		   "    __libc_read+13\n"
 		   "]: 5\n");
+	pk->key.elems[0].stack_mode = SP_STACK_PERF;
+	pk->key.elems[1].stack_mode = SP_STACK_PERF;
+	hs = mk.entries[0].key.elems[0].stack;
+	snprintf(want, sizeof(want), "@ku[\n\t%lx read_zero+5\n\t%lx vfs_read+187\n, \n\t%lx __libc_read+13 (/tmp/hotwarm)\n]: 5\n",
+		 (unsigned long)hs->frames[0].addr, (unsigned long)hs->frames[1].addr,
+		 (unsigned long)mk.entries[0].key.elems[1].stack->frames[0].addr);
+	EXPECT_STR(text_of_map(&mk, 0, 1), want);
 }
 
 static struct sp_value hist_value(int n, const uint64_t *b)
