@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report_impl.h"
 
@@ -227,6 +228,10 @@ static int write_flame(const struct sp_profile *p, const struct sp_report_opts *
 	const struct sp_mapdata **maps = NULL;
 	int n = 0, err = flame_maps(p, o, &maps, &n);
 
+	if (!err && !o->output && o->format == SP_FMT_PPROF && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "error: pprof output is gzip'd binary: write it with -o FILE.pb.gz\n");
+		err = -EINVAL;
+	}
 	if (!err && n > 1 && !o->output && o->format != SP_FMT_FOLDED) {
 		fprintf(stderr, "error: %d maps hold stacks: write them with -o FILE (one file per map) "
 				"or pick one with --map\n", n);
