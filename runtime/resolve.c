@@ -25,11 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_syms.h"
 #include "procmaps.h"
-
-/* libstdc++'s demangler; present in sprof (linked as C++), absent in pure C tests. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status)
-	__attribute__((weak));
 
 bool sp_has_wildcard(const char *s)
 {
@@ -457,17 +454,10 @@ static void funcs_fill(struct sp_funcs *f, Elf *elf)
 
 	for (i = 0; i < f->n; i++) {
 		struct sp_func *fn = &f->v[i];
-		int status = -1;
 
 		if (phdrs_vaddr_to_foff(elf, fn->vaddr, &fn->foff))
 			fn->foff = fn->vaddr;
-		if (__cxa_demangle && strncmp(fn->name, "_Z", 2) == 0) {
-			fn->demangled = __cxa_demangle(fn->name, NULL, NULL, &status);
-			if (status != 0) {
-				free(fn->demangled);
-				fn->demangled = NULL;
-			}
-		}
+		fn->demangled = sp_demangle(fn->name);
 	}
 }
 

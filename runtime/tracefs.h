@@ -12,7 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One field of a tracepoint record. */
+/* One field of a tracepoint record. (Guarded so a front-end header can
+ * carry the identical definition for sema without including runtime/.) */
+#ifndef SP_TP_FIELD_DEFINED
+#define SP_TP_FIELD_DEFINED
 struct sp_tp_field {
 	char *name;        /* "filename" */
 	char *type;        /* C type as declared: "const char *", "char[16]", "__data_loc char[]" */
@@ -25,6 +28,7 @@ struct sp_tp_field {
 	bool is_common;    /* common_type, common_pid ...: not shown as args */
 	uint32_t array_len;/* "char comm[16]" -> 16; 0 when not an array */
 };
+#endif
 
 /* Where tracefs is (mounting it at /sys/kernel/tracing when it is not):
  * 0 and the directory in buf, or -errno. */

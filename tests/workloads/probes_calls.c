@@ -1,7 +1,7 @@
 /* probes_calls: calls known functions a known number of times, for exact
  * uprobe/uretprobe counts and argument/return-value checks.
  *
- *   probes_calls [N]   (default 1000)
+ *   probes_calls [N] [SLEEP_US]   (default 1000, 0)
  *
  * probe_count(i)           called N times, returns nothing interesting
  * probe_ret(i)             called N times, returns i % 5 (0..4, N/5 each)
@@ -9,9 +9,12 @@
  * probe_args8(0..7 + i)    called N times with 8 args (2 on the stack)
  * probe_twice/probe_thrice called 2N and 3N times (wildcard 'probe_t*')
  * probe_offset(i)          called N times (for FUNC+OFFSET probes)
+ * getppid()                called N times (a libc function: uprobe:libc:getppid)
+ * With SLEEP_US, each round sleeps that long (for -p tests).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline, used))
 
@@ -35,6 +38,7 @@ NOINLINE void probe_offset(int i)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1000;
+	int us = argc > 2 ? atoi(argv[2]) : 0;
 
 	for (int i = 0; i < n; i++) {
 		probe_count(i);
@@ -47,6 +51,9 @@ int main(int argc, char **argv)
 		probe_thrice();
 		probe_thrice();
 		probe_offset(i);
+		sink += getppid();
+		if (us)
+			usleep(us);
 	}
 	printf("done %d\n", n);
 	return 0;

@@ -1,0 +1,497 @@
+"""Probes tier: every attach type on real workloads, and `sprof -l`.
+
+Workloads (tests/workloads) call known functions and fire known USDT
+probes a known number of times, so counts and decoded values are exact:
+the -c child is the only process the BPF filter lets through. Needs root
+and BPF (ctx.require_bpf); listing and kprobe-error tests need less.
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+N = 1000
+
+
+def expect(r, pattern, what=None):
+    if not re.search(pattern, r.out, re.M):
+        raise AssertionError("expected /%s/ in stdout%s\n%r" % (pattern, " (%s)" % what if what else "", r))
+
+
+def expect_err(r, text):
+    if r.rc == 0:
+        raise AssertionError("expected failure\n%r" % r)
+    if text not in r.err:
+        raise AssertionError("expected %r on stderr\n%r" % (text, r))
+
+
+def ok(r):
+    if r.rc != 0:
+        raise AssertionError("sprof failed\n%r" % r)
+    return r
+
+
+def calls(ctx):
+    return ctx.workload("probes_calls")
+
+
+def usdt_w(ctx, opt="-O2"):
+    name = "usdt_args" if opt == "-O2" else "usdt_args_O0"
+    out = os.path.join(ctx.build, "tests", "workloads", name)
+    return ctx.workload("usdt_args", cflags=(opt, "-g"),
+                        src=os.path.join(ctx.tests_dir, "workloads", "usdt_args.c"), out=out)
+
+
+def trace(ctx, prog, cmd, *extra, timeout=60):
+    return ctx.sprof_run("-c", cmd, *extra, "-e", prog, timeout=timeout)
+
+
+class Background:
+    """A workload running while sprof attaches with -p."""
+
+    def __init__(self, args):
+        self.p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.2)
+
+    def __enter__(self):
+        return self.p
+
+    def __exit__(self, *exc):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGKILL)
+        self.p.wait()
+
+
+# --- uprobe / uretprobe --------------------------------------------------------
+
+def t_uprobe_count(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    expect(ok(trace(ctx, "uprobe:%s:probe_count { @ = count(); }" % w, "%s %d" % (w, N))), r"^@: %d$" % N)
+
+
+def t_uprobe_wildcard(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    r = ok(trace(ctx, "uprobe:%s:probe_t* { @ = count(); }" % w, "%s %d" % (w, N)))
+    expect(r, r"^@: %d$" % (5 * N))
+
+
+def t_uprobe_wildcard_func(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    r = ok(trace(ctx, "uprobe:%s:probe_t* { @[func] = count(); }" % w, "%s %d" % (w, N)))
+    expect(r, r"probe_twice.*: %d$" % (2 * N))
+    expect(r, r"probe_thrice.*: %d$" % (3 * N))
+
+
+def t_uprobe_wildcard_probe(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    r = ok(trace(ctx, "uprobe:%s:probe_t* { @[probe] = count(); }" % w, "%s %d" % (w, N)))
+    expect(r, r"probe_twice\]: %d$" % (2 * N))
+    expect(r, r"probe_thrice\]: %d$" % (3 * N))
+
+
+def t_uprobe_args(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    r = ok(trace(ctx, "uprobe:%s:probe_args8 { @a = sum(arg0); @b = sum(arg1); @g = sum(arg6); "
+                      "@h = max(arg7); }" % w, "%s %d" % (w, N)))
+    expect(r, r"^@a: %d$" % (N * (N - 1) // 2))
+    expect(r, r"^@b: %d$" % N)
+    expect(r, r"^@g: %d$" % (6 * N + N * (N - 1) // 2))
+    expect(r, r"^@h: %d$" % (7 + N - 1))
+
+
+def t_uretprobe_lhist(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    r = ok(trace(ctx, "uretprobe:%s:probe_ret { @ = lhist(retval, 0, 5, 1); }" % w, "%s %d" % (w, N)))
+    for v in range(5):
+        expect(r, r"^\[%d, %d\)\s+%d \|" % (v, v + 1, N // 5))
+
+
+def t_uretprobe_hist_sum(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    n = 999  # probe_neg returns -1, -2, -3 in turn: 333 each
+    r = ok(trace(ctx, "uretprobe:%s:probe_neg { @h = hist(-(int32)retval); @s = sum((int32)retval); }"
+                 % w, "%s %d" % (w, n)))
+    expect(r, r"^\[1\]\s+333 \|")
+    expect(r, r"^\[2, 4\)\s+666 \|")
+    expect(r, r"^@s: -1998$")
+
+
+def t_uprobe_offset(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)  # -O0 -fno-omit-frame-pointer: push %rbp (1), mov %rsp,%rbp (3)
+    expect(ok(trace(ctx, "uprobe:%s:probe_offset+4 { @ = count(); }" % w, "%s %d" % (w, N))),
+           r"^@: %d$" % N)
+
+
+def t_uprobe_address(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    nm = ctx.run(["nm", w], check=True).out
+    addr = re.search(r"^([0-9a-f]+) T probe_count$", nm, re.M).group(1)
+    expect(ok(trace(ctx, "uprobe:%s:0x%s { @ = count(); }" % (w, addr.lstrip("0")), "%s %d" % (w, N))),
+           r"^@: %d$" % N)
+
+
+def t_uprobe_library(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    expect(ok(trace(ctx, "uprobe:libc:getppid { @ = count(); }", "%s %d" % (w, N))), r"^@: %d$" % N)
+
+
+def t_uprobe_path_lookup(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    d = os.path.join(ctx.workdir, "pathbin")
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(w, os.path.join(d, "probes_calls_copy"))
+    env = {"PATH": d + ":" + os.environ.get("PATH", "")}
+    r = ok(ctx.sprof_run("-c", "%s/probes_calls_copy %d" % (d, N), "-e",
+                         "uprobe:probes_calls_copy:probe_count { @ = count(); }", env=env))
+    expect(r, r"^@: %d$" % N)
+
+
+def t_uprobe_pid_filter(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    with Background([w, "100000", "2000"]) as a, Background([w, "100000", "2000"]) as b:
+        r = ok(ctx.sprof_run("-p", str(a.pid), "-e",
+                             "uprobe:%s:probe_count { @[pid] = count(); } interval:ms:500 { exit(); }" % w))
+        expect(r, r"^@\[%d\]: \d+$" % a.pid)
+        if re.search(r"^@\[%d\]" % b.pid, r.out, re.M):
+            raise AssertionError("process %d fired under -p %d\n%r" % (b.pid, a.pid, r))
+
+
+def t_uprobe_library_pid(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    with Background([w, "100000", "2000"]) as a:
+        r = ok(ctx.sprof_run("-p", str(a.pid), "-e",
+                             "uprobe:libc:getppid { @ = count(); } interval:ms:500 { exit(); }"))
+        expect(r, r"^@: [1-9]\d*$")
+
+
+def cpp(ctx):
+    return ctx.workload("probes_cpp")
+
+
+def t_uprobe_cpp_demangled(ctx):
+    ctx.require_bpf()
+    w = cpp(ctx)
+    expect(ok(trace(ctx, 'uprobe:%s:"shapes::Widget::poke" { @ = count(); }' % w, "%s %d" % (w, N))),
+           r"^@: %d$" % N)
+
+
+def t_uprobe_cpp_mangled(ctx):
+    ctx.require_bpf()
+    w = cpp(ctx)
+    expect(ok(trace(ctx, "uprobe:%s:_ZN6shapes6Widget4pokeEi { @ = count(); }" % w, "%s %d" % (w, N))),
+           r"^@: %d$" % N)
+
+
+def t_uprobe_cpp_overloads(ctx):
+    ctx.require_bpf()
+    w = cpp(ctx)
+    expect(ok(trace(ctx, 'uprobe:%s:"shapes::area" { @ = count(); }' % w, "%s %d" % (w, N))),
+           r"^@: %d$" % (3 * N))
+    expect(ok(trace(ctx, 'uprobe:%s:"shapes::area(double)" { @ = count(); }' % w, "%s %d" % (w, N))),
+           r"^@: %d$" % (2 * N))
+
+
+def t_uprobe_scale(ctx):
+    ctx.require_bpf()
+    w = ctx.workload("probes_many")
+    t = time.time()
+    r = ok(trace(ctx, "uprobe:%s:many_* { @ = count(); }" % w, "%s 3" % w))
+    secs = time.time() - t
+    expect(r, r"^@: %d$" % (640 * 3))
+    if secs > 5:
+        raise AssertionError("640 uprobes took %.1f s end to end" % secs)
+
+
+def t_uprobe_missing_symbol(ctx):
+    ctx.require_root()
+    w = calls(ctx)
+    expect_err(ctx.sprof_run("-e", "uprobe:%s:no_such_fn { @ = count(); }" % w),
+               "no symbol 'no_such_fn' in %s" % w)
+
+
+def t_uprobe_missing_binary(ctx):
+    ctx.require_root()
+    expect_err(ctx.sprof_run("-e", "uprobe:./no/such/app:foo { @ = count(); }"),
+               "binary './no/such/app' not found")
+
+
+def t_uretprobe_offset_error(ctx):
+    ctx.require_root()
+    w = calls(ctx)
+    expect_err(ctx.sprof_run("-e", "uretprobe:%s:probe_ret+4 { @ = count(); }" % w),
+               "a uretprobe cannot take an offset")
+
+
+# --- USDT ---------------------------------------------------------------------------
+
+def usdt_exact(ctx, w):
+    n = 100
+    r = ok(trace(ctx, "usdt:%s:sptest:args { @neg = min(arg0); @x = max(arg1); @y = min(arg2); "
+                      "@s[str(arg3)] = count(); }" % w, "%s %d" % (w, n)))
+    expect(r, r"^@neg: -%d$" % n)
+    expect(r, r"^@x: %d$" % (1000 + n - 1))
+    expect(r, r"^@y: -7$")
+    expect(r, r"^@s\[hello\]: %d$" % n)
+
+
+def t_usdt_args_O2(ctx):
+    ctx.require_bpf()
+    usdt_exact(ctx, usdt_w(ctx, "-O2"))
+
+
+def t_usdt_args_O0(ctx):
+    ctx.require_bpf()
+    usdt_exact(ctx, usdt_w(ctx, "-O0"))
+
+
+def t_usdt_printf(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    r = ok(trace(ctx, 'usdt:%s:sptest:args /arg0 == -5/ { printf("%%d %%d %%d %%s\\n", arg0, arg1, '
+                      'arg2, str(arg3)); }' % w, "%s 10" % w))
+    expect(r, r"^-5 1004 -7 hello$")
+
+
+def t_usdt_constants(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    r = ok(trace(ctx, "usdt:%s:sptest:small { @i = max(arg0); @h = min(arg1); @c = max(arg2); }" % w,
+                 "%s 10" % w))
+    expect(r, r"^@i: 3$")
+    expect(r, r"^@h: -2$")
+    expect(r, r"^@c: 200$")  # "1@$-56": an unsigned byte written as a signed immediate
+
+
+def t_usdt_no_provider(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    expect(ok(trace(ctx, "usdt:%s:args { @ = count(); }" % w, "%s 10" % w)), r"^@: 10$")
+
+
+def t_usdt_ambiguous(ctx):
+    ctx.require_root()
+    w = usdt_w(ctx)
+    r = ctx.sprof_run("-e", "usdt:%s:small { @ = count(); }" % w)
+    expect_err(r, "ambiguous")
+    if "'sptest'" not in r.err or "'other'" not in r.err:
+        raise AssertionError("providers not listed\n%r" % r)
+
+
+def t_usdt_semaphore(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    alone = ctx.run([w, "50"], check=True)
+    if "guarded 0" not in alone.out:
+        raise AssertionError("semaphore raised without sprof\n%r" % alone)
+    r = ok(trace(ctx, "usdt:%s:sptest:guarded { @ = count(); }" % w, "%s 50" % w))
+    expect(r, r"^guarded 50$", "the workload saw the semaphore raised")
+    expect(r, r"^@: 50$")
+
+
+def t_usdt_pid_any_target(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    with Background([w, "100000", "2000"]) as a:
+        r = ok(ctx.sprof_run("-p", str(a.pid), "-e",
+                             "usdt:*:sptest:args { @ = count(); } interval:ms:500 { exit(); }"))
+        expect(r, r"^@: [1-9]\d*$")
+
+
+def t_usdt_missing(ctx):
+    ctx.require_root()
+    w = usdt_w(ctx)
+    expect_err(ctx.sprof_run("-e", "usdt:%s:sptest:nope { @ = count(); }" % w), "no USDT probe")
+
+
+# --- tracepoints ------------------------------------------------------------------
+
+def t_tracepoint_openat(ctx):
+    ctx.require_bpf()
+    path = ctx.write("tp_openat_marker.txt", "x\n")
+    r = ok(trace(ctx, 'tracepoint:syscalls:sys_enter_openat { printf("%s\\n", str(args.filename)); }',
+                 "cat %s" % path))
+    expect(r, r"^%s$" % re.escape(path))
+
+
+def t_tracepoint_wildcard(ctx):
+    ctx.require_bpf()
+    path = ctx.write("tp_wild_marker.txt", "x\n")
+    r = ok(trace(ctx, "tracepoint:syscalls:sys_enter_open* { @ = count(); }", "cat %s" % path))
+    expect(r, r"^@: [1-9]\d*$")
+
+
+def t_tracepoint_sched_typed(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    r = ok(trace(ctx, 'tracepoint:sched:sched_process_exit { printf("%s %d\\n", args.comm, '
+                      'args.pid == cpid); }', "%s 10" % w))
+    expect(r, r"^probes_calls 1$")
+
+
+def t_tracepoint_data_loc(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    r = ok(trace(ctx, 'tracepoint:sched:sched_process_exec { printf("%s\\n", str(args.filename)); }',
+                 "%s 10" % w))
+    expect(r, r"^%s$" % re.escape(w))
+
+
+def t_tracepoint_did_you_mean(ctx):
+    ctx.require_root()
+    expect_err(ctx.sprof_run("-e", "tracepoint:sched:sched_proces_exit { @ = count(); }"),
+               "did you mean 'tracepoint:sched:sched_process_exit'")
+
+
+def t_rawtracepoint(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    expect(ok(trace(ctx, "rawtracepoint:sched_process_exit { @ = count(); }", "%s 10" % w)), r"^@: 1$")
+
+
+def t_rawtracepoint_missing(ctx):
+    ctx.require_root()
+    expect_err(ctx.sprof_run("-e", "rawtracepoint:no_such_event { @ = count(); }"),
+               "no raw tracepoint 'no_such_event'")
+
+
+# --- kprobes ----------------------------------------------------------------------
+
+def kprobes_here():
+    return os.path.exists("/sys/bus/event_source/devices/kprobe") or \
+        os.path.exists("/sys/kernel/tracing/kprobe_events")
+
+
+def t_kprobe_error(ctx):
+    ctx.require_root()
+    if kprobes_here():
+        raise ctx.Skip("this kernel has kprobes")
+    for prog in ("kprobe:do_sys_openat2 { @ = count(); }", "kretprobe:do_sys_openat2 { @ = count(); }"):
+        r = ctx.sprof_run("-e", prog)
+        if r.rc != 1:
+            raise AssertionError("expected exit status 1\n%r" % r)
+        expect_err(r, "kprobes are not available: this kernel was built without CONFIG_KPROBES")
+        expect_err(r, "tracepoint:")
+
+
+def t_kprobe_program(ctx):
+    tool = shutil.which("llvm-objdump-16") or shutil.which("llvm-objdump")
+    if not tool:
+        raise ctx.Skip("llvm-objdump not installed")
+    out = os.path.join(ctx.workdir, "kprobe.o")
+    r = ok(ctx.sprof_run("--emit-elf", out, "-d", "ir", "-e",
+                         "kprobe:do_sys_openat2 { @ = count(); } kretprobe:do_sys_openat2 { @r = sum(retval); }"))
+    secs = ctx.run([tool, "-h", out], check=True).out
+    for s in ("kprobe", "kretprobe"):
+        if not re.search(r"\s%s\s" % s, secs):
+            raise AssertionError("no %s section\n%s\n%r" % (s, secs, r))
+
+
+# --- listing ------------------------------------------------------------------------
+
+def lines(r):
+    return set(r.out.splitlines())
+
+
+def list_run(ctx, *args):
+    """sprof -l ARGS; skips while the driver does not offer -l yet."""
+    ctx.require_root()  # tracefs is root-only
+    r = ctx.sprof_run(*args)
+    if "-l is not available in this build" in r.err:
+        if ctx.ci:
+            raise AssertionError(repr(r))
+        raise ctx.Skip("the driver does not wire -l to sp_list_probes yet")
+    return r
+
+
+def t_list_tracepoints(ctx):
+    r = ok(list_run(ctx, "-l", "tracepoint:syscalls:sys_enter_open*"))
+    if "tracepoint:syscalls:sys_enter_openat" not in lines(r):
+        raise AssertionError(repr(r))
+    r = ok(list_run(ctx, "-l"))
+    for want in ("tracepoint:sched:sched_switch", "software:cpu-clock:", "hardware:cpu-cycles:"):
+        if want not in lines(r):
+            raise AssertionError("%s missing from -l\n%r" % (want, r))
+
+
+def t_list_tracepoint_fields(ctx):
+    r = ok(list_run(ctx, "-lv", "tracepoint:syscalls:sys_enter_openat"))
+    for want in ("    const char * filename", "    int flags"):
+        if want not in lines(r):
+            raise AssertionError("%r missing\n%r" % (want, r))
+    r = ok(list_run(ctx, "-l", "-v", "t:sched:sched_switch"))
+    if "    char prev_comm[16]" not in lines(r):
+        raise AssertionError(repr(r))
+
+
+def t_list_perf_events(ctx):
+    r = ok(list_run(ctx, "-l", "s:*"))
+    if "software:page-faults:" not in lines(r) or any(not l.startswith("software:") for l in lines(r)):
+        raise AssertionError(repr(r))
+    r = ok(list_run(ctx, "-l", "hardware:*"))
+    if "hardware:instructions:" not in lines(r):
+        raise AssertionError(repr(r))
+
+
+def t_list_rawtracepoints(ctx):
+    r = ok(list_run(ctx, "-l", "rawtracepoint:sched_switch"))
+    if lines(r) != {"rawtracepoint:sched_switch"}:
+        raise AssertionError(repr(r))
+
+
+def t_list_uprobes(ctx):
+    w = calls(ctx)
+    r = ok(list_run(ctx, "-l", "uprobe:%s:probe_*" % w))
+    want = {"uprobe:%s:probe_%s" % (w, f) for f in
+            ("count", "ret", "neg", "args8", "twice", "thrice", "offset")}
+    if lines(r) != want:
+        raise AssertionError("got %s\n%r" % (sorted(lines(r)), r))
+    r = ok(list_run(ctx, "-l", "uprobe:libc:malloc"))
+    if not any(l.endswith(":malloc") and "libc.so" in l for l in lines(r)):
+        raise AssertionError(repr(r))
+
+
+def t_list_usdt(ctx):
+    w = usdt_w(ctx)
+    r = ok(list_run(ctx, "-l", "usdt:%s:*" % w))
+    want = {"usdt:%s:%s" % (w, p) for p in ("sptest:args", "sptest:small", "other:small", "sptest:guarded")}
+    if lines(r) != want:
+        raise AssertionError("got %s\n%r" % (sorted(lines(r)), r))
+    r = ok(list_run(ctx, "-lv", "usdt:%s:sptest:args" % w))
+    if "    arg0: -4@%edi" not in lines(r) or "    arg3: 8@%rdx" not in lines(r):
+        raise AssertionError(repr(r))
+
+
+def t_list_pid(ctx):
+    w = usdt_w(ctx)
+    with Background([w, "100000", "2000"]) as a:
+        r = ok(list_run(ctx, "-l", "-p", str(a.pid)))
+        if "usdt:%s:sptest:args" % w not in lines(r):
+            raise AssertionError(repr(r))
+        r = ok(list_run(ctx, "-l", "uprobe:*:getppid", "-p", str(a.pid)))
+        if not any("libc.so" in l and l.endswith(":getppid") for l in lines(r)):
+            raise AssertionError(repr(r))
+
+
+def t_list_missing_binary(ctx):
+    expect_err(list_run(ctx, "-l", "uprobe:./no/such/app:*"), "binary './no/such/app' not found")
+
+
+def tests(ctx):
+    for name, fn in sorted(globals().items()):
+        if name.startswith("t_") and callable(fn):
+            yield name[2:], fn
