@@ -78,9 +78,15 @@ struct cg {
 	int nvars;
 	LLVMBasicBlockRef brk[CG_MAX_LOOPS], cont[CG_MAX_LOOPS];
 	int nloops;
-	LLVMValueRef *temps;     /* allocas live until the end of the statement */
-	uint32_t *temp_sizes;
+	struct cg_temp {         /* memory live until the end of the statement */
+		LLVMValueRef v;
+		uint32_t size, off; /* off: in the scratch map, UINT32_MAX: stack */
+	} *temps;
 	int ntemps, captemps;
+	LLVMValueRef scratch, tmp_base; /* this program's sp_scratch slot */
+	uint32_t var_bytes, tmp_off, tmp_max;
+	LLVMValueRef scratch_gv;
+	uint32_t scratch_size;   /* largest need of any program */
 };
 
 /* codegen.c */
@@ -119,11 +125,14 @@ void cg_store_conv(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct 
 int cg_collect_maps(struct cg *g, const struct sp_node *prog);
 struct cg_map *cg_map_find(struct cg *g, const char *name);
 void cg_define_maps(struct cg *g);
+LLVMValueRef cg_map_global_ir(struct cg *g, const char *name);
+void cg_define_scratch(struct cg *g);
 LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode,
 			uint32_t extra);
 void cg_map_agg(struct cg *g, const struct sp_node *assign);
 void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
 		  const struct sp_type *vt);
+void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_node *val);
 LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key);
 void cg_map_delete(struct cg *g, const struct sp_node *mapnode);
@@ -134,6 +143,7 @@ int cg_agg_kind(const char *name);
 /* cg_expr.c */
 LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_cond(struct cg *g, const struct sp_node *n); /* i1 */
+void cg_expr_to(struct cg *g, const struct sp_node *n, LLVMValueRef dst, const struct sp_type *to);
 LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_str_const(struct cg *g, const char *s, uint32_t len, uint32_t size);
 LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);

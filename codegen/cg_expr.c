@@ -28,14 +28,11 @@ static bool is_u64(const struct sp_type *t)
 	return t->kind != SP_T_INT || (t->size >= 8 && !t->is_signed);
 }
 
-/* A string literal in zeroed stack memory of `size` bytes. */
-LLVMValueRef cg_str_const(struct cg *g, const char *s, uint32_t len, uint32_t size)
+/* A string literal into `size` bytes of memory, NUL padded and cut to fit. */
+static void str_into(struct cg *g, LLVMValueRef p, const char *s, uint32_t len, uint32_t size)
 {
-	LLVMValueRef p;
-
-	if (size < len + 1)
-		size = len + 1;
-	p = cg_alloca(g, size, "str");
+	if (len >= size)
+		len = size ? size - 1 : 0;
 	cg_memset0(g, p, size);
 	for (uint32_t off = 0; off < len; off += 8) {
 		uint64_t w = 0;
@@ -49,6 +46,17 @@ LLVMValueRef cg_str_const(struct cg *g, const char *s, uint32_t len, uint32_t si
 				cg_store_int(g, cg_gep(g, p, off + i),
 					     cg_u64(g, (unsigned char)s[off + i]), 1);
 	}
+}
+
+/* A string literal in zeroed memory of `size` bytes (at least len + 1). */
+LLVMValueRef cg_str_const(struct cg *g, const char *s, uint32_t len, uint32_t size)
+{
+	LLVMValueRef p;
+
+	if (size < len + 1)
+		size = len + 1;
+	p = cg_alloca(g, size, "str");
+	str_into(g, p, s, len, size);
 	return p;
 }
 
@@ -59,30 +67,41 @@ static LLVMValueRef helper0(struct cg *g, int id)
 	return cg_call_helper(g, id, g->i64, NULL, 0);
 }
 
-static LLVMValueRef stack_builtin(struct cg *g, const struct sp_node *n, bool user)
+static int stack_limit(const struct sp_node *n)
 {
 	const struct sp_type *t = n->type;
 	int limit = t && t->stack_limit > 0 ? t->stack_limit : SP_DEFAULT_STACK_LIMIT;
-	LLVMValueRef args[3];
 
 	if (n->kind == SP_N_CALL) {
 		for (int i = 0; i < n->list.len; i++)
 			if (n->list.items[i]->kind == SP_N_INT)
 				limit = (int)n->list.items[i]->ival;
 	}
-	if (limit > SP_MAX_FRAMES)
-		limit = SP_MAX_FRAMES;
-	args[0] = g->ctx;
-	args[2] = LLVMConstInt(g->i32, limit, 0);
+	return limit > SP_MAX_FRAMES ? SP_MAX_FRAMES : limit;
+}
+
+/* ustack into a struct sp_ustack_key at dst. */
+static void stack_into(struct cg *g, const struct sp_node *n, LLVMValueRef dst)
+{
+	LLVMValueRef args[3] = { g->ctx, dst, LLVMConstInt(g->i32, stack_limit(n), 0) };
+
+	g->plan->uses_ustack = true;
+	cg_call_fn(g, "sp_ustack", args, 3);
+}
+
+static LLVMValueRef stack_builtin(struct cg *g, const struct sp_node *n, bool user)
+{
+	LLVMValueRef args[2], p;
+
 	if (!user) {
-		args[1] = args[2];
+		args[0] = g->ctx;
+		args[1] = LLVMConstInt(g->i32, stack_limit(n), 0);
 		g->plan->uses_kstack = true;
 		return cg_call_fn(g, "sp_kstack", args, 2);
 	}
-	g->plan->uses_ustack = true;
-	args[1] = cg_alloca(g, sizeof(struct sp_ustack_key), "ustack");
-	cg_call_fn(g, "sp_ustack", args, 3);
-	return args[1];
+	p = cg_alloca(g, sizeof(struct sp_ustack_key), "ustack");
+	stack_into(g, n, p);
+	return p;
 }
 
 static LLVMValueRef string_builtin(struct cg *g, const struct sp_node *n, const char *s)
@@ -496,8 +515,7 @@ static LLVMValueRef tuple(struct cg *g, const struct sp_node *n)
 	for (int i = 0; i < n->list.len && i < t->nelems; i++) {
 		const struct sp_node *e = n->list.items[i];
 
-		cg_store_conv(g, cg_gep(g, p, cg_tuple_offset(t, i)), cg_expr(g, e), e->type,
-			      t->elems[i]);
+		cg_expr_to(g, e, cg_gep(g, p, cg_tuple_offset(t, i)), t->elems[i]);
 	}
 	return p;
 }
@@ -562,6 +580,46 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 			 sp_node_kind_name(n->kind));
 		return cg_u64(g, 0);
 	}
+}
+
+/* Evaluates n straight into memory of type `to` (a key slot, a tuple
+ * element, a variable, an event record) when it can be produced in place,
+ * so big values need no temporary copy; otherwise evaluates and converts. */
+void cg_expr_to(struct cg *g, const struct sp_node *n, LLVMValueRef dst, const struct sp_type *to)
+{
+	const struct sp_type *t = n->type;
+
+	if (!to)
+		to = t;
+	cg_loc(g, n->span);
+	if (to && to->kind == SP_T_STRING && n->kind == SP_N_BUILTIN && !strcmp(n->name, "comm")) {
+		uint32_t size = to->size < 16 ? to->size : 16;
+		LLVMValueRef args[2] = { dst, LLVMConstInt(g->i32, size, 0) };
+
+		if (to->size > size)
+			cg_memset0(g, dst, to->size);
+		cg_call_helper(g, BPF_FUNC_get_current_comm, g->i64, args, 2);
+		return;
+	}
+	if (to && to->kind == SP_T_USTACK && t && t->kind == SP_T_USTACK &&
+	    (n->kind == SP_N_BUILTIN || n->kind == SP_N_CALL)) {
+		stack_into(g, n, dst);
+		return;
+	}
+	if (to && to->kind == SP_T_STRING && n->kind == SP_N_STR) {
+		str_into(g, dst, n->str, n->len, to->size);
+		return;
+	}
+	if (to && to->kind == SP_T_TUPLE && n->kind == SP_N_TUPLE && n->list.len == to->nelems) {
+		uint32_t size = cg_size(to);
+
+		cg_memset0(g, dst, size);
+		for (int i = 0; i < to->nelems; i++)
+			cg_expr_to(g, n->list.items[i], cg_gep(g, dst, cg_tuple_offset(to, i)),
+				   to->elems[i]);
+		return;
+	}
+	cg_store_conv(g, dst, cg_expr(g, n), t, to);
 }
 
 /* Truth value of an expression as i1. */

@@ -117,6 +117,8 @@ static void note_value(struct cg *g, struct cg_map *m, const struct sp_node *map
 	if (agg != SP_AGG_NONE) {
 		const struct sp_type *t = mapnode->type;
 
+		if (m->agg != SP_AGG_NONE && !val)
+			return; /* a later bare use must not reset lhist's bounds */
 		m->agg = agg;
 		m->lhist_min = t && t->kind == SP_T_AGG ? t->lhist_min : 0;
 		m->lhist_max = t && t->kind == SP_T_AGG ? t->lhist_max : 0;
@@ -205,16 +207,27 @@ int cg_collect_maps(struct cg *g, const struct sp_node *prog)
 	return 0;
 }
 
-/* struct { __uint(f0, v0); ... } name SEC(".maps"); */
-static LLVMValueRef map_global(struct cg *g, const char *name, const char *const *fields,
-			       const long *vals, int n)
+LLVMValueRef cg_map_global_ir(struct cg *g, const char *name)
 {
-	LLVMMetadataRef members[8], st, gve, expr;
-	LLVMTypeRef irf[8];
-	LLVMValueRef gv;
-	size_t nlen = strlen(name);
+	LLVMTypeRef f[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
+	LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMStructTypeInContext(g->C, f, 4, 0), name);
 
-	for (int i = 0; i < n; i++) {
+	LLVMSetInitializer(gv, LLVMConstNull(LLVMGlobalGetValueType(gv)));
+	LLVMSetSection(gv, ".maps");
+	LLVMSetAlignment(gv, 8);
+	return gv;
+}
+
+/* The BTF of struct { __uint(f0, v0); ... } name SEC(".maps"); for a map
+ * global of four pointers. */
+static void map_di(struct cg *g, LLVMValueRef gv, const long *vals)
+{
+	static const char *const fields[4] = { "type", "max_entries", "key_size", "value_size" };
+	LLVMMetadataRef members[4], st, gve, expr;
+	size_t nlen;
+	const char *name = LLVMGetValueName2(gv, &nlen);
+
+	for (int i = 0; i < 4; i++) {
 		LLVMMetadataRef sub = LLVMDIBuilderGetOrCreateSubrange(g->D, 0, vals[i]);
 		LLVMMetadataRef arr = LLVMDIBuilderCreateArrayType(g->D, vals[i] * 32, 32,
 								   g->di_int, &sub, 1);
@@ -223,24 +236,17 @@ static LLVMValueRef map_global(struct cg *g, const char *name, const char *const
 		members[i] = LLVMDIBuilderCreateMemberType(g->D, g->file, fields[i],
 							   strlen(fields[i]), g->file, 1, 64, 0,
 							   i * 64, LLVMDIFlagZero, pt);
-		irf[i] = g->ptr;
 	}
-	st = LLVMDIBuilderCreateStructType(g->D, g->file, NULL, 0, g->file, 1, n * 64, 0,
-					   LLVMDIFlagZero, NULL, members, n, 0, NULL, NULL, 0);
-	gv = LLVMAddGlobal(g->M, LLVMStructTypeInContext(g->C, irf, n, 0), name);
-	LLVMSetInitializer(gv, LLVMConstNull(LLVMGlobalGetValueType(gv)));
-	LLVMSetSection(gv, ".maps");
-	LLVMSetAlignment(gv, 8);
+	st = LLVMDIBuilderCreateStructType(g->D, g->file, NULL, 0, g->file, 1, 4 * 64, 0,
+					   LLVMDIFlagZero, NULL, members, 4, 0, NULL, NULL, 0);
 	expr = LLVMDIBuilderCreateExpression(g->D, NULL, 0);
 	gve = LLVMDIBuilderCreateGlobalVariableExpression(g->D, g->cu, name, nlen, name, nlen,
 							  g->file, 1, st, 0, expr, NULL, 64);
 	LLVMGlobalSetMetadata(gv, LLVMGetMDKindIDInContext(g->C, "dbg", 3), gve);
-	return gv;
 }
 
 void cg_define_maps(struct cg *g)
 {
-	static const char *const f[] = { "type", "max_entries", "key_size", "value_size" };
 	uint32_t max = g->opts->max_keys ? g->opts->max_keys : 4096;
 
 	for (int i = 0; i < g->nmaps; i++) {
@@ -249,9 +255,23 @@ void cg_define_maps(struct cg *g)
 			      m->bpf_key_size, m->value_size };
 		long d[4] = { BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8 };
 
-		m->gv = map_global(g, m->bpf_name, f, v, 4);
-		m->drops_gv = map_global(g, m->drops_name, f, d, 4);
+		m->gv = cg_map_global_ir(g, m->bpf_name);
+		map_di(g, m->gv, v);
+		m->drops_gv = cg_map_global_ir(g, m->drops_name);
+		map_di(g, m->drops_gv, d);
 	}
+}
+
+/* sp_scratch, sized for the program that needs the most. */
+void cg_define_scratch(struct cg *g)
+{
+	long v[4] = { BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, (g->scratch_size + 7) & ~7u };
+
+	if (!g->scratch_gv)
+		return;
+	if (v[3] == 0)
+		v[3] = 8;
+	map_di(g, g->scratch_gv, v);
 }
 
 /* ---- keys and updates ------------------------------------------------------- */
@@ -270,14 +290,13 @@ LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *ma
 	if (n == 1) {
 		const struct sp_node *k = mapnode->list.items[0];
 
-		cg_store_conv(g, key, cg_expr(g, k), k->type, m->keyt);
+		cg_expr_to(g, k, key, m->keyt);
 		return key;
 	}
 	for (int i = 0; i < n && i < m->keyt->nelems; i++) {
 		const struct sp_node *k = mapnode->list.items[i];
 
-		cg_store_conv(g, cg_gep(g, key, cg_tuple_offset(m->keyt, i)), cg_expr(g, k),
-			      k->type, m->keyt->elems[i]);
+		cg_expr_to(g, k, cg_gep(g, key, cg_tuple_offset(m->keyt, i)), m->keyt->elems[i]);
 	}
 	return key;
 }
@@ -378,12 +397,19 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 	LLVMPositionBuilderAtEnd(g->B, done);
 }
 
-/* @m[k] = v for a plain value. */
+static void map_put(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef val)
+{
+	LLVMValueRef args[4] = { m->gv, key, val, m->drops_gv };
+
+	cg_call_fn(g, "sp_map_put", args, 4);
+}
+
+/* @m[k] = v for a computed plain value v. */
 void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
 		  const struct sp_type *vt)
 {
 	struct cg_map *m = cg_map_find(g, mapnode->name);
-	LLVMValueRef key, val, args[4];
+	LLVMValueRef key, val;
 
 	if (!m)
 		return;
@@ -391,11 +417,22 @@ void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
 	val = cg_alloca(g, m->value_size, "val");
 	cg_memset0(g, val, m->value_size);
 	cg_store_conv(g, val, v, vt, m->valt ? m->valt : vt);
-	args[0] = m->gv;
-	args[1] = key;
-	args[2] = val;
-	args[3] = m->drops_gv;
-	cg_call_fn(g, "sp_map_put", args, 4);
+	map_put(g, m, key, val);
+}
+
+/* @m[k] = expr: the value is built in place. */
+void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_node *e)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+	LLVMValueRef key, val;
+
+	if (!m)
+		return;
+	key = cg_map_key(g, m, mapnode, 0);
+	val = cg_alloca(g, m->value_size, "val");
+	cg_memset0(g, val, m->value_size);
+	cg_expr_to(g, e, val, m->valt ? m->valt : e->type);
+	map_put(g, m, key, val);
 }
 
 /* Reading @m[k]: a plain value (0 / zeroes when missing), or an aggregation

@@ -70,8 +70,12 @@ static void assign_map(struct cg *g, const struct sp_node *n)
 		cg_error(g, n->span, "cannot assign a value to aggregation map '%s'", m->name);
 		return;
 	}
+	if (!n->op) {
+		cg_map_assign(g, n->a, n->b);
+		return;
+	}
 	v = cg_expr(g, n->b);
-	if (n->op) {
+	{
 		const struct sp_type *t = m && m->valt ? m->valt : n->b->type;
 
 		v = cg_norm(g, cg_arith(g, n->op, cg_map_read(g, n->a), v, sgn(t)), t);
@@ -86,17 +90,23 @@ static void assign_var(struct cg *g, const struct sp_node *n)
 
 	if (!t || t->kind == SP_T_NONE)
 		t = n->b->type;
-	v = cg_expr(g, n->b);
 	p = cg_var_ptr(g, n->a, t);
 	t = var_type(g, n->a);
-	if (n->op) {
-		LLVMValueRef old = cg_load_int(g, p, t);
+	if (!n->op) {
+		if (cg_is_scalar(t)) {
+			cg_store_conv(g, p, cg_expr(g, n->b), n->b->type, t);
+		} else {
+			/* `$s = f($s)` reads the old value: build it aside first */
+			LLVMValueRef tmp = cg_alloca(g, cg_size(t), "tmp");
 
-		v = cg_norm(g, cg_arith(g, n->op, old, v, sgn(t)), t);
-		cg_store_int(g, p, v, cg_size(t));
+			cg_expr_to(g, n->b, tmp, t);
+			cg_memcpy(g, p, tmp, cg_size(t));
+		}
 		return;
 	}
-	cg_store_conv(g, p, v, n->b->type, t);
+	v = cg_expr(g, n->b);
+	v = cg_norm(g, cg_arith(g, n->op, cg_load_int(g, p, t), v, sgn(t)), t);
+	cg_store_int(g, p, v, cg_size(t));
 }
 
 /* x++, ++x, x--, --x on a variable or a plain map value; returns the value
@@ -296,7 +306,7 @@ static void event_record(struct cg *g, int type, int id, const struct sp_node *c
 	LLVMBasicBlockRef done = cg_block(g, "event_done");
 
 	for (int i = 0; i < n && i < 32; i++)
-		vals[i] = cg_expr(g, args[i]);
+		vals[i] = args[i]->type && !cg_is_scalar(args[i]->type) ? NULL : cg_expr(g, args[i]);
 	a[0] = events;
 	a[1] = cg_u64(g, size);
 	a[2] = cg_u64(g, 0);
@@ -312,8 +322,12 @@ static void event_record(struct cg *g, int type, int id, const struct sp_node *c
 	for (int i = 0; i < n && i < 32; i++) {
 		const struct sp_type *t = event_type(args[i]->type);
 
-		cg_store_conv(g, cg_gep(g, rec, sizeof(struct sp_event_hdr) + f->elems[i].offset),
-			      vals[i], args[i]->type, t);
+		LLVMValueRef dst = cg_gep(g, rec, sizeof(struct sp_event_hdr) + f->elems[i].offset);
+
+		if (vals[i])
+			cg_store_conv(g, dst, vals[i], args[i]->type, t);
+		else
+			cg_expr_to(g, args[i], dst, t);
 	}
 	a[0] = rec;
 	a[1] = cg_u64(g, 0);

@@ -73,15 +73,69 @@ LLVMValueRef cg_u64(struct cg *g, uint64_t v)
 	return LLVMConstInt(g->i64, v, 0);
 }
 
-/* Stack memory in the entry block, so LLVM can colour and promote it.
- * Variables live for the whole program. */
-LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name)
+/* ---- memory for values: stack, or the per-CPU scratch map --------------
+ *
+ * Small values live on the BPF stack (allocas in the entry block, so LLVM
+ * can promote them). Anything bigger than CG_STACK_MAX (strings, tuples,
+ * stack keys, big map keys) lives in one per-CPU array map, sp_scratch,
+ * looked up once at the start of the program: variables first, then
+ * temporaries, which are released at the end of their statement like the
+ * stack ones. This keeps programs with several 64-byte strings under the
+ * verifier's 512-byte stack limit (bpftrace 0.17 fails there).
+ */
+#define CG_STACK_MAX 16
+
+static LLVMValueRef stack_alloca(struct cg *g, uint32_t size, const char *name)
 {
 	LLVMTypeRef ty = LLVMArrayType(g->i8, size ? size : 1);
 	LLVMValueRef a = LLVMBuildAlloca(g->AB, ty, name);
 
 	LLVMSetAlignment(a, 8);
 	return a;
+}
+
+static uint32_t round8(uint32_t v)
+{
+	return (v + 7) & ~7u;
+}
+
+/* Value slot 0 of sp_scratch, looked up in the entry block (null-checked
+ * when the entry block is closed in fn_end). */
+static LLVMValueRef scratch_base(struct cg *g)
+{
+	LLVMValueRef zero, args[2];
+	LLVMTypeRef fty;
+
+	if (g->scratch)
+		return g->scratch;
+	if (!g->scratch_gv)
+		g->scratch_gv = cg_map_global_ir(g, SP_MAP_SCRATCH);
+	zero = stack_alloca(g, 4, "zero");
+	LLVMBuildStore(g->AB, LLVMConstInt(g->i32, 0, 0), zero);
+	args[0] = g->scratch_gv;
+	args[1] = zero;
+	fty = LLVMFunctionType(g->ptr, (LLVMTypeRef[]){ g->ptr, g->ptr }, 2, 0);
+	g->scratch = LLVMBuildCall2(g->AB, fty,
+				    LLVMConstIntToPtr(cg_u64(g, BPF_FUNC_map_lookup_elem), g->ptr),
+				    args, 2, "scratch");
+	/* temporaries start after the variables; the offset is set in fn_end */
+	g->tmp_base = LLVMBuildGEP2(g->AB, g->i8, g->scratch, (LLVMValueRef[]){ cg_u64(g, 0) }, 1,
+				    "tmp");
+	return g->scratch;
+}
+
+/* Memory of a scratch variable: lives for the whole program. */
+LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMValueRef base;
+
+	if (size <= CG_STACK_MAX)
+		return stack_alloca(g, size, name);
+	base = scratch_base(g);
+	size = round8(size);
+	g->var_bytes += size;
+	return LLVMBuildGEP2(g->AB, g->i8, base, (LLVMValueRef[]){ cg_u64(g, g->var_bytes - size) },
+			     1, name);
 }
 
 static void lifetime(struct cg *g, const char *which, LLVMValueRef a, uint32_t size)
@@ -94,35 +148,55 @@ static void lifetime(struct cg *g, const char *which, LLVMValueRef a, uint32_t s
 	LLVMBuildCall2(g->B, fty, f, args, 2, "");
 }
 
-/* A temporary (key, string, tuple ...): live from here to the end of the
- * current statement, so the 512-byte BPF stack is reused across statements. */
-LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
+static int push_temp(struct cg *g, LLVMValueRef a, uint32_t size, uint32_t off)
 {
-	LLVMValueRef a = cg_var_alloca(g, size, name);
-
 	if (g->ntemps == g->captemps) {
 		int cap = g->captemps ? g->captemps * 2 : 32;
-		LLVMValueRef *t = realloc(g->temps, cap * sizeof(*t));
-		uint32_t *ts = realloc(g->temp_sizes, cap * sizeof(*ts));
+		struct cg_temp *t = realloc(g->temps, cap * sizeof(*t));
 
-		if (t)
-			g->temps = t;
-		if (ts)
-			g->temp_sizes = ts;
-		if (!t || !ts)
-			return a;
+		if (!t)
+			return -1;
+		g->temps = t;
 		g->captemps = cap;
 	}
-	g->temps[g->ntemps] = a;
-	g->temp_sizes[g->ntemps++] = size;
-	lifetime(g, "llvm.lifetime.start", a, size);
+	g->temps[g->ntemps].v = a;
+	g->temps[g->ntemps].size = size;
+	g->temps[g->ntemps++].off = off;
+	return 0;
+}
+
+/* A temporary (key, string, tuple ...): live from here to the end of the
+ * current statement, so its memory is reused by the next statement. */
+LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMValueRef a;
+	uint32_t off;
+
+	if (size > CG_STACK_MAX) {
+		scratch_base(g);
+		off = g->tmp_off;
+		g->tmp_off += round8(size);
+		if (g->tmp_off > g->tmp_max)
+			g->tmp_max = g->tmp_off;
+		a = LLVMBuildGEP2(g->AB, g->i8, g->tmp_base, (LLVMValueRef[]){ cg_u64(g, off) }, 1,
+				  name);
+		push_temp(g, a, size, off);
+		return a;
+	}
+	a = stack_alloca(g, size, name);
+	if (push_temp(g, a, size, UINT32_MAX) == 0)
+		lifetime(g, "llvm.lifetime.start", a, size);
 	return a;
 }
 
 void cg_temps_end(struct cg *g, int mark)
 {
-	for (int i = g->ntemps - 1; i >= mark; i--)
-		lifetime(g, "llvm.lifetime.end", g->temps[i], g->temp_sizes[i]);
+	for (int i = g->ntemps - 1; i >= mark; i--) {
+		if (g->temps[i].off != UINT32_MAX)
+			g->tmp_off = g->temps[i].off;
+		else
+			lifetime(g, "llvm.lifetime.end", g->temps[i].v, g->temps[i].size);
+	}
 	if (mark < g->ntemps)
 		g->ntemps = mark;
 }
@@ -352,7 +426,6 @@ static void cg_fini(struct cg *g)
 	free(g->vars);
 	free(g->var_types);
 	free(g->temps);
-	free(g->temp_sizes);
 	free(g->llvm_error);
 }
 
@@ -430,6 +503,8 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	cg_loc(g, at->span);
 	g->nloops = 0;
 	g->ntemps = 0;
+	g->scratch = g->tmp_base = NULL;
+	g->var_bytes = g->tmp_off = g->tmp_max = 0;
 	memset(g->vars, 0, sizeof(*g->vars) * g->nvars);
 }
 
@@ -441,7 +516,16 @@ static void fn_end(struct cg *g, const struct sp_node *at)
 	LLVMPositionBuilderAtEnd(g->B, g->ret_bb);
 	cg_loc(g, at->span);
 	LLVMBuildRet(g->B, LLVMConstInt(g->i32, 0, 0));
-	LLVMBuildBr(g->AB, body);
+	if (g->scratch) {
+		uint32_t need = g->var_bytes + g->tmp_max;
+
+		LLVMSetOperand(g->tmp_base, 1, cg_u64(g, g->var_bytes));
+		LLVMBuildCondBr(g->AB, LLVMBuildIsNull(g->AB, g->scratch, ""), g->ret_bb, body);
+		if (need > g->scratch_size)
+			g->scratch_size = need;
+	} else {
+		LLVMBuildBr(g->AB, body);
+	}
 	g->sp = NULL;
 }
 
@@ -559,25 +643,26 @@ static void dump(struct cg *g, FILE *f)
 static void llvm_fail(struct cg *g, const char *what)
 {
 	struct sp_span span = { 0, 0 };
-	uint32_t line = 0, col = 0;
+	const struct sp_plan_probe *pp = NULL;
 	const char *msg = g->llvm_error ? g->llvm_error : "unknown error";
+	char buf[512];
 
-	for (int i = 0; g->plan && i < g->plan->nprobes; i++) {
-		if (strstr(msg, g->plan->probes[i].prog)) {
-			line = g->plan->probes[i].line;
-			col = g->plan->probes[i].col;
-		}
-	}
+	for (int i = 0; g->plan && i < g->plan->nprobes; i++)
+		if (strstr(msg, g->plan->probes[i].prog))
+			pp = &g->plan->probes[i];
 	g->errors++;
 	if (!g->diag)
 		return;
 	if (strstr(msg, "stack limit"))
-		msg = "program needs more than 512 bytes of BPF stack (smaller strings, "
-		      "fewer keys or fewer variables help)";
-	if (line)
-		sp_diag_at_linecol(g->diag, SP_DIAG_ERROR, line, col, "%s: %s", what, msg);
+		snprintf(buf, sizeof(buf), "probe '%s' needs more than 512 bytes of BPF stack "
+			 "(use shorter strings, fewer map keys or fewer variables)",
+			 pp && pp->spec ? pp->spec : "?");
 	else
-		sp_diag_at(g->diag, SP_DIAG_ERROR, span, "%s: %s", what, msg);
+		snprintf(buf, sizeof(buf), "%s: %s", what, msg);
+	if (pp && pp->line)
+		sp_diag_at_linecol(g->diag, SP_DIAG_ERROR, pp->line, pp->col, "%s", buf);
+	else
+		sp_diag_at(g->diag, SP_DIAG_ERROR, span, "%s", buf);
 }
 
 static bool has_probe(struct cg *g, enum sp_probe_type t)
@@ -744,6 +829,7 @@ int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
 	cg_program(&g, prog);
 	if (g.errors)
 		goto out;
+	cg_define_scratch(&g);
 	cg_fill_plan_maps(&g);
 	if (finish(&g, obj, objlen) == 0 && o->emit_elf && *obj)
 		fwrite(*obj, 1, *objlen, o->emit_elf);

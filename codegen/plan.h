@@ -171,6 +171,7 @@ const char *sp_probe_type_name(enum sp_probe_type t);
 #define SP_MAP_EVENTS "sp_events"
 #define SP_MAP_SEEN_PIDS "sp_seen_pids"
 #define SP_MAP_STACK_DROPS "sp_stack_drops"
+#define SP_MAP_SCRATCH "sp_scratch" /* PERCPU_ARRAY[1]: codegen's big temporaries (internal) */
 #define SP_MAP_EVENT_DROPS "sp_event_drops" /* PERCPU_ARRAY[1] u64: records lost, ring buffer full */
 #define SP_MAP_CONFIG "sp_config" /* ARRAY[1] of struct sp_config, written after load */
 
