@@ -658,7 +658,8 @@ static bool symbolize_in(struct sp_symbolizer *s, const struct sp_proc *p, uint6
 	switch (m->kind) {
 	case SP_MAP_FILE:
 	case SP_MAP_VDSO:
-		return symbolize_file(s, m, addr, leaf, out);
+		/* JIT code in a file mapping (memfd double-mapping) is in the perf map */
+		return symbolize_file(s, m, addr, leaf, out) || symbolize_perfmap(p, addr, leaf, out);
 	case SP_MAP_ANON:
 		return symbolize_perfmap(p, addr, leaf, out);
 	case SP_MAP_VSYSCALL:
@@ -674,13 +675,14 @@ static void frame_init(struct sp_frame *out, uint64_t addr)
 	out->kind = SP_FRAME_UNKNOWN;
 }
 
-/* In no mapping, or in anonymous memory whose perf map may have grown. A
- * file mapping without a symbol there will not gain one by re-reading. */
+/* In no mapping, or in JIT memory (anonymous, or a file that is not ELF)
+ * whose perf map may have grown. An ELF file without a symbol there will
+ * not gain one by re-reading. */
 static bool may_be_new(const struct sp_proc *p, uint64_t addr)
 {
 	const struct sp_map *m = proc_find(p, addr);
 
-	return !m || m->kind == SP_MAP_ANON;
+	return !m || m->kind == SP_MAP_ANON || (m->kind == SP_MAP_FILE && !(m->file && m->file->elf));
 }
 
 void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool leaf,

@@ -229,6 +229,11 @@ static void check_user(struct tctx *t, struct sp_symbolizer *s, const struct wor
 	check(t, !f.sym && f.kind == SP_FRAME_UNKNOWN, "%s: past the perf map's symbols: %s", what,
 	      str(f.sym));
 
+	a = wl_addr(w, "jit_in_memfd");
+	sp_symbolize_user(s, w->pid, a + 4, true, &f);
+	check(t, sym_is(&f, "jit_in_memfd", NULL) && f.off == 4, "%s: perf map over a memfd mapping: %s",
+	      what, str(f.sym));
+
 	sp_symbolize_user(s, w->pid, 0x10, true, &f);
 	check(t, !f.sym && !f.module && f.kind == SP_FRAME_UNKNOWN && f.addr == 0x10,
 	      "%s: unmapped address unresolved", what);
@@ -470,8 +475,9 @@ static void test_sharing(struct tctx *t, const char *bin)
 	sp_symbolizer__add_pid(s, b.pid, false);
 	sp_symbolizer__add_pid(s, b.pid, true); /* same maps: no new generation, no new files */
 	sp_symbolizer__stats(s, &st2);
-	check(t, st2.procs == 2 && st1.files == st2.files && st1.files >= 2,
-	      "sharing: 2 processes, %d files after one, %d after both", st1.files, st2.files);
+	check(t, st2.procs == 2 && st1.elf_files == st2.elf_files && st1.elf_files >= 2,
+	      "sharing: 2 processes, %d ELF files after one, %d after both (+1 memfd each)",
+	      st1.elf_files, st2.elf_files);
 	wl_stop(&a);
 	wl_stop(&b);
 out:

@@ -1,10 +1,12 @@
 /* tests/workloads/symtest.c: a target for the symbolizer tests.
  *
- * Prints where its own functions, a libc function, its vDSO and a fake JIT
- * function live, then "ready", then loops sym_outer -> sym_mid -> sym_leaf
- * (which sleeps) until killed. With `exec-on-input` it instead waits for a
- * byte on stdin and then execs `sleep 60` (a new image under the same pid). The JIT function is an anonymous executable
- * page announced in /tmp/perf-PID.map, as JITs do for perf.
+ * Prints where its own functions, a libc function, its vDSO and fake JIT
+ * functions live, then "ready", then loops sym_outer -> sym_mid -> sym_leaf
+ * (which sleeps) until killed. JIT code is faked twice, in anonymous memory
+ * and in a memfd (as W^X JITs double-map it), both announced in
+ * /tmp/perf-PID.map as JITs do for perf. With `exec-on-input` it instead
+ * waits for a byte on stdin and then execs `sleep 60` (a new image under the
+ * same pid).
  *
  * Output lines are `NAME ADDRESS`, and `symtest_line NAME N` for the source
  * line of NAME's declarator (the entry's .debug_line row is it or the next).
@@ -61,11 +63,25 @@ __asm__(".text\n"
 	".globl sym_nosize\n.type sym_nosize, @function\nsym_nosize: ret\n.skip 15, 0xcc\n"
 	".globl sym_after\n.type sym_after, @function\nsym_after: ret\n.size sym_after, 1\n");
 
+/* Code in a memfd, as W^X JITs double-map it: a file mapping that is no ELF. */
+static void *jit_memfd(void)
+{
+	int fd = memfd_create("symtest-jit", 0);
+	void *p;
+
+	if (fd < 0 || ftruncate(fd, 4096) != 0)
+		return NULL;
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static void announce_jit(void)
 {
 	char path[64];
 	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *memfd_page = jit_memfd();
 	FILE *f;
 
 	if (page == MAP_FAILED)
@@ -77,8 +93,12 @@ static void announce_jit(void)
 		return;
 	fprintf(f, "%lx 40 jit_hot_loop\n%lx 20 jit_cold path with spaces\n",
 		(unsigned long)page, (unsigned long)page + 0x40);
+	if (memfd_page)
+		fprintf(f, "%lx 30 jit_in_memfd\n", (unsigned long)memfd_page + 0x100);
 	fclose(f);
 	printf("jit_hot_loop %p\n", page);
+	if (memfd_page)
+		printf("jit_in_memfd %p\n", (char *)memfd_page + 0x100);
 }
 
 int main(int argc, char **argv)
