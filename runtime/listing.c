@@ -356,16 +356,20 @@ static int list_provider(struct lister *l, const char *prov, char **f, int nf, b
 	return 0;
 }
 
+/* No provider: the kernel's probes, or with -p the process's own. */
 static int list_all(struct lister *l)
 {
-	char *f[] = { "*" };
+	char *f[] = { "*", "*", "*" };
 	size_t i;
 	int err = 0;
 
+	if (l->pid > 0) {
+		err = list_provider(l, "uprobe", f, 3, true);
+		return err ? err : list_provider(l, "usdt", f, 3, true);
+	}
 	for (i = 0; i < sizeof(providers) / sizeof(*providers) && !err; i++) {
-		if (!strcmp(providers[i], "rawtracepoint") || !strcmp(providers[i], "uprobe"))
-			continue;
-		if (!strcmp(providers[i], "usdt") && l->pid <= 0)
+		if (!strcmp(providers[i], "rawtracepoint") || !strcmp(providers[i], "uprobe") ||
+		    !strcmp(providers[i], "usdt"))
 			continue;
 		err = list_provider(l, providers[i], f, 1, true);
 	}

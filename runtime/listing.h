@@ -10,8 +10,8 @@
  * With verbose, tracepoints are followed by their fields and USDT probes
  * by their argument specs, indented. With pid > 0 and no target (or a '*'
  * target), uprobes and USDT probes come from that process's executable and
- * every library it has mapped. Probe type aliases (t, rt, s, h, u, ur, U,
- * k, kr) are accepted in the pattern.
+ * every library it has mapped; `-l -p PID` alone lists just those. Probe
+ * type aliases (t, rt, s, h, u, ur, U, k, kr) are accepted in the pattern.
  */
 #ifndef SPROF_RUNTIME_LISTING_H
 #define SPROF_RUNTIME_LISTING_H
