@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -210,4 +211,30 @@ uint64_t sp_kallsyms__lookup(const struct sp_kallsyms *ks, const char *name)
 int sp_kallsyms__count(const struct sp_kallsyms *ks)
 {
 	return ks->n;
+}
+
+/* Notes are {namesz, descsz, type} words, then name and desc, each padded to 4. */
+char *sp_kernel_build_id(const char *notes_path)
+{
+	size_t len, off = 0;
+	char *raw = read_all(notes_path, &len), *id = NULL;
+
+	while (raw && !id && off + 12 <= len) {
+		uint32_t w[3];
+		size_t name_off = off + 12, desc_off, next;
+
+		memcpy(w, raw + off, sizeof(w));
+		desc_off = name_off + (((size_t)w[0] + 3) & ~(size_t)3);
+		next = desc_off + (((size_t)w[1] + 3) & ~(size_t)3);
+		if (next > len || next <= off)
+			break;
+		if (w[2] == 3 /* NT_GNU_BUILD_ID */ && w[0] == 4 && memcmp(raw + name_off, "GNU", 4) == 0 &&
+		    w[1] > 0 && (id = malloc(w[1] * 2 + 1))) {
+			for (uint32_t i = 0; i < w[1]; i++)
+				snprintf(id + 2 * i, 3, "%02x", (unsigned char)raw[desc_off + i]);
+		}
+		off = next;
+	}
+	free(raw);
+	return id;
 }

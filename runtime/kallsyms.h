@@ -27,4 +27,8 @@ const struct sp_ksym *sp_kallsyms__find(const struct sp_kallsyms *ks, uint64_t a
 uint64_t sp_kallsyms__lookup(const struct sp_kallsyms *ks, const char *name);
 int sp_kallsyms__count(const struct sp_kallsyms *ks);
 
+/* Hex GNU build id from a raw note file: /sys/kernel/notes for the kernel,
+ * /sys/module/MOD/notes/.note.gnu.build-id for a module. malloc'd or NULL. */
+char *sp_kernel_build_id(const char *notes_path);
+
 #endif

@@ -88,11 +88,19 @@ struct sp_proc {
 	struct sp_proc *next;
 };
 
+struct sp_modid {
+	const char *module;     /* points into the kallsyms table */
+	char *build_id;
+	struct sp_modid *next;
+};
+
 struct sp_symbolizer {
 	struct sp_proc *procs[PROC_BUCKETS];
 	struct sp_file *files[FILE_BUCKETS];
 	struct sp_kallsyms *ksyms;
 	bool ksyms_tried;
+	char *kernel_build_id;
+	struct sp_modid *modids;   /* kernel modules' build ids, read on first use */
 	struct sp_file *vdso;
 	bool vdso_tried;
 	bool demangle;
@@ -710,6 +718,31 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 
 /* --- kernel frames ---------------------------------------------------------------------- */
 
+/* Build id of vmlinux or of a module (pprof mappings want one per module). */
+static const char *kernel_build_id(struct sp_symbolizer *s, const char *module)
+{
+	char path[256];
+	struct sp_modid *m;
+
+	if (module[0] == '[') { /* [kernel.kallsyms] */
+		if (!s->kernel_build_id)
+			s->kernel_build_id = sp_kernel_build_id("/sys/kernel/notes");
+		return s->kernel_build_id;
+	}
+	for (m = s->modids; m; m = m->next)
+		if (m->module == module || strcmp(m->module, module) == 0)
+			return m->build_id;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", module);
+	m->module = module;
+	m->build_id = sp_kernel_build_id(path);
+	m->next = s->modids;
+	s->modids = m;
+	return m->build_id;
+}
+
 void sp_symbolize_kernel(struct sp_symbolizer *s, uint64_t addr, bool leaf, struct sp_frame *out)
 {
 	const struct sp_ksym *k;
@@ -729,6 +762,7 @@ void sp_symbolize_kernel(struct sp_symbolizer *s, uint64_t addr, bool leaf, stru
 	out->off = addr - k->addr;
 	out->module = k->module;
 	out->kind = SP_FRAME_KERNEL;
+	out->build_id = kernel_build_id(s, k->module);
 }
 
 /* --- by name ---------------------------------------------------------------------------- */
@@ -781,6 +815,14 @@ void sp_symbolizer__destroy(struct sp_symbolizer *s)
 		}
 	}
 	file_free(s->vdso);
+	while (s->modids) {
+		struct sp_modid *next = s->modids->next;
+
+		free(s->modids->build_id);
+		free(s->modids);
+		s->modids = next;
+	}
+	free(s->kernel_build_id);
 	sp_kallsyms__free(s->ksyms);
 	free(s);
 }

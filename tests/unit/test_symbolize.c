@@ -524,6 +524,7 @@ static void test_kernel(struct tctx *t)
 	uint64_t want = strtoull(sh_line("sed -n 's/ [Tt] schedule$//p' /proc/kallsyms"), NULL, 16);
 	struct sp_frame f;
 	struct sp_procmap m;
+	const char *want_id;
 
 	check(t, ks && sp_kallsyms__count(ks) > 1000, "kallsyms: %d text symbols",
 	      ks ? sp_kallsyms__count(ks) : -1);
@@ -544,6 +545,12 @@ static void test_kernel(struct tctx *t)
 		check(t, sym_is(&f, "schedule", NULL) && f.off == 5 && f.kind == SP_FRAME_KERNEL &&
 			      strcmp(f.module, "[kernel.kallsyms]") == 0,
 		      "kernel: schedule+5 -> %s+%" PRIu64 " %s", str(f.sym), f.off, str(f.module));
+		want_id = access("/sys/kernel/notes", R_OK) == 0
+				  ? sh_line("od -An -tx1 -v /sys/kernel/notes | tr -d ' \\n' | "
+					    "sed -n 's/^04000000\\(..\\)000000030000004.4e5500//p' | head -c 40")
+				  : "";
+		check(t, !want_id[0] || (f.build_id && strncmp(f.build_id, want_id, strlen(want_id)) == 0),
+		      "kernel: build id %s (od says %s)", str(f.build_id), want_id);
 		sp_symbolize_kernel(s, want, false, &f);
 		check(t, f.sym && !sym_is(&f, "schedule", NULL), "kernel: return address at start -> %s",
 		      str(f.sym));
