@@ -5,7 +5,8 @@
  * libraries) a separate debug file found by build id
  * (/usr/lib/debug/.build-id/xx/rest.debug) or by .gnu_debuglink (next to the
  * file, in .debug/, under /usr/lib/debug/), accepted only when its build id
- * matches (or, for files without one, the debug link's CRC-32). The debug file is located and opened at open time, while the
+ * matches (or, for files without one, the debug link's CRC-32); else the
+ * MiniDebugInfo some distributions embed (.gnu_debugdata, xz). The debug file is located and opened at open time, while the
  * process (and so its /proc/PID/root) may still exist.
  *
  * The table is a sorted array of functions (FUNC and IFUNC, defined, nonzero
@@ -42,6 +43,8 @@ struct sp_elf {
 	int dbg_fd;
 	Elf *dbg;               /* separate debug file, when used */
 	char *dbg_path;
+	void *mini_buf;         /* MiniDebugInfo: the inflated .gnu_debugdata ELF */
+	Elf *mini;
 	char *build_id;
 	int nloads;
 	struct sp_load *loads;
@@ -261,6 +264,83 @@ static void find_debug_file(struct sp_elf *e, const char *path, const char *root
 		try_rooted(e, root, buf, crc);
 }
 
+/* --- MiniDebugInfo ----------------------------------------------------------------------- */
+
+/* liblzma's one-shot decoder, declared by hand: liblzma is opened on demand
+ * (only Fedora-style binaries carry .gnu_debugdata), so sprof neither links
+ * it nor needs its headers to build. */
+typedef int (*lzma_buffer_decode_fn)(uint64_t *memlimit, uint32_t flags, const void *allocator,
+				     const uint8_t *in, size_t *in_pos, size_t in_size, uint8_t *out,
+				     size_t *out_pos, size_t out_size);
+#define SP_LZMA_OK 0
+#define SP_LZMA_BUF_ERROR 10
+#define SP_MINI_MAX (256u << 20)
+
+static lzma_buffer_decode_fn lzma_decoder(void)
+{
+	static lzma_buffer_decode_fn fn;
+	static bool tried;
+	void *h;
+
+	if (!tried) {
+		tried = true;
+		h = dlopen("liblzma.so.5", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			fn = (lzma_buffer_decode_fn)dlsym(h, "lzma_stream_buffer_decode");
+	}
+	return fn;
+}
+
+/* xz data -> malloc'd bytes; the output size is unknown, so grow and retry. */
+static void *unxz(const uint8_t *in, size_t in_size, size_t *out_len)
+{
+	lzma_buffer_decode_fn fn = lzma_decoder();
+	size_t cap = in_size * 8 + 4096;
+
+	while (fn && cap <= SP_MINI_MAX) {
+		uint64_t memlimit = UINT64_MAX;
+		size_t in_pos = 0, out_pos = 0;
+		uint8_t *out = malloc(cap);
+		int ret;
+
+		if (!out)
+			return NULL;
+		ret = fn(&memlimit, 0, NULL, in, &in_pos, in_size, out, &out_pos, cap);
+		if (ret == SP_LZMA_OK) {
+			*out_len = out_pos;
+			return out;
+		}
+		free(out);
+		if (ret != SP_LZMA_BUF_ERROR)
+			return NULL;
+		cap *= 2;
+	}
+	return NULL;
+}
+
+/* .gnu_debugdata: an xz-compressed ELF holding the .symtab of functions the
+ * .dynsym lacks (Fedora, RHEL; not Debian). */
+static void open_minidebuginfo(struct sp_elf *e)
+{
+	Elf_Scn *scn = find_section(e->elf, ".gnu_debugdata", SHT_PROGBITS);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t len;
+
+	if (!d || !d->d_buf || !d->d_size)
+		return;
+	e->mini_buf = unxz(d->d_buf, d->d_size, &len);
+	if (!e->mini_buf)
+		return;
+	e->mini = elf_memory(e->mini_buf, len);
+	if (!e->mini || elf_kind(e->mini) != ELF_K_ELF) {
+		if (e->mini)
+			elf_end(e->mini);
+		e->mini = NULL;
+		free(e->mini_buf);
+		e->mini_buf = NULL;
+	}
+}
+
 /* --- open / destroy ---------------------------------------------------------------- */
 
 static struct sp_elf *elf_new(void)
@@ -302,6 +382,8 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
 	}
 	if (!find_section(e->elf, NULL, SHT_SYMTAB))
 		find_debug_file(e, path, root);
+	if (!e->dbg)
+		open_minidebuginfo(e);
 	return e;
 }
 
@@ -342,6 +424,9 @@ void sp_elf__destroy(struct sp_elf *e)
 	free(e->dbg_path);
 	if (e->dbg)
 		elf_end(e->dbg);
+	if (e->mini)
+		elf_end(e->mini);
+	free(e->mini_buf);
 	if (e->dbg_fd >= 0)
 		close(e->dbg_fd);
 	if (e->elf)
@@ -503,6 +588,8 @@ static int load_syms(struct sp_elf *e)
 	err = add_symtabs(&sv, e->elf);
 	if (!err && e->dbg)
 		err = add_symtabs(&sv, e->dbg);
+	if (!err && e->mini)
+		err = add_symtabs(&sv, e->mini);
 	if (err) {
 		free(sv.v);
 		return err;

@@ -1,8 +1,9 @@
 /* tests/unit/test_symbolize.c: the symbolizer on real processes, alive and exited.
  *
  * Builds tests/workloads/symtest.c (PIE, non-PIE, stripped with a separate
- * debug file, deleted after start) and symtest_cpp.cc with the system
- * compiler, starts each, reads the addresses it prints, and checks
+ * debug file found by debug link next to it or in .debug/, checked by build
+ * id or CRC, with MiniDebugInfo, deleted after start) and symtest_cpp.cc
+ * with the system compiler, starts each, reads the addresses it prints, and checks
  * symbol+offset, module, build id and line for its own functions, libc's
  * clock_nanosleep, its vDSO and its perf-map JIT function; then kills and
  * reaps it and checks that the SAME lookups still succeed. Also kernel
@@ -635,6 +636,17 @@ static bool build(struct tctx *t)
 		  "objcopy --add-gnu-debuglink=symtest-crcbad.debug symtest-crcbad && "
 		  "gcc %s -DOTHER_BUILD -Wl,--build-id=none -pie -fPIE -o symtest-other2 %s/symtest.c && "
 		  "objcopy --only-keep-debug symtest-other2 symtest-crcbad.debug", cf, t->src, cf, t->src) == 0 &&
+	       /* MiniDebugInfo, the recipe of Fedora's find-debuginfo (needs xz) */
+	       (sh("command -v xz >/dev/null") != 0 ||
+		sh("cp symtest-pie symtest-mini && "
+		   "nm -D symtest-mini --format=posix --defined-only | awk '{print $1}' | sort > mini.dyn && "
+		   "nm symtest-mini --format=posix --defined-only | awk '$2 ~ /[TtD]/ {print $1}' | sort > mini.all && "
+		   "comm -13 mini.dyn mini.all > mini.keep && "
+		   "objcopy --only-keep-debug symtest-mini mini.dbg && "
+		   "objcopy -S --remove-section .gdb_index --remove-section .comment "
+		   "--keep-symbols=mini.keep mini.dbg && "
+		   "strip --strip-all -R .comment symtest-mini && xz -f mini.dbg && "
+		   "objcopy --add-section .gnu_debugdata=mini.dbg.xz symtest-mini") == 0) &&
 	       sh("g++ %s -o symtest_cpp %s/symtest_cpp.cc", cf, t->src) == 0;
 }
 
@@ -667,6 +679,10 @@ int main(void)
 	test_mismatch(&t, "build id", BIN("symtest-mismatch"));
 	run_variant(&t, "no build id, debug link CRC", BIN("symtest-crc"), false, true);
 	test_mismatch(&t, "CRC", BIN("symtest-crcbad"));
+	if (access(BIN("symtest-mini"), X_OK) == 0)
+		run_variant(&t, "MiniDebugInfo", BIN("symtest-mini"), false, false);
+	else
+		printf("skip MiniDebugInfo: no xz\n");
 	test_demangle(&t);
 	test_cpp(&t, BIN("symtest_cpp"));
 	test_gone_pid(&t);
