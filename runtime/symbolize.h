@@ -7,11 +7,13 @@
  * /proc/kallsyms, read once on first use.
  *
  * Sources, in order: the file's .symtab and .dynsym; for stripped files a
- * debug file by build id or .gnu_debuglink; [vdso] from sprof's own vDSO;
- * anonymous executable memory from /tmp/perf-PID.map (read at add time).
+ * debug file by build id or .gnu_debuglink (build id or CRC checked), else
+ * MiniDebugInfo; [vdso] from sprof's own vDSO; JIT code (anonymous or
+ * non-ELF executable memory) from /tmp/perf-PID.map, read at add time.
  * Frames get sym+off, module (path, "[vdso]", the perf map, or
- * "[kernel.kallsyms]"/the kernel module), build_id, the mapping and
- * file_off, and srcfile:srcline when the file has DWARF line tables.
+ * "[kernel.kallsyms]"/the kernel module), build_id (kernel: vmlinux's or the
+ * module's), the mapping and file_off, and srcfile:srcline when the file
+ * has DWARF line tables.
  *
  * Strings in returned frames are owned by the symbolizer and live until
  * sp_symbolizer__destroy(). Opening raises RLIMIT_NOFILE's soft limit to
