@@ -148,6 +148,8 @@ static __always_inline __u64 take_stack(void *ctx, int limit, __u64 flags)
 	nr = (__u32)n / sizeof(__u64);
 	buf->nr = nr;
 	buf->pad = 0;
+	/* a plain loop: unrolling it only costs compile time at each use */
+#pragma clang loop unroll(disable) vectorize(disable) interleave(disable)
 	for (i = 0; i < SP_MAX_FRAMES; i++) {
 		if (i >= nr)
 			break;

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
@@ -506,6 +507,7 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	g->scratch = g->tmp_base = NULL;
 	g->var_bytes = g->tmp_off = g->tmp_max = 0;
 	memset(g->vars, 0, sizeof(*g->vars) * g->nvars);
+	memset(g->var_types, 0, sizeof(*g->var_types) * g->nvars);
 }
 
 static void fn_end(struct cg *g, const struct sp_node *at)
@@ -724,8 +726,14 @@ static void drop_usdt_maps(struct cg *g)
 static int optimize(struct cg *g)
 {
 	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef e = LLVMRunPasses(g->M, "default<O2>", g->TM, po);
+	LLVMErrorRef e;
 
+	/* BPF has no vector unit, and unrolled loops only cost verifier time */
+	LLVMPassBuilderOptionsSetSLPVectorization(po, 0);
+	LLVMPassBuilderOptionsSetLoopVectorization(po, 0);
+	LLVMPassBuilderOptionsSetLoopInterleaving(po, 0);
+	LLVMPassBuilderOptionsSetLoopUnrolling(po, 0);
+	e = LLVMRunPasses(g->M, "default<O2>", g->TM, po);
 	LLVMDisposePassBuilderOptions(po);
 	if (e) {
 		char *m = LLVMGetErrorMessage(e);
@@ -788,18 +796,46 @@ static int verify(struct cg *g)
 	return 0;
 }
 
-static int finish(struct cg *g, void **obj, size_t *objlen)
+static double ms_now(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Adds the time since *t0 to *slot (when timing is on) and restarts. */
+static void lap(struct cg *g, double *t0, double *slot)
+{
+	double t;
+
+	if (!g->opts->times)
+		return;
+	t = ms_now();
+	*slot += t - *t0;
+	*t0 = t;
+}
+
+static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
+{
+	struct sp_codegen_times *tm = g->opts->times;
+	double dummy = 0;
+	int err;
+
 	drop_unused_helpers(g);
 	drop_usdt_maps(g);
 	LLVMDIBuilderFinalize(g->D);
 	if (verify(g))
 		return -EINVAL;
 	dump(g, g->opts->dump_ir_raw);
+	lap(g, t0, tm ? &tm->build : &dummy);
 	if (optimize(g))
 		return -EINVAL;
+	lap(g, t0, tm ? &tm->opt : &dummy);
 	dump(g, g->opts->dump_ir);
-	return emit(g, obj, objlen);
+	err = emit(g, obj, objlen);
+	lap(g, t0, tm ? &tm->emit : &dummy);
+	return err;
 }
 
 int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
@@ -808,6 +844,7 @@ int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
 {
 	struct cg g = { .src = src, .diag = d, .opts = o };
 	struct sp_span none = { 0, 0 };
+	double t0 = o->times ? ms_now() : 0, dummy = 0;
 	int err;
 
 	*plan = NULL;
@@ -817,7 +854,10 @@ int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
 	if (!g.plan)
 		return 1;
 	g.plan->source_name = strdup(src && src->name ? src->name : "<cmdline>");
+	if (o->times)
+		memset(o->times, 0, sizeof(*o->times));
 	err = cg_init(&g);
+	lap(&g, &t0, o->times ? &o->times->init : &dummy);
 	if (err) {
 		cg_error(&g, none, "cannot set up code generation: %s",
 			 g.llvm_error ? g.llvm_error : strerror(-err));
@@ -831,7 +871,7 @@ int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
 		goto out;
 	cg_define_scratch(&g);
 	cg_fill_plan_maps(&g);
-	if (finish(&g, obj, objlen) == 0 && o->emit_elf && *obj)
+	if (finish(&g, obj, objlen, &t0) == 0 && o->emit_elf && *obj)
 		fwrite(*obj, 1, *objlen, o->emit_elf);
 out:
 	cg_fini(&g);

@@ -18,11 +18,20 @@ struct sp_node;
 struct sp_source;
 struct sp_diag;
 
+/* Wall-clock milliseconds spent in each phase of one sp_codegen() call. */
+struct sp_codegen_times {
+	double init;  /* LLVM context, target machine, helper bitcode parsed and linked */
+	double build; /* IR for maps and programs */
+	double opt;   /* default<O2> */
+	double emit;  /* BPF object */
+};
+
 struct sp_codegen_opts {
 	uint32_t max_keys;   /* entries per map; 4096 by default */
 	FILE *dump_ir;       /* when set, the optimized IR is printed here */
 	FILE *dump_ir_raw;   /* when set, the IR before optimization */
 	FILE *emit_elf;      /* when set, the BPF object is written here too */
+	struct sp_codegen_times *times; /* when set, filled in */
 };
 
 /* Returns the number of errors (reported through d); on success *plan,

@@ -5,25 +5,28 @@ A test file holds a program and what its compiled form must contain:
     # comment
     profile:hz:99 { @[ustack] = count(); }
     CHECK: define i32 @profile_0(ptr
+    CHECK-SAME: section "perf_event"
     CHECK-NOT: @llvm.bpf.pseudo
     SECTION: perf_event
     ERROR: needs more than 512 bytes
 
 Lines that are not directives or comments form the program. CHECK lines
 are matched in order against `sprof -d ir -e PROGRAM` (each after the line
-the previous one matched; never whole-IR goldens). CHECK-NOT text must not
-appear anywhere. SECTION names an ELF section the object (--emit-elf) must
+the previous one matched; never whole-IR goldens); CHECK-SAME matches on
+the line the previous CHECK matched. CHECK-NOT text must not appear on
+any IR line (metadata lines, starting with '!', are not searched). SECTION names an ELF section the object (--emit-elf) must
 have, checked with llvm-objdump-16 -h; PROG names a program symbol it must
 define in that section (`PROG: perf_event profile_0`). ERROR means
-compilation fails with that text on stderr. Tests need no root: nothing is
-loaded.
+compilation fails with that text on stderr. WORKLOAD names a program of
+tests/workloads that is built first; @WORKLOAD@ in the program is its path.
+Tests need no root: nothing is loaded.
 """
 import glob
 import os
 import shutil
 import subprocess
 
-DIRECTIVES = ("CHECK:", "CHECK-NOT:", "SECTION:", "PROG:", "ERROR:")
+DIRECTIVES = ("CHECK:", "CHECK-SAME:", "CHECK-NOT:", "SECTION:", "PROG:", "ERROR:", "WORKLOAD:")
 
 
 def parse(path):
@@ -53,6 +56,7 @@ def objdump_tool():
 def check_ir(out, checks):
     pos = 0
     lines = out.splitlines()
+    code = "\n".join(l for l in lines if not l.startswith("!"))
     for kind, text in checks:
         if kind == "CHECK":
             for i in range(pos, len(lines)):
@@ -61,7 +65,10 @@ def check_ir(out, checks):
                     break
             else:
                 raise AssertionError("CHECK not found after line %d: %r" % (pos, text))
-        elif kind == "CHECK-NOT" and text in out:
+        elif kind == "CHECK-SAME":
+            if pos == 0 or text not in lines[pos - 1]:
+                raise AssertionError("CHECK-SAME %r not on line %r" % (text, lines[pos - 1] if pos else ""))
+        elif kind == "CHECK-NOT" and text in code:
             raise AssertionError("CHECK-NOT found: %r" % text)
 
 
@@ -84,6 +91,9 @@ def check_elf(ctx, elf, checks):
 def make_test(path):
     def run(ctx):
         prog, checks = parse(path)
+        for kind, text in checks:
+            if kind == "WORKLOAD":
+                prog = prog.replace("@WORKLOAD@", ctx.workload(text))
         base = os.path.splitext(os.path.basename(path))[0]
         elf = os.path.join(ctx.workdir, "codegen_%s.o" % base)
         if os.path.exists(elf):
