@@ -17,6 +17,7 @@
 #include "types.h"
 
 struct sp_arena;
+struct sp_tp_field;
 
 /* X(kind, dump-name) */
 #define SP_NODE_KINDS(X)                                              \
@@ -117,10 +118,17 @@ struct sp_node {
 	struct sp_type *cast_type;     /* CAST */
 	int scope_id;                  /* VAR: resolved scratch variable (sema) */
 	int probe_index;               /* PROBE: index in the program */
+	/* Set by sema (additions after the first interface): */
+	struct sp_type *key_type;      /* MAP: the map's key type for every use
+					* (TUPLE for several keys); NULL: no keys */
+	const struct sp_tp_field *tp_field; /* FIELD on `args`: the tracepoint
+					     * field (NULL when sema had no format) */
 };
 
 struct sp_node *sp_node_new(struct sp_arena *a, enum sp_node_kind kind, struct sp_span span);
 int sp_list_push(struct sp_arena *a, struct sp_list *l, struct sp_node *n);
 const char *sp_node_kind_name(enum sp_node_kind kind);
+/* Operator spelling: "+", "==", "<<", "!" ... */
+const char *sp_op_str(int op, char buf[4]);
 
 #endif

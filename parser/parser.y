@@ -1,4 +1,401 @@
+/* parser/parser.y: the pure bison grammar of sprof programs.
+ *
+ *   program  := probe*
+ *   probe    := attach (',' attach)* ['/' expr '/'] block
+ *   block    := '{' stmts '}' | '<' stmts '>'      (see lexer.l for '>')
+ *   stmts    := (simple ';' | compound | ';')* [simple]
+ *   simple   := expr | lvalue ('=' | '+=' ... '>>=') expr
+ *             | 'break' | 'continue' | 'return'
+ *   compound := 'if' '(' expr ')' body ['else' (body | if)]
+ *             | 'while' '(' expr ')' body | 'unroll' '(' expr ')' body
+ *   expr     := C expressions with C precedence, '?:', casts '(u32)x',
+ *               '++'/'--' on maps and variables, calls f(a, b), maps
+ *               @m[k1, k2], tuples (a, b), a.field, a->field, t.0
+ *
+ * Attach points arrive as whole ATTACH tokens; attach.c splits them during
+ * sema. Every node carries its byte span. A syntax error is reported with
+ * a caret and the parser resumes at the next probe (the lexer only emits
+ * ATTACH tokens between probes), so several errors show in one run.
+ */
 %define api.pure full
+%define api.prefix {spy}
+%define api.location.type {struct sp_span}
+%define parse.error custom
+%locations
+%param {struct sp_pstate *ps}
+%expect 0
+
+%code requires {
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ast.h"
+
+struct sp_pstate;
+struct sp_strval { const char *s; uint32_t len; };
+struct sp_intval { int64_t v; bool big; };
+
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                     \
+	do {                                                            \
+		if (N) {                                                \
+			(Cur).begin = YYRHSLOC(Rhs, 1).begin;           \
+			(Cur).end = YYRHSLOC(Rhs, N).end;               \
+		} else {                                                \
+			(Cur).begin = (Cur).end = YYRHSLOC(Rhs, 0).end; \
+		}                                                       \
+	} while (0)
+}
+
+%code provides {
+int spylex(SPYSTYPE *lval, SPYLTYPE *lloc, struct sp_pstate *ps);
+void spyerror(SPYLTYPE *lloc, struct sp_pstate *ps, const char *msg);
+}
+
+%code {
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "lexstate.h"
+#include "source.h"
+#include "types.h"
+
+#define A (ps->arena)
+
+static struct sp_node *mk(struct sp_pstate *ps, enum sp_node_kind k, struct sp_span sp,
+			  struct sp_node *a, struct sp_node *b, struct sp_node *c)
+{
+	struct sp_node *n = sp_node_new(ps->arena, k, sp);
+
+	n->a = a;
+	n->b = b;
+	n->c = c;
+	return n;
+}
+
+static struct sp_node *mk_op(struct sp_pstate *ps, enum sp_node_kind k, struct sp_span sp,
+			     int op, struct sp_node *a, struct sp_node *b)
+{
+	struct sp_node *n = mk(ps, k, sp, a, b, NULL);
+
+	n->op = op;
+	return n;
+}
+
+static struct sp_node *mk_named(struct sp_pstate *ps, enum sp_node_kind k, struct sp_span sp,
+				const char *name)
+{
+	struct sp_node *n = mk(ps, k, sp, NULL, NULL, NULL);
+
+	n->name = name;
+	return n;
+}
+
+static struct sp_node *with_list(struct sp_node *n, struct sp_node *holder)
+{
+	if (holder)
+		n->list = holder->list;
+	return n;
+}
+
+static struct sp_node *mk_incdec(struct sp_pstate *ps, struct sp_span sp, int op, bool prefix,
+				 struct sp_node *lv)
+{
+	struct sp_node *n = mk_op(ps, SP_N_INCDEC, sp, op, lv, NULL);
+
+	n->prefix = prefix;
+	return n;
+}
+
+static struct sp_node *mk_positional(struct sp_pstate *ps, struct sp_span sp, const char *text)
+{
+	struct sp_node *n = mk_named(ps, SP_N_POSITIONAL, sp, text);
+
+	n->ival = text[1] == '#' ? 0 : strtoll(text + 1, NULL, 10);
+	return n;
+}
+
+static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp_intval v)
+{
+	struct sp_node *n = mk(ps, SP_N_INT, sp, NULL, NULL, NULL);
+
+	n->ival = v.v;
+	if (v.big) /* above INT64_MAX: an unsigned literal */
+		n->type = sp_type_int(ps->arena, 8, false);
+	return n;
+}
+}
+
+%union {
+	const char *str;
+	struct sp_strval sval;
+	struct sp_intval num;
+	int64_t ival;
+	int op;
+	struct sp_node *node;
+}
+
+%token YYEOF 0 "end of input"
+%token <str> ATTACH "attach point"
+%token <str> IDENT "identifier"
+%token <str> MAP "map"
+%token <str> VAR "variable"
+%token <str> POSITIONAL "positional parameter"
+%token <num> INT "integer"
+%token <sval> STRING "string"
+%token <ival> TYPE "type name"
+%token PRED_OPEN "'/' (predicate)"
+%token PRED_CLOSE "'/' (end of predicate)"
+%token ABLOCK_OPEN "'<' (block)"
+%token ABLOCK_CLOSE "'>' (end of block)"
+%token IF "if" ELSE "else" WHILE "while" UNROLL "unroll"
+%token BREAK "break" CONTINUE "continue" RETURN "return"
+%token EQ "==" NE "!=" LE "<=" GE ">=" LAND "&&" LOR "||" SHL "<<" SHR ">>"
+%token INC "++" DEC "--" ARROW "->"
+%token ADD_ASSIGN "+=" SUB_ASSIGN "-=" MUL_ASSIGN "*=" DIV_ASSIGN "/=" MOD_ASSIGN "%="
+%token AND_ASSIGN "&=" OR_ASSIGN "|=" XOR_ASSIGN "^=" SHL_ASSIGN "<<=" SHR_ASSIGN ">>="
+%token SP_TOK_JUNK "invalid character"
+%token SP_TOK_UNTERMINATED_COMMENT "unterminated comment"
+%token SP_TOK_UNTERMINATED_STRING "unterminated string"
+%token SP_TOK_BAD_NUMBER "invalid number"
+
+%type <node> probes probe attach_list pred block stmts items simple compound if_stmt body
+%type <node> lvalue map expr postfix primary args
+%type <op> compound_op
+
+%right '?' ':'
+%left LOR
+%left LAND
+%left '|'
+%left '^'
+%left '&'
+%left EQ NE
+%left '<' '>' LE GE
+%left SHL SHR
+%left '+' '-'
+%left '*' '/' '%'
+%precedence '!' '~' UMINUS CAST
+
 %%
-program: %empty ;
+
+program:
+	probes { ps->prog = $1; ps->prog->span = (struct sp_span){ 0, ps->len }; }
+	;
+
+probes:
+	%empty { $$ = mk(ps, SP_N_PROGRAM, @$, NULL, NULL, NULL); }
+	| probes probe { $$ = $1; $2->probe_index = $1->list.len; sp_list_push(A, &$1->list, $2); }
+	| probes error { $$ = $1; }
+	;
+
+probe:
+	attach_list pred block { $$ = $1; $$->a = $2; $$->b = $3; $$->span = @$; }
+	;
+
+attach_list:
+	ATTACH {
+		struct sp_node *at = mk(ps, SP_N_ATTACH, @1, NULL, NULL, NULL);
+
+		yyerrok; /* a new probe starts: report its errors too */
+		at->attach = sp_arena_alloc(A, sizeof(*at->attach));
+		at->attach->raw = $1;
+		$$ = mk(ps, SP_N_PROBE, @$, NULL, NULL, NULL);
+		sp_list_push(A, &$$->list, at);
+	}
+	| attach_list ',' ATTACH {
+		struct sp_node *at = mk(ps, SP_N_ATTACH, @3, NULL, NULL, NULL);
+
+		at->attach = sp_arena_alloc(A, sizeof(*at->attach));
+		at->attach->raw = $3;
+		$$ = $1;
+		sp_list_push(A, &$$->list, at);
+	}
+	;
+
+pred:
+	%empty { $$ = NULL; }
+	| PRED_OPEN expr PRED_CLOSE { $$ = $2; }
+	;
+
+block:
+	'{' stmts '}' { $$ = $2; $$->span = @$; }
+	| ABLOCK_OPEN stmts ABLOCK_CLOSE { $$ = $2; $$->span = @$; }
+	;
+
+body:
+	'{' stmts '}' { $$ = $2; $$->span = @$; }
+	;
+
+stmts:
+	items
+	| items simple { $$ = $1; sp_list_push(A, &$$->list, $2); }
+	;
+
+items:
+	%empty { $$ = mk(ps, SP_N_BLOCK, @$, NULL, NULL, NULL); }
+	| items simple ';' { $$ = $1; sp_list_push(A, &$$->list, $2); }
+	| items compound { $$ = $1; sp_list_push(A, &$$->list, $2); }
+	| items ';' { $$ = $1; }
+	;
+
+simple:
+	expr { $$ = mk(ps, SP_N_EXPR_STMT, @$, $1, NULL, NULL); }
+	| lvalue '=' expr { $$ = mk_op(ps, SP_N_ASSIGN, @$, 0, $1, $3); }
+	| lvalue compound_op expr { $$ = mk_op(ps, SP_N_ASSIGN, @$, $2, $1, $3); }
+	| BREAK { $$ = mk(ps, SP_N_BREAK, @$, NULL, NULL, NULL); }
+	| CONTINUE { $$ = mk(ps, SP_N_CONTINUE, @$, NULL, NULL, NULL); }
+	| RETURN { $$ = mk(ps, SP_N_RETURN, @$, NULL, NULL, NULL); }
+	;
+
+compound_op:
+	ADD_ASSIGN { $$ = '+'; } | SUB_ASSIGN { $$ = '-'; } | MUL_ASSIGN { $$ = '*'; }
+	| DIV_ASSIGN { $$ = '/'; } | MOD_ASSIGN { $$ = '%'; } | AND_ASSIGN { $$ = '&'; }
+	| OR_ASSIGN { $$ = '|'; } | XOR_ASSIGN { $$ = '^'; } | SHL_ASSIGN { $$ = SP_OP_SHL; }
+	| SHR_ASSIGN { $$ = SP_OP_SHR; }
+	;
+
+compound:
+	if_stmt
+	| WHILE '(' expr ')' body { $$ = mk(ps, SP_N_WHILE, @$, $3, $5, NULL); }
+	| UNROLL '(' expr ')' body { $$ = mk(ps, SP_N_UNROLL, @$, $3, $5, NULL); }
+	;
+
+if_stmt:
+	IF '(' expr ')' body { $$ = mk(ps, SP_N_IF, @$, $3, $5, NULL); }
+	| IF '(' expr ')' body ELSE body { $$ = mk(ps, SP_N_IF, @$, $3, $5, $7); }
+	| IF '(' expr ')' body ELSE if_stmt { $$ = mk(ps, SP_N_IF, @$, $3, $5, $7); }
+	;
+
+lvalue:
+	map
+	| VAR { $$ = mk_named(ps, SP_N_VAR, @$, $1); }
+	;
+
+map:
+	MAP { $$ = mk_named(ps, SP_N_MAP, @$, $1); }
+	| MAP '[' args ']' { $$ = with_list(mk_named(ps, SP_N_MAP, @$, $1), $3); }
+	;
+
+expr:
+	expr '?' expr ':' expr { $$ = mk(ps, SP_N_TERNARY, @$, $1, $3, $5); }
+	| expr LOR expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_LOR, $1, $3); }
+	| expr LAND expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_LAND, $1, $3); }
+	| expr '|' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '|', $1, $3); }
+	| expr '^' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '^', $1, $3); }
+	| expr '&' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '&', $1, $3); }
+	| expr EQ expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_EQ, $1, $3); }
+	| expr NE expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_NE, $1, $3); }
+	| expr '<' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '<', $1, $3); }
+	| expr '>' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '>', $1, $3); }
+	| expr LE expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_LE, $1, $3); }
+	| expr GE expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_GE, $1, $3); }
+	| expr SHL expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_SHL, $1, $3); }
+	| expr SHR expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_SHR, $1, $3); }
+	| expr '+' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '+', $1, $3); }
+	| expr '-' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '-', $1, $3); }
+	| expr '*' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '*', $1, $3); }
+	| expr '/' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '/', $1, $3); }
+	| expr '%' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '%', $1, $3); }
+	| '!' expr { $$ = mk_op(ps, SP_N_UNOP, @$, '!', $2, NULL); }
+	| '~' expr { $$ = mk_op(ps, SP_N_UNOP, @$, '~', $2, NULL); }
+	| '-' expr %prec UMINUS { $$ = mk_op(ps, SP_N_UNOP, @$, '-', $2, NULL); }
+	| '(' TYPE ')' expr %prec CAST {
+		$$ = mk(ps, SP_N_CAST, @$, $4, NULL, NULL);
+		$$->cast_type = sp_type_int(A, (uint32_t)($2 & 0xff), ($2 & 0x100) != 0);
+	}
+	| INC lvalue { $$ = mk_incdec(ps, @$, '+', true, $2); }
+	| DEC lvalue { $$ = mk_incdec(ps, @$, '-', true, $2); }
+	| lvalue INC { $$ = mk_incdec(ps, @$, '+', false, $1); }
+	| lvalue DEC { $$ = mk_incdec(ps, @$, '-', false, $1); }
+	| postfix
+	;
+
+postfix:
+	primary
+	| postfix '.' IDENT { $$ = mk_named(ps, SP_N_FIELD, @$, $3); $$->a = $1; }
+	| postfix ARROW IDENT { $$ = mk_named(ps, SP_N_FIELD, @$, $3); $$->a = $1; $$->arrow = true; }
+	| postfix '.' INT { $$ = mk(ps, SP_N_TUPLE_INDEX, @$, $1, NULL, NULL); $$->ival = $3.v; }
+	;
+
+primary:
+	INT { $$ = mk_int(ps, @$, $1); }
+	| STRING { $$ = mk(ps, SP_N_STR, @$, NULL, NULL, NULL); $$->str = $1.s; $$->len = $1.len; }
+	| IDENT { $$ = mk_named(ps, SP_N_BUILTIN, @$, $1); }
+	| IDENT '(' ')' { $$ = mk_named(ps, SP_N_CALL, @$, $1); }
+	| IDENT '(' args ')' { $$ = with_list(mk_named(ps, SP_N_CALL, @$, $1), $3); }
+	| map
+	| VAR { $$ = mk_named(ps, SP_N_VAR, @$, $1); }
+	| POSITIONAL { $$ = mk_positional(ps, @$, $1); }
+	| '(' expr ')' { $$ = $2; }
+	| '(' expr ',' args ')' {
+		$$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL);
+		sp_list_push(A, &$$->list, $2);
+		for (int i = 0; i < $4->list.len; i++)
+			sp_list_push(A, &$$->list, $4->list.items[i]);
+	}
+	;
+
+args:
+	expr { $$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL); sp_list_push(A, &$$->list, $1); }
+	| args ',' expr { $$ = $1; sp_list_push(A, &$$->list, $3); }
+	;
+
 %%
+
+static const char *token_text(struct sp_pstate *ps, SPYLTYPE loc, char *buf, size_t len)
+{
+	uint32_t n = loc.end > loc.begin ? loc.end - loc.begin : 0;
+
+	if (n > 40)
+		n = 40;
+	snprintf(buf, len, "'%.*s'", (int)n, ps->text + loc.begin);
+	return buf;
+}
+
+/* "unexpected identifier 'foo', expecting ';' or '}'" */
+static int yyreport_syntax_error(const yypcontext_t *ctx, struct sp_pstate *ps)
+{
+	yysymbol_kind_t exp[YYNTOKENS], tok = yypcontext_token(ctx);
+	SPYLTYPE loc = *yypcontext_location(ctx);
+	int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS), i;
+	bool want_expr = false;
+	char msg[512], text[64];
+	size_t len;
+
+	if (tok == YYSYMBOL_SP_TOK_JUNK || tok == YYSYMBOL_SP_TOK_BAD_NUMBER) {
+		sp_diag_at(ps->diag, SP_DIAG_ERROR, loc, "%s %s", yysymbol_name(tok),
+			   token_text(ps, loc, text, sizeof(text)));
+		return 0;
+	}
+	if (tok == YYSYMBOL_SP_TOK_UNTERMINATED_STRING ||
+	    tok == YYSYMBOL_SP_TOK_UNTERMINATED_COMMENT) {
+		sp_diag_at(ps->diag, SP_DIAG_ERROR, loc, "%s", yysymbol_name(tok));
+		return 0;
+	}
+	if (tok == YYSYMBOL_YYEOF)
+		len = (size_t)snprintf(msg, sizeof(msg), "unexpected end of input");
+	else if (tok == YYSYMBOL_IDENT || tok == YYSYMBOL_MAP || tok == YYSYMBOL_VAR ||
+		 tok == YYSYMBOL_INT || tok == YYSYMBOL_ATTACH || tok == YYSYMBOL_TYPE ||
+		 tok == YYSYMBOL_POSITIONAL || tok == YYSYMBOL_STRING)
+		len = (size_t)snprintf(msg, sizeof(msg), "unexpected %s %s", yysymbol_name(tok),
+				       token_text(ps, loc, text, sizeof(text)));
+	else
+		len = (size_t)snprintf(msg, sizeof(msg), "unexpected %s", yysymbol_name(tok));
+	for (i = 0; i < n; i++)
+		want_expr |= exp[i] == YYSYMBOL_INT;
+	if (n > 4 && want_expr)
+		snprintf(msg + len, sizeof(msg) - len, ", expecting an expression");
+	for (i = 0; n > 0 && n <= 4 && i < n && len < sizeof(msg); i++)
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s",
+					i == 0 ? ", expecting " : " or ", yysymbol_name(exp[i]));
+	sp_diag_at(ps->diag, SP_DIAG_ERROR, loc, "%s", msg);
+	ps->probe_errors++;
+	return 0;
+}
+
+void spyerror(SPYLTYPE *lloc, struct sp_pstate *ps, const char *msg)
+{
+	sp_diag_at(ps->diag, SP_DIAG_ERROR, *lloc, "%s", msg);
+	ps->probe_errors++;
+}

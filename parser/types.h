@@ -23,7 +23,9 @@ struct sp_arena;
 	X(AGG, "agg")       /* aggregation value: agg */ \
 	X(USYM, "usym")     /* address printed as a user symbol */ \
 	X(KSYM, "ksym")     /* address printed as a kernel symbol */ \
-	X(BUF, "buffer")
+	X(BUF, "buffer")    /* size: bytes of data (buf(p, n)) */ \
+	X(TIMESTAMP, "timestamp") /* strftime(fmt, ns): ns printed as time */ \
+	X(INET, "inet")     /* ntop([af,] addr): size 4 or 16 address bytes */
 
 enum sp_type_kind {
 #define X(k, s) SP_T_##k,
@@ -76,5 +78,17 @@ struct sp_type *sp_type_string(struct sp_arena *a, uint32_t size);
 bool sp_type_equal(const struct sp_type *x, const struct sp_type *y);
 /* "u64", "s32", "string[64]", "ustack", "(u64, string[16])", "count" ... into buf. */
 const char *sp_type_str(const struct sp_type *t, char *buf, int len);
+
+struct sp_type *sp_type_tuple(struct sp_arena *a, int n, struct sp_type **elems);
+struct sp_type *sp_type_agg(struct sp_arena *a, enum sp_agg_kind agg);
+struct sp_type *sp_type_stack(struct sp_arena *a, enum sp_type_kind kind, int limit,
+			      enum sp_stack_mode mode);
+const char *sp_agg_name(enum sp_agg_kind agg);
+/* INT, or NONE (an earlier error, not reported again). */
+bool sp_type_is_int(const struct sp_type *t);
+bool sp_type_is_none(const struct sp_type *t);
+/* Same shape; ints of any size/sign and strings of any size are
+ * compatible (map slots widen to the largest). */
+bool sp_type_compatible(const struct sp_type *x, const struct sp_type *y);
 
 #endif

@@ -1,0 +1,397 @@
+/* parser/attach.c: attach points, from raw text to struct sp_attach.
+ *
+ * The lexer hands over each attach point as one token, as bpftrace does.
+ * Here it is split on ':' (outside double quotes), the probe type alias
+ * resolved (p i s h u ur U t rt k kr, begin/end), and every field checked,
+ * so a mistake is reported with the caret under the field that is wrong:
+ *
+ *   <cmdline>:1:12: error: profile frequency must not be 0
+ *   profile:hz:0 { }
+ *              ^
+ *
+ * Rates: profile:hz:N is 1..100000 Hz; profile:s|ms|us:N is a period whose
+ * frequency must stay within the same limit (at least 10us). interval
+ * takes the same units.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "lexstate.h"
+#include "probes.h"
+
+#define MAX_FIELDS 8
+#define MAX_HZ 100000
+
+static const char *const kind_names[] = {
+#define X(k, n, a, u) n,
+	SP_PROBE_KINDS(X)
+#undef X
+};
+static const char *const kind_aliases[] = {
+#define X(k, n, a, u) a,
+	SP_PROBE_KINDS(X)
+#undef X
+};
+static const char *const kind_usage[] = {
+#define X(k, n, a, u) u,
+	SP_PROBE_KINDS(X)
+#undef X
+};
+
+/* Types bpftrace has that sprof does not (yet): a clear error, not a typo. */
+static const char *const unsupported[] = {
+	"fentry", "fexit", "kfunc", "kretfunc", "f", "fr", "watchpoint", "w",
+	"asyncwatchpoint", "aw", "iter", "it", "self", "test", "bench",
+};
+
+/* name, alias (or NULL), default period comes from the runtime */
+static const char *const software_events[][2] = {
+	{ "cpu-clock", "cpu" }, { "task-clock", NULL }, { "page-faults", "faults" },
+	{ "context-switches", "cs" }, { "cpu-migrations", NULL }, { "minor-faults", NULL },
+	{ "major-faults", NULL }, { "alignment-faults", NULL }, { "emulation-faults", NULL },
+	{ "dummy", NULL }, { "bpf-output", NULL },
+};
+static const char *const hardware_events[][2] = {
+	{ "cpu-cycles", "cycles" }, { "instructions", NULL }, { "cache-references", NULL },
+	{ "cache-misses", NULL }, { "branch-instructions", "branches" },
+	{ "branch-misses", NULL }, { "bus-cycles", NULL }, { "frontend-stalls", NULL },
+	{ "backend-stalls", NULL }, { "ref-cycles", NULL },
+};
+
+struct field {
+	const char *text; /* unquoted, arena */
+	uint32_t off;     /* offset in raw */
+	uint32_t len;     /* raw length (with quotes) */
+};
+
+struct ap {
+	struct sp_arena *arena;
+	struct sp_diag *d;
+	struct sp_node *node;
+	struct sp_attach *at;
+	struct field f[MAX_FIELDS];
+	int n;
+};
+
+const char *sp_probe_kind_name(enum sp_probe_kind k)
+{
+	return k < SP_PK__COUNT ? kind_names[k] : "?";
+}
+
+bool sp_is_probe_type_name(const char *s, uint32_t len)
+{
+	int i;
+
+	for (i = 0; i < SP_PK__COUNT; i++)
+		if ((strlen(kind_names[i]) == len && !strncmp(s, kind_names[i], len)) ||
+		    (strlen(kind_aliases[i]) == len && !strncmp(s, kind_aliases[i], len)))
+			return true;
+	return false;
+}
+
+static struct sp_span field_span(const struct ap *p, int i)
+{
+	uint32_t b = p->node->span.begin;
+
+	if (i >= p->n) /* a missing field: point just past the text */
+		return (struct sp_span){ p->node->span.end, p->node->span.end };
+	return (struct sp_span){ b + p->f[i].off, b + p->f[i].off + p->f[i].len };
+}
+
+static void add_field(struct ap *p, const char *raw, uint32_t b, uint32_t e)
+{
+	struct field *f;
+
+	if (p->n == MAX_FIELDS)
+		return;
+	f = &p->f[p->n++];
+	f->off = b;
+	f->len = e - b;
+	if (e - b >= 2 && raw[b] == '"' && raw[e - 1] == '"')
+		f->text = sp_arena_strndup(p->arena, raw + b + 1, e - b - 2);
+	else
+		f->text = sp_arena_strndup(p->arena, raw + b, e - b);
+}
+
+static void split(struct ap *p, const char *raw)
+{
+	uint32_t i, start = 0, len = (uint32_t)strlen(raw);
+
+	for (i = 0; i < len; i++) {
+		if (raw[i] == '"') {
+			const char *q = strchr(raw + i + 1, '"');
+
+			i = q ? (uint32_t)(q - raw) : len - 1;
+		} else if (raw[i] == ':') {
+			add_field(p, raw, start, i);
+			start = i + 1;
+		}
+	}
+	add_field(p, raw, start, len);
+}
+
+/* Field i and everything after it, as one string ("foo::bar" in C++). */
+static const char *rest_from(struct ap *p, int i, const char *raw)
+{
+	uint32_t b = p->f[i].off, e = (uint32_t)strlen(raw);
+
+	if (e - b >= 2 && raw[b] == '"' && raw[e - 1] == '"')
+		return sp_arena_strndup(p->arena, raw + b + 1, e - b - 2);
+	return sp_arena_strndup(p->arena, raw + b, e - b);
+}
+
+static int find_kind(struct ap *p)
+{
+	const char *name = p->f[0].text;
+	const char *cands[2 * SP_PK__COUNT];
+	const char *hint;
+	size_t i;
+
+	for (i = 0; i < SP_PK__COUNT; i++) {
+		if (!strcmp(name, kind_names[i]) || !strcmp(name, kind_aliases[i]))
+			return (int)i;
+		cands[2 * i] = kind_names[i];
+		cands[2 * i + 1] = kind_aliases[i];
+	}
+	for (i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++) {
+		if (!strcmp(name, unsupported[i])) {
+			sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 0),
+				   "probe type '%s' is not supported by sprof", name);
+			return -1;
+		}
+	}
+	sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 0), "unknown probe type '%s'", name);
+	hint = sp_did_you_mean(name, cands, 2 * SP_PK__COUNT);
+	if (hint)
+		sp_diag_note(p->d, field_span(p, 0), "did you mean '%s'?", hint);
+	return -1;
+}
+
+static bool need_fields(struct ap *p, int kind, int min, int max)
+{
+	if (p->n < min) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, p->node->span,
+			   "incomplete attach point '%s', expected '%s'", p->at->raw, kind_usage[kind]);
+		return false;
+	}
+	if (max && p->n > max) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, max),
+			   "too many fields in attach point '%s', expected '%s'", p->at->raw,
+			   kind_usage[kind]);
+		return false;
+	}
+	for (int i = 1; i < p->n && i < (max ? max : p->n); i++) {
+		if (!p->f[i].text[0]) {
+			sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i),
+				   "empty field in attach point '%s', expected '%s'", p->at->raw,
+				   kind_usage[kind]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A decimal (or 0x hex) count in field i; positive unless zero_ok. */
+static bool parse_count(struct ap *p, int i, const char *what, uint64_t *out)
+{
+	const char *s = p->f[i].text;
+	char *end;
+
+	if (s[0] == '-') {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i), "%s must be positive, not '%s'",
+			   what, s);
+		return false;
+	}
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (!s[0] || *end || errno || (s[0] < '0' || s[0] > '9')) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i), "invalid %s '%s'", what, s);
+		return false;
+	}
+	if (*out == 0) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i), "%s must not be 0", what);
+		return false;
+	}
+	return true;
+}
+
+/* profile:UNIT:N and interval:UNIT:N */
+static bool parse_rate(struct ap *p, int kind)
+{
+	static const char *const units[] = { "hz", "s", "ms", "us" };
+	static const uint64_t ns_per[] = { 0, 1000000000ull, 1000000ull, 1000ull };
+	const char *what = kind == SP_PK_PROFILE ? "profile" : "interval";
+	char desc[64];
+	const char *hint;
+	uint64_t v;
+	int u;
+
+	if (!need_fields(p, kind, 3, 3))
+		return false;
+	for (u = 0; u < 4 && strcmp(p->f[1].text, units[u]); u++)
+		;
+	if (u == 4) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1),
+			   "unknown %s unit '%s', expected hz, s, ms or us", what, p->f[1].text);
+		hint = sp_did_you_mean(p->f[1].text, units, 4);
+		if (hint)
+			sp_diag_note(p->d, field_span(p, 1), "did you mean '%s'?", hint);
+		return false;
+	}
+	snprintf(desc, sizeof(desc), "%s %s", what, u == 0 ? "frequency" : "period");
+	if (!parse_count(p, 2, desc, &v))
+		return false;
+	if (u == 0 && v > MAX_HZ) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 2),
+			   "%s frequency %llu is above the limit of %d Hz", what,
+			   (unsigned long long)v, MAX_HZ);
+		return false;
+	}
+	if (u > 0 && (v > UINT64_MAX / ns_per[u] || v * ns_per[u] < 1000000000ull / MAX_HZ)) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 2),
+			   v > UINT64_MAX / ns_per[u] ? "%s period %llu%s is too long"
+						   : "%s period %llu%s is shorter than 10us (%d Hz)",
+			   what, (unsigned long long)v, units[u], MAX_HZ);
+		return false;
+	}
+	p->at->unit = units[u];
+	p->at->value = v;
+	p->at->has_value = true;
+	return true;
+}
+
+static bool parse_event(struct ap *p, int kind, const char *const (*evs)[2], int nev)
+{
+	const char *cands[64];
+	const char *hint, *name;
+	int i, nc = 0;
+
+	if (!need_fields(p, kind, 2, 3))
+		return false;
+	name = p->f[1].text;
+	for (i = 0; i < nev; i++) {
+		if (!strcmp(name, evs[i][0]) || (evs[i][1] && !strcmp(name, evs[i][1]))) {
+			p->at->target = evs[i][0];
+			break;
+		}
+		cands[nc++] = evs[i][0];
+		if (evs[i][1])
+			cands[nc++] = evs[i][1];
+	}
+	if (i == nev) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1), "unknown %s event '%s'",
+			   kind_names[kind], name);
+		hint = sp_did_you_mean(name, cands, nc);
+		if (hint)
+			sp_diag_note(p->d, field_span(p, 1), "did you mean '%s'?", hint);
+		return false;
+	}
+	if (p->n == 3) {
+		if (!parse_count(p, 2, "event period", &p->at->value))
+			return false;
+		p->at->has_value = true;
+	}
+	return true;
+}
+
+/* FUNC, FUNC+OFFSET or 0xADDR into at->func / offset. */
+static bool parse_func(struct ap *p, int i, const char *func, bool ret)
+{
+	const char *plus = strrchr(func, '+');
+	char *end;
+
+	if (!strncmp(func, "0x", 2) && !ret) {
+		p->at->offset = strtoull(func, &end, 16);
+		if (*end || !func[2])
+			goto out_bad;
+		p->at->is_addr = true;
+		p->at->has_offset = true;
+		return true;
+	}
+	if (plus && plus != func && plus[1] >= '0' && plus[1] <= '9') {
+		if (ret) {
+			sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i),
+				   "%s cannot take an offset ('%s')", p->at->provider, func);
+			return false;
+		}
+		p->at->offset = strtoull(plus + 1, &end, 0);
+		if (*end)
+			goto out_bad;
+		p->at->has_offset = true;
+		p->at->func = sp_arena_strndup(p->arena, func, (size_t)(plus - func));
+		return true;
+	}
+	p->at->func = func;
+	return true;
+out_bad:
+	sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i), "invalid address or offset in '%s'", func);
+	return false;
+}
+
+static bool parse_fields(struct ap *p, int kind)
+{
+	struct sp_attach *at = p->at;
+
+	switch (kind) {
+	case SP_PK_BEGIN:
+	case SP_PK_END:
+		return need_fields(p, kind, 1, 1);
+	case SP_PK_PROFILE:
+	case SP_PK_INTERVAL:
+		return parse_rate(p, kind);
+	case SP_PK_SOFTWARE:
+		return parse_event(p, kind, software_events,
+				   (int)(sizeof(software_events) / sizeof(software_events[0])));
+	case SP_PK_HARDWARE:
+		return parse_event(p, kind, hardware_events,
+				   (int)(sizeof(hardware_events) / sizeof(hardware_events[0])));
+	case SP_PK_UPROBE:
+	case SP_PK_URETPROBE:
+		if (!need_fields(p, kind, 3, 0))
+			return false;
+		at->target = p->f[1].text;
+		return parse_func(p, 2, rest_from(p, 2, at->raw), kind == SP_PK_URETPROBE);
+	case SP_PK_USDT:
+		if (!need_fields(p, kind, 3, 4))
+			return false;
+		at->target = p->f[1].text;
+		at->ns = p->n == 4 ? p->f[2].text : NULL;
+		at->func = p->f[p->n - 1].text;
+		return true;
+	case SP_PK_TRACEPOINT:
+		if (!need_fields(p, kind, 3, 3))
+			return false;
+		at->target = p->f[1].text;
+		at->func = p->f[2].text;
+		return true;
+	case SP_PK_RAWTRACEPOINT:
+		if (!need_fields(p, kind, 2, 3))
+			return false;
+		at->target = p->n == 3 ? p->f[1].text : NULL;
+		at->func = p->f[p->n - 1].text;
+		return true;
+	default: /* kprobe, kretprobe: [MODULE:]FUNCTION */
+		if (!need_fields(p, kind, 2, 3))
+			return false;
+		at->target = p->n == 3 ? p->f[1].text : NULL;
+		return parse_func(p, p->n - 1, p->f[p->n - 1].text, kind == SP_PK_KRETPROBE);
+	}
+}
+
+int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *node)
+{
+	struct ap p = { .arena = a, .d = d, .node = node, .at = node->attach };
+	int kind;
+
+	split(&p, p.at->raw);
+	kind = find_kind(&p);
+	if (kind < 0)
+		return -1;
+	p.at->provider = kind_names[kind];
+	if (!parse_fields(&p, kind))
+		return -1;
+	return kind;
+}

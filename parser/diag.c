@@ -1,0 +1,165 @@
+/* parser/diag.c: clang-style diagnostics and "did you mean".
+ *
+ *   trace.sp:3:19: error: unknown builtin 'ustak'
+ *       profile:hz:99 { @[ustak] = count(); }
+ *                         ^~~~~
+ *   trace.sp:3:19: note: did you mean 'ustack'?
+ *
+ * The source line is printed as written; the caret line copies the tabs
+ * of the source line so the caret stays aligned in any tab width. The
+ * underline is clipped to the first line of a multi-line span.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "source.h"
+
+static const char *const level_names[] = {
+	[SP_DIAG_ERROR] = "error",
+	[SP_DIAG_WARNING] = "warning",
+	[SP_DIAG_NOTE] = "note",
+};
+
+void sp_diag_init(struct sp_diag *d, const struct sp_source *src, FILE *out)
+{
+	memset(d, 0, sizeof(*d));
+	d->src = src;
+	d->out = out ? out : stderr;
+}
+
+static bool count_level(struct sp_diag *d, enum sp_diag_level level)
+{
+	if (level == SP_DIAG_WARNING && d->no_warnings)
+		return false;
+	if (level == SP_DIAG_ERROR)
+		d->errors++;
+	else if (level == SP_DIAG_WARNING)
+		d->warnings++;
+	return true;
+}
+
+static void print_header(struct sp_diag *d, enum sp_diag_level level, uint32_t line,
+			 uint32_t col, const char *fmt, va_list ap)
+{
+	const char *name = d->src && d->src->name ? d->src->name : "<input>";
+
+	fprintf(d->out, "%s:%u:%u: %s: ", name, line, col, level_names[level]);
+	vfprintf(d->out, fmt, ap);
+	fputc('\n', d->out);
+}
+
+/* Source line, then spaces (tabs where the source has tabs) up to col,
+ * then '^' and '~' for the rest of the span on this line. */
+static void print_caret(struct sp_diag *d, uint32_t line, uint32_t col, uint32_t width)
+{
+	uint32_t len, i;
+	const char *text;
+
+	if (!d->src)
+		return;
+	text = sp_source_line(d->src, line, &len);
+	fprintf(d->out, "%.*s\n", (int)len, text);
+	for (i = 0; i + 1 < col; i++)
+		fputc(i < len && text[i] == '\t' ? '\t' : ' ', d->out);
+	fputc('^', d->out);
+	for (i = col; i < col - 1 + width && i < len; i++)
+		fputc('~', d->out);
+	fputc('\n', d->out);
+}
+
+void sp_diag_at(struct sp_diag *d, enum sp_diag_level level, struct sp_span span,
+		const char *fmt, ...)
+{
+	uint32_t line = 1, col = 1;
+	va_list ap;
+
+	if (!count_level(d, level))
+		return;
+	if (d->src)
+		sp_source_linecol(d->src, span.begin, &line, &col);
+	va_start(ap, fmt);
+	print_header(d, level, line, col, fmt, ap);
+	va_end(ap);
+	print_caret(d, line, col, span.end > span.begin ? span.end - span.begin : 1);
+}
+
+void sp_diag_note(struct sp_diag *d, struct sp_span span, const char *fmt, ...)
+{
+	uint32_t line = 1, col = 1;
+	va_list ap;
+
+	if (d->src)
+		sp_source_linecol(d->src, span.begin, &line, &col);
+	va_start(ap, fmt);
+	print_header(d, SP_DIAG_NOTE, line, col, fmt, ap);
+	va_end(ap);
+}
+
+void sp_diag_at_linecol(struct sp_diag *d, enum sp_diag_level level, uint32_t line,
+			uint32_t col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!count_level(d, level))
+		return;
+	va_start(ap, fmt);
+	print_header(d, level, line, col, fmt, ap);
+	va_end(ap);
+	if (d->src && line >= 1 && line <= d->src->nlines)
+		print_caret(d, line, col, 1);
+}
+
+int sp_diag_errors(const struct sp_diag *d)
+{
+	return d->errors;
+}
+
+/* Levenshtein distance with one row; words here are short identifiers. */
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b);
+	int row[64], i, j;
+
+	if (la >= 64 || lb >= 64)
+		return 1 << 20;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		int diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+const char *sp_did_you_mean(const char *word, const char *const *cands, int ncands)
+{
+	int len = (int)strlen(word), limit = len / 3 > 1 ? len / 3 : 1;
+	int best = limit + 1, i;
+	const char *found = NULL;
+
+	for (i = 0; i < ncands; i++) {
+		int dist;
+
+		if (!cands[i] || !strcmp(cands[i], word))
+			continue;
+		dist = edit_distance(word, cands[i]);
+		if (dist < best) {
+			best = dist;
+			found = cands[i];
+		}
+	}
+	return found;
+}

@@ -1,0 +1,53 @@
+/* parser/parse.c: sp_parse(), the glue between flex, bison and the caller.
+ *
+ * Creates one reentrant scanner over the source text, runs the pure
+ * parser, and hands back the PROGRAM node even after syntax errors (the
+ * probes that parsed are kept; sema may still report on them).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "frontend.h"
+#include "lexstate.h"
+#include "parser.h"
+#include "source.h"
+
+typedef void *yyscan_t;
+int splxlex_init_extra(struct sp_pstate *extra, yyscan_t *scanner);
+int splxlex_destroy(yyscan_t scanner);
+void *splx_scan_bytes(const char *bytes, int len, yyscan_t scanner);
+int sp_lex_next(SPYSTYPE *lval, struct sp_span *lloc, yyscan_t scanner);
+
+int spylex(SPYSTYPE *lval, SPYLTYPE *lloc, struct sp_pstate *ps)
+{
+	return sp_lex_next(lval, lloc, ps->scanner);
+}
+
+int sp_parse(struct sp_arena *a, const struct sp_source *src, struct sp_diag *d,
+	     struct sp_node **out)
+{
+	struct sp_pstate ps;
+	int before = sp_diag_errors(d), rc;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.arena = a;
+	ps.diag = d;
+	ps.src = src;
+	ps.text = src->text;
+	ps.len = src->len;
+	*out = NULL;
+	if (splxlex_init_extra(&ps, &ps.scanner))
+		return -errno;
+	splx_scan_bytes(src->text, (int)src->len, ps.scanner);
+	rc = spyparse(&ps);
+	splxlex_destroy(ps.scanner);
+	if (!ps.prog)
+		ps.prog = sp_node_new(a, SP_N_PROGRAM, (struct sp_span){ 0, src->len });
+	*out = ps.prog;
+	if (rc && sp_diag_errors(d) == before)
+		sp_diag_at(d, SP_DIAG_ERROR, (struct sp_span){ src->len, src->len },
+			   "cannot parse the program");
+	return sp_diag_errors(d) - before;
+}

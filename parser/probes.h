@@ -1,0 +1,58 @@
+/* parser/probes.h: probe types as the front end knows them (internal).
+ *
+ * One X-macro row per probe type: canonical name, bpftrace's alias, and
+ * the attach-point shape shown when one is malformed. sema uses the kind
+ * bits to check where builtins may appear (stdlib/builtins.def).
+ */
+#ifndef SPROF_PARSER_PROBES_H
+#define SPROF_PARSER_PROBES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sp_arena;
+struct sp_diag;
+struct sp_node;
+
+/* X(KIND, name, alias, usage) */
+#define SP_PROBE_KINDS(X)                                                    \
+	X(BEGIN, "BEGIN", "begin", "BEGIN")                                  \
+	X(END, "END", "end", "END")                                          \
+	X(PROFILE, "profile", "p", "profile:hz|s|ms|us:N")                   \
+	X(INTERVAL, "interval", "i", "interval:s|ms|us|hz:N")                \
+	X(SOFTWARE, "software", "s", "software:EVENT[:PERIOD]")              \
+	X(HARDWARE, "hardware", "h", "hardware:EVENT[:PERIOD]")              \
+	X(UPROBE, "uprobe", "u", "uprobe:PATH:FUNCTION[+OFFSET]")           \
+	X(URETPROBE, "uretprobe", "ur", "uretprobe:PATH:FUNCTION")           \
+	X(USDT, "usdt", "U", "usdt:PATH:[PROVIDER:]NAME")                    \
+	X(TRACEPOINT, "tracepoint", "t", "tracepoint:CATEGORY:NAME")         \
+	X(RAWTRACEPOINT, "rawtracepoint", "rt", "rawtracepoint:NAME")        \
+	X(KPROBE, "kprobe", "k", "kprobe:FUNCTION[+OFFSET]")                 \
+	X(KRETPROBE, "kretprobe", "kr", "kretprobe:FUNCTION")
+
+enum sp_probe_kind {
+#define X(k, n, a, u) SP_PK_##k,
+	SP_PROBE_KINDS(X)
+#undef X
+	SP_PK__COUNT
+};
+
+/* Bit masks over probe kinds, used by stdlib/builtins.def. */
+enum {
+#define X(k, n, a, u) P_##k = 1 << SP_PK_##k,
+	SP_PROBE_KINDS(X)
+#undef X
+};
+#define P_ALL ((1u << SP_PK__COUNT) - 1)
+#define P_UPROBES (P_UPROBE | P_URETPROBE | P_USDT)
+#define P_KPROBES (P_KPROBE | P_KRETPROBE)
+#define P_ARGS (P_UPROBE | P_USDT | P_KPROBE | P_RAWTRACEPOINT)
+#define P_RET (P_URETPROBE | P_KRETPROBE)
+#define P_FUNC (P_UPROBES | P_KPROBES)
+
+const char *sp_probe_kind_name(enum sp_probe_kind k);
+/* Splits and checks the ATTACH node's raw text into its sp_attach,
+ * reporting problems at the offending field. Returns the kind, or -1. */
+int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *at);
+
+#endif

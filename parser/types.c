@@ -1,0 +1,229 @@
+/* parser/types.c: construction, comparison and printing of sema types.
+ *
+ * Types are small arena objects; equal types need not be the same pointer.
+ * sp_type_str() spells them the way diagnostics and the AST dump show them:
+ * "u64", "s32", "string[64]", "ustack", "ustack(perf, 5)", "(u64, string[16])",
+ * "count", "lhist(0, 100, 10)".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "types.h"
+
+static const char *const kind_names[] = {
+#define X(k, s) s,
+	SP_TYPE_KINDS(X)
+#undef X
+};
+
+static const char *const agg_names[] = {
+	"none",
+#define X(k, s) s,
+	SP_AGG_KINDS(X)
+#undef X
+};
+
+static const char *const mode_names[] = { "bpftrace", "perf", "raw" };
+
+struct sp_type *sp_type_new(struct sp_arena *a, enum sp_type_kind kind)
+{
+	struct sp_type *t = sp_arena_alloc(a, sizeof(*t));
+
+	t->kind = kind;
+	return t;
+}
+
+struct sp_type *sp_type_int(struct sp_arena *a, uint32_t size, bool is_signed)
+{
+	struct sp_type *t = sp_type_new(a, SP_T_INT);
+
+	t->size = size;
+	t->is_signed = is_signed;
+	return t;
+}
+
+struct sp_type *sp_type_string(struct sp_arena *a, uint32_t size)
+{
+	struct sp_type *t = sp_type_new(a, SP_T_STRING);
+
+	t->size = size;
+	return t;
+}
+
+struct sp_type *sp_type_tuple(struct sp_arena *a, int n, struct sp_type **elems)
+{
+	struct sp_type *t = sp_type_new(a, SP_T_TUPLE);
+	int i;
+
+	t->nelems = n;
+	t->elems = sp_arena_alloc(a, (size_t)(n ? n : 1) * sizeof(*elems));
+	for (i = 0; i < n; i++) {
+		t->elems[i] = elems[i];
+		t->size += elems[i]->size;
+	}
+	return t;
+}
+
+struct sp_type *sp_type_agg(struct sp_arena *a, enum sp_agg_kind agg)
+{
+	struct sp_type *t = sp_type_new(a, SP_T_AGG);
+
+	t->agg = agg;
+	t->size = 8;
+	return t;
+}
+
+struct sp_type *sp_type_stack(struct sp_arena *a, enum sp_type_kind kind, int limit,
+			      enum sp_stack_mode mode)
+{
+	struct sp_type *t = sp_type_new(a, kind);
+
+	t->stack_limit = limit;
+	t->stack_mode = mode;
+	t->size = 8;
+	return t;
+}
+
+const char *sp_agg_name(enum sp_agg_kind agg)
+{
+	return agg <= SP_AGG_LHIST ? agg_names[agg] : "?";
+}
+
+bool sp_type_is_int(const struct sp_type *t)
+{
+	return t && (t->kind == SP_T_INT || t->kind == SP_T_NONE);
+}
+
+bool sp_type_is_none(const struct sp_type *t)
+{
+	return !t || t->kind == SP_T_NONE;
+}
+
+static bool elems_match(const struct sp_type *x, const struct sp_type *y, bool exact)
+{
+	int i;
+
+	if (x->nelems != y->nelems)
+		return false;
+	for (i = 0; i < x->nelems; i++)
+		if (exact ? !sp_type_equal(x->elems[i], y->elems[i])
+			  : !sp_type_compatible(x->elems[i], y->elems[i]))
+			return false;
+	return true;
+}
+
+static bool agg_equal(const struct sp_type *x, const struct sp_type *y)
+{
+	if (x->agg != y->agg)
+		return false;
+	return x->agg != SP_AGG_LHIST ||
+	       (x->lhist_min == y->lhist_min && x->lhist_max == y->lhist_max &&
+		x->lhist_step == y->lhist_step);
+}
+
+bool sp_type_equal(const struct sp_type *x, const struct sp_type *y)
+{
+	if (!x || !y || x->kind != y->kind)
+		return x == y;
+	switch (x->kind) {
+	case SP_T_INT:
+		return x->size == y->size && x->is_signed == y->is_signed;
+	case SP_T_STRING:
+	case SP_T_BUF:
+	case SP_T_INET:
+		return x->size == y->size;
+	case SP_T_USTACK:
+	case SP_T_KSTACK:
+		return x->stack_limit == y->stack_limit && x->stack_mode == y->stack_mode;
+	case SP_T_TUPLE:
+		return elems_match(x, y, true);
+	case SP_T_AGG:
+		return agg_equal(x, y);
+	default:
+		return true;
+	}
+}
+
+bool sp_type_compatible(const struct sp_type *x, const struct sp_type *y)
+{
+	if (!x || !y || x->kind != y->kind)
+		return false;
+	switch (x->kind) {
+	case SP_T_INT:
+	case SP_T_STRING:
+	case SP_T_BUF:
+	case SP_T_INET:
+		return true;
+	case SP_T_TUPLE:
+		return elems_match(x, y, false);
+	default:
+		return sp_type_equal(x, y);
+	}
+}
+
+static int type_fmt(const struct sp_type *t, char *buf, int len);
+
+static int tuple_fmt(const struct sp_type *t, char *buf, int len)
+{
+	int n = snprintf(buf, (size_t)len, "(");
+	int i;
+
+	for (i = 0; i < t->nelems && n < len; i++) {
+		if (i)
+			n += snprintf(buf + n, (size_t)(len - n), ", ");
+		if (n < len)
+			n += type_fmt(t->elems[i], buf + n, len - n);
+	}
+	if (n < len)
+		n += snprintf(buf + n, (size_t)(len - n), ")");
+	return n;
+}
+
+static int stack_fmt(const struct sp_type *t, char *buf, int len)
+{
+	const char *name = kind_names[t->kind];
+
+	if (t->stack_mode == SP_STACK_BPFTRACE && t->stack_limit == SP_DEFAULT_STACK_LIMIT)
+		return snprintf(buf, (size_t)len, "%s", name);
+	if (t->stack_limit == SP_DEFAULT_STACK_LIMIT)
+		return snprintf(buf, (size_t)len, "%s(%s)", name, mode_names[t->stack_mode]);
+	return snprintf(buf, (size_t)len, "%s(%s, %d)", name, mode_names[t->stack_mode],
+			t->stack_limit);
+}
+
+static int type_fmt(const struct sp_type *t, char *buf, int len)
+{
+	if (!t)
+		return snprintf(buf, (size_t)len, "none");
+	switch (t->kind) {
+	case SP_T_INT:
+		return snprintf(buf, (size_t)len, "%c%u", t->is_signed ? 's' : 'u', t->size * 8);
+	case SP_T_STRING:
+	case SP_T_BUF:
+		return snprintf(buf, (size_t)len, "%s[%u]", kind_names[t->kind], t->size);
+	case SP_T_USTACK:
+	case SP_T_KSTACK:
+		return stack_fmt(t, buf, len);
+	case SP_T_TUPLE:
+		return tuple_fmt(t, buf, len);
+	case SP_T_AGG:
+		if (t->agg == SP_AGG_LHIST)
+			return snprintf(buf, (size_t)len, "lhist(%lld, %lld, %lld)",
+					(long long)t->lhist_min, (long long)t->lhist_max,
+					(long long)t->lhist_step);
+		return snprintf(buf, (size_t)len, "%s", sp_agg_name(t->agg));
+	default:
+		return snprintf(buf, (size_t)len, "%s", kind_names[t->kind]);
+	}
+}
+
+const char *sp_type_str(const struct sp_type *t, char *buf, int len)
+{
+	if (len <= 0)
+		return "";
+	buf[0] = '\0';
+	if (type_fmt(t, buf, len) >= len && len > 4)
+		strcpy(buf + len - 4, "...");
+	return buf;
+}
