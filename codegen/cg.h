@@ -36,6 +36,8 @@ struct cg_map {
 	const struct sp_type *keyt; /* NULL: scalar map (u64 0 key) */
 	struct sp_type keytuple;   /* keyt for several keys */
 	bool key_known;
+	const struct sp_node *key_use; /* first use with keys, for strftime formats */
+	const struct sp_node *val_use; /* first value assigned */
 	const struct sp_type *valt; /* plain value type, or NULL for aggregations */
 	int agg;                   /* enum sp_agg_kind */
 	uint32_t key_size;         /* user key part (without a hist bucket) */
@@ -114,6 +116,7 @@ uint32_t cg_align(const struct sp_type *t);
 uint32_t cg_tuple_offset(const struct sp_type *t, int i);
 void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
 void cg_tuple_fields(const struct sp_type *const *elems, int n, struct sp_plan_field *f);
+void cg_field_fmt(const struct sp_node *n, struct sp_plan_field *f);
 LLVMValueRef cg_load_int(struct cg *g, LLVMValueRef p, const struct sp_type *t);
 void cg_store_int(struct cg *g, LLVMValueRef p, LLVMValueRef v, uint32_t size);
 LLVMValueRef cg_norm(struct cg *g, LLVMValueRef v, const struct sp_type *t);

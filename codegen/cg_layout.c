@@ -23,6 +23,7 @@ bool cg_is_scalar(const struct sp_type *t)
 	case SP_T_KSTACK:
 	case SP_T_USYM:
 	case SP_T_KSYM:
+	case SP_T_TIMESTAMP:
 		return true;
 	default:
 		return false;
@@ -46,6 +47,7 @@ uint32_t cg_align(const struct sp_type *t)
 	case SP_T_USYM:
 	case SP_T_KSYM:
 	case SP_T_USTACK:
+	case SP_T_TIMESTAMP:
 		return 8;
 	case SP_T_TUPLE:
 		for (int i = 0; i < t->nelems; i++) {
@@ -83,10 +85,12 @@ uint32_t cg_size(const struct sp_type *t)
 	case SP_T_KSTACK:
 	case SP_T_USYM:
 	case SP_T_KSYM:
+	case SP_T_TIMESTAMP:
 		return 8;
 	case SP_T_USTACK:
 		return sizeof(struct sp_ustack_key);
 	case SP_T_STRING:
+	case SP_T_INET:
 		return t->size;
 	case SP_T_BUF:
 		return t->size + 1; /* u8 length, then the bytes */
@@ -114,6 +118,10 @@ static enum sp_field_kind field_kind(const struct sp_type *t)
 		return SP_F_TUPLE;
 	case SP_T_BUF:
 		return SP_F_BUF;
+	case SP_T_TIMESTAMP:
+		return SP_F_TIMESTAMP;
+	case SP_T_INET:
+		return SP_F_INET;
 	case SP_T_NONE:
 	case SP_T_VOID:
 		return SP_F_NONE;
@@ -247,4 +255,14 @@ void cg_store_conv(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct 
 	cg_memcpy(g, dst, v, fs < ts ? fs : ts);
 	if (to->kind == SP_T_STRING && fs > ts && ts > 0)
 		cg_store_int(g, cg_gep(g, dst, ts - 1), LLVMConstInt(g->i64, 0, 0), 1);
+}
+
+/* strftime(fmt, ns) values carry their format to the runtime. */
+void cg_field_fmt(const struct sp_node *n, struct sp_plan_field *f)
+{
+	if (!n || f->kind != SP_F_TIMESTAMP || f->fmt)
+		return;
+	if (n->kind == SP_N_CALL && n->name && !strcmp(n->name, "strftime") && n->list.len > 0 &&
+	    n->list.items[0]->kind == SP_N_STR)
+		f->fmt = strdup(n->list.items[0]->str);
 }

@@ -86,6 +86,11 @@ static void note_key(struct cg *g, struct cg_map *m, const struct sp_node *mapno
 	m->key_known = true;
 	if (n == 0)
 		return;
+	m->key_use = mapnode;
+	if (mapnode->key_type) { /* sema's widened key type, the same for every use */
+		m->keyt = mapnode->key_type;
+		return;
+	}
 	if (n == 1) {
 		m->keyt = mapnode->list.items[0]->type;
 		return;
@@ -132,6 +137,7 @@ static void note_value(struct cg *g, struct cg_map *m, const struct sp_node *map
 	}
 	if (m->valt)
 		return;
+	m->val_use = val;
 	/* sema gives every use of a map its widened value type */
 	if (mapnode->type && mapnode->type->kind != SP_T_NONE && mapnode->type->kind != SP_T_VOID)
 		m->valt = mapnode->type;
@@ -544,10 +550,16 @@ void cg_fill_plan_maps(struct cg *g)
 			cg_field(m->keyt, 0, &pm->key);
 		else
 			pm->key.kind = SP_F_NONE;
+		if (m->key_use && m->key_use->list.len == 1)
+			cg_field_fmt(m->key_use->list.items[0], &pm->key);
+		for (int k = 0; m->key_use && m->key_use->list.len > 1 && k < pm->key.nelems &&
+				k < m->key_use->list.len; k++)
+			cg_field_fmt(m->key_use->list.items[k], &pm->key.elems[k]);
 		if (m->agg != SP_AGG_NONE)
 			agg_value_field(m->agg, &pm->value);
 		else if (m->valt)
 			cg_field(m->valt, 0, &pm->value);
+		cg_field_fmt(m->val_use, &pm->value);
 		pm->key_size = m->bpf_key_size;
 		pm->value_size = m->value_size;
 		pm->percpu = m->agg != SP_AGG_NONE;

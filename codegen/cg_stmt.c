@@ -292,6 +292,8 @@ static int add_printf(struct cg *g, const char *fmt, const struct sp_node *const
 		types[i] = event_type(args[i]->type);
 	v[p->nprintfs].fmt = fmt ? strdup(fmt) : NULL;
 	cg_tuple_fields(types, n < 32 ? n : 32, &v[p->nprintfs].args);
+	for (int i = 0; i < n && i < 32; i++)
+		cg_field_fmt(args[i], &v[p->nprintfs].args.elems[i]);
 	return p->nprintfs++;
 }
 
@@ -516,6 +518,8 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return buf_call(g, n);
 	if ((!strcmp(f, "usym") || !strcmp(f, "ksym")) && n->list.len == 1)
 		return cg_expr(g, n->list.items[0]);
+	if (!strcmp(f, "strftime") && n->list.len == 2)
+		return cg_expr(g, n->list.items[1]);
 	if (cg_agg_kind(f) != SP_AGG_NONE)
 		cg_error(g, n->span, "%s() can only be assigned to a map: @m = %s(...)", f, f);
 	else

@@ -25,6 +25,7 @@ static void field_free(struct sp_plan_field *f)
 	for (int i = 0; i < f->nelems; i++)
 		field_free(&f->elems[i]);
 	free(f->elems);
+	free(f->fmt);
 }
 
 void sp_plan_free(struct sp_plan *p)

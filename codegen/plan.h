@@ -62,6 +62,8 @@ enum sp_field_kind {
 	SP_F_TUPLE,  /* elems at their offsets */
 	SP_F_BUF,    /* u8 len + bytes */
 	SP_F_NONE,   /* no key (scalar map): size 0 */
+	SP_F_TIMESTAMP, /* u64 ns from strftime(fmt, ns); fmt: the format */
+	SP_F_INET,   /* ntop(): 4 (IPv4) or 16 (IPv6) address bytes */
 };
 
 struct sp_plan_field {
@@ -73,6 +75,7 @@ struct sp_plan_field {
 	int stack_mode;    /* enum sp_stack_mode values from parser/types.h */
 	int nelems;        /* TUPLE */
 	struct sp_plan_field *elems;
+	char *fmt;         /* TIMESTAMP: strftime format (may be NULL: "%H:%M:%S") */
 };
 
 /* Layout of a user stack slot in a key: the stack id in sp_stacks and the
