@@ -535,6 +535,51 @@ static LLVMValueRef tuple_index(struct cg *g, const struct sp_node *n)
 	return e;
 }
 
+/* args.FIELD in a tracepoint: the record is the program's context. Integers
+ * are loaded from it directly; strings are copied (char[N]), read through
+ * their pointer, or found through their __data_loc locator. */
+static LLVMValueRef tp_field(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_tp_field *f = n->tp_field;
+	const struct sp_type *t = n->type;
+	LLVMValueRef src = f ? cg_gep(g, g->ctx, f->offset) : NULL, buf, args[4];
+	uint32_t size;
+
+	if (!f || g->ptype != SP_PROBE_TRACEPOINT) {
+		cg_error(g, n->span, "'%s' is only available on tracepoint arguments", n->name);
+		return cg_u64(g, 0);
+	}
+	if (!t || cg_is_scalar(t)) {
+		struct sp_type ft = { .kind = SP_T_INT, .size = f->size <= 8 ? f->size : 8,
+				      .is_signed = f->is_signed };
+
+		return cg_norm(g, cg_load_int(g, src, &ft), t);
+	}
+	size = cg_size(t);
+	buf = cg_alloca(g, size, "field");
+	cg_memset0(g, buf, size);
+	if (f->is_data_loc) {
+		args[0] = g->ctx;
+		args[1] = LLVMConstInt(g->i32, f->offset, 0);
+		args[2] = buf;
+		args[3] = LLVMConstInt(g->i32, size, 0);
+		if (cg_call_fn(g, "sp_tp_data_loc_str", args, 4))
+			return buf;
+	}
+	args[0] = buf;
+	if (f->is_pointer) { /* user or kernel: the legacy helper handles both on x86 */
+		args[1] = LLVMConstInt(g->i32, size, 0);
+		args[2] = LLVMBuildLoad2(g->B, g->i64, src, "");
+		args[2] = LLVMBuildIntToPtr(g->B, args[2], g->ptr, "");
+		cg_call_helper(g, BPF_FUNC_probe_read_str, g->i64, args, 3);
+		return buf;
+	}
+	args[1] = LLVMConstInt(g->i32, size - 1 < f->size ? size - 1 : f->size, 0);
+	args[2] = src;
+	cg_call_helper(g, BPF_FUNC_probe_read_kernel, g->i64, args, 3);
+	return buf;
+}
+
 static LLVMValueRef var_read(struct cg *g, const struct sp_node *n)
 {
 	LLVMValueRef p = cg_var_ptr(g, n, n->type);
@@ -575,6 +620,8 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 		return tuple_index(g, n);
 	case SP_N_INCDEC:
 		return cg_incdec(g, n);
+	case SP_N_FIELD:
+		return tp_field(g, n);
 	default:
 		cg_error(g, n->span, "'%s' expressions are not supported by codegen yet",
 			 sp_node_kind_name(n->kind));
