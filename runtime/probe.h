@@ -29,7 +29,8 @@ struct sp_links {
 struct sp_attach_ctx {
 	struct bpf_object *obj;
 	pid_t pid;          /* -p / -c target, 0 = system wide */
-	int ncpus;
+	int ncpus;          /* online CPUs: cpus[0..ncpus) */
+	const int *cpus;
 	bool verbose;
 	char *err;          /* message buffer for failures: "probe 'X': cannot attach: ..." */
 	size_t errlen;
@@ -48,5 +49,17 @@ const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t);
 int sp_links_push(struct sp_links *l, struct bpf_link *link);
 int sp_links_push_fd(struct sp_links *l, int fd);
 void sp_links_destroy(struct sp_links *l); /* detaches everything; accepts empty */
+
+/* Fills ctx->err ("probe 'SPEC': ...") and returns err. */
+int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int err,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Online CPUs from /sys/devices/system/cpu/online; count or -errno. */
+int sp_online_cpus(int **cpus);
+
+/* probe_special.c: runs every BEGIN (or END) program once, in plan order,
+ * through BPF_PROG_TEST_RUN; 0 or -errno with ctx->err filled. */
+int sp_probe_run_special(const struct sp_plan *plan, enum sp_probe_type t,
+			 struct sp_attach_ctx *ctx);
 
 #endif

@@ -1,0 +1,640 @@
+/* runtime/collect.c: read the BPF maps into struct sp_profile.
+ *
+ * For each plan map: walk its keys, read the value (per-CPU values are
+ * merged here), decode the key per the plan's layout and resolve stack ids
+ * to symbolized frames. Value layouts per aggregation, as codegen writes
+ * them (one slot per CPU when the map is per-CPU):
+ *
+ *   count, sum      s64/u64                       summed
+ *   min, max        s64, or {s64 v; u64 set}      min/max over CPUs that set it
+ *   avg, stats      {u64 count; s64 total}        both summed
+ *   hist, lhist     u64 count                     summed; the key ends in a
+ *                                                 u64 bucket index (as bpftrace)
+ *   none            the plan's value field        not per-CPU
+ *
+ * hist/lhist rows (key, bucket) are sorted by key and folded into one entry
+ * per key with a bucket array: hist has 66 buckets (negative, zero, then
+ * 2 + log2), lhist 2 + (max - min) / step (under- and overflow included).
+ *
+ * A stack id is looked up once per (id, pid) and shared by every key that
+ * holds it. Everything lives in the collector's memory pools and dies with
+ * it, so reports may keep pointers until sp_collector__destroy().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../parser/types.h"
+#include "collect.h"
+#include "symbolize.h"
+
+/* ---- memory pools -------------------------------------------------------- */
+
+struct pool_block {
+	struct pool_block *next;
+	size_t used, size;
+	char data[];
+};
+
+struct pool {
+	struct pool_block *head;
+};
+
+static void *pool_alloc(struct pool *p, size_t n)
+{
+	struct pool_block *b = p->head;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!b || b->size - b->used < n) {
+		size_t sz = n > 65536 ? n : 65536;
+
+		b = malloc(sizeof(*b) + sz);
+		if (!b)
+			return NULL;
+		b->size = sz;
+		b->used = 0;
+		b->next = p->head;
+		p->head = b;
+	}
+	b->used += n;
+	return memset(b->data + b->used - n, 0, n);
+}
+
+static char *pool_strndup(struct pool *p, const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *d = pool_alloc(p, len + 1);
+
+	if (d)
+		memcpy(d, s, len);
+	return d;
+}
+
+static void pool_free(struct pool *p)
+{
+	while (p->head) {
+		struct pool_block *n = p->head->next;
+
+		free(p->head);
+		p->head = n;
+	}
+}
+
+/* ---- stack cache ---------------------------------------------------------- */
+
+struct stack_slot {
+	uint64_t id;
+	uint32_t pid;
+	bool kernel, used;
+	struct sp_stack *st;
+};
+
+struct sp_collector {
+	const struct sp_plan *plan;
+	struct bpf_object *obj;
+	struct sp_symbolizer *sym;
+	struct pool keep, scratch;
+	struct pool *cur;        /* where decoding allocates */
+	int ncpus;               /* possible CPUs: per-CPU value slots */
+	int stacks_fd;
+	struct stack_slot *slots;
+	size_t nslots, used;
+};
+
+static uint64_t slot_hash(uint64_t id, uint32_t pid, bool kernel)
+{
+	uint64_t h = id ^ ((uint64_t)pid << 1) ^ kernel;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
+}
+
+static int cache_grow(struct sp_collector *c)
+{
+	size_t n = c->nslots ? c->nslots * 2 : 1024;
+	struct stack_slot *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nslots; i++) {
+		struct stack_slot *o = &c->slots[i];
+		size_t j = slot_hash(o->id, o->pid, o->kernel) & (n - 1);
+
+		if (!o->used)
+			continue;
+		while (s[j].used)
+			j = (j + 1) & (n - 1);
+		s[j] = *o;
+	}
+	free(c->slots);
+	c->slots = s;
+	c->nslots = n;
+	return 0;
+}
+
+static struct stack_slot *cache_find(struct sp_collector *c, uint64_t id, uint32_t pid,
+				     bool kernel)
+{
+	size_t j;
+
+	if ((c->used + 1) * 2 > c->nslots && cache_grow(c))
+		return NULL;
+	j = slot_hash(id, pid, kernel) & (c->nslots - 1);
+	while (c->slots[j].used &&
+	       !(c->slots[j].id == id && c->slots[j].pid == pid && c->slots[j].kernel == kernel))
+		j = (j + 1) & (c->nslots - 1);
+	return &c->slots[j];
+}
+
+/* Frames for a stack id, symbolized; an unknown id gives an empty stack. */
+static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t pid,
+				   bool kernel, int limit)
+{
+	struct stack_slot *slot = cache_find(c, id, pid, kernel);
+	struct sp_stack_val v;
+	struct sp_stack *st;
+
+	if (slot && slot->used)
+		return slot->st;
+	st = pool_alloc(&c->keep, sizeof(*st));
+	if (!st)
+		return NULL;
+	if (id && c->stacks_fd >= 0 && bpf_map_lookup_elem(c->stacks_fd, &id, &v) == 0) {
+		uint32_t nr = v.nr < SP_MAX_FRAMES ? v.nr : SP_MAX_FRAMES;
+
+		st->frames = pool_alloc(&c->keep, sizeof(*st->frames) * (nr ? nr : 1));
+		if (!st->frames)
+			return NULL;
+		for (uint32_t i = 0; i < nr; i++) {
+			if (kernel)
+				sp_symbolize_kernel(c->sym, v.ip[i], i == 0, &st->frames[i]);
+			else
+				sp_symbolize_user(c->sym, (pid_t)pid, v.ip[i], i == 0, &st->frames[i]);
+		}
+		st->n = (int)nr;
+		st->truncated = limit > 0 && (int)nr >= limit;
+	}
+	if (slot) {
+		*slot = (struct stack_slot){ .id = id, .pid = pid, .kernel = kernel, .used = true,
+					     .st = st };
+		c->used++;
+	}
+	return st;
+}
+
+/* ---- decoding -------------------------------------------------------------- */
+
+static int64_t read_int(const uint8_t *p, uint32_t size, bool is_signed)
+{
+	switch (size) {
+	case 1: return is_signed ? (int64_t)*(const int8_t *)p : (int64_t)*p;
+	case 2: { int16_t v; memcpy(&v, p, 2); return is_signed ? v : (int64_t)(uint16_t)v; }
+	case 4: { int32_t v; memcpy(&v, p, 4); return is_signed ? v : (int64_t)(uint32_t)v; }
+	default: { int64_t v; memcpy(&v, p, 8); return v; }
+	}
+}
+
+/* bpftrace's %r: printable bytes as is, others as \xNN. */
+static char *decode_buf(struct pool *p, const uint8_t *d, uint32_t size)
+{
+	uint32_t n = d[0] < size - 1 ? d[0] : size - 1;
+	char *s = pool_alloc(p, (size_t)n * 4 + 1), *o = s;
+
+	for (uint32_t i = 0; s && i < n; i++) {
+		uint8_t ch = d[1 + i];
+
+		if (ch >= 32 && ch < 127)
+			*o++ = (char)ch;
+		else
+			o += sprintf(o, "\\x%02x", ch);
+	}
+	return s;
+}
+
+/* The pid of the first user stack in a key, for USYM parts. */
+static uint32_t find_pid(const struct sp_plan_field *f, const uint8_t *data)
+{
+	struct sp_ustack_key k;
+
+	if (f->kind == SP_F_USTACK) {
+		memcpy(&k, data + f->offset, sizeof(k));
+		return k.pid;
+	}
+	for (int i = 0; f->kind == SP_F_TUPLE && i < f->nelems; i++) {
+		uint32_t pid = find_pid(&f->elems[i], data);
+
+		if (pid)
+			return pid;
+	}
+	return 0;
+}
+
+static int decode(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
+		  uint32_t pid, struct sp_kval *out)
+{
+	const uint8_t *d = base + f->offset;
+	struct sp_frame fr;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = f->kind;
+	out->is_signed = f->is_signed;
+	switch (f->kind) {
+	case SP_F_INT:
+		out->i = read_int(d, f->size, f->is_signed);
+		return 0;
+	case SP_F_STR:
+		out->s = pool_strndup(c->cur, (const char *)d, f->size);
+		return out->s ? 0 : -ENOMEM;
+	case SP_F_BUF:
+		out->s = decode_buf(c->cur, d, f->size);
+		return out->s ? 0 : -ENOMEM;
+	case SP_F_USTACK: {
+		struct sp_ustack_key k;
+
+		memcpy(&k, d, sizeof(k));
+		out->pid = k.pid;
+		out->stack = load_stack(c, k.stack_id, k.pid, false, f->stack_limit);
+		return out->stack ? 0 : -ENOMEM;
+	}
+	case SP_F_KSTACK: {
+		uint64_t id;
+
+		memcpy(&id, d, sizeof(id));
+		out->stack = load_stack(c, id, 0, true, f->stack_limit);
+		return out->stack ? 0 : -ENOMEM;
+	}
+	case SP_F_USYM:
+	case SP_F_KSYM:
+		out->i = read_int(d, 8, false);
+		if (f->kind == SP_F_USYM)
+			sp_symbolize_user(c->sym, (pid_t)pid, (uint64_t)out->i, true, &fr);
+		else
+			sp_symbolize_kernel(c->sym, (uint64_t)out->i, true, &fr);
+		out->s = fr.sym;
+		out->pid = pid;
+		return 0;
+	case SP_F_TUPLE:
+		out->n = f->nelems;
+		out->elems = pool_alloc(c->cur, sizeof(*out->elems) * (size_t)(f->nelems + 1));
+		if (!out->elems)
+			return -ENOMEM;
+		for (int i = 0; i < f->nelems; i++) {
+			/* offsets count from the start of the enclosing key/value */
+			int err = decode(c, &f->elems[i], base, pid, &out->elems[i]);
+
+			if (err)
+				return err;
+		}
+		return 0;
+	case SP_F_NONE:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int sp_collect_decode(struct sp_collector *c, const struct sp_plan_field *f, const void *data,
+		      uint32_t pid, struct sp_kval *out)
+{
+	uint32_t p = find_pid(f, data);
+
+	c->cur = &c->scratch;
+	return decode(c, f, data, p ? p : pid, out);
+}
+
+void sp_collector__reset_scratch(struct sp_collector *c)
+{
+	pool_free(&c->scratch);
+}
+
+/* ---- values ---------------------------------------------------------------- */
+
+static void merge_minmax(const struct sp_plan_map *m, const uint8_t *vals, size_t stride,
+			 int n, struct sp_value *out)
+{
+	bool have = false, flagged = m->value_size >= 16;
+
+	for (int i = 0; i < n; i++) {
+		int64_t v, set;
+
+		memcpy(&v, vals + stride * (size_t)i, 8);
+		if (flagged)
+			memcpy(&set, vals + stride * (size_t)i + 8, 8);
+		else
+			set = v != 0; /* no flag: a CPU that never wrote holds 0 */
+		if (!set)
+			continue;
+		if (!have || (m->agg == SP_AGG_MIN ? v < out->v : v > out->v))
+			out->v = v;
+		have = true;
+	}
+}
+
+static int merge_value(struct sp_collector *c, const struct sp_plan_map *m, const uint8_t *vals,
+		       const uint8_t *key, struct sp_value *out)
+{
+	size_t stride = m->percpu ? ((m->value_size + 7) & ~7u) : m->value_size;
+	int n = m->percpu ? c->ncpus : 1;
+
+	memset(out, 0, sizeof(*out));
+	switch (m->agg) {
+	case SP_AGG_NONE: {
+		int err = decode(c, &m->value, vals, find_pid(&m->key, key), &out->plain);
+
+		out->v = out->plain.i;
+		return err;
+	}
+	case SP_AGG_MIN:
+	case SP_AGG_MAX:
+		merge_minmax(m, vals, stride, n, out);
+		return 0;
+	default:
+		break;
+	}
+	for (int i = 0; i < n; i++) {
+		const uint8_t *v = vals + stride * (size_t)i;
+		int64_t a, b;
+
+		memcpy(&a, v, 8);
+		if (m->agg == SP_AGG_AVG || m->agg == SP_AGG_STATS) {
+			memcpy(&b, v + 8, 8);
+			out->count += (uint64_t)a;
+			out->total += b;
+		} else {
+			out->v += a;
+		}
+	}
+	if (m->agg == SP_AGG_AVG || m->agg == SP_AGG_STATS)
+		out->v = out->count ? out->total / (int64_t)out->count : 0;
+	return 0;
+}
+
+/* ---- maps ------------------------------------------------------------------- */
+
+static uint64_t sum_percpu_counter(struct sp_collector *c, const char *name)
+{
+	struct bpf_map *m = name ? bpf_object__find_map_by_name(c->obj, name) : NULL;
+	uint64_t *v, sum = 0;
+	uint32_t zero = 0;
+
+	if (!m)
+		return 0;
+	v = calloc((size_t)c->ncpus, sizeof(*v));
+	if (v && bpf_map_lookup_elem(bpf_map__fd(m), &zero, v) == 0)
+		for (int i = 0; i < c->ncpus; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static bool is_hist(const struct sp_plan_map *m)
+{
+	return m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST;
+}
+
+static int nbuckets(const struct sp_plan_map *m)
+{
+	if (m->agg == SP_AGG_HIST)
+		return 66;
+	if (m->lhist_step <= 0 || m->lhist_max <= m->lhist_min)
+		return 2;
+	return (int)(2 + (m->lhist_max - m->lhist_min) / m->lhist_step);
+}
+
+/* hist rows: key (bucket index last) followed by the merged count. */
+struct rows {
+	uint8_t *v;
+	size_t n, cap, width;
+};
+
+static int rows_add(struct rows *r, const uint8_t *key, uint64_t count)
+{
+	if (r->n == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 256;
+		uint8_t *nv = realloc(r->v, ncap * r->width);
+
+		if (!nv)
+			return -ENOMEM;
+		r->v = nv;
+		r->cap = ncap;
+	}
+	memcpy(r->v + r->n * r->width, key, r->width - 8);
+	memcpy(r->v + r->n * r->width + r->width - 8, &count, 8);
+	r->n++;
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b, void *len)
+{
+	return memcmp(a, b, *(size_t *)len);
+}
+
+static int grow_entries(struct sp_collector *c, struct sp_mapdata *out, int *cap)
+{
+	int ncap = *cap ? *cap * 2 : 64;
+	struct sp_entry *ne;
+
+	if (out->n < *cap)
+		return 0;
+	ne = pool_alloc(c->cur, sizeof(*ne) * (size_t)ncap);
+	if (!ne)
+		return -ENOMEM;
+	if (out->n)
+		memcpy(ne, out->entries, sizeof(*ne) * (size_t)out->n);
+	out->entries = ne;
+	*cap = ncap;
+	return 0;
+}
+
+/* Sorts the rows by key and makes one entry per key with its buckets. */
+static int fold_hist(struct sp_collector *c, const struct sp_plan_map *m, struct rows *r,
+		     struct sp_mapdata *out)
+{
+	size_t klen = m->key_size - 8;
+	size_t cmp_len = r->width - 8; /* key and bucket */
+	int cap = 0, nb = nbuckets(m), err;
+
+	qsort_r(r->v, r->n, r->width, cmp_rows, &cmp_len);
+	for (size_t i = 0; i < r->n; i++) {
+		const uint8_t *row = r->v + i * r->width;
+		struct sp_entry *e;
+		uint64_t b, cnt;
+
+		if (i == 0 || memcmp(row, row - r->width, klen) != 0) {
+			if ((err = grow_entries(c, out, &cap)))
+				return err;
+			e = &out->entries[out->n++];
+			err = decode(c, &m->key, row, find_pid(&m->key, row), &e->key);
+			e->val.nbuckets = nb;
+			e->val.buckets = pool_alloc(c->cur, sizeof(uint64_t) * (size_t)nb);
+			if (err || !e->val.buckets)
+				return err ? err : -ENOMEM;
+		}
+		e = &out->entries[out->n - 1];
+		memcpy(&b, row + klen, 8);
+		memcpy(&cnt, row + klen + 8, 8);
+		if (b < (uint64_t)nb)
+			e->val.buckets[b] += cnt;
+		e->val.count += cnt;
+	}
+	return 0;
+}
+
+static int add_entry(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out,
+		     int *cap, const uint8_t *key, const uint8_t *vals)
+{
+	struct sp_entry *e;
+	int err = grow_entries(c, out, cap);
+
+	if (err)
+		return err;
+	e = &out->entries[out->n];
+	err = decode(c, &m->key, key, find_pid(&m->key, key), &e->key);
+	if (!err)
+		err = merge_value(c, m, vals, key, &e->val);
+	if (!err)
+		out->n++;
+	return err;
+}
+
+static int read_rows(struct sp_collector *c, const struct sp_plan_map *m, int fd,
+		     struct sp_mapdata *out, struct rows *rows)
+{
+	size_t vsz = m->percpu ? ((m->value_size + 7) & ~7u) * (size_t)c->ncpus : m->value_size;
+	uint8_t *key = calloc(1, m->key_size + 8), *next = calloc(1, m->key_size + 8);
+	uint8_t *vals = calloc(1, vsz + 8);
+	int cap = 0, err = 0;
+	void *prev = NULL;
+
+	if (!key || !next || !vals) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	while (!err && bpf_map_get_next_key(fd, prev, next) == 0) {
+		struct sp_value v;
+
+		memcpy(key, next, m->key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, vals))
+			continue; /* deleted meanwhile */
+		if (!is_hist(m)) {
+			err = add_entry(c, m, out, &cap, key, vals);
+			continue;
+		}
+		err = merge_value(c, m, vals, key, &v);
+		if (!err)
+			err = rows_add(rows, key, (uint64_t)v.v);
+	}
+out_free:
+	free(key);
+	free(next);
+	free(vals);
+	return err;
+}
+
+int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out)
+{
+	struct bpf_map *bm = bpf_object__find_map_by_name(c->obj, m->bpf_name);
+	struct rows rows = { .width = (size_t)m->key_size + 8 };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->map = m;
+	if (!bm)
+		return -ENOENT;
+	c->cur = &c->keep;
+	out->max_entries = bpf_map__max_entries(bm);
+	if (is_hist(m) && m->key_size < 8)
+		return -EINVAL;
+	err = read_rows(c, m, bpf_map__fd(bm), out, &rows);
+	if (!err && is_hist(m))
+		err = fold_hist(c, m, &rows, out);
+	free(rows.v);
+	out->dropped = sum_percpu_counter(c, m->drops_name);
+	return err;
+}
+
+static void warn_drops(const struct sp_mapdata *d)
+{
+	if (d->dropped)
+		fprintf(stderr, "%s: %llu updates dropped, map full at %u keys\n", d->map->name,
+			(unsigned long long)d->dropped, d->max_entries);
+}
+
+int sp_collect(struct sp_collector *c, struct sp_profile *out)
+{
+	struct bpf_map *sm = bpf_object__find_map_by_name(c->obj, SP_MAP_STACKS);
+	int err;
+
+	out->nmaps = c->plan->nmaps;
+	out->maps = pool_alloc(&c->keep, sizeof(*out->maps) * (size_t)(out->nmaps + 1));
+	if (!out->maps)
+		return -ENOMEM;
+	for (int i = 0; i < c->plan->nmaps; i++) {
+		err = sp_collect_map(c, &c->plan->maps[i], &out->maps[i]);
+		if (err) {
+			fprintf(stderr, "error: cannot read map '%s': %s\n", c->plan->maps[i].name,
+				strerror(-err));
+			return err;
+		}
+		warn_drops(&out->maps[i]);
+	}
+	out->lost_stacks = sum_percpu_counter(c, SP_MAP_STACK_DROPS);
+	if (out->lost_stacks)
+		fprintf(stderr, "%llu stacks dropped, stack map full at %u stacks\n",
+			(unsigned long long)out->lost_stacks, sm ? bpf_map__max_entries(sm) : 0);
+	return 0;
+}
+
+void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, uint64_t *lost)
+{
+	uint64_t k, n = 0, l = 0;
+	void *prev = NULL;
+
+	while (c->stacks_fd >= 0 && bpf_map_get_next_key(c->stacks_fd, prev, &k) == 0) {
+		prev = &k;
+		n++;
+	}
+	for (int i = 0; i < c->plan->nmaps; i++)
+		l += sum_percpu_counter(c, c->plan->maps[i].drops_name);
+	*stacks = n;
+	*lost = l + sum_percpu_counter(c, SP_MAP_STACK_DROPS);
+}
+
+struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_object *obj,
+					struct sp_symbolizer *sym)
+{
+	struct sp_collector *c = calloc(1, sizeof(*c));
+	struct bpf_map *sm;
+
+	if (!c)
+		return NULL;
+	c->plan = plan;
+	c->obj = obj;
+	c->sym = sym;
+	c->cur = &c->keep;
+	c->ncpus = libbpf_num_possible_cpus();
+	if (c->ncpus <= 0) {
+		free(c);
+		errno = EIO;
+		return NULL;
+	}
+	sm = bpf_object__find_map_by_name(obj, SP_MAP_STACKS);
+	c->stacks_fd = sm ? bpf_map__fd(sm) : -1;
+	return c;
+}
+
+void sp_collector__destroy(struct sp_collector *c)
+{
+	if (!c)
+		return;
+	pool_free(&c->keep);
+	pool_free(&c->scratch);
+	free(c->slots);
+	free(c);
+}

@@ -1,0 +1,70 @@
+/* runtime/events.c: read the event ring buffer.
+ *
+ * A thin layer over libbpf's ring_buffer: records are checked for a full
+ * header and handed to the run loop's callback in the order BPF wrote them.
+ * The loop polls the ring buffer's own epoll fd next to its signal and
+ * timer fds, so an exit() record is seen the moment it is written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <bpf/libbpf.h>
+
+#include "events.h"
+
+struct sp_events {
+	struct ring_buffer *rb;
+	sp_event_fn fn;
+	void *ctx;
+};
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct sp_events *e = ctx;
+	const struct sp_event_hdr *h = data;
+
+	if (len < sizeof(*h))
+		return 0; /* not ours: ignore */
+	return e->fn(e->ctx, h, h + 1, len - sizeof(*h));
+}
+
+struct sp_events *sp_events__open(struct bpf_object *obj, sp_event_fn fn, void *ctx)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, SP_MAP_EVENTS);
+	struct sp_events *e = calloc(1, sizeof(*e));
+	int err;
+
+	if (!e)
+		return NULL;
+	e->fn = fn;
+	e->ctx = ctx;
+	if (!m)
+		return e;
+	e->rb = ring_buffer__new(bpf_map__fd(m), on_record, e, NULL);
+	if (!e->rb) {
+		err = errno;
+		free(e);
+		errno = err;
+		return NULL;
+	}
+	return e;
+}
+
+int sp_events__fd(const struct sp_events *e)
+{
+	return e->rb ? ring_buffer__epoll_fd(e->rb) : -1;
+}
+
+int sp_events__drain(struct sp_events *e)
+{
+	return e && e->rb ? ring_buffer__consume(e->rb) : 0;
+}
+
+void sp_events__destroy(struct sp_events *e)
+{
+	if (!e)
+		return;
+	ring_buffer__free(e->rb);
+	free(e);
+}

@@ -1,0 +1,499 @@
+/* runtime/run.c: one profiling session, from object bytes to the report.
+ *
+ *   privileges -> validate probes -> start/check the target (held -c child)
+ *   -> open, size, load -> sp_config -> BEGIN -> attach -> release child
+ *   -> loop -> detach -> END -> drain events -> collect -> report
+ *
+ * The loop sleeps in one epoll_wait on: the event ring buffer, a signalfd
+ * (SIGINT, SIGTERM), the target's pidfd, a --duration timerfd and a 1 s
+ * status timerfd. It has no timeout of its own: an exit() record, a signal
+ * or the target's exit wakes it at once, so `BEGIN { exit(); }` ends as
+ * soon as BEGIN has run (nothing else is attached at all in that case).
+ * Every resource is owned by struct run and released by run_destroy() on
+ * every path.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "collect.h"
+#include "events.h"
+#include "load.h"
+#include "printf.h"
+#include "probe.h"
+#include "profile.h"
+#include "report.h"
+#include "runtime.h"
+#include "status.h"
+#include "symbolize.h"
+#include "target.h"
+
+enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK };
+
+struct run {
+	const struct sp_plan *plan;
+	const struct sp_run_opts *o;
+	struct sp_report_opts ro;
+	struct sp_target tgt;
+	struct sp_loader *ld;
+	struct sp_links links;
+	struct sp_attach_ctx actx;
+	struct sp_symbolizer *sym;
+	struct sp_collector *coll;
+	struct sp_events *ev;
+	struct sp_status status;
+	int *cpus;
+	int epfd, sigfd, durfd, tickfd;
+	sigset_t oldmask;
+	bool masked, stop;
+	uint64_t t_start;     /* monotonic ns when probes were attached */
+	uint64_t wall_start;
+	char err[1024];
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void report_probe_error(struct run *r, const struct sp_plan_probe *p)
+{
+	fprintf(stderr, "error: %s\n", r->err[0] ? r->err : "cannot attach");
+	if (r->o->diag && p && p->line)
+		r->o->diag(r->o->diag_ctx, p->line, p->col, r->err);
+}
+
+/* ---- before load ---------------------------------------------------------- */
+
+static int setup_report_opts(struct run *r)
+{
+	const struct sp_run_opts *o = r->o;
+	int f = SP_FMT_TEXT;
+
+	if (o->format) {
+		f = sp_format_parse(o->format);
+		if (f < 0) {
+			fprintf(stderr, "error: unknown output format '%s' (text, json, folded, "
+				"svg, pprof, speedscope)\n", o->format);
+			return -EINVAL;
+		}
+	} else if (o->output) {
+		f = (int)sp_format_from_path(o->output);
+	}
+	r->ro = (struct sp_report_opts){ .format = (enum sp_format)f, .output = o->output,
+					 .map_filter = o->map_filter, .title = o->title,
+					 .width = 1200 };
+	return 0;
+}
+
+static int validate_probes(struct run *r)
+{
+	const struct sp_plan *plan = r->plan;
+
+	if (plan->nprobes == 0) {
+		fprintf(stderr, "error: the program has no probes\n");
+		return -EINVAL;
+	}
+	for (int i = 0; i < plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &plan->probes[i];
+		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
+		int err;
+
+		if (!ops) {
+			snprintf(r->err, sizeof(r->err), "probe '%s': %s probes are not supported "
+				 "yet", p->spec, sp_probe_type_name(p->type));
+			report_probe_error(r, p);
+			return -EOPNOTSUPP;
+		}
+		err = ops->validate ? ops->validate(p, &r->actx) : 0;
+		if (err) {
+			report_probe_error(r, p);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int setup_ctx(struct run *r)
+{
+	int n = sp_online_cpus(&r->cpus);
+
+	if (n < 0) {
+		fprintf(stderr, "error: cannot read the online CPUs: %s\n", strerror(-n));
+		return n;
+	}
+	r->actx = (struct sp_attach_ctx){ .pid = r->o->pid, .ncpus = n, .cpus = r->cpus,
+					  .verbose = r->o->verbose > 0, .err = r->err,
+					  .errlen = sizeof(r->err) };
+	return 0;
+}
+
+/* ---- events --------------------------------------------------------------- */
+
+static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, size_t len)
+{
+	struct run *r = ctx;
+	int err;
+
+	switch (h->type) {
+	case SP_EV_EXIT:
+		r->stop = true;
+		break;
+	case SP_EV_NEWPID:
+		if (r->sym)
+			sp_symbolizer__add_pid(r->sym, (pid_t)h->arg, true);
+		break;
+	case SP_EV_PRINTF:
+		sp_status__clear(&r->status);
+		err = sp_printf_event(stdout, r->plan, r->coll, h->id, data, len);
+		if (err)
+			fprintf(stderr, "warning: bad printf record %u: %s\n", h->id,
+				strerror(-err));
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int drain_events(struct run *r)
+{
+	int n = sp_events__drain(r->ev);
+
+	fflush(stdout);
+	return n < 0 ? n : 0;
+}
+
+/* ---- load and attach ------------------------------------------------------ */
+
+static int load(struct run *r, const void *obj, size_t objlen)
+{
+	int err;
+
+	r->ld = sp_loader__open(r->plan, obj, objlen, r->o);
+	if (!r->ld)
+		return -errno;
+	err = sp_loader__load(r->ld, r->plan, r->o);
+	if (err)
+		return err;
+	r->actx.obj = r->ld->obj;
+	return sp_loader__set_config(r->ld, r->tgt.pid);
+}
+
+static int open_readers(struct run *r)
+{
+	r->sym = sp_symbolizer__open();
+	if (!r->sym) {
+		fprintf(stderr, "error: cannot start the symbolizer: %s\n", strerror(errno));
+		return -errno;
+	}
+	if (r->tgt.pid && r->tgt.running)
+		sp_symbolizer__add_pid(r->sym, r->tgt.pid, false);
+	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym);
+	if (!r->coll)
+		return -ENOMEM;
+	r->ev = sp_events__open(r->ld->obj, on_event, r);
+	if (!r->ev) {
+		fprintf(stderr, "error: cannot read the event ring buffer: %s\n", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int attach_all(struct run *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &r->plan->probes[i];
+		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
+		struct bpf_program *prog;
+		int err;
+
+		if (p->type == SP_PROBE_BEGIN || p->type == SP_PROBE_END)
+			continue;
+		prog = bpf_object__find_program_by_name(r->ld->obj, p->prog);
+		if (!prog) {
+			snprintf(r->err, sizeof(r->err), "probe '%s': program '%s' missing from "
+				 "the BPF object", p->spec, p->prog);
+			report_probe_error(r, p);
+			return -ENOENT;
+		}
+		err = ops->attach(p, prog, &r->actx, &r->links);
+		if (err) {
+			report_probe_error(r, p);
+			return err;
+		}
+		n++;
+	}
+	if (r->o->verbose)
+		fprintf(stderr, "Attaching %d probe%s...\n", r->plan->nprobes,
+			r->plan->nprobes == 1 ? "" : "s");
+	return n;
+}
+
+static int run_special(struct run *r, enum sp_probe_type t)
+{
+	int err = sp_probe_run_special(r->plan, t, &r->actx);
+
+	if (err)
+		report_probe_error(r, NULL);
+	return err;
+}
+
+/* ---- the loop --------------------------------------------------------------- */
+
+static int epoll_add(struct run *r, int fd, int tag)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.u32 = (uint32_t)tag };
+
+	if (fd < 0)
+		return 0;
+	return epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &e) ? -errno : 0;
+}
+
+static int arm_timer(int *fd, uint64_t first_ns, uint64_t interval_ns)
+{
+	struct itimerspec its = {
+		.it_value = { (time_t)(first_ns / 1000000000ull), (long)(first_ns % 1000000000ull) },
+		.it_interval = { (time_t)(interval_ns / 1000000000ull),
+				 (long)(interval_ns % 1000000000ull) },
+	};
+
+	*fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (*fd < 0)
+		return -errno;
+	return timerfd_settime(*fd, 0, &its, NULL) ? -errno : 0;
+}
+
+static int setup_loop(struct run *r)
+{
+	sigset_t set;
+	int err;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask))
+		return -errno;
+	r->masked = true;
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->sigfd < 0 || r->epfd < 0)
+		return -errno;
+	err = epoll_add(r, r->sigfd, TAG_SIGNAL);
+	if (!err)
+		err = epoll_add(r, sp_events__fd(r->ev), TAG_EVENTS);
+	if (!err)
+		err = epoll_add(r, r->tgt.pidfd, TAG_TARGET);
+	return err;
+}
+
+static int start_timers(struct run *r)
+{
+	int err = 0;
+
+	if (r->o->duration_ns) {
+		err = arm_timer(&r->durfd, r->o->duration_ns, 0);
+		if (!err)
+			err = epoll_add(r, r->durfd, TAG_DURATION);
+	}
+	if (!err && r->status.enabled) {
+		err = arm_timer(&r->tickfd, 1000000000ull, 1000000000ull);
+		if (!err)
+			err = epoll_add(r, r->tickfd, TAG_TICK);
+	}
+	return err;
+}
+
+static void tick(struct run *r)
+{
+	uint64_t n, stacks, lost;
+
+	if (read(r->tickfd, &n, sizeof(n)) < 0)
+		return;
+	sp_collect_counters(r->coll, &stacks, &lost);
+	sp_status__draw(&r->status, now_ns(CLOCK_MONOTONIC) - r->t_start, stacks, lost);
+}
+
+static void handle(struct run *r, uint32_t tag)
+{
+	struct signalfd_siginfo si;
+
+	switch (tag) {
+	case TAG_EVENTS:
+		drain_events(r);
+		break;
+	case TAG_SIGNAL:
+		if (read(r->sigfd, &si, sizeof(si)) > 0)
+			r->stop = true;
+		break;
+	case TAG_TARGET:
+		sp_target__gone(&r->tgt);
+		r->stop = true;
+		break;
+	case TAG_DURATION:
+		r->stop = true;
+		break;
+	case TAG_TICK:
+		tick(r);
+		break;
+	}
+}
+
+static int loop(struct run *r)
+{
+	struct epoll_event evs[8];
+
+	while (!r->stop) {
+		int n = epoll_wait(r->epfd, evs, 8, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < n; i++)
+			handle(r, evs[i].data.u32);
+	}
+	return 0;
+}
+
+/* ---- after the loop ------------------------------------------------------- */
+
+static uint64_t sample_period(const struct sp_plan *plan)
+{
+	for (int i = 0; i < plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &plan->probes[i];
+		const char *u = p->unit ? p->unit : "hz";
+
+		if (p->type != SP_PROBE_PROFILE || !p->value)
+			continue;
+		if (strcmp(u, "hz") == 0)
+			return 1000000000ull / p->value;
+		if (strcmp(u, "s") == 0)
+			return p->value * 1000000000ull;
+		if (strcmp(u, "ms") == 0)
+			return p->value * 1000000ull;
+		if (strcmp(u, "us") == 0)
+			return p->value * 1000ull;
+		return p->value;
+	}
+	return 0;
+}
+
+static int finish(struct run *r)
+{
+	struct sp_profile prof = { 0 };
+	int err;
+
+	sp_links_destroy(&r->links);
+	prof.duration_ns = r->t_start ? now_ns(CLOCK_MONOTONIC) - r->t_start : 0;
+	err = run_special(r, SP_PROBE_END);
+	drain_events(r);
+	sp_status__clear(&r->status);
+	if (err)
+		return err;
+	err = sp_collect(r->coll, &prof);
+	if (err)
+		return err;
+	prof.sample_period_ns = sample_period(r->plan);
+	prof.start_time_ns = r->wall_start;
+	fflush(stdout);
+	return sp_report_write(&prof, &r->ro);
+}
+
+static void run_destroy(struct run *r)
+{
+	sp_links_destroy(&r->links);
+	sp_status__destroy(&r->status);
+	sp_events__destroy(r->ev);
+	sp_collector__destroy(r->coll);
+	sp_symbolizer__destroy(r->sym);
+	sp_loader__destroy(r->ld);
+	sp_target__destroy(&r->tgt);
+	int fds[] = { r->epfd, r->sigfd, r->durfd, r->tickfd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (r->masked)
+		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+	free(r->cpus);
+}
+
+static int prepare(struct run *r, const void *obj, size_t objlen)
+{
+	int err = sp_check_privileges();
+
+	if (!err)
+		err = setup_report_opts(r);
+	if (!err)
+		err = setup_ctx(r);
+	if (!err)
+		err = validate_probes(r);
+	if (!err)
+		err = sp_target__open(&r->tgt, r->o->pid, r->o->cmd);
+	if (!err)
+		err = load(r, obj, objlen);
+	if (!err)
+		err = open_readers(r);
+	if (!err)
+		err = setup_loop(r);
+	return err;
+}
+
+/* BEGIN, attach, release the -c child. Sets r->stop if BEGIN called exit(). */
+static int start(struct run *r)
+{
+	int err = run_special(r, SP_PROBE_BEGIN);
+
+	if (!err)
+		err = drain_events(r);
+	if (err || r->stop)
+		return err;
+	err = attach_all(r);
+	if (err < 0)
+		return err;
+	r->actx.pid = r->tgt.pid;
+	err = sp_target__release(&r->tgt);
+	if (err)
+		return err;
+	if (r->tgt.child)
+		sp_symbolizer__add_pid(r->sym, r->tgt.pid, true);
+	r->t_start = now_ns(CLOCK_MONOTONIC);
+	r->wall_start = now_ns(CLOCK_REALTIME);
+	sp_status__init(&r->status, r->o->status_line, r->ld->obj, r->plan);
+	return start_timers(r);
+}
+
+int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
+	   const struct sp_run_opts *o)
+{
+	struct run r = { .plan = plan, .o = o, .epfd = -1, .sigfd = -1, .durfd = -1,
+			 .tickfd = -1, .status = { .stats_fd = -1 } };
+	int err;
+
+	r.tgt.go_fd = r.tgt.err_fd = r.tgt.pidfd = -1;
+	err = prepare(&r, obj, objlen);
+	if (!err)
+		err = start(&r);
+	if (!err)
+		err = loop(&r);
+	if (!err)
+		err = finish(&r);
+	run_destroy(&r);
+	return err ? 1 : 0;
+}

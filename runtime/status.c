@@ -1,0 +1,98 @@
+/* runtime/status.c: "0:07  1386 samples  0 lost  212 stacks  Ctrl-C to stop".
+ *
+ * Drawn once a second on stderr, only when stderr is a terminal and the
+ * driver asked for it; erased (carriage return, clear to end of line)
+ * before anything else is printed. Samples are the run counts of the
+ * sampling programs, which the kernel keeps while BPF run statistics are
+ * enabled (bpf_enable_stats), so counting costs BPF nothing extra.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "status.h"
+
+static bool is_sampling(enum sp_probe_type t)
+{
+	return t == SP_PROBE_PROFILE || t == SP_PROBE_SOFTWARE || t == SP_PROBE_HARDWARE;
+}
+
+void sp_status__init(struct sp_status *s, bool want, struct bpf_object *obj,
+		     const struct sp_plan *plan)
+{
+	s->enabled = want && isatty(STDERR_FILENO);
+	s->shown = false;
+	s->stats_fd = -1;
+	s->prog_fds = NULL;
+	s->nprogs = 0;
+	if (!s->enabled)
+		return;
+	s->prog_fds = calloc((size_t)plan->nprobes + 1, sizeof(int));
+	for (int i = 0; s->prog_fds && i < plan->nprobes; i++) {
+		struct bpf_program *p;
+
+		if (!is_sampling(plan->probes[i].type) || !plan->probes[i].prog)
+			continue;
+		p = bpf_object__find_program_by_name(obj, plan->probes[i].prog);
+		if (p)
+			s->prog_fds[s->nprogs++] = bpf_program__fd(p);
+	}
+	if (s->nprogs)
+		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+}
+
+static int64_t samples(const struct sp_status *s)
+{
+	uint64_t n = 0;
+
+	if (s->stats_fd < 0)
+		return -1;
+	for (int i = 0; i < s->nprogs; i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(s->prog_fds[i], &info, &len) == 0)
+			n += info.run_cnt;
+	}
+	return (int64_t)n;
+}
+
+void sp_status__draw(struct sp_status *s, uint64_t elapsed_ns, uint64_t stacks, uint64_t lost)
+{
+	uint64_t sec = elapsed_ns / 1000000000ull;
+	int64_t n;
+
+	if (!s->enabled)
+		return;
+	n = samples(s);
+	fprintf(stderr, "\r\033[K%llu:%02llu", (unsigned long long)(sec / 60),
+		(unsigned long long)(sec % 60));
+	if (n >= 0)
+		fprintf(stderr, "  %lld samples", (long long)n);
+	fprintf(stderr, "  %llu lost  %llu stacks  Ctrl-C to stop", (unsigned long long)lost,
+		(unsigned long long)stacks);
+	fflush(stderr);
+	s->shown = true;
+}
+
+void sp_status__clear(struct sp_status *s)
+{
+	if (!s->shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	s->shown = false;
+}
+
+void sp_status__destroy(struct sp_status *s)
+{
+	sp_status__clear(s);
+	if (s->stats_fd >= 0)
+		close(s->stats_fd);
+	free(s->prog_fds);
+	s->prog_fds = NULL;
+	s->stats_fd = -1;
+}

@@ -1,0 +1,29 @@
+/* runtime/status.h: the live status line on stderr. */
+#ifndef SPROF_RUNTIME_STATUS_H
+#define SPROF_RUNTIME_STATUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../codegen/plan.h"
+
+struct bpf_object;
+
+struct sp_status {
+	bool enabled;   /* asked for and stderr is a terminal */
+	bool shown;     /* a line is on screen and must be erased before output */
+	int stats_fd;   /* keeps BPF run statistics on while held */
+	int *prog_fds;  /* sampling programs: their run counts are the samples */
+	int nprogs;
+};
+
+/* Enables the line when `want` and stderr is a tty. Never fails: without
+ * run statistics the sample count is left out. */
+void sp_status__init(struct sp_status *s, bool want, struct bpf_object *obj,
+		     const struct sp_plan *plan);
+void sp_status__draw(struct sp_status *s, uint64_t elapsed_ns, uint64_t stacks, uint64_t lost);
+/* Erases the line (call before printing anything). */
+void sp_status__clear(struct sp_status *s);
+void sp_status__destroy(struct sp_status *s);
+
+#endif

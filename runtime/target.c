@@ -1,0 +1,321 @@
+/* runtime/target.c: -p PID and -c 'CMD ARGS'.
+ *
+ * -c forks the command before anything is loaded, so its pid can go into
+ * sp_config, but holds it: the child blocks reading a pipe until the
+ * probes are attached, then execs. An exec failure travels back through a
+ * second, close-on-exec pipe (EOF on it means exec succeeded), so sprof can
+ * say "cannot run 'CMD': ..." and exit 1 instead of profiling nothing.
+ * The command line is split here, without a shell. A pidfd tells the run
+ * loop when the target (child or -p process) exits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "target.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+struct words {
+	char **v;
+	int n, cap;
+};
+
+static int words_push(struct words *w, char *s)
+{
+	if (w->n + 2 > w->cap) {
+		int ncap = w->cap ? w->cap * 2 : 8;
+		char **nv = realloc(w->v, sizeof(*nv) * (size_t)ncap);
+
+		if (!nv)
+			return -ENOMEM;
+		w->v = nv;
+		w->cap = ncap;
+	}
+	w->v[w->n++] = s;
+	w->v[w->n] = NULL;
+	return 0;
+}
+
+/* Copies one word starting at *sp into out; advances *sp. */
+static int one_word(const char **sp, char *out)
+{
+	const char *s = *sp;
+	char q = 0;
+
+	for (; *s; s++) {
+		if (q == '\'') {
+			if (*s == '\'')
+				q = 0;
+			else
+				*out++ = *s;
+		} else if (q == '"') {
+			if (*s == '"')
+				q = 0;
+			else if (*s == '\\' && s[1] && strchr("\"\\$`", s[1]))
+				*out++ = *++s;
+			else
+				*out++ = *s;
+		} else if (*s == ' ' || *s == '\t' || *s == '\n') {
+			break;
+		} else if (*s == '\'' || *s == '"') {
+			q = *s;
+		} else if (*s == '\\' && s[1]) {
+			*out++ = *++s;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+	*sp = s;
+	return q ? -EINVAL : 0;
+}
+
+int sp_split_args(const char *cmd, char ***argv)
+{
+	struct words w = { 0 };
+	const char *s = cmd;
+	int err = 0;
+
+	for (;;) {
+		char *word;
+
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		word = malloc(strlen(s) + 1);
+		if (!word || (err = words_push(&w, word))) {
+			free(word);
+			err = -ENOMEM;
+			break;
+		}
+		err = one_word(&s, word);
+		if (err)
+			break;
+	}
+	if (!err && !w.v && !(w.v = calloc(1, sizeof(*w.v))))
+		err = -ENOMEM;
+	if (err) {
+		sp_free_args(w.v);
+		return err;
+	}
+	*argv = w.v;
+	return w.n;
+}
+
+void sp_free_args(char **argv)
+{
+	for (char **p = argv; p && *p; p++)
+		free(*p);
+	free(argv);
+}
+
+/* execvp's search, done up front: 0 or -errno. */
+static int check_runnable(const char *file)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	int err = -ENOENT;
+
+	if (strchr(file, '/'))
+		return access(file, X_OK) == 0 ? 0 : -errno;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		struct stat st;
+
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, n ? p : ".", "/", file);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return 0;
+			err = -EACCES;
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return err;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static void child_main(char **argv, int go_rd, int err_wr)
+{
+	sigset_t none;
+	char c;
+	int e;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (read(go_rd, &c, 1) != 1)
+		_exit(1); /* sprof gave up before releasing us */
+	close(go_rd);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err_wr, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int start_child(struct sp_target *t, char **argv)
+{
+	int go[2], ep[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(ep, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(ep[0]);
+		child_main(argv, go[0], ep[1]);
+	}
+	close(go[0]);
+	close(ep[1]);
+	if (pid < 0) {
+		close(go[1]);
+		close(ep[0]);
+		return -errno;
+	}
+	t->pid = pid;
+	t->child = true;
+	t->go_fd = go[1];
+	t->err_fd = ep[0];
+	return 0;
+}
+
+static int open_cmd(struct sp_target *t, const char *cmd)
+{
+	char **argv = NULL;
+	int err, n = sp_split_args(cmd, &argv);
+
+	t->cmd = strdup(cmd);
+	if (n == -EINVAL) {
+		fprintf(stderr, "error: cannot run '%s': unbalanced quote\n", cmd);
+		return n;
+	}
+	if (n <= 0) {
+		fprintf(stderr, "error: cannot run '%s': %s\n", cmd,
+			n == 0 ? "empty command" : strerror(-n));
+		sp_free_args(argv);
+		return n == 0 ? -EINVAL : n;
+	}
+	err = check_runnable(argv[0]);
+	if (!err)
+		err = start_child(t, argv);
+	if (err)
+		fprintf(stderr, "error: cannot run '%s': %s\n", cmd, strerror(-err));
+	sp_free_args(argv);
+	return err;
+}
+
+int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
+{
+	memset(t, 0, sizeof(*t));
+	t->go_fd = t->err_fd = t->pidfd = -1;
+	if (cmd && pid) {
+		fprintf(stderr, "error: -p and -c cannot be used together\n");
+		return -EINVAL;
+	}
+	if (cmd) {
+		int err = open_cmd(t, cmd);
+
+		if (err)
+			return err;
+	} else if (pid) {
+		if (pid < 0 || (kill(pid, 0) && errno == ESRCH)) {
+			fprintf(stderr, "error: -p %d: no such process\n", (int)pid);
+			return -ESRCH;
+		}
+		t->pid = pid;
+		t->running = true;
+	} else {
+		return 0;
+	}
+	t->pidfd = pidfd_open(t->pid);
+	return 0;
+}
+
+int sp_target__release(struct sp_target *t)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (!t->child || t->running)
+		return 0;
+	if (write(t->go_fd, "g", 1) != 1)
+		return -errno;
+	close(t->go_fd);
+	t->go_fd = -1;
+	do
+		n = read(t->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(t->err_fd);
+	t->err_fd = -1;
+	if (n == sizeof(e)) {
+		fprintf(stderr, "error: cannot run '%s': %s\n", t->cmd, strerror(e));
+		waitpid(t->pid, NULL, 0);
+		t->reaped = true;
+		return -e;
+	}
+	t->running = true;
+	return 0;
+}
+
+bool sp_target__gone(struct sp_target *t)
+{
+	if (!t->pid)
+		return false;
+	if (t->child) {
+		if (!t->reaped && waitpid(t->pid, NULL, WNOHANG) == t->pid)
+			t->reaped = true;
+		return t->reaped;
+	}
+	return kill(t->pid, 0) && errno == ESRCH;
+}
+
+void sp_target__destroy(struct sp_target *t)
+{
+	if (t->child && !t->reaped && t->pid > 0) {
+		if (t->running)
+			kill(t->pid, SIGTERM);
+		if (t->go_fd >= 0) {  /* held: closing the pipe makes it exit */
+			close(t->go_fd);
+			t->go_fd = -1;
+		}
+		waitpid(t->pid, NULL, t->running ? WNOHANG : 0);
+		t->reaped = true;
+	}
+	if (t->go_fd >= 0)
+		close(t->go_fd);
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	free(t->cmd);
+	memset(t, 0, sizeof(*t));
+	t->go_fd = t->err_fd = t->pidfd = -1;
+}
