@@ -580,6 +580,40 @@ static LLVMValueRef tp_field(struct cg *g, const struct sp_node *n)
 	return buf;
 }
 
+/* $1..$N and $#: sema leaves the parameter's text in n->str (and the
+ * count, for $#, in ival). */
+static LLVMValueRef positional(struct cg *g, const struct sp_node *n)
+{
+	if (n->type && n->type->kind == SP_T_STRING)
+		return cg_str_const(g, n->str ? n->str : "", n->str ? strlen(n->str) : 0,
+				    n->type->size);
+	if (n->name && !strcmp(n->name, "$#"))
+		return cg_u64(g, (uint64_t)n->ival);
+	return cg_u64(g, n->str ? (uint64_t)strtoll(n->str, NULL, 0) : 0);
+}
+
+/* ntop([af,] addr): an IPv4 address as 4 bytes of an integer, or 16 bytes
+ * read from a pointer (IPv6). */
+static LLVMValueRef ntop_call(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *a = n->list.len ? n->list.items[n->list.len - 1] : NULL;
+	uint32_t size = n->type && n->type->size ? n->type->size : 4;
+	LLVMValueRef buf = cg_alloca(g, size, "inet"), args[3];
+
+	cg_memset0(g, buf, size);
+	if (!a)
+		return buf;
+	if (size == 4 || (a->type && a->type->kind == SP_T_INT)) {
+		cg_store_int(g, buf, cg_expr(g, a), size < 8 ? size : 8);
+		return buf;
+	}
+	args[0] = buf;
+	args[1] = LLVMConstInt(g->i32, size, 0);
+	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, a), g->ptr, "");
+	cg_call_helper(g, BPF_FUNC_probe_read_kernel, g->i64, args, 3);
+	return buf;
+}
+
 static LLVMValueRef var_read(struct cg *g, const struct sp_node *n)
 {
 	LLVMValueRef p = cg_var_ptr(g, n, n->type);
@@ -601,7 +635,11 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_BUILTIN:
 		return cg_builtin(g, n);
 	case SP_N_CALL:
+		if (n->name && !strcmp(n->name, "ntop"))
+			return ntop_call(g, n);
 		return cg_call(g, n);
+	case SP_N_POSITIONAL:
+		return positional(g, n);
 	case SP_N_MAP:
 		return cg_map_read(g, n);
 	case SP_N_VAR:
