@@ -104,7 +104,7 @@ static bool emit(struct lister *l, const char *line)
 static void print_tp_fields(struct lister *l, const char *catname)
 {
 	char buf[512], *name;
-	struct sp_tp_field *f;
+	struct sp_tracefs_field *f;
 	int i, n;
 
 	snprintf(buf, sizeof(buf), "%s", catname);
@@ -125,7 +125,7 @@ static void print_tp_fields(struct lister *l, const char *catname)
 		else
 			fprintf(l->out, "    %s %s\n", f[i].type, f[i].name);
 	}
-	sp_tp_fields_free(f, n);
+	sp_tracefs_fields_free(f, n);
 }
 
 static int list_tracepoints(struct lister *l, const char *cat, const char *name)

@@ -18,6 +18,9 @@
 extern const struct sp_probe_ops sp_probe_begin_ops, sp_probe_end_ops;
 extern const struct sp_probe_ops sp_probe_profile_ops, sp_probe_interval_ops;
 extern const struct sp_probe_ops sp_probe_software_ops, sp_probe_hardware_ops;
+extern const struct sp_probe_ops sp_probe_uprobe_ops, sp_probe_uretprobe_ops, sp_probe_usdt_ops;
+extern const struct sp_probe_ops sp_probe_tracepoint_ops, sp_probe_rawtracepoint_ops;
+extern const struct sp_probe_ops sp_probe_kprobe_ops, sp_probe_kretprobe_ops;
 
 static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_begin_ops,
@@ -26,6 +29,13 @@ static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_interval_ops,
 	&sp_probe_software_ops,
 	&sp_probe_hardware_ops,
+	&sp_probe_uprobe_ops,
+	&sp_probe_uretprobe_ops,
+	&sp_probe_usdt_ops,
+	&sp_probe_tracepoint_ops,
+	&sp_probe_rawtracepoint_ops,
+	&sp_probe_kprobe_ops,
+	&sp_probe_kretprobe_ops,
 };
 
 const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)

@@ -79,7 +79,7 @@ static bool get_num(const char *line, const char *key, long *v)
 }
 
 /* "char prev_comm[16]" -> type "char[16]", name "prev_comm", array_len 16. */
-static bool split_decl(char *decl, struct sp_tp_field *f)
+static bool split_decl(char *decl, struct sp_tracefs_field *f)
 {
 	char *br = strchr(decl, '['), *end, *start, *type;
 	char suffix[32] = "";
@@ -105,7 +105,7 @@ static bool split_decl(char *decl, struct sp_tp_field *f)
 	return f->name && f->type;
 }
 
-static void classify(struct sp_tp_field *f)
+static void classify(struct sp_tracefs_field *f)
 {
 	const char *t = f->type;
 	bool is_char;
@@ -121,7 +121,7 @@ static void classify(struct sp_tp_field *f)
 	f->is_common = strncmp(f->name, "common_", 7) == 0;
 }
 
-bool sp_tp_parse_field_line(const char *line, struct sp_tp_field *f)
+bool sp_tp_parse_field_line(const char *line, struct sp_tracefs_field *f)
 {
 	const char *p = strstr(line, "field:");
 	char decl[256];
@@ -153,7 +153,7 @@ bool sp_tp_parse_field_line(const char *line, struct sp_tp_field *f)
 	return true;
 }
 
-void sp_tp_fields_free(struct sp_tp_field *f, int n)
+void sp_tracefs_fields_free(struct sp_tracefs_field *f, int n)
 {
 	int i;
 
@@ -164,9 +164,9 @@ void sp_tp_fields_free(struct sp_tp_field *f, int n)
 	free(f);
 }
 
-int sp_tp_parse_format(const char *text, struct sp_tp_field **out, int *n)
+int sp_tp_parse_format(const char *text, struct sp_tracefs_field **out, int *n)
 {
-	struct sp_tp_field *v = NULL, f;
+	struct sp_tracefs_field *v = NULL, f;
 	const char *line = text;
 	int cnt = 0;
 
@@ -179,10 +179,10 @@ int sp_tp_parse_format(const char *text, struct sp_tp_field **out, int *n)
 			memcpy(buf, line, len);
 			buf[len] = '\0';
 			if (sp_tp_parse_field_line(buf, &f)) {
-				struct sp_tp_field *nv = realloc(v, (cnt + 1) * sizeof(*v));
+				struct sp_tracefs_field *nv = realloc(v, (cnt + 1) * sizeof(*v));
 
 				if (!nv) {
-					sp_tp_fields_free(v, cnt);
+					sp_tracefs_fields_free(v, cnt);
 					return -ENOMEM;
 				}
 				v = nv;
@@ -228,7 +228,7 @@ static bool valid_event_name(const char *s)
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
-int sp_tracepoint_fields(const char *cat, const char *name, struct sp_tp_field **out, int *n)
+int sp_tracepoint_fields(const char *cat, const char *name, struct sp_tracefs_field **out, int *n)
 {
 	char root[256], path[768];
 	char *text;

@@ -3,7 +3,8 @@
  * Tracepoints are described by tracefs: events/CAT/NAME/format lists each
  * field of the record a tracepoint program receives as its context, with
  * its C declaration, offset, size and signedness. The semantic pass types
- * `args.FIELD` from it; listing prints it with -lv.
+ * `args.FIELD` from it (through the driver's sp_sema_opts.tp_fields);
+ * listing prints it with -lv.
  */
 #ifndef SPROF_RUNTIME_TRACEFS_H
 #define SPROF_RUNTIME_TRACEFS_H
@@ -12,11 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One field of a tracepoint record. (Guarded so a front-end header can
- * carry the identical definition for sema without including runtime/.) */
-#ifndef SP_TP_FIELD_DEFINED
-#define SP_TP_FIELD_DEFINED
-struct sp_tp_field {
+/* One field of a tracepoint record. The front end has its own, smaller
+ * struct sp_tp_field (parser/frontend.h); the driver copies name, offset,
+ * size, is_signed, is_data_loc, and is_string && !is_pointer into it. */
+struct sp_tracefs_field {
 	char *name;        /* "filename" */
 	char *type;        /* C type as declared: "const char *", "char[16]", "__data_loc char[]" */
 	uint32_t offset;   /* from the start of the record (the program's ctx) */
@@ -28,19 +28,19 @@ struct sp_tp_field {
 	bool is_common;    /* common_type, common_pid ...: not shown as args */
 	uint32_t array_len;/* "char comm[16]" -> 16; 0 when not an array */
 };
-#endif
 
 /* Where tracefs is (mounting it at /sys/kernel/tracing when it is not):
  * 0 and the directory in buf, or -errno. */
 int sp_tracefs_root(char *buf, size_t len);
 /* Fields of CAT:NAME in record order (common_* fields included, flagged).
  * 0, -ENOENT when the tracepoint does not exist, or -errno. */
-int sp_tracepoint_fields(const char *cat, const char *name, struct sp_tp_field **out, int *n);
-void sp_tp_fields_free(struct sp_tp_field *f, int n);
+int sp_tracepoint_fields(const char *cat, const char *name, struct sp_tracefs_field **out,
+			 int *n);
+void sp_tracefs_fields_free(struct sp_tracefs_field *f, int n);
 /* Parse one "field:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line. */
-bool sp_tp_parse_field_line(const char *line, struct sp_tp_field *f);
+bool sp_tp_parse_field_line(const char *line, struct sp_tracefs_field *f);
 /* Parse a whole format file's text. 0 or -errno. */
-int sp_tp_parse_format(const char *text, struct sp_tp_field **out, int *n);
+int sp_tp_parse_format(const char *text, struct sp_tracefs_field **out, int *n);
 
 bool sp_tracepoint_exists(const char *cat, const char *name);
 /* Every "CAT:NAME" matching the globs (either may be NULL = all), sorted.
