@@ -143,8 +143,9 @@ void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
 		return;
 	f->nelems = t->nelems;
 	f->elems = calloc(t->nelems ? t->nelems : 1, sizeof(*f->elems));
+	/* offsets count from the start of the whole key/value/record */
 	for (int i = 0; i < t->nelems; i++)
-		cg_field(t->elems[i], cg_tuple_offset(t, i), &f->elems[i]);
+		cg_field(t->elems[i], off + cg_tuple_offset(t, i), &f->elems[i]);
 }
 
 /* A tuple field of the given element types, laid out like a tuple. */

@@ -68,7 +68,8 @@ enum sp_field_kind {
 
 struct sp_plan_field {
 	enum sp_field_kind kind;
-	uint32_t offset;   /* from the start of the enclosing key/value */
+	uint32_t offset;   /* from the start of the whole key/value (or printf args),
+	                    * also for elements of nested tuples */
 	uint32_t size;
 	bool is_signed;
 	int stack_limit;   /* stacks: frames kept */
