@@ -146,8 +146,11 @@ static LLVMValueRef arg_builtin(struct cg *g, const struct sp_node *n)
  * kernel one), or of the sample for perf events. */
 static LLVMValueRef ctx_ip(struct cg *g)
 {
-	LLVMValueRef v = cg_call_fn(g, "sp_func_ip", &g->ctx, 1);
+	LLVMValueRef v = NULL;
 
+	if (g->ptype == SP_PROBE_UPROBE || g->ptype == SP_PROBE_URETPROBE ||
+	    g->ptype == SP_PROBE_KPROBE || g->ptype == SP_PROBE_KRETPROBE)
+		v = cg_call_fn(g, "sp_func_ip", &g->ctx, 1);
 	if (v)
 		return v;
 	v = LLVMBuildLoad2(g->B, g->i64, cg_gep(g, g->ctx, 128), "ip"); /* pt_regs->ip */
