@@ -399,9 +399,17 @@ static void map_event(struct cg *g, const struct sp_node *n, int type)
 
 /* ---- calls ------------------------------------------------------------------------- */
 
-static LLVMValueRef exit_call(struct cg *g)
+/* exit([code]): SP_EV_EXIT with the code in arg, then leave the probe. */
+static LLVMValueRef exit_call(struct cg *g, const struct sp_node *n)
 {
-	cg_call_fn(g, "sp_emit_exit", NULL, 0);
+	if (n->list.len > 0) {
+		LLVMValueRef args[3] = { LLVMConstInt(g->i32, SP_EV_EXIT, 0),
+					 LLVMConstInt(g->i32, 0, 0), cg_expr(g, n->list.items[0]) };
+
+		cg_call_fn(g, "sp_emit_event", args, 3);
+	} else {
+		cg_call_fn(g, "sp_emit_exit", NULL, 0);
+	}
 	LLVMBuildBr(g->B, g->ret_bb);
 	cg_dead_block(g);
 	return cg_u64(g, 0);
@@ -490,7 +498,7 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 	const char *f = n->name;
 
 	if (!strcmp(f, "exit"))
-		return exit_call(g);
+		return exit_call(g, n);
 	if (!strcmp(f, "printf") || !strcmp(f, "time") || !strcmp(f, "cat") ||
 	    !strcmp(f, "system")) {
 		fmt_call(g, n, f[0] == 'p' ? SP_EV_PRINTF : f[0] == 't' ? SP_EV_TIME

@@ -111,7 +111,7 @@ struct sp_plan_map {
 /* Records sent from BPF to user space on the "sp_events" ring buffer. Every
  * record starts with this header; what follows depends on the type. */
 enum sp_event_type {
-	SP_EV_EXIT = 1,   /* exit(); nothing follows */
+	SP_EV_EXIT = 1,   /* exit([code]); arg: the exit code (0 when not given) */
 	SP_EV_NEWPID = 2, /* first user stack from a process: snapshot its maps; arg: pid */
 	SP_EV_PRINTF = 3, /* id: index in plan.printfs; the args follow the header,
 	                   * laid out as printfs[id].args (offsets from the end of the header) */
