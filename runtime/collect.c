@@ -21,8 +21,10 @@
  * it, so reports may keep pointers until sp_collector__destroy().
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +103,7 @@ struct sp_collector {
 	struct pool keep, scratch;
 	struct pool *cur;        /* where decoding allocates */
 	int ncpus;               /* possible CPUs: per-CPU value slots */
+	int64_t mono_to_wall;    /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 	int stacks_fd;
 	struct stack_slot *slots;
 	size_t nslots, used;
@@ -235,6 +238,52 @@ static uint32_t find_pid(const struct sp_plan_field *f, const uint8_t *data)
 	return 0;
 }
 
+static int64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* strftime(fmt, ns): ns is bpf_ktime_get_ns() (CLOCK_MONOTONIC); "%f" is
+ * the microseconds, as in bpftrace. */
+static char *decode_time(struct sp_collector *c, const char *fmt, uint64_t ns)
+{
+	int64_t wall = (int64_t)ns + c->mono_to_wall;
+	time_t secs = (time_t)(wall / 1000000000);
+	char f[256], us[16], out[512];
+	size_t o = 0;
+	struct tm tm;
+
+	snprintf(us, sizeof(us), "%06lld", (long long)(wall % 1000000000 / 1000));
+	for (const char *p = fmt ? fmt : "%H:%M:%S"; *p && o + 8 < sizeof(f); p++) {
+		if (p[0] == '%' && p[1] == 'f') {
+			o += (size_t)snprintf(f + o, sizeof(f) - o, "%s", us);
+			p++;
+		} else if (p[0] == '%' && p[1]) {
+			f[o++] = *p++;
+			f[o++] = *p;
+		} else {
+			f[o++] = *p;
+		}
+	}
+	f[o] = '\0';
+	localtime_r(&secs, &tm);
+	if (strftime(out, sizeof(out), f, &tm) == 0)
+		out[0] = '\0';
+	return pool_strndup(c->cur, out, sizeof(out));
+}
+
+static char *decode_inet(struct sp_collector *c, const uint8_t *d, uint32_t size)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(size == 16 ? AF_INET6 : AF_INET, d, buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "?");
+	return pool_strndup(c->cur, buf, sizeof(buf));
+}
+
 static int decode(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
 		  uint32_t pid, struct sp_kval *out)
 {
@@ -292,6 +341,14 @@ static int decode(struct sp_collector *c, const struct sp_plan_field *f, const u
 				return err;
 		}
 		return 0;
+	case SP_F_TIMESTAMP:
+	case SP_F_INET:
+		/* shown as text everywhere: hand them to reports as strings */
+		out->kind = SP_F_STR;
+		out->i = f->kind == SP_F_TIMESTAMP ? read_int(d, 8, false) : 0;
+		out->s = f->kind == SP_F_INET ? decode_inet(c, d, f->size) :
+			 decode_time(c, f->fmt, (uint64_t)out->i);
+		return out->s ? 0 : -ENOMEM;
 	case SP_F_NONE:
 		return 0;
 	}
@@ -559,6 +616,62 @@ int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct s
 	return err;
 }
 
+static struct bpf_map *plan_map(struct sp_collector *c, const struct sp_plan_map *m)
+{
+	return bpf_object__find_map_by_name(c->obj, m->bpf_name);
+}
+
+int sp_collect_clear(struct sp_collector *c, const struct sp_plan_map *m)
+{
+	struct bpf_map *bm = plan_map(c, m);
+	uint8_t *key;
+	int fd, err = 0;
+
+	if (!bm)
+		return -ENOENT;
+	fd = bpf_map__fd(bm);
+	key = calloc(1, m->key_size + 8);
+	if (!key)
+		return -ENOMEM;
+	/* always delete the first key: iteration after a delete would restart */
+	while (bpf_map_get_next_key(fd, NULL, key) == 0)
+		if (bpf_map_delete_elem(fd, key)) {
+			err = -errno;
+			break;
+		}
+	free(key);
+	return err;
+}
+
+int sp_collect_zero(struct sp_collector *c, const struct sp_plan_map *m)
+{
+	struct bpf_map *bm = plan_map(c, m);
+	size_t vsz = m->percpu ? ((m->value_size + 7) & ~7u) * (size_t)c->ncpus : m->value_size;
+	uint8_t *key = calloc(1, m->key_size + 8), *next = calloc(1, m->key_size + 8);
+	uint8_t *zero = calloc(1, vsz + 8);
+	void *prev = NULL;
+	int fd, err = 0;
+
+	if (!bm || !key || !next || !zero) {
+		err = bm ? -ENOMEM : -ENOENT;
+		goto out_free;
+	}
+	fd = bpf_map__fd(bm);
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, m->key_size);
+		prev = key;
+		if (bpf_map_update_elem(fd, key, zero, BPF_EXIST) && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+	}
+out_free:
+	free(key);
+	free(next);
+	free(zero);
+	return err;
+}
+
 static void warn_drops(const struct sp_mapdata *d)
 {
 	if (d->dropped)
@@ -569,6 +682,7 @@ static void warn_drops(const struct sp_mapdata *d)
 int sp_collect(struct sp_collector *c, struct sp_profile *out)
 {
 	struct bpf_map *sm = bpf_object__find_map_by_name(c->obj, SP_MAP_STACKS);
+	uint64_t lost;
 	int err;
 
 	out->nmaps = c->plan->nmaps;
@@ -584,6 +698,10 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 		}
 		warn_drops(&out->maps[i]);
 	}
+	lost = sum_percpu_counter(c, SP_MAP_EVENT_DROPS);
+	if (lost)
+		fprintf(stderr, "%llu events lost (printf, exit, ...): the event ring buffer was "
+			"full\n", (unsigned long long)lost);
 	out->lost_stacks = sum_percpu_counter(c, SP_MAP_STACK_DROPS);
 	if (out->lost_stacks)
 		fprintf(stderr, "%llu stacks dropped, stack map full at %u stacks\n",
@@ -603,7 +721,8 @@ void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, uint64_t *los
 	for (int i = 0; i < c->plan->nmaps; i++)
 		l += sum_percpu_counter(c, c->plan->maps[i].drops_name);
 	*stacks = n;
-	*lost = l + sum_percpu_counter(c, SP_MAP_STACK_DROPS);
+	*lost = l + sum_percpu_counter(c, SP_MAP_STACK_DROPS) +
+		sum_percpu_counter(c, SP_MAP_EVENT_DROPS);
 }
 
 struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_object *obj,
@@ -618,6 +737,7 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
 	c->obj = obj;
 	c->sym = sym;
 	c->cur = &c->keep;
+	c->mono_to_wall = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		free(c);

@@ -21,6 +21,9 @@ void sp_collector__destroy(struct sp_collector *c);
 int sp_collect(struct sp_collector *c, struct sp_profile *out);
 /* Reads one map (print() while running). */
 int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out);
+/* clear(@m): deletes every key. zero(@m): zeroes every value, keeping keys. */
+int sp_collect_clear(struct sp_collector *c, const struct sp_plan_map *m);
+int sp_collect_zero(struct sp_collector *c, const struct sp_plan_map *m);
 /* Decodes one field laid out at `data` (printf arguments). `pid` is used
  * for USYM when the data carries no user stack. */
 int sp_collect_decode(struct sp_collector *c, const struct sp_plan_field *f, const void *data,

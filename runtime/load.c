@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -302,15 +303,18 @@ int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struc
 	return 0;
 }
 
-int sp_loader__set_config(struct sp_loader *l, pid_t target)
+int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
 {
-	struct sp_config c = { .target_pid = (uint32_t)target };
+	struct timespec ts;
+	struct sp_config c = { .target_pid = (uint32_t)target, .cpid = (uint32_t)cpid };
 	struct bpf_map *m = bpf_object__find_map_by_name(l->obj, SP_MAP_CONFIG);
 	uint32_t zero = 0;
 	int err;
 
 	if (!m)
 		return target ? -ENOENT : 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock: `elapsed` */
+	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
 	if (err)
 		fprintf(stderr, "error: cannot write %s: %s\n", SP_MAP_CONFIG, strerror(-err));

@@ -1,20 +1,28 @@
-/* runtime/printf.c: format printf() records sent on the event ring buffer.
+/* runtime/printf.c: output records sent on the event ring buffer.
  *
- * BPF sends the format's id and the raw argument bytes; the format string
- * stays in user space (the plan). Each conversion is re-issued to the C
- * library with a 64-bit length, so flags, width and precision behave as in
- * C whatever size the argument has. Stacks print as bpftrace prints them
- * inside printf: a newline, then one frame per line indented 8 spaces.
+ * BPF sends a format's id and the raw argument bytes; the format strings
+ * stay in user space (the plan). Each printf conversion is re-issued to the
+ * C library with a 64-bit length, so flags, width and precision behave as
+ * in C whatever size the argument has. Stacks print as bpftrace prints them
+ * inside printf: one frame per line indented 8 spaces after a newline.
+ * time(), cat() and system() take their text from the same formatter. With
+ * -f json every piece becomes one bpftrace JSON line instead.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collect.h"
 #include "printf.h"
 #include "profile.h"
 #include "report.h"
+#include "report_impl.h"
+
+#define CAT_MAX (10 * 1024) /* bytes cat() prints, like bpftrace */
 
 /* Copies "%-08.3" (flags, width, precision) into spec; returns the
  * conversion character, with *fmt left after it. */
@@ -144,26 +152,184 @@ void sp_printf_format(FILE *out, const char *fmt, const struct sp_kval *args, in
 	}
 }
 
-int sp_printf_event(FILE *out, const struct sp_plan *plan, struct sp_collector *c,
-		    uint32_t id, const void *args, size_t len)
+/* Decodes the record's arguments; *kv is a TUPLE (n may be 0). */
+static int decode_args(struct sp_output *o, const struct sp_plan_printf *pf, const void *args,
+		       size_t len, struct sp_kval *kv)
+{
+	memset(kv, 0, sizeof(*kv));
+	if (pf->args.kind != SP_F_TUPLE || pf->args.nelems == 0)
+		return 0;
+	const struct sp_plan_field *last = &pf->args.elems[pf->args.nelems - 1];
+
+	if (len < (size_t)last->offset + last->size)
+		return -EPROTO;
+	return sp_collect_decode(o->coll, &pf->args, args, 0, kv);
+}
+
+/* printf-formats a record into a malloc'd string. */
+static char *format_record(struct sp_output *o, const struct sp_plan_printf *pf,
+			   const void *args, size_t len, int *err)
+{
+	struct sp_kval kv;
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	*err = decode_args(o, pf, args, len, &kv);
+	if (*err)
+		return NULL;
+	f = open_memstream(&text, &n);
+	if (!f) {
+		*err = -errno;
+		return NULL;
+	}
+	sp_printf_format(f, pf->fmt ? pf->fmt : "", kv.elems, kv.n,
+			 pf->args.kind == SP_F_TUPLE ? pf->args.elems : NULL);
+	fclose(f);
+	return text;
+}
+
+static void emit(struct sp_output *o, const char *type, const char *text)
+{
+	if (!o->json)
+		fputs(text, o->out);
+	else if (strcmp(type, "printf") == 0)
+		sp_report_json_printf(o->out, text);
+	else
+		sp_report_json_event(o->out, type, text);
+}
+
+static int print_value(struct sp_output *o, const struct sp_plan_printf *pf, const void *args,
+		       size_t len)
+{
+	const struct sp_plan_field *fld = pf->args.nelems > 0 ? &pf->args.elems[0] : NULL;
+	struct sp_kval kv;
+	int err = decode_args(o, pf, args, len, &kv);
+
+	if (err || kv.n < 1)
+		return err ? err : -EPROTO;
+	if (o->json) {
+		sp_report_json_value(o->out, &kv.elems[0], fld);
+	} else if (kv.elems[0].kind == SP_F_USTACK || kv.elems[0].kind == SP_F_KSTACK) {
+		sp_report_text_stack(o->out, kv.elems[0].stack, fld->stack_mode, 8);
+		fputs("\n", o->out);
+	} else {
+		sp_text_kval(o->out, &kv.elems[0], fld, false);
+		fputc('\n', o->out);
+	}
+	return 0;
+}
+
+static int print_time(struct sp_output *o, const struct sp_plan_printf *pf)
+{
+	time_t now = time(NULL);
+	char buf[512];
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	if (strftime(buf, sizeof(buf), pf->fmt ? pf->fmt : "%H:%M:%S\n", &tm) == 0)
+		buf[0] = '\0';
+	emit(o, "time", buf);
+	return 0;
+}
+
+/* Reads up to CAT_MAX bytes of a file, or an error line like bpftrace's. */
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = malloc(CAT_MAX + 1);
+
+	*n = 0;
+	if (!buf) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	if (!f) {
+		*n = (size_t)snprintf(buf, CAT_MAX, "cat: cannot open '%s': %s\n", path,
+				      strerror(errno));
+		return buf;
+	}
+	*n = fread(buf, 1, CAT_MAX, f);
+	buf[*n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* system(): the command runs through /bin/sh, its output captured so it
+ * stays in order with ours (and can be wrapped in JSON). */
+static char *run_shell(const char *cmd)
+{
+	FILE *p = popen(cmd, "re");
+	char *text = NULL, buf[4096];
+	size_t n = 0, got;
+	FILE *m;
+
+	if (!p)
+		return NULL;
+	m = open_memstream(&text, &n);
+	while (m && (got = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, got, m);
+	if (m)
+		fclose(m);
+	pclose(p);
+	return text;
+}
+
+static int file_event(struct sp_output *o, const struct sp_event_hdr *h,
+		      const struct sp_plan_printf *pf, const void *args, size_t len)
+{
+	int err;
+	char *arg = format_record(o, pf, args, len, &err), *text;
+	size_t n = 0;
+
+	if (!arg)
+		return err;
+	if (h->type == SP_EV_CAT) {
+		text = slurp(arg, &n);
+		if (text && n)
+			emit(o, "cat", text);
+	} else {
+		fflush(o->out);
+		text = run_shell(arg);
+		if (text)
+			emit(o, "syscall", text);
+	}
+	free(text);
+	free(arg);
+	return 0;
+}
+
+int sp_output_event(struct sp_output *o, const struct sp_event_hdr *h, const void *args,
+		    size_t len)
 {
 	const struct sp_plan_printf *pf;
-	struct sp_kval kv;
-	int err;
+	char *text;
+	int err = 0;
 
-	if (id >= (uint32_t)plan->nprintfs)
+	if (h->id >= (uint32_t)o->plan->nprintfs)
 		return -EINVAL;
-	pf = &plan->printfs[id];
-	if (pf->args.kind == SP_F_TUPLE && pf->args.nelems > 0) {
-		const struct sp_plan_field *last = &pf->args.elems[pf->args.nelems - 1];
-
-		if (len < (size_t)last->offset + last->size)
-			return -EPROTO;
+	pf = &o->plan->printfs[h->id];
+	switch (h->type) {
+	case SP_EV_PRINTF:
+		text = format_record(o, pf, args, len, &err);
+		if (text)
+			emit(o, "printf", text);
+		free(text);
+		break;
+	case SP_EV_PRINT_VALUE:
+		err = print_value(o, pf, args, len);
+		break;
+	case SP_EV_TIME:
+		err = print_time(o, pf);
+		break;
+	case SP_EV_CAT:
+	case SP_EV_SYSTEM:
+		err = file_event(o, h, pf, args, len);
+		break;
+	default:
+		err = -ENOTSUP;
 	}
-	err = sp_collect_decode(c, &pf->args, args, 0, &kv);
-	if (!err)
-		sp_printf_format(out, pf->fmt, kv.elems, kv.kind == SP_F_TUPLE ? kv.n : 0,
-				 pf->args.kind == SP_F_TUPLE ? pf->args.elems : NULL);
-	sp_collector__reset_scratch(c);
+	sp_collector__reset_scratch(o->coll);
 	return err;
 }

@@ -1,23 +1,34 @@
-/* runtime/printf.h: user-space side of printf(). */
+/* runtime/printf.h: user-space side of printf(), print(value), time(),
+ * cat() and system(): records from the event ring buffer -> output. */
 #ifndef SPROF_RUNTIME_PRINTF_H
 #define SPROF_RUNTIME_PRINTF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "../codegen/plan.h"
 
 struct sp_collector;
+struct sp_kval;
 
-/* Formats one SP_EV_PRINTF record (args = bytes after the header) per
- * plan->printfs[id]. 0 or -errno (bad id / short record). */
-int sp_printf_event(FILE *out, const struct sp_plan *plan, struct sp_collector *c,
-		    uint32_t id, const void *args, size_t len);
+struct sp_output {
+	const struct sp_plan *plan;
+	struct sp_collector *coll;
+	FILE *out;      /* stdout */
+	bool json;      /* -f json: bpftrace's {"type": ..., "data": ...} lines */
+	bool unsafe_ok; /* system() was allowed at compile time (codegen checks) */
+};
+
+/* Handles SP_EV_PRINTF, SP_EV_PRINT_VALUE, SP_EV_TIME, SP_EV_CAT and
+ * SP_EV_SYSTEM records (args = bytes after the header). 0, -ENOTSUP for
+ * another type, or -errno for a bad record. */
+int sp_output_event(struct sp_output *o, const struct sp_event_hdr *h, const void *args,
+		    size_t len);
 
 /* Formats with already-decoded values; exposed for tests. `fmt` is
  * bpftrace's printf: %d %i %u %x %X %o %c %s %p with flags, width,
  * precision and ignored length modifiers (h, l, ll, z, j), %% for '%'. */
-struct sp_kval;
 void sp_printf_format(FILE *out, const char *fmt, const struct sp_kval *args, int nargs,
 		      const struct sp_plan_field *fields);
 

@@ -52,6 +52,7 @@ struct run {
 	struct sp_collector *coll;
 	struct sp_events *ev;
 	struct sp_status status;
+	struct sp_output out;
 	int *cpus;
 	int epfd, sigfd, durfd, tickfd;
 	sigset_t oldmask;
@@ -143,29 +144,64 @@ static int setup_ctx(struct run *r)
 
 /* ---- events --------------------------------------------------------------- */
 
+/* print(@m, top, div): arg holds top (low 32 bits) and div (high 32). */
+static int print_map(struct run *r, uint32_t id, uint64_t arg)
+{
+	struct sp_mapdata md;
+	int top = (int)(uint32_t)arg, div = (int)(arg >> 32);
+	int err;
+
+	if (id >= (uint32_t)r->plan->nmaps)
+		return -EINVAL;
+	err = sp_collect_map(r->coll, &r->plan->maps[id], &md);
+	if (err)
+		return err;
+	if (r->out.json)
+		sp_report_json_map(stdout, &md, top, div ? div : 1);
+	else
+		sp_report_text_map(stdout, &md, top, div ? div : 1);
+	return 0;
+}
+
+static int map_event(struct run *r, const struct sp_event_hdr *h)
+{
+	if (h->type == SP_EV_PRINT)
+		return print_map(r, h->id, h->arg);
+	if (h->id >= (uint32_t)r->plan->nmaps)
+		return -EINVAL;
+	if (h->type == SP_EV_CLEAR)
+		return sp_collect_clear(r->coll, &r->plan->maps[h->id]);
+	return sp_collect_zero(r->coll, &r->plan->maps[h->id]);
+}
+
 static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, size_t len)
 {
 	struct run *r = ctx;
-	int err;
+	int err = 0;
 
 	switch (h->type) {
 	case SP_EV_EXIT:
 		r->stop = true;
-		break;
+		return 0;
 	case SP_EV_NEWPID:
 		if (r->sym)
 			sp_symbolizer__add_pid(r->sym, (pid_t)h->arg, true);
-		break;
-	case SP_EV_PRINTF:
+		return 0;
+	case SP_EV_PRINT:
+	case SP_EV_CLEAR:
+	case SP_EV_ZERO:
 		sp_status__clear(&r->status);
-		err = sp_printf_event(stdout, r->plan, r->coll, h->id, data, len);
-		if (err)
-			fprintf(stderr, "warning: bad printf record %u: %s\n", h->id,
-				strerror(-err));
+		err = map_event(r, h);
 		break;
 	default:
-		break;
+		sp_status__clear(&r->status);
+		err = sp_output_event(&r->out, h, data, len);
+		if (err == -ENOTSUP)
+			return 0; /* a newer codegen's record: skip it */
 	}
+	if (err)
+		fprintf(stderr, "warning: bad event record (type %u, id %u): %s\n", h->type,
+			h->id, strerror(-err));
 	return 0;
 }
 
@@ -190,7 +226,7 @@ static int load(struct run *r, const void *obj, size_t objlen)
 	if (err)
 		return err;
 	r->actx.obj = r->ld->obj;
-	return sp_loader__set_config(r->ld, r->tgt.pid);
+	return sp_loader__set_config(r->ld, r->tgt.pid, r->tgt.child ? r->tgt.pid : 0);
 }
 
 static int open_readers(struct run *r)
@@ -205,6 +241,8 @@ static int open_readers(struct run *r)
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym);
 	if (!r->coll)
 		return -ENOMEM;
+	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
+				     .json = r->ro.format == SP_FMT_JSON };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
 	if (!r->ev) {
 		fprintf(stderr, "error: cannot read the event ring buffer: %s\n", strerror(errno));
@@ -239,10 +277,19 @@ static int attach_all(struct run *r)
 		}
 		n++;
 	}
-	if (r->o->verbose)
+	return n;
+}
+
+/* bpftrace 0.17 printed "Attaching N probes..." on stdout; ours keeps
+ * stdout for the maps (text: only with -v, on stderr) and writes bpftrace's
+ * JSON record where stdout is data. */
+static void say_attaching(struct run *r)
+{
+	if (r->out.json)
+		sp_report_json_attached(stdout, r->plan->nprobes);
+	else if (r->o->verbose)
 		fprintf(stderr, "Attaching %d probe%s...\n", r->plan->nprobes,
 			r->plan->nprobes == 1 ? "" : "s");
-	return n;
 }
 
 static int run_special(struct run *r, enum sp_probe_type t)
@@ -458,8 +505,10 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 /* BEGIN, attach, release the -c child. Sets r->stop if BEGIN called exit(). */
 static int start(struct run *r)
 {
-	int err = run_special(r, SP_PROBE_BEGIN);
+	int err;
 
+	say_attaching(r);
+	err = run_special(r, SP_PROBE_BEGIN);
 	if (!err)
 		err = drain_events(r);
 	if (err || r->stop)
