@@ -1,0 +1,322 @@
+/* parser/sema.c: the semantic pass: probes, statements, scratch variables.
+ *
+ * Gives every expression a type and checks the program, reporting every
+ * error it finds (sema_expr.c does expressions and maps, sema_call.c
+ * builtins and functions from stdlib/builtins.def). See sema.h for the two
+ * passes. Rules, bpftrace 0.17's unless noted:
+ *   - a map's key and value types are fixed by its first assignment; a
+ *     later mismatch is an error at the later use with a note at the first
+ *   - ints in maps are 64-bit; strings widen to the longest use
+ *   - aggregations (count() ...) are only assigned to maps and read by
+ *     print/clear/zero/delete, never used in arithmetic
+ *   - `$x` lives in the block that first assigns it (and blocks inside)
+ *   - break/continue only inside while; unroll(N) with 1 <= N <= 100
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "probes.h"
+#include "sema.h"
+
+static void vreport(struct sema *s, enum sp_diag_level lv, struct sp_span sp, const char *fmt,
+		    va_list ap)
+{
+	char buf[512];
+
+	if (s->quiet)
+		return;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (lv == SP_DIAG_NOTE)
+		sp_diag_note(s->d, sp, "%s", buf);
+	else
+		sp_diag_at(s->d, lv, sp, "%s", buf);
+}
+
+void sema_err(struct sema *s, struct sp_span sp, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(s, SP_DIAG_ERROR, sp, fmt, ap);
+	va_end(ap);
+}
+
+void sema_warn(struct sema *s, struct sp_span sp, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(s, SP_DIAG_WARNING, sp, fmt, ap);
+	va_end(ap);
+}
+
+void sema_note(struct sema *s, struct sp_span sp, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(s, SP_DIAG_NOTE, sp, fmt, ap);
+	va_end(ap);
+}
+
+const char *sema_tstr(const struct sp_type *t)
+{
+	static __thread char bufs[4][128];
+	static __thread int next;
+	char *b = bufs[next++ & 3];
+
+	return sp_type_str(t, b, 128);
+}
+
+/* --- scratch variables ----------------------------------------------------- */
+
+static struct sema_var *var_find(struct sema *s, const char *name)
+{
+	struct sema_scope *sc;
+	struct sema_var *v;
+
+	for (sc = s->scope; sc; sc = sc->up)
+		for (v = sc->vars; v; v = v->next)
+			if (!strcmp(v->name, name))
+				return v;
+	return NULL;
+}
+
+static void scope_push(struct sema *s, struct sema_scope *sc)
+{
+	sc->vars = NULL;
+	sc->up = s->scope;
+	s->scope = sc;
+}
+
+static void scope_pop(struct sema *s)
+{
+	s->scope = s->scope->up;
+}
+
+struct sp_type *sema_var_read(struct sema *s, struct sp_node *n);
+struct sp_type *sema_var_read(struct sema *s, struct sp_node *n)
+{
+	struct sema_var *v = var_find(s, n->name);
+
+	if (!v) {
+		sema_err(s, n->span, "use of undefined variable '%s'", n->name);
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	n->scope_id = v->id;
+	return n->type = v->type;
+}
+
+static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
+{
+	struct sema_var *v = var_find(s, lv->name);
+
+	if (sp_type_is_none(t)) {
+		if (v)
+			lv->scope_id = v->id, lv->type = v->type;
+		return;
+	}
+	if (!v) {
+		v = sp_arena_alloc(s->a, sizeof(*v));
+		v->name = lv->name;
+		v->type = t->kind == SP_T_INT ? sp_type_int(s->a, 8, t->is_signed) : t;
+		v->first = lv->span;
+		v->id = s->nvars++;
+		v->next = s->scope->vars;
+		s->scope->vars = v;
+	} else if (!sp_type_compatible(v->type, t)) {
+		sema_err(s, lv->span, "type mismatch for '%s': cannot assign '%s' to a '%s' variable",
+			 lv->name, sema_tstr(t), sema_tstr(v->type));
+		sema_note(s, v->first, "'%s' was first assigned here", lv->name);
+	} else if (t->size > v->type->size && t->kind != SP_T_INT) {
+		v->type = t; /* strings widen */
+	}
+	lv->scope_id = v->id;
+	lv->type = v->type;
+}
+
+/* --- statements ---------------------------------------------------------- */
+
+static void block(struct sema *s, struct sp_node *b);
+
+static void cond(struct sema *s, struct sp_node *e, const char *what)
+{
+	struct sp_type *t = sema_value(s, e);
+
+	if (!sp_type_is_int(t) && t->kind != SP_T_PTR)
+		sema_err(s, e->span, "%s must be an integer, not '%s'", what, sema_tstr(t));
+}
+
+static void assign_var(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *lv = n->a;
+	struct sp_type *t;
+
+	if (sema_is_agg_call(n->b)) {
+		sema_err(s, n->b->span, "%s() must be assigned to a map, not to '%s'", n->b->name,
+			 lv->name);
+		return;
+	}
+	t = sema_value(s, n->b);
+	if (n->op) {
+		struct sp_type *cur = sema_var_read(s, lv);
+
+		if (!sp_type_is_int(cur) || !sp_type_is_int(t)) {
+			char op[4];
+
+			sema_err(s, n->span, "invalid operands to '%s=': '%s' and '%s'",
+				 sp_op_str(n->op, op), sema_tstr(cur), sema_tstr(t));
+		}
+		return;
+	}
+	var_assign(s, lv, t);
+}
+
+static void assign_map(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *m = n->a;
+	struct sp_type *t;
+
+	sema_map_keys(s, m, false);
+	if (sema_is_agg_call(n->b) && !n->op) {
+		t = sema_call(s, n->b, true);
+		sema_map_value(s, m, t, m->span);
+		return;
+	}
+	t = sema_value(s, n->b);
+	if (n->op) {
+		struct sema_map *mm = sema_map_get(s, m->name);
+		struct sp_type *cur = mm->value;
+
+		if (!cur)
+			sema_map_value(s, m, s->s64, m->span);
+		else if (cur->kind == SP_T_AGG)
+			sema_err(s, n->span, "aggregation '%s' (%s) cannot be used in arithmetic",
+				 m->name, sema_tstr(cur));
+		else if (!sp_type_is_int(cur))
+			sema_err(s, n->span, "invalid operand to compound assignment: '%s'",
+				 sema_tstr(cur));
+		if (!sp_type_is_int(t))
+			sema_err(s, n->b->span, "invalid operand to compound assignment: '%s'",
+				 sema_tstr(t));
+		m->type = mm->value;
+		return;
+	}
+	sema_map_value(s, m, t, m->span);
+}
+
+static void stmt(struct sema *s, struct sp_node *n)
+{
+	int64_t v;
+
+	switch (n->kind) {
+	case SP_N_EXPR_STMT:
+		if (sema_is_agg_call(n->a)) {
+			sema_call(s, n->a, false);
+			break;
+		}
+		sema_expr(s, n->a);
+		break;
+	case SP_N_ASSIGN:
+		if (n->a->kind == SP_N_VAR)
+			assign_var(s, n);
+		else
+			assign_map(s, n);
+		break;
+	case SP_N_IF:
+		cond(s, n->a, "an if condition");
+		block(s, n->b);
+		if (n->c && n->c->kind == SP_N_IF)
+			stmt(s, n->c);
+		else if (n->c)
+			block(s, n->c);
+		break;
+	case SP_N_WHILE:
+		cond(s, n->a, "a while condition");
+		s->loops++;
+		block(s, n->b);
+		s->loops--;
+		break;
+	case SP_N_UNROLL:
+		sema_expr(s, n->a);
+		if (!sema_const_int(n->a, &v) || v < 1 || v > 100)
+			sema_err(s, n->a->span, "unroll count must be a constant from 1 to 100");
+		block(s, n->b);
+		break;
+	case SP_N_BREAK:
+	case SP_N_CONTINUE:
+		if (!s->loops)
+			sema_err(s, n->span, "'%s' outside of a while loop",
+				 n->kind == SP_N_BREAK ? "break" : "continue");
+		break;
+	default:
+		break;
+	}
+}
+
+static void block(struct sema *s, struct sp_node *b)
+{
+	struct sema_scope sc;
+	int i;
+
+	scope_push(s, &sc);
+	for (i = 0; i < b->list.len; i++)
+		stmt(s, b->list.items[i]);
+	scope_pop(s);
+}
+
+/* --- probes and the program ---------------------------------------------- */
+
+static void probe(struct sema *s, struct sp_node *p)
+{
+	int i, kind;
+
+	s->probe = p;
+	s->probe_mask = 0;
+	for (i = 0; i < p->list.len; i++) {
+		kind = sp_probe_kind_of(p->list.items[i]->attach->provider);
+		if (kind >= 0)
+			s->probe_mask |= 1u << kind;
+	}
+	if (p->a)
+		cond(s, p->a, "a predicate");
+	if (p->b)
+		block(s, p->b);
+}
+
+static void run_pass(struct sema *s, struct sp_node *prog)
+{
+	int i;
+
+	s->nvars = 0;
+	s->loops = 0;
+	for (i = 0; i < prog->list.len; i++)
+		probe(s, prog->list.items[i]);
+}
+
+int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts *o,
+	    struct sp_diag *d)
+{
+	struct sp_sema_opts defaults = { .strlen = SP_DEFAULT_STRLEN };
+	struct sema s = { .a = a, .d = d, .o = o ? o : &defaults };
+	int before = sp_diag_errors(d);
+
+	s.strlen = s.o->strlen > 0 ? s.o->strlen : SP_DEFAULT_STRLEN;
+	s.u64 = sp_type_int(a, 8, false);
+	s.s64 = sp_type_int(a, 8, true);
+	for (int i = 0; i < prog->list.len; i++) {
+		struct sp_node *p = prog->list.items[i];
+
+		for (int j = 0; j < p->list.len; j++)
+			sp_attach_parse(a, d, p->list.items[j]);
+	}
+	s.quiet = true;
+	run_pass(&s, prog);
+	s.quiet = false;
+	run_pass(&s, prog);
+	if (prog->list.len == 0 && sp_diag_errors(d) == 0)
+		sp_diag_at(d, SP_DIAG_ERROR, prog->span, "the program has no probes");
+	return sp_diag_errors(d) - before;
+}

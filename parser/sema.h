@@ -1,0 +1,82 @@
+/* parser/sema.h: state of the semantic pass (internal to parser/).
+ *
+ * sema runs twice over the tree: a quiet pass that only learns each map's
+ * key and value types (first assignment in program order decides, strings
+ * widen to the longest use), then the reporting pass that types every
+ * expression against those and reports every error. Scratch variables are
+ * block scoped and typed at their first assignment.
+ */
+#ifndef SPROF_PARSER_SEMA_H
+#define SPROF_PARSER_SEMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ast.h"
+#include "diag.h"
+#include "frontend.h"
+#include "types.h"
+
+struct sema_map {
+	const char *name;
+	bool keyed_known;         /* a use told whether it has keys */
+	struct sp_type *key;      /* NULL: no keys */
+	struct sp_span key_first;
+	struct sp_type *value;    /* NULL: not assigned yet */
+	struct sp_span value_first;
+	struct sema_map *next;
+};
+
+struct sema_var {
+	const char *name;
+	struct sp_type *type;
+	struct sp_span first;
+	int id;
+	struct sema_var *next;
+};
+
+struct sema_scope {
+	struct sema_var *vars;
+	struct sema_scope *up;
+};
+
+struct sema {
+	struct sp_arena *a;
+	struct sp_diag *d;
+	const struct sp_sema_opts *o;
+	bool quiet;                /* pass 1: learn map types, report nothing */
+	struct sema_map *maps;
+	struct sema_scope *scope;
+	int nvars;
+	int loops;                 /* while nesting */
+	uint32_t probe_mask;       /* P_* bits of the current probe */
+	struct sp_node *probe;
+	int strlen;
+	struct sp_type *u64, *s64;
+};
+
+void sema_err(struct sema *s, struct sp_span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sema_warn(struct sema *s, struct sp_span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sema_note(struct sema *s, struct sp_span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *sema_tstr(const struct sp_type *t); /* rotating buffers */
+
+/* sema_expr.c */
+struct sp_type *sema_expr(struct sema *s, struct sp_node *n);
+/* An expression used as a plain value: no aggregations, no void. */
+struct sp_type *sema_value(struct sema *s, struct sp_node *n);
+bool sema_const_int(const struct sp_node *n, int64_t *v);
+struct sema_map *sema_map_get(struct sema *s, const char *name);
+struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok);
+void sema_map_value(struct sema *s, struct sp_node *m, struct sp_type *t, struct sp_span at);
+struct sp_type *sema_slot_type(struct sema *s, struct sp_type *t);
+
+/* sema_call.c */
+struct sp_type *sema_builtin(struct sema *s, struct sp_node *n);
+struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value);
+struct sp_type *sema_args_field(struct sema *s, struct sp_node *n);
+bool sema_is_agg_call(const struct sp_node *n);
+
+#endif

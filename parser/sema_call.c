@@ -1,0 +1,540 @@
+/* parser/sema_call.c: builtin variables and functions.
+ *
+ * The table is stdlib/builtins.def (name, arity, argument kinds, result,
+ * probe types). This file applies it: unknown names get "did you mean",
+ * wrong arity and argument kinds are errors at the argument, a builtin in
+ * a probe type that lacks it is an error naming the probe type. Rules the
+ * table cannot say live in small per-name checks below (stack modes,
+ * lhist ranges, printf conversions, --unsafe for system()).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "probes.h"
+#include "sema.h"
+
+enum result { R_U64, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
+	      R_TIMESTAMP, R_INET, R_SPECIAL };
+
+struct builtin {
+	const char *name;
+	bool is_fn;
+	int min, max;
+	const char *args;
+	enum result result;
+	uint32_t probes;
+};
+
+static const struct builtin builtins[] = {
+#define SP_BUILTIN_VAR(n, r, p, doc) { #n, false, 0, 0, "", R_##r, (uint32_t)(p) },
+#define SP_BUILTIN_FN(n, mi, ma, a, r, p, doc) { #n, true, mi, ma, a, R_##r, (uint32_t)(p) },
+#include "../stdlib/builtins.def"
+};
+#define NBUILTINS ((int)(sizeof(builtins) / sizeof(builtins[0])))
+
+static const char *const modes[] = { "bpftrace", "perf", "raw" };
+
+static const struct builtin *lookup(const char *name, bool is_fn)
+{
+	int i;
+
+	for (i = 0; i < NBUILTINS; i++)
+		if (builtins[i].is_fn == is_fn && !strcmp(builtins[i].name, name))
+			return &builtins[i];
+	return NULL;
+}
+
+static void unknown(struct sema *s, struct sp_node *n, bool is_fn)
+{
+	const char *cands[NBUILTINS], *hint;
+	int i, nc = 0;
+
+	for (i = 0; i < NBUILTINS; i++)
+		if (builtins[i].is_fn == is_fn)
+			cands[nc++] = builtins[i].name;
+	sema_err(s, n->span, "unknown %s '%s'", is_fn ? "function" : "builtin", n->name);
+	hint = sp_did_you_mean(n->name, cands, nc);
+	if (hint)
+		sema_note(s, n->span, "did you mean '%s'?", hint);
+}
+
+static void probe_kinds_str(uint32_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < SP_PK__COUNT && n < len; k++)
+		if (mask & (1u << k))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      sp_probe_kind_name((enum sp_probe_kind)k));
+}
+
+/* Errors when the current probe has a type the builtin does not support. */
+static bool allowed(struct sema *s, struct sp_node *n, const struct builtin *b)
+{
+	uint32_t bad = s->probe_mask & ~b->probes;
+	char where[256];
+	int k;
+
+	if (!bad)
+		return true;
+	for (k = 0; !(bad & (1u << k)); k++)
+		;
+	sema_err(s, n->span, "%s '%s' is not available in %s probes",
+		 b->is_fn ? "function" : "builtin", n->name, sp_probe_kind_name((enum sp_probe_kind)k));
+	probe_kinds_str(b->probes, where, sizeof(where));
+	sema_note(s, n->span, "'%s' is available in: %s", n->name, where);
+	return false;
+}
+
+static struct sp_type *result_type(struct sema *s, enum result r)
+{
+	switch (r) {
+	case R_U64: return s->u64;
+	case R_STRING: return sp_type_string(s->a, (uint32_t)s->strlen);
+	case R_VOID: return sp_type_new(s->a, SP_T_VOID);
+	case R_USTACK: return sp_type_stack(s->a, SP_T_USTACK, SP_DEFAULT_STACK_LIMIT, SP_STACK_BPFTRACE);
+	case R_KSTACK: return sp_type_stack(s->a, SP_T_KSTACK, SP_DEFAULT_STACK_LIMIT, SP_STACK_BPFTRACE);
+	case R_USYM: { struct sp_type *t = sp_type_new(s->a, SP_T_USYM); t->size = 8; return t; }
+	case R_KSYM: { struct sp_type *t = sp_type_new(s->a, SP_T_KSYM); t->size = 8; return t; }
+	case R_TIMESTAMP: { struct sp_type *t = sp_type_new(s->a, SP_T_TIMESTAMP); t->size = 8; return t; }
+	case R_INET: { struct sp_type *t = sp_type_new(s->a, SP_T_INET); t->size = 16; return t; }
+	default: return sp_type_new(s->a, SP_T_NONE);
+	}
+}
+
+struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
+{
+	const struct builtin *b = lookup(n->name, false);
+
+	if (!b) {
+		if (lookup(n->name, true))
+			sema_err(s, n->span, "'%s' is a function: write '%s(...)'", n->name, n->name);
+		else
+			unknown(s, n, false);
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	if (!allowed(s, n, b))
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	if (!strcmp(n->name, "args")) {
+		sema_err(s, n->span, "'args' must be followed by a field, e.g. 'args.NAME'");
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	if (!strcmp(n->name, "comm"))
+		return n->type = sp_type_string(s->a, 16);
+	return n->type = result_type(s, b->result);
+}
+
+bool sema_is_agg_call(const struct sp_node *n)
+{
+	const struct builtin *b;
+
+	if (n->kind != SP_N_CALL)
+		return false;
+	b = lookup(n->name, true);
+	return b && b->result == R_AGG;
+}
+
+/* --- arguments -------------------------------------------------------------- */
+
+static const char *ordinal(int i)
+{
+	static const char *const o[] = { "first", "second", "third", "fourth", "fifth" };
+
+	return i < 5 ? o[i] : "an";
+}
+
+static void want(struct sema *s, struct sp_node *call, int i, struct sp_node *arg, const char *what,
+		 struct sp_type *got)
+{
+	if (got)
+		sema_err(s, arg->span, "%s() %s argument must be %s, not '%s'", call->name,
+			 ordinal(i), what, sema_tstr(got));
+	else
+		sema_err(s, arg->span, "%s() %s argument must be %s", call->name, ordinal(i), what);
+}
+
+static struct sp_type *whole_map(struct sema *s, struct sp_node *call, int i, struct sp_node *arg)
+{
+	struct sema_map *mm;
+
+	if (arg->kind != SP_N_MAP || arg->list.len) {
+		want(s, call, i, arg, "a map (e.g. @m)", NULL);
+		return NULL;
+	}
+	sema_map_keys(s, arg, true);
+	mm = sema_map_get(s, arg->name);
+	if (!mm->value && !s->quiet)
+		sema_err(s, arg->span, "undefined map '%s'", arg->name);
+	return arg->type = mm->value;
+}
+
+static void stack_arg(struct sema *s, struct sp_node *call, int i, struct sp_node *arg)
+{
+	const char *hint;
+	int64_t v;
+
+	if (arg->kind == SP_N_BUILTIN) {
+		int m;
+
+		for (m = 0; m < 3 && strcmp(arg->name, modes[m]); m++)
+			;
+		if (m < 3 && i == 0) {
+			call->type->stack_mode = (enum sp_stack_mode)m;
+			return;
+		}
+		if (m == 3) {
+			sema_err(s, arg->span, "unknown stack mode '%s', expected bpftrace, perf or raw",
+				 arg->name);
+			hint = sp_did_you_mean(arg->name, modes, 3);
+			if (hint)
+				sema_note(s, arg->span, "did you mean '%s'?", hint);
+			return;
+		}
+	}
+	if (!sema_const_int(arg, &v) || (i == 0 && call->list.len == 2)) {
+		want(s, call, i, arg, i == 0 && call->list.len == 2 ? "a stack mode" :
+			"a stack mode or a constant frame limit", NULL);
+		return;
+	}
+	sema_expr(s, arg);
+	if (v < 1 || v > 1024)
+		sema_err(s, arg->span, "%s() frame limit must be from 1 to 1024, not %lld", call->name,
+			 (long long)v);
+	else
+		call->type->stack_limit = (int)v;
+}
+
+static void check_arg(struct sema *s, struct sp_node *call, int i, char kind)
+{
+	struct sp_node *arg = call->list.items[i];
+	struct sp_type *t;
+	int64_t v;
+
+	switch (kind) {
+	case 'm':
+		whole_map(s, call, i, arg);
+		return;
+	case 'k':
+		if (arg->kind != SP_N_MAP) {
+			want(s, call, i, arg, "a map entry (e.g. @m[key])", NULL);
+			return;
+		}
+		sema_map_keys(s, arg, arg->list.len == 0);
+		arg->type = sema_map_get(s, arg->name)->value;
+		return;
+	case 'M':
+		if (arg->kind == SP_N_MAP && !arg->list.len) {
+			whole_map(s, call, i, arg);
+			return;
+		}
+		kind = 'v';
+		break;
+	case 'S':
+		if (arg->kind != SP_N_STR)
+			want(s, call, i, arg, "a string literal", NULL);
+		sema_expr(s, arg);
+		return;
+	case 'c':
+		sema_expr(s, arg);
+		if (!sema_const_int(arg, &v))
+			want(s, call, i, arg, "an integer constant", NULL);
+		return;
+	case 'x':
+		stack_arg(s, call, i, arg);
+		return;
+	default:
+		break;
+	}
+	t = sema_value(s, arg);
+	if (sp_type_is_none(t))
+		return;
+	if (kind == 'i' && t->kind != SP_T_INT && t->kind != SP_T_PTR)
+		want(s, call, i, arg, "an integer", t);
+	else if (kind == 's' && t->kind != SP_T_STRING)
+		want(s, call, i, arg, "a string", t);
+	else if (kind == 'a' && t->kind != SP_T_INT && t->kind != SP_T_PTR && t->kind != SP_T_STRING)
+		want(s, call, i, arg, "an address or a string", t);
+}
+
+static bool check_args(struct sema *s, struct sp_node *n, const struct builtin *b)
+{
+	int i, nargs = n->list.len, nkinds = (int)strlen(b->args);
+
+	if (nargs < b->min || (b->max >= 0 && nargs > b->max)) {
+		if (b->min == b->max)
+			sema_err(s, n->span, "%s() takes %d argument%s, not %d", n->name, b->min,
+				 b->min == 1 ? "" : "s", nargs);
+		else if (b->max < 0)
+			sema_err(s, n->span, "%s() takes at least %d argument%s, not %d", n->name,
+				 b->min, b->min == 1 ? "" : "s", nargs);
+		else
+			sema_err(s, n->span, "%s() takes %d to %d arguments, not %d", n->name, b->min,
+				 b->max, nargs);
+		return false;
+	}
+	for (i = 0; i < nargs; i++)
+		check_arg(s, n, i, b->args[i < nkinds ? i : nkinds - 1]);
+	return true;
+}
+
+/* --- per-name rules ---------------------------------------------------------- */
+
+static bool printable_as_string(const struct sp_type *t)
+{
+	return t->kind != SP_T_INT && t->kind != SP_T_PTR;
+}
+
+/* Checks printf-style conversions: %[-+ #0]*[0-9]*(.[0-9]*)?(hh|h|l|ll|z|j|t)?[diuxXocsp]
+ * (and %r, %rx, %rh for buffers) against the arguments after the format. */
+static void check_format(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *fmt = n->list.items[0];
+	const char *p;
+	int argi = 1;
+
+	if (fmt->kind != SP_N_STR)
+		return;
+	for (p = fmt->str; (p = strchr(p, '%')); ) {
+		const char *start = p++;
+		struct sp_node *arg;
+
+		if (*p == '%') {
+			p++;
+			continue;
+		}
+		p += strspn(p, "-+ #0");
+		p += strspn(p, "0123456789");
+		if (*p == '.')
+			p += 1 + strspn(p + 1, "0123456789");
+		p += strspn(p, "hlzjt");
+		if (!*p || !strchr("diuxXocspr", *p)) {
+			sema_err(s, fmt->span, "%s(): invalid conversion '%.*s' in the format", n->name,
+				 (int)(p - start + (*p ? 1 : 0)), start);
+			return;
+		}
+		if (argi >= n->list.len) {
+			sema_err(s, fmt->span, "%s(): no argument for conversion '%.*s'", n->name,
+				 (int)(p - start + 1), start);
+			return;
+		}
+		arg = n->list.items[argi++];
+		if (!arg->type || sp_type_is_none(arg->type))
+			continue;
+		if (*p == 's' && !printable_as_string(arg->type))
+			sema_err(s, arg->span, "%s(): '%%s' needs a string, not '%s'", n->name,
+				 sema_tstr(arg->type));
+		else if (*p == 'r' && arg->type->kind != SP_T_BUF)
+			sema_err(s, arg->span, "%s(): '%%r' needs a buffer, not '%s'", n->name,
+				 sema_tstr(arg->type));
+		else if (*p != 's' && *p != 'r' && arg->type->kind != SP_T_INT &&
+			 arg->type->kind != SP_T_PTR)
+			sema_err(s, arg->span, "%s(): '%.*s' needs an integer, not '%s'", n->name,
+				 (int)(p - start + 1), start, sema_tstr(arg->type));
+		p++;
+	}
+	if (argi < n->list.len)
+		sema_err(s, n->list.items[argi]->span,
+			 "%s(): %d argument%s but the format has %d conversion%s", n->name,
+			 n->list.len - 1, n->list.len == 2 ? "" : "s", argi - 1, argi == 2 ? "" : "s");
+}
+
+static struct sp_type *agg_type(struct sema *s, struct sp_node *n)
+{
+	static const struct { const char *name; enum sp_agg_kind k; } aggs[] = {
+		{ "count", SP_AGG_COUNT }, { "sum", SP_AGG_SUM }, { "min", SP_AGG_MIN },
+		{ "max", SP_AGG_MAX }, { "avg", SP_AGG_AVG }, { "stats", SP_AGG_STATS },
+		{ "hist", SP_AGG_HIST }, { "lhist", SP_AGG_LHIST },
+	};
+	struct sp_type *t = NULL;
+	int64_t v[3] = { 0, 0, 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(aggs) / sizeof(aggs[0]) && !t; i++)
+		if (!strcmp(n->name, aggs[i].name))
+			t = sp_type_agg(s->a, aggs[i].k);
+	if (t->agg == SP_AGG_HIST && n->list.len == 2 && sema_const_int(n->list.items[1], &v[0])) {
+		if (v[0] < 0 || v[0] > 5)
+			sema_err(s, n->list.items[1]->span, "hist() bits must be from 0 to 5, not %lld",
+				 (long long)v[0]);
+		t->lhist_step = v[0]; /* hist: 2^k buckets per power of two */
+	}
+	if (t->agg != SP_AGG_LHIST || n->list.len != 4)
+		return t;
+	for (i = 0; i < 3; i++)
+		if (!sema_const_int(n->list.items[i + 1], &v[i]))
+			return t;
+	if (v[0] < 0)
+		sema_err(s, n->list.items[1]->span, "lhist() min must not be negative");
+	else if (v[1] <= v[0])
+		sema_err(s, n->list.items[2]->span, "lhist() max must be above min");
+	else if (v[2] <= 0)
+		sema_err(s, n->list.items[3]->span, "lhist() step must be positive");
+	else if ((v[1] - v[0]) / v[2] > 1000)
+		sema_err(s, n->list.items[3]->span, "lhist() step is too small: more than 1000 buckets");
+	t->lhist_min = v[0];
+	t->lhist_max = v[1];
+	t->lhist_step = v[2];
+	return t;
+}
+
+/* str($N) is the parameter's text; str(p, n) is n bytes at most. */
+static struct sp_type *str_call(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *arg = n->list.items[0];
+	int64_t len;
+
+	if (arg->kind == SP_N_POSITIONAL && strcmp(arg->name, "$#")) {
+		const char *text = arg->ival >= 1 && arg->ival <= s->o->nparams ?
+					   s->o->params[arg->ival - 1] : "";
+
+		n->kind = SP_N_STR;
+		n->str = sp_arena_strdup(s->a, text);
+		n->len = (uint32_t)strlen(text);
+		n->list.len = 0;
+		return n->type = sp_type_string(s->a, n->len + 1);
+	}
+	if (n->list.len == 2 && sema_const_int(n->list.items[1], &len)) {
+		if (len < 1 || len > s->strlen)
+			sema_err(s, n->list.items[1]->span, "str() length must be from 1 to %d",
+				 s->strlen);
+		else
+			n->type->size = (uint32_t)len;
+	}
+	return n->type;
+}
+
+static void special(struct sema *s, struct sp_node *n)
+{
+	int64_t v;
+
+	if (!strcmp(n->name, "printf") || !strcmp(n->name, "cat") || !strcmp(n->name, "system"))
+		check_format(s, n);
+	if (!strcmp(n->name, "system") && !s->o->unsafe)
+		sema_err(s, n->span, "system() is unsafe: run sprof with --unsafe to allow it");
+	if (!strcmp(n->name, "buf") && n->list.len == 2 &&
+	    sema_const_int(n->list.items[1], &v)) {
+		if (v < 1 || v > s->strlen)
+			sema_err(s, n->list.items[1]->span, "buf() length must be from 1 to %d",
+				 s->strlen);
+		else
+			n->type->size = (uint32_t)v;
+	}
+	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
+		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
+	if (!strcmp(n->name, "delete") && n->list.items[0]->kind == SP_N_MAP &&
+	    !n->list.items[0]->list.len && n->list.items[0]->key_type)
+		sema_err(s, n->list.items[0]->span, "delete() needs a key: delete(%s[key])",
+			 n->list.items[0]->name);
+}
+
+struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
+{
+	const struct builtin *b = lookup(n->name, true);
+	bool is_str;
+
+	if (!b) {
+		if (lookup(n->name, false))
+			sema_err(s, n->span, "'%s' is not a function: write '%s' without '()'", n->name,
+				 n->name);
+		else
+			unknown(s, n, true);
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	if (b->result == R_AGG && !map_value) {
+		sema_err(s, n->span, "%s() must be assigned to a map, e.g. '@x = %s(%s)'", n->name,
+			 n->name, b->max ? "..." : "");
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	is_str = !strcmp(n->name, "str");
+	if (is_str && n->list.len == 1 && n->list.items[0]->kind == SP_N_POSITIONAL)
+		return str_call(s, n);
+	n->type = b->result == R_BUF ? sp_type_new(s->a, SP_T_BUF) : result_type(s, b->result);
+	if (b->result == R_BUF)
+		n->type->size = (uint32_t)s->strlen;
+	if (!allowed(s, n, b) || !check_args(s, n, b))
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	if (is_str)
+		return str_call(s, n);
+	if (b->result == R_AGG)
+		return n->type = agg_type(s, n);
+	special(s, n);
+	return n->type;
+}
+
+/* --- tracepoint args ----------------------------------------------------------- */
+
+static struct sp_type *field_type(struct sema *s, const struct sp_tp_field *f)
+{
+	if (f->is_string)
+		return sp_type_string(s->a, f->is_data_loc || f->size > (uint32_t)s->strlen ?
+					     (uint32_t)s->strlen : f->size);
+	if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)
+		return sp_type_int(s->a, f->size, f->is_signed);
+	return NULL;
+}
+
+static const struct sp_tp_field *find_field(struct sema *s, struct sp_node *n,
+					     struct sp_node *at)
+{
+	const struct sp_tp_field *fields = NULL;
+	const char *cands[128], *hint;
+	bool tp = !strcmp(at->attach->provider, "tracepoint");
+	int nf = 0, i, err;
+
+	err = s->o->tp_fields(s->o->tp_ctx, tp ? at->attach->target : NULL, at->attach->func,
+			      &fields, &nf);
+	if (err) {
+		sema_err(s, at->span, "cannot read the format of %s '%s'", at->attach->provider,
+			 at->attach->raw);
+		return NULL;
+	}
+	for (i = 0; i < nf; i++)
+		if (!strcmp(fields[i].name, n->name))
+			return &fields[i];
+	for (i = 0; i < nf && i < 128; i++)
+		cands[i] = fields[i].name;
+	sema_err(s, n->span, "%s '%s' has no field '%s'", at->attach->provider, at->attach->raw,
+		 n->name);
+	hint = sp_did_you_mean(n->name, cands, nf < 128 ? nf : 128);
+	if (hint)
+		sema_note(s, n->span, "did you mean '%s'?", hint);
+	return NULL;
+}
+
+/* args.NAME / args->NAME: typed from the tracepoint format through the
+ * driver's callback; every attach point of the probe must have the field. */
+struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
+{
+	const struct builtin *b = lookup("args", false);
+	const struct sp_tp_field *f, *first = NULL;
+	int i;
+
+	n->a->type = sp_type_new(s->a, SP_T_PTR);
+	if (!allowed(s, n->a, b))
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	if (!s->o->tp_fields)
+		return n->type = s->u64;
+	for (i = 0; i < s->probe->list.len; i++) {
+		struct sp_node *at = s->probe->list.items[i];
+
+		if (!at->attach->provider)
+			continue;
+		f = find_field(s, n, at);
+		if (!f)
+			return n->type = sp_type_new(s->a, SP_T_NONE);
+		first = first ? first : f;
+	}
+	if (!first)
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	n->tp_field = first;
+	n->type = field_type(s, first);
+	if (!n->type) {
+		sema_err(s, n->span, "field '%s' of %u bytes is not an integer or a string", n->name,
+			 first->size);
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	return n->type;
+}

@@ -1,0 +1,467 @@
+/* parser/sema_expr.c: types of expressions, and map key/value bookkeeping.
+ *
+ * Integer arithmetic is 64-bit: the result is signed only when both
+ * operands are signed (C's usual conversions at 64 bits); comparisons and
+ * logical operators give u64 0/1. Ordering comparisons of a signed and an
+ * unsigned non-literal warn, as bpftrace does. Strings compare only with
+ * == and != against strings; `comm == 3` is an error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "sema.h"
+
+struct sp_type *sema_var_read(struct sema *s, struct sp_node *n);
+
+static struct sp_type *none(struct sema *s)
+{
+	return sp_type_new(s->a, SP_T_NONE);
+}
+
+bool sema_const_int(const struct sp_node *n, int64_t *v)
+{
+	if (n->kind == SP_N_INT) {
+		*v = n->ival;
+		return true;
+	}
+	if (n->kind == SP_N_UNOP && n->op == '-' && n->a->kind == SP_N_INT) {
+		*v = -n->a->ival;
+		return true;
+	}
+	return false;
+}
+
+/* --- maps ------------------------------------------------------------------ */
+
+struct sema_map *sema_map_get(struct sema *s, const char *name)
+{
+	struct sema_map *m;
+
+	for (m = s->maps; m; m = m->next)
+		if (!strcmp(m->name, name))
+			return m;
+	m = sp_arena_alloc(s->a, sizeof(*m));
+	m->name = name;
+	m->next = s->maps;
+	s->maps = m;
+	return m;
+}
+
+/* The type a value takes in a map slot: integers are 64-bit. */
+struct sp_type *sema_slot_type(struct sema *s, struct sp_type *t)
+{
+	struct sp_type **el;
+	int i;
+
+	if (t->kind == SP_T_INT)
+		return t->size == 8 ? t : sp_type_int(s->a, 8, t->is_signed);
+	if (t->kind != SP_T_TUPLE)
+		return t;
+	el = sp_arena_alloc(s->a, (size_t)(t->nelems + 1) * sizeof(*el));
+	for (i = 0; i < t->nelems; i++)
+		el[i] = sema_slot_type(s, t->elems[i]);
+	return sp_type_tuple(s->a, t->nelems, el);
+}
+
+/* Widen strings (and strings inside tuples) of `into` to fit `t`. */
+static struct sp_type *widen(struct sema *s, struct sp_type *into, struct sp_type *t)
+{
+	struct sp_type **el;
+	int i;
+
+	if (into->kind == SP_T_TUPLE && t->kind == SP_T_TUPLE && into->nelems == t->nelems) {
+		el = sp_arena_alloc(s->a, (size_t)(t->nelems + 1) * sizeof(*el));
+		for (i = 0; i < t->nelems; i++)
+			el[i] = widen(s, into->elems[i], t->elems[i]);
+		return sp_type_tuple(s->a, t->nelems, el);
+	}
+	if ((into->kind == SP_T_STRING || into->kind == SP_T_BUF) && t->size > into->size)
+		return t;
+	return into;
+}
+
+static bool key_ok(const struct sp_type *t)
+{
+	int i;
+
+	switch (t->kind) {
+	case SP_T_AGG:
+	case SP_T_VOID:
+		return false;
+	case SP_T_TUPLE:
+		for (i = 0; i < t->nelems; i++)
+			if (!key_ok(t->elems[i]))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+static void keyed_mismatch(struct sema *s, struct sp_node *m, struct sema_map *mm)
+{
+	if (mm->key)
+		sema_err(s, m->span, "map '%s' used without a key, but it has keys ('%s')", m->name,
+			 sema_tstr(mm->key));
+	else
+		sema_err(s, m->span, "map '%s' has no key, but is used with one", m->name);
+	sema_note(s, mm->key_first, "'%s' was first used here", m->name);
+}
+
+/* Types a MAP node's keys against the map; whole_ok: `@m` may stand for
+ * the whole map (clear, zero, print). Returns the key type or NULL. */
+struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok)
+{
+	struct sema_map *mm = sema_map_get(s, m->name);
+	struct sp_type *kt = NULL, **el;
+	int i, n = m->list.len;
+
+	if (n == 0 && whole_ok)
+		return m->key_type = mm->key;
+	if (n) {
+		el = sp_arena_alloc(s->a, (size_t)n * sizeof(*el));
+		for (i = 0; i < n; i++) {
+			el[i] = sema_slot_type(s, sema_value(s, m->list.items[i]));
+			if (!key_ok(el[i]))
+				sema_err(s, m->list.items[i]->span, "'%s' cannot be a map key",
+					 sema_tstr(el[i]));
+			if (sp_type_is_none(el[i]))
+				return m->key_type = mm->key;
+		}
+		kt = n == 1 ? el[0] : sp_type_tuple(s->a, n, el);
+	}
+	if (!mm->keyed_known) {
+		mm->keyed_known = true;
+		mm->key = kt;
+		mm->key_first = m->span;
+	} else if (!mm->key != !kt) {
+		keyed_mismatch(s, m, mm);
+	} else if (kt && !sp_type_compatible(mm->key, kt)) {
+		sema_err(s, m->span, "key type mismatch for '%s': expected '%s', got '%s'", m->name,
+			 sema_tstr(mm->key), sema_tstr(kt));
+		sema_note(s, mm->key_first, "'%s' was first used with key '%s' here", m->name,
+			  sema_tstr(mm->key));
+	} else if (kt) {
+		mm->key = widen(s, mm->key, kt);
+	}
+	return m->key_type = mm->key;
+}
+
+/* Records or checks the value type of an assignment to map node m. */
+void sema_map_value(struct sema *s, struct sp_node *m, struct sp_type *t, struct sp_span at)
+{
+	struct sema_map *mm = sema_map_get(s, m->name);
+
+	if (sp_type_is_none(t)) {
+		m->type = mm->value;
+		return;
+	}
+	t = sema_slot_type(s, t);
+	if (!mm->value) {
+		mm->value = t;
+		mm->value_first = at;
+	} else if (!(mm->value->kind == SP_T_AGG ? sp_type_equal(mm->value, t)
+						 : sp_type_compatible(mm->value, t))) {
+		sema_err(s, at, "type mismatch for '%s': expected '%s', got '%s'", m->name,
+			 sema_tstr(mm->value), sema_tstr(t));
+		sema_note(s, mm->value_first, "'%s' was first assigned '%s' here", m->name,
+			  sema_tstr(mm->value));
+	} else {
+		mm->value = widen(s, mm->value, t);
+	}
+	m->type = mm->value;
+}
+
+static struct sp_type *map_read(struct sema *s, struct sp_node *m)
+{
+	struct sema_map *mm;
+	const char *cands[64], *hint;
+	struct sema_map *it;
+	int n = 0;
+
+	sema_map_keys(s, m, false);
+	mm = sema_map_get(s, m->name);
+	if (mm->value)
+		return m->type = mm->value;
+	if (s->quiet)
+		return m->type = none(s);
+	for (it = s->maps; it && n < 64; it = it->next)
+		if (it->value)
+			cands[n++] = it->name;
+	sema_err(s, m->span, "undefined map '%s'", m->name);
+	hint = sp_did_you_mean(m->name, cands, n);
+	if (hint)
+		sema_note(s, m->span, "did you mean '%s'?", hint);
+	return m->type = none(s);
+}
+
+/* --- operators ------------------------------------------------------------- */
+
+static bool agg_operand(struct sema *s, struct sp_node *e)
+{
+	if (!e->type || e->type->kind != SP_T_AGG)
+		return false;
+	sema_err(s, e->span, "aggregation '%s' (%s) cannot be used in arithmetic",
+		 e->kind == SP_N_MAP ? e->name : "?", sema_tstr(e->type));
+	return true;
+}
+
+static bool is_cmp(int op)
+{
+	return op == '<' || op == '>' || op == SP_OP_LE || op == SP_OP_GE;
+}
+
+static bool is_literal(const struct sp_node *n)
+{
+	int64_t v;
+
+	return sema_const_int(n, &v);
+}
+
+static struct sp_type *binop(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *x = sema_expr(s, n->a), *y = sema_expr(s, n->b);
+	bool eq = n->op == SP_OP_EQ || n->op == SP_OP_NE;
+	char op[4];
+
+	if (agg_operand(s, n->a) | agg_operand(s, n->b))
+		return n->type = none(s);
+	if (sp_type_is_none(x) || sp_type_is_none(y))
+		return n->type = none(s);
+	if (x->kind == SP_T_STRING && y->kind == SP_T_STRING && eq)
+		return n->type = s->u64;
+	if ((x->kind == SP_T_STRING && y->kind == SP_T_INT) ||
+	    (x->kind == SP_T_INT && y->kind == SP_T_STRING)) {
+		if (eq || is_cmp(n->op)) {
+			sema_err(s, n->span, "cannot compare a string with an integer ('%s' %s '%s')",
+				 sema_tstr(x), sp_op_str(n->op, op), sema_tstr(y));
+			return n->type = none(s);
+		}
+	}
+	if (x->kind != SP_T_INT || y->kind != SP_T_INT) {
+		sema_err(s, n->span, "invalid operands to '%s': '%s' and '%s'", sp_op_str(n->op, op),
+			 sema_tstr(x), sema_tstr(y));
+		return n->type = none(s);
+	}
+	if (is_cmp(n->op) && x->is_signed != y->is_signed && !is_literal(n->a) && !is_literal(n->b))
+		sema_warn(s, n->span, "comparison of integers of different signs: '%s' and '%s'",
+			  sema_tstr(x), sema_tstr(y));
+	if (eq || is_cmp(n->op) || n->op == SP_OP_LAND || n->op == SP_OP_LOR)
+		return n->type = s->u64;
+	return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
+}
+
+static struct sp_type *unop(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_expr(s, n->a);
+	char op[4];
+
+	if (agg_operand(s, n->a) || sp_type_is_none(t))
+		return n->type = none(s);
+	if (t->kind != SP_T_INT) {
+		sema_err(s, n->span, "invalid operand to '%s': '%s'", sp_op_str(n->op, op),
+			 sema_tstr(t));
+		return n->type = none(s);
+	}
+	if (n->op == '!')
+		return n->type = s->u64;
+	if (n->op == '-')
+		return n->type = s->s64;
+	return n->type = sp_type_int(s->a, 8, t->is_signed);
+}
+
+static struct sp_type *ternary(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *c = sema_value(s, n->a);
+	struct sp_type *x = sema_value(s, n->b), *y = sema_value(s, n->c);
+
+	if (!sp_type_is_int(c))
+		sema_err(s, n->a->span, "condition must be an integer, not '%s'", sema_tstr(c));
+	if (sp_type_is_none(x) || sp_type_is_none(y))
+		return n->type = none(s);
+	if (!sp_type_compatible(x, y)) {
+		sema_err(s, n->span, "the branches of '?:' have different types: '%s' and '%s'",
+			 sema_tstr(x), sema_tstr(y));
+		return n->type = none(s);
+	}
+	if (x->kind == SP_T_INT)
+		return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
+	return n->type = widen(s, x, y);
+}
+
+static struct sp_type *incdec(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *lv = n->a;
+	struct sp_type *t;
+
+	if (lv->kind == SP_N_VAR) {
+		t = sema_var_read(s, lv);
+	} else {
+		struct sema_map *mm = sema_map_get(s, lv->name);
+
+		sema_map_keys(s, lv, false);
+		if (!mm->value)
+			sema_map_value(s, lv, s->s64, lv->span);
+		t = lv->type = mm->value;
+	}
+	if (t && t->kind == SP_T_AGG) {
+		sema_err(s, n->span, "cannot use '%s' on aggregation '%s' (%s)",
+			 n->op == '+' ? "++" : "--", lv->name, sema_tstr(t));
+		return n->type = none(s);
+	}
+	if (!sp_type_is_int(t)) {
+		sema_err(s, n->span, "cannot use '%s' on '%s' of type '%s'",
+			 n->op == '+' ? "++" : "--", lv->name, sema_tstr(t));
+		return n->type = none(s);
+	}
+	return n->type = t;
+}
+
+/* --- the rest ---------------------------------------------------------------- */
+
+static struct sp_type *tuple(struct sema *s, struct sp_node *n)
+{
+	struct sp_type **el = sp_arena_alloc(s->a, (size_t)n->list.len * sizeof(*el));
+	int i;
+
+	for (i = 0; i < n->list.len; i++) {
+		el[i] = sema_value(s, n->list.items[i]);
+		if (sp_type_is_none(el[i]))
+			return n->type = none(s);
+	}
+	return n->type = sp_type_tuple(s->a, n->list.len, el);
+}
+
+static struct sp_type *tuple_index(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_value(s, n->a);
+
+	if (sp_type_is_none(t))
+		return n->type = none(s);
+	if (t->kind != SP_T_TUPLE) {
+		sema_err(s, n->span, "'.%lld' needs a tuple, not '%s'", (long long)n->ival,
+			 sema_tstr(t));
+		return n->type = none(s);
+	}
+	if (n->ival < 0 || n->ival >= t->nelems) {
+		sema_err(s, n->span, "tuple index %lld out of range for '%s'", (long long)n->ival,
+			 sema_tstr(t));
+		return n->type = none(s);
+	}
+	return n->type = t->elems[n->ival];
+}
+
+static struct sp_type *cast(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_value(s, n->a);
+
+	if (!sp_type_is_int(t) && t->kind != SP_T_PTR) {
+		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(t),
+			 sema_tstr(n->cast_type));
+		return n->type = none(s);
+	}
+	return n->type = n->cast_type;
+}
+
+static struct sp_type *positional(struct sema *s, struct sp_node *n)
+{
+	const char *text;
+	char *end;
+	long long v;
+
+	n->kind = SP_N_INT;
+	if (!strcmp(n->name, "$#")) {
+		n->ival = s->o->nparams;
+		return n->type = s->s64;
+	}
+	if (n->ival > s->o->nparams || n->ival < 1) {
+		n->ival = 0; /* not given: 0, like bpftrace */
+		return n->type = s->s64;
+	}
+	text = s->o->params[n->ival - 1];
+	v = strtoll(text, &end, 0);
+	if (!*text || *end) {
+		sema_err(s, n->span, "positional parameter %s is not a number ('%s'); use str(%s)",
+			 n->name, text, n->name);
+		return n->type = none(s);
+	}
+	n->ival = v;
+	return n->type = s->s64;
+}
+
+static struct sp_type *field(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t;
+
+	if (n->a->kind == SP_N_BUILTIN && !strcmp(n->a->name, "args"))
+		return sema_args_field(s, n);
+	t = sema_value(s, n->a);
+	if (!sp_type_is_none(t))
+		sema_err(s, n->span, "'%s' has no field '%s'", sema_tstr(t), n->name);
+	return n->type = none(s);
+}
+
+static struct sp_type *expr_kind(struct sema *s, struct sp_node *n)
+{
+	switch (n->kind) {
+	case SP_N_INT:
+		return n->type ? n->type : (n->type = s->s64);
+	case SP_N_STR:
+		return n->type = sp_type_string(s->a, n->len + 1);
+	case SP_N_BUILTIN:
+		return sema_builtin(s, n);
+	case SP_N_CALL:
+		return sema_call(s, n, false);
+	case SP_N_MAP:
+		return map_read(s, n);
+	case SP_N_VAR:
+		return sema_var_read(s, n);
+	case SP_N_POSITIONAL:
+		return positional(s, n);
+	case SP_N_BINOP:
+		return binop(s, n);
+	case SP_N_UNOP:
+		return unop(s, n);
+	case SP_N_TERNARY:
+		return ternary(s, n);
+	case SP_N_CAST:
+		return cast(s, n);
+	case SP_N_TUPLE:
+		return tuple(s, n);
+	case SP_N_FIELD:
+		return field(s, n);
+	case SP_N_TUPLE_INDEX:
+		return tuple_index(s, n);
+	case SP_N_INCDEC:
+		return incdec(s, n);
+	default:
+		return n->type = none(s);
+	}
+}
+
+struct sp_type *sema_expr(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = expr_kind(s, n);
+
+	if (!t)
+		t = n->type = none(s);
+	return t;
+}
+
+struct sp_type *sema_value(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t;
+
+	t = sema_expr(s, n);
+	if (t->kind == SP_T_AGG) {
+		sema_err(s, n->span, "cannot read aggregation '%s' (%s) as a value",
+			 n->kind == SP_N_MAP ? n->name : "?", sema_tstr(t));
+		return none(s);
+	}
+	if (t->kind == SP_T_VOID) {
+		sema_err(s, n->span, "%s() has no value", n->kind == SP_N_CALL ? n->name : "?");
+		return none(s);
+	}
+	return t;
+}
