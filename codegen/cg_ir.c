@@ -1,0 +1,243 @@
+/* codegen/cg_ir.c: IR utilities the codegen files share, and where values
+ * live (stack or the per-CPU scratch map).
+ *
+ * Helpers are called the way the BPF backend expects: a call through
+ * inttoptr(helper id). Functions of the linked helper bitcode are called by
+ * name with their real prototypes. Every builder position carries a debug
+ * location (cg_loc), because calls to inlinable functions with debug info
+ * must have one.
+ */
+#include <linux/bpf.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg.h"
+
+/* ---- small IR utilities shared by the other files ------------------------ */
+
+void cg_error(struct cg *g, struct sp_span span, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	g->errors++;
+	if (g->diag)
+		sp_diag_at(g->diag, SP_DIAG_ERROR, span, "%s", buf);
+}
+
+void cg_loc(struct cg *g, struct sp_span span)
+{
+	uint32_t line = 1, col = 1;
+	LLVMMetadataRef loc;
+
+	if (!g->sp)
+		return;
+	if (g->src)
+		sp_source_linecol(g->src, span.begin, &line, &col);
+	loc = LLVMDIBuilderCreateDebugLocation(g->C, line, col, g->sp, NULL);
+	LLVMSetCurrentDebugLocation2(g->B, loc);
+}
+
+LLVMValueRef cg_u64(struct cg *g, uint64_t v)
+{
+	return LLVMConstInt(g->i64, v, 0);
+}
+
+/* ---- memory for values: stack, or the per-CPU scratch map --------------
+ *
+ * Small values live on the BPF stack (allocas in the entry block, so LLVM
+ * can promote them). Anything bigger than CG_STACK_MAX (strings, tuples,
+ * stack keys, big map keys) lives in one per-CPU array map, sp_scratch,
+ * looked up once at the start of the program: variables first, then
+ * temporaries, which are released at the end of their statement like the
+ * stack ones. This keeps programs with several 64-byte strings under the
+ * verifier's 512-byte stack limit (bpftrace 0.17 fails there).
+ */
+#define CG_STACK_MAX 16
+
+static LLVMValueRef stack_alloca(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMTypeRef ty = LLVMArrayType(g->i8, size ? size : 1);
+	LLVMValueRef a = LLVMBuildAlloca(g->AB, ty, name);
+
+	LLVMSetAlignment(a, 8);
+	return a;
+}
+
+static uint32_t round8(uint32_t v)
+{
+	return (v + 7) & ~7u;
+}
+
+/* Value slot 0 of sp_scratch, looked up in the entry block (null-checked
+ * when the entry block is closed in fn_end). */
+static LLVMValueRef scratch_base(struct cg *g)
+{
+	LLVMValueRef zero, args[2];
+	LLVMTypeRef fty;
+
+	if (g->scratch)
+		return g->scratch;
+	if (!g->scratch_gv)
+		g->scratch_gv = cg_map_global_ir(g, SP_MAP_SCRATCH);
+	zero = stack_alloca(g, 4, "zero");
+	LLVMBuildStore(g->AB, LLVMConstInt(g->i32, 0, 0), zero);
+	args[0] = g->scratch_gv;
+	args[1] = zero;
+	fty = LLVMFunctionType(g->ptr, (LLVMTypeRef[]){ g->ptr, g->ptr }, 2, 0);
+	g->scratch = LLVMBuildCall2(g->AB, fty,
+				    LLVMConstIntToPtr(cg_u64(g, BPF_FUNC_map_lookup_elem), g->ptr),
+				    args, 2, "scratch");
+	/* temporaries start after the variables; the offset is set in fn_end */
+	g->tmp_base = LLVMBuildGEP2(g->AB, g->i8, g->scratch, (LLVMValueRef[]){ cg_u64(g, 0) }, 1,
+				    "tmp");
+	return g->scratch;
+}
+
+/* Memory of a scratch variable: lives for the whole program. */
+LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMValueRef base;
+
+	if (size <= CG_STACK_MAX)
+		return stack_alloca(g, size, name);
+	base = scratch_base(g);
+	size = round8(size);
+	g->var_bytes += size;
+	return LLVMBuildGEP2(g->AB, g->i8, base, (LLVMValueRef[]){ cg_u64(g, g->var_bytes - size) },
+			     1, name);
+}
+
+static void lifetime(struct cg *g, const char *which, LLVMValueRef a, uint32_t size)
+{
+	unsigned id = LLVMLookupIntrinsicID(which, strlen(which));
+	LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->M, id, &g->ptr, 1);
+	LLVMTypeRef fty = LLVMIntrinsicGetType(g->C, id, &g->ptr, 1);
+	LLVMValueRef args[2] = { cg_u64(g, size ? size : 1), a };
+
+	LLVMBuildCall2(g->B, fty, f, args, 2, "");
+}
+
+static int push_temp(struct cg *g, LLVMValueRef a, uint32_t size, uint32_t off)
+{
+	if (g->ntemps == g->captemps) {
+		int cap = g->captemps ? g->captemps * 2 : 32;
+		struct cg_temp *t = realloc(g->temps, cap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		g->temps = t;
+		g->captemps = cap;
+	}
+	g->temps[g->ntemps].v = a;
+	g->temps[g->ntemps].size = size;
+	g->temps[g->ntemps++].off = off;
+	return 0;
+}
+
+/* A temporary (key, string, tuple ...): live from here to the end of the
+ * current statement, so its memory is reused by the next statement. */
+LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMValueRef a;
+	uint32_t off;
+
+	if (size > CG_STACK_MAX) {
+		scratch_base(g);
+		off = g->tmp_off;
+		g->tmp_off += round8(size);
+		if (g->tmp_off > g->tmp_max)
+			g->tmp_max = g->tmp_off;
+		a = LLVMBuildGEP2(g->AB, g->i8, g->tmp_base, (LLVMValueRef[]){ cg_u64(g, off) }, 1,
+				  name);
+		push_temp(g, a, size, off);
+		return a;
+	}
+	a = stack_alloca(g, size, name);
+	if (push_temp(g, a, size, UINT32_MAX) == 0)
+		lifetime(g, "llvm.lifetime.start", a, size);
+	return a;
+}
+
+void cg_temps_end(struct cg *g, int mark)
+{
+	for (int i = g->ntemps - 1; i >= mark; i--) {
+		if (g->temps[i].off != UINT32_MAX)
+			g->tmp_off = g->temps[i].off;
+		else
+			lifetime(g, "llvm.lifetime.end", g->temps[i].v, g->temps[i].size);
+	}
+	if (mark < g->ntemps)
+		g->ntemps = mark;
+}
+
+LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint32_t off)
+{
+	LLVMValueRef idx = LLVMConstInt(g->i64, off, 0);
+
+	if (off == 0)
+		return p;
+	return LLVMBuildGEP2(g->B, g->i8, p, &idx, 1, "");
+}
+
+void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size)
+{
+	if (size)
+		LLVMBuildMemSet(g->B, p, LLVMConstInt(g->i8, 0, 0), cg_u64(g, size), 1);
+}
+
+void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size)
+{
+	if (size && dst != src)
+		LLVMBuildMemCpy(g->B, dst, 1, src, 1, cg_u64(g, size));
+}
+
+LLVMBasicBlockRef cg_block(struct cg *g, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(g->C, g->fn, name);
+}
+
+/* After a terminator (return, break, exit): later statements go to an
+ * unreachable block the optimizer deletes. */
+void cg_dead_block(struct cg *g)
+{
+	LLVMPositionBuilderAtEnd(g->B, cg_block(g, "dead"));
+}
+
+/* Calls BPF helper `id` (inttoptr of the helper number). */
+LLVMValueRef cg_call_helper(struct cg *g, int id, LLVMTypeRef ret, LLVMValueRef *args, int nargs)
+{
+	LLVMTypeRef at[8];
+	LLVMTypeRef fty;
+	LLVMValueRef fp;
+
+	for (int i = 0; i < nargs && i < 8; i++)
+		at[i] = LLVMTypeOf(args[i]);
+	fty = LLVMFunctionType(ret, at, nargs, 0);
+	fp = LLVMConstIntToPtr(cg_u64(g, id), g->ptr);
+	return LLVMBuildCall2(g->B, fty, fp, args, nargs, "");
+}
+
+LLVMValueRef cg_helper_fn(struct cg *g, const char *name, LLVMTypeRef *fty)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(g->M, name);
+
+	if (f && fty)
+		*fty = LLVMGlobalGetValueType(f);
+	return f;
+}
+
+/* Calls a function of the linked helper bitcode (bpf/NAME.bpf.c). */
+LLVMValueRef cg_call_fn(struct cg *g, const char *name, LLVMValueRef *args, int nargs)
+{
+	LLVMTypeRef fty;
+	LLVMValueRef f = cg_helper_fn(g, name, &fty);
+
+	if (!f)
+		return NULL;
+	return LLVMBuildCall2(g->B, fty, f, args, nargs, "");
+}
