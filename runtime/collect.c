@@ -692,7 +692,7 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 	for (int i = 0; i < c->plan->nmaps; i++) {
 		err = sp_collect_map(c, &c->plan->maps[i], &out->maps[i]);
 		if (err) {
-			fprintf(stderr, "error: cannot read map '%s': %s\n", c->plan->maps[i].name,
+			fprintf(stderr, "sprof: cannot read map '%s': %s\n", c->plan->maps[i].name,
 				strerror(-err));
 			return err;
 		}

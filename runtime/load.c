@@ -56,7 +56,7 @@ int sp_check_privileges(void)
 	if (syscall(SYS_capget, &h, d) == 0 &&
 	    ((has_cap(d, CAP_BPF) && has_cap(d, CAP_PERFMON)) || has_cap(d, CAP_SYS_ADMIN)))
 		return 0;
-	fprintf(stderr, "error: sprof needs root or CAP_BPF and CAP_PERFMON\n");
+	fprintf(stderr, "sprof needs root or CAP_BPF and CAP_PERFMON\n");
 	return -EPERM;
 }
 
@@ -113,7 +113,7 @@ static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t m
 	for (int i = 0; i < plan->nmaps; i++) {
 		m = bpf_object__find_map_by_name(l->obj, plan->maps[i].bpf_name);
 		if (!m) {
-			fprintf(stderr, "error: map '%s' (%s) missing from the BPF object\n",
+			fprintf(stderr, "sprof: map '%s' (%s) missing from the BPF object\n",
 				plan->maps[i].name, plan->maps[i].bpf_name);
 			return -ENOENT;
 		}
@@ -168,7 +168,7 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 	l->obj = bpf_object__open_mem(obj, len, &oo);
 	if (!l->obj) {
 		err = -errno;
-		fprintf(stderr, "error: cannot open the BPF object: %s\n", strerror(-err));
+		fprintf(stderr, "sprof: cannot open the BPF object: %s\n", strerror(-err));
 		for (int i = 0; i < l->nlines && !l->verbose; i++)
 			fprintf(stderr, "  libbpf: %s\n", l->lines[i]);
 		goto out_free;
@@ -266,13 +266,13 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 	uint32_t line;
 
 	if (!l->vlog[0]) {
-		fprintf(stderr, "error: cannot load the BPF programs: %s\n", strerror(-err));
+		fprintf(stderr, "sprof: cannot load the BPF programs: %s\n", strerror(-err));
 		for (int i = 0; i < l->nlines && !l->verbose; i++)
 			fprintf(stderr, "  libbpf: %s\n", l->lines[i]);
 		return;
 	}
 	line = sp_vlog_script_line(l->vlog, msg, sizeof(msg));
-	fprintf(stderr, "error: probe '%s': the BPF verifier rejected the program%s\n",
+	fprintf(stderr, "sprof: probe '%s': the BPF verifier rejected the program%s\n",
 		p ? p->spec : l->failed_prog, l->verbose ? "" : " (last lines of its log; -v shows all)");
 	print_vlog(l->vlog, l->verbose ? 0 : VLOG_TAIL);
 	snprintf(diag, sizeof(diag), "BPF verifier: %s", msg[0] ? msg : strerror(-err));
@@ -296,7 +296,7 @@ int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struc
 		return err;
 	}
 	if (bpf_object__btf_fd(l->obj) < 0) {
-		fprintf(stderr, "error: the kernel did not accept the program's BTF "
+		fprintf(stderr, "sprof: the kernel did not accept the program's BTF "
 			"(maps and line info need it)\n");
 		return -EINVAL;
 	}
@@ -317,7 +317,7 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
 	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
 	if (err)
-		fprintf(stderr, "error: cannot write %s: %s\n", SP_MAP_CONFIG, strerror(-err));
+		fprintf(stderr, "sprof: cannot write %s: %s\n", SP_MAP_CONFIG, strerror(-err));
 	return err;
 }
 

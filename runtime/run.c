@@ -57,6 +57,7 @@ struct run {
 	int epfd, sigfd, durfd, tickfd;
 	sigset_t oldmask;
 	bool masked, stop;
+	int exit_code;        /* exit(code): the first one wins */
 	uint64_t t_start;     /* monotonic ns when probes were attached */
 	uint64_t wall_start;
 	char err[1024];
@@ -70,11 +71,15 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* With a script location the front end's caret diagnostic says it all. */
 static void report_probe_error(struct run *r, const struct sp_plan_probe *p)
 {
-	fprintf(stderr, "error: %s\n", r->err[0] ? r->err : "cannot attach");
+	if (!r->err[0])
+		snprintf(r->err, sizeof(r->err), "probe '%s': failed", p ? p->spec : "?");
 	if (r->o->diag && p && p->line)
 		r->o->diag(r->o->diag_ctx, p->line, p->col, r->err);
+	else
+		fprintf(stderr, "sprof: %s\n", r->err);
 }
 
 /* ---- before load ---------------------------------------------------------- */
@@ -87,7 +92,7 @@ static int setup_report_opts(struct run *r)
 	if (o->format) {
 		f = sp_format_parse(o->format);
 		if (f < 0) {
-			fprintf(stderr, "error: unknown output format '%s' (text, json, folded, "
+			fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, "
 				"svg, pprof, speedscope)\n", o->format);
 			return -EINVAL;
 		}
@@ -105,7 +110,7 @@ static int validate_probes(struct run *r)
 	const struct sp_plan *plan = r->plan;
 
 	if (plan->nprobes == 0) {
-		fprintf(stderr, "error: the program has no probes\n");
+		fprintf(stderr, "sprof: the program has no probes\n");
 		return -EINVAL;
 	}
 	for (int i = 0; i < plan->nprobes; i++) {
@@ -133,7 +138,7 @@ static int setup_ctx(struct run *r)
 	int n = sp_online_cpus(&r->cpus);
 
 	if (n < 0) {
-		fprintf(stderr, "error: cannot read the online CPUs: %s\n", strerror(-n));
+		fprintf(stderr, "sprof: cannot read the online CPUs: %s\n", strerror(-n));
 		return n;
 	}
 	r->actx = (struct sp_attach_ctx){ .pid = r->o->pid, .ncpus = n, .cpus = r->cpus,
@@ -181,6 +186,8 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 
 	switch (h->type) {
 	case SP_EV_EXIT:
+		if (!r->stop)
+			r->exit_code = (int)(h->arg & 0xff);
 		r->stop = true;
 		return 0;
 	case SP_EV_NEWPID:
@@ -200,7 +207,7 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 			return 0; /* a newer codegen's record: skip it */
 	}
 	if (err)
-		fprintf(stderr, "warning: bad event record (type %u, id %u): %s\n", h->type,
+		fprintf(stderr, "sprof: warning: bad event record (type %u, id %u): %s\n", h->type,
 			h->id, strerror(-err));
 	return 0;
 }
@@ -233,7 +240,7 @@ static int open_readers(struct run *r)
 {
 	r->sym = sp_symbolizer__open();
 	if (!r->sym) {
-		fprintf(stderr, "error: cannot start the symbolizer: %s\n", strerror(errno));
+		fprintf(stderr, "sprof: cannot start the symbolizer: %s\n", strerror(errno));
 		return -errno;
 	}
 	if (r->tgt.pid && r->tgt.running)
@@ -245,7 +252,7 @@ static int open_readers(struct run *r)
 				     .json = r->ro.format == SP_FMT_JSON };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
 	if (!r->ev) {
-		fprintf(stderr, "error: cannot read the event ring buffer: %s\n", strerror(errno));
+		fprintf(stderr, "sprof: cannot read the event ring buffer: %s\n", strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -544,5 +551,5 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 	if (!err)
 		err = finish(&r);
 	run_destroy(&r);
-	return err ? 1 : 0;
+	return err ? 1 : r.exit_code;
 }

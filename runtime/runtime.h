@@ -36,7 +36,8 @@ struct sp_run_opts {
 	void *diag_ctx;
 };
 
-/* Returns the process exit status: 0 on a normal end, 1 on errors. */
+/* Returns the process exit status: 0 on a normal end (exit(code): code),
+ * 1 on errors. */
 int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 	   const struct sp_run_opts *o);
 

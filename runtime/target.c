@@ -214,11 +214,11 @@ static int open_cmd(struct sp_target *t, const char *cmd)
 
 	t->cmd = strdup(cmd);
 	if (n == -EINVAL) {
-		fprintf(stderr, "error: cannot run '%s': unbalanced quote\n", cmd);
+		fprintf(stderr, "sprof: cannot run '%s': unbalanced quote\n", cmd);
 		return n;
 	}
 	if (n <= 0) {
-		fprintf(stderr, "error: cannot run '%s': %s\n", cmd,
+		fprintf(stderr, "sprof: cannot run '%s': %s\n", cmd,
 			n == 0 ? "empty command" : strerror(-n));
 		sp_free_args(argv);
 		return n == 0 ? -EINVAL : n;
@@ -227,7 +227,7 @@ static int open_cmd(struct sp_target *t, const char *cmd)
 	if (!err)
 		err = start_child(t, argv);
 	if (err)
-		fprintf(stderr, "error: cannot run '%s': %s\n", cmd, strerror(-err));
+		fprintf(stderr, "sprof: cannot run '%s': %s\n", cmd, strerror(-err));
 	sp_free_args(argv);
 	return err;
 }
@@ -237,7 +237,7 @@ int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
 	memset(t, 0, sizeof(*t));
 	t->go_fd = t->err_fd = t->pidfd = -1;
 	if (cmd && pid) {
-		fprintf(stderr, "error: -p and -c cannot be used together\n");
+		fprintf(stderr, "sprof: -p and -c cannot be used together\n");
 		return -EINVAL;
 	}
 	if (cmd) {
@@ -247,7 +247,7 @@ int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
 			return err;
 	} else if (pid) {
 		if (pid < 0 || (kill(pid, 0) && errno == ESRCH)) {
-			fprintf(stderr, "error: -p %d: no such process\n", (int)pid);
+			fprintf(stderr, "sprof: -p %d: no such process\n", (int)pid);
 			return -ESRCH;
 		}
 		t->pid = pid;
@@ -276,7 +276,7 @@ int sp_target__release(struct sp_target *t)
 	close(t->err_fd);
 	t->err_fd = -1;
 	if (n == sizeof(e)) {
-		fprintf(stderr, "error: cannot run '%s': %s\n", t->cmd, strerror(e));
+		fprintf(stderr, "sprof: cannot run '%s': %s\n", t->cmd, strerror(e));
 		waitpid(t->pid, NULL, 0);
 		t->reaped = true;
 		return -e;

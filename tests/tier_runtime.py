@@ -1,0 +1,218 @@
+"""Runtime tier: real probes on real workloads (needs root and BPF).
+
+Each run is kept to 1-2 s. Workloads are built from tests/workloads by the
+runner (-O0 -fno-omit-frame-pointer), so frame-pointer stacks reach main.
+"""
+import os
+import re
+import signal
+import subprocess
+import time
+
+HOTWARM_SPEC = 'profile:hz:999 %s @[ustack] = count(); %s'
+
+
+def parse_stacks(text):
+    """bpftrace's `@[\\n frames \\n]: N` entries -> list of (frames, count)."""
+    out = []
+    for m in re.finditer(r"^@\w*\[\n((?:[ \t]+\S.*\n)*)\]: (\d+)$", text, re.M):
+        frames = [l.strip() for l in m.group(1).splitlines() if l.strip()]
+        out.append((frames, int(m.group(2))))
+    return out
+
+
+def leaf_totals(stacks):
+    tot = {}
+    for frames, n in stacks:
+        if frames:
+            name = re.sub(r"\+\d+$", "", frames[0])
+            tot[name] = tot.get(name, 0) + n
+    return tot
+
+
+def check_ratio(r):
+    assert r.rc == 0, r
+    tot = leaf_totals(parse_stacks(r.out))
+    hot, warm = tot.get("hot", 0), tot.get("warm", 0)
+    assert hot > 0 and warm > 0, "hot/warm missing: %r\n%r" % (tot, r)
+    ratio = hot / warm
+    assert 1.6 <= ratio <= 2.5, "hot:warm = %d:%d = %.2f, want 1.6-2.5\n%r" % (hot, warm, ratio, r)
+    return tot
+
+
+def t_hotwarm_ratio(ctx):
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    check_ratio(ctx.sprof_run("-c", wl + " 1.5", HOTWARM_SPEC % ("<", ">"), timeout=30))
+
+
+def t_brace_forms_agree(ctx):
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    a = check_ratio(ctx.sprof_run("-c", wl + " 1", HOTWARM_SPEC % ("<", ">"), timeout=30))
+    b = check_ratio(ctx.sprof_run("-c", wl + " 1", HOTWARM_SPEC % ("{", "}"), timeout=30))
+    assert {"hot", "warm"} <= set(a) & set(b), (a, b)
+
+
+def t_exited_child_symbolized(ctx):
+    """-c: the child has exited when maps print; frames must still be names."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    r = ctx.sprof_run("-c", wl + " 1", "profile:hz:99 { @[ustack] = count(); }", timeout=30)
+    assert r.rc == 0, r
+    stacks = parse_stacks(r.out)
+    assert stacks, r
+    frames = [f for fr, _ in stacks for f in fr]
+    assert any(f.startswith("main+") for f in frames), r
+    assert any(f.startswith(("hot+", "warm+")) for f in frames), r
+    hexes = [f for f in frames if re.match(r"^0x[0-9a-f]+$", f)]
+    assert not hexes, "unsymbolized frames %r\n%r" % (hexes, r)
+
+
+def t_pid_filter(ctx):
+    """-p counts one process only, all of another's samples are excluded."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    a = subprocess.Popen([wl, "4"])
+    b = subprocess.Popen([wl, "4"])
+    try:
+        time.sleep(0.1)
+        r = ctx.sprof_run("-p", str(a.pid), "--duration", "1s",
+                          "profile:hz:199 { @[pid] = count(); }", timeout=30)
+    finally:
+        a.kill()
+        b.kill()
+        a.wait()
+        b.wait()
+    assert r.rc == 0, r
+    keys = dict((int(k), int(v)) for k, v in re.findall(r"^@\[(\d+)\]: (\d+)$", r.out, re.M))
+    assert keys.get(a.pid, 0) > 50, r
+    assert set(keys) == {a.pid}, r
+
+
+def t_begin_exit_fast(ctx):
+    ctx.require_bpf()
+    best = 99.0
+    for _ in range(3):
+        r = ctx.sprof_run("BEGIN { exit(); }", timeout=30)
+        assert r.rc == 0, r
+        best = min(best, r.secs)
+    assert best < 0.5, "BEGIN { exit(); } took %.3f s" % best
+
+
+def t_printf_begin_end(ctx):
+    ctx.require_bpf()
+    r = ctx.sprof_run('BEGIN { printf("hi %d %s|%5d|%-4s|\\n", 5, "x", 42, "ab"); exit(); } '
+                      'END { printf("bye\\n"); }', timeout=30)
+    assert r.rc == 0, r
+    assert r.out.startswith("hi 5 x|   42|ab  |\nbye\n"), r
+
+
+def t_interval_exit(ctx):
+    ctx.require_bpf()
+    r = ctx.sprof_run("interval:ms:200 { @n = count(); exit(); }", timeout=30)
+    assert r.rc == 0, r
+    assert re.search(r"^@n: 1$", r.out, re.M), r
+    assert r.secs < 2.0, r
+
+
+def t_duration(ctx):
+    ctx.require_bpf()
+    r = ctx.sprof_run("--duration", "500ms", "profile:hz:99 { @ = count(); }", timeout=30)
+    assert r.rc == 0, r
+    assert re.search(r"^@: \d+$", r.out, re.M), r
+    assert 0.4 < r.secs < 3.0, r
+
+
+def t_sigint_prints(ctx):
+    ctx.require_bpf()
+    p = subprocess.Popen([ctx.sprof, "profile:hz:99 { @ = count(); }"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=ctx.workdir)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    assert p.returncode == 0, (p.returncode, out, err)
+    assert re.search(r"^@: \d+$", out, re.M), (out, err)
+
+
+def t_software_event(ctx):
+    ctx.require_bpf()
+    r = ctx.sprof_run("software:cs:1 { @ = count(); } interval:ms:300 { exit(); }", timeout=30)
+    assert r.rc == 0, r
+    m = re.search(r"^@: (\d+)$", r.out, re.M)
+    assert m and int(m.group(1)) > 0, r
+
+
+def t_hardware_event_no_pmu(ctx):
+    """No PMU here: a clear message, not a crash. With one, it just runs."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("hardware:cycles:1000000 { @ = count(); } interval:ms:200 { exit(); }",
+                      timeout=30)
+    if r.rc == 0:
+        return
+    assert r.rc == 1, r
+    assert "hardware performance counters" in r.err, r
+
+
+def t_exit_code(ctx):
+    ctx.require_bpf()
+    r = ctx.sprof_run("BEGIN { exit(3); }", timeout=30)
+    assert r.rc == 3, r
+
+
+def bad(ctx, args, want, **kw):
+    r = ctx.run(args, timeout=30, **kw)
+    assert 0 < r.rc < 128, "want a clean non-zero exit: %r" % r
+    assert re.search(want, r.err, re.I), "stderr lacks %r: %r" % (want, r)
+    assert "Segmentation" not in r.err and "Assertion" not in r.err, r
+
+
+def t_bad_not_root(ctx):
+    ctx.require_root()
+    ctx.require_tool("setpriv")
+    bad(ctx, ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+              "--inh-caps=-all", ctx.sprof, "BEGIN { exit(); }"],
+        r"needs root or CAP_BPF and CAP_PERFMON")
+
+
+def t_bad_probe_type(ctx):
+    bad(ctx, [ctx.sprof, "nosuch:thing { @ = count(); }"], r"nosuch|probe")
+
+
+def t_bad_frequencies(ctx):
+    for spec in ("profile:hz:0", "profile:hz:-1", "profile:hz:100001"):
+        bad(ctx, [ctx.sprof, spec + " { @ = count(); }"], r"frequenc|hz|positive|range|100000")
+
+
+def t_bad_missing_pid(ctx):
+    ctx.require_root()
+    p = subprocess.Popen(["true"])
+    p.wait()
+    bad(ctx, [ctx.sprof, "-p", str(p.pid), "profile:hz:99 { @ = count(); }"],
+        r"%d.*no such process|no such process.*%d" % (p.pid, p.pid))
+
+
+def t_bad_command(ctx):
+    ctx.require_root()
+    bad(ctx, [ctx.sprof, "-c", "/nonexistent/cmd --x", "profile:hz:99 { @ = count(); }"],
+        r"cannot run '/nonexistent/cmd --x': No such file or directory")
+    bad(ctx, [ctx.sprof, "-c", "no-such-command-sprof", "profile:hz:99 { @ = count(); }"],
+        r"cannot run 'no-such-command-sprof'")
+
+
+def t_bad_unreadable_script(ctx):
+    bad(ctx, [ctx.sprof, os.path.join(ctx.workdir, "missing-script.sp")], r"missing-script.sp")
+    d = os.path.join(ctx.workdir, "adir.sp")
+    os.makedirs(d, exist_ok=True)
+    bad(ctx, [ctx.sprof, d], r"adir.sp")
+
+
+def t_bad_empty_program(ctx):
+    bad(ctx, [ctx.sprof, ""], r"empty|no probes|no program")
+    bad(ctx, [ctx.sprof, "// just a comment\n"], r"empty|no probes|no program")
+
+
+def tests(ctx):
+    for name, fn in sorted(globals().items()):
+        if name.startswith("t_") and callable(fn):
+            yield name[2:], fn
