@@ -319,7 +319,9 @@ static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_
 	snprintf(name, sizeof(name), "%s_%d", sp_probe_type_name(type), idx);
 	plan_probe(g, at, type, name);
 	fn_begin(g, name, at);
-	if (type != SP_PROBE_BEGIN && type != SP_PROBE_END) {
+	/* -p: only the target's events; BEGIN, END and interval timers are not
+	 * events of a process, so they always run */
+	if (type != SP_PROBE_BEGIN && type != SP_PROBE_END && type != SP_PROBE_INTERVAL) {
 		LLVMValueRef ok = cg_call_fn(g, "sp_filter", NULL, 0);
 		LLVMBasicBlockRef go = cg_block(g, "filtered");
 
