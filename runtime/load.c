@@ -208,30 +208,50 @@ static bool is_noise(const char *s, size_t n)
 	return d > 0 && d < n && s[d] == ':';
 }
 
-uint32_t sp_vlog_script_line(const char *log, char *msg, size_t msglen)
+/* "; <source> @ <file>:<line>" (the source may contain '@'): the line if
+ * <file> is the script (the kernel keeps the path's last component only);
+ * helpers inlined from bpf/NAME.bpf.c carry their own file and are skipped. */
+static uint32_t linfo_line(const char *t, const char *nl, const char *file)
 {
+	const char *at = NULL, *colon, *name;
+
+	for (const char *q = t; q + 3 <= nl; q++)
+		if (q[0] == ' ' && q[1] == '@' && q[2] == ' ')
+			at = q;
+	if (!at)
+		return 0;
+	name = at + 3;
+	colon = memrchr(name, ':', (size_t)(nl - name));
+	if (!colon)
+		return 0;
+	if (file && ((size_t)(colon - name) != strlen(file) ||
+		     strncmp(name, file, (size_t)(colon - name)) != 0))
+		return 0;
+	return (uint32_t)strtoul(colon + 1, NULL, 10);
+}
+
+uint32_t sp_vlog_script_line(const char *log, const char *script, char *msg, size_t msglen)
+{
+	const char *file = script ? strrchr(script, '/') : NULL;
 	uint32_t line = 0;
 	const char *s = log, *nl;
 
+	file = file ? file + 1 : script;
 	if (msglen)
 		msg[0] = '\0';
 	for (; *s; s = nl + 1) {
+		const char *t = skip_line_prefix(s);
 		size_t n;
-		const char *t = skip_line_prefix(s), *at;
 
 		nl = strchr(s, '\n');
 		if (!nl)
 			nl = s + strlen(s);
 		n = (size_t)(nl - t);
 		if (*t == ';') {
-			/* "; <source> @ <file>:<line>": the source may contain '@' */
-			at = NULL;
-			for (const char *q = t; q + 3 <= nl; q++)
-				if (q[0] == ' ' && q[1] == '@' && q[2] == ' ')
-					at = q;
-			const char *colon = at ? memrchr(at, ':', (size_t)(nl - at)) : NULL;
-			if (colon)
-				line = (uint32_t)strtoul(colon + 1, NULL, 10);
+			uint32_t l = linfo_line(t, nl, file);
+
+			if (l)
+				line = l;
 		} else if (!is_noise(t, n) && msglen) {
 			snprintf(msg, msglen, "%.*s", (int)n, t);
 		}
@@ -271,7 +291,7 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 			fprintf(stderr, "  libbpf: %s\n", l->lines[i]);
 		return;
 	}
-	line = sp_vlog_script_line(l->vlog, msg, sizeof(msg));
+	line = sp_vlog_script_line(l->vlog, plan->source_name, msg, sizeof(msg));
 	fprintf(stderr, "sprof: probe '%s': the BPF verifier rejected the program%s\n",
 		p ? p->spec : l->failed_prog, l->verbose ? "" : " (last lines of its log; -v shows all)");
 	print_vlog(l->vlog, l->verbose ? 0 : VLOG_TAIL);

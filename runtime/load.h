@@ -41,9 +41,10 @@ int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struc
 int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid);
 void sp_loader__destroy(struct sp_loader *l);
 
-/* Verifier log -> the last "; ... @ file:LINE" before the end; 0 if none.
- * `msg` receives the last non-empty line that is not such a comment. */
-uint32_t sp_vlog_script_line(const char *log, char *msg, size_t msglen);
+/* Verifier log -> LINE of the last "; ... @ FILE:LINE" naming the script
+ * (basename of `script`; any file when NULL); 0 if none. `msg` receives the
+ * last line that is the verifier's complaint (not an instruction or state). */
+uint32_t sp_vlog_script_line(const char *log, const char *script, char *msg, size_t msglen);
 
 /* Plan probe served by program `prog`, or NULL. */
 const struct sp_plan_probe *sp_plan_probe_by_prog(const struct sp_plan *plan, const char *prog);

@@ -135,6 +135,40 @@ def t_sigint_prints(ctx):
     assert re.search(r"^@: \d+$", out, re.M), (out, err)
 
 
+def t_status_line_on_tty(ctx):
+    """stderr a terminal: a status line once a second, erased at the end."""
+    import pty
+    ctx.require_bpf()
+    master, slave = pty.openpty()
+    p = subprocess.Popen([ctx.sprof, "--duration", "2300ms", "profile:hz:99 { @[ustack] = count(); }"],
+                         stdout=subprocess.PIPE, stderr=slave, cwd=ctx.workdir)
+    os.close(slave)
+    buf = b""
+    while True:
+        try:
+            d = os.read(master, 4096)
+        except OSError:
+            break
+        if not d:
+            break
+        buf += d
+    out = p.stdout.read().decode()
+    p.wait(timeout=20)
+    os.close(master)
+    err = buf.decode(errors="replace")
+    assert p.returncode == 0, (out, err)
+    assert re.search(r"0:01  \d+ samples  \d+ lost  \d+ stacks  Ctrl-C to stop", err), err
+    assert err.endswith("\r\x1b[K"), repr(err[-40:])
+    assert "Ctrl-C" not in out, out
+
+
+def t_no_status_without_tty(ctx):
+    ctx.require_bpf()
+    r = ctx.sprof_run("--duration", "1200ms", "profile:hz:99 { @ = count(); }", timeout=30)
+    assert r.rc == 0, r
+    assert "Ctrl-C" not in r.err and "\x1b" not in r.err, r
+
+
 def t_software_event(ctx):
     ctx.require_bpf()
     r = ctx.sprof_run("software:cs:1 { @ = count(); } interval:ms:300 { exit(); }", timeout=30)
@@ -158,6 +192,22 @@ def t_exit_code(ctx):
     ctx.require_bpf()
     r = ctx.sprof_run("BEGIN { exit(3); }", timeout=30)
     assert r.rc == 3, r
+
+
+def t_verifier_error_points_at_script(ctx):
+    """A verifier rejection names the probe, shows the log's tail and points
+    a caret diagnostic at the script line (not at the inlined helper's)."""
+    ctx.require_bpf()
+    path = ctx.write("toocomplex.sp", "BEGIN {\n  $i = 0;\n  while ($i < 100000000) {\n"
+                     "    @x[$i] = 1;\n    $i++;\n  }\n  exit();\n}\n")
+    r = ctx.sprof_run(path, timeout=60)
+    assert r.rc == 1, r
+    assert "probe 'BEGIN': the BPF verifier rejected the program" in r.err, r
+    assert re.search(r"toocomplex\.sp:4:\d+: error: BPF verifier: ", r.err), r
+    assert "@x[$i] = 1;" in r.err, r
+    assert len(r.err.splitlines()) < 40, "without -v only the log's tail: %r" % r
+    v = ctx.sprof_run("-v", path, timeout=60)
+    assert v.rc == 1 and len(v.err.splitlines()) > len(r.err.splitlines()), v
 
 
 def bad(ctx, args, want, **kw):
