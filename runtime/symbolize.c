@@ -646,6 +646,27 @@ static bool symbolize_perfmap(const struct sp_proc *p, uint64_t addr, bool leaf,
 	return true;
 }
 
+/* Kernel-made code pages: uretprobes replace return addresses with their
+ * trampoline's; old static binaries call the legacy vsyscall page (entries
+ * 1 KiB apart). */
+static bool symbolize_special(const struct sp_map *m, uint64_t addr, struct sp_frame *out)
+{
+	static const char *const vsyscalls[] = { "gettimeofday", "time", "getcpu" };
+	uint64_t slot = (addr - m->start) / 1024;
+
+	if (m->kind == SP_MAP_VSYSCALL && slot < 3) {
+		out->sym = vsyscalls[slot];
+		out->off = addr - m->start - slot * 1024;
+	} else if (m->path && strcmp(m->path, "[uprobes]") == 0) {
+		out->sym = "uretprobe_trampoline";
+		out->off = addr - m->start;
+	} else {
+		return false;
+	}
+	out->kind = SP_FRAME_USER;
+	return true;
+}
+
 static void fill_map(const struct sp_map *m, uint64_t addr, struct sp_frame *out)
 {
 	out->module = m->path;
@@ -669,9 +690,9 @@ static bool symbolize_in(struct sp_symbolizer *s, const struct sp_proc *p, uint6
 		/* JIT code in a file mapping (memfd double-mapping) is in the perf map */
 		return symbolize_file(s, m, addr, leaf, out) || symbolize_perfmap(p, addr, leaf, out);
 	case SP_MAP_ANON:
-		return symbolize_perfmap(p, addr, leaf, out);
+		return symbolize_perfmap(p, addr, leaf, out) || symbolize_special(m, addr, out);
 	case SP_MAP_VSYSCALL:
-		break;
+		return symbolize_special(m, addr, out);
 	}
 	return false;
 }
