@@ -131,7 +131,10 @@ static void dump_attrs(FILE *f, const struct sp_node *n)
 		fprintf(f, " %s %s", n->prefix ? "prefix" : "postfix", n->op == '+' ? "++" : "--");
 		break;
 	case SP_N_INT:
-		fprintf(f, " %" PRId64, n->ival);
+		if (n->type && n->type->kind == SP_T_INT && !n->type->is_signed)
+			fprintf(f, " %" PRIu64, (uint64_t)n->ival);
+		else
+			fprintf(f, " %" PRId64, n->ival);
 		break;
 	case SP_N_STR:
 		fputc(' ', f);

@@ -116,48 +116,55 @@ int sp_diag_errors(const struct sp_diag *d)
 	return d->errors;
 }
 
-/* Levenshtein distance with one row; words here are short identifiers. */
+static int min3(int a, int b, int c)
+{
+	int m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/* Edit distance where swapping two neighbours counts as one edit
+ * ("prinft" is one edit from "printf"); words here are short identifiers. */
 static int edit_distance(const char *a, const char *b)
 {
 	int la = (int)strlen(a), lb = (int)strlen(b);
-	int row[64], i, j;
+	int d[33][33], i, j;
 
-	if (la >= 64 || lb >= 64)
+	if (la > 32 || lb > 32)
 		return 1 << 20;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
 	for (j = 0; j <= lb; j++)
-		row[j] = j;
+		d[0][j] = j;
 	for (i = 1; i <= la; i++) {
-		int diag = row[0];
-
-		row[0] = i;
 		for (j = 1; j <= lb; j++) {
-			int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
+			d[i][j] = min3(d[i - 1][j] + 1, d[i][j - 1] + 1,
+				       d[i - 1][j - 1] + (a[i - 1] != b[j - 1]));
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < d[i][j])
+				d[i][j] = d[i - 2][j - 2] + 1;
 		}
 	}
-	return row[lb];
+	return d[la][lb];
 }
 
 const char *sp_did_you_mean(const char *word, const char *const *cands, int ncands)
 {
 	int len = (int)strlen(word), limit = len / 3 > 1 ? len / 3 : 1;
-	int best = limit + 1, i;
+	int best = limit + 1, best_dlen = 0, i;
 	const char *found = NULL;
 
 	for (i = 0; i < ncands; i++) {
-		int dist;
+		int dist, dlen;
 
 		if (!cands[i] || !strcmp(cands[i], word))
 			continue;
 		dist = edit_distance(word, cands[i]);
-		if (dist < best) {
+		dlen = abs((int)strlen(cands[i]) - len);
+		/* on a tie, prefer the candidate of the same length */
+		if (dist < best || (dist == best && found && dlen < best_dlen)) {
 			best = dist;
+			best_dlen = dlen;
 			found = cands[i];
 		}
 	}

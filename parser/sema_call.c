@@ -270,6 +270,9 @@ static bool check_args(struct sema *s, struct sp_node *n, const struct builtin *
 		else if (b->max < 0)
 			sema_err(s, n->span, "%s() takes at least %d argument%s, not %d", n->name,
 				 b->min, b->min == 1 ? "" : "s", nargs);
+		else if (b->min == 0)
+			sema_err(s, n->span, "%s() takes at most %d argument%s, not %d", n->name,
+				 b->max, b->max == 1 ? "" : "s", nargs);
 		else
 			sema_err(s, n->span, "%s() takes %d to %d arguments, not %d", n->name, b->min,
 				 b->max, nargs);

@@ -370,6 +370,8 @@ static struct sp_type *positional(struct sema *s, struct sp_node *n)
 	char *end;
 	long long v;
 
+	if (s->quiet) /* rewritten once, in the reporting pass */
+		return s->s64;
 	n->kind = SP_N_INT;
 	if (!strcmp(n->name, "$#")) {
 		n->ival = s->o->nparams;
