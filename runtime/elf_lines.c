@@ -210,6 +210,43 @@ static bool end_seq(struct sp_lines *l)
 	return true;
 }
 
+/* Lexical clean-up in place, as Go's path.Clean: "./csu/../sysdeps/x.h"
+ * -> "sysdeps/x.h". ".." that cannot be resolved stays. */
+void sp_lines__clean_path(char *p)
+{
+	bool abs = p[0] == '/';
+	char *r = p, *w = p, *base;
+
+	if (abs)
+		*w++ = *r++;
+	base = w; /* ".." never goes above this */
+	while (*r) {
+		size_t n = strcspn(r, "/");
+
+		if (n == 0 || (n == 1 && r[0] == '.')) {
+			/* empty or "." component: drop */
+		} else if (n == 2 && r[0] == '.' && r[1] == '.' && w > base &&
+			   !(w - base >= 2 && w[-1] == '.' && w[-2] == '.' &&
+			     (w - base == 2 || w[-3] == '/'))) {
+			while (w > base && w[-1] != '/')
+				w--;
+			if (w > base)
+				w--; /* the '/' before the dropped component */
+		} else if (!(n == 2 && r[0] == '.' && r[1] == '.' && abs && w == base)) {
+			if (w > base)
+				*w++ = '/';
+			memmove(w, r, n);
+			w += n;
+		}
+		r += n;
+		if (*r == '/')
+			r++;
+	}
+	if (w == p)
+		*w++ = '.';
+	*w = '\0';
+}
+
 /* dir + "/" + name unless name is absolute; NULL name -> "?" */
 static bool add_file(struct sp_lines *l, const char *dir, const char *name)
 {
@@ -231,6 +268,7 @@ static bool add_file(struct sp_lines *l, const char *dir, const char *name)
 	}
 	if (!s)
 		return false;
+	sp_lines__clean_path(s);
 	if (l->nfiles == l->capfiles) {
 		int ncap = l->capfiles ? l->capfiles * 2 : 64;
 		char **n = realloc(l->files, ncap * sizeof(*n));

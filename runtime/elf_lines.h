@@ -18,5 +18,7 @@ struct sp_lines;
 struct sp_lines *sp_lines__load(Elf *elf);
 bool sp_lines__find(const struct sp_lines *l, uint64_t vaddr, const char **file, int *line);
 void sp_lines__free(struct sp_lines *l); /* accepts NULL */
+/* Lexical path clean-up in place ("./a/../b/./c" -> "b/c"), as Go's path.Clean. */
+void sp_lines__clean_path(char *p);
 
 #endif

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/elf_lines.h"
 #include "runtime/elf_syms.h"
 #include "runtime/kallsyms.h"
 #include "runtime/procmaps.h"
@@ -315,6 +316,23 @@ static void run_variant(struct tctx *t, const char *what, const char *bin, bool 
 out:
 	free((void *)bid);
 	sp_symbolizer__destroy(s);
+}
+
+static void test_clean_path(struct tctx *t)
+{
+	static const char *cases[][2] = {
+		{ "./csu/../sysdeps/nptl/x.h", "sysdeps/nptl/x.h" }, { "/a/b/../c", "/a/c" },
+		{ "/../a", "/a" }, { "../../a", "../../a" }, { "a/../../b", "../b" }, { "./x.c", "x.c" },
+		{ "a//b/./c/", "a/b/c" }, { "/", "/" }, { "a/..", "." }, { "../a/../b", "../b" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "%s", cases[i][0]);
+		sp_lines__clean_path(buf);
+		check(t, strcmp(buf, cases[i][1]) == 0, "source path %s -> %s", cases[i][0], buf);
+	}
 }
 
 static void test_demangle(struct tctx *t)
@@ -688,6 +706,7 @@ int main(void)
 	else
 		printf("skip MiniDebugInfo: no xz\n");
 	test_demangle(&t);
+	test_clean_path(&t);
 	test_cpp(&t, BIN("symtest_cpp"));
 	test_gone_pid(&t);
 	test_exec(&t, BIN("symtest-pie"));
