@@ -23,7 +23,7 @@ struct sp_tp_field;
 #define SP_NODE_KINDS(X)                                              \
 	X(PROGRAM, "program")     /* list: probes */                   \
 	X(PROBE, "probe")         /* list: attach points; a: pred; b: block */ \
-	X(ATTACH, "attach")       /* attach: parsed attach point */    \
+	X(ATTACH, "attach")       /* attach: parsed attach point; ival: probe kind (sema) */ \
 	X(BLOCK, "block")         /* list: statements */               \
 	X(EXPR_STMT, "expr")      /* a: expression */                  \
 	X(ASSIGN, "assign")       /* a: lvalue (MAP/VAR); b: value; op: 0 or compound binop */ \

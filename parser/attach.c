@@ -402,6 +402,6 @@ int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *node)
 		return -1;
 	p.at->provider = kind_names[kind];
 	if (!parse_fields(&p, kind))
-		return -1;
+		p.at->provider = NULL; /* half-parsed: sema must not use its fields */
 	return kind;
 }

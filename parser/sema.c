@@ -113,12 +113,11 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 {
 	struct sema_var *v = var_find(s, lv->name);
 
-	if (sp_type_is_none(t)) {
-		if (v)
-			lv->scope_id = v->id, lv->type = v->type;
-		return;
-	}
-	if (!v) {
+	if (v && sp_type_is_none(v->type) && !sp_type_is_none(t)) {
+		v->type = t->kind == SP_T_INT ? sp_type_int(s->a, 8, t->is_signed) : t;
+	} else if (!v) {
+		/* declared even when the value had an error, so later uses
+		 * do not report it again */
 		v = sp_arena_alloc(s->a, sizeof(*v));
 		v->name = lv->name;
 		v->type = t->kind == SP_T_INT ? sp_type_int(s->a, 8, t->is_signed) : t;
@@ -126,6 +125,8 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		v->id = s->nvars++;
 		v->next = s->scope->vars;
 		s->scope->vars = v;
+	} else if (sp_type_is_none(t)) {
+		/* keep the type the variable has */
 	} else if (!sp_type_compatible(v->type, t)) {
 		sema_err(s, lv->span, "type mismatch for '%s': cannot assign '%s' to a '%s' variable",
 			 lv->name, sema_tstr(t), sema_tstr(v->type));
@@ -276,7 +277,7 @@ static void probe(struct sema *s, struct sp_node *p)
 	s->probe = p;
 	s->probe_mask = 0;
 	for (i = 0; i < p->list.len; i++) {
-		kind = sp_probe_kind_of(p->list.items[i]->attach->provider);
+		kind = (int)p->list.items[i]->ival; /* set by the attach pre-pass */
 		if (kind >= 0)
 			s->probe_mask |= 1u << kind;
 	}
@@ -310,7 +311,7 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 		struct sp_node *p = prog->list.items[i];
 
 		for (int j = 0; j < p->list.len; j++)
-			sp_attach_parse(a, d, p->list.items[j]);
+			p->list.items[j]->ival = sp_attach_parse(a, d, p->list.items[j]);
 	}
 	s.quiet = true;
 	run_pass(&s, prog);

@@ -23,6 +23,7 @@ struct sema_map {
 	struct sp_type *key;      /* NULL: no keys */
 	struct sp_span key_first;
 	struct sp_type *value;    /* NULL: not assigned yet */
+	bool assigned;            /* assigned somewhere, maybe with an error */
 	struct sp_span value_first;
 	struct sema_map *next;
 };

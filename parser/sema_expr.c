@@ -153,6 +153,7 @@ void sema_map_value(struct sema *s, struct sp_node *m, struct sp_type *t, struct
 {
 	struct sema_map *mm = sema_map_get(s, m->name);
 
+	mm->assigned = true;
 	if (sp_type_is_none(t)) {
 		m->type = mm->value;
 		return;
@@ -184,7 +185,7 @@ static struct sp_type *map_read(struct sema *s, struct sp_node *m)
 	mm = sema_map_get(s, m->name);
 	if (mm->value)
 		return m->type = mm->value;
-	if (s->quiet)
+	if (s->quiet || mm->assigned) /* an error was reported at the assignment */
 		return m->type = none(s);
 	for (it = s->maps; it && n < 64; it = it->next)
 		if (it->value)
