@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,8 @@ struct sp_symbolizer {
 	struct sp_file *files[FILE_BUCKETS];
 	struct sp_kallsyms *ksyms;
 	bool ksyms_tried;
+	pthread_t ksyms_thread;     /* sp_symbolizer__preload_kernel() */
+	bool ksyms_loading;
 	char *kernel_build_id;
 	struct sp_modid *modids;   /* kernel modules' build ids, read on first use */
 	struct sp_file *vdso;
@@ -739,17 +742,51 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 
 /* --- kernel frames ---------------------------------------------------------------------- */
 
+static void *load_kernel(void *arg)
+{
+	struct sp_symbolizer *s = arg;
+
+	s->ksyms = sp_kallsyms__load(NULL);
+	s->kernel_build_id = sp_kernel_build_id("/sys/kernel/notes");
+	return NULL;
+}
+
+/* Reading /proc/kallsyms costs ~50 ms of kernel time (it formats ~5 MB of
+ * text): start it while sampling runs, not when printing starts. */
+int sp_symbolizer__preload_kernel(struct sp_symbolizer *s)
+{
+	int err;
+
+	if (s->ksyms_tried || s->ksyms_loading)
+		return 0;
+	err = pthread_create(&s->ksyms_thread, NULL, load_kernel, s);
+	if (err)
+		return -err;
+	s->ksyms_loading = true;
+	return 0;
+}
+
+static void kernel_symbols(struct sp_symbolizer *s)
+{
+	if (s->ksyms_loading) {
+		pthread_join(s->ksyms_thread, NULL);
+		s->ksyms_loading = false;
+		s->ksyms_tried = true;
+	}
+	if (!s->ksyms_tried) {
+		s->ksyms_tried = true;
+		load_kernel(s);
+	}
+}
+
 /* Build id of vmlinux or of a module (pprof mappings want one per module). */
 static const char *kernel_build_id(struct sp_symbolizer *s, const char *module)
 {
 	char path[256];
 	struct sp_modid *m;
 
-	if (module[0] == '[') { /* [kernel.kallsyms] */
-		if (!s->kernel_build_id)
-			s->kernel_build_id = sp_kernel_build_id("/sys/kernel/notes");
+	if (module[0] == '[') /* [kernel.kallsyms]: read with the symbols */
 		return s->kernel_build_id;
-	}
 	for (m = s->modids; m; m = m->next)
 		if (m->module == module || strcmp(m->module, module) == 0)
 			return m->build_id;
@@ -770,10 +807,7 @@ void sp_symbolize_kernel(struct sp_symbolizer *s, uint64_t addr, bool leaf, stru
 
 	frame_init(out, addr);
 	out->module = "[kernel.kallsyms]";
-	if (!s->ksyms_tried) {
-		s->ksyms_tried = true;
-		s->ksyms = sp_kallsyms__load(NULL);
-	}
+	kernel_symbols(s);
 	if (!s->ksyms)
 		return;
 	k = sp_kallsyms__find(s->ksyms, leaf ? addr : addr - 1);
@@ -819,6 +853,8 @@ void sp_symbolizer__destroy(struct sp_symbolizer *s)
 {
 	if (!s)
 		return;
+	if (s->ksyms_loading)
+		pthread_join(s->ksyms_thread, NULL);
 	for (int i = 0; i < PROC_BUCKETS; i++) {
 		while (s->procs[i]) {
 			struct sp_proc *next = s->procs[i]->next;

@@ -47,6 +47,11 @@ int sp_symbolizer__add_pid(struct sp_symbolizer *s, pid_t pid, bool refresh);
  * (at most every 100 ms). Never fails. */
 void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool leaf,
 		       struct sp_frame *out);
+/* Start reading /proc/kallsyms in a thread now (~50 ms of kernel time), so
+ * the first sp_symbolize_kernel() at print time does not wait for it. Call
+ * after the BPF programs are loaded (their symbols are in kallsyms too).
+ * Optional; returns 0 or -errno. */
+int sp_symbolizer__preload_kernel(struct sp_symbolizer *s);
 /* Kernel address: kind SP_FRAME_KERNEL when resolved, else UNKNOWN. */
 void sp_symbolize_kernel(struct sp_symbolizer *s, uint64_t addr, bool leaf,
 			 struct sp_frame *out);

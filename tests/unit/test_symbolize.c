@@ -574,6 +574,21 @@ static void test_kernel(struct tctx *t)
 		sp_symbolize_kernel(s, want, false, &f);
 		check(t, f.sym && !sym_is(&f, "schedule", NULL), "kernel: return address at start -> %s",
 		      str(f.sym));
+		{
+			struct sp_symbolizer *pre = sp_symbolizer__open(), *pending = sp_symbolizer__open();
+			struct timespec t0;
+			int err = sp_symbolizer__preload_kernel(pre);
+
+			sp_symbolizer__preload_kernel(pending); /* destroyed while loading */
+			usleep(200000);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			sp_symbolize_kernel(pre, want + 5, true, &f);
+			printf("speed: first kernel frame after a preload: %.3f ms\n", secs_since(&t0) * 1e3);
+			check(t, err == 0 && sym_is(&f, "schedule", NULL) && f.build_id,
+			      "kernel: preloaded in a thread: %s", str(f.sym));
+			sp_symbolizer__destroy(pending);
+			sp_symbolizer__destroy(pre);
+		}
 	}
 	check(t, sp_procmaps__parse_line("7f00-7f10 r-xp 00001000 fe:00 1234    /a b (deleted)\n", &m) &&
 		      m.deleted && strcmp(m.path, "/a b") == 0 && m.pgoff == 0x1000 && m.inode == 1234,
