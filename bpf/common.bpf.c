@@ -59,6 +59,15 @@ struct {
 	__type(value, __u64);
 } sp_event_drops SEC(".maps");
 
+/* func and probe of wildcard attach points, by bpf cookie (the runtime
+ * resizes and fills it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_probe_name);
+} sp_probe_names SEC(".maps");
+
 /* Scratch space for one stack; too big for the 512-byte BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -211,4 +220,18 @@ void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
 __u64 sp_kstack(void *ctx, int limit)
 {
 	return take_stack(ctx, limit, 0);
+}
+
+/* `func` (which 0) or `probe` (which 1) of the attach point that fired,
+ * when one program serves several (wildcards). */
+void sp_probe_name(void *ctx, int which, char *dst, __u32 size)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
+	struct sp_probe_name *n = bpf_map_lookup_elem(&sp_probe_names, &idx);
+
+	if (!n) {
+		dst[0] = 0;
+		return;
+	}
+	bpf_probe_read_kernel_str(dst, size, which ? n->probe : n->func);
 }

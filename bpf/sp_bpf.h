@@ -45,6 +45,7 @@ void sp_emit_event(__u32 type, __u32 id, __u64 arg);
 void sp_event_drop(void);
 __u64 sp_elapsed(void);
 __u64 sp_cpid(void);
+void sp_probe_name(void *ctx, int which, char *dst, __u32 size);
 
 /* maps.bpf.c */
 void sp_count_drop(void *drops);

@@ -166,6 +166,7 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_cond(struct cg *g, const struct sp_node *n); /* i1 */
 void cg_expr_to(struct cg *g, const struct sp_node *n, LLVMValueRef dst, const struct sp_type *to);
 LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n);
+bool cg_attach_wild(const struct sp_attach *a);
 LLVMValueRef cg_str_const(struct cg *g, const char *s, uint32_t len, uint32_t size);
 LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
 LLVMValueRef cg_str_eq(struct cg *g, const struct sp_node *x, const struct sp_node *y,

@@ -113,6 +113,37 @@ static LLVMValueRef string_builtin(struct cg *g, const struct sp_node *n, const 
 	return cg_str_const(g, s, strlen(s), size);
 }
 
+static bool has_wildcard(const char *s)
+{
+	return s && strpbrk(s, "*?[") != NULL;
+}
+
+/* True when one program serves several functions or events. */
+bool cg_attach_wild(const struct sp_attach *a)
+{
+	return a && (has_wildcard(a->target) || has_wildcard(a->func) || has_wildcard(a->ns));
+}
+
+/* func (which 0) / probe (which 1): a constant, or for a wildcard attach
+ * point the name user space stored for the attach cookie. */
+static LLVMValueRef probe_name(struct cg *g, const struct sp_node *n, int which)
+{
+	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
+	LLVMValueRef buf, args[4];
+
+	if (!cg_attach_wild(g->attach))
+		return string_builtin(g, n, !g->attach ? "" : which ? g->attach->raw : g->attach->func);
+	g->plan->probes[g->plan->nprobes - 1].uses_names = true;
+	buf = cg_alloca(g, size, which ? "probe" : "func");
+	cg_memset0(g, buf, size);
+	args[0] = g->ctx;
+	args[1] = LLVMConstInt(g->i32, which, 0);
+	args[2] = buf;
+	args[3] = LLVMConstInt(g->i32, size, 0);
+	cg_call_fn(g, "sp_probe_name", args, 4);
+	return buf;
+}
+
 /* argN / retval through bpf/args.bpf.c (constant n, so each call folds to
  * one context load). */
 static LLVMValueRef arg_builtin(struct cg *g, const struct sp_node *n)
@@ -219,10 +250,10 @@ LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
 	if (!strcmp(b, "kstack"))
 		return stack_builtin(g, n, false);
 	if (!strcmp(b, "probe"))
-		return string_builtin(g, n, g->attach ? g->attach->raw : "");
+		return probe_name(g, n, 1);
 	if (!strcmp(b, "func")) {
 		if (n->type && n->type->kind == SP_T_STRING)
-			return string_builtin(g, n, g->attach ? g->attach->func : "");
+			return probe_name(g, n, 0);
 		return ctx_ip(g);
 	}
 	if (!strcmp(b, "retval") || (!strncmp(b, "arg", 3) && b[3] >= '0' && b[3] <= '9'))

@@ -49,6 +49,11 @@ struct sp_plan_probe {
 	uint64_t offset;
 	bool has_value, has_offset, is_addr;
 	uint32_t line, col; /* where the attach point is written */
+	/* The program reads `func`/`probe` from sp_probe_names (the attach point
+	 * has a wildcard, so one program serves several functions): attach each
+	 * expanded point with bpf_cookie = an index into SP_MAP_PROBE_NAMES and
+	 * write that entry (struct sp_probe_name) before the first event. */
+	bool uses_names;
 };
 
 /* How one key or value slot is laid out in map memory. */
@@ -175,9 +180,18 @@ const char *sp_probe_type_name(enum sp_probe_type t);
 #define SP_MAP_EVENTS "sp_events"
 #define SP_MAP_SEEN_PIDS "sp_seen_pids"
 #define SP_MAP_STACK_DROPS "sp_stack_drops"
+#define SP_MAP_PROBE_NAMES "sp_probe_names" /* ARRAY of struct sp_probe_name, indexed by
+                                             * bpf cookie; 1 entry until the runtime resizes it */
 #define SP_MAP_SCRATCH "sp_scratch" /* PERCPU_ARRAY[1]: codegen's big temporaries (internal) */
 #define SP_MAP_EVENT_DROPS "sp_event_drops" /* PERCPU_ARRAY[1] u64: records lost, ring buffer full */
 #define SP_MAP_CONFIG "sp_config" /* ARRAY[1] of struct sp_config, written after load */
+
+/* Names of one expanded attach point (see sp_plan_probe.uses_names). */
+#define SP_PROBE_NAME_LEN 128
+struct sp_probe_name {
+	char func[SP_PROBE_NAME_LEN];  /* "probe_twice" */
+	char probe[SP_PROBE_NAME_LEN]; /* "uprobe:/path/app:probe_twice" */
+};
 
 /* Run-time settings the BPF helpers read (bpf/common.bpf.c). */
 struct sp_config {
