@@ -261,6 +261,10 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	LLVMSetSection(g->fn, sections[g->ptype]);
 	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
 				LLVMCreateEnumAttribute(g->C, nu, 0));
+	/* code inlined from bpf/ takes the location of its call in the script,
+	 * so line info and verifier messages point at the script */
+	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(g->C, "no-inline-line-tables", 21, "", 0));
 	g->ctx = LLVMGetParam(g->fn, 0);
 	LLVMSetValueName2(g->ctx, "ctx", 3);
 	g->sp = LLVMDIBuilderCreateFunction(g->D, g->file, name, nlen, name, nlen, g->file, line,
