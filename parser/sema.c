@@ -61,13 +61,11 @@ void sema_note(struct sema *s, struct sp_span sp, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *sema_tstr(const struct sp_type *t)
+const char *sema_tstr(struct sema *s, const struct sp_type *t)
 {
-	static __thread char bufs[4][128];
-	static __thread int next;
-	char *b = bufs[next++ & 3];
+	char *b = s->tbuf[s->tnext++ & 3];
 
-	return sp_type_str(t, b, 128);
+	return sp_type_str(t, b, sizeof(s->tbuf[0]));
 }
 
 /* --- scratch variables ----------------------------------------------------- */
@@ -129,7 +127,7 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		/* keep the type the variable has */
 	} else if (!sp_type_compatible(v->type, t)) {
 		sema_err(s, lv->span, "type mismatch for '%s': cannot assign '%s' to a '%s' variable",
-			 lv->name, sema_tstr(t), sema_tstr(v->type));
+			 lv->name, sema_tstr(s, t), sema_tstr(s, v->type));
 		sema_note(s, v->first, "'%s' was first assigned here", lv->name);
 	} else if (t->size > v->type->size && t->kind != SP_T_INT) {
 		v->type = t; /* strings widen */
@@ -147,7 +145,7 @@ static void cond(struct sema *s, struct sp_node *e, const char *what)
 	struct sp_type *t = sema_value(s, e);
 
 	if (!sp_type_is_int(t) && t->kind != SP_T_PTR)
-		sema_err(s, e->span, "%s must be an integer, not '%s'", what, sema_tstr(t));
+		sema_err(s, e->span, "%s must be an integer, not '%s'", what, sema_tstr(s, t));
 }
 
 static void assign_var(struct sema *s, struct sp_node *n)
@@ -168,7 +166,7 @@ static void assign_var(struct sema *s, struct sp_node *n)
 			char op[4];
 
 			sema_err(s, n->span, "invalid operands to '%s=': '%s' and '%s'",
-				 sp_op_str(n->op, op), sema_tstr(cur), sema_tstr(t));
+				 sp_op_str(n->op, op), sema_tstr(s, cur), sema_tstr(s, t));
 		}
 		return;
 	}
@@ -195,13 +193,13 @@ static void assign_map(struct sema *s, struct sp_node *n)
 			sema_map_value(s, m, s->s64, m->span);
 		else if (cur->kind == SP_T_AGG)
 			sema_err(s, n->span, "aggregation '%s' (%s) cannot be used in arithmetic",
-				 m->name, sema_tstr(cur));
+				 m->name, sema_tstr(s, cur));
 		else if (!sp_type_is_int(cur))
 			sema_err(s, n->span, "invalid operand to compound assignment: '%s'",
-				 sema_tstr(cur));
+				 sema_tstr(s, cur));
 		if (!sp_type_is_int(t))
 			sema_err(s, n->b->span, "invalid operand to compound assignment: '%s'",
-				 sema_tstr(t));
+				 sema_tstr(s, t));
 		m->type = mm->value;
 		return;
 	}

@@ -54,6 +54,8 @@ struct sema {
 	struct sp_node *probe;
 	int strlen;
 	struct sp_type *u64, *s64;
+	char tbuf[4][128];         /* sema_tstr() results, used round-robin */
+	int tnext;
 };
 
 void sema_err(struct sema *s, struct sp_span sp, const char *fmt, ...)
@@ -62,7 +64,7 @@ void sema_warn(struct sema *s, struct sp_span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sema_note(struct sema *s, struct sp_span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-const char *sema_tstr(const struct sp_type *t); /* rotating buffers */
+const char *sema_tstr(struct sema *s, const struct sp_type *t); /* rotating buffers */
 
 /* sema_expr.c */
 struct sp_type *sema_expr(struct sema *s, struct sp_node *n);

@@ -151,7 +151,7 @@ static void want(struct sema *s, struct sp_node *call, int i, struct sp_node *ar
 {
 	if (got)
 		sema_err(s, arg->span, "%s() %s argument must be %s, not '%s'", call->name,
-			 ordinal(i), what, sema_tstr(got));
+			 ordinal(i), what, sema_tstr(s, got));
 	else
 		sema_err(s, arg->span, "%s() %s argument must be %s", call->name, ordinal(i), what);
 }
@@ -196,7 +196,8 @@ static void stack_arg(struct sema *s, struct sp_node *call, int i, struct sp_nod
 	}
 	if (!sema_const_int(arg, &v) || (i == 0 && call->list.len == 2)) {
 		want(s, call, i, arg, i == 0 && call->list.len == 2 ? "a stack mode" :
-			"a stack mode or a constant frame limit", NULL);
+			i == 1 ? "a constant frame limit" : "a stack mode or a constant frame limit",
+		     NULL);
 		return;
 	}
 	sema_expr(s, arg);
@@ -324,18 +325,19 @@ static void check_format(struct sema *s, struct sp_node *n)
 			return;
 		}
 		arg = n->list.items[argi++];
-		if (!arg->type || sp_type_is_none(arg->type))
+		if (!arg->type || sp_type_is_none(arg->type) || arg->type->kind == SP_T_AGG ||
+		    arg->type->kind == SP_T_VOID) /* already reported */
 			continue;
 		if (*p == 's' && !printable_as_string(arg->type))
 			sema_err(s, arg->span, "%s(): '%%s' needs a string, not '%s'", n->name,
-				 sema_tstr(arg->type));
+				 sema_tstr(s, arg->type));
 		else if (*p == 'r' && arg->type->kind != SP_T_BUF)
 			sema_err(s, arg->span, "%s(): '%%r' needs a buffer, not '%s'", n->name,
-				 sema_tstr(arg->type));
+				 sema_tstr(s, arg->type));
 		else if (*p != 's' && *p != 'r' && arg->type->kind != SP_T_INT &&
 			 arg->type->kind != SP_T_PTR)
 			sema_err(s, arg->span, "%s(): '%.*s' needs an integer, not '%s'", n->name,
-				 (int)(p - start + 1), start, sema_tstr(arg->type));
+				 (int)(p - start + 1), start, sema_tstr(s, arg->type));
 		p++;
 	}
 	if (argi < n->list.len)

@@ -103,7 +103,7 @@ static void keyed_mismatch(struct sema *s, struct sp_node *m, struct sema_map *m
 {
 	if (mm->key)
 		sema_err(s, m->span, "map '%s' used without a key, but it has keys ('%s')", m->name,
-			 sema_tstr(mm->key));
+			 sema_tstr(s, mm->key));
 	else
 		sema_err(s, m->span, "map '%s' has no key, but is used with one", m->name);
 	sema_note(s, mm->key_first, "'%s' was first used here", m->name);
@@ -125,7 +125,7 @@ struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok)
 			el[i] = sema_slot_type(s, sema_value(s, m->list.items[i]));
 			if (!key_ok(el[i]))
 				sema_err(s, m->list.items[i]->span, "'%s' cannot be a map key",
-					 sema_tstr(el[i]));
+					 sema_tstr(s, el[i]));
 			if (sp_type_is_none(el[i]))
 				return m->key_type = mm->key;
 		}
@@ -139,9 +139,9 @@ struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok)
 		keyed_mismatch(s, m, mm);
 	} else if (kt && !sp_type_compatible(mm->key, kt)) {
 		sema_err(s, m->span, "key type mismatch for '%s': expected '%s', got '%s'", m->name,
-			 sema_tstr(mm->key), sema_tstr(kt));
+			 sema_tstr(s, mm->key), sema_tstr(s, kt));
 		sema_note(s, mm->key_first, "'%s' was first used with key '%s' here", m->name,
-			  sema_tstr(mm->key));
+			  sema_tstr(s, mm->key));
 	} else if (kt) {
 		mm->key = widen(s, mm->key, kt);
 	}
@@ -165,9 +165,9 @@ void sema_map_value(struct sema *s, struct sp_node *m, struct sp_type *t, struct
 	} else if (!(mm->value->kind == SP_T_AGG ? sp_type_equal(mm->value, t)
 						 : sp_type_compatible(mm->value, t))) {
 		sema_err(s, at, "type mismatch for '%s': expected '%s', got '%s'", m->name,
-			 sema_tstr(mm->value), sema_tstr(t));
+			 sema_tstr(s, mm->value), sema_tstr(s, t));
 		sema_note(s, mm->value_first, "'%s' was first assigned '%s' here", m->name,
-			  sema_tstr(mm->value));
+			  sema_tstr(s, mm->value));
 	} else {
 		mm->value = widen(s, mm->value, t);
 	}
@@ -204,7 +204,7 @@ static bool agg_operand(struct sema *s, struct sp_node *e)
 	if (!e->type || e->type->kind != SP_T_AGG)
 		return false;
 	sema_err(s, e->span, "aggregation '%s' (%s) cannot be used in arithmetic",
-		 e->kind == SP_N_MAP ? e->name : "?", sema_tstr(e->type));
+		 e->kind == SP_N_MAP ? e->name : "?", sema_tstr(s, e->type));
 	return true;
 }
 
@@ -236,18 +236,18 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 	    (x->kind == SP_T_INT && y->kind == SP_T_STRING)) {
 		if (eq || is_cmp(n->op)) {
 			sema_err(s, n->span, "cannot compare a string with an integer ('%s' %s '%s')",
-				 sema_tstr(x), sp_op_str(n->op, op), sema_tstr(y));
+				 sema_tstr(s, x), sp_op_str(n->op, op), sema_tstr(s, y));
 			return n->type = none(s);
 		}
 	}
 	if (x->kind != SP_T_INT || y->kind != SP_T_INT) {
 		sema_err(s, n->span, "invalid operands to '%s': '%s' and '%s'", sp_op_str(n->op, op),
-			 sema_tstr(x), sema_tstr(y));
+			 sema_tstr(s, x), sema_tstr(s, y));
 		return n->type = none(s);
 	}
 	if (is_cmp(n->op) && x->is_signed != y->is_signed && !is_literal(n->a) && !is_literal(n->b))
 		sema_warn(s, n->span, "comparison of integers of different signs: '%s' and '%s'",
-			  sema_tstr(x), sema_tstr(y));
+			  sema_tstr(s, x), sema_tstr(s, y));
 	if (eq || is_cmp(n->op) || n->op == SP_OP_LAND || n->op == SP_OP_LOR)
 		return n->type = s->u64;
 	return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
@@ -262,7 +262,7 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 		return n->type = none(s);
 	if (t->kind != SP_T_INT) {
 		sema_err(s, n->span, "invalid operand to '%s': '%s'", sp_op_str(n->op, op),
-			 sema_tstr(t));
+			 sema_tstr(s, t));
 		return n->type = none(s);
 	}
 	if (n->op == '!')
@@ -278,12 +278,12 @@ static struct sp_type *ternary(struct sema *s, struct sp_node *n)
 	struct sp_type *x = sema_value(s, n->b), *y = sema_value(s, n->c);
 
 	if (!sp_type_is_int(c))
-		sema_err(s, n->a->span, "condition must be an integer, not '%s'", sema_tstr(c));
+		sema_err(s, n->a->span, "condition must be an integer, not '%s'", sema_tstr(s, c));
 	if (sp_type_is_none(x) || sp_type_is_none(y))
 		return n->type = none(s);
 	if (!sp_type_compatible(x, y)) {
 		sema_err(s, n->span, "the branches of '?:' have different types: '%s' and '%s'",
-			 sema_tstr(x), sema_tstr(y));
+			 sema_tstr(s, x), sema_tstr(s, y));
 		return n->type = none(s);
 	}
 	if (x->kind == SP_T_INT)
@@ -308,12 +308,12 @@ static struct sp_type *incdec(struct sema *s, struct sp_node *n)
 	}
 	if (t && t->kind == SP_T_AGG) {
 		sema_err(s, n->span, "cannot use '%s' on aggregation '%s' (%s)",
-			 n->op == '+' ? "++" : "--", lv->name, sema_tstr(t));
+			 n->op == '+' ? "++" : "--", lv->name, sema_tstr(s, t));
 		return n->type = none(s);
 	}
 	if (!sp_type_is_int(t)) {
 		sema_err(s, n->span, "cannot use '%s' on '%s' of type '%s'",
-			 n->op == '+' ? "++" : "--", lv->name, sema_tstr(t));
+			 n->op == '+' ? "++" : "--", lv->name, sema_tstr(s, t));
 		return n->type = none(s);
 	}
 	return n->type = t;
@@ -342,12 +342,12 @@ static struct sp_type *tuple_index(struct sema *s, struct sp_node *n)
 		return n->type = none(s);
 	if (t->kind != SP_T_TUPLE) {
 		sema_err(s, n->span, "'.%lld' needs a tuple, not '%s'", (long long)n->ival,
-			 sema_tstr(t));
+			 sema_tstr(s, t));
 		return n->type = none(s);
 	}
 	if (n->ival < 0 || n->ival >= t->nelems) {
 		sema_err(s, n->span, "tuple index %lld out of range for '%s'", (long long)n->ival,
-			 sema_tstr(t));
+			 sema_tstr(s, t));
 		return n->type = none(s);
 	}
 	return n->type = t->elems[n->ival];
@@ -358,8 +358,8 @@ static struct sp_type *cast(struct sema *s, struct sp_node *n)
 	struct sp_type *t = sema_value(s, n->a);
 
 	if (!sp_type_is_int(t) && t->kind != SP_T_PTR) {
-		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(t),
-			 sema_tstr(n->cast_type));
+		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(s, t),
+			 sema_tstr(s, n->cast_type));
 		return n->type = none(s);
 	}
 	return n->type = n->cast_type;
@@ -401,7 +401,7 @@ static struct sp_type *field(struct sema *s, struct sp_node *n)
 		return sema_args_field(s, n);
 	t = sema_value(s, n->a);
 	if (!sp_type_is_none(t))
-		sema_err(s, n->span, "'%s' has no field '%s'", sema_tstr(t), n->name);
+		sema_err(s, n->span, "'%s' has no field '%s'", sema_tstr(s, t), n->name);
 	return n->type = none(s);
 }
 
@@ -459,7 +459,7 @@ struct sp_type *sema_value(struct sema *s, struct sp_node *n)
 	t = sema_expr(s, n);
 	if (t->kind == SP_T_AGG) {
 		sema_err(s, n->span, "cannot read aggregation '%s' (%s) as a value",
-			 n->kind == SP_N_MAP ? n->name : "?", sema_tstr(t));
+			 n->kind == SP_N_MAP ? n->name : "?", sema_tstr(s, t));
 		return none(s);
 	}
 	if (t->kind == SP_T_VOID) {

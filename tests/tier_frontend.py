@@ -6,6 +6,7 @@ A .test file is
     [%PARAMS 42 hello]        optional: positional parameters $1..$N
     PROGRAM (one or more lines)
     %%                        then the exact `sprof -d ast` stdout (exit 0)
+      [%%STDERR                 optionally followed by the exact stderr (warnings)]
     %%FAIL                    or the exact stderr: diagnostics with carets (exit 1)
 
 A one-line program runs as `sprof -d ast -e PROGRAM` (diagnostics name
@@ -45,13 +46,23 @@ def run_test(ctx, path):
         args = opts + ["-d", "ast", "-e", prog] + params
     r = ctx.sprof_run(*args, timeout=20)
     actual = r.err if fail else r.out
+    want_err = None
+    if not fail and "\n%%STDERR\n" in "\n" + expected:
+        expected, want_err = ("\n" + expected).split("\n%%STDERR\n", 1)
+        expected = expected[1:]
+        if expected:
+            expected += "\n"
     if os.environ.get("SPROF_REGEN") == "1":
         head = "".join("%%OPTS %s\n" % " ".join(opts) if opts else "")
         head += "%%PARAMS %s\n" % " ".join(params) if params else ""
+        if want_err is not None or (not fail and r.err):
+            actual += "%%STDERR\n" + r.err
         with open(path, "w") as f:
             f.write(head + prog + "\n" + ("%%FAIL\n" if fail else "%%\n") + actual)
         return
     want_rc = 1 if fail else 0
+    if want_err is not None and r.err != want_err:
+        raise AssertionError("%s: expected stderr\n%s\n--- got:\n%s" % (path, want_err, r.err))
     if r.rc != want_rc or actual != expected:
         raise AssertionError("%s: expected rc %d and\n%s\n--- got rc %d, stdout:\n%s\n--- stderr:\n%s"
                              % (path, want_rc, expected, r.rc, r.out, r.err))
