@@ -172,6 +172,9 @@ LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool
 LLVMValueRef cg_str_eq(struct cg *g, const struct sp_node *x, const struct sp_node *y,
 		       uint32_t limit);
 
+/* cg_sym.c */
+LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel);
+
 /* cg_stmt.c */
 void cg_block_stmts(struct cg *g, const struct sp_node *block);
 LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);

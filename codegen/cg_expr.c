@@ -579,8 +579,14 @@ static LLVMValueRef tp_field(struct cg *g, const struct sp_node *n)
 	LLVMValueRef src = f ? cg_gep(g, g->ctx, f->offset) : NULL, buf, args[4];
 	uint32_t size;
 
-	if (!f || g->ptype != SP_PROBE_TRACEPOINT) {
-		cg_error(g, n->span, "'%s' is only available on tracepoint arguments", n->name);
+	if (g->ptype != SP_PROBE_TRACEPOINT) {
+		cg_error(g, n->span, "args.%s: fields are only available in tracepoint probes "
+			 "(use arg0..arg9 here)", n->name);
+		return cg_u64(g, 0);
+	}
+	if (!f) {
+		cg_error(g, n->span, "args.%s: the tracepoint's record layout is unknown "
+			 "(no tracefs format was read)", n->name);
 		return cg_u64(g, 0);
 	}
 	if (!t || cg_is_scalar(t)) {

@@ -526,6 +526,8 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return buf_call(g, n);
 	if ((!strcmp(f, "usym") || !strcmp(f, "ksym")) && n->list.len == 1)
 		return cg_expr(g, n->list.items[0]);
+	if (!strcmp(f, "kaddr") || !strcmp(f, "uaddr"))
+		return cg_addr_call(g, n, f[0] == 'k');
 	if (!strcmp(f, "strftime") && n->list.len == 2)
 		return cg_expr(g, n->list.items[1]);
 	if (cg_agg_kind(f) != SP_AGG_NONE)
