@@ -158,7 +158,7 @@ static void assign_var(struct sema *s, struct sp_node *n)
 			 lv->name);
 		return;
 	}
-	t = sema_value(s, n->b);
+	t = n->op ? sema_value(s, n->b) : sema_readable(s, n->b);
 	if (n->op) {
 		struct sp_type *cur = sema_var_read(s, lv);
 
@@ -184,7 +184,7 @@ static void assign_map(struct sema *s, struct sp_node *n)
 		sema_map_value(s, m, t, m->span);
 		return;
 	}
-	t = sema_value(s, n->b);
+	t = n->op ? sema_value(s, n->b) : sema_readable(s, n->b);
 	if (n->op) {
 		struct sema_map *mm = sema_map_get(s, m->name);
 		struct sp_type *cur = mm->value;

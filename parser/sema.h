@@ -70,6 +70,7 @@ const char *sema_tstr(struct sema *s, const struct sp_type *t); /* rotating buff
 struct sp_type *sema_expr(struct sema *s, struct sp_node *n);
 /* An expression used as a plain value: no aggregations, no void. */
 struct sp_type *sema_value(struct sema *s, struct sp_node *n);
+struct sp_type *sema_readable(struct sema *s, struct sp_node *n);
 bool sema_const_int(const struct sp_node *n, int64_t *v);
 struct sema_map *sema_map_get(struct sema *s, const char *name);
 struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok);

@@ -122,7 +122,7 @@ struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok)
 	if (n) {
 		el = sp_arena_alloc(s->a, (size_t)n * sizeof(*el));
 		for (i = 0; i < n; i++) {
-			el[i] = sema_slot_type(s, sema_value(s, m->list.items[i]));
+			el[i] = sema_slot_type(s, sema_readable(s, m->list.items[i]));
 			if (!key_ok(el[i]))
 				sema_err(s, m->list.items[i]->span, "'%s' cannot be a map key",
 					 sema_tstr(s, el[i]));
@@ -213,11 +213,36 @@ static bool is_cmp(int op)
 	return op == '<' || op == '>' || op == SP_OP_LE || op == SP_OP_GE;
 }
 
-static bool is_literal(const struct sp_node *n)
+/* A literal >= 0 fits either signedness: no sign warnings for it. */
+static bool is_nonneg_literal(const struct sp_node *n)
 {
 	int64_t v;
 
-	return sema_const_int(n, &v);
+	return sema_const_int(n, &v) && v >= 0;
+}
+
+/* bpftrace 0.17's warnings: comparisons and + - * / % mixing signs, and
+ * signed operands of / and %. Bitwise, shift and logical ops do not warn. */
+static void sign_warnings(struct sema *s, struct sp_node *n, struct sp_type *x,
+			  struct sp_type *y)
+{
+	bool lit_a = is_nonneg_literal(n->a), lit_b = is_nonneg_literal(n->b);
+	bool div = n->op == '/' || n->op == '%';
+	bool arith = div || n->op == '+' || n->op == '-' || n->op == '*';
+	char op[4];
+
+	if (x->is_signed != y->is_signed && !lit_a && !lit_b) {
+		if (is_cmp(n->op) || n->op == SP_OP_EQ || n->op == SP_OP_NE)
+			sema_warn(s, n->span, "comparison of integers of different signs: '%s' and '%s' "
+				  "can lead to undefined behavior", sema_tstr(s, x), sema_tstr(s, y));
+		else if (arith)
+			sema_warn(s, n->span, "arithmetic on integers of different signs: '%s' and '%s' "
+				  "can lead to undefined behavior", sema_tstr(s, x), sema_tstr(s, y));
+	}
+	if (div && ((x->is_signed && !lit_a) || (y->is_signed && !lit_b)))
+		sema_warn(s, n->span,
+			  "signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence this warning)",
+			  sp_op_str(n->op, op));
 }
 
 static struct sp_type *binop(struct sema *s, struct sp_node *n)
@@ -245,9 +270,7 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 			 sema_tstr(s, x), sema_tstr(s, y));
 		return n->type = none(s);
 	}
-	if (is_cmp(n->op) && x->is_signed != y->is_signed && !is_literal(n->a) && !is_literal(n->b))
-		sema_warn(s, n->span, "comparison of integers of different signs: '%s' and '%s'",
-			  sema_tstr(s, x), sema_tstr(s, y));
+	sign_warnings(s, n, x, y);
 	if (eq || is_cmp(n->op) || n->op == SP_OP_LAND || n->op == SP_OP_LOR)
 		return n->type = s->u64;
 	return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
@@ -450,6 +473,34 @@ struct sp_type *sema_expr(struct sema *s, struct sp_node *n)
 	if (!t)
 		t = n->type = none(s);
 	return t;
+}
+
+/* Like sema_value(), but a map holding count/sum/min/max/avg may be read
+ * as its merged integer value, as bpftrace 0.17 allows on the right of '='
+ * and in map keys. The MAP node keeps its AGG type (codegen reads the
+ * per-CPU slots); the returned type is the integer the destination gets. */
+struct sp_type *sema_readable(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t;
+
+	if (n->kind != SP_N_MAP)
+		return sema_value(s, n);
+	t = sema_expr(s, n);
+	if (t->kind != SP_T_AGG)
+		return t;
+	switch (t->agg) {
+	case SP_AGG_COUNT:
+		return s->u64;
+	case SP_AGG_SUM:
+	case SP_AGG_MIN:
+	case SP_AGG_MAX:
+	case SP_AGG_AVG:
+		return s->s64;
+	default:
+		sema_err(s, n->span, "cannot read aggregation '%s' (%s) as a value", n->name,
+			 sema_tstr(s, t));
+		return none(s);
+	}
 }
 
 struct sp_type *sema_value(struct sema *s, struct sp_node *n)
