@@ -207,6 +207,13 @@ static __always_inline void note_pid(__u32 pid)
 		bpf_map_delete_elem(&sp_seen_pids, &pid);
 }
 
+/* For user addresses kept without a stack (usym): make sure user space
+ * snapshots the process's mappings. */
+void sp_note_pid(void)
+{
+	note_pid((__u32)(bpf_get_current_pid_tgid() >> 32));
+}
+
 void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);

@@ -46,6 +46,7 @@ void sp_event_drop(void);
 __u64 sp_elapsed(void);
 __u64 sp_cpid(void);
 void sp_probe_name(void *ctx, int which, char *dst, __u32 size);
+void sp_note_pid(void);
 
 /* maps.bpf.c */
 void sp_count_drop(void *drops);

@@ -524,8 +524,13 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return strncmp_call(g, n);
 	if (!strcmp(f, "buf"))
 		return buf_call(g, n);
-	if ((!strcmp(f, "usym") || !strcmp(f, "ksym")) && n->list.len == 1)
-		return cg_expr(g, n->list.items[0]);
+	if ((!strcmp(f, "usym") || !strcmp(f, "ksym")) && n->list.len == 1) {
+		LLVMValueRef v = cg_expr(g, n->list.items[0]);
+
+		if (f[0] == 'u') /* symbolized later: user space needs the mappings */
+			cg_call_fn(g, "sp_note_pid", NULL, 0);
+		return v;
+	}
 	if (!strcmp(f, "kaddr") || !strcmp(f, "uaddr"))
 		return cg_addr_call(g, n, f[0] == 'k');
 	if (!strcmp(f, "strftime") && n->list.len == 2)
