@@ -68,6 +68,7 @@ struct field {
 };
 
 struct ap {
+	bool expanded;      /* $N replaced: fields no longer match the source */
 	struct sp_arena *arena;
 	struct sp_diag *d;
 	struct sp_node *node;
@@ -106,6 +107,8 @@ static struct sp_span field_span(const struct ap *p, int i)
 {
 	uint32_t b = p->node->span.begin;
 
+	if (p->expanded)
+		return p->node->span;
 	if (i >= p->n) /* a missing field: point just past the text */
 		return (struct sp_span){ p->node->span.end, p->node->span.end };
 	return (struct sp_span){ b + p->f[i].off, b + p->f[i].off + p->f[i].len };
@@ -391,11 +394,44 @@ static bool parse_fields(struct ap *p, int kind)
 	}
 }
 
-int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *node)
+/* Replaces $N by positional parameter N ("" when not given), as
+ * bpftrace does for "interval:ms:$1". */
+static const char *expand(struct sp_arena *a, const char *raw, int nparams, char **params)
+{
+	size_t cap = strlen(raw) + 1, n = 0;
+	const char *p;
+	char *out;
+
+	for (int i = 0; i < nparams; i++)
+		cap += strlen(params[i]);
+	out = sp_arena_alloc(a, cap);
+	for (p = raw; *p; ) {
+		if (p[0] == '$' && p[1] >= '0' && p[1] <= '9') {
+			long k = strtol(p + 1, (char **)&p, 10);
+			const char *v = k >= 1 && k <= nparams ? params[k - 1] : "";
+
+			if (n + strlen(v) < cap) {
+				memcpy(out + n, v, strlen(v));
+				n += strlen(v);
+			}
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *node, int nparams,
+		    char **params)
 {
 	struct ap p = { .arena = a, .d = d, .node = node, .at = node->attach };
 	int kind;
 
+	if (strchr(p.at->raw, '$')) {
+		p.at->raw = expand(a, p.at->raw, nparams, params);
+		p.expanded = true;
+	}
 	split(&p, p.at->raw);
 	kind = find_kind(&p);
 	if (kind < 0)

@@ -56,7 +56,9 @@ int sp_probe_kind_of(const char *provider);
 /* Splits and checks the ATTACH node's raw text into its sp_attach,
  * reporting problems at the offending field. Returns the probe kind, or -1
  * when the type is unknown; when a field is wrong the kind is returned but
- * sp_attach.provider stays NULL. */
-int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *at);
+ * sp_attach.provider stays NULL. Positional parameters ($1) are expanded
+ * first; sp_attach.raw is then the expanded text. */
+int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *at, int nparams,
+		    char **params);
 
 #endif

@@ -309,7 +309,8 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 		struct sp_node *p = prog->list.items[i];
 
 		for (int j = 0; j < p->list.len; j++)
-			p->list.items[j]->ival = sp_attach_parse(a, d, p->list.items[j]);
+			p->list.items[j]->ival = sp_attach_parse(a, d, p->list.items[j],
+								 s.o->nparams, s.o->params);
 	}
 	s.quiet = true;
 	run_pass(&s, prog);
