@@ -439,6 +439,72 @@ void sp_intern_free(struct sp_intern *t)
 	free(t->ids);
 }
 
+static int path_cmp_names(const struct sp_path *a, const struct sp_path *b)
+{
+	for (int i = 0; i < a->n && i < b->n; i++) {
+		int c = strcmp(a->el[i].name, b->el[i].name);
+
+		if (c)
+			return c;
+		if (a->el[i].kind != b->el[i].kind)
+			return ((int)a->el[i].kind > (int)b->el[i].kind) - ((int)a->el[i].kind < (int)b->el[i].kind);
+	}
+	return (a->n > b->n) - (a->n < b->n);
+}
+
+static int path_cmp(const void *x, const void *y)
+{
+	return path_cmp_names(x, y);
+}
+
+static int path_cmp_pid(const void *x, const void *y)
+{
+	const struct sp_path *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return (a->pid > b->pid) - (a->pid < b->pid);
+	return path_cmp_names(a, b);
+}
+
+int sp_map_paths(const struct sp_mapdata *m, bool by_pid, struct sp_path **out, int *n)
+{
+	struct sp_path *v = calloc(m->n + 1, sizeof(*v));
+	int k = 0, err = 0, w = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < m->n && !err; i++) {
+		err = sp_entry_path(m, &m->entries[i], &v[k]);
+		if (!err && (v[k].weight == 0 || v[k].n == 0))
+			sp_path_free(&v[k]);
+		else if (!err)
+			k++;
+	}
+	if (err) {
+		sp_paths_free(v, k);
+		return err;
+	}
+	qsort(v, k, sizeof(*v), by_pid ? path_cmp_pid : path_cmp);
+	for (int i = 0; i < k; i++) {
+		if (w > 0 && (by_pid ? path_cmp_pid : path_cmp)(&v[w - 1], &v[i]) == 0) {
+			v[w - 1].weight += v[i].weight;
+			sp_path_free(&v[i]);
+			continue;
+		}
+		v[w++] = v[i];
+	}
+	*out = v;
+	*n = w;
+	return 0;
+}
+
+void sp_paths_free(struct sp_path *v, int n)
+{
+	for (int i = 0; v && i < n; i++)
+		sp_path_free(&v[i]);
+	free(v);
+}
+
 /* --- text pieces shared by text and json ------------------------------------- */
 
 void sp_json_strn(FILE *f, const char *s, size_t n)

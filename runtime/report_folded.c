@@ -6,6 +6,7 @@
  * first joined by ';', one space, an integer count. The key's non-stack
  * parts (comm, pid, ...) lead, then user frames, then kernel frames marked
  * "_[k]" (on top, as the kernel ran on behalf of that user stack).
+ * Stacks that differ only in offsets are merged; lines are sorted.
  * Unresolved frames are "[module]" (the file name, as stackcollapse-perf
  * names them) or "[unknown]" outside any module, so they merge. Names
  * are sanitized: ';' becomes ':', line breaks and tabs spaces, and a name
@@ -62,28 +63,19 @@ static void folded_name(FILE *f, const char *s, enum sp_pe_kind kind)
 
 int sp_report_folded(FILE *f, const struct sp_mapdata *m)
 {
-	int n = 0, err = 0;
-	const struct sp_entry **v = sp_sorted_entries(m, 0, &n);
+	struct sp_path *v;
+	int n = 0, err = sp_map_paths(m, false, &v, &n);
 
-	if (!v)
-		return -errno;
-	for (int i = 0; i < n && !err; i++) {
-		struct sp_path p;
-
-		err = sp_entry_path(m, v[i], &p);
-		if (err || p.weight == 0 || p.n == 0) {
-			if (!err)
-				sp_path_free(&p);
-			continue;
-		}
-		for (int j = 0; j < p.n; j++) {
+	if (err)
+		return err;
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < v[i].n; j++) {
 			if (j)
 				fputc(';', f);
-			folded_name(f, p.el[j].name, p.el[j].kind);
+			folded_name(f, v[i].el[j].name, v[i].el[j].kind);
 		}
-		fprintf(f, " %" PRIu64 "\n", p.weight);
-		sp_path_free(&p);
+		fprintf(f, " %" PRIu64 "\n", v[i].weight);
 	}
-	free(v);
-	return err;
+	sp_paths_free(v, n);
+	return 0;
 }

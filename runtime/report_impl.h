@@ -56,6 +56,11 @@ struct sp_path {
  * stack root first. Returns 0 or -errno. */
 int sp_entry_path(const struct sp_mapdata *m, const struct sp_entry *e, struct sp_path *out);
 void sp_path_free(struct sp_path *p);
+/* Every entry's path with weight and frames, sorted by names (by pid first
+ * when by_pid) with identical ones merged: stacks differing only in
+ * offsets become one. Returns 0 or -errno. */
+int sp_map_paths(const struct sp_mapdata *m, bool by_pid, struct sp_path **out, int *n);
+void sp_paths_free(struct sp_path *v, int n);
 
 /* String keys -> ids 1, 2, ...; *fresh tells a key just added. 0 on ENOMEM. */
 struct sp_intern {

@@ -3,7 +3,8 @@
  * speedscope's file format (src/lib/file-format-spec.ts; the schema is in
  * tests/data/speedscope-schema.json): frames shared by every profile, then
  * one "sampled" profile per map and process (the user stack's pid) with
- * root-first frame indices and a weight per sample. Frames are named like the
+ * root-first frame indices and a weight per sample; the heaviest profile is
+ * the one speedscope opens on. Frames are named like the
  * flame graph's: key parts first, kernel frames marked " [kernel]",
  * unresolved ones "[unknown]"; the source file is given when known (not the
  * sampled line, which would split a function into one frame per line).
@@ -22,6 +23,8 @@ struct ss_ctx {
 	size_t frames_len;
 	FILE *fr;
 	int nprofiles;
+	int heaviest;           /* index of the profile with the most weight */
+	uint64_t heaviest_total;
 };
 
 static const char *frame_name(const struct sp_pelem *e, char *buf, size_t len)
@@ -79,6 +82,10 @@ static int write_profile(struct ss_ctx *c, const char *map, uint32_t pid, const 
 	for (int i = 0; i < n; i++)
 		if (paths[i].pid == pid)
 			total += paths[i].weight;
+	if (total > c->heaviest_total) {
+		c->heaviest_total = total;
+		c->heaviest = c->nprofiles;
+	}
 	if (pid)
 		snprintf(name, sizeof(name), "%s pid %u", map, pid);
 	else
@@ -102,31 +109,12 @@ static int write_profile(struct ss_ctx *c, const char *map, uint32_t pid, const 
 	return err;
 }
 
-static int map_paths(const struct sp_mapdata *m, struct sp_path **out, int *n)
-{
-	struct sp_path *v = calloc(m->n + 1, sizeof(*v));
-	int k = 0, err = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (int i = 0; i < m->n && !err; i++) {
-		err = sp_entry_path(m, &m->entries[i], &v[k]);
-		if (!err && (v[k].weight == 0 || v[k].n == 0))
-			sp_path_free(&v[k]);
-		else if (!err)
-			k++;
-	}
-	*out = v;
-	*n = k;
-	return err;
-}
-
-/* One profile per distinct pid, in order of first appearance. */
+/* One profile per distinct pid, in pid order. */
 static int write_map(struct ss_ctx *c, const struct sp_mapdata *m)
 {
 	const char *name = m->map && m->map->name ? m->map->name : "@";
 	struct sp_path *paths = NULL;
-	int n = 0, err = map_paths(m, &paths, &n);
+	int n = 0, err = sp_map_paths(m, true, &paths, &n);
 
 	for (int i = 0; i < n && !err; i++) {
 		bool seen = false;
@@ -136,9 +124,7 @@ static int write_map(struct ss_ctx *c, const struct sp_mapdata *m)
 		if (!seen)
 			err = write_profile(c, name, paths[i].pid, paths, n);
 	}
-	for (int i = 0; i < n; i++)
-		sp_path_free(&paths[i]);
-	free(paths);
+	sp_paths_free(paths, n);
 	return err;
 }
 
@@ -151,7 +137,7 @@ int sp_report_speedscope(FILE *f, const struct sp_profile *p, const struct sp_ma
 	if (!c.fr)
 		return -errno;
 	fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
-	      "\"exporter\": \"sprof\", \"name\": \"sprof\", \"activeProfileIndex\": 0,\n"
+	      "\"exporter\": \"sprof\", \"name\": \"sprof\",\n"
 	      "\"profiles\": [\n", f);
 	for (int i = 0; i < nmaps && !err; i++)
 		err = write_map(&c, maps[i]);
@@ -159,7 +145,7 @@ int sp_report_speedscope(FILE *f, const struct sp_profile *p, const struct sp_ma
 		err = -ENOMEM;
 	fputs("],\n\"shared\": {\"frames\": [\n", f);
 	fwrite(c.frames, 1, c.frames_len, f);
-	fputs("]}}\n", f);
+	fprintf(f, "]},\n\"activeProfileIndex\": %d}\n", c.heaviest);
 	free(c.frames);
 	sp_intern_free(&c.ids);
 	(void)p;

@@ -230,13 +230,14 @@ def test_speedscope_schema(ctx):
     d = unit_files(ctx)
     data = validate_speedscope(ctx, os.path.join(d, "hotwarm.speedscope.json"))
     names = [p["name"] for p in data["profiles"]]
-    assert names == ["@ pid 4242", "@ pid 777"], names
+    assert names == ["@ pid 777", "@ pid 4242"], names
+    assert data["activeProfileIndex"] == 1, data["activeProfileIndex"]
     frames = [f["name"] for f in data["shared"]["frames"]]
-    p = data["profiles"][0]
+    p = data["profiles"][1]
     heavy = p["samples"][p["weights"].index(max(p["weights"]))]
     assert frames[heavy[-1]] == "hot" and frames[heavy[0]] == "hotwarm", [frames[i] for i in heavy]
     data = validate_speedscope(ctx, os.path.join(d, "multi.speedscope.json"))
-    assert [p["name"] for p in data["profiles"]] == ["@ pid 4242", "@ pid 777", "@u pid 4242"]
+    assert [p["name"] for p in data["profiles"]] == ["@ pid 777", "@ pid 4242", "@u pid 4242"]
 
 
 # --- folded ----------------------------------------------------------------------------

@@ -574,11 +574,11 @@ static void test_folded(void)
 
 	((struct sp_plan_map *)maps[1].map)->name = FX(strdup("@u"));
 	s = report(&p, SP_FMT_FOLDED, "two.folded", NULL);
-	CHECK(strcmp(s, "hotwarm;main;[hotwarm] 3\n"
-			"my:app_12;main;spin 20\n"
-			"hotwarm;__libc_start_call_main;main;__libc_read;vfs_read_[k];read_zero_[k] 30\n"
+	CHECK(strcmp(s, "hotwarm;__libc_start_call_main;main;__libc_read;vfs_read_[k];read_zero_[k] 30\n"
+			"hotwarm;__libc_start_call_main;main;hot 200\n"
 			"hotwarm;__libc_start_call_main;main;warm 100\n"
-			"hotwarm;__libc_start_call_main;main;hot 200\n") == 0, "folded:\n%s", s);
+			"hotwarm;main;[hotwarm] 3\n"
+			"my:app_12;main;spin 20\n") == 0, "folded:\n%s", s);
 	/* Round trip: per-leaf sums equal the counts the text report shows. */
 	CHECK(leaf_sum(s, "hot") == 200 && leaf_sum(s, "warm") == 100 && leaf_sum(s, "read_zero_[k]") == 30,
 	      "leaf sums %lu %lu", (unsigned long)leaf_sum(s, "hot"), (unsigned long)leaf_sum(s, "warm"));
@@ -586,9 +586,9 @@ static void test_folded(void)
 	path = outpath("two-u.folded");
 	s = slurp(path);
 	free(path);
-	CHECK(strcmp(s, "main;[hotwarm] 3\n"
+	CHECK(strcmp(s, "__libc_start_call_main;main;hot 200\n"
 			"__libc_start_call_main;main;warm 100\n"
-			"__libc_start_call_main;main;hot 200\n") == 0, "folded @u:\n%s", s);
+			"main;[hotwarm] 3\n") == 0, "folded @u:\n%s", s);
 	free(s);
 	s = report(&p, SP_FMT_FOLDED, "one.folded", "@u");
 	CHECK(strstr(s, "__libc_start_call_main;main;hot 200\n") != NULL, "--map @u:\n%s", s);
