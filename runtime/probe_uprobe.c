@@ -21,8 +21,9 @@
  * detach. libbpf 1.1 predates them, so the link is created with the raw
  * bpf(2) command, and the program must be loaded with expected attach type
  * BPF_TRACE_UPROBE_MULTI: sp_uprobe_prepare() sets it between open and
- * load when the kernel has the feature. Programs loaded without it attach
- * one perf uprobe per offset, as before.
+ * load when the kernel has the feature. A program loaded without it is
+ * loaded a second time for uprobe_multi when it matches many functions;
+ * else (old kernels, a few functions) one perf uprobe per offset.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -312,8 +313,23 @@ int sp_uprobe_prepare(struct bpf_program *prog)
 	return bpf_program__set_expected_attach_type(prog, SP_BPF_TRACE_UPROBE_MULTI);
 }
 
-static int attach_multi(const struct sp_plan_probe *p, struct bpf_program *prog,
-			struct sp_attach_ctx *ctx, const struct upoints *u, struct sp_links *links)
+/* A copy of a loaded program, loaded again for uprobe_multi: for programs
+ * the loader did not prepare. After load, bpf_program__insns() holds the
+ * final instructions (map fds in place); codegen inlines every helper, so
+ * there are no subprograms needing BTF. The link keeps the copy alive. */
+static int load_multi_copy(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI);
+	const struct bpf_insn *insns = bpf_program__insns(prog);
+	size_t cnt = bpf_program__insn_cnt(prog);
+
+	if (!insns || !cnt)
+		return -ENOENT;
+	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, bpf_program__name(prog), "GPL", insns, cnt, &o);
+}
+
+static int attach_multi(const struct sp_plan_probe *p, int prog_fd, struct sp_attach_ctx *ctx,
+			const struct upoints *u, struct sp_links *links)
 {
 	uint64_t *offs = malloc(u->n * sizeof(*offs));
 	int i, fd, err;
@@ -322,14 +338,34 @@ static int attach_multi(const struct sp_plan_probe *p, struct bpf_program *prog,
 		return -ENOMEM;
 	for (i = 0; i < u->n; i++)
 		offs[i] = u->v[i].foff;
-	fd = uprobe_multi_link(bpf_program__fd(prog), u->path, offs, u->n,
-			       p->type == SP_PROBE_URETPROBE, ctx->pid);
+	fd = uprobe_multi_link(prog_fd, u->path, offs, u->n, p->type == SP_PROBE_URETPROBE,
+			       ctx->pid);
 	err = fd < 0 ? -errno : 0;
 	free(offs);
 	if (err)
 		return sp_probe_fail(ctx, p, err, "cannot attach %d uprobe%s in %s: %s", u->n,
 				     u->n == 1 ? "" : "s", u->path, strerror(-err));
 	return sp_links_push_fd(links, fd);
+}
+
+/* Unprepared program, many functions: worth a second verification to
+ * detach in one grace period instead of one per function. */
+#define MULTI_COPY_MIN 8
+
+static int attach_multi_copy(const struct sp_plan_probe *p, struct bpf_program *prog,
+			     struct sp_attach_ctx *ctx, const struct upoints *u,
+			     struct sp_links *links)
+{
+	int fd, err;
+
+	if (u->n < MULTI_COPY_MIN || !have_uprobe_multi())
+		return -EOPNOTSUPP;
+	fd = load_multi_copy(prog);
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	err = attach_multi(p, fd, ctx, u, links);
+	close(fd);
+	return err;
 }
 
 static int attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
@@ -348,6 +384,12 @@ static int attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
 	return err;
 }
 
+static bool prepared_for_multi(struct bpf_program *prog)
+{
+	return bpf_program__expected_attach_type(prog) ==
+	       (enum bpf_attach_type)SP_BPF_TRACE_UPROBE_MULTI;
+}
+
 static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 			 struct sp_attach_ctx *ctx, struct sp_links *links)
 {
@@ -355,11 +397,13 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	double start = now_s();
 	int err = upoints_resolve(p, ctx, &u);
 
-	if (!err && bpf_program__expected_attach_type(prog) ==
-			    (enum bpf_attach_type)SP_BPF_TRACE_UPROBE_MULTI)
-		err = attach_multi(p, prog, ctx, &u, links);
-	else if (!err)
-		err = attach_each(p, prog, ctx, &u, links);
+	if (!err && prepared_for_multi(prog)) {
+		err = attach_multi(p, bpf_program__fd(prog), ctx, &u, links);
+	} else if (!err) {
+		err = attach_multi_copy(p, prog, ctx, &u, links);
+		if (err == -EOPNOTSUPP)
+			err = attach_each(p, prog, ctx, &u, links);
+	}
 	if (!err && ctx->verbose && u.n > 1)
 		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u.n, u.path,
 			now_s() - start);

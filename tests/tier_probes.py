@@ -234,7 +234,7 @@ def t_uretprobe_offset_error(ctx):
     ctx.require_root()
     w = calls(ctx)
     expect_err(ctx.sprof_run("-e", "uretprobe:%s:probe_ret+4 { @ = count(); }" % w),
-               "a uretprobe cannot take an offset")
+               "cannot take an offset")
 
 
 # --- USDT ---------------------------------------------------------------------------
