@@ -269,14 +269,14 @@ def text_leaf_counts(text):
     return sums
 
 
-def e2e(ctx, out_name, *extra):
+def e2e(ctx, out_name, *extra, program=E2E_PROGRAM, stale=()):
     ctx.require_bpf()
     wl = ctx.workload("hotwarm")
     path = os.path.join(ctx.workdir, out_name)
-    for p in (path,):
+    for p in (path,) + tuple(os.path.join(ctx.workdir, x) for x in stale):
         if os.path.exists(p):
             os.unlink(p)
-    r = ctx.sprof_run("-c", wl, "-e", E2E_PROGRAM, "-o", path, *extra, timeout=120)
+    r = ctx.sprof_run("-c", wl, "-e", program, "-o", path, *extra, timeout=120)
     assert r.rc == 0, repr(r)
     assert os.path.exists(path), "sprof wrote no %s\n%r" % (path, r)
     return path
@@ -322,6 +322,38 @@ def test_e2e_speedscope(ctx):
     assert data["profiles"] and all(p["name"].startswith("@") for p in data["profiles"])
 
 
+MULTI_PROGRAM = "profile:hz:999 { @[kstack, ustack, comm] = count(); @u[ustack] = count(); }"
+
+
+def test_e2e_multi_map(ctx):
+    require_workload(ctx)
+    path = e2e(ctx, "multi.svg", program=MULTI_PROGRAM, stale=("multi-u.svg",))
+    other = os.path.join(ctx.workdir, "multi-u.svg")
+    assert os.path.exists(other), "no per-map file %s" % other
+    names = {g.get("data-name") for g in svg_frames(other)}
+    assert {"hot", "warm", "main"} <= names, names
+    names = {g.get("data-name") for g in svg_frames(path)}
+    assert "hotwarm" in names, "comm is not a leading frame: %s" % sorted(names)
+    # --map keeps one map, under the plain name
+    path = e2e(ctx, "one.pb.gz", "--map", "@u", program=MULTI_PROGRAM, stale=("one-u.pb.gz",))
+    assert not os.path.exists(os.path.join(ctx.workdir, "one-u.pb.gz"))
+    rows, out = pprof_top(ctx, path)
+    assert rows[0][1] == "hot", out
+
+
+def test_e2e_json(ctx):
+    require_workload(ctx)
+    ctx.require_bpf()
+    r = ctx.sprof_run("-c", ctx.workload("hotwarm"), "-f", "json", "-e",
+                      "profile:hz:999 { @[ustack] = count(); @n = count(); }", timeout=120)
+    assert r.rc == 0, repr(r)
+    lines = [json.loads(l) for l in r.out.splitlines() if l.strip()]
+    maps = {k: v for l in lines if l["type"] == "map" for k, v in l["data"].items()}
+    assert set(maps) == {"@", "@n"}, lines
+    assert maps["@n"] >= sum(maps["@"].values()) > 0, maps  # stacks may be dropped
+    assert any("hot+" in k for k in maps["@"]), list(maps["@"])[:5]
+
+
 def tests(ctx):
     yield "unit_reports", test_unit
     yield "pprof_top", test_pprof_top
@@ -336,3 +368,5 @@ def tests(ctx):
     yield "e2e_svg", test_e2e_svg
     yield "e2e_folded", test_e2e_folded_round_trip
     yield "e2e_speedscope", test_e2e_speedscope
+    yield "e2e_multi_map", test_e2e_multi_map
+    yield "e2e_json", test_e2e_json
