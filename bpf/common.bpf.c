@@ -76,7 +76,7 @@ struct {
 	__type(value, struct sp_stack_val);
 } sp_stack_scratch SEC(".maps");
 
-int sp_filter(void)
+SP_NODEBUG int sp_filter(void)
 {
 	__u32 zero = 0;
 	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
@@ -86,7 +86,7 @@ int sp_filter(void)
 	return (__u32)(bpf_get_current_pid_tgid() >> 32) == c->target_pid;
 }
 
-void sp_event_drop(void)
+SP_NODEBUG void sp_event_drop(void)
 {
 	__u32 zero = 0;
 	__u64 *d = bpf_map_lookup_elem(&sp_event_drops, &zero);
@@ -95,7 +95,7 @@ void sp_event_drop(void)
 		*d += 1;
 }
 
-void sp_emit_event(__u32 type, __u32 id, __u64 arg)
+SP_NODEBUG void sp_emit_event(__u32 type, __u32 id, __u64 arg)
 {
 	struct sp_event_hdr h = { .type = type, .id = id, .arg = arg };
 
@@ -103,7 +103,7 @@ void sp_emit_event(__u32 type, __u32 id, __u64 arg)
 		sp_event_drop();
 }
 
-__u64 sp_elapsed(void)
+SP_NODEBUG __u64 sp_elapsed(void)
 {
 	__u32 zero = 0;
 	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
@@ -112,7 +112,7 @@ __u64 sp_elapsed(void)
 	return c && c->start_ns && now > c->start_ns ? now - c->start_ns : 0;
 }
 
-__u64 sp_cpid(void)
+SP_NODEBUG __u64 sp_cpid(void)
 {
 	__u32 zero = 0;
 	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
@@ -120,12 +120,12 @@ __u64 sp_cpid(void)
 	return c ? c->cpid : 0;
 }
 
-void sp_emit_exit(void)
+SP_NODEBUG void sp_emit_exit(void)
 {
 	sp_emit_event(SP_EV_EXIT, 0, 0);
 }
 
-static __always_inline __u64 mix64(__u64 h)
+static __always_inline SP_NODEBUG __u64 mix64(__u64 h)
 {
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
@@ -156,7 +156,7 @@ static long hash_frame(__u64 i, void *c)
 
 /* Takes a stack into the scratch buffer and stores it in sp_stacks;
  * returns its id, 0 for an empty stack. */
-static __always_inline __u64 take_stack(void *ctx, int limit, __u64 flags)
+static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags)
 {
 	__u32 zero = 0;
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
@@ -193,7 +193,7 @@ static __always_inline __u64 take_stack(void *ctx, int limit, __u64 flags)
 	return h;
 }
 
-static __always_inline void note_pid(__u32 pid)
+static __always_inline SP_NODEBUG void note_pid(__u32 pid)
 {
 	__u8 one = 1;
 
@@ -209,12 +209,12 @@ static __always_inline void note_pid(__u32 pid)
 
 /* For user addresses kept without a stack (usym): make sure user space
  * snapshots the process's mappings. */
-void sp_note_pid(void)
+SP_NODEBUG void sp_note_pid(void)
 {
 	note_pid((__u32)(bpf_get_current_pid_tgid() >> 32));
 }
 
-void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
+SP_NODEBUG void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 
@@ -224,14 +224,14 @@ void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
 	note_pid(pid);
 }
 
-__u64 sp_kstack(void *ctx, int limit)
+SP_NODEBUG __u64 sp_kstack(void *ctx, int limit)
 {
 	return take_stack(ctx, limit, 0);
 }
 
 /* `func` (which 0) or `probe` (which 1) of the attach point that fired,
  * when one program serves several (wildcards). */
-void sp_probe_name(void *ctx, int which, char *dst, __u32 size)
+SP_NODEBUG void sp_probe_name(void *ctx, int which, char *dst, __u32 size)
 {
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
 	struct sp_probe_name *n = bpf_map_lookup_elem(&sp_probe_names, &idx);

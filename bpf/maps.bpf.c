@@ -11,7 +11,7 @@
 #define SP_EEXIST 17
 #define SP_MAX_CPUS 512
 
-void sp_count_drop(void *drops)
+SP_NODEBUG void sp_count_drop(void *drops)
 {
 	__u32 zero = 0;
 	__u64 *d = bpf_map_lookup_elem(drops, &zero);
@@ -22,7 +22,7 @@ void sp_count_drop(void *drops)
 
 /* The value slot of `key` on this CPU, inserting `init` first when the key
  * is new; NULL (and a drop counted) when the map is full. */
-void *sp_map_upsert(void *map, void *key, void *init, void *drops)
+SP_NODEBUG void *sp_map_upsert(void *map, void *key, void *init, void *drops)
 {
 	void *p = bpf_map_lookup_elem(map, key);
 	long r;
@@ -38,13 +38,13 @@ void *sp_map_upsert(void *map, void *key, void *init, void *drops)
 }
 
 /* Stores a plain value; counts a drop when the map is full. */
-void sp_map_put(void *map, void *key, void *val, void *drops)
+SP_NODEBUG void sp_map_put(void *map, void *key, void *val, void *drops)
 {
 	if (bpf_map_update_elem(map, key, val, BPF_ANY))
 		sp_count_drop(drops);
 }
 
-static __always_inline __s64 div_s64(__s64 a, __s64 b)
+static __always_inline SP_NODEBUG __s64 div_s64(__s64 a, __s64 b)
 {
 	int neg = (a < 0) != (b < 0);
 	__u64 q;
@@ -55,38 +55,49 @@ static __always_inline __s64 div_s64(__s64 a, __s64 b)
 	return neg ? -(__s64)q : (__s64)q;
 }
 
+struct pcpu_read {
+	void *map, *key;
+	__s64 acc, cnt;
+	int agg, seen;
+};
+
+/* bpf_loop() body: merges one CPU's slot (the same merge user space does).
+ * A callback, because a 512-iteration C loop with these branches is more
+ * than the verifier will walk. */
+static long pcpu_step(__u64 cpu, void *c)
+{
+	struct pcpu_read *x = c;
+	__s64 *v = bpf_map_lookup_percpu_elem(x->map, x->key, (__u32)cpu);
+
+	if (!v)
+		return 1;
+	if (x->agg == 3 || x->agg == 4) {
+		if (v[1] && (!x->seen || (x->agg == 3 ? v[0] < x->acc : v[0] > x->acc)))
+			x->acc = v[0];
+		x->seen |= v[1] != 0;
+	} else if (x->agg == 5 || x->agg == 6) {
+		x->cnt += v[0];
+		x->acc += v[1];
+	} else {
+		x->acc += v[0];
+	}
+	return 0;
+}
+
 /* Reads an aggregation across CPUs the way user space merges it.
  * agg: enum sp_agg_kind (1 count, 2 sum, 3 min, 4 max, 5 avg, 6 stats). */
-__s64 sp_percpu_read(void *map, void *key, int agg)
+SP_NODEBUG __s64 sp_percpu_read(void *map, void *key, int agg)
 {
-	__s64 acc = 0, cnt = 0;
-	int seen = 0;
+	struct pcpu_read x = { .map = map, .key = key, .agg = agg };
 
-	for (__u32 cpu = 0; cpu < SP_MAX_CPUS; cpu++) {
-		__s64 *v = bpf_map_lookup_percpu_elem(map, key, cpu);
-
-		if (!v)
-			break;
-		if (agg == 3 || agg == 4) {
-			if (!v[1])
-				continue;
-			if (!seen || (agg == 3 ? v[0] < acc : v[0] > acc))
-				acc = v[0];
-			seen = 1;
-		} else if (agg == 5 || agg == 6) {
-			cnt += v[0];
-			acc += v[1];
-		} else {
-			acc += v[0];
-		}
-	}
+	bpf_loop(SP_MAX_CPUS, pcpu_step, &x, 0);
 	if (agg == 5 || agg == 6)
-		return div_s64(acc, cnt);
-	return acc;
+		return div_s64(x.acc, x.cnt);
+	return x.acc;
 }
 
 /* hist(): 0 for negative values, 1 for 0, then 2 + floor(log2(v)). */
-__u64 sp_log2_bucket(__s64 sv)
+SP_NODEBUG __u64 sp_log2_bucket(__s64 sv)
 {
 	__u64 v = (__u64)sv, r = 0;
 
@@ -106,7 +117,7 @@ __u64 sp_log2_bucket(__s64 sv)
 
 /* lhist(): 0 below min, 1 + (v - min) / step inside, 1 + (max - min) / step
  * at or above max (bpftrace's layout). */
-__u64 sp_lin_bucket(__s64 v, __s64 min, __s64 max, __s64 step)
+SP_NODEBUG __u64 sp_lin_bucket(__s64 v, __s64 min, __s64 max, __s64 step)
 {
 	if (step <= 0)
 		return 0;

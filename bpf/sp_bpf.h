@@ -36,6 +36,13 @@ typedef __s64 int64_t;
 #endif
 #include "codegen/plan.h"
 
+/* Helper functions carry no debug info: it would only be parsed again for
+ * every compile (a third of the bitcode), and inlined code takes the script
+ * location of its call anyway. Maps keep theirs (BTF), and so must any
+ * function that stays a BPF subprogram (bpf_loop callbacks): LLVM's BTF
+ * emitter needs a DISubprogram for every emitted function. */
+#define SP_NODEBUG __attribute__((nodebug))
+
 /* common.bpf.c */
 int sp_filter(void);
 void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit);
