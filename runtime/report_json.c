@@ -140,7 +140,14 @@ static void json_value(FILE *f, const struct sp_mapdata *m, const struct sp_entr
 			v->count, avg / div, v->total / div);
 		break;
 	case SP_AGG_NONE:
-		json_kval(f, &v->plain, m->map ? &m->map->value : NULL);
+		if (v->plain.kind == SP_F_INT && div > 1) {
+			struct sp_kval k = v->plain;
+
+			k.i = k.is_signed ? k.i / div : (int64_t)((uint64_t)k.i / (uint64_t)div);
+			json_kval(f, &k, NULL);
+		} else {
+			json_kval(f, &v->plain, m->map ? &m->map->value : NULL);
+		}
 		break;
 	case SP_AGG_COUNT:
 		fprintf(f, "%" PRIu64, (uint64_t)v->v / (uint64_t)div);

@@ -266,7 +266,14 @@ static void text_entry(FILE *f, const struct sp_mapdata *m, const struct sp_entr
 			e->val.count, avg_value(&e->val) / div, e->val.total / div);
 		return;
 	case SP_AGG_NONE:
-		sp_text_kval(f, &e->val.plain, m->map ? &m->map->value : NULL, false);
+		if (e->val.plain.kind == SP_F_INT && div > 1) {
+			struct sp_kval k = e->val.plain;
+
+			k.i = k.is_signed ? k.i / div : (int64_t)((uint64_t)k.i / (uint64_t)div);
+			sp_text_kval(f, &k, NULL, false);
+		} else {
+			sp_text_kval(f, &e->val.plain, m->map ? &m->map->value : NULL, false);
+		}
 		fputc('\n', f);
 		return;
 	case SP_AGG_COUNT:

@@ -503,6 +503,12 @@ static void test_text_empty(void)
 	struct sp_mapdata c = mapdata(plan_map("@c", SP_AGG_COUNT, SP_F_NONE), 0);
 	struct sp_mapdata k = mapdata(plan_map("@k", SP_AGG_COUNT, SP_F_INT), 0);
 
+	struct sp_mapdata i = mapdata(plan_map("@i", SP_AGG_NONE, SP_F_INT), 2);
+
+	/* print(@i, 0, 2) divides plain integer values too, like bpftrace. */
+	i.entries[0] = (struct sp_entry){ .key = kint(5), .val.plain = kint(10) };
+	i.entries[1] = (struct sp_entry){ .key = kint(6), .val.plain = kint(-3) };
+	EXPECT_STR(text_of_map(&i, 0, 2), "@i[6]: -1\n@i[5]: 5\n");
 	EXPECT_STR(text_of_map(&c, 0, 1), "@c: 0\n");
 	EXPECT_STR(text_of_map(&k, 0, 1), "\n");
 }
