@@ -36,6 +36,7 @@ struct sp_pstate {
 	uint32_t len;
 	uint32_t pos;          /* byte offset of the next unread character */
 	int last_tok;          /* last token returned (0 at start) */
+	int prev_tok;          /* the one before it */
 	enum sp_lex_mode mode;
 	int depth;             /* open blocks; stack[] holds '{' or '<' */
 	char stack[SP_LEX_MAX_NEST];

@@ -149,12 +149,12 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 %token PRED_CLOSE "'/' (end of predicate)"
 %token ABLOCK_OPEN "'<' (block)"
 %token ABLOCK_CLOSE "'>' (end of block)"
-%token IF "if" ELSE "else" WHILE "while" UNROLL "unroll"
-%token BREAK "break" CONTINUE "continue" RETURN "return"
-%token EQ "==" NE "!=" LE "<=" GE ">=" LAND "&&" LOR "||" SHL "<<" SHR ">>"
-%token INC "++" DEC "--" ARROW "->"
-%token ADD_ASSIGN "+=" SUB_ASSIGN "-=" MUL_ASSIGN "*=" DIV_ASSIGN "/=" MOD_ASSIGN "%="
-%token AND_ASSIGN "&=" OR_ASSIGN "|=" XOR_ASSIGN "^=" SHL_ASSIGN "<<=" SHR_ASSIGN ">>="
+%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
+%token BREAK "'break'" CONTINUE "'continue'" RETURN "'return'"
+%token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" LAND "'&&'" LOR "'||'" SHL "'<<'" SHR "'>>'"
+%token INC "'++'" DEC "'--'" ARROW "'->'"
+%token ADD_ASSIGN "'+='" SUB_ASSIGN "'-='" MUL_ASSIGN "'*='" DIV_ASSIGN "'/='" MOD_ASSIGN "'%='"
+%token AND_ASSIGN "'&='" OR_ASSIGN "'|='" XOR_ASSIGN "'^='" SHL_ASSIGN "'<<='" SHR_ASSIGN "'>>='"
 %token SP_TOK_JUNK "invalid character"
 %token SP_TOK_UNTERMINATED_COMMENT "unterminated comment"
 %token SP_TOK_UNTERMINATED_STRING "unterminated string"
@@ -359,6 +359,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct sp_pstate *ps)
 	yysymbol_kind_t exp[YYNTOKENS], tok = yypcontext_token(ctx);
 	SPYLTYPE loc = *yypcontext_location(ctx);
 	int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS), i;
+	yysymbol_kind_t close = YYSYMBOL_YYEMPTY;
 	bool want_expr = false;
 	char msg[512], text[64];
 	size_t len;
@@ -382,14 +383,25 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct sp_pstate *ps)
 				       token_text(ps, loc, text, sizeof(text)));
 	else
 		len = (size_t)snprintf(msg, sizeof(msg), "unexpected %s", yysymbol_name(tok));
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		want_expr |= exp[i] == YYSYMBOL_INT;
+		if (exp[i] == YYSYMBOL_PRED_CLOSE || exp[i] == YYSYMBOL_ABLOCK_CLOSE ||
+		    !strcmp(yysymbol_name(exp[i]), "'}'") || !strcmp(yysymbol_name(exp[i]), "')'") ||
+		    !strcmp(yysymbol_name(exp[i]), "']'"))
+			close = exp[i];
+	}
 	if (n > 4 && want_expr)
 		snprintf(msg + len, sizeof(msg) - len, ", expecting an expression");
+	else if (n > 4 && close != YYSYMBOL_YYEMPTY)
+		snprintf(msg + len, sizeof(msg) - len, ", expecting an operator or %s",
+			 yysymbol_name(close));
 	for (i = 0; n > 0 && n <= 4 && i < n && len < sizeof(msg); i++)
 		len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s",
 					i == 0 ? ", expecting " : " or ", yysymbol_name(exp[i]));
 	sp_diag_at(ps->diag, SP_DIAG_ERROR, loc, "%s", msg);
+	if (ps->prev_tok == PRED_CLOSE && tok != YYSYMBOL_YYEOF)
+		sp_diag_note(ps->diag, loc, "a '/' inside a predicate ends it: write division "
+			     "in parentheses, e.g. /(a / b) > 1/");
 	ps->probe_errors++;
 	return 0;
 }
