@@ -10,6 +10,8 @@ this tier hands them to the programs people open them with:
               screenshots go to the artifacts directory
   speedscope  ajv against tests/data/speedscope-schema.json
   folded      per-leaf sums equal the text report's counts
+  text, json  byte-identical to bpftrace 0.17 on deterministic programs
+              (when bpftrace is installed)
 Then, when sprof can load BPF, the same checks on a real profile of
 tests/workloads/hotwarm.c, whose hot() burns twice warm()'s CPU.
 Tools: go (golang-go), protoc (protobuf-compiler), chromium, node + npm
@@ -354,6 +356,42 @@ def test_e2e_json(ctx):
     assert any("hot+" in k for k in maps["@"]), list(maps["@"])[:5]
 
 
+# Deterministic maps of every kind, printed by both at exit (bpftrace 0.17).
+DIFF_PROGRAMS = [
+    'BEGIN { @h = hist(5); @h = hist(1000); @h = hist(0); @h = hist(-3); @l = lhist(15, 0, 40, 10); '
+    '@l = lhist(45, 0, 40, 10); @l = lhist(-1, 0, 40, 10); @k[1] = hist(3); @k[2] = hist(9); '
+    '@k[2] = hist(10); @a = avg(-10); @a = avg(3); @s["x", 2] = stats(7); @t = (1, "a", (2, 3)); '
+    '@lk = lhist(2048, 1024, 4096, 1024); @u = sum(-5); @x["k2"] = 5; @x["k1"] = 1; exit(); }',
+    'BEGIN { @a[1] = count(); @a[2] = count(); @a[2] = count(); @a[3] = count(); @a[3] = count(); '
+    '@a[3] = count(); @b = min(5); @b2 = max(7); @s["a"] = "zz"; @s["b"] = "aa"; @i[5] = 10; '
+    '@i[6] = -3; @h = hist(1 << 20); print(@a, 2, 1); print(@i, 0, 2); @z = count(); clear(@z); exit(); }',
+]
+
+
+def bpftrace_vs_sprof(ctx, fmt):
+    ctx.require_tool("bpftrace")
+    ctx.require_bpf()
+    for prog in DIFF_PROGRAMS:
+        extra = ["-f", "json"] if fmt == "json" else []
+        bt = ctx.run(["bpftrace"] + extra + ["-e", prog], timeout=60)
+        if bt.rc != 0:
+            raise ctx.Skip("bpftrace cannot run here: " + bt.err.strip().splitlines()[-1])
+        sp = ctx.sprof_run(*(extra + ["-e", prog]), timeout=60)
+        assert sp.rc == 0, repr(sp)
+        want = [l for l in bt.out.splitlines() if not l.startswith("Attaching ") and "attached_probes" not in l]
+        got = [l for l in sp.out.splitlines() if "attached_probes" not in l]
+        assert got == want, "sprof and bpftrace differ for %s:\n--- sprof\n%s\n--- bpftrace\n%s" % (
+            prog, "\n".join(got), "\n".join(want))
+
+
+def test_text_vs_bpftrace(ctx):
+    bpftrace_vs_sprof(ctx, "text")
+
+
+def test_json_vs_bpftrace(ctx):
+    bpftrace_vs_sprof(ctx, "json")
+
+
 def tests(ctx):
     yield "unit_reports", test_unit
     yield "pprof_top", test_pprof_top
@@ -370,3 +408,5 @@ def tests(ctx):
     yield "e2e_speedscope", test_e2e_speedscope
     yield "e2e_multi_map", test_e2e_multi_map
     yield "e2e_json", test_e2e_json
+    yield "text_vs_bpftrace", test_text_vs_bpftrace
+    yield "json_vs_bpftrace", test_json_vs_bpftrace
