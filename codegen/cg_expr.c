@@ -131,8 +131,18 @@ static LLVMValueRef probe_name(struct cg *g, const struct sp_node *n, int which)
 	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
 	LLVMValueRef buf, args[4];
 
-	if (!cg_attach_wild(g->attach))
-		return string_builtin(g, n, !g->attach ? "" : which ? g->attach->raw : g->attach->func);
+	if (!cg_attach_wild(g->attach)) {
+		char full[512];
+		const struct sp_attach *a = g->attach;
+		const char *colon = a && a->raw ? strchr(a->raw, ':') : NULL;
+
+		if (!which || !a)
+			return string_builtin(g, n, a ? a->func : "");
+		/* the canonical name, as bpftrace prints it: "p:hz:99" -> "profile:hz:99" */
+		snprintf(full, sizeof(full), "%s%s", a->provider ? a->provider : "",
+			 colon ? colon : "");
+		return string_builtin(g, n, a->provider ? full : a->raw);
+	}
 	g->plan->probes[g->plan->nprobes - 1].uses_names = true;
 	buf = cg_alloca(g, size, which ? "probe" : "func");
 	cg_memset0(g, buf, size);
