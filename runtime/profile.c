@@ -290,9 +290,19 @@ static int path_push(struct sp_path *p, char *name, enum sp_pe_kind kind, const 
 	return 0;
 }
 
+/* Frames up to the first zero address (where bpftrace stops a stack too). */
+static int stack_len(const struct sp_stack *st)
+{
+	int n = 0;
+
+	while (st && n < st->n && (st->frames[n].addr || st->frames[n].sym))
+		n++;
+	return n;
+}
+
 static int push_stack(struct sp_path *p, const struct sp_stack *st)
 {
-	for (int i = st ? st->n - 1 : -1; i >= 0; i--) {
+	for (int i = stack_len(st) - 1; i >= 0; i--) {
 		const struct sp_frame *f = &st->frames[i];
 		enum sp_pe_kind kind = f->kind == SP_FRAME_KERNEL ? SP_PE_KERNEL : SP_PE_USER;
 		char buf[256];

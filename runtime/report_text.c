@@ -49,7 +49,8 @@ void sp_report_text_stack(FILE *f, const struct sp_stack *st, int mode, int inde
 	if (!st || st->n == 0)
 		return;
 	fputc('\n', f);
-	for (int i = 0; i < st->n; i++)
+	/* Like bpftrace, a zero address ends the stack. */
+	for (int i = 0; i < st->n && (st->frames[i].addr || st->frames[i].sym); i++)
 		text_frame(f, &st->frames[i], mode, indent);
 }
 

@@ -572,6 +572,19 @@ static uint64_t leaf_sum(const char *folded, const char *leaf)
 	return sum;
 }
 
+static void test_zero_frame(void)
+{
+	static const char *const z[] = { "handle_amd+10", "0x0", "main+3" };
+	struct sp_mapdata m = mapdata(plan_map("@", SP_AGG_COUNT, SP_F_USTACK), 1);
+	struct sp_profile p = { .nmaps = 1, .maps = &m };
+	char *s;
+
+	m.entries[0] = (struct sp_entry){ .key = kustack(3, z), .val.v = 4 };
+	EXPECT_STR(text_of_map(&m, 0, 1), "@[\n    handle_amd+10\n]: 4\n");
+	s = report(&p, SP_FMT_FOLDED, "zero.folded", NULL);
+	EXPECT_STR(s, "handle_amd 4\n");
+}
+
 static void test_folded(void)
 {
 	struct sp_mapdata maps[3] = { comm_stack_map("@"), ustack_map(), { 0 } };
@@ -649,6 +662,7 @@ int main(int argc, char **argv)
 	test_json_stacks_hists();
 	test_json_events();
 	test_folded();
+	test_zero_frame();
 	test_consumer_files();
 	for (int i = 0; i < nfixtures; i++)
 		free(fixtures[i]);
