@@ -255,9 +255,17 @@ def folded_leaf_sums(text):
 
 
 def test_folded(ctx):
-    with open(os.path.join(unit_files(ctx), "hotwarm.folded")) as f:
+    d = unit_files(ctx)
+    with open(os.path.join(d, "hotwarm.folded")) as f:
         sums = folded_leaf_sums(f.read())
     assert sums == {"hot": 200, "warm": 100, "read_zero_[k]": 30, "[hotwarm]": 3, "spin": 20}, sums
+    # Round trip: the folded file's per-leaf sums are the text report's counts.
+    with open(os.path.join(d, "leaf.folded")) as f:
+        folded = folded_leaf_sums(f.read())
+    with open(os.path.join(d, "leaf.txt")) as f:
+        text = text_leaf_counts(f.read())
+    text = {("[hotwarm]" if k.startswith("0x") else k): v for k, v in text.items()}
+    assert folded == text and folded, (folded, text)
 
 
 # --- end to end ------------------------------------------------------------------------

@@ -626,6 +626,11 @@ static void test_consumer_files(void)
 
 	for (int i = 0; i < 4; i++)
 		free(report(&p, fmts[i], names[i], NULL));
+	/* The same stacks as text and folded, for the tier's round trip. */
+	p.maps = &maps[1];
+	free(report(&p, SP_FMT_TEXT, "leaf.txt", NULL));
+	free(report(&p, SP_FMT_FOLDED, "leaf.folded", NULL));
+	p.maps = maps;
 	((struct sp_plan_map *)maps[1].map)->name = FX(strdup("@u"));
 	p.nmaps = 2;
 	free(report(&p, SP_FMT_SVG, "multi.svg", NULL));
