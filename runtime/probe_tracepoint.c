@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "probe.h"
+#include "probe_names.h"
 #include "resolve.h"
 #include "tracefs.h"
 
@@ -68,14 +69,23 @@ static int tp_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 }
 
 static int tp_attach_one(const struct sp_plan_probe *p, struct bpf_program *prog,
-			 struct sp_attach_ctx *ctx, char *catname, struct sp_links *links)
+			 struct sp_attach_ctx *ctx, char *catname, int cookie,
+			 struct sp_links *links)
 {
-	char *name = strchr(catname, ':');
+	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = (uint64_t)cookie);
+	char *name = strchr(catname, ':'), probe[600];
 	struct bpf_link *link;
 	int err;
 
 	*name++ = '\0';
-	link = bpf_program__attach_tracepoint(prog, catname, name);
+	if (p->uses_names) {
+		snprintf(probe, sizeof(probe), "tracepoint:%s:%s", catname, name);
+		err = sp_probe_names_set(ctx->obj, (uint32_t)cookie, name, probe);
+		if (err)
+			return sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
+					     strerror(-err));
+	}
+	link = bpf_program__attach_tracepoint_opts(prog, catname, name, &o);
 	if (!link) {
 		err = -errno;
 		return sp_probe_fail(ctx, p, err, "cannot attach to tracepoint %s:%s: %s", catname,
@@ -88,12 +98,29 @@ static int tp_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 		     struct sp_attach_ctx *ctx, struct sp_links *links)
 {
 	char **v;
-	int i, n, err = tp_expand(p, ctx, &v, &n);
+	int i, n, base = 0, err = tp_expand(p, ctx, &v, &n);
 
+	if (!err && p->uses_names) {
+		base = sp_probe_names_reserve(ctx->obj, n);
+		if (base < 0)
+			err = sp_probe_fail(ctx, p, base, "cannot record the names of its %d "
+					    "tracepoints: %s", n, strerror(-base));
+	}
 	for (i = 0; i < n && !err; i++)
-		err = tp_attach_one(p, prog, ctx, v[i], links);
+		err = tp_attach_one(p, prog, ctx, v[i], base + i, links);
 	sp_strv_free(v, n);
 	return err;
+}
+
+int sp_tracepoint_count(const struct sp_plan_probe *p)
+{
+	char msg[256];
+	struct sp_attach_ctx ctx = { .err = msg, .errlen = sizeof(msg) };
+	char **v;
+	int n, err = tp_expand(p, &ctx, &v, &n);
+
+	sp_strv_free(v, n);
+	return err ? err : n;
 }
 
 const struct sp_probe_ops sp_probe_tracepoint_ops = {

@@ -41,11 +41,14 @@
 #include <linux/bpf.h>
 
 #include "probe.h"
+#include "probe_names.h"
 #include "resolve.h"
 
 struct upoint {
 	uint64_t foff;
 	const char *name; /* into the sp_funcs; NULL for addresses */
+	const char *shown;/* demangled when C++: what `func` says */
+	uint64_t cookie;  /* index into the probe names map, or 0 */
 };
 
 struct upoints {
@@ -63,7 +66,7 @@ static void upoints_free(struct upoints *u)
 	u->n = 0;
 }
 
-static int upoints_add(struct upoints *u, uint64_t foff, const char *name)
+static int upoints_add(struct upoints *u, uint64_t foff, const struct sp_func *fn)
 {
 	struct upoint *nv = realloc(u->v, (u->n + 1) * sizeof(*nv));
 
@@ -71,7 +74,9 @@ static int upoints_add(struct upoints *u, uint64_t foff, const char *name)
 		return -ENOMEM;
 	u->v = nv;
 	nv[u->n].foff = foff;
-	nv[u->n].name = name;
+	nv[u->n].name = fn ? fn->name : NULL;
+	nv[u->n].shown = fn ? (fn->demangled ? fn->demangled : fn->name) : NULL;
+	nv[u->n].cookie = 0;
 	u->n++;
 	return 0;
 }
@@ -121,7 +126,7 @@ static int add_matches(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 	for (i = 0; i < u->funcs.n; i++) {
 		if (!sp_func_matches(&u->funcs.v[i], p->func))
 			continue;
-		err = upoints_add(u, u->funcs.v[i].foff, u->funcs.v[i].name);
+		err = upoints_add(u, u->funcs.v[i].foff, &u->funcs.v[i]);
 		if (err)
 			return err;
 	}
@@ -179,7 +184,7 @@ static int add_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, s
 		if (err)
 			return err;
 	}
-	return upoints_add(u, fn->foff + (p->has_offset ? p->offset : 0), fn->name);
+	return upoints_add(u, fn->foff + (p->has_offset ? p->offset : 0), fn);
 }
 
 /* Fill u with every point the probe attaches to; ctx->err on failure. */
@@ -237,7 +242,8 @@ static int attach_point(const struct sp_plan_probe *p, struct bpf_program *prog,
 			struct sp_attach_ctx *ctx, const struct upoints *u, int i,
 			struct sp_links *links)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = p->type == SP_PROBE_URETPROBE);
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = p->type == SP_PROBE_URETPROBE,
+		    .bpf_cookie = u->v[i].cookie);
 	struct bpf_link *link;
 	int err;
 
@@ -265,8 +271,8 @@ struct uprobe_multi_attr {
 	uint32_t pad[5];
 };
 
-static int uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offs, uint32_t cnt,
-			     bool ret, pid_t pid)
+static int uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offs,
+			     const uint64_t *cookies, uint32_t cnt, bool ret, pid_t pid)
 {
 	struct uprobe_multi_attr a;
 
@@ -275,6 +281,7 @@ static int uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offs
 	a.attach_type = SP_BPF_TRACE_UPROBE_MULTI;
 	a.path = (uint64_t)(uintptr_t)path;
 	a.offsets = (uint64_t)(uintptr_t)offs;
+	a.cookies = (uint64_t)(uintptr_t)cookies;
 	a.cnt = cnt;
 	a.umflags = ret ? SP_BPF_F_UPROBE_MULTI_RETURN : 0;
 	a.pid = pid > 0 ? (uint32_t)pid : 0;
@@ -296,7 +303,7 @@ static bool have_uprobe_multi(void)
 	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &o);
 	if (prog < 0)
 		return false;
-	link = uprobe_multi_link(prog, "/", &off, 1, false, 0);
+	link = uprobe_multi_link(prog, "/", &off, NULL, 1, false, 0);
 	err = errno;
 	if (link >= 0)
 		close(link);
@@ -331,15 +338,17 @@ static int load_multi_copy(struct bpf_program *prog)
 static int attach_multi(const struct sp_plan_probe *p, int prog_fd, struct sp_attach_ctx *ctx,
 			const struct upoints *u, struct sp_links *links)
 {
-	uint64_t *offs = malloc(u->n * sizeof(*offs));
+	uint64_t *offs = malloc(2 * u->n * sizeof(*offs)), *cookies = offs + u->n;
 	int i, fd, err;
 
 	if (!offs)
 		return -ENOMEM;
-	for (i = 0; i < u->n; i++)
+	for (i = 0; i < u->n; i++) {
 		offs[i] = u->v[i].foff;
-	fd = uprobe_multi_link(prog_fd, u->path, offs, u->n, p->type == SP_PROBE_URETPROBE,
-			       ctx->pid);
+		cookies[i] = u->v[i].cookie;
+	}
+	fd = uprobe_multi_link(prog_fd, u->path, offs, cookies, u->n,
+			       p->type == SP_PROBE_URETPROBE, ctx->pid);
 	err = fd < 0 ? -errno : 0;
 	free(offs);
 	if (err)
@@ -390,6 +399,34 @@ static bool prepared_for_multi(struct bpf_program *prog)
 	       (enum bpf_attach_type)SP_BPF_TRACE_UPROBE_MULTI;
 }
 
+/* `func`/`probe` of a wildcard: one names-map entry per point, its index the cookie. */
+static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			struct upoints *u)
+{
+	char probe[PATH_MAX + 256], addr[32];
+	int i, err, base = sp_probe_names_reserve(ctx->obj, u->n);
+
+	if (base < 0)
+		return sp_probe_fail(ctx, p, base, "cannot record the names of its %d functions: "
+				     "%s", u->n, strerror(-base));
+	for (i = 0; i < u->n; i++) {
+		const char *name = u->v[i].shown;
+
+		if (!name) {
+			snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)p->offset);
+			name = addr;
+		}
+		snprintf(probe, sizeof(probe), "%s:%s:%s", sp_probe_type_name(p->type), u->path,
+			 u->v[i].name ? u->v[i].name : name);
+		u->v[i].cookie = (uint64_t)(base + i);
+		err = sp_probe_names_set(ctx->obj, base + i, name, probe);
+		if (err)
+			return sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
+					     strerror(-err));
+	}
+	return 0;
+}
+
 static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 			 struct sp_attach_ctx *ctx, struct sp_links *links)
 {
@@ -397,6 +434,8 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	double start = now_s();
 	int err = upoints_resolve(p, ctx, &u);
 
+	if (!err && p->uses_names)
+		err = record_names(p, ctx, &u);
 	if (!err && prepared_for_multi(prog)) {
 		err = attach_multi(p, bpf_program__fd(prog), ctx, &u, links);
 	} else if (!err) {
@@ -409,6 +448,19 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 			now_s() - start);
 	upoints_free(&u);
 	return err;
+}
+
+int sp_uprobe_count(const struct sp_plan_probe *p, pid_t pid)
+{
+	char err[256];
+	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
+	struct upoints u;
+	int n = upoints_resolve(p, &ctx, &u);
+
+	if (n == 0)
+		n = u.n;
+	upoints_free(&u);
+	return n;
 }
 
 const struct sp_probe_ops sp_probe_uprobe_ops = {

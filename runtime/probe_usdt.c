@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "probe.h"
+#include "probe_names.h"
 #include "resolve.h"
 #include "usdt_notes.h"
 
@@ -198,18 +199,45 @@ static int usdt_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ct
 	return err;
 }
 
+/* `func`/`probe` of a wildcard: the names-map index goes in the USDT
+ * cookie (bpf_usdt_cookie(); libbpf keeps the attach cookie for itself). */
+static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			const struct usdt_points *u)
+{
+	char probe[PATH_MAX + 256];
+	int i, err, base = sp_probe_names_reserve(ctx->obj, u->n);
+
+	if (base < 0)
+		return sp_probe_fail(ctx, p, base, "cannot record the names of its %d probes: %s",
+				     u->n, strerror(-base));
+	for (i = 0; i < u->n; i++) {
+		snprintf(probe, sizeof(probe), "usdt:%s:%s:%s", u->v[i].path, u->v[i].provider,
+			 u->v[i].name);
+		err = sp_probe_names_set(ctx->obj, base + i, u->v[i].name, probe);
+		if (err)
+			return sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
+					     strerror(-err));
+	}
+	return base;
+}
+
 static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 		       struct sp_attach_ctx *ctx, struct sp_links *links)
 {
 	struct usdt_points u;
-	int i, err = usdt_resolve(p, ctx, &u);
+	int i, base = 0, err = usdt_resolve(p, ctx, &u);
 
+	if (!err && p->uses_names) {
+		base = record_names(p, ctx, &u);
+		err = base < 0 ? base : 0;
+	}
 	for (i = 0; i < u.n && !err; i++) {
+		LIBBPF_OPTS(bpf_usdt_opts, o, .usdt_cookie = (uint64_t)(base + i));
 		const struct usdt_point *pt = &u.v[i];
 		struct bpf_link *link;
 
 		link = bpf_program__attach_usdt(prog, ctx->pid > 0 ? ctx->pid : -1, pt->path,
-						pt->provider, pt->name, NULL);
+						pt->provider, pt->name, &o);
 		if (!link) {
 			err = -errno;
 			sp_probe_fail(ctx, p, err, "cannot attach to USDT %s:%s in %s: %s",
@@ -220,6 +248,19 @@ static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 	}
 	points_free(&u);
 	return err;
+}
+
+int sp_usdt_count(const struct sp_plan_probe *p, pid_t pid)
+{
+	char err[256];
+	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
+	struct usdt_points u;
+	int n = usdt_resolve(p, &ctx, &u);
+
+	if (n == 0)
+		n = u.n;
+	points_free(&u);
+	return n;
 }
 
 const struct sp_probe_ops sp_probe_usdt_ops = {

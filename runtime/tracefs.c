@@ -78,20 +78,24 @@ static bool get_num(const char *line, const char *key, long *v)
 	return true;
 }
 
-/* "char prev_comm[16]" -> type "char[16]", name "prev_comm", array_len 16. */
+/* "char prev_comm[16]" -> type "char[16]", name "prev_comm", array_len 16;
+ * "__data_loc char[] filename" -> type "__data_loc char[]", name "filename". */
 static bool split_decl(char *decl, struct sp_tracefs_field *f)
 {
-	char *br = strchr(decl, '['), *end, *start, *type;
+	char *end, *start, *type, *br;
 	char suffix[32] = "";
 
-	if (br) {
-		snprintf(suffix, sizeof(suffix), "%s", br);
-		f->array_len = (uint32_t)strtoul(br + 1, NULL, 10);
-		*br = '\0';
-	}
 	end = decl + strlen(decl);
 	while (end > decl && isspace((unsigned char)end[-1]))
 		*--end = '\0';
+	if (end > decl && end[-1] == ']' && (br = strrchr(decl, '['))) {
+		snprintf(suffix, sizeof(suffix), "%s", br);
+		f->array_len = (uint32_t)strtoul(br + 1, NULL, 10);
+		*br = '\0';
+		end = br;
+		while (end > decl && isspace((unsigned char)end[-1]))
+			*--end = '\0';
+	}
 	start = end;
 	while (start > decl && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
 		start--;

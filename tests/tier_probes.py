@@ -90,9 +90,18 @@ def t_uprobe_wildcard_func(ctx):
 def t_uprobe_wildcard_probe(ctx):
     ctx.require_bpf()
     w = calls(ctx)
-    r = ok(trace(ctx, "uprobe:%s:probe_t* { @[probe] = count(); }" % w, "%s %d" % (w, N)))
-    expect(r, r"probe_twice\]: %d$" % (2 * N))
-    expect(r, r"probe_thrice\]: %d$" % (3 * N))
+    d = os.path.dirname(w)  # a relative path keeps `probe` within the 64-byte strings
+    r = ok(ctx.sprof_run("-c", "./probes_calls %d" % N, "-e",
+                         "uprobe:./probes_calls:probe_t* { @[probe] = count(); }", cwd=d))
+    expect(r, r"^@\[uprobe:./probes_calls:probe_twice\]: %d$" % (2 * N))
+    expect(r, r"^@\[uprobe:./probes_calls:probe_thrice\]: %d$" % (3 * N))
+
+
+def t_tracepoint_wildcard_probe(ctx):
+    ctx.require_bpf()
+    path = ctx.write("tp_wild_probe.txt", "x\n")
+    r = ok(trace(ctx, "tracepoint:syscalls:sys_enter_open* { @[probe] = count(); }", "cat %s" % path))
+    expect(r, r"^@\[tracepoint:syscalls:sys_enter_openat\]: [1-9]\d*$")
 
 
 def t_uprobe_args(ctx):
@@ -310,6 +319,15 @@ def t_usdt_pid_any_target(ctx):
         r = ok(ctx.sprof_run("-p", str(a.pid), "-e",
                              "usdt:*:sptest:args { @ = count(); } interval:ms:500 { exit(); }"))
         expect(r, r"^@: [1-9]\d*$")
+
+
+def t_usdt_wildcard_probe(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    r = ok(ctx.sprof_run("-c", "./usdt_args 10", "-e", "usdt:./usdt_args:*:small { @[probe] = count(); }",
+                         cwd=os.path.dirname(w)))
+    expect(r, r"^@\[usdt:./usdt_args:sptest:small\]: 10$")
+    expect(r, r"^@\[usdt:./usdt_args:other:small\]: 10$")
 
 
 def t_usdt_missing(ctx):
