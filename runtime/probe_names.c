@@ -73,6 +73,13 @@ int sp_probe_names_reserve(struct bpf_object *obj, int n)
 	return (int)i;
 }
 
+const char *sp_probe_names_strerror(int err)
+{
+	if (err == -ENOSPC)
+		return "the names map was not sized for them before load (sp_probes_prepare)";
+	return strerror(-err);
+}
+
 int sp_probe_names_set(struct bpf_object *obj, uint32_t idx, const char *func, const char *probe)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, SP_MAP_PROBE_NAMES);

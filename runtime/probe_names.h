@@ -26,6 +26,8 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t 
  * (stateless: the first entry with an empty probe name), or -errno
  * (-ENOSPC when the map was not sized for them). */
 int sp_probe_names_reserve(struct bpf_object *obj, int n);
+/* Message for a reserve failure ("the names map was not sized ..."). */
+const char *sp_probe_names_strerror(int err);
 /* Write entry `idx`. 0 or -errno. */
 int sp_probe_names_set(struct bpf_object *obj, uint32_t idx, const char *func, const char *probe);
 

@@ -104,7 +104,7 @@ static int tp_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 		base = sp_probe_names_reserve(ctx->obj, n);
 		if (base < 0)
 			err = sp_probe_fail(ctx, p, base, "cannot record the names of its %d "
-					    "tracepoints: %s", n, strerror(-base));
+					    "tracepoints: %s", n, sp_probe_names_strerror(base));
 	}
 	for (i = 0; i < n && !err; i++)
 		err = tp_attach_one(p, prog, ctx, v[i], base + i, links);

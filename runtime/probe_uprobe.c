@@ -408,7 +408,7 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 
 	if (base < 0)
 		return sp_probe_fail(ctx, p, base, "cannot record the names of its %d functions: "
-				     "%s", u->n, strerror(-base));
+				     "%s", u->n, sp_probe_names_strerror(base));
 	for (i = 0; i < u->n; i++) {
 		const char *name = u->v[i].shown;
 

@@ -209,7 +209,7 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 
 	if (base < 0)
 		return sp_probe_fail(ctx, p, base, "cannot record the names of its %d probes: %s",
-				     u->n, strerror(-base));
+				     u->n, sp_probe_names_strerror(base));
 	for (i = 0; i < u->n; i++) {
 		snprintf(probe, sizeof(probe), "usdt:%s:%s:%s", u->v[i].path, u->v[i].provider,
 			 u->v[i].name);
