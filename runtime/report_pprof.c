@@ -8,7 +8,8 @@
  * §6.4 and tests/data/profile.proto.
  *
  * Conventions (Go's CPU profiles): sample types samples/count and
- * cpu/nanoseconds, period_type cpu/nanoseconds, period 1e9/hz; frames become
+ * cpu/nanoseconds, period_type cpu/nanoseconds, period 1e9/hz (for count
+ * maps; a sum/min/max map has one sample type named after it); frames become
  * functions (with source file and line when known) and locations, modules
  * become mappings with their build ids and has_functions set, since sprof
  * has symbolized already and pprof must not try again. The key's comm, the
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "../parser/types.h"
 #include "report_impl.h"
 
 #define DEFAULT_PERIOD_NS (1000000000ull / 99)
@@ -221,6 +223,7 @@ static void label(struct pprof *pp, struct pb *sample, const char *key, const ch
 	pb_msg(sample, 3, &pp->tmp2);
 }
 
+/* period 0: one value (a sum, max, ... map); else samples and cpu time. */
 static int add_sample(struct pprof *pp, const struct sp_path *p, uint64_t period)
 {
 	uint64_t *locs = calloc(p->n + 1, sizeof(*locs)), vals[2] = { p->weight, p->weight * period };
@@ -244,22 +247,42 @@ static int add_sample(struct pprof *pp, const struct sp_path *p, uint64_t period
 	if (p->pid)
 		label(pp, &s, "pid", NULL, p->pid);
 	pb_packed(&s, 1, locs, n);
-	pb_packed(&s, 2, vals, 2);
+	pb_packed(&s, 2, vals, period ? 2 : 1);
 	pb_msg(&pp->out, P_SAMPLE, &s);
 	free(s.d);
 	free(locs);
 	return s.err ? s.err : pp->err;
 }
 
+static const char *agg_name(int agg)
+{
+	static const char *const names[] = {
+		"value",
+#define X(k, str) str,
+		SP_AGG_KINDS(X)
+#undef X
+	};
+
+	return agg >= 0 && agg < (int)(sizeof(names) / sizeof(names[0])) ? names[agg] : "value";
+}
+
 static int encode(struct pprof *pp, const struct sp_profile *prof, const struct sp_mapdata *m)
 {
 	uint64_t period = prof->sample_period_ns ? prof->sample_period_ns : DEFAULT_PERIOD_NS;
+	int agg = m->map ? m->map->agg : SP_AGG_COUNT;
+	bool samples = agg == SP_AGG_COUNT || agg == SP_AGG_HIST || agg == SP_AGG_LHIST;
 	char comment[256];
 	int err = 0;
 
 	str_id(pp, ""); /* string_table[0] must be "" */
-	value_type(pp, P_SAMPLE_TYPE, "samples", "count");
-	value_type(pp, P_SAMPLE_TYPE, "cpu", "nanoseconds");
+	if (samples) {
+		value_type(pp, P_SAMPLE_TYPE, "samples", "count");
+		value_type(pp, P_SAMPLE_TYPE, "cpu", "nanoseconds");
+	} else {
+		/* sum(), max(), ... of something sprof knows no unit of */
+		value_type(pp, P_SAMPLE_TYPE, agg == SP_AGG_NONE ? "value" : agg_name(agg), "count");
+		period = 0;
+	}
 	for (int i = 0; i < m->n && !err; i++) {
 		struct sp_path p;
 
@@ -272,8 +295,10 @@ static int encode(struct pprof *pp, const struct sp_profile *prof, const struct 
 	}
 	pb_uint(&pp->out, P_TIME, prof->start_time_ns);
 	pb_uint(&pp->out, P_DURATION, prof->duration_ns);
-	value_type(pp, P_PERIOD_TYPE, "cpu", "nanoseconds");
-	pb_uint(&pp->out, P_PERIOD, period);
+	if (samples) {
+		value_type(pp, P_PERIOD_TYPE, "cpu", "nanoseconds");
+		pb_uint(&pp->out, P_PERIOD, period);
+	}
 	snprintf(comment, sizeof(comment), "sprof map %s", m->map && m->map->name ? m->map->name : "@");
 	pb_uint(&pp->tmp, P_COMMENT, str_id(pp, comment));
 	pb_raw(&pp->out, pp->tmp.d, pp->tmp.n);

@@ -123,6 +123,11 @@ def test_pprof_protoc(ctx):
     assert len(re.findall(r"^sample \{", text, re.M)) == 5
 
 
+def test_pprof_sum_map(ctx):
+    rows, out = pprof_top(ctx, os.path.join(unit_files(ctx), "sum.pb.gz"))
+    assert "Type: sum" in out and rows[0] == ("200", "hot"), out
+
+
 def test_pprof_per_map(ctx):
     d = unit_files(ctx)
     rows, out = pprof_top(ctx, os.path.join(d, "multi-u.pb.gz"))
@@ -406,6 +411,7 @@ def tests(ctx):
     yield "pprof_traces_labels", test_pprof_traces_labels
     yield "pprof_protoc", test_pprof_protoc
     yield "pprof_per_map", test_pprof_per_map
+    yield "pprof_sum_map", test_pprof_sum_map
     yield "svg_structure", test_svg_structure
     yield "svg_chromium", test_svg_chromium
     yield "speedscope_schema", test_speedscope_schema

@@ -636,6 +636,9 @@ static void test_consumer_files(void)
 	free(report(&p, SP_FMT_SVG, "multi.svg", NULL));
 	free(report(&p, SP_FMT_PPROF, "multi.pb.gz", NULL));
 	free(report(&p, SP_FMT_SPEEDSCOPE, "multi.speedscope.json", NULL));
+	((struct sp_plan_map *)maps[1].map)->agg = SP_AGG_SUM;
+	free(report(&p, SP_FMT_PPROF, "sum.pb.gz", "@u"));
+	((struct sp_plan_map *)maps[1].map)->agg = SP_AGG_COUNT;
 	for (int i = 0; i < 4; i++) {
 		static const char *const want[] = { "multi.svg", "multi-u.svg", "multi.pb.gz", "multi-u.pb.gz" };
 		char *path = outpath(want[i]);
