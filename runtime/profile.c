@@ -517,13 +517,35 @@ void sp_paths_free(struct sp_path *v, int n)
 
 /* --- text pieces shared by text and json ------------------------------------- */
 
+size_t sp_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+		   : s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
+
+	if (len == 0 || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((len == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (len == 4 && s[0] == 0xf0 && s[1] < 0x90) ||
+	    (len == 4 && s[0] == 0xf4 && s[1] > 0x8f) || (len == 3 && s[0] == 0xed && s[1] > 0x9f))
+		return 0; /* overlong, beyond U+10FFFF, surrogates */
+	return len;
+}
+
 void sp_json_strn(FILE *f, const char *s, size_t n)
 {
 	fputc('"', f);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t u = c >= 0x80 ? sp_utf8_len((const unsigned char *)s + i, n - i) : 1;
 
-		if (c == '"' || c == '\\')
+		if (u == 0) {
+			fputs("\\ufffd", f); /* not UTF-8: JSON readers would reject it */
+		} else if (u > 1) {
+			fwrite(s + i, 1, u, f);
+			i += u - 1;
+		} else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", f);

@@ -75,6 +75,9 @@ void sp_intern_free(struct sp_intern *t);
 void sp_text_key(FILE *f, const struct sp_mapdata *m, const struct sp_kval *k, const char *sep);
 void sp_text_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_field *fld, bool in_tuple);
 void sp_json_str(FILE *f, const char *s);
+/* Length of the valid UTF-8 sequence at s (1-4), 0 if invalid. JSON and
+ * SVG readers refuse bad UTF-8, so writers replace such bytes. */
+size_t sp_utf8_len(const unsigned char *s, size_t n);
 void sp_json_strn(FILE *f, const char *s, size_t n);
 
 /* Opens o->output (with "-<map>" inserted before the extension when suffix

@@ -291,6 +291,16 @@ static int build_tree(const struct sp_mapdata *m, struct node **out)
 static void xml_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
+		size_t u = (unsigned char)*s >= 0x80 ? sp_utf8_len((const unsigned char *)s, strlen(s)) : 1;
+
+		if (u != 1) {
+			if (u == 0)
+				fputs("\xef\xbf\xbd", f); /* U+FFFD for bytes that are not UTF-8 */
+			else
+				fwrite(s, 1, u, f);
+			s += u ? u - 1 : 0;
+			continue;
+		}
 		switch (*s) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;

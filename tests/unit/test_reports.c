@@ -490,12 +490,14 @@ static void test_json_events(void)
 	sp_report_json_event(f, "time", "10:22:03\n");
 	sp_report_json_value(f, &tv, NULL);
 	sp_report_json_value(f, &i, NULL);
+	sp_report_json_printf(f, "caf\xc3\xa9 \xff\xc3");
 	fclose(f);
 	EXPECT_STR(s, "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n"
 		      "{\"type\": \"printf\", \"data\": \"hi 5\\n\"}\n"
 		      "{\"type\": \"time\", \"data\": \"10:22:03\\n\"}\n"
 		      "{\"type\": \"value\", \"data\": [1,\"two\"]}\n"
-		      "{\"type\": \"value\", \"data\": -5}\n");
+		      "{\"type\": \"value\", \"data\": -5}\n"
+		      "{\"type\": \"printf\", \"data\": \"caf\xc3\xa9 \\ufffd\\ufffd\"}\n");
 }
 
 static void test_text_empty(void)
