@@ -17,15 +17,26 @@
 struct sp_arena;
 struct sp_source;
 
-/* One field of a tracepoint's format (tracefs events/CAT/NAME/format). */
+/* One field of a tracepoint's format (tracefs events/CAT/NAME/format).
+ * Layout shared with codegen/cg.h's copy (same guard), so either header
+ * may come first. sema types a field as: char[N] or __data_loc char[] ->
+ * string; a pointer (even char *) -> u64, read it with str(); 1/2/4/8-byte
+ * integers -> that size and sign; anything else is an error. */
+#ifndef SP_TP_FIELD_DEFINED
+#define SP_TP_FIELD_DEFINED
 struct sp_tp_field {
-	const char *name;
-	uint32_t offset;    /* in the tracepoint record */
-	uint32_t size;      /* bytes; for __data_loc the 4-byte locator */
+	const char *name;   /* "filename" */
+	const char *type;   /* C type as declared; may be NULL */
+	uint32_t offset;    /* in the tracepoint record (the program's ctx) */
+	uint32_t size;      /* bytes; 4 for a __data_loc locator */
 	bool is_signed;
-	bool is_string;     /* char[N] or __data_loc char[] */
-	bool is_data_loc;   /* __data_loc: (len << 16 | offset) at `offset` */
+	bool is_pointer;    /* "T *": the value is an address */
+	bool is_string;     /* char array, char pointer or __data_loc char[] */
+	bool is_data_loc;   /* u32 (length << 16 | offset from ctx) at `offset` */
+	bool is_common;     /* common_pid ...: not an args field */
+	uint32_t array_len; /* "char comm[16]" -> 16; 0 when not an array */
 };
+#endif
 
 /* Looks up a tracepoint's fields for `args.NAME`. category is NULL for
  * rawtracepoint:NAME. category/event are as written and may contain '*'

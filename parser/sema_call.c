@@ -7,6 +7,7 @@
  * table cannot say live in small per-name checks below (stack modes,
  * lhist ranges, printf conversions, --unsafe for system()).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -473,6 +474,8 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 
 static struct sp_type *field_type(struct sema *s, const struct sp_tp_field *f)
 {
+	if (f->is_pointer)
+		return s->u64;
 	if (f->is_string)
 		return sp_type_string(s->a, f->is_data_loc || f->size > (uint32_t)s->strlen ?
 					     (uint32_t)s->strlen : f->size);
@@ -492,15 +495,23 @@ static const struct sp_tp_field *find_field(struct sema *s, struct sp_node *n,
 	err = s->o->tp_fields(s->o->tp_ctx, tp ? at->attach->target : NULL, at->attach->func,
 			      &fields, &nf);
 	if (err) {
-		sema_err(s, at->span, "cannot read the format of %s '%s'", at->attach->provider,
-			 at->attach->raw);
+		/* once per attach point: scope_id is otherwise unused on ATTACH */
+		if (at->scope_id != -2 && !s->quiet) {
+			at->scope_id = -2;
+			if (err == -ENOENT)
+				sema_err(s, at->span, "%s '%s' does not exist", at->attach->provider,
+					 at->attach->raw);
+			else
+				sema_err(s, at->span, "cannot read the format of %s '%s': %s",
+					 at->attach->provider, at->attach->raw, strerror(-err));
+		}
 		return NULL;
 	}
 	for (i = 0; i < nf; i++)
-		if (!strcmp(fields[i].name, n->name))
+		if (!fields[i].is_common && !strcmp(fields[i].name, n->name))
 			return &fields[i];
 	for (i = 0; i < nf && i < 128; i++)
-		cands[i] = fields[i].name;
+		cands[i] = fields[i].is_common ? NULL : fields[i].name;
 	sema_err(s, n->span, "%s '%s' has no field '%s'", at->attach->provider, at->attach->raw,
 		 n->name);
 	hint = sp_did_you_mean(n->name, cands, nf < 128 ? nf : 128);

@@ -11,6 +11,7 @@
  *       -o build/fuzz_frontend
  *   build/fuzz_frontend -max_total_time=60 -max_len=512 tests/parse
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,13 @@
 #include "source.h"
 
 static const struct sp_tp_field fields[] = {
-	{ "filename", 24, 4, false, true, true },
-	{ "comm", 8, 16, false, true, false },
-	{ "pid", 24, 4, true, false, false },
-	{ "flags", 32, 8, false, false, false },
+	{ .name = "common_pid", .offset = 4, .size = 4, .is_signed = true, .is_common = true },
+	{ .name = "filename", .offset = 24, .size = 4, .is_string = true, .is_data_loc = true },
+	{ .name = "comm", .offset = 8, .size = 16, .is_string = true, .array_len = 16 },
+	{ .name = "pid", .offset = 24, .size = 4, .is_signed = true },
+	{ .name = "flags", .offset = 32, .size = 8 },
+	{ .name = "ptr", .offset = 40, .size = 8, .is_pointer = true, .is_string = true },
+	{ .name = "args", .offset = 48, .size = 48, .array_len = 6 },
 };
 
 static int tp_fields(void *ctx, const char *cat, const char *event,
@@ -34,7 +38,7 @@ static int tp_fields(void *ctx, const char *cat, const char *event,
 	(void)ctx;
 	(void)cat;
 	if (!strcmp(event, "missing"))
-		return -2;
+		return -ENOENT;
 	*out = fields;
 	*n = (int)(sizeof(fields) / sizeof(fields[0]));
 	return 0;
