@@ -565,6 +565,7 @@ static int read_rows(struct sp_collector *c, const struct sp_plan_map *m, int fd
 	size_t vsz = m->percpu ? ((m->value_size + 7) & ~7u) * (size_t)c->ncpus : m->value_size;
 	uint8_t *key = calloc(1, m->key_size + 8), *next = calloc(1, m->key_size + 8);
 	uint8_t *vals = calloc(1, vsz + 8);
+	uint64_t left = 2 * (uint64_t)out->max_entries + 16; /* keys deleted meanwhile restart the walk */
 	int cap = 0, err = 0;
 	void *prev = NULL;
 
@@ -572,7 +573,7 @@ static int read_rows(struct sp_collector *c, const struct sp_plan_map *m, int fd
 		err = -ENOMEM;
 		goto out_free;
 	}
-	while (!err && bpf_map_get_next_key(fd, prev, next) == 0) {
+	while (!err && left-- && bpf_map_get_next_key(fd, prev, next) == 0) {
 		struct sp_value v;
 
 		memcpy(key, next, m->key_size);
@@ -621,53 +622,57 @@ static struct bpf_map *plan_map(struct sp_collector *c, const struct sp_plan_map
 	return bpf_object__find_map_by_name(c->obj, m->bpf_name);
 }
 
+/* Keys present now, as one array of key_size slots; probes may keep adding
+ * keys meanwhile, so the walk is capped at max_entries. */
+static uint8_t *snapshot_keys(int fd, const struct sp_plan_map *m, uint32_t max, size_t *n)
+{
+	uint8_t *keys = malloc(((size_t)max + 1) * m->key_size), *prev = NULL;
+
+	*n = 0;
+	while (keys && *n < max && bpf_map_get_next_key(fd, prev, keys + *n * m->key_size) == 0) {
+		prev = keys + *n * m->key_size;
+		(*n)++;
+	}
+	return keys;
+}
+
 int sp_collect_clear(struct sp_collector *c, const struct sp_plan_map *m)
 {
 	struct bpf_map *bm = plan_map(c, m);
-	uint8_t *key;
-	int fd, err = 0;
+	uint8_t *keys;
+	size_t n;
+	int fd;
 
 	if (!bm)
 		return -ENOENT;
 	fd = bpf_map__fd(bm);
-	key = calloc(1, m->key_size + 8);
-	if (!key)
+	keys = snapshot_keys(fd, m, bpf_map__max_entries(bm), &n);
+	if (!keys)
 		return -ENOMEM;
-	/* always delete the first key: iteration after a delete would restart */
-	while (bpf_map_get_next_key(fd, NULL, key) == 0)
-		if (bpf_map_delete_elem(fd, key)) {
-			err = -errno;
-			break;
-		}
-	free(key);
-	return err;
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, keys + i * m->key_size); /* ENOENT: gone already */
+	free(keys);
+	return 0;
 }
 
 int sp_collect_zero(struct sp_collector *c, const struct sp_plan_map *m)
 {
 	struct bpf_map *bm = plan_map(c, m);
 	size_t vsz = m->percpu ? ((m->value_size + 7) & ~7u) * (size_t)c->ncpus : m->value_size;
-	uint8_t *key = calloc(1, m->key_size + 8), *next = calloc(1, m->key_size + 8);
-	uint8_t *zero = calloc(1, vsz + 8);
-	void *prev = NULL;
+	uint8_t *keys, *zero;
+	size_t n;
 	int fd, err = 0;
 
-	if (!bm || !key || !next || !zero) {
-		err = bm ? -ENOMEM : -ENOENT;
-		goto out_free;
-	}
+	if (!bm)
+		return -ENOENT;
 	fd = bpf_map__fd(bm);
-	while (bpf_map_get_next_key(fd, prev, next) == 0) {
-		memcpy(key, next, m->key_size);
-		prev = key;
-		if (bpf_map_update_elem(fd, key, zero, BPF_EXIST) && errno != ENOENT) {
-			err = -errno;
-			break;
-		}
-	}
-out_free:
-	free(key);
-	free(next);
+	zero = calloc(1, vsz + 8);
+	keys = snapshot_keys(fd, m, bpf_map__max_entries(bm), &n);
+	if (!keys || !zero)
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < n; i++)
+		bpf_map_update_elem(fd, keys + i * m->key_size, zero, BPF_EXIST);
+	free(keys);
 	free(zero);
 	return err;
 }

@@ -90,6 +90,45 @@ def t_pid_filter(ctx):
     assert set(keys) == {a.pid}, r
 
 
+def t_pid_exit_ends_run(ctx):
+    """-p: the run ends when the process exits, and prints."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    a = subprocess.Popen([wl, "0.8"])
+    try:
+        r = ctx.sprof_run("-p", str(a.pid), "profile:hz:99 { @ = count(); }", timeout=20)
+    finally:
+        a.kill()
+        a.wait()
+    assert r.rc == 0, r
+    assert re.search(r"^@: \d+$", r.out, re.M), r
+    assert r.secs < 5, r
+
+
+def t_held_child_released_on_failure(ctx):
+    """-c with a program that fails to load: the held child never runs and
+    does not outlive sprof."""
+    ctx.require_bpf()
+    marker = os.path.join(ctx.workdir, "child-ran")
+    if os.path.exists(marker):
+        os.unlink(marker)
+    path = ctx.write("fails.sp", "BEGIN {\n  $i = 0;\n  while ($i < 100000000) {\n"
+                     "    @x[$i] = 1;\n    $i++;\n  }\n}\n")
+    r = ctx.sprof_run("-c", "touch " + marker, path, timeout=60)
+    assert r.rc == 1, r
+    time.sleep(0.1)
+    assert not os.path.exists(marker), "the held child ran although loading failed"
+
+
+def t_child_output_and_args(ctx):
+    """-c splits quoted arguments without a shell; the child's stdout is ours."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("-c", "printf '%s|%s\\n' 'a b' \"c'd\"", "profile:hz:99 { @ = count(); }",
+                      timeout=20)
+    assert r.rc == 0, r
+    assert r.out.startswith("a b|c'd\n"), r
+
+
 def t_begin_exit_fast(ctx):
     ctx.require_bpf()
     best = 99.0
@@ -140,21 +179,25 @@ def t_status_line_on_tty(ctx):
     import pty
     ctx.require_bpf()
     master, slave = pty.openpty()
-    p = subprocess.Popen([ctx.sprof, "--duration", "2300ms", "profile:hz:99 { @[ustack] = count(); }"],
-                         stdout=subprocess.PIPE, stderr=slave, cwd=ctx.workdir)
-    os.close(slave)
-    buf = b""
-    while True:
-        try:
-            d = os.read(master, 4096)
-        except OSError:
-            break
-        if not d:
-            break
-        buf += d
-    out = p.stdout.read().decode()
-    p.wait(timeout=20)
-    os.close(master)
+    # stdout to a file: a pipe nobody reads while we drain the pty could fill
+    # and block sprof, which then never closes the pty
+    with open(os.path.join(ctx.workdir, "status.out"), "w+") as outf:
+        p = subprocess.Popen([ctx.sprof, "--duration", "2300ms", "profile:hz:99 { @ = count(); }"],
+                             stdout=outf, stderr=slave, cwd=ctx.workdir)
+        os.close(slave)
+        buf = b""
+        while True:
+            try:
+                d = os.read(master, 4096)
+            except OSError:
+                break
+            if not d:
+                break
+            buf += d
+        p.wait(timeout=20)
+        os.close(master)
+        outf.seek(0)
+        out = outf.read()
     err = buf.decode(errors="replace")
     assert p.returncode == 0, (out, err)
     assert re.search(r"0:01  \d+ samples  \d+ lost  \d+ stacks  Ctrl-C to stop", err), err
