@@ -448,11 +448,25 @@ static uint64_t sample_period(const struct sp_plan *plan)
 	return 0;
 }
 
+/* After the loop a second Ctrl-C should kill a slow symbolization or
+ * report: signals already seen are read away, then default handling is back. */
+static void restore_signals(struct run *r)
+{
+	struct signalfd_siginfo si;
+
+	while (r->sigfd >= 0 && read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		;
+	if (r->masked)
+		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+	r->masked = false;
+}
+
 static int finish(struct run *r)
 {
 	struct sp_profile prof = { 0 };
 	int err;
 
+	restore_signals(r);
 	sp_links_destroy(&r->links);
 	prof.duration_ns = r->t_start ? now_ns(CLOCK_MONOTONIC) - r->t_start : 0;
 	err = run_special(r, SP_PROBE_END);
