@@ -10,22 +10,29 @@
  *     sp_karg(ctx, n)      the same for a kernel function (kernel stack)
  *     sp_retval(ctx)       rax at return
  *     sp_func_ip(ctx)      address of the probed function (uprobe: user address)
- *   usdt: sp_usdt_arg(ctx, n) through libbpf's spec map (bpf_usdt_arg);
- *         0 when the site has fewer arguments. sp_usdt_nargs(ctx).
+ *   usdt: sp_usdt_arg(ctx, n) from the site's spec in sp_usdt_specs, found
+ *         by the attach cookie (runtime/usdt_spec.h; runtime/probe_usdt.c
+ *         fills it); 0 when the site has fewer arguments. sp_usdt_nargs(ctx).
  *   rawtracepoint: sp_rawtp_arg(ctx, n), ctx = u64 args[].
  *   tracepoint: sp_tp_data_loc_str(ctx, off, dst, size) copies the
  *         __data_loc string whose u32 locator is at `off` in the record.
- *
- * usdt.bpf.h brings libbpf's spec maps (__bpf_usdt_specs,
- * __bpf_usdt_ip_to_spec_id), which bpf_program__attach_usdt fills.
  */
 #include <stdbool.h>
 #include <linux/ptrace.h>
 #include <asm/ptrace.h>
 
 #include "sp_bpf.h"
+#include "runtime/usdt_spec.h"
 
-#include <bpf/usdt.bpf.h>
+/* Specs of the USDT sites attached, by attach cookie. No preallocation:
+ * programs without USDT probes pay nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SP_USDT_MAX_SPECS);
+	__type(key, __u32);
+	__type(value, struct sp_usdt_spec);
+} sp_usdt_specs SEC(".maps");
 
 __u64 sp_karg(void *ctx, int n);
 __u64 sp_func_ip(void *ctx);
@@ -84,18 +91,66 @@ __u64 sp_func_ip(void *ctx)
 	return bpf_get_func_ip(ctx);
 }
 
+static __always_inline struct sp_usdt_spec *usdt_spec(void *ctx)
+{
+	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+
+	return bpf_map_lookup_elem(&sp_usdt_specs, &key);
+}
+
+/* A pt_regs slot by (runtime) offset: through a helper, since the verifier
+ * only allows constant offsets for direct context reads. */
+static __always_inline __u64 usdt_reg(void *ctx, int off)
+{
+	__u64 v = 0;
+
+	if (off >= 0 && off <= SP_PT_REGS_SIZE - 8)
+		bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
+	return v;
+}
+
+static __always_inline __u64 usdt_addr(void *ctx, const struct sp_usdt_arg *a)
+{
+	__u64 addr = (__u64)a->val_off;
+
+	if (a->kind == SP_USDT_IPREL)
+		return usdt_reg(ctx, SP_PT_REGS_IP) + addr;
+	if (a->reg_off >= 0)
+		addr += usdt_reg(ctx, a->reg_off);
+	if (a->idx_off >= 0)
+		addr += usdt_reg(ctx, a->idx_off) * a->scale;
+	return addr;
+}
+
 __s64 sp_usdt_arg(void *ctx, int n)
 {
-	long v = 0;
+	struct sp_usdt_spec *s = usdt_spec(ctx);
+	const struct sp_usdt_arg *a;
+	__u64 v = 0;
+	int shift;
 
-	if (bpf_usdt_arg(ctx, n, &v))
+	if (!s || n < 0 || n >= SP_USDT_MAX_ARGS || (__u32)n >= s->nargs)
 		return 0;
-	return v;
+	a = &s->args[n];
+	if (a->kind == SP_USDT_CONST)
+		v = (__u64)a->val_off;
+	else if (a->kind == SP_USDT_REG)
+		v = usdt_reg(ctx, a->reg_off);
+	else
+		bpf_probe_read_user(&v, sizeof(v), (void *)usdt_addr(ctx, a));
+	/* Keep the low `size` bytes, sign- or zero-extended. */
+	shift = 64 - 8 * (a->size & 0xf);
+	if (shift <= 0 || shift >= 64)
+		return (__s64)v;
+	v <<= shift;
+	return a->is_signed ? (__s64)v >> shift : (__s64)(v >> shift);
 }
 
 int sp_usdt_nargs(void *ctx)
 {
-	return bpf_usdt_arg_cnt(ctx);
+	struct sp_usdt_spec *s = usdt_spec(ctx);
+
+	return s ? (int)s->nargs : 0;
 }
 
 __u64 sp_rawtp_arg(void *ctx, int n)

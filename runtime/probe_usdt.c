@@ -5,11 +5,16 @@
  * candidates, when several providers have a probe of that name), globs in
  * the provider or name expand to every matching pair, and with -p a target
  * of '*' (or none) searches the process's executable and every library it
- * has mapped. Attaching goes through libbpf's bpf_program__attach_usdt:
- * it attaches every site of the probe, records each site's argument specs
- * in the spec map that bpf/args.bpf.c's sp_usdt_arg() reads, and passes
- * semaphore offsets to the kernel (uprobe ref_ctr_offset), which raises
- * them in every process mapping the file while the probe is attached.
+ * has mapped.
+ *
+ * Every site of a probe gets its own uprobe. Its argument specs are
+ * decoded here into a struct sp_usdt_spec stored in SP_MAP_USDT_SPECS
+ * under the uprobe's bpf cookie, which bpf/args.bpf.c's sp_usdt_arg()
+ * reads. (libbpf 1.1's bpf_program__attach_usdt did this until it met
+ * operands it cannot decode, such as base+index*scale and sym+off(%rip),
+ * which compilers emit for array elements and globals.) Semaphores are
+ * passed as the uprobe's ref_ctr_offset: the kernel raises them in every
+ * process mapping the file while the probe is attached.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "probe.h"
@@ -24,8 +30,10 @@
 #include "resolve.h"
 #include "usdt_notes.h"
 
+/* One probe site. */
 struct usdt_point {
-	char *path, *provider, *name;
+	char *path, *provider, *name, *args;
+	uint64_t pc, sema;
 };
 
 struct usdt_points {
@@ -41,38 +49,27 @@ static void points_free(struct usdt_points *u)
 		free(u->v[i].path);
 		free(u->v[i].provider);
 		free(u->v[i].name);
+		free(u->v[i].args);
 	}
 	free(u->v);
 	memset(u, 0, sizeof(*u));
 }
 
-static bool points_has(const struct usdt_points *u, const char *path, const char *prov,
-		       const char *name)
+static int points_add(struct usdt_points *u, const char *path, const struct sp_usdt_note *n)
 {
-	int i;
+	struct usdt_point *nv = realloc(u->v, (u->n + 1) * sizeof(*nv)), *pt;
 
-	for (i = 0; i < u->n; i++)
-		if (!strcmp(u->v[i].path, path) && !strcmp(u->v[i].provider, prov) &&
-		    !strcmp(u->v[i].name, name))
-			return true;
-	return false;
-}
-
-static int points_add(struct usdt_points *u, const char *path, const char *prov, const char *name)
-{
-	struct usdt_point *nv;
-
-	if (points_has(u, path, prov, name))
-		return 0;
-	nv = realloc(u->v, (u->n + 1) * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
 	u->v = nv;
-	nv[u->n].path = strdup(path);
-	nv[u->n].provider = strdup(prov);
-	nv[u->n].name = strdup(name);
-	u->n++;
-	if (!nv[u->n - 1].path || !nv[u->n - 1].provider || !nv[u->n - 1].name)
+	pt = &nv[u->n++];
+	pt->path = strdup(path);
+	pt->provider = strdup(n->provider);
+	pt->name = strdup(n->name);
+	pt->args = strdup(n->args);
+	pt->pc = n->pc;
+	pt->sema = n->semaphore;
+	if (!pt->path || !pt->provider || !pt->name || !pt->args)
 		return -ENOMEM;
 	return 0;
 }
@@ -94,7 +91,7 @@ static int scan_file(const struct sp_plan_probe *p, const char *path, struct usd
 		const struct sp_usdt_note *n = &notes.v[i];
 
 		if (glob_or_any(p->ns, n->provider) && sp_glob_match(p->func, n->name))
-			err = points_add(u, path, n->provider, n->name);
+			err = points_add(u, path, n);
 	}
 	sp_usdt_notes__free(&notes);
 	return err;
@@ -184,9 +181,8 @@ static int usdt_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	if (err)
 		return err;
 	if (u->n == 0)
-		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no USDT probe %s%s%s'%s' in %s",
-				     p->ns ? "'" : "", p->ns ? p->ns : "", p->ns ? ":" : "", p->func,
-				     what);
+		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no USDT probe '%s%s%s' in %s",
+				     p->ns ? p->ns : "", p->ns ? ":" : "", p->func, what);
 	return check_ambiguous(p, ctx, u);
 }
 
@@ -199,8 +195,8 @@ static int usdt_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ct
 	return err;
 }
 
-/* `func`/`probe` of a wildcard: the names-map index goes in the USDT
- * cookie (bpf_usdt_cookie(); libbpf keeps the attach cookie for itself). */
+/* `func`/`probe` of a wildcard: one names entry per site; its index is the
+ * site's cookie and spec key. Returns the first index or -errno. */
 static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 			const struct usdt_points *u)
 {
@@ -208,7 +204,7 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	int i, err, base = sp_probe_names_reserve(ctx->obj, u->n);
 
 	if (base < 0)
-		return sp_probe_fail(ctx, p, base, "cannot record the names of its %d probes: %s",
+		return sp_probe_fail(ctx, p, base, "cannot record the names of its %d sites: %s",
 				     u->n, sp_probe_names_strerror(base));
 	for (i = 0; i < u->n; i++) {
 		snprintf(probe, sizeof(probe), "usdt:%s:%s:%s", u->v[i].path, u->v[i].provider,
@@ -221,31 +217,83 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	return base;
 }
 
+/* The first free spec key from SP_USDT_KEY_BASE (keys of earlier probes are taken). */
+static uint32_t first_free_key(int fd)
+{
+	struct sp_usdt_spec spec;
+	uint32_t k = SP_USDT_KEY_BASE;
+
+	while (bpf_map_lookup_elem(fd, &k, &spec) == 0)
+		k++;
+	return k;
+}
+
+/* Decode a site's specs; an operand we cannot read ends the list there,
+ * with a warning: the probe still fires and later args read as 0. */
+static void site_spec(const struct sp_plan_probe *p, const struct usdt_point *pt,
+		      struct sp_usdt_spec *spec)
+{
+	char bad[128] = "";
+	int err = sp_usdt_spec_parse(pt->args, pt->path, pt->pc, spec, bad, sizeof(bad));
+
+	if (!err)
+		return;
+	spec->nargs--;
+	fprintf(stderr, "warning: probe '%s': cannot decode arg%u ('%s') of USDT %s:%s in %s%s; "
+		"it and later arguments read as 0\n", p->spec, spec->nargs, bad, pt->provider,
+		pt->name, pt->path, err == -ENOENT ? " (unknown symbol)" : "");
+}
+
+static int attach_site(const struct sp_plan_probe *p, struct bpf_program *prog,
+		       struct sp_attach_ctx *ctx, const struct usdt_point *pt, uint32_t key,
+		       int specs_fd, struct sp_links *links)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = key);
+	struct sp_usdt_spec spec;
+	struct bpf_link *link;
+	uint64_t foff, ref = 0;
+	int err;
+
+	site_spec(p, pt, &spec);
+	if (sp_elf_vaddr_to_foff(pt->path, pt->pc, &foff) ||
+	    (pt->sema && sp_elf_data_vaddr_to_foff(pt->path, pt->sema, &ref)))
+		return sp_probe_fail(ctx, p, -ENOEXEC, "USDT %s:%s in %s: site 0x%llx or its "
+				     "semaphore is outside the file's segments", pt->provider,
+				     pt->name, pt->path, (unsigned long long)pt->pc);
+	if (bpf_map_update_elem(specs_fd, &key, &spec, BPF_ANY))
+		return sp_probe_fail(ctx, p, -errno, "cannot store USDT argument specs: %s",
+				     strerror(errno));
+	o.ref_ctr_offset = ref;
+	link = bpf_program__attach_uprobe_opts(prog, ctx->pid > 0 ? ctx->pid : -1, pt->path, foff,
+					       &o);
+	if (!link) {
+		err = -errno;
+		return sp_probe_fail(ctx, p, err, "cannot attach to USDT %s:%s at 0x%llx in %s: %s",
+				     pt->provider, pt->name, (unsigned long long)pt->pc, pt->path,
+				     strerror(-err));
+	}
+	return sp_links_push(links, link);
+}
+
 static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 		       struct sp_attach_ctx *ctx, struct sp_links *links)
 {
+	struct bpf_map *specs = bpf_object__find_map_by_name(ctx->obj, SP_MAP_USDT_SPECS);
 	struct usdt_points u;
-	int i, base = 0, err = usdt_resolve(p, ctx, &u);
+	int i, base = 0, fd, err = usdt_resolve(p, ctx, &u);
 
+	if (!err && !specs)
+		err = sp_probe_fail(ctx, p, -ENOENT, "the BPF object has no '%s' map",
+				    SP_MAP_USDT_SPECS);
+	fd = specs ? bpf_map__fd(specs) : -1;
 	if (!err && p->uses_names) {
 		base = record_names(p, ctx, &u);
 		err = base < 0 ? base : 0;
+	} else if (!err) {
+		base = (int)first_free_key(fd);
 	}
-	for (i = 0; i < u.n && !err; i++) {
-		LIBBPF_OPTS(bpf_usdt_opts, o, .usdt_cookie = (uint64_t)(base + i));
-		const struct usdt_point *pt = &u.v[i];
-		struct bpf_link *link;
-
-		link = bpf_program__attach_usdt(prog, ctx->pid > 0 ? ctx->pid : -1, pt->path,
-						pt->provider, pt->name, &o);
-		if (!link) {
-			err = -errno;
-			sp_probe_fail(ctx, p, err, "cannot attach to USDT %s:%s in %s: %s",
-				      pt->provider, pt->name, pt->path, strerror(-err));
-			break;
-		}
-		err = sp_links_push(links, link);
-	}
+	for (i = 0; i < u.n && !err; i++)
+		err = attach_site(p, prog, ctx, &u.v[i], (uint32_t)(base + i), fd, links);
 	points_free(&u);
 	return err;
 }

@@ -334,7 +334,7 @@ static void elf_file_close(struct elf_file *ef)
 	ef->elf = NULL;
 }
 
-static int phdrs_vaddr_to_foff(Elf *elf, uint64_t vaddr, uint64_t *foff)
+static int phdrs_vaddr_to_foff(Elf *elf, uint64_t vaddr, bool code, uint64_t *foff)
 {
 	size_t i, n;
 
@@ -343,7 +343,7 @@ static int phdrs_vaddr_to_foff(Elf *elf, uint64_t vaddr, uint64_t *foff)
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || (code && !(ph.p_flags & PF_X)))
 			continue;
 		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
 			*foff = vaddr - ph.p_vaddr + ph.p_offset;
@@ -353,14 +353,67 @@ static int phdrs_vaddr_to_foff(Elf *elf, uint64_t vaddr, uint64_t *foff)
 	return -ENOENT;
 }
 
-int sp_elf_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff)
+static int vaddr_to_foff(const char *path, uint64_t vaddr, bool code, uint64_t *foff)
 {
 	struct elf_file ef;
 	int err = elf_file_open(&ef, path);
 
 	if (err)
 		return err;
-	err = phdrs_vaddr_to_foff(ef.elf, vaddr, foff);
+	err = phdrs_vaddr_to_foff(ef.elf, vaddr, code, foff);
+	elf_file_close(&ef);
+	return err;
+}
+
+int sp_elf_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff)
+{
+	return vaddr_to_foff(path, vaddr, true, foff);
+}
+
+int sp_elf_data_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff)
+{
+	return vaddr_to_foff(path, vaddr, false, foff);
+}
+
+static int find_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
+		       uint64_t *vaddr)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, nsyms;
+
+	if (!d || !sh->sh_entsize)
+		return -ENOENT;
+	nsyms = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		const char *s;
+
+		if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		s = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (s && strcmp(s, name) == 0) {
+			*vaddr = sym.st_value;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int sp_elf_symbol_vaddr(const char *path, const char *name, uint64_t *vaddr)
+{
+	struct elf_file ef;
+	Elf_Scn *scn = NULL;
+	int err = elf_file_open(&ef, path);
+
+	if (err)
+		return err;
+	err = -ENOENT;
+	while (err && (scn = elf_nextscn(ef.elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			err = find_symbol(ef.elf, scn, &sh, name, vaddr);
+	}
 	elf_file_close(&ef);
 	return err;
 }
@@ -455,7 +508,7 @@ static void funcs_fill(struct sp_funcs *f, Elf *elf)
 	for (i = 0; i < f->n; i++) {
 		struct sp_func *fn = &f->v[i];
 
-		if (phdrs_vaddr_to_foff(elf, fn->vaddr, &fn->foff))
+		if (phdrs_vaddr_to_foff(elf, fn->vaddr, true, &fn->foff))
 			fn->foff = fn->vaddr;
 		fn->demangled = sp_demangle(fn->name);
 	}

@@ -52,8 +52,12 @@ void sp_funcs__free(struct sp_funcs *f);
 bool sp_func_matches(const struct sp_func *fn, const char *pat);
 /* The symbol named exactly `name` (mangled or demangled), or NULL. */
 const struct sp_func *sp_funcs__find(const struct sp_funcs *f, const char *name);
-/* ELF virtual address -> file offset through the PT_LOAD segments. 0 or -ENOENT. */
+/* ELF virtual address -> file offset through the executable PT_LOAD
+ * segments (code), or any PT_LOAD segment (data: USDT semaphores). 0 or -ENOENT. */
 int sp_elf_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
+int sp_elf_data_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
+/* Address of any defined symbol (object or function) by name. 0 or -ENOENT. */
+int sp_elf_symbol_vaddr(const char *path, const char *name, uint64_t *vaddr);
 
 /* probe_uprobe.c: call for every uprobe/uretprobe program between
  * bpf_object__open and bpf_object__load. Where the kernel has uprobe_multi

@@ -11,7 +11,10 @@
 #define SPROF_RUNTIME_USDT_NOTES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "usdt_spec.h"
 
 struct sp_usdt_note {
 	char *provider;
@@ -32,5 +35,12 @@ int sp_usdt_notes__load(struct sp_usdt_notes *u, const char *path);
 void sp_usdt_notes__free(struct sp_usdt_notes *u);
 /* Parse one note's descriptor (for tests). 0 or -EINVAL. */
 int sp_usdt_note_parse(const void *desc, uint32_t len, struct sp_usdt_note *out);
+
+/* Decode a site's argument specs ("-4@%edi 8@16(%rsp) -4@4+arr(%rip)") into
+ * what sp_usdt_arg() reads. `path` is the file (for symbol operands), `pc`
+ * the site's ELF address. 0, or -EINVAL/-ENOENT (unknown symbol)/-E2BIG
+ * with the offending token copied into `bad`. */
+int sp_usdt_spec_parse(const char *args, const char *path, uint64_t pc,
+		       struct sp_usdt_spec *out, char *bad, size_t badlen);
 
 #endif

@@ -268,6 +268,23 @@ def t_usdt_args_O0(ctx):
     usdt_exact(ctx, usdt_w(ctx, "-O0"))
 
 
+def t_usdt_operand_forms(ctx):
+    """base+index*scale, sym+off(%rip) and absolute sym(,%reg,4) operands."""
+    ctx.require_bpf()
+    for opt in ("-O2", "-no-pie"):
+        if opt == "-O2":
+            w = usdt_w(ctx)
+        else:
+            w = ctx.workload("usdt_args", cflags=("-O2", "-g", "-no-pie", "-fno-pie"),
+                             src=os.path.join(ctx.tests_dir, "workloads", "usdt_args.c"),
+                             out=os.path.join(ctx.build, "tests", "workloads", "usdt_args_nopie"))
+        r = ok(trace(ctx, "usdt:%s:sptest:indexed { @a = sum(arg0); @b = max(arg1); } "
+                          "usdt:%s:sptest:global { @g = max(arg0); }" % (w, w), "%s 16" % w))
+        expect(r, r"^@a: 216$", opt)  # 2 * (10 + 11 + ... + 17)
+        expect(r, r"^@b: 11$", opt)
+        expect(r, r"^@g: 12$", opt)
+
+
 def t_usdt_printf(ctx):
     ctx.require_bpf()
     w = usdt_w(ctx)
@@ -486,7 +503,8 @@ def t_list_uprobes(ctx):
 def t_list_usdt(ctx):
     w = usdt_w(ctx)
     r = ok(list_run(ctx, "-l", "usdt:%s:*" % w))
-    want = {"usdt:%s:%s" % (w, p) for p in ("sptest:args", "sptest:small", "other:small", "sptest:guarded")}
+    want = {"usdt:%s:%s" % (w, p) for p in ("sptest:args", "sptest:small", "other:small", "sptest:guarded",
+                                             "sptest:indexed", "sptest:global")}
     if lines(r) != want:
         raise AssertionError("got %s\n%r" % (sorted(lines(r)), r))
     r = ok(list_run(ctx, "-lv", "usdt:%s:sptest:args" % w))

@@ -8,6 +8,9 @@
  *   sptest:args(neg = -(i+1), pt->x = 1000+i, pt->y = -7, s = "hello")
  *   sptest:small(i % 4, (short)-2, (unsigned char)200)
  *   other:small(42)                  (a second provider with the same name)
+ *   sptest:indexed(garr[i % 8], garr[1])  base+index*scale and sym+off(%rip)
+ *                                    operands: 10 + i % 8 and 11
+ *   sptest:global(garr[2])           a global: "-4@8+garr(%rip)" at -O2: 12
  *   sptest:guarded(i)                only when its semaphore is raised
  * At the end: "guarded N" = how often the semaphore was seen raised.
  */
@@ -31,6 +34,10 @@ SEMAPHORE(sptest, args);
 SEMAPHORE(sptest, small);
 SEMAPHORE(other, small);
 SEMAPHORE(sptest, guarded);
+SEMAPHORE(sptest, indexed);
+SEMAPHORE(sptest, global);
+
+int garr[8] = { 10, 11, 12, 13, 14, 15, 16, 17 };
 
 static volatile long sink;
 
@@ -45,6 +52,12 @@ __attribute__((noinline)) static void fire_small(int i, short h, unsigned char c
 	STAP_PROBE3(sptest, small, i % 4, h, c);
 	STAP_PROBE1(other, small, 42);
 	sink += c;
+}
+
+__attribute__((noinline)) static void fire_indexed(int i)
+{
+	STAP_PROBE2(sptest, indexed, garr[i % 8], garr[1]);
+	sink += i;
 }
 
 int main(int argc, char **argv)
@@ -62,6 +75,8 @@ int main(int argc, char **argv)
 		p.x = 1000 + i;
 		fire(-(i + 1), &p, msg);
 		fire_small(i, -2, 200);
+		fire_indexed(i);
+		STAP_PROBE1(sptest, global, garr[2]);
 		if (sptest_guarded_semaphore) {
 			guarded++;
 			STAP_PROBE1(sptest, guarded, i);
