@@ -687,7 +687,6 @@ static void warn_drops(const struct sp_mapdata *d)
 int sp_collect(struct sp_collector *c, struct sp_profile *out)
 {
 	struct bpf_map *sm = bpf_object__find_map_by_name(c->obj, SP_MAP_STACKS);
-	uint64_t lost;
 	int err;
 
 	out->nmaps = c->plan->nmaps;
@@ -701,17 +700,24 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 				strerror(-err));
 			return err;
 		}
-		warn_drops(&out->maps[i]);
 	}
-	lost = sum_percpu_counter(c, SP_MAP_EVENT_DROPS);
-	if (lost)
-		fprintf(stderr, "%llu events lost (printf, exit, ...): the event ring buffer was "
-			"full\n", (unsigned long long)lost);
+	out->lost_events = sum_percpu_counter(c, SP_MAP_EVENT_DROPS);
 	out->lost_stacks = sum_percpu_counter(c, SP_MAP_STACK_DROPS);
-	if (out->lost_stacks)
-		fprintf(stderr, "%llu stacks dropped, stack map full at %u stacks\n",
-			(unsigned long long)out->lost_stacks, sm ? bpf_map__max_entries(sm) : 0);
+	out->stack_entries = sm ? bpf_map__max_entries(sm) : 0;
 	return 0;
+}
+
+void sp_profile_warn(const struct sp_profile *p)
+{
+	for (int i = 0; i < p->nmaps; i++)
+		warn_drops(&p->maps[i]);
+	if (p->lost_events)
+		fprintf(stderr, "sprof: warning: %llu events lost (printf, exit, ...): the event "
+			"ring buffer was full\n", (unsigned long long)p->lost_events);
+	if (p->lost_stacks)
+		fprintf(stderr, "sprof: warning: %llu stacks dropped: the stack map (%u entries) "
+			"was full or out of memory\n", (unsigned long long)p->lost_stacks,
+			p->stack_entries);
 }
 
 void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, uint64_t *lost)

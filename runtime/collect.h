@@ -17,8 +17,11 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
  * until destroy. Accepts NULL. */
 void sp_collector__destroy(struct sp_collector *c);
 
-/* Reads every plan map; prints "@m: N updates dropped, ..." warnings. */
+/* Reads every plan map and the drop counters. */
 int sp_collect(struct sp_collector *c, struct sp_profile *out);
+/* "@m: N updates dropped, map full at K keys", lost events and stacks, on
+ * stderr (after the report, so they are the last thing seen). */
+void sp_profile_warn(const struct sp_profile *p);
 /* Reads one map (print() while running). */
 int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out);
 /* clear(@m): deletes every key. zero(@m): zeroes every value, keeping keys. */

@@ -75,6 +75,8 @@ struct sp_profile {
 	uint64_t duration_ns;
 	uint64_t start_time_ns;    /* wall clock, ns since the epoch */
 	uint64_t lost_stacks;      /* stacks dropped (stack map full) */
+	uint64_t lost_events;      /* ring buffer records dropped (printf, exit, ...) */
+	uint32_t stack_entries;    /* size of the stack map */
 };
 
 /* Sum of an entry's weight used by stack reports (count/sum value, hist total). */

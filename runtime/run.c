@@ -480,7 +480,10 @@ static int finish(struct run *r)
 	prof.sample_period_ns = sample_period(r->plan);
 	prof.start_time_ns = r->wall_start;
 	fflush(stdout);
-	return sp_report_write(&prof, &r->ro);
+	err = sp_report_write(&prof, &r->ro);
+	fflush(stdout);
+	sp_profile_warn(&prof);
+	return err;
 }
 
 static void run_destroy(struct run *r)

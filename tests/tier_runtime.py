@@ -253,6 +253,17 @@ def t_verifier_error_points_at_script(ctx):
     assert v.rc == 1 and len(v.err.splitlines()) > len(r.err.splitlines()), v
 
 
+def t_full_map_reported(ctx):
+    """Updates a full map drops are counted and reported, never silent."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("--max-keys", "10",
+                      "BEGIN { $i = 0; while ($i < 50) { @x[$i] = count(); $i++; } exit(); }",
+                      timeout=30)
+    assert r.rc == 0, r
+    assert len(re.findall(r"^@x\[\d+\]: 1$", r.out, re.M)) == 10, r
+    assert "@x: 40 updates dropped, map full at 10 keys" in r.err, r
+
+
 def bad(ctx, args, want, **kw):
     r = ctx.run(args, timeout=30, **kw)
     assert 0 < r.rc < 128, "want a clean non-zero exit: %r" % r
