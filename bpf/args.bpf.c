@@ -10,7 +10,7 @@
  *     sp_karg(ctx, n)      the same for a kernel function (kernel stack)
  *     sp_retval(ctx)       rax at return
  *     sp_func_ip(ctx)      address of the probed function (uprobe: user address)
- *   usdt: sp_usdt_arg(ctx, n) from the site's spec in sp_usdt_specs, found
+ *   usdt: sp_usdt_arg(ctx, n) from the site's spec in __bpf_usdt_specs, found
  *         by the attach cookie (runtime/usdt_spec.h; runtime/probe_usdt.c
  *         fills it); 0 when the site has fewer arguments. sp_usdt_nargs(ctx).
  *   rawtracepoint: sp_rawtp_arg(ctx, n), ctx = u64 args[].
@@ -24,15 +24,15 @@
 #include "sp_bpf.h"
 #include "runtime/usdt_spec.h"
 
-/* Specs of the USDT sites attached, by attach cookie. No preallocation:
- * programs without USDT probes pay nothing. */
+/* Specs of the USDT sites attached, by attach cookie (SP_MAP_USDT_SPECS).
+ * No preallocation; codegen drops it from programs without usdt probes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, SP_USDT_MAX_SPECS);
 	__type(key, __u32);
 	__type(value, struct sp_usdt_spec);
-} sp_usdt_specs SEC(".maps");
+} __bpf_usdt_specs SEC(".maps");
 
 __u64 sp_karg(void *ctx, int n);
 __u64 sp_func_ip(void *ctx);
@@ -95,7 +95,7 @@ static __always_inline struct sp_usdt_spec *usdt_spec(void *ctx)
 {
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
 
-	return bpf_map_lookup_elem(&sp_usdt_specs, &key);
+	return bpf_map_lookup_elem(&__bpf_usdt_specs, &key);
 }
 
 /* A pt_regs slot by (runtime) offset: through a helper, since the verifier

@@ -14,7 +14,9 @@
 #ifndef SPROF_RUNTIME_USDT_SPEC_H
 #define SPROF_RUNTIME_USDT_SPEC_H
 
-#define SP_MAP_USDT_SPECS "sp_usdt_specs"
+/* Named like libbpf's spec map (which sprof no longer uses) so codegen's
+ * rule holds: __bpf_usdt_* maps stay only in objects with usdt probes. */
+#define SP_MAP_USDT_SPECS "__bpf_usdt_specs"
 #define SP_USDT_MAX_ARGS 12
 #define SP_USDT_MAX_SPECS 4096
 #define SP_USDT_KEY_BASE 0x10000u
