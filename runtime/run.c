@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ struct run {
 	sigset_t oldmask;
 	bool masked, stop;
 	int exit_code;        /* exit(code): the first one wins */
+	int saved_stdout;     /* -o with text/json: stdout while it points at the file */
 	uint64_t t_start;     /* monotonic ns when probes were attached */
 	uint64_t wall_start;
 	char err[1024];
@@ -103,6 +105,41 @@ static int setup_report_opts(struct run *r)
 					 .map_filter = o->map_filter, .title = o->title,
 					 .width = 1200 };
 	return 0;
+}
+
+/* -o with text or json: everything sprof prints (printf, print, maps) goes
+ * to the file in order, as with bpftrace, so stdout itself is pointed there
+ * (after a -c child was forked: its output stays on the terminal). */
+static int redirect_stdout(struct run *r)
+{
+	int fd;
+
+	if (!r->o->output || (r->ro.format != SP_FMT_TEXT && r->ro.format != SP_FMT_JSON))
+		return 0;
+	fd = open(r->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "sprof: cannot write '%s': %s\n", r->o->output, strerror(errno));
+		return -errno;
+	}
+	fflush(stdout);
+	r->saved_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (r->saved_stdout < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	r->ro.output = NULL;
+	return 0;
+}
+
+static void restore_stdout(struct run *r)
+{
+	if (r->saved_stdout < 0)
+		return;
+	fflush(stdout);
+	dup2(r->saved_stdout, STDOUT_FILENO);
+	close(r->saved_stdout);
+	r->saved_stdout = -1;
 }
 
 static int validate_probes(struct run *r)
@@ -488,6 +525,7 @@ static int finish(struct run *r)
 
 static void run_destroy(struct run *r)
 {
+	restore_stdout(r);
 	sp_links_destroy(&r->links);
 	sp_status__destroy(&r->status);
 	sp_events__destroy(r->ev);
@@ -517,6 +555,8 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 		err = validate_probes(r);
 	if (!err)
 		err = sp_target__open(&r->tgt, r->o->pid, r->o->cmd);
+	if (!err)
+		err = redirect_stdout(r);
 	if (!err)
 		err = load(r, obj, objlen);
 	if (!err)
@@ -556,7 +596,7 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 	   const struct sp_run_opts *o)
 {
 	struct run r = { .plan = plan, .o = o, .epfd = -1, .sigfd = -1, .durfd = -1,
-			 .tickfd = -1, .status = { .stats_fd = -1 } };
+			 .tickfd = -1, .saved_stdout = -1, .status = { .stats_fd = -1 } };
 	int err;
 
 	r.tgt.go_fd = r.tgt.err_fd = r.tgt.pidfd = -1;

@@ -253,6 +253,16 @@ def t_verifier_error_points_at_script(ctx):
     assert v.rc == 1 and len(v.err.splitlines()) > len(r.err.splitlines()), v
 
 
+def t_output_file_gets_everything(ctx):
+    """-o with text: printf output and maps go to the file, in order."""
+    ctx.require_bpf()
+    path = os.path.join(ctx.workdir, "out.txt")
+    r = ctx.sprof_run("-o", path, 'BEGIN { printf("hi\\n"); @a = count(); exit(); }', timeout=30)
+    assert r.rc == 0 and r.out == "", r
+    with open(path) as f:
+        assert f.read() == "hi\n\n\n@a: 1\n", r
+
+
 def t_full_map_reported(ctx):
     """Updates a full map drops are counted and reported, never silent."""
     ctx.require_bpf()
