@@ -334,6 +334,8 @@ static int parse_arg(const char *tok, const char *path, uint64_t pc, struct sp_u
 		return -EINVAL;
 	a->size = (uint8_t)size;
 	a->reg_off = a->idx_off = -1;
+	if (!*op)
+		return -EINVAL;
 	if (*op == '$') {
 		char *e;
 
