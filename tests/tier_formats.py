@@ -8,14 +8,17 @@ this tier hands them to the programs people open them with:
   svg         headless Chromium: a real click zooms a frame, the Search
               button's prompt highlights matches (checked through the DOM);
               screenshots go to the artifacts directory
-  speedscope  ajv against tests/data/speedscope-schema.json
+  speedscope  ajv against tests/data/speedscope-schema.json and the schema
+              speedscope's npm package ships; the speedscope app itself
+              (served from 127.0.0.1, in Chromium) opens the speedscope,
+              pprof and folded files and lists hot above warm
   folded      per-leaf sums equal the text report's counts
   text, json  byte-identical to bpftrace 0.17 on deterministic programs
               (when bpftrace is installed)
 Then, when sprof can load BPF, the same checks on a real profile of
 tests/workloads/hotwarm.c, whose hot() burns twice warm()'s CPU.
 Tools: go (golang-go), protoc (protobuf-compiler), chromium, node + npm
-(`npm install` in tests/formats for ajv).
+(`npm install` in tests/formats for ajv and speedscope).
 """
 import gzip
 import json
@@ -31,6 +34,8 @@ sys.path.insert(0, os.path.join(HERE, "formats"))
 PROTO = os.path.join(HERE, "data", "profile.proto")
 SCHEMA = os.path.join(HERE, "data", "speedscope-schema.json")
 VALIDATOR = os.path.join(HERE, "formats", "validate_speedscope.js")
+OFFICIAL_SCHEMA = os.path.join(HERE, "formats", "node_modules", "speedscope", "dist", "release",
+                               "file-format-schema.json")
 E2E_PROGRAM = "profile:hz:999 { @[ustack] = count(); }"
 
 
@@ -220,17 +225,42 @@ def test_svg_chromium(ctx):
 
 # --- speedscope ------------------------------------------------------------------------
 
-def validate_speedscope(ctx, path):
-    ctx.require_tool("node")
-    if not os.path.isdir(os.path.join(HERE, "formats", "node_modules", "ajv")):
-        msg = "ajv missing: run npm install in tests/formats"
+def require_npm(ctx, package):
+    if not os.path.isdir(os.path.join(HERE, "formats", "node_modules", package)):
+        msg = "%s missing: run npm install in tests/formats" % package
         if ctx.ci:
             raise AssertionError(msg)
         raise ctx.Skip(msg)
-    r = ctx.run(["node", VALIDATOR, SCHEMA, path], timeout=60)
-    assert r.rc == 0, repr(r)
+
+
+def validate_speedscope(ctx, path):
+    """Our schema (tests/data) and the one speedscope's package ships."""
+    ctx.require_tool("node")
+    require_npm(ctx, "ajv")
+    require_npm(ctx, "speedscope")
+    for schema in (SCHEMA, OFFICIAL_SCHEMA):
+        r = ctx.run(["node", VALIDATOR, schema, path], timeout=60)
+        assert r.rc == 0, "%s against %s: %r" % (path, schema, r)
     with open(path) as f:
         return json.load(f)
+
+
+def speedscope_sandwich(ctx, path):
+    """What the speedscope app shows for path: [(symbol, total %, self %)], heaviest self first."""
+    ctx.require_tool("chromium")
+    require_npm(ctx, "speedscope")
+    import speedscope_app
+    title, rows = speedscope_app.sandwich(path)
+    assert rows, "speedscope shows no functions for %s (%s)" % (path, title)
+    return rows
+
+
+def test_speedscope_app(ctx):
+    d = unit_files(ctx)
+    for name in ("hotwarm.speedscope.json", "hotwarm.pb.gz", "hotwarm.folded"):
+        rows = speedscope_sandwich(ctx, os.path.join(d, name))
+        assert [r[0] for r in rows[:2]] == ["hot", "warm"], (name, rows)
+        assert rows[0][2] > 1.8 * rows[1][2], (name, rows)
 
 
 def test_speedscope_schema(ctx):
@@ -310,6 +340,8 @@ def test_e2e_pprof(ctx):
     rows, out = pprof_top(ctx, path)
     assert rows[0][1] == "hot", out
     protoc_decode(ctx, path)
+    rows = speedscope_sandwich(ctx, path)
+    assert rows[0][0] == "hot", rows
 
 
 def test_e2e_svg(ctx):
@@ -333,8 +365,11 @@ def test_e2e_folded_round_trip(ctx):
 
 def test_e2e_speedscope(ctx):
     require_workload(ctx)
-    data = validate_speedscope(ctx, e2e(ctx, "hotwarm.speedscope.json"))
+    path = e2e(ctx, "hotwarm.speedscope.json")
+    data = validate_speedscope(ctx, path)
     assert data["profiles"] and all(p["name"].startswith("@") for p in data["profiles"])
+    rows = speedscope_sandwich(ctx, path)
+    assert rows[0][0] == "hot", rows
 
 
 MULTI_PROGRAM = "profile:hz:999 { @[kstack, ustack, comm] = count(); @u[ustack] = count(); }"
@@ -415,6 +450,7 @@ def tests(ctx):
     yield "svg_structure", test_svg_structure
     yield "svg_chromium", test_svg_chromium
     yield "speedscope_schema", test_speedscope_schema
+    yield "speedscope_app", test_speedscope_app
     yield "folded_round_trip", test_folded
     yield "e2e_pprof", test_e2e_pprof
     yield "e2e_svg", test_e2e_svg

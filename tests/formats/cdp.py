@@ -51,6 +51,7 @@ class Browser:
         self._id = 0
         self.events = []
         self.session = None
+        self.fail_on_dialog = True
 
     def close(self):
         try:
@@ -108,6 +109,11 @@ class Browser:
                     break
             else:
                 reply = self._read_message(deadline)
+                if reply.get("method") == "Page.javascriptDialogOpening" and self.fail_on_dialog:
+                    # an alert() nobody expected (a page reporting an error) would block us
+                    self.post("Page.handleJavaScriptDialog", accept=False)
+                    raise AssertionError("the page opened a %s: %s" % (
+                        reply["params"].get("type"), reply["params"].get("message")))
                 if reply.get("id") != cid:
                     self.events.append(reply)
                     continue
@@ -157,11 +163,15 @@ class Browser:
         self.send("Input.dispatchMouseEvent", type="mousePressed", x=x, y=y, button="left", clickCount=1)
         released = self.post("Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y, button="left",
                              clickCount=1)
-        ev = self.wait_event("Page.javascriptDialogOpening")
-        if ev["params"].get("type") != "prompt":
-            raise AssertionError("expected a prompt, got %r" % ev["params"])
-        self.send("Page.handleJavaScriptDialog", accept=True, promptText=answer)
-        self.wait(released)
+        self.fail_on_dialog = False
+        try:
+            ev = self.wait_event("Page.javascriptDialogOpening")
+            if ev["params"].get("type") != "prompt":
+                raise AssertionError("expected a prompt, got %r" % ev["params"])
+            self.send("Page.handleJavaScriptDialog", accept=True, promptText=answer)
+            self.wait(released)
+        finally:
+            self.fail_on_dialog = True
         return ev["params"].get("message", "")
 
     def screenshot(self, path):
