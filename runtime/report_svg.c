@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../parser/types.h"
 #include "report_impl.h"
 
 #define FRAME_H 16
@@ -366,6 +367,7 @@ static void fitted(FILE *f, const char *name, double w)
 
 struct svg_ctx {
 	FILE *f;
+	const char *unit; /* "samples" for count maps, else the aggregation ("sum") */
 	double scale;  /* px per sample */
 	int height;
 	uint64_t total;
@@ -387,7 +389,7 @@ static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start,
 	xml_text(c->f, n->name);
 	if (n->kind == SP_PE_KERNEL)
 		fputs(" [kernel]", c->f);
-	fprintf(c->f, " (%" PRIu64 " samples, %.2f%%)</title>", n->total,
+	fprintf(c->f, " (%" PRIu64 " %s, %.2f%%)</title>", n->total, c->unit,
 		c->total ? 100.0 * n->total / c->total : 0.0);
 	fprintf(c->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/>",
 		x, y, w, FRAME_H - 1, fill);
@@ -401,8 +403,11 @@ static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start,
 }
 
 static void write_header(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o,
-			 int width, int height, uint64_t total)
+			 const struct svg_ctx *c, int width)
 {
+	int height = c->height;
+	uint64_t total = c->total;
+
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		   "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		   "xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\" "
@@ -414,12 +419,31 @@ static void write_header(FILE *f, const struct sp_mapdata *m, const struct sp_re
 	xml_text(f, o->title ? o->title : "Flame Graph");
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"38\" text-anchor=\"middle\">", width / 2);
 	xml_text(f, m->map && m->map->name ? m->map->name : "@");
-	fprintf(f, ": %" PRIu64 " samples</text>\n", total);
+	fprintf(f, ": %" PRIu64 " %s</text>\n", total, c->unit);
 	fprintf(f, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n", PAD);
 	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text>\n", width - PAD);
 	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", PAD, height - 10);
 	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n", width - PAD,
 		height - 10);
+}
+
+static const char *weight_unit(const struct sp_mapdata *m)
+{
+	switch (m->map ? m->map->agg : SP_AGG_COUNT) {
+	case SP_AGG_SUM:
+		return "sum";
+	case SP_AGG_MIN:
+		return "min";
+	case SP_AGG_MAX:
+		return "max";
+	case SP_AGG_AVG:
+	case SP_AGG_STATS:
+		return "events";
+	case SP_AGG_NONE:
+		return "value";
+	default:
+		return "samples";
+	}
 }
 
 int sp_report_svg(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o)
@@ -432,9 +456,10 @@ int sp_report_svg(FILE *f, const struct sp_mapdata *m, const struct sp_report_op
 		return err;
 	width = width < 200 ? 200 : width;
 	c.total = root->total;
+	c.unit = weight_unit(m);
 	c.height = TOP_H + BOTTOM_H + tree_depth(root) * FRAME_H;
 	c.scale = root->total ? (double)(width - 2 * PAD) / root->total : 0;
-	write_header(f, m, o, width, c.height, root->total);
+	write_header(f, m, o, &c, width);
 	fputs("<g id=\"frames\">\n", f);
 	if (root->total)
 		write_frame(&c, root, 0, 0);
