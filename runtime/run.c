@@ -5,8 +5,8 @@
  *   -> loop -> detach -> END -> drain events -> collect -> report
  *
  * The loop sleeps in one epoll_wait on: the event ring buffer, a signalfd
- * (SIGINT, SIGTERM), the target's pidfd, a --duration timerfd and a 1 s
- * status timerfd. It has no timeout of its own: an exit() record, a signal
+ * (SIGINT, SIGTERM; SIGCHLD with -c), the target's pidfd, a --duration
+ * timerfd and a 1 s status timerfd. It has no timeout of its own: an exit() record, a signal
  * or the target's exit wakes it at once, so `BEGIN { exit(); }` ends as
  * soon as BEGIN has run (nothing else is attached at all in that case).
  * Every resource is owned by struct run and released by run_destroy() on
@@ -378,6 +378,8 @@ static int setup_loop(struct run *r)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	if (r->tgt.child)
+		sigaddset(&set, SIGCHLD); /* the child's end, should pidfds be missing */
 	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask))
 		return -errno;
 	r->masked = true;
@@ -429,8 +431,9 @@ static void handle(struct run *r, uint32_t tag)
 		drain_events(r);
 		break;
 	case TAG_SIGNAL:
-		if (read(r->sigfd, &si, sizeof(si)) > 0)
-			r->stop = true;
+		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			if (si.ssi_signo != SIGCHLD || sp_target__gone(&r->tgt))
+				r->stop = true; /* SIGCHLD from system()'s shell: not ours */
 		break;
 	case TAG_TARGET:
 		sp_target__gone(&r->tgt);
