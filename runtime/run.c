@@ -6,9 +6,10 @@
  *
  * The loop sleeps in one epoll_wait on: the event ring buffer, a signalfd
  * (SIGINT, SIGTERM; SIGCHLD with -c), the target's pidfd, a --duration
- * timerfd and a 1 s status timerfd. It has no timeout of its own: an exit() record, a signal
- * or the target's exit wakes it at once, so `BEGIN { exit(); }` ends as
- * soon as BEGIN has run (nothing else is attached at all in that case).
+ * timerfd and a 1 s status timerfd. It has no timeout of its own: an
+ * exit() record, a signal or the target's exit wakes it at once, so
+ * `BEGIN { exit(); }` ends as soon as BEGIN has run (nothing else is
+ * attached at all in that case).
  * Every resource is owned by struct run and released by run_destroy() on
  * every path.
  */
