@@ -40,7 +40,8 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t 
 		const struct sp_plan_probe *p = &plan->probes[i];
 		int n;
 
-		if (p->type == SP_PROBE_UPROBE || p->type == SP_PROBE_URETPROBE)
+		if (p->type == SP_PROBE_UPROBE || p->type == SP_PROBE_URETPROBE ||
+		    p->type == SP_PROBE_USDT)
 			sp_uprobe_prepare(bpf_object__find_program_by_name(obj, p->prog));
 		if (!p->uses_names)
 			continue;

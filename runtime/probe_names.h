@@ -18,7 +18,7 @@
 struct bpf_object;
 
 /* Call after bpf_object__open, before bpf_object__load: sizes
- * SP_MAP_PROBE_NAMES and marks uprobe programs for uprobe_multi links
+ * SP_MAP_PROBE_NAMES and marks uprobe and USDT programs for uprobe_multi links
  * (sp_uprobe_prepare). 0 or -errno. */
 int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t pid);
 

@@ -271,21 +271,24 @@ struct uprobe_multi_attr {
 	uint32_t pad[5];
 };
 
-static int uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offs,
-			     const uint64_t *cookies, uint32_t cnt, bool ret, pid_t pid)
+/* Link fd or -errno. */
+static int uprobe_multi_link(int prog_fd, const struct sp_umulti *m)
 {
 	struct uprobe_multi_attr a;
+	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.prog_fd = prog_fd;
 	a.attach_type = SP_BPF_TRACE_UPROBE_MULTI;
-	a.path = (uint64_t)(uintptr_t)path;
-	a.offsets = (uint64_t)(uintptr_t)offs;
-	a.cookies = (uint64_t)(uintptr_t)cookies;
-	a.cnt = cnt;
-	a.umflags = ret ? SP_BPF_F_UPROBE_MULTI_RETURN : 0;
-	a.pid = pid > 0 ? (uint32_t)pid : 0;
-	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	a.path = (uint64_t)(uintptr_t)m->path;
+	a.offsets = (uint64_t)(uintptr_t)m->offs;
+	a.ref_ctr_offsets = (uint64_t)(uintptr_t)m->refs;
+	a.cookies = (uint64_t)(uintptr_t)m->cookies;
+	a.cnt = m->cnt;
+	a.umflags = m->ret ? SP_BPF_F_UPROBE_MULTI_RETURN : 0;
+	a.pid = m->pid > 0 ? (uint32_t)m->pid : 0;
+	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	return fd < 0 ? -errno : fd;
 }
 
 /* Same probe as libbpf 1.3+: a uprobe_multi link on "/" fails with EBADF
@@ -298,17 +301,17 @@ static bool have_uprobe_multi(void)
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI);
 	uint64_t off = 0;
-	int prog, link, err;
+	struct sp_umulti m = { .path = "/", .offs = &off, .cnt = 1 };
+	int prog, link;
 
 	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &o);
 	if (prog < 0)
 		return false;
-	link = uprobe_multi_link(prog, "/", &off, NULL, 1, false, 0);
-	err = errno;
+	link = uprobe_multi_link(prog, &m);
 	if (link >= 0)
 		close(link);
 	close(prog);
-	return link < 0 && err == EBADF;
+	return link == -EBADF;
 }
 
 int sp_uprobe_prepare(struct bpf_program *prog)
@@ -320,6 +323,12 @@ int sp_uprobe_prepare(struct bpf_program *prog)
 	return bpf_program__set_expected_attach_type(prog, SP_BPF_TRACE_UPROBE_MULTI);
 }
 
+static bool prepared_for_multi(struct bpf_program *prog)
+{
+	return bpf_program__expected_attach_type(prog) ==
+	       (enum bpf_attach_type)SP_BPF_TRACE_UPROBE_MULTI;
+}
+
 /* A copy of a loaded program, loaded again for uprobe_multi: for programs
  * the loader did not prepare. After load, bpf_program__insns() holds the
  * final instructions (map fds in place); codegen inlines every helper, so
@@ -329,17 +338,42 @@ static int load_multi_copy(struct bpf_program *prog)
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI);
 	const struct bpf_insn *insns = bpf_program__insns(prog);
 	size_t cnt = bpf_program__insn_cnt(prog);
+	int fd;
 
 	if (!insns || !cnt)
 		return -ENOENT;
-	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, bpf_program__name(prog), "GPL", insns, cnt, &o);
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, bpf_program__name(prog), "GPL", insns, cnt, &o);
+	return fd < 0 ? -errno : fd;
 }
 
-static int attach_multi(const struct sp_plan_probe *p, int prog_fd, struct sp_attach_ctx *ctx,
-			const struct upoints *u, struct sp_links *links)
+int sp_uprobe_multi_attach(struct bpf_program *prog, const struct sp_umulti *m, int min_copy)
+{
+	int fd, link;
+
+	if (prepared_for_multi(prog))
+		return uprobe_multi_link(bpf_program__fd(prog), m);
+	if ((int)m->cnt < min_copy || !have_uprobe_multi())
+		return -EOPNOTSUPP;
+	fd = load_multi_copy(prog);
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	link = uprobe_multi_link(fd, m);
+	close(fd);
+	return link;
+}
+
+/* Unprepared program, many functions: worth a second verification to
+ * detach in one grace period instead of one per function. */
+#define MULTI_COPY_MIN 8
+
+static int attach_multi(const struct sp_plan_probe *p, struct bpf_program *prog,
+			struct sp_attach_ctx *ctx, const struct upoints *u,
+			struct sp_links *links)
 {
 	uint64_t *offs = malloc(2 * u->n * sizeof(*offs)), *cookies = offs + u->n;
-	int i, fd, err;
+	struct sp_umulti m = { .path = u->path, .offs = offs, .cookies = cookies, .cnt = u->n,
+			       .ret = p->type == SP_PROBE_URETPROBE, .pid = ctx->pid };
+	int i, fd;
 
 	if (!offs)
 		return -ENOMEM;
@@ -347,34 +381,14 @@ static int attach_multi(const struct sp_plan_probe *p, int prog_fd, struct sp_at
 		offs[i] = u->v[i].foff;
 		cookies[i] = u->v[i].cookie;
 	}
-	fd = uprobe_multi_link(prog_fd, u->path, offs, cookies, u->n,
-			       p->type == SP_PROBE_URETPROBE, ctx->pid);
-	err = fd < 0 ? -errno : 0;
+	fd = sp_uprobe_multi_attach(prog, &m, MULTI_COPY_MIN);
 	free(offs);
-	if (err)
-		return sp_probe_fail(ctx, p, err, "cannot attach %d uprobe%s in %s: %s", u->n,
-				     u->n == 1 ? "" : "s", u->path, strerror(-err));
-	return sp_links_push_fd(links, fd);
-}
-
-/* Unprepared program, many functions: worth a second verification to
- * detach in one grace period instead of one per function. */
-#define MULTI_COPY_MIN 8
-
-static int attach_multi_copy(const struct sp_plan_probe *p, struct bpf_program *prog,
-			     struct sp_attach_ctx *ctx, const struct upoints *u,
-			     struct sp_links *links)
-{
-	int fd, err;
-
-	if (u->n < MULTI_COPY_MIN || !have_uprobe_multi())
-		return -EOPNOTSUPP;
-	fd = load_multi_copy(prog);
+	if (fd == -EOPNOTSUPP)
+		return fd;
 	if (fd < 0)
-		return -EOPNOTSUPP;
-	err = attach_multi(p, fd, ctx, u, links);
-	close(fd);
-	return err;
+		return sp_probe_fail(ctx, p, fd, "cannot attach %d uprobe%s in %s: %s", u->n,
+				     u->n == 1 ? "" : "s", u->path, strerror(-fd));
+	return sp_links_push_fd(links, fd);
 }
 
 static int attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
@@ -391,12 +405,6 @@ static int attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
 	if (err && i > 1 && now_s() - start >= 1.0)
 		fputc('\n', stderr);
 	return err;
-}
-
-static bool prepared_for_multi(struct bpf_program *prog)
-{
-	return bpf_program__expected_attach_type(prog) ==
-	       (enum bpf_attach_type)SP_BPF_TRACE_UPROBE_MULTI;
 }
 
 /* `func`/`probe` of a wildcard: one names-map entry per point, its index the cookie. */
@@ -436,10 +444,8 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 
 	if (!err && p->uses_names)
 		err = record_names(p, ctx, &u);
-	if (!err && prepared_for_multi(prog)) {
-		err = attach_multi(p, bpf_program__fd(prog), ctx, &u, links);
-	} else if (!err) {
-		err = attach_multi_copy(p, prog, ctx, &u, links);
+	if (!err) {
+		err = attach_multi(p, prog, ctx, &u, links);
 		if (err == -EOPNOTSUPP)
 			err = attach_each(p, prog, ctx, &u, links);
 	}

@@ -14,7 +14,9 @@
  * operands it cannot decode, such as base+index*scale and sym+off(%rip),
  * which compilers emit for array elements and globals.) Semaphores are
  * passed as the uprobe's ref_ctr_offset: the kernel raises them in every
- * process mapping the file while the probe is attached.
+ * process mapping the file while the probe is attached. A file's sites
+ * share one uprobe_multi link when the program was prepared for it (or
+ * there are many), like wildcard uprobes (probe_uprobe.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -244,35 +246,110 @@ static void site_spec(const struct sp_plan_probe *p, const struct usdt_point *pt
 		pt->name, pt->path, err == -ENOENT ? " (unknown symbol)" : "");
 }
 
-static int attach_site(const struct sp_plan_probe *p, struct bpf_program *prog,
-		       struct sp_attach_ctx *ctx, const struct usdt_point *pt, uint32_t key,
-		       int specs_fd, struct sp_links *links)
+/* A site's file offset and its semaphore's (0: none); -ENOEXEC outside the segments. */
+static int site_offsets(const struct usdt_point *pt, uint64_t *foff, uint64_t *ref)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = key);
+	*ref = 0;
+	if (sp_elf_vaddr_to_foff(pt->path, pt->pc, foff) ||
+	    (pt->sema && sp_elf_data_vaddr_to_foff(pt->path, pt->sema, ref)))
+		return -ENOEXEC;
+	return 0;
+}
+
+static int store_spec(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		      const struct usdt_point *pt, uint32_t key, int specs_fd)
+{
 	struct sp_usdt_spec spec;
-	struct bpf_link *link;
-	uint64_t foff, ref = 0;
-	int err;
 
 	site_spec(p, pt, &spec);
-	if (sp_elf_vaddr_to_foff(pt->path, pt->pc, &foff) ||
-	    (pt->sema && sp_elf_data_vaddr_to_foff(pt->path, pt->sema, &ref)))
-		return sp_probe_fail(ctx, p, -ENOEXEC, "USDT %s:%s in %s: site 0x%llx or its "
-				     "semaphore is outside the file's segments", pt->provider,
-				     pt->name, pt->path, (unsigned long long)pt->pc);
 	if (bpf_map_update_elem(specs_fd, &key, &spec, BPF_ANY))
 		return sp_probe_fail(ctx, p, -errno, "cannot store USDT argument specs: %s",
 				     strerror(errno));
+	return 0;
+}
+
+static int fail_site(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		     const struct usdt_point *pt, int err)
+{
+	if (err == -ENOEXEC)
+		return sp_probe_fail(ctx, p, err, "USDT %s:%s in %s: site 0x%llx or its semaphore "
+				     "is outside the file's segments", pt->provider, pt->name,
+				     pt->path, (unsigned long long)pt->pc);
+	return sp_probe_fail(ctx, p, err, "cannot attach to USDT %s:%s at 0x%llx in %s: %s",
+			     pt->provider, pt->name, (unsigned long long)pt->pc, pt->path,
+			     strerror(-err));
+}
+
+static int attach_site(const struct sp_plan_probe *p, struct bpf_program *prog,
+		       struct sp_attach_ctx *ctx, const struct usdt_point *pt, uint32_t key,
+		       struct sp_links *links)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = key);
+	struct bpf_link *link;
+	uint64_t foff, ref;
+	int err = site_offsets(pt, &foff, &ref);
+
+	if (err)
+		return fail_site(p, ctx, pt, err);
 	o.ref_ctr_offset = ref;
 	link = bpf_program__attach_uprobe_opts(prog, ctx->pid > 0 ? ctx->pid : -1, pt->path, foff,
 					       &o);
-	if (!link) {
-		err = -errno;
-		return sp_probe_fail(ctx, p, err, "cannot attach to USDT %s:%s at 0x%llx in %s: %s",
-				     pt->provider, pt->name, (unsigned long long)pt->pc, pt->path,
-				     strerror(-err));
-	}
+	if (!link)
+		return fail_site(p, ctx, pt, -errno);
 	return sp_links_push(links, link);
+}
+
+/* Sites [first, first + n) all in one file: one uprobe_multi link when the
+ * program allows it (-EOPNOTSUPP otherwise). */
+#define USDT_MULTI_MIN 8
+
+static int attach_group_multi(const struct sp_plan_probe *p, struct bpf_program *prog,
+			      struct sp_attach_ctx *ctx, const struct usdt_point *pt, int n,
+			      uint32_t key, struct sp_links *links)
+{
+	uint64_t *v = malloc(3 * n * sizeof(*v));
+	struct sp_umulti m = { .path = pt->path, .offs = v, .refs = v + n, .cookies = v + 2 * n,
+			       .cnt = (uint32_t)n, .pid = ctx->pid };
+	int i, fd = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n && fd == 0; i++) {
+		fd = site_offsets(&pt[i], &v[i], &v[n + i]);
+		v[2 * n + i] = key + (uint32_t)i;
+	}
+	if (fd)
+		fd = fail_site(p, ctx, &pt[i - 1], fd);
+	else
+		fd = sp_uprobe_multi_attach(prog, &m, USDT_MULTI_MIN);
+	free(v);
+	if (fd == -EOPNOTSUPP || fd == -ENOEXEC)
+		return fd;
+	if (fd < 0)
+		return sp_probe_fail(ctx, p, fd, "cannot attach to the %d sites of USDT %s:%s in "
+				     "%s: %s", n, pt->provider, pt->name, pt->path, strerror(-fd));
+	return sp_links_push_fd(links, fd);
+}
+
+static int attach_sites(const struct sp_plan_probe *p, struct bpf_program *prog,
+			struct sp_attach_ctx *ctx, const struct usdt_points *u, uint32_t base,
+			int specs_fd, struct sp_links *links)
+{
+	int i, j, k, err = 0;
+
+	for (i = 0; i < u->n && !err; i++)
+		err = store_spec(p, ctx, &u->v[i], base + (uint32_t)i, specs_fd);
+	for (i = 0; i < u->n && !err; i = j) {
+		for (j = i + 1; j < u->n && !strcmp(u->v[j].path, u->v[i].path); j++)
+			;
+		err = attach_group_multi(p, prog, ctx, &u->v[i], j - i, base + (uint32_t)i, links);
+		if (err != -EOPNOTSUPP)
+			continue;
+		err = 0;
+		for (k = i; k < j && !err; k++)
+			err = attach_site(p, prog, ctx, &u->v[k], base + (uint32_t)k, links);
+	}
+	return err;
 }
 
 static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
@@ -280,7 +357,7 @@ static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 {
 	struct bpf_map *specs = bpf_object__find_map_by_name(ctx->obj, SP_MAP_USDT_SPECS);
 	struct usdt_points u;
-	int i, base = 0, fd, err = usdt_resolve(p, ctx, &u);
+	int base = 0, fd, err = usdt_resolve(p, ctx, &u);
 
 	if (!err && !specs)
 		err = sp_probe_fail(ctx, p, -ENOENT, "the BPF object has no '%s' map",
@@ -292,8 +369,8 @@ static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 	} else if (!err) {
 		base = (int)first_free_key(fd);
 	}
-	for (i = 0; i < u.n && !err; i++)
-		err = attach_site(p, prog, ctx, &u.v[i], (uint32_t)(base + i), fd, links);
+	if (!err)
+		err = attach_sites(p, prog, ctx, &u, (uint32_t)base, fd, links);
 	points_free(&u);
 	return err;
 }

@@ -67,4 +67,21 @@ int sp_elf_symbol_vaddr(const char *path, const char *name, uint64_t *vaddr);
 struct bpf_program;
 int sp_uprobe_prepare(struct bpf_program *prog);
 
+/* Offsets of one file for one uprobe_multi link. refs (USDT semaphores'
+ * file offsets) and cookies may be NULL. */
+struct sp_umulti {
+	const char *path;
+	const uint64_t *offs, *refs, *cookies;
+	uint32_t cnt;
+	bool ret;
+	pid_t pid;
+};
+
+/* One link for all of m's offsets: through `prog` itself when prepared,
+ * else through a uprobe_multi copy of it when there are at least min_copy
+ * offsets and the kernel has the link type. Returns the link fd (close it
+ * to detach), -EOPNOTSUPP when the caller should attach one by one, or
+ * -errno. */
+int sp_uprobe_multi_attach(struct bpf_program *prog, const struct sp_umulti *m, int min_copy);
+
 #endif

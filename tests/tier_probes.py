@@ -285,6 +285,14 @@ def t_usdt_operand_forms(ctx):
         expect(r, r"^@g: 12$", opt)
 
 
+def t_usdt_many_sites(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    r = ok(trace(ctx, "usdt:%s:sptest:many { @n = count(); @s = sum(arg0); }" % w, "%s 100" % w))
+    expect(r, r"^@n: 1000$")
+    expect(r, r"^@s: 4500$")
+
+
 def t_usdt_printf(ctx):
     ctx.require_bpf()
     w = usdt_w(ctx)
@@ -504,7 +512,7 @@ def t_list_usdt(ctx):
     w = usdt_w(ctx)
     r = ok(list_run(ctx, "-l", "usdt:%s:*" % w))
     want = {"usdt:%s:%s" % (w, p) for p in ("sptest:args", "sptest:small", "other:small", "sptest:guarded",
-                                             "sptest:indexed", "sptest:global")}
+                                             "sptest:indexed", "sptest:global", "sptest:many")}
     if lines(r) != want:
         raise AssertionError("got %s\n%r" % (sorted(lines(r)), r))
     r = ok(list_run(ctx, "-lv", "usdt:%s:sptest:args" % w))

@@ -11,6 +11,7 @@
  *   sptest:indexed(garr[i % 8], garr[1])  base+index*scale and sym+off(%rip)
  *                                    operands: 10 + i % 8 and 11
  *   sptest:global(garr[2])           a global: "-4@8+garr(%rip)" at -O2: 12
+ *   sptest:many(k)                   at 10 sites, k = 0..9 (sites share one link)
  *   sptest:guarded(i)                only when its semaphore is raised
  * At the end: "guarded N" = how often the semaphore was seen raised.
  */
@@ -36,6 +37,7 @@ SEMAPHORE(other, small);
 SEMAPHORE(sptest, guarded);
 SEMAPHORE(sptest, indexed);
 SEMAPHORE(sptest, global);
+SEMAPHORE(sptest, many);
 
 int garr[8] = { 10, 11, 12, 13, 14, 15, 16, 17 };
 
@@ -77,6 +79,16 @@ int main(int argc, char **argv)
 		fire_small(i, -2, 200);
 		fire_indexed(i);
 		STAP_PROBE1(sptest, global, garr[2]);
+		STAP_PROBE1(sptest, many, 0);
+		STAP_PROBE1(sptest, many, 1);
+		STAP_PROBE1(sptest, many, 2);
+		STAP_PROBE1(sptest, many, 3);
+		STAP_PROBE1(sptest, many, 4);
+		STAP_PROBE1(sptest, many, 5);
+		STAP_PROBE1(sptest, many, 6);
+		STAP_PROBE1(sptest, many, 7);
+		STAP_PROBE1(sptest, many, 8);
+		STAP_PROBE1(sptest, many, 9);
 		if (sptest_guarded_semaphore) {
 			guarded++;
 			STAP_PROBE1(sptest, guarded, i);
