@@ -107,7 +107,110 @@ struct sp_collector {
 	int stacks_fd;
 	struct stack_slot *slots;
 	size_t nslots, used;
+	/* sp_stacks read in one go at the end (sp_collect): ids and values,
+	 * with an open-addressing index of positions + 1 */
+	uint64_t *pre_ids;
+	struct sp_stack_val *pre_vals;
+	uint32_t *pre_index;
+	size_t npre, pre_cap;
 };
+
+/* Every key and value of a map through BPF_MAP_LOOKUP_BATCH (two syscalls
+ * for a whole map instead of two per key). Returns the number of entries
+ * (malloc'd *keys, *vals), or -errno; -EINVAL/-ENOTSUP/-EOPNOTSUPP mean the
+ * kernel or map type cannot batch and the caller walks keys instead. */
+static long read_batch(int fd, size_t ksz, size_t vsz, uint32_t max, uint8_t **keys,
+		       uint8_t **vals)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint64_t in = 0, out = 0; /* hash maps use a u32 bucket cursor */
+	size_t n = 0;
+	bool first = true;
+
+	*keys = malloc(((size_t)max + 1) * ksz);
+	*vals = malloc(((size_t)max + 1) * vsz);
+	if (!*keys || !*vals)
+		goto out_nomem;
+	while (n < max) {
+		__u32 count = (__u32)(max - n);
+		int err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, *keys + n * ksz,
+					       *vals + n * vsz, &count, &opts);
+
+		if (err && errno != ENOENT) {
+			err = -errno;
+			free(*keys);
+			free(*vals);
+			*keys = *vals = NULL;
+			return err;
+		}
+		n += count;
+		if (err) /* ENOENT: that was the last batch */
+			break;
+		in = out;
+		first = false;
+	}
+	return (long)n;
+out_nomem:
+	free(*keys);
+	free(*vals);
+	*keys = *vals = NULL;
+	return -ENOMEM;
+}
+
+static bool batch_unsupported(long err)
+{
+	return err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP || err == -ENOSPC;
+}
+
+static size_t pre_slot(const struct sp_collector *c, uint64_t id)
+{
+	uint64_t h = id * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 20) & (c->pre_cap - 1);
+}
+
+/* Reads the whole stack map once; falls back to per-id lookups on failure. */
+static void prefetch_stacks(struct sp_collector *c, uint32_t max)
+{
+	uint8_t *ids, *vals;
+	long n = c->stacks_fd >= 0 ?
+		read_batch(c->stacks_fd, sizeof(uint64_t), sizeof(struct sp_stack_val), max, &ids,
+			   &vals) : -ENOENT;
+
+	if (n <= 0)
+		return;
+	c->pre_cap = 1024;
+	while (c->pre_cap < (size_t)n * 2)
+		c->pre_cap *= 2;
+	c->pre_index = calloc(c->pre_cap, sizeof(*c->pre_index));
+	if (!c->pre_index) {
+		free(ids);
+		free(vals);
+		return;
+	}
+	c->pre_ids = (uint64_t *)ids;
+	c->pre_vals = (struct sp_stack_val *)vals;
+	c->npre = (size_t)n;
+	for (size_t i = 0; i < c->npre; i++) {
+		size_t j = pre_slot(c, c->pre_ids[i]);
+
+		while (c->pre_index[j])
+			j = (j + 1) & (c->pre_cap - 1);
+		c->pre_index[j] = (uint32_t)i + 1;
+	}
+}
+
+static int stack_lookup(struct sp_collector *c, uint64_t id, struct sp_stack_val *v)
+{
+	if (c->pre_index) {
+		for (size_t j = pre_slot(c, id); c->pre_index[j]; j = (j + 1) & (c->pre_cap - 1))
+			if (c->pre_ids[c->pre_index[j] - 1] == id) {
+				*v = c->pre_vals[c->pre_index[j] - 1];
+				return 0;
+			}
+	}
+	return c->stacks_fd >= 0 ? bpf_map_lookup_elem(c->stacks_fd, &id, v) : -ENOENT;
+}
 
 static uint64_t slot_hash(uint64_t id, uint32_t pid, bool kernel)
 {
@@ -168,7 +271,7 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 	st = pool_alloc(&c->keep, sizeof(*st));
 	if (!st)
 		return NULL;
-	if (id && c->stacks_fd >= 0 && bpf_map_lookup_elem(c->stacks_fd, &id, &v) == 0) {
+	if (id && stack_lookup(c, id, &v) == 0) {
 		uint32_t nr = v.nr < SP_MAX_FRAMES ? v.nr : SP_MAX_FRAMES;
 
 		st->frames = pool_alloc(&c->keep, sizeof(*st->frames) * (nr ? nr : 1));
@@ -559,34 +662,68 @@ static int add_entry(struct sp_collector *c, const struct sp_plan_map *m, struct
 	return err;
 }
 
+static int add_row(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out,
+		   int *cap, struct rows *rows, const uint8_t *key, const uint8_t *vals)
+{
+	struct sp_value v;
+	int err;
+
+	if (!is_hist(m))
+		return add_entry(c, m, out, cap, key, vals);
+	err = merge_value(c, m, vals, key, &v);
+	return err ? err : rows_add(rows, key, (uint64_t)v.v);
+}
+
+static size_t value_bytes(const struct sp_collector *c, const struct sp_plan_map *m)
+{
+	return m->percpu ? ((m->value_size + 7) & ~7u) * (size_t)c->ncpus : m->value_size;
+}
+
+static int read_rows_batch(struct sp_collector *c, const struct sp_plan_map *m, int fd,
+			   struct sp_mapdata *out, struct rows *rows)
+{
+	size_t vsz = value_bytes(c, m);
+	uint8_t *keys, *vals;
+	long n = read_batch(fd, m->key_size, vsz, out->max_entries, &keys, &vals);
+	int cap = 0, err = 0;
+
+	if (n < 0)
+		return (int)n;
+	for (long i = 0; !err && i < n; i++)
+		err = add_row(c, m, out, &cap, rows, keys + (size_t)i * m->key_size,
+			      vals + (size_t)i * vsz);
+	free(keys);
+	free(vals);
+	return err;
+}
+
 static int read_rows(struct sp_collector *c, const struct sp_plan_map *m, int fd,
 		     struct sp_mapdata *out, struct rows *rows)
 {
-	size_t vsz = m->percpu ? ((m->value_size + 7) & ~7u) * (size_t)c->ncpus : m->value_size;
-	uint8_t *key = calloc(1, m->key_size + 8), *next = calloc(1, m->key_size + 8);
-	uint8_t *vals = calloc(1, vsz + 8);
+	size_t vsz = value_bytes(c, m);
+	uint8_t *key, *next, *vals;
 	uint64_t left = 2 * (uint64_t)out->max_entries + 16; /* keys deleted meanwhile restart the walk */
-	int cap = 0, err = 0;
+	int cap = 0, err = read_rows_batch(c, m, fd, out, rows);
 	void *prev = NULL;
 
+	if (!batch_unsupported(err))
+		return err;
+	out->n = 0;
+	rows->n = 0;
+	key = calloc(1, m->key_size + 8);
+	next = calloc(1, m->key_size + 8);
+	vals = calloc(1, vsz + 8);
 	if (!key || !next || !vals) {
 		err = -ENOMEM;
 		goto out_free;
 	}
+	err = 0;
 	while (!err && left-- && bpf_map_get_next_key(fd, prev, next) == 0) {
-		struct sp_value v;
-
 		memcpy(key, next, m->key_size);
 		prev = key;
 		if (bpf_map_lookup_elem(fd, key, vals))
 			continue; /* deleted meanwhile */
-		if (!is_hist(m)) {
-			err = add_entry(c, m, out, &cap, key, vals);
-			continue;
-		}
-		err = merge_value(c, m, vals, key, &v);
-		if (!err)
-			err = rows_add(rows, key, (uint64_t)v.v);
+		err = add_row(c, m, out, &cap, rows, key, vals);
 	}
 out_free:
 	free(key);
@@ -693,6 +830,8 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 	out->maps = pool_alloc(&c->keep, sizeof(*out->maps) * (size_t)(out->nmaps + 1));
 	if (!out->maps)
 		return -ENOMEM;
+	if (sm && !c->pre_index)
+		prefetch_stacks(c, bpf_map__max_entries(sm));
 	for (int i = 0; i < c->plan->nmaps; i++) {
 		err = sp_collect_map(c, &c->plan->maps[i], &out->maps[i]);
 		if (err) {
@@ -767,5 +906,8 @@ void sp_collector__destroy(struct sp_collector *c)
 	pool_free(&c->keep);
 	pool_free(&c->scratch);
 	free(c->slots);
+	free(c->pre_ids);
+	free(c->pre_vals);
+	free(c->pre_index);
 	free(c);
 }

@@ -263,6 +263,30 @@ def t_output_file_gets_everything(ctx):
         assert f.read() == "hi\n\n\n@a: 1\n", r
 
 
+def t_percpu_values_merge(ctx):
+    """Per-CPU slots are merged: count == sum(1) over every CPU, min/max of
+    cpu span the CPUs (all kept busy: idle CPUs take no cpu-clock samples
+    here), the hist's rows add up to the count."""
+    ctx.require_bpf()
+    ncpu = os.cpu_count() or 1
+    wl = ctx.workload("hotwarm")
+    spin = [subprocess.Popen([wl, "1.5"]) for _ in range(ncpu)]
+    try:
+        time.sleep(0.1)
+        r = ctx.sprof_run("--duration", "800ms", "profile:hz:99 { @c = count(); @s = sum(1); "
+                          "@mi = min(cpu); @ma = max(cpu); @h = hist(cpu); }", timeout=30)
+    finally:
+        for p in spin:
+            p.kill()
+            p.wait()
+    assert r.rc == 0, r
+    vals = dict(re.findall(r"^@(\w+): (-?\d+)$", r.out, re.M))
+    assert int(vals["c"]) > 20 and vals["c"] == vals["s"], r
+    assert int(vals["mi"]) == 0 and int(vals["ma"]) == ncpu - 1, r
+    rows = re.findall(r"^\S.*?\s+(\d+) \|", r.out, re.M)
+    assert sum(int(x) for x in rows) == int(vals["c"]), r
+
+
 def t_full_map_reported(ctx):
     """Updates a full map drops are counted and reported, never silent."""
     ctx.require_bpf()
