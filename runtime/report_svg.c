@@ -149,7 +149,7 @@ static const char svg_script[] =
 	"\t\tend = Math.max(end, e);\n"
 	"\t}\n"
 	"\tsearching = term;\n"
-	"\tsearchbtn.textContent = \"Reset Search\";\n"
+	"\tsearchbtn.querySelector(\"text\").textContent = \"Reset Search\";\n"
 	"\tmatched.textContent = \"Matched: \" + (total ? 100 * sum / total : 0).toFixed(2) + \"%\";\n"
 	"\tsvg.setAttribute(\"data-matched\", String(sum));\n"
 	"\treturn sum;\n"
@@ -158,7 +158,7 @@ static const char svg_script[] =
 	"\tvar all = frames.children;\n"
 	"\tfor (var i = 0; i < all.length; i++) all[i].classList.remove(\"match\");\n"
 	"\tsearching = null;\n"
-	"\tsearchbtn.textContent = \"Search\";\n"
+	"\tsearchbtn.querySelector(\"text\").textContent = \"Search\";\n"
 	"\tmatched.textContent = \" \";\n"
 	"\tsvg.removeAttribute(\"data-matched\");\n"
 	"}\n";
@@ -167,7 +167,8 @@ static const char svg_style[] =
 	"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
 	"#title { font-size: 17px; }\n"
 	"#subtitle, #details, #matched { fill: #333; }\n"
-	"#search, #unzoom { cursor: pointer; fill: #048; }\n"
+	"#search, #unzoom { cursor: pointer; }\n"
+	"#search text, #unzoom text { fill: #048; }\n"
 	".f { cursor: pointer; }\n"
 	".f text { pointer-events: none; }\n"
 	".f:hover > rect { stroke: #000; stroke-width: 0.5; }\n"
@@ -420,8 +421,14 @@ static void write_header(FILE *f, const struct sp_mapdata *m, const struct sp_re
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"38\" text-anchor=\"middle\">", width / 2);
 	xml_text(f, m->map && m->map->name ? m->map->name : "@");
 	fprintf(f, ": %" PRIu64 " %s</text>\n", total, c->unit);
-	fprintf(f, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n", PAD);
-	fprintf(f, "<text id=\"search\" x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text>\n", width - PAD);
+	/* Buttons are a text over an invisible box that takes the clicks, so
+	 * they work whatever the fonts. */
+	fprintf(f, "<g id=\"unzoom\" class=\"hide\"><rect x=\"%d\" y=\"6\" width=\"96\" height=\"22\" "
+		   "fill=\"none\" pointer-events=\"all\"/><text x=\"%d\" y=\"22\">Reset Zoom</text></g>\n",
+		PAD, PAD);
+	fprintf(f, "<g id=\"search\"><rect x=\"%d\" y=\"6\" width=\"106\" height=\"22\" fill=\"none\" "
+		   "pointer-events=\"all\"/><text x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text></g>\n",
+		width - PAD - 106, width - PAD);
 	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", PAD, height - 10);
 	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n", width - PAD,
 		height - 10);
