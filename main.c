@@ -21,7 +21,10 @@
 #include "parser/arena.h"
 #include "parser/frontend.h"
 #include "parser/source.h"
+#include "runtime/listing.h"
+#include "runtime/resolve.h"
 #include "runtime/report.h"
+#include "runtime/tracefs.h"
 #include "runtime/runtime.h"
 
 #define SPROF_VERSION "0.1.0"
@@ -292,6 +295,54 @@ static struct sp_source *load_source(const struct cli *c)
 	return src;
 }
 
+/* sema's view of a tracepoint's record: the runtime's tracefs fields, copied
+ * into the arena so they live as long as the tree. For a wildcard, the first
+ * match decides (every match of one attach point shares one program). */
+static int tp_fields(void *ctx, const char *cat, const char *event, const struct sp_tp_field **out,
+		     int *n)
+{
+	struct sp_arena *arena = ctx;
+	struct sp_tracefs_field *f = NULL;
+	char **names = NULL;
+	int nf = 0, nn = 0, err;
+
+	if (!cat)
+		return -ENOENT; /* raw tracepoints: typed through arg0..N */
+	if (strchr(cat, '*') || strchr(event, '*')) {
+		if (sp_tracepoints_list(cat, event, &names, &nn) || nn == 0) {
+			sp_strv_free(names, nn);
+			return -ENOENT;
+		}
+		char *colon = strchr(names[0], ':');
+		*colon = '\0';
+		err = sp_tracepoint_fields(names[0], colon + 1, &f, &nf);
+		sp_strv_free(names, nn);
+	} else {
+		err = sp_tracepoint_fields(cat, event, &f, &nf);
+	}
+	if (err)
+		return err;
+	struct sp_tp_field *o = sp_arena_alloc(arena, sizeof(*o) * (nf ? nf : 1));
+	for (int i = 0; i < nf; i++) {
+		o[i] = (struct sp_tp_field){
+			.name = sp_arena_strdup(arena, f[i].name),
+			.type = f[i].type ? sp_arena_strdup(arena, f[i].type) : NULL,
+			.offset = f[i].offset,
+			.size = f[i].size,
+			.is_signed = f[i].is_signed,
+			.is_pointer = f[i].is_pointer,
+			.is_string = f[i].is_string,
+			.is_data_loc = f[i].is_data_loc,
+			.is_common = f[i].is_common,
+			.array_len = f[i].array_len,
+		};
+	}
+	sp_tracefs_fields_free(f, nf);
+	*out = o;
+	*n = nf;
+	return 0;
+}
+
 static void runtime_diag(void *ctx, uint32_t line, uint32_t col, const char *msg)
 {
 	struct sp_diag *d = ctx;
@@ -315,7 +366,7 @@ static int write_file(const char *path, const void *buf, size_t len)
 	return 0;
 }
 
-/* Front end and codegen; returns 0 with *plan/*obj set, 1 on errors. */
+/* Front end and codegen; returns 0 with plan and obj set, 1 on errors. */
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
@@ -325,6 +376,8 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.nparams = c->nparams,
 		.params = c->params,
 		.unsafe = c->unsafe,
+		.tp_fields = tp_fields,
+		.tp_ctx = arena,
 	};
 	sp_parse(arena, src, d, &prog);
 	if (sp_diag_errors(d) || !prog)
@@ -359,10 +412,8 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &c))
 		return 1;
-	if (c.list) {
-		fprintf(stderr, "sprof: -l is not available in this build\n");
-		return 1;
-	}
+	if (c.list)
+		return sp_list_probes(c.list_pattern, c.run.pid, c.run.verbose > 0, stdout) ? 1 : 0;
 	struct sp_source *src = load_source(&c);
 	if (!src)
 		return 1;
