@@ -183,6 +183,9 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	h = mix64(hc.h ^ nr);
 	if (h == 0)
 		h = 1;
+	/* a lockless lookup first: most samples repeat a known stack */
+	if (bpf_map_lookup_elem(&sp_stacks, &h))
+		return h;
 	n = bpf_map_update_elem(&sp_stacks, &h, buf, BPF_NOEXIST);
 	if (n && n != -17 /* EEXIST */) {
 		__u64 *d = bpf_map_lookup_elem(&sp_stack_drops, &zero);
@@ -197,7 +200,7 @@ static __always_inline SP_NODEBUG void note_pid(__u32 pid)
 {
 	__u8 one = 1;
 
-	if (pid == 0)
+	if (pid == 0 || bpf_map_lookup_elem(&sp_seen_pids, &pid))
 		return;
 	if (bpf_map_update_elem(&sp_seen_pids, &pid, &one, BPF_NOEXIST) != 0)
 		return;
