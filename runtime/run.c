@@ -33,6 +33,7 @@
 #include "load.h"
 #include "printf.h"
 #include "probe.h"
+#include "probe_names.h"
 #include "profile.h"
 #include "report.h"
 #include "runtime.h"
@@ -267,6 +268,12 @@ static int load(struct run *r, const void *obj, size_t objlen)
 	r->ld = sp_loader__open(r->plan, obj, objlen, r->o);
 	if (!r->ld)
 		return -errno;
+	/* probe types' own sizing before load (wildcard names, uprobe_multi) */
+	err = sp_probes_prepare(r->ld->obj, r->plan, r->tgt.pid);
+	if (err) {
+		fprintf(stderr, "sprof: cannot prepare the probes: %s\n", strerror(-err));
+		return err;
+	}
 	err = sp_loader__load(r->ld, r->plan, r->o);
 	if (err)
 		return err;
