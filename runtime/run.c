@@ -588,10 +588,11 @@ static int start(struct run *r)
 		err = drain_events(r);
 	if (err || r->stop)
 		return err;
+	/* actx.pid stays -p's: a held -c child still has sprof's mappings, so
+	 * probes resolve and attach system wide and BPF filters on its pid */
 	err = attach_all(r);
 	if (err < 0)
 		return err;
-	r->actx.pid = r->tgt.pid;
 	err = sp_target__release(&r->tgt);
 	if (err)
 		return err;
