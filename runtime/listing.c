@@ -265,7 +265,7 @@ static void list_file_funcs(struct lister *l, const char *prov, const char *path
 		if (i > 0 && !strcmp(f.v[i].name, f.v[i - 1].name))
 			continue;
 		snprintf(line, sizeof(line), "%s:%s:%s", prov, path, f.v[i].name);
-		if (emit(l, line) && l->verbose && f.v[i].demangled)
+		if (emit(l, line) && l->verbose && sp_func_demangled(&f.v[i]))
 			fprintf(l->out, "    %s\n", f.v[i].demangled);
 	}
 	sp_funcs__free(&f);

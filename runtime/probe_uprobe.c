@@ -66,7 +66,7 @@ static void upoints_free(struct upoints *u)
 	u->n = 0;
 }
 
-static int upoints_add(struct upoints *u, uint64_t foff, const struct sp_func *fn)
+static int upoints_add(struct upoints *u, uint64_t foff, struct sp_func *fn)
 {
 	struct upoint *nv = realloc(u->v, (u->n + 1) * sizeof(*nv));
 
@@ -75,7 +75,7 @@ static int upoints_add(struct upoints *u, uint64_t foff, const struct sp_func *f
 	u->v = nv;
 	nv[u->n].foff = foff;
 	nv[u->n].name = fn ? fn->name : NULL;
-	nv[u->n].shown = fn ? (fn->demangled ? fn->demangled : fn->name) : NULL;
+	nv[u->n].shown = fn ? (sp_func_demangled(fn) ? fn->demangled : fn->name) : NULL;
 	nv[u->n].cookie = 0;
 	u->n++;
 	return 0;
@@ -164,7 +164,7 @@ static int check_offset(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 /* An exact (mangled or C) name first; else demangled names and globs. */
 static int add_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, struct upoints *u)
 {
-	const struct sp_func *fn = NULL;
+	struct sp_func *fn = NULL;
 	int i, err;
 
 	for (i = 0; i < u->funcs.n && !fn; i++)

@@ -510,7 +510,6 @@ static void funcs_fill(struct sp_funcs *f, Elf *elf)
 
 		if (phdrs_vaddr_to_foff(elf, fn->vaddr, true, &fn->foff))
 			fn->foff = fn->vaddr;
-		fn->demangled = sp_demangle(fn->name);
 	}
 }
 
@@ -576,16 +575,29 @@ static bool match_without_params(const char *pat, const char *dem)
 	return sp_glob_match(pat, buf);
 }
 
-bool sp_func_matches(const struct sp_func *fn, const char *pat)
+/* Demangling is the slow part of a big C++ symbol table: done only for
+ * names an exact or mangled match did not settle. */
+const char *sp_func_demangled(struct sp_func *fn)
 {
-	if (sp_glob_match(pat, fn->name))
-		return true;
-	if (!fn->demangled)
-		return false;
-	return sp_glob_match(pat, fn->demangled) || match_without_params(pat, fn->demangled);
+	if (!fn->tried_demangle) {
+		fn->tried_demangle = true;
+		fn->demangled = sp_demangle(fn->name);
+	}
+	return fn->demangled;
 }
 
-const struct sp_func *sp_funcs__find(const struct sp_funcs *f, const char *name)
+bool sp_func_matches(struct sp_func *fn, const char *pat)
+{
+	const char *dem;
+
+	if (sp_glob_match(pat, fn->name))
+		return true;
+	if (strncmp(fn->name, "_Z", 2) != 0 || !(dem = sp_func_demangled(fn)))
+		return false;
+	return sp_glob_match(pat, dem) || match_without_params(pat, dem);
+}
+
+struct sp_func *sp_funcs__find(struct sp_funcs *f, const char *name)
 {
 	int lo = 0, hi = f->n - 1, i;
 
@@ -604,7 +616,7 @@ const struct sp_func *sp_funcs__find(const struct sp_funcs *f, const char *name)
 			lo = mid + 1;
 	}
 	for (i = 0; i < f->n; i++)
-		if (f->v[i].demangled && !sp_has_wildcard(name) && sp_func_matches(&f->v[i], name))
+		if (!sp_has_wildcard(name) && sp_func_matches(&f->v[i], name))
 			return &f->v[i];
 	return NULL;
 }

@@ -33,7 +33,8 @@ void sp_strv_free(char **v, int n);
 
 struct sp_func {
 	char *name;       /* as in the symbol table (mangled) */
-	char *demangled;  /* NULL when not C++ */
+	char *demangled;  /* made on first use (sp_func_demangled); NULL when not C++ */
+	bool tried_demangle;
 	uint64_t vaddr;   /* ELF virtual address */
 	uint64_t size;
 	uint64_t foff;    /* file offset, what uprobes take */
@@ -49,9 +50,11 @@ struct sp_funcs {
 int sp_funcs__load(struct sp_funcs *f, const char *path);
 void sp_funcs__free(struct sp_funcs *f);
 /* True when `pat` (a glob) names `fn`: mangled, demangled or demangled without "(...)". */
-bool sp_func_matches(const struct sp_func *fn, const char *pat);
+bool sp_func_matches(struct sp_func *fn, const char *pat);
+/* The demangled name of a C++ symbol (made on first use), or NULL. */
+const char *sp_func_demangled(struct sp_func *fn);
 /* The symbol named exactly `name` (mangled or demangled), or NULL. */
-const struct sp_func *sp_funcs__find(const struct sp_funcs *f, const char *name);
+struct sp_func *sp_funcs__find(struct sp_funcs *f, const char *name);
 /* ELF virtual address -> file offset through the executable PT_LOAD
  * segments (code), or any PT_LOAD segment (data: USDT semaphores). 0 or -ENOENT. */
 int sp_elf_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
