@@ -184,16 +184,38 @@ LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint32_t off)
 	return LLVMBuildGEP2(g->B, g->i8, p, &idx, 1, "");
 }
 
+/* Alignment LLVM may assume for p: our buffers (allocas, map values, ring
+ * buffer records, the scratch map) are 8-aligned, and GEPs keep what their
+ * constant offset allows. Without it a memset into a map value becomes a
+ * byte-by-byte store sequence. */
+static unsigned ptr_align(LLVMValueRef p)
+{
+	if (LLVMIsAAllocaInst(p))
+		return LLVMGetAlignment(p);
+	if (LLVMIsACallInst(p))
+		return 8;
+	if (LLVMIsAGetElementPtrInst(p) && LLVMGetNumOperands(p) == 2 &&
+	    LLVMIsAConstantInt(LLVMGetOperand(p, 1))) {
+		unsigned a = ptr_align(LLVMGetOperand(p, 0));
+		unsigned long long off = LLVMConstIntGetZExtValue(LLVMGetOperand(p, 1));
+
+		while (a > 1 && off % a)
+			a /= 2;
+		return a;
+	}
+	return 1;
+}
+
 void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size)
 {
 	if (size)
-		LLVMBuildMemSet(g->B, p, LLVMConstInt(g->i8, 0, 0), cg_u64(g, size), 1);
+		LLVMBuildMemSet(g->B, p, LLVMConstInt(g->i8, 0, 0), cg_u64(g, size), ptr_align(p));
 }
 
 void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size)
 {
 	if (size && dst != src)
-		LLVMBuildMemCpy(g->B, dst, 1, src, 1, cg_u64(g, size));
+		LLVMBuildMemCpy(g->B, dst, ptr_align(dst), src, ptr_align(src), cg_u64(g, size));
 }
 
 LLVMBasicBlockRef cg_block(struct cg *g, const char *name)
