@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "resolve.h"
+#include "usdt_spec.h"
 
 static int probe_count(const struct sp_plan_probe *p, pid_t pid)
 {
@@ -48,8 +49,13 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t 
 		n = probe_count(p, pid);
 		total += n > 0 ? n : 0; /* validate() already reported errors */
 	}
-	if (!names || total <= 1)
+	if (!names || total == 0)
 		return 0;
+	/* Room for a different resolution at attach time (-c: the child's
+	 * mappings here, none there), below the USDT spec keys' range. */
+	total = total * 2 + 16;
+	if (total > (int)SP_USDT_KEY_BASE)
+		total = (int)SP_USDT_KEY_BASE;
 	return bpf_map__set_max_entries(names, (uint32_t)total);
 }
 
