@@ -160,7 +160,8 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 {
 	__u32 zero = 0;
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
-	struct hash_ctx hc = { .h = 0x9e3779b97f4a7c15ULL };
+	struct hash_ctx hc; /* set field by field: an initializer would be copied
+			     * from .rodata, an extra map for libbpf to create */
 	__u64 h;
 	long n;
 	__u32 nr;
@@ -178,6 +179,7 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	buf->nr = nr;
 	buf->pad = 0;
 	hc.buf = buf;
+	hc.h = 0x9e3779b97f4a7c15ULL;
 	hc.nr = nr;
 	bpf_loop(nr, hash_frame, &hc, 0);
 	h = mix64(hc.h ^ nr);

@@ -88,7 +88,14 @@ static long pcpu_step(__u64 cpu, void *c)
  * agg: enum sp_agg_kind (1 count, 2 sum, 3 min, 4 max, 5 avg, 6 stats). */
 SP_NODEBUG __s64 sp_percpu_read(void *map, void *key, int agg)
 {
-	struct pcpu_read x = { .map = map, .key = key, .agg = agg };
+	struct pcpu_read x;
+
+	x.map = map; /* field by field: no initializer copied from .rodata */
+	x.key = key;
+	x.acc = 0;
+	x.cnt = 0;
+	x.agg = agg;
+	x.seen = 0;
 
 	bpf_loop(SP_MAX_CPUS, pcpu_step, &x, 0);
 	if (agg == 5 || agg == 6)

@@ -14,9 +14,10 @@ Lines that are not directives or comments form the program. CHECK lines
 are matched in order against `sprof -d ir -e PROGRAM` (each after the line
 the previous one matched; never whole-IR goldens); CHECK-SAME matches on
 the line the previous CHECK matched. CHECK-NOT text must not appear on
-any IR line (metadata lines, starting with '!', are not searched). SECTION names an ELF section the object (--emit-elf) must
-have, checked with llvm-objdump-16 -h; PROG names a program symbol it must
-define in that section (`PROG: perf_event profile_0`). ERROR means
+any IR line (metadata lines, starting with '!', are not searched).
+SECTION names an ELF section the object (--emit-elf) must have, NO-SECTION
+one it must not have (llvm-objdump-16 -h); PROG names a program symbol it
+must define in that section (`PROG: perf_event profile_0`). ERROR means
 compilation fails with that text on stderr. WORKLOAD names a program of
 tests/workloads that is built first; @WORKLOAD@ in the program is its path.
 Tests need no root: nothing is loaded.
@@ -31,7 +32,8 @@ import os
 import shutil
 import subprocess
 
-DIRECTIVES = ("CHECK:", "CHECK-SAME:", "CHECK-NOT:", "SECTION:", "PROG:", "ERROR:", "WORKLOAD:")
+DIRECTIVES = ("CHECK:", "CHECK-SAME:", "CHECK-NOT:", "SECTION:", "NO-SECTION:", "PROG:", "ERROR:",
+              "WORKLOAD:")
 
 
 def parse(path):
@@ -87,6 +89,8 @@ def check_elf(ctx, elf, checks):
     for kind, text in checks:
         if kind == "SECTION" and text not in sections:
             raise AssertionError("no section %r in %s" % (text, sorted(sections)))
+        if kind == "NO-SECTION" and text in sections:
+            raise AssertionError("unwanted section %r in %s" % (text, sorted(sections)))
         if kind == "PROG":
             sec, name = text.split()
             if not any(l.split()[-1] == name and sec in l.split() for l in syms.splitlines() if l.strip()):
@@ -115,7 +119,7 @@ def make_test(path):
         if r.rc != 0:
             raise AssertionError("sprof -d ir failed\n%r" % r)
         check_ir(r.out, checks)
-        if any(k in ("SECTION", "PROG") for k, _ in checks):
+        if any(k in ("SECTION", "NO-SECTION", "PROG") for k, _ in checks):
             if not os.path.exists(elf):
                 raise AssertionError("--emit-elf wrote nothing")
             check_elf(ctx, elf, checks)
