@@ -61,6 +61,8 @@ struct run {
 	sigset_t oldmask;
 	bool masked, stop;
 	int exit_code;        /* exit(code): the first one wins */
+	uint32_t *pids;       /* processes whose mappings were read after their first sample */
+	size_t npids, pidcap; /* open addressing, pidcap a power of two */
 	int saved_stdout;     /* -o with text/json: stdout while it points at the file */
 	uint64_t t_start;     /* monotonic ns when probes were attached */
 	uint64_t wall_start;
@@ -218,6 +220,59 @@ static int map_event(struct run *r, const struct sp_event_hdr *h)
 	return sp_collect_zero(r->coll, &r->plan->maps[h->id]);
 }
 
+/* Reads a process's mappings the first time a sample of it arrives. A
+ * printf record can reach us before the NEWPID record of the same sample
+ * (it is reserved first), so printf arguments holding a user stack ask too. */
+static void note_pid(struct run *r, uint32_t pid)
+{
+	size_t j;
+
+	if (!pid || !r->sym)
+		return;
+	if ((r->npids + 1) * 2 > r->pidcap) {
+		size_t ncap = r->pidcap ? r->pidcap * 2 : 256;
+		uint32_t *nv = calloc(ncap, sizeof(*nv));
+
+		if (!nv)
+			return;
+		for (size_t i = 0; i < r->pidcap; i++) {
+			if (!r->pids[i])
+				continue;
+			for (j = r->pids[i] & (ncap - 1); nv[j]; j = (j + 1) & (ncap - 1))
+				;
+			nv[j] = r->pids[i];
+		}
+		free(r->pids);
+		r->pids = nv;
+		r->pidcap = ncap;
+	}
+	for (j = pid & (r->pidcap - 1); r->pids[j]; j = (j + 1) & (r->pidcap - 1))
+		if (r->pids[j] == pid)
+			return;
+	r->pids[j] = pid;
+	r->npids++;
+	sp_symbolizer__add_pid(r->sym, (pid_t)pid, true);
+}
+
+static void note_arg_pids(struct run *r, const struct sp_event_hdr *h, const void *data,
+			  size_t len)
+{
+	const struct sp_plan_field *args;
+	struct sp_ustack_key k;
+
+	if (h->id >= (uint32_t)r->plan->nprintfs)
+		return;
+	args = &r->plan->printfs[h->id].args;
+	for (int i = 0; args->kind == SP_F_TUPLE && i < args->nelems; i++) {
+		const struct sp_plan_field *f = &args->elems[i];
+
+		if (f->kind != SP_F_USTACK || (size_t)f->offset + sizeof(k) > len)
+			continue;
+		memcpy(&k, (const uint8_t *)data + f->offset, sizeof(k));
+		note_pid(r, k.pid);
+	}
+}
+
 static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, size_t len)
 {
 	struct run *r = ctx;
@@ -230,8 +285,7 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 		r->stop = true;
 		return 0;
 	case SP_EV_NEWPID:
-		if (r->sym)
-			sp_symbolizer__add_pid(r->sym, (pid_t)h->arg, true);
+		note_pid(r, (uint32_t)h->arg);
 		return 0;
 	case SP_EV_PRINT:
 	case SP_EV_CLEAR:
@@ -241,6 +295,8 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 		break;
 	default:
 		sp_status__clear(&r->status);
+		if (h->type == SP_EV_PRINTF || h->type == SP_EV_PRINT_VALUE)
+			note_arg_pids(r, h, data, len);
 		err = sp_output_event(&r->out, h, data, len);
 		if (err == -ENOTSUP)
 			return 0; /* a newer codegen's record: skip it */
@@ -551,6 +607,7 @@ static void run_destroy(struct run *r)
 			close(fds[i]);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+	free(r->pids);
 	free(r->cpus);
 }
 

@@ -129,6 +129,22 @@ def t_child_output_and_args(ctx):
     assert r.out.startswith("a b|c'd\n"), r
 
 
+def t_printf_stack_symbolized_like_maps(ctx):
+    """A stack printed by printf while running (its record can arrive before
+    the new-process record) is symbolized like the same stack in a map."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    r = ctx.sprof_run("-c", wl + " 0.5", "profile:hz:99 /pid == cpid/ { printf(\"<%s>\\n\", ustack); "
+                      "@[ustack] = count(); exit(); }", timeout=30)
+    assert r.rc == 0, r
+    m = re.search(r"<\n((?:\s+\S+\n)+)>", r.out)
+    assert m, r
+    printed = [l.strip() for l in m.group(1).splitlines() if l.strip()]
+    keys = [fr for fr, _ in parse_stacks(r.out)]
+    assert printed in keys, (printed, keys, r)
+    assert not any(re.match(r"^0x[0-9a-f]+$", f) for f in printed), r
+
+
 def t_begin_exit_fast(ctx):
     ctx.require_bpf()
     best = 99.0
