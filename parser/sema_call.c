@@ -386,19 +386,36 @@ static struct sp_type *agg_type(struct sema *s, struct sp_node *n)
 	return t;
 }
 
+/* $1..$N, whose text str() takes as a string (not $#) */
+static bool param_text(const struct sp_node *n)
+{
+	return n->kind == SP_N_POSITIONAL && strcmp(n->name, "$#");
+}
+
 /* str($N) is the parameter's text; str(p, n) is n bytes at most. */
 static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 {
 	struct sp_node *arg = n->list.items[0];
 	int64_t len;
 
-	if (arg->kind == SP_N_POSITIONAL && strcmp(arg->name, "$#")) {
+	if (param_text(arg)) {
 		const char *text = arg->ival >= 1 && arg->ival <= s->o->nparams ?
 					   s->o->params[arg->ival - 1] : "";
+		size_t keep = strlen(text);
 
+		/* str($N, n): the first n bytes of the text, as bpftrace does */
+		if (n->list.len == 2 && sema_const_int(n->list.items[1], &len)) {
+			if (len < 1 || len > s->strlen)
+				sema_err(s, n->list.items[1]->span,
+					 "str() length must be from 1 to %d", s->strlen);
+			else if ((size_t)len < keep)
+				keep = (size_t)len;
+		}
+		if (s->quiet) /* rewritten once, in the reporting pass */
+			return n->type = sp_type_string(s->a, (uint32_t)keep + 1);
 		n->kind = SP_N_STR;
-		n->str = sp_arena_strdup(s->a, text);
-		n->len = (uint32_t)strlen(text);
+		n->str = sp_arena_strndup(s->a, text, keep);
+		n->len = (uint32_t)keep;
 		n->list.len = 0;
 		return n->type = sp_type_string(s->a, n->len + 1);
 	}
@@ -455,8 +472,11 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
 	is_str = !strcmp(n->name, "str");
-	if (is_str && n->list.len == 1 && n->list.items[0]->kind == SP_N_POSITIONAL)
+	if (is_str && (n->list.len == 1 || n->list.len == 2) && param_text(n->list.items[0])) {
+		if (n->list.len == 2)
+			check_arg(s, n, 1, 'c');
 		return str_call(s, n);
+	}
 	n->type = b->result == R_BUF ? sp_type_new(s->a, SP_T_BUF) : result_type(s, b->result);
 	if (b->result == R_BUF)
 		n->type->size = (uint32_t)s->strlen;
