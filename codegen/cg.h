@@ -138,7 +138,6 @@ void cg_field_fmt(const struct sp_node *n, struct sp_plan_field *f);
 LLVMValueRef cg_load_int(struct cg *g, LLVMValueRef p, const struct sp_type *t);
 void cg_store_int(struct cg *g, LLVMValueRef p, LLVMValueRef v, uint32_t size);
 LLVMValueRef cg_norm(struct cg *g, LLVMValueRef v, const struct sp_type *t);
-void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct sp_type *t);
 void cg_store_conv(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct sp_type *from,
 		   const struct sp_type *to);
 
@@ -148,8 +147,7 @@ struct cg_map *cg_map_find(struct cg *g, const char *name);
 void cg_define_maps(struct cg *g);
 LLVMValueRef cg_map_global_ir(struct cg *g, const char *name);
 void cg_define_scratch(struct cg *g);
-LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode,
-			uint32_t extra);
+LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode);
 void cg_map_agg(struct cg *g, const struct sp_node *assign);
 void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
 		  const struct sp_type *vt);
@@ -157,7 +155,6 @@ void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_
 LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key);
 void cg_map_delete(struct cg *g, const struct sp_node *mapnode);
-void cg_count_drop(struct cg *g, LLVMValueRef drops_gv);
 void cg_fill_plan_maps(struct cg *g);
 int cg_agg_kind(const char *name);
 

@@ -212,13 +212,6 @@ LLVMValueRef cg_norm(struct cg *g, LLVMValueRef v, const struct sp_type *t)
 	return LLVMBuildZExt(g->B, v, g->i64, "");
 }
 
-void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct sp_type *t)
-{
-	if (cg_is_scalar(t))
-		cg_store_int(g, dst, v, cg_size(t));
-	else
-		cg_memcpy(g, dst, v, cg_size(t));
-}
 
 /* Stores v (of type `from`) into a slot of type `to`: integers are
  * truncated, strings copied up to the shorter size and NUL padded, tuples

@@ -283,13 +283,11 @@ void cg_define_scratch(struct cg *g)
 /* ---- keys and updates ------------------------------------------------------- */
 
 /* Builds the key of a map reference in zeroed stack memory. */
-LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode,
-			uint32_t extra)
+LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode)
 {
 	LLVMValueRef key = cg_alloca(g, m->bpf_key_size, "key");
 	int n = mapnode->list.len;
 
-	(void)extra;
 	cg_memset0(g, key, m->bpf_key_size);
 	if (!m->keyt || n == 0)
 		return key;
@@ -305,11 +303,6 @@ LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *ma
 		cg_expr_to(g, k, cg_gep(g, key, cg_tuple_offset(m->keyt, i)), m->keyt->elems[i]);
 	}
 	return key;
-}
-
-void cg_count_drop(struct cg *g, LLVMValueRef drops_gv)
-{
-	cg_call_fn(g, "sp_count_drop", &drops_gv, 1);
 }
 
 LLVMValueRef cg_map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key)
@@ -380,7 +373,7 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 
 	if (!m)
 		return;
-	key = cg_map_key(g, m, assign->a, 0);
+	key = cg_map_key(g, m, assign->a);
 	if (m->agg != SP_AGG_COUNT && call->list.len > 0)
 		v = cg_expr(g, call->list.items[0]);
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
@@ -419,7 +412,7 @@ void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
 
 	if (!m)
 		return;
-	key = cg_map_key(g, m, mapnode, 0);
+	key = cg_map_key(g, m, mapnode);
 	val = cg_alloca(g, m->value_size, "val");
 	cg_memset0(g, val, m->value_size);
 	cg_store_conv(g, val, v, vt, m->valt ? m->valt : vt);
@@ -434,7 +427,7 @@ void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_
 
 	if (!m)
 		return;
-	key = cg_map_key(g, m, mapnode, 0);
+	key = cg_map_key(g, m, mapnode);
 	val = cg_alloca(g, m->value_size, "val");
 	cg_memset0(g, val, m->value_size);
 	cg_expr_to(g, e, val, m->valt ? m->valt : e->type);
@@ -452,7 +445,7 @@ LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode)
 
 	if (!m)
 		return cg_u64(g, 0);
-	key = cg_map_key(g, m, mapnode, 0);
+	key = cg_map_key(g, m, mapnode);
 	if (m->agg != SP_AGG_NONE) {
 		args[0] = m->gv;
 		args[1] = key;
@@ -498,7 +491,7 @@ void cg_map_delete(struct cg *g, const struct sp_node *mapnode)
 	if (!m)
 		return;
 	args[0] = m->gv;
-	args[1] = cg_map_key(g, m, mapnode, 0);
+	args[1] = cg_map_key(g, m, mapnode);
 	cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
 }
 
