@@ -226,7 +226,8 @@ SP_NODEBUG void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
 	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK);
 	out->pid = pid;
 	out->pad = 0;
-	note_pid(pid);
+	if (out->stack_id) /* kernel threads have no user frames to symbolize */
+		note_pid(pid);
 }
 
 SP_NODEBUG __u64 sp_kstack(void *ctx, int limit)
