@@ -26,6 +26,7 @@
 #include "types.h"
 
 #define CG_MAX_LOOPS 32
+#define CG_SCRATCH_MAX 32768 /* per-CPU map values are at most 32 KiB */
 
 /* A tracepoint record field as sema found it in tracefs (identical to
  * runtime/tracefs.h's, guarded the same way so either may come first). */

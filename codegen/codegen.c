@@ -298,6 +298,9 @@ static void fn_end(struct cg *g, const struct sp_node *at)
 
 		LLVMSetOperand(g->tmp_base, 1, cg_u64(g, g->var_bytes));
 		LLVMBuildCondBr(g->AB, LLVMBuildIsNull(g->AB, g->scratch, ""), g->ret_bb, body);
+		if (need > CG_SCRATCH_MAX) /* the largest per-CPU map value */
+			cg_error(g, at->span, "probe needs %u bytes for its strings, keys and "
+				 "tuples, more than the %u bytes BPF allows", need, CG_SCRATCH_MAX);
 		if (need > g->scratch_size)
 			g->scratch_size = need;
 	} else {
