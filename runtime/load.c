@@ -10,6 +10,10 @@
  * and the last `; ... @ file:LINE` comment, which the kernel prints from
  * the BTF line info codegen wrote, points the user at the script line.
  *
+ * The kernel's comment carries the line only; the column comes from the
+ * object's own BTF line info (.BTF.ext), looked up at the instruction the
+ * verifier stopped at.
+ *
  * libbpf's print callback takes no context argument, so the loader being
  * loaded is reached through one thread-local pointer (cur_loader).
  */
@@ -26,7 +30,9 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <gelf.h>
 
 #include "load.h"
 
@@ -156,6 +162,8 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 	if (!l)
 		return NULL;
 	l->verbose = o->verbose;
+	l->obj_bytes = obj;
+	l->obj_len = len;
 	l->vlogsz = VLOG_SIZE;
 	l->vlog = malloc(l->vlogsz);
 	if (!l->vlog) {
@@ -261,6 +269,160 @@ uint32_t sp_vlog_script_line(const char *log, const char *script, char *msg, siz
 	return line;
 }
 
+/* Index of the last instruction the verifier printed ("123: (85) call"), -1. */
+static long vlog_last_insn(const char *log)
+{
+	long insn = -1;
+
+	for (const char *s = log; *s;) {
+		const char *t = skip_line_prefix(s), *nl = strchr(s, '\n');
+		size_t d = strspn(t, "0123456789");
+
+		if (d > 0 && t[d] == ':' && t[d + 1] == ' ' && t[d + 2] == '(')
+			insn = strtol(t, NULL, 10);
+		if (!nl)
+			break;
+		s = nl + 1;
+	}
+	return insn;
+}
+
+struct elf_prog {
+	const char *sec;           /* section holding the program */
+	uint64_t off, size;        /* its bytes in that section */
+	Elf_Data *btf, *ext;
+};
+
+static bool find_symbol(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, const char *prog,
+			size_t shstrndx, struct elf_prog *out)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Sym sym;
+
+	for (size_t i = 0; d && sh->sh_entsize && i < sh->sh_size / sh->sh_entsize; i++) {
+		const char *name;
+		GElf_Shdr psh;
+
+		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		name = elf_strptr(e, sh->sh_link, sym.st_name);
+		if (!name || strcmp(name, prog) || !gelf_getshdr(elf_getscn(e, sym.st_shndx), &psh))
+			continue;
+		out->sec = elf_strptr(e, shstrndx, psh.sh_name);
+		out->off = sym.st_value;
+		out->size = sym.st_size;
+		return out->sec != NULL;
+	}
+	return false;
+}
+
+static bool find_prog(Elf *e, const char *prog, struct elf_prog *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB)
+			found = find_symbol(e, scn, &sh, prog, shstrndx, out) || found;
+		else if (name && strcmp(name, ".BTF") == 0)
+			out->btf = elf_getdata(scn, NULL);
+		else if (name && strcmp(name, ".BTF.ext") == 0)
+			out->ext = elf_getdata(scn, NULL);
+	}
+	return found && out->btf && out->ext;
+}
+
+struct btf_ext_hdr {
+	uint16_t magic;
+	uint8_t version, flags;
+	uint32_t hdr_len, func_info_off, func_info_len, line_info_off, line_info_len;
+};
+
+static bool same_file(const char *path, const char *file)
+{
+	const char *b = strrchr(path, '/');
+
+	return !file || strcmp(b ? b + 1 : path, file) == 0;
+}
+
+/* The script line info at or before byte `at` of the program: line, col. */
+static bool ext_lookup(const struct elf_prog *ep, struct btf *btf, uint64_t at,
+		       const char *file, uint32_t *line, uint32_t *col)
+{
+	const struct btf_ext_hdr *h = ep->ext->d_buf;
+	const uint8_t *p, *end;
+	uint32_t rec, best = 0;
+	bool found = false;
+
+	if (ep->ext->d_size < sizeof(*h) || h->magic != 0xeB9F ||
+	    (uint64_t)h->hdr_len + h->line_info_off + h->line_info_len > ep->ext->d_size ||
+	    h->line_info_len < 4)
+		return false;
+	p = (const uint8_t *)ep->ext->d_buf + h->hdr_len + h->line_info_off;
+	end = p + h->line_info_len;
+	memcpy(&rec, p, 4);
+	if (rec < sizeof(struct bpf_line_info))
+		return false;
+	for (p += 4; p + 8 <= end;) {
+		uint32_t sec_off, n;
+		const char *sec;
+
+		memcpy(&sec_off, p, 4);
+		memcpy(&n, p + 4, 4);
+		p += 8;
+		sec = btf__name_by_offset(btf, sec_off);
+		for (uint32_t i = 0; i < n && p + rec <= end; i++, p += rec) {
+			struct bpf_line_info li;
+
+			memcpy(&li, p, sizeof(li));
+			if (!sec || strcmp(sec, ep->sec) || li.insn_off < ep->off ||
+			    li.insn_off > at || li.insn_off < best ||
+			    !same_file(btf__name_by_offset(btf, li.file_name_off), file))
+				continue;
+			best = li.insn_off;
+			*line = li.line_col >> 10;
+			*col = li.line_col & 0x3ff;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* Script line and column of instruction `insn` of `prog`, from the object's
+ * BTF line info; false when the object does not say. */
+static bool script_linecol(const void *obj, size_t len, const char *prog, long insn,
+			   const char *script, uint32_t *line, uint32_t *col)
+{
+	const char *file = script ? strrchr(script, '/') : NULL;
+	struct elf_prog ep = { 0 };
+	struct btf *btf = NULL;
+	bool ok = false;
+	Elf *e;
+
+	if (!obj || insn < 0 || !prog[0] || elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	file = file ? file + 1 : script;
+	e = elf_memory((char *)obj, len);
+	if (e && find_prog(e, prog, &ep))
+		btf = btf__new(ep.btf->d_buf, (uint32_t)ep.btf->d_size);
+	if (btf && !libbpf_get_error(btf))
+		ok = ext_lookup(&ep, btf, ep.off + (uint64_t)insn * 8, file, line, col);
+	if (btf && !libbpf_get_error(btf))
+		btf__free(btf);
+	if (e)
+		elf_end(e);
+	return ok;
+}
+
 /* Prints the last `tail` lines of the log (all with tail <= 0). */
 static void print_vlog(const char *log, int tail)
 {
@@ -283,7 +445,7 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 	const struct sp_plan_probe *p = l->failed_prog[0] ?
 		sp_plan_probe_by_prog(plan, l->failed_prog) : NULL;
 	char msg[512], diag[768];
-	uint32_t line;
+	uint32_t line, lline = 0, col = 0;
 
 	if (!l->vlog[0]) {
 		fprintf(stderr, "sprof: cannot load the BPF programs: %s\n", strerror(-err));
@@ -292,12 +454,15 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 		return;
 	}
 	line = sp_vlog_script_line(l->vlog, plan->source_name, msg, sizeof(msg));
+	if (!script_linecol(l->obj_bytes, l->obj_len, l->failed_prog, vlog_last_insn(l->vlog),
+			    plan->source_name, &lline, &col) || lline != line)
+		col = 0; /* trust the kernel's line; the column only when both agree */
 	fprintf(stderr, "sprof: probe '%s': the BPF verifier rejected the program%s\n",
 		p ? p->spec : l->failed_prog, l->verbose ? "" : " (last lines of its log; -v shows all)");
 	print_vlog(l->vlog, l->verbose ? 0 : VLOG_TAIL);
 	snprintf(diag, sizeof(diag), "BPF verifier: %s", msg[0] ? msg : strerror(-err));
 	if (o->diag && (line || p))
-		o->diag(o->diag_ctx, line ? line : p->line, line ? 0 : p->col, diag);
+		o->diag(o->diag_ctx, line ? line : p->line, line ? col : p->col, diag);
 }
 
 int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struct sp_run_opts *o)
