@@ -20,7 +20,7 @@ one it must not have (llvm-objdump-16 -h); PROG names a program symbol it
 must define in that section (`PROG: perf_event profile_0`). ERROR means
 compilation fails with that text on stderr. WORKLOAD names a program of
 tests/workloads that is built first; @WORKLOAD@ in the program is its path.
-Tests need no root: nothing is loaded.
+OPTS gives sprof options (`OPTS: --unsafe`). Tests need no root: nothing is loaded.
 
 The corpus tests compile every program the front-end golden tests accept
 (tests/parse, tests/sema) with `-d ir`: each must compile, or fail with a
@@ -33,7 +33,7 @@ import shutil
 import subprocess
 
 DIRECTIVES = ("CHECK:", "CHECK-SAME:", "CHECK-NOT:", "SECTION:", "NO-SECTION:", "PROG:", "ERROR:",
-              "WORKLOAD:")
+              "WORKLOAD:", "OPTS:")
 
 
 def parse(path):
@@ -107,7 +107,8 @@ def make_test(path):
         elf = os.path.join(ctx.workdir, "codegen_%s.o" % base)
         if os.path.exists(elf):
             os.unlink(elf)
-        r = ctx.sprof_run("-d", "ir", "--emit-elf", elf, "-e", prog, timeout=60)
+        opts = [o for k, t in checks if k == "OPTS" for o in t.split()]
+        r = ctx.sprof_run(*opts, "-d", "ir", "--emit-elf", elf, "-e", prog, timeout=60)
         errors = [t for k, t in checks if k == "ERROR"]
         if errors:
             if r.rc == 0:
