@@ -732,7 +732,8 @@ out_free:
 	return err;
 }
 
-int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out)
+static int collect_map(struct sp_collector *c, const struct sp_plan_map *m,
+		       struct sp_mapdata *out, struct pool *pool)
 {
 	struct bpf_map *bm = bpf_object__find_map_by_name(c->obj, m->bpf_name);
 	struct rows rows = { .width = (size_t)m->key_size + 8 };
@@ -742,7 +743,7 @@ int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct s
 	out->map = m;
 	if (!bm)
 		return -ENOENT;
-	c->cur = &c->keep;
+	c->cur = pool;
 	out->max_entries = bpf_map__max_entries(bm);
 	if (is_hist(m) && m->key_size < 8)
 		return -EINVAL;
@@ -752,6 +753,11 @@ int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct s
 	free(rows.v);
 	out->dropped = sum_percpu_counter(c, m->drops_name);
 	return err;
+}
+
+int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out)
+{
+	return collect_map(c, m, out, &c->scratch);
 }
 
 static struct bpf_map *plan_map(struct sp_collector *c, const struct sp_plan_map *m)
@@ -833,7 +839,7 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 	if (sm && !c->pre_index)
 		prefetch_stacks(c, bpf_map__max_entries(sm));
 	for (int i = 0; i < c->plan->nmaps; i++) {
-		err = sp_collect_map(c, &c->plan->maps[i], &out->maps[i]);
+		err = collect_map(c, &c->plan->maps[i], &out->maps[i], &c->keep);
 		if (err) {
 			fprintf(stderr, "sprof: cannot read map '%s': %s\n", c->plan->maps[i].name,
 				strerror(-err));

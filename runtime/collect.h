@@ -22,7 +22,8 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out);
 /* "@m: N updates dropped, map full at K keys", lost events and stacks, on
  * stderr (after the report, so they are the last thing seen). */
 void sp_profile_warn(const struct sp_profile *p);
-/* Reads one map (print() while running). */
+/* Reads one map (print() while running); the result lives until
+ * sp_collector__reset_scratch(). */
 int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out);
 /* clear(@m): deletes every key. zero(@m): zeroes every value, keeping keys. */
 int sp_collect_clear(struct sp_collector *c, const struct sp_plan_map *m);

@@ -116,22 +116,22 @@ static int setup_report_opts(struct run *r)
  * (after a -c child was forked: its output stays on the terminal). */
 static int redirect_stdout(struct run *r)
 {
-	int fd;
+	int fd, err;
 
 	if (!r->o->output || (r->ro.format != SP_FMT_TEXT && r->ro.format != SP_FMT_JSON))
 		return 0;
 	fd = open(r->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", r->o->output, strerror(errno));
-		return -errno;
+		err = -errno;
+		fprintf(stderr, "sprof: cannot write '%s': %s\n", r->o->output, strerror(-err));
+		return err;
 	}
 	fflush(stdout);
 	r->saved_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (r->saved_stdout < 0 || dup2(fd, STDOUT_FILENO) < 0) {
-		close(fd);
-		return -errno;
-	}
+	err = r->saved_stdout < 0 || dup2(fd, STDOUT_FILENO) < 0 ? -errno : 0;
 	close(fd);
+	if (err)
+		return err;
 	r->ro.output = NULL;
 	return 0;
 }
@@ -200,12 +200,15 @@ static int print_map(struct run *r, uint32_t id, uint64_t arg)
 	if (id >= (uint32_t)r->plan->nmaps)
 		return -EINVAL;
 	err = sp_collect_map(r->coll, &r->plan->maps[id], &md);
-	if (err)
+	if (err) {
+		sp_collector__reset_scratch(r->coll);
 		return err;
+	}
 	if (r->out.json)
 		sp_report_json_map(stdout, &md, top, div ? div : 1);
 	else
 		sp_report_text_map(stdout, &md, top, div ? div : 1);
+	sp_collector__reset_scratch(r->coll);
 	return 0;
 }
 
