@@ -232,6 +232,24 @@ static int open_cmd(struct sp_target *t, const char *cmd)
 	return err;
 }
 
+/* A thread id given to -p means its process: samples are filtered by tgid. */
+static pid_t tgid_of(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid > 0 ? tgid : pid;
+}
+
 int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
 {
 	memset(t, 0, sizeof(*t));
@@ -250,7 +268,7 @@ int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
 			fprintf(stderr, "sprof: -p %d: no such process\n", (int)pid);
 			return -ESRCH;
 		}
-		t->pid = pid;
+		t->pid = tgid_of(pid);
 		t->running = true;
 	} else {
 		return 0;
