@@ -496,8 +496,13 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
 	uint32_t zero = 0;
 	int err;
 
-	if (!m)
-		return target ? -ENOENT : 0;
+	if (!m) {
+		if (!target)
+			return 0;
+		fprintf(stderr, "sprof: cannot follow pid %d: the BPF object has no %s map\n",
+			(int)target, SP_MAP_CONFIG);
+		return -ENOENT;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock: `elapsed` */
 	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
