@@ -248,3 +248,28 @@ SP_NODEBUG void sp_probe_name(void *ctx, int which, char *dst, __u32 size)
 	}
 	bpf_probe_read_kernel_str(dst, size, which ? n->probe : n->func);
 }
+
+/* Reads from an address that may be kernel or user memory (a pointer in a
+ * tracepoint record or a kprobe argument): kernel first, then user. In
+ * uprobes (user 1) only user memory is tried. */
+SP_NODEBUG long sp_read_str(char *dst, __u32 size, const void *src, int user)
+{
+	long r = -1;
+
+	if (!user)
+		r = bpf_probe_read_kernel_str(dst, size, src);
+	if (r < 0)
+		r = bpf_probe_read_user_str(dst, size, src);
+	return r;
+}
+
+SP_NODEBUG long sp_read(void *dst, __u32 size, const void *src, int user)
+{
+	long r = -1;
+
+	if (!user)
+		r = bpf_probe_read_kernel(dst, size, src);
+	if (r < 0)
+		r = bpf_probe_read_user(dst, size, src);
+	return r;
+}

@@ -54,6 +54,8 @@ __u64 sp_elapsed(void);
 __u64 sp_cpid(void);
 void sp_probe_name(void *ctx, int which, char *dst, __u32 size);
 void sp_note_pid(void);
+long sp_read_str(char *dst, __u32 size, const void *src, int user);
+long sp_read(void *dst, __u32 size, const void *src, int user);
 
 /* maps.bpf.c */
 void sp_count_drop(void *drops);

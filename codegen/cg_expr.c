@@ -617,11 +617,12 @@ static LLVMValueRef tp_field(struct cg *g, const struct sp_node *n)
 			return buf;
 	}
 	args[0] = buf;
-	if (f->is_pointer) { /* user or kernel: the legacy helper handles both on x86 */
+	if (f->is_pointer) { /* kernel or user memory (syscall arguments are user) */
 		args[1] = LLVMConstInt(g->i32, size, 0);
 		args[2] = LLVMBuildLoad2(g->B, g->i64, src, "");
 		args[2] = LLVMBuildIntToPtr(g->B, args[2], g->ptr, "");
-		cg_call_helper(g, BPF_FUNC_probe_read_str, g->i64, args, 3);
+		args[3] = LLVMConstInt(g->i32, 0, 0);
+		cg_call_fn(g, "sp_read_str", args, 4);
 		return buf;
 	}
 	args[1] = LLVMConstInt(g->i32, size - 1 < f->size ? size - 1 : f->size, 0);

@@ -426,7 +426,7 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *src = n->list.len ? n->list.items[0] : NULL;
 	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
-	LLVMValueRef buf, args[3], len;
+	LLVMValueRef buf, args[4], len;
 
 	if (!src)
 		return cg_str_const(g, "", 0, size);
@@ -446,9 +446,9 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 	}
 	args[0] = buf;
 	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
-	args[2] = cg_expr(g, src);
-	cg_call_helper(g, user_probe(g) ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str,
-		       g->i64, args, 3);
+	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, src), g->ptr, "");
+	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
+	cg_call_fn(g, "sp_read_str", args, 4);
 	return buf;
 }
 
@@ -456,7 +456,7 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
 {
 	uint32_t size = n->type && n->type->kind == SP_T_BUF ? n->type->size : 64;
-	LLVMValueRef buf, len, args[3];
+	LLVMValueRef buf, len, args[4];
 
 	if (n->list.len < 1) {
 		cg_error(g, n->span, "buf needs a pointer");
@@ -473,9 +473,9 @@ static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
 	}
 	args[0] = cg_gep(g, buf, 1);
 	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
-	args[2] = cg_expr(g, n->list.items[0]);
-	cg_call_helper(g, user_probe(g) ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
-		       g->i64, args, 3);
+	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, n->list.items[0]), g->ptr, "");
+	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
+	cg_call_fn(g, "sp_read", args, 4);
 	cg_store_int(g, buf, len, 1);
 	return buf;
 }
