@@ -126,35 +126,36 @@ static long read_batch(int fd, size_t ksz, size_t vsz, uint32_t max, uint8_t **k
 	uint64_t in = 0, out = 0; /* hash maps use a u32 bucket cursor */
 	size_t n = 0;
 	bool first = true;
+	long err = 0;
 
 	*keys = malloc(((size_t)max + 1) * ksz);
 	*vals = malloc(((size_t)max + 1) * vsz);
-	if (!*keys || !*vals)
-		goto out_nomem;
+	if (!*keys || !*vals) {
+		err = -ENOMEM;
+		goto out_free;
+	}
 	while (n < max) {
 		__u32 count = (__u32)(max - n);
-		int err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, *keys + n * ksz,
-					       *vals + n * vsz, &count, &opts);
 
-		if (err && errno != ENOENT) {
-			err = -errno;
-			free(*keys);
-			free(*vals);
-			*keys = *vals = NULL;
-			return err;
+		if (bpf_map_lookup_batch(fd, first ? NULL : &in, &out, *keys + n * ksz,
+					 *vals + n * vsz, &count, &opts)) {
+			if (errno != ENOENT) {
+				err = -errno;
+				goto out_free;
+			}
+			n += count; /* ENOENT: that was the last batch */
+			break;
 		}
 		n += count;
-		if (err) /* ENOENT: that was the last batch */
-			break;
 		in = out;
 		first = false;
 	}
 	return (long)n;
-out_nomem:
+out_free:
 	free(*keys);
 	free(*vals);
 	*keys = *vals = NULL;
-	return -ENOMEM;
+	return err;
 }
 
 static bool batch_unsupported(long err)
