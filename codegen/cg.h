@@ -71,6 +71,7 @@ struct cg {
 	LLVMModuleRef M;
 	LLVMBuilderRef B;        /* body builder */
 	LLVMBuilderRef AB;       /* alloca builder (end of the entry block) */
+	LLVMBuilderRef IB;       /* init block: scratch pointers, zeroed variables */
 	LLVMDIBuilderRef D;
 	LLVMTargetMachineRef TM;
 	LLVMMetadataRef file, cu, di_int, di_voidp, di_fnty;
@@ -90,7 +91,7 @@ struct cg {
 	/* Per program. */
 	LLVMValueRef fn, ctx;
 	LLVMMetadataRef sp;      /* DISubprogram */
-	LLVMBasicBlockRef entry, ret_bb;
+	LLVMBasicBlockRef entry, init_bb, ret_bb;
 	const struct sp_node *probe;
 	const struct sp_attach *attach;
 	enum sp_probe_type ptype;

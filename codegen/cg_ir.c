@@ -93,7 +93,7 @@ static LLVMValueRef scratch_base(struct cg *g)
 				    LLVMConstIntToPtr(cg_u64(g, BPF_FUNC_map_lookup_elem), g->ptr),
 				    args, 2, "scratch");
 	/* temporaries start after the variables; the offset is set in fn_end */
-	g->tmp_base = LLVMBuildGEP2(g->AB, g->i8, g->scratch, (LLVMValueRef[]){ cg_u64(g, 0) }, 1,
+	g->tmp_base = LLVMBuildGEP2(g->IB, g->i8, g->scratch, (LLVMValueRef[]){ cg_u64(g, 0) }, 1,
 				    "tmp");
 	return g->scratch;
 }
@@ -108,7 +108,7 @@ LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name)
 	base = scratch_base(g);
 	size = round8(size);
 	g->var_bytes += size;
-	return LLVMBuildGEP2(g->AB, g->i8, base, (LLVMValueRef[]){ cg_u64(g, g->var_bytes - size) },
+	return LLVMBuildGEP2(g->IB, g->i8, base, (LLVMValueRef[]){ cg_u64(g, g->var_bytes - size) },
 			     1, name);
 }
 
@@ -152,7 +152,7 @@ LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
 		g->tmp_off += round8(size);
 		if (g->tmp_off > g->tmp_max)
 			g->tmp_max = g->tmp_off;
-		a = LLVMBuildGEP2(g->AB, g->i8, g->tmp_base, (LLVMValueRef[]){ cg_u64(g, off) }, 1,
+		a = LLVMBuildGEP2(g->IB, g->i8, g->tmp_base, (LLVMValueRef[]){ cg_u64(g, off) }, 1,
 				  name);
 		push_temp(g, a, size, off);
 		return a;

@@ -37,7 +37,7 @@ LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp
 	size = cg_size(t);
 	g->var_types[id] = t;
 	g->vars[id] = cg_var_alloca(g, size < 8 ? 8 : size, var->name);
-	LLVMBuildMemSet(g->AB, g->vars[id], LLVMConstInt(g->i8, 0, 0), cg_u64(g, size < 8 ? 8 : size),
+	LLVMBuildMemSet(g->IB, g->vars[id], LLVMConstInt(g->i8, 0, 0), cg_u64(g, size < 8 ? 8 : size),
 			8);
 	return g->vars[id];
 }

@@ -172,6 +172,7 @@ static int cg_init(struct cg *g)
 	debug_setup(g);
 	g->B = LLVMCreateBuilderInContext(g->C);
 	g->AB = LLVMCreateBuilderInContext(g->C);
+	g->IB = LLVMCreateBuilderInContext(g->C);
 	return 0;
 }
 
@@ -181,6 +182,8 @@ static void cg_fini(struct cg *g)
 		LLVMDisposeBuilder(g->B);
 	if (g->AB)
 		LLVMDisposeBuilder(g->AB);
+	if (g->IB)
+		LLVMDisposeBuilder(g->IB);
 	if (g->D)
 		LLVMDisposeDIBuilder(g->D);
 	if (g->M)
@@ -272,9 +275,13 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	LLVMSetSubprogram(g->fn, g->sp);
 	LLVMDIBuilderCreateParameterVariable(g->D, g->sp, "ctx", 3, 1, g->file, line, g->di_voidp,
 					     1, LLVMDIFlagZero);
+	/* entry: allocas and the scratch-map lookup; init (after its null
+	 * check): pointers into the scratch map, zeroed variables; body */
 	g->entry = cg_block(g, "entry");
 	g->ret_bb = cg_block(g, "ret");
+	g->init_bb = cg_block(g, "init");
 	LLVMPositionBuilderAtEnd(g->AB, g->entry);
+	LLVMPositionBuilderAtEnd(g->IB, g->init_bb);
 	LLVMPositionBuilderAtEnd(g->B, cg_block(g, "body"));
 	cg_loc(g, at->span);
 	g->nloops = 0;
@@ -287,7 +294,7 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 
 static void fn_end(struct cg *g, const struct sp_node *at)
 {
-	LLVMBasicBlockRef body = LLVMGetNextBasicBlock(g->ret_bb);
+	LLVMBasicBlockRef body = LLVMGetNextBasicBlock(g->init_bb);
 
 	LLVMBuildBr(g->B, g->ret_bb);
 	LLVMPositionBuilderAtEnd(g->B, g->ret_bb);
@@ -297,15 +304,17 @@ static void fn_end(struct cg *g, const struct sp_node *at)
 		uint32_t need = g->var_bytes + g->tmp_max;
 
 		LLVMSetOperand(g->tmp_base, 1, cg_u64(g, g->var_bytes));
-		LLVMBuildCondBr(g->AB, LLVMBuildIsNull(g->AB, g->scratch, ""), g->ret_bb, body);
+		LLVMBuildCondBr(g->AB, LLVMBuildIsNull(g->AB, g->scratch, ""), g->ret_bb,
+				g->init_bb);
 		if (need > CG_SCRATCH_MAX) /* the largest per-CPU map value */
 			cg_error(g, at->span, "probe needs %u bytes for its strings, keys and "
 				 "tuples, more than the %u bytes BPF allows", need, CG_SCRATCH_MAX);
 		if (need > g->scratch_size)
 			g->scratch_size = need;
 	} else {
-		LLVMBuildBr(g->AB, body);
+		LLVMBuildBr(g->AB, g->init_bb);
 	}
+	LLVMBuildBr(g->IB, body);
 	g->sp = NULL;
 }
 
