@@ -3,9 +3,10 @@
  * Temporaries (keys, strings, tuples) get lifetime markers that end with
  * their statement, so the 512-byte BPF stack is reused from one statement
  * to the next. Scratch variables live for the whole program and are zeroed
- * in the entry block (the verifier rejects reads of uninitialized stack).
+ * once at its start (the verifier rejects reads of uninitialized stack).
  *
- * Functions that need user space (printf, print, clear, zero, exit) send a
+ * Functions that need user space (printf, print, clear, zero, exit, time,
+ * cat, system) send a
  * record on the sp_events ring buffer, laid out as plan.h describes; a
  * record that does not fit is counted in sp_event_drops.
  */
