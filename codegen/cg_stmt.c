@@ -6,9 +6,9 @@
  * once at its start (the verifier rejects reads of uninitialized stack).
  *
  * Functions that need user space (printf, print, clear, zero, exit, time,
- * cat, system) send a
- * record on the sp_events ring buffer, laid out as plan.h describes; a
- * record that does not fit is counted in sp_event_drops.
+ * cat, system) send a record on the sp_events ring buffer, laid out as
+ * plan.h describes; a record that does not fit is counted in
+ * sp_event_drops.
  */
 #include <linux/bpf.h>
 #include <stdlib.h>
