@@ -178,8 +178,13 @@ static void prefetch_stacks(struct sp_collector *c, uint32_t max)
 		read_batch(c->stacks_fd, sizeof(uint64_t), sizeof(struct sp_stack_val), max, &ids,
 			   &vals) : -ENOENT;
 
-	if (n <= 0)
+	if (n <= 0) {
+		if (n == 0) {
+			free(ids);
+			free(vals);
+		}
 		return;
+	}
 	c->pre_cap = 1024;
 	while (c->pre_cap < (size_t)n * 2)
 		c->pre_cap *= 2;
