@@ -54,12 +54,18 @@ struct sp_unw_map {
 
 #define SP_UNW_MAX_MAPS 256 /* per process; more mappings are left to frame pointers */
 
-/* Value of SP_UNW_MAP_PROCS: a process's mappings, sorted by start. */
+/* Value of SP_UNW_MAP_PROCS: a process's executable mappings, sorted by
+ * start; those without a table (JIT, no .eh_frame) have count 0. A pc in
+ * no mapping (a new mmap, dlopen) makes BPF send SP_EV_NEWPID again, at
+ * most once a second (refresh_ns, CLOCK_MONOTONIC), so user space re-reads
+ * the process's maps. */
 struct sp_unw_proc {
 	__u32 n;
-	__u32 stale;    /* set by BPF when a pc fell in no mapping: re-read the maps */
+	__u32 pad;
+	__u64 refresh_ns;
 	struct sp_unw_map maps[SP_UNW_MAX_MAPS];
 };
+#define SP_UNW_REFRESH_NS 1000000000ull
 
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
 enum sp_unw_stat {
@@ -69,8 +75,16 @@ enum sp_unw_stat {
 	SP_UNW_ST_NO_PROC,   /* stacks of processes without tables (left to bpf_get_stack) */
 	SP_UNW_ST_READ_ERR,  /* a stack read failed: the stack ends there */
 	SP_UNW_ST_TRUNCATED, /* the frame limit was reached */
+	SP_UNW_ST_REFRESH,   /* maps re-read requests (pc in no known mapping) */
 	SP_UNW_ST_NSTATS,
 };
+
+#ifdef __bpf__
+/* bpf/unwind.bpf.c: the current task's user stack into ips[0..max), as
+ * bpf_get_stack(BPF_F_USER_STACK) would return it; the number of frames,
+ * or -1 when the process has no tables (then take bpf_get_stack's). */
+int sp_unwind_user(void *ctx, __u64 *ips, int max);
+#endif
 
 #define SP_UNW_MAP_ROWS "sp_unw_rows"
 #define SP_UNW_MAP_PROCS "sp_unw_procs"
