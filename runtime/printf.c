@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +62,9 @@ static void print_int(FILE *out, const char *spec, char conv, const struct sp_kv
 		snprintf(f, sizeof(f), "%sc", spec);
 		fprintf(out, f, (int)(unsigned char)v->i);
 		break;
-	case 'p':
-		snprintf(f, sizeof(f), "%s#llx", spec);
-		fprintf(out, f, (unsigned long long)v->i);
+	case 'p': /* glibc's: 0x1000, and (nil) for 0, as bpftrace prints */
+		snprintf(f, sizeof(f), "%sp", spec);
+		fprintf(out, f, (void *)(uintptr_t)v->i);
 		break;
 	case 's': {
 		char num[32];
