@@ -429,6 +429,21 @@ static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 	return n->type;
 }
 
+/* ntop([af,] addr) formats 4 bytes (IPv4) for an integer address, as
+ * bpftrace does, unless af is AF_INET6 (10); a string address is read as
+ * 16 bytes (IPv6) unless af is AF_INET (2). */
+static void ntop_size(struct sp_node *n)
+{
+	const struct sp_node *addr = n->list.items[n->list.len - 1];
+	bool is_int = addr->type && addr->type->kind != SP_T_STRING;
+	int64_t af;
+
+	if (n->list.len == 2 && sema_const_int(n->list.items[0], &af))
+		n->type->size = af == 10 ? 16 : af == 2 && is_int ? 4 : n->type->size;
+	else if (is_int)
+		n->type->size = 4;
+}
+
 static void special(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -445,6 +460,8 @@ static void special(struct sema *s, struct sp_node *n)
 		else
 			n->type->size = (uint32_t)v;
 	}
+	if (!strcmp(n->name, "ntop") && n->list.len)
+		ntop_size(n);
 	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
 		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
 	if (!strcmp(n->name, "delete") && n->list.items[0]->kind == SP_N_MAP &&

@@ -201,6 +201,7 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 		return snprintf(buf, (size_t)len, "%c%u", t->is_signed ? 's' : 'u', t->size * 8);
 	case SP_T_STRING:
 	case SP_T_BUF:
+	case SP_T_INET:
 		return snprintf(buf, (size_t)len, "%s[%u]", kind_names[t->kind], t->size);
 	case SP_T_USTACK:
 	case SP_T_KSTACK:
