@@ -20,12 +20,15 @@ one it must not have (llvm-objdump-16 -h); PROG names a program symbol it
 must define in that section (`PROG: perf_event profile_0`). ERROR means
 compilation fails with that text on stderr. WORKLOAD names a program of
 tests/workloads that is built first; @WORKLOAD@ in the program is its path.
-OPTS gives sprof options (`OPTS: --unsafe`). Tests need no root: nothing is loaded.
+OPTS gives sprof options (`OPTS: --unsafe`). LOAD also loads the object
+through the kernel verifier (tests/codegen/load_obj.c; needs root, else
+skipped). Other tests need no root: nothing is loaded.
 
 The corpus tests compile every program the front-end golden tests accept
 (tests/parse, tests/sema) with `-d ir`: each must compile, or fail with a
 located error that is not codegen's (CODEGEN_ERRORS; e.g. a probe this
-machine lacks); never a crash.
+machine lacks); never a crash. As root, each object must also pass the
+verifier.
 """
 import glob
 import os
@@ -33,7 +36,7 @@ import shutil
 import subprocess
 
 DIRECTIVES = ("CHECK:", "CHECK-SAME:", "CHECK-NOT:", "SECTION:", "NO-SECTION:", "PROG:", "ERROR:",
-              "WORKLOAD:", "OPTS:")
+              "WORKLOAD:", "OPTS:", "LOAD")
 
 
 def parse(path):
@@ -45,7 +48,7 @@ def parse(path):
                 continue
             for d in DIRECTIVES:
                 if s.startswith(d):
-                    checks.append((d[:-1], s[len(d):].strip()))
+                    checks.append((d.rstrip(":"), s[len(d):].strip()))
                     break
             else:
                 if s.strip():
@@ -97,6 +100,23 @@ def check_elf(ctx, elf, checks):
                 raise AssertionError("no program %s in section %s:\n%s" % (name, sec, syms))
 
 
+def loader(ctx):
+    """tests/codegen/load_obj.c built once into the build tree."""
+    src = os.path.join(ctx.tests_dir, "codegen", "load_obj.c")
+    out = os.path.join(ctx.build, "tests", "codegen_load_obj")
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+        ctx.run(["gcc", "-O1", "-o", out, src, "-lbpf"], check=True)
+    return out
+
+
+def load_elf(ctx, elf):
+    r = ctx.run([loader(ctx), elf], timeout=60)
+    if r.rc == 77:
+        raise ctx.Skip(r.out.strip())
+    if r.rc != 0:
+        raise AssertionError("the verifier rejected %s\n%r" % (elf, r))
+
+
 def make_test(path):
     def run(ctx):
         prog, checks = parse(path)
@@ -120,10 +140,13 @@ def make_test(path):
         if r.rc != 0:
             raise AssertionError("sprof -d ir failed\n%r" % r)
         check_ir(r.out, checks)
-        if any(k in ("SECTION", "NO-SECTION", "PROG") for k, _ in checks):
+        if any(k in ("SECTION", "NO-SECTION", "PROG", "LOAD") for k, _ in checks):
             if not os.path.exists(elf):
                 raise AssertionError("--emit-elf wrote nothing")
             check_elf(ctx, elf, checks)
+        if any(k == "LOAD" for k, _ in checks):
+            ctx.require_bpf()
+            load_elf(ctx, elf)
     return run
 
 
@@ -145,13 +168,19 @@ def make_corpus_test(path):
         import tier_frontend
         opts, params, prog, fail, _ = tier_frontend.parse_test(path)
         name = "corpus_" + os.path.splitext(os.path.basename(path))[0]
+        elf = os.path.join(ctx.workdir, name + ".o")
+        if os.path.exists(elf):
+            os.unlink(elf)
+        dump = ["-d", "ir", "--emit-elf", elf]
         if "\n" in prog:
             ctx.write(name + ".sp", prog + "\n")
-            args = opts + ["-d", "ir", name + ".sp"] + params
+            args = opts + dump + [name + ".sp"] + params
         else:
-            args = opts + ["-d", "ir", "-e", prog] + params
+            args = opts + dump + ["-e", prog] + params
         r = ctx.sprof_run(*args, timeout=60)
         if r.rc == 0:
+            if os.geteuid() == 0:
+                load_elf(ctx, elf)
             return
         if r.rc != 1 or "error:" not in r.err or any(e in r.err for e in CODEGEN_ERRORS):
             raise AssertionError("codegen failed on %s\n%r" % (path, r))
