@@ -227,45 +227,51 @@ static LLVMValueRef comm_builtin(struct cg *g, const struct sp_node *n)
 	return p;
 }
 
+/* Builtins that are one helper call (BPF_FUNC_*) or one bpf/ function. */
+static const struct {
+	const char *name;
+	int helper;          /* BPF_FUNC_* or 0 */
+	const char *fn;      /* function of the helper bitcode */
+} simple_builtins[] = {
+	{ "cpu", BPF_FUNC_get_smp_processor_id, NULL },
+	{ "nsecs", BPF_FUNC_ktime_get_ns, NULL },
+	{ "rand", BPF_FUNC_get_prandom_u32, NULL },
+	{ "cgroup", BPF_FUNC_get_current_cgroup_id, NULL },
+	{ "curtask", BPF_FUNC_get_current_task, NULL },
+	{ "elapsed", 0, "sp_elapsed" },
+	{ "cpid", 0, "sp_cpid" },
+};
+
+static LLVMValueRef func_builtin(struct cg *g, const struct sp_node *n)
+{
+	if (n->type && n->type->kind == SP_T_STRING)
+		return probe_name(g, n, 0);
+	return ctx_ip(g);
+}
+
 LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
 {
 	const char *b = n->name;
 
-	if (!strcmp(b, "pid"))
-		return pid_tgid(g, true);
-	if (!strcmp(b, "tid"))
-		return pid_tgid(g, false);
-	if (!strcmp(b, "uid"))
-		return uid_gid(g, false);
-	if (!strcmp(b, "gid"))
-		return uid_gid(g, true);
+	for (size_t i = 0; i < sizeof(simple_builtins) / sizeof(simple_builtins[0]); i++) {
+		if (strcmp(b, simple_builtins[i].name) != 0)
+			continue;
+		if (simple_builtins[i].fn)
+			return cg_call_fn(g, simple_builtins[i].fn, NULL, 0);
+		return helper0(g, simple_builtins[i].helper);
+	}
+	if (!strcmp(b, "pid") || !strcmp(b, "tid"))
+		return pid_tgid(g, b[0] == 'p');
+	if (!strcmp(b, "uid") || !strcmp(b, "gid"))
+		return uid_gid(g, b[0] == 'g');
 	if (!strcmp(b, "comm"))
 		return comm_builtin(g, n);
-	if (!strcmp(b, "cpu"))
-		return helper0(g, BPF_FUNC_get_smp_processor_id);
-	if (!strcmp(b, "nsecs"))
-		return helper0(g, BPF_FUNC_ktime_get_ns);
-	if (!strcmp(b, "elapsed"))
-		return cg_call_fn(g, "sp_elapsed", NULL, 0);
-	if (!strcmp(b, "cpid"))
-		return cg_call_fn(g, "sp_cpid", NULL, 0);
-	if (!strcmp(b, "rand"))
-		return helper0(g, BPF_FUNC_get_prandom_u32);
-	if (!strcmp(b, "cgroup"))
-		return helper0(g, BPF_FUNC_get_current_cgroup_id);
-	if (!strcmp(b, "curtask"))
-		return helper0(g, BPF_FUNC_get_current_task);
-	if (!strcmp(b, "ustack"))
-		return stack_builtin(g, n, true);
-	if (!strcmp(b, "kstack"))
-		return stack_builtin(g, n, false);
+	if (!strcmp(b, "ustack") || !strcmp(b, "kstack"))
+		return stack_builtin(g, n, b[0] == 'u');
 	if (!strcmp(b, "probe"))
 		return probe_name(g, n, 1);
-	if (!strcmp(b, "func")) {
-		if (n->type && n->type->kind == SP_T_STRING)
-			return probe_name(g, n, 0);
-		return ctx_ip(g);
-	}
+	if (!strcmp(b, "func"))
+		return func_builtin(g, n);
 	if (!strcmp(b, "retval") || (!strncmp(b, "arg", 3) && b[3] >= '0' && b[3] <= '9'))
 		return arg_builtin(g, n);
 	cg_error(g, n->span, "builtin '%s' is not supported by codegen yet", b);
