@@ -40,6 +40,7 @@
 #include "status.h"
 #include "symbolize.h"
 #include "target.h"
+#include "unwind.h"
 
 enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK };
 
@@ -52,6 +53,7 @@ struct run {
 	struct sp_links links;
 	struct sp_attach_ctx actx;
 	struct sp_symbolizer *sym;
+	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
 	struct sp_collector *coll;
 	struct sp_events *ev;
 	struct sp_status status;
@@ -223,21 +225,29 @@ static int map_event(struct run *r, const struct sp_event_hdr *h)
 	return sp_collect_zero(r->coll, &r->plan->maps[h->id]);
 }
 
-/* Reads a process's mappings the first time a sample of it arrives. A
- * printf record can reach us before the NEWPID record of the same sample
- * (it is reserved first), so printf arguments holding a user stack ask too. */
-static void note_pid(struct run *r, uint32_t pid)
+/* A process's mappings are read (symbolizer, unwinder tables) on every
+ * NEWPID record: BPF sends one for a process's first sample and again when
+ * a pc falls outside its known mappings (dlopen, exec). A printf record can
+ * reach us before the NEWPID record of the same sample (it is reserved
+ * first), so printf arguments holding a user stack read unknown pids too. */
+static void read_pid(struct run *r, uint32_t pid)
+{
+	if (r->sym)
+		sp_symbolizer__add_pid(r->sym, (pid_t)pid, true);
+	sp_unwind__add_pid(r->unw, (pid_t)pid);
+}
+
+/* Adds pid to the set of processes seen; true if it was there already. */
+static bool pid_seen(struct run *r, uint32_t pid)
 {
 	size_t j;
 
-	if (!pid || !r->sym)
-		return;
 	if ((r->npids + 1) * 2 > r->pidcap) {
 		size_t ncap = r->pidcap ? r->pidcap * 2 : 256;
 		uint32_t *nv = calloc(ncap, sizeof(*nv));
 
 		if (!nv)
-			return;
+			return false;
 		for (size_t i = 0; i < r->pidcap; i++) {
 			if (!r->pids[i])
 				continue;
@@ -251,10 +261,10 @@ static void note_pid(struct run *r, uint32_t pid)
 	}
 	for (j = pid & (r->pidcap - 1); r->pids[j]; j = (j + 1) & (r->pidcap - 1))
 		if (r->pids[j] == pid)
-			return;
+			return true;
 	r->pids[j] = pid;
 	r->npids++;
-	sp_symbolizer__add_pid(r->sym, (pid_t)pid, true);
+	return false;
 }
 
 static void note_arg_pids(struct run *r, const struct sp_event_hdr *h, const void *data,
@@ -272,7 +282,8 @@ static void note_arg_pids(struct run *r, const struct sp_event_hdr *h, const voi
 		if (f->kind != SP_F_USTACK || (size_t)f->offset + sizeof(k) > len)
 			continue;
 		memcpy(&k, (const uint8_t *)data + f->offset, sizeof(k));
-		note_pid(r, k.pid);
+		if (k.pid && !pid_seen(r, k.pid))
+			read_pid(r, k.pid);
 	}
 }
 
@@ -288,7 +299,10 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 		r->stop = true;
 		return 0;
 	case SP_EV_NEWPID:
-		note_pid(r, (uint32_t)h->arg);
+		if (h->arg) {
+			pid_seen(r, (uint32_t)h->arg);
+			read_pid(r, (uint32_t)h->arg);
+		}
 		return 0;
 	case SP_EV_PRINT:
 	case SP_EV_CLEAR:
@@ -333,6 +347,12 @@ static int load(struct run *r, const void *obj, size_t objlen)
 		fprintf(stderr, "sprof: cannot prepare the probes: %s\n", strerror(-err));
 		return err;
 	}
+	r->unw = sp_unwind__open(r->ld->obj, 0); /* sizes its maps: before load */
+	if (!r->unw && errno != ENOENT) {
+		err = -errno;
+		fprintf(stderr, "sprof: cannot set up the unwinder: %s\n", strerror(-err));
+		return err;
+	}
 	err = sp_loader__load(r->ld, r->plan, r->o);
 	if (err)
 		return err;
@@ -347,8 +367,10 @@ static int open_readers(struct run *r)
 		fprintf(stderr, "sprof: cannot start the symbolizer: %s\n", strerror(errno));
 		return -errno;
 	}
-	if (r->tgt.pid && r->tgt.running)
+	if (r->tgt.pid && r->tgt.running) {
 		sp_symbolizer__add_pid(r->sym, r->tgt.pid, false);
+		sp_unwind__add_pid(r->unw, r->tgt.pid);
+	}
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym);
 	if (!r->coll)
 		return -ENOMEM;
@@ -590,6 +612,8 @@ static int finish(struct run *r)
 	err = sp_report_write(&prof, &r->ro);
 	fflush(stdout);
 	sp_profile_warn(&prof);
+	if (r->o->verbose)
+		sp_unwind__print_stats(r->unw, stderr);
 	return err;
 }
 
@@ -600,6 +624,7 @@ static void run_destroy(struct run *r)
 	sp_status__destroy(&r->status);
 	sp_events__destroy(r->ev);
 	sp_collector__destroy(r->coll);
+	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);
 	sp_loader__destroy(r->ld);
 	sp_target__destroy(&r->tgt);
@@ -657,7 +682,7 @@ static int start(struct run *r)
 	if (err)
 		return err;
 	if (r->tgt.child)
-		sp_symbolizer__add_pid(r->sym, r->tgt.pid, true);
+		read_pid(r, (uint32_t)r->tgt.pid);
 	r->t_start = now_ns(CLOCK_MONOTONIC);
 	r->wall_start = now_ns(CLOCK_REALTIME);
 	sp_status__init(&r->status, r->o->status_line, r->ld->obj, r->plan);
