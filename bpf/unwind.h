@@ -56,16 +56,17 @@ struct sp_unw_map {
 
 /* Value of SP_UNW_MAP_PROCS: a process's executable mappings, sorted by
  * start; those without a table (JIT, no .eh_frame) have count 0. A pc in
- * no mapping (a new mmap, dlopen) makes BPF send SP_EV_NEWPID again, at
- * most once a second (refresh_ns, CLOCK_MONOTONIC), so user space re-reads
- * the process's maps. */
+ * no mapping (a new mmap, dlopen, libraries mapped after the first read)
+ * makes BPF send SP_EV_NEWPID again so user space re-reads the maps: at
+ * once after the first read (refresh_ns 0), then at most every
+ * SP_UNW_REFRESH_NS (refresh_ns: CLOCK_MONOTONIC of the last request). */
 struct sp_unw_proc {
 	__u32 n;
 	__u32 pad;
 	__u64 refresh_ns;
 	struct sp_unw_map maps[SP_UNW_MAX_MAPS];
 };
-#define SP_UNW_REFRESH_NS 1000000000ull
+#define SP_UNW_REFRESH_NS 200000000ull
 
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
 enum sp_unw_stat {

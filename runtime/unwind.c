@@ -56,6 +56,11 @@ struct unw_file {
 	struct unw_file *next;
 };
 
+struct unw_pid {
+	pid_t pid;
+	uint64_t maps_hash;     /* of the mappings last registered */
+};
+
 struct sp_unwind {
 	struct bpf_map *rows_map, *procs_map, *stats_map;
 	int procs_fd, stats_fd;
@@ -66,7 +71,7 @@ struct sp_unwind {
 	struct unw_file *files;
 	struct unw_file *vdso;
 	bool vdso_tried;
-	pid_t *pids;               /* registered processes */
+	struct unw_pid *pids;      /* registered processes */
 	int npids, cap_pids, adds;
 	int nfiles, files_with_rows, over_budget;
 	double parse_ms;
@@ -303,21 +308,39 @@ static bool fill_map(const struct unw_file *f, const struct sp_procmap *m, struc
 	return true;
 }
 
-static void remember_pid(struct sp_unwind *u, pid_t pid)
+static struct unw_pid *find_pid(struct sp_unwind *u, pid_t pid)
 {
 	for (int i = 0; i < u->npids; i++)
-		if (u->pids[i] == pid)
-			return;
+		if (u->pids[i].pid == pid)
+			return &u->pids[i];
+	return NULL;
+}
+
+static struct unw_pid *add_pid_entry(struct sp_unwind *u, pid_t pid)
+{
 	if (u->npids == u->cap_pids) {
 		int ncap = u->cap_pids ? u->cap_pids * 2 : 64;
-		pid_t *n = realloc(u->pids, ncap * sizeof(*n));
+		struct unw_pid *n = realloc(u->pids, ncap * sizeof(*n));
 
 		if (!n)
-			return;
+			return NULL;
 		u->pids = n;
 		u->cap_pids = ncap;
 	}
-	u->pids[u->npids++] = pid;
+	u->pids[u->npids] = (struct unw_pid){ .pid = pid };
+	return &u->pids[u->npids++];
+}
+
+static uint64_t maps_hash(const struct sp_unw_proc *p)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint32_t i = 0; i < p->n; i++) {
+		h = (h ^ p->maps[i].start) * 1099511628211ull;
+		h = (h ^ p->maps[i].end) * 1099511628211ull;
+		h = (h ^ p->maps[i].bias ^ p->maps[i].count) * 1099511628211ull;
+	}
+	return h;
 }
 
 /* Forget processes that are gone (their pid may come back as another). */
@@ -326,9 +349,9 @@ static void sweep(struct sp_unwind *u)
 	int k = 0;
 
 	for (int i = 0; i < u->npids; i++) {
-		uint32_t key = (uint32_t)u->pids[i];
+		uint32_t key = (uint32_t)u->pids[i].pid;
 
-		if (kill(u->pids[i], 0) != 0 && errno == ESRCH)
+		if (kill(u->pids[i].pid, 0) != 0 && errno == ESRCH)
 			bpf_map_delete_elem(u->procs_fd, &key);
 		else
 			u->pids[k++] = u->pids[i];
@@ -344,11 +367,36 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Store p (consumed) as pid's entry; 1 when its mappings changed. */
+static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
+{
+	struct unw_pid *e = find_pid(u, pid);
+	uint32_t key = (uint32_t)pid;
+	uint64_t h = maps_hash(p);
+	int err;
+
+	if (e && e->maps_hash == h) {
+		free(p); /* BPF stamped refresh_ns when it asked */
+		return 0;
+	}
+	/* a first read may precede the dynamic loader's work: allow a refresh
+	 * request at once; after that at most every SP_UNW_REFRESH_NS */
+	p->refresh_ns = e ? mono_ns() : 0;
+	err = bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
+	free(p);
+	if (err)
+		return err;
+	if (!e)
+		e = add_pid_entry(u, pid);
+	if (e)
+		e->maps_hash = h;
+	return 1;
+}
+
 int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 {
 	struct sp_procmaps pm;
 	struct sp_unw_proc *p;
-	uint32_t key = (uint32_t)pid;
 	int err;
 
 	if (!u || pid <= 0)
@@ -380,12 +428,7 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 		fill_map(f, m, &p->maps[p->n++]);
 	}
 	sp_procmaps__free(&pm);
-	p->refresh_ns = mono_ns();
-	err = bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
-	free(p);
-	if (!err)
-		remember_pid(u, pid);
-	return err;
+	return register_proc(u, pid, p);
 }
 
 void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st)

@@ -30,8 +30,9 @@ struct sp_unwind;
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows);
 void sp_unwind__destroy(struct sp_unwind *u); /* accepts NULL */
 
-/* (Re-)read pid's mappings and register them; 0 or -errno (-ESRCH: gone).
- * u may be NULL (no-op). */
+/* (Re-)read pid's mappings and register them. Returns 1 when they are new
+ * or changed since the last call (the symbolizer should re-read them too),
+ * 0 when unchanged (or u is NULL), -errno on failure (-ESRCH: gone). */
 int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid);
 
 struct sp_unwind_stats {

@@ -1,0 +1,336 @@
+"""Unwind tier: the DWARF (.eh_frame) user-stack unwinder.
+
+Tables (no BPF needed): runtime/ehframe.c's rows, dumped by
+`build/tests/unit/test_ehframe --dump FILE`, must agree with
+`readelf --debug-dump=frames-interp` at every row readelf prints, for libc
+and for the workloads built without frame pointers.
+
+End to end (root, BPF, and the hook-in of bpf/unwind.bpf.c and
+runtime/unwind.c into bpf/common.bpf.c and runtime/run.c): profiles of
+tests/workloads/unwind_*.c must show the known call chain in most samples.
+Whether the hook is in is read from the binary: runtime/unwind.c (and its
+SPROF_UNWIND_ROWS variable) is linked in only when run.c calls it; without
+it these tests skip. Each prints its figures (share of samples with the
+full chain: DWARF, frame pointers only via SPROF_NO_DWARF=1, bpftrace) and
+appends them to build/tests/artifacts/unwind_figures.txt.
+"""
+import bisect
+import os
+import re
+import shutil
+import subprocess
+import time
+
+HZ = "999"
+SECS = "2"
+
+
+# ---- helpers ------------------------------------------------------------------------
+
+def _dump_bin(ctx):
+    path = os.path.join(ctx.build, "tests", "unit", "test_ehframe")
+    if not os.path.exists(path):
+        raise AssertionError("%s not built" % path)
+    return path
+
+
+def _our_rows(ctx, path):
+    r = ctx.run([_dump_bin(ctx), "--dump", path], timeout=60, check=True)
+    rows = []
+    for line in r.out.splitlines():
+        pc, kind, cfa, rbp = line.split()
+        rows.append((int(pc, 16), kind, int(cfa), int(rbp)))
+    return rows
+
+
+def _readelf_rows(ctx, path):
+    """Yields (pc, cfa, rbp, ra, signal) for every row readelf prints."""
+    # -wN: this file's own tables, not a separate debug file's
+    r = ctx.run(["readelf", "-wN", "--debug-dump=frames-interp", path], timeout=120)
+    if "FDE" not in r.out:
+        raise AssertionError("readelf printed no FDEs: %r" % r)
+    cols = None
+    in_fde = False
+    signal_cies = set()
+    signal = False
+    for line in r.out.splitlines():
+        m = re.match(r"^([0-9a-f]{8}) [0-9a-f]+ [0-9a-f]+ CIE \"([^\"]*)\"", line)
+        if m:
+            if "S" in m.group(2):
+                signal_cies.add(m.group(1))
+            cols = None
+            in_fde = False
+            continue
+        m = re.match(r"^[0-9a-f]{8} [0-9a-f]+ [0-9a-f]+ FDE cie=([0-9a-f]{8})", line)
+        if m:
+            signal = m.group(1) in signal_cies
+            cols = None
+            in_fde = True
+            continue
+        if line.strip().startswith("LOC"):
+            cols = line.split()
+            continue
+        f = line.split()
+        if in_fde and cols and f and re.match(r"^[0-9a-f]{16}$", f[0]) and len(f) == len(cols):
+            row = dict(zip(cols, f))
+            yield int(f[0], 16), row["CFA"], row.get("rbp", "u"), row.get("ra", "u"), signal
+
+
+def _expected(cfa, rbp, ra):
+    """Our row for readelf's rule, or None when any of fp/plt is right."""
+    if ra == "u":
+        return ("stop", None, None)
+    m = re.match(r"^(rsp|rbp)\+(-?\d+)$", cfa)
+    if not m or ra != "c-8":
+        return None
+    off = int(m.group(2))
+    if not -32768 <= off <= 32767:
+        return None
+    rb = 0
+    mm = re.match(r"^c(-?\d+)$", rbp)
+    if mm:
+        rb = int(mm.group(1))
+    elif rbp not in ("u", "s"):
+        rb = None  # rbp in a register or an expression: not represented
+    return (m.group(1), off, rb)
+
+
+def _compare_tables(ctx, path):
+    ours = _our_rows(ctx, path)
+    pcs = [r[0] for r in ours]
+    checked = bad = 0
+    first_bad = []
+    for pc, cfa, rbp, ra, signal in _readelf_rows(ctx, path):
+        i = bisect.bisect_right(pcs, pc) - 1
+        got = ours[i] if i >= 0 else None
+        checked += 1
+        if signal:
+            ok = got is not None and got[1] == "signal"
+        else:
+            exp = _expected(cfa, rbp, ra)
+            if exp is None:
+                ok = got is not None and got[1] in ("fp", "plt")
+            elif exp[0] == "stop":
+                ok = got is not None and got[1] == "stop"
+            else:
+                ok = (got is not None and got[1] == exp[0] and got[2] == exp[1] and
+                      (exp[2] is None or got[3] == exp[2]))
+        if not ok:
+            bad += 1
+            if len(first_bad) < 8:
+                first_bad.append("%x: readelf %s rbp=%s ra=%s, ours %r" % (pc, cfa, rbp, ra, got))
+    if checked == 0:
+        raise AssertionError("readelf printed no rows for %s" % path)
+    if bad:
+        raise AssertionError("%s: %d of %d readelf rows disagree:\n%s" % (
+            path, bad, checked, "\n".join(first_bad)))
+    return checked, len(ours)
+
+
+def _libc():
+    for p in ("/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6"):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def _build(ctx, name, flags, tag):
+    out = os.path.join(ctx.build, "tests", "workloads", "%s-%s" % (name, tag))
+    return ctx.workload(name, cflags=flags, out=out)
+
+
+O2_NOFP = ("-O2", "-fomit-frame-pointer", "-g")
+O1_FP = ("-O1", "-fno-omit-frame-pointer", "-g")
+
+
+def _parse_stacks(text, map_name="@"):
+    """[(frames, count)] of a text report's map (bpftrace's format too)."""
+    out = []
+    pat = re.compile(r"^%s\[\n(.*?)\n\]: (\d+)$" % re.escape(map_name), re.S | re.M)
+    for m in pat.finditer(text):
+        frames = [f.strip() for f in m.group(1).splitlines() if f.strip()]
+        out.append((frames, int(m.group(2))))
+    return out
+
+
+def _fn(frame):
+    return re.split(r"[+ ]", frame, 1)[0]
+
+
+def _share(stacks, leaf, chain, consecutive=True):
+    """Samples whose leaf is `leaf` and whose callers follow `chain` in order
+    (consecutively right after the leaf, or as an ordered subsequence)."""
+    total = good = 0
+    for frames, n in stacks:
+        if not frames or _fn(frames[0]) != leaf:
+            continue
+        total += n
+        names = [_fn(f) for f in frames[1:]]
+        if consecutive:
+            ok = names[:len(chain)] == list(chain)
+        else:
+            it = iter(names)
+            ok = all(any(x == c for x in it) for c in chain)
+        good += n if ok else 0
+    return good, total
+
+
+def _has_hook(ctx):
+    with open(ctx.sprof, "rb") as f:
+        return b"SPROF_UNWIND_ROWS" in f.read()
+
+
+def _need_hook(ctx):
+    ctx.require_bpf()
+    if not _has_hook(ctx):
+        raise ctx.Skip("DWARF unwinder not hooked into this sprof (bpf/common.bpf.c, runtime/run.c)")
+
+
+def _figure(ctx, text):
+    print("    " + text, flush=True)
+    with open(os.path.join(ctx.artifacts, "unwind_figures.txt"), "a") as f:
+        f.write(time.strftime("%H:%M:%S ") + text + "\n")
+
+
+def _sprof(ctx, cmd, prog, env=None, map_name="@"):
+    r = ctx.sprof_run("-c", cmd, "-e", prog, timeout=120, env=env)
+    if r.rc != 0:
+        raise AssertionError("sprof failed: %r" % r)
+    return _parse_stacks(r.out, map_name), r
+
+
+def _pct(g, t):
+    return "%d/%d = %.0f%%" % (g, t, 100.0 * g / t if t else 0)
+
+
+# ---- tests --------------------------------------------------------------------------
+
+def t_tables_libc(ctx):
+    ctx.require_tool("readelf")
+    libc = _libc()
+    if not libc:
+        raise ctx.Skip("no libc.so.6")
+    checked, n = _compare_tables(ctx, libc)
+    _figure(ctx, "libc table: %d rows (8 bytes each: %d KiB); %d readelf rows agree" % (
+        n, n * 8 // 1024, checked))
+
+
+def t_tables_workloads(ctx):
+    ctx.require_tool("readelf")
+    for flags, tag in ((O2_NOFP, "o2"), (O1_FP, "o1")):
+        for name in ("unwind_chain", "unwind_libc", "unwind_dlopen"):
+            _compare_tables(ctx, _build(ctx, name, flags, tag))
+
+
+def _chain_test(flags, tag, what):
+    def run(ctx):
+        _need_hook(ctx)
+        w = _build(ctx, "unwind_chain", flags, tag)
+        prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
+        chain = ("chain_mid", "chain_outer", "main")
+        dw, _ = _sprof(ctx, "%s %s" % (w, SECS), prog)
+        fp, _ = _sprof(ctx, "%s %s" % (w, SECS), prog, env={"SPROF_NO_DWARF": "1"})
+        g, t = _share(dw, "chain_leaf", chain)
+        gf, tf = _share(fp, "chain_leaf", chain)
+        _figure(ctx, "%s: chain_leaf<-chain_mid<-chain_outer<-main in %s of samples with DWARF, "
+                "%s with frame pointers only" % (what, _pct(g, t), _pct(gf, tf)))
+        assert t >= 200, "too few samples in chain_leaf: %d" % t
+        assert g >= 0.9 * t, "full chain in only %s" % _pct(g, t)
+    return run
+
+
+def t_libc_qsort(ctx):
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_libc", ("-O2", "-fno-omit-frame-pointer", "-g"), "o2fp")
+    prog = ("profile:hz:%s { @[ustack] = count(); } "
+            "tracepoint:syscalls:sys_enter_getppid { @sys[ustack] = count(); }" % HZ)
+    chain = ("qsort_r", "sort_outer", "main")
+    stacks, r = _sprof(ctx, "%s %s" % (w, SECS), prog)
+    g, t = _share(stacks, "by_key", chain, consecutive=False)
+    sys_stacks = _parse_stacks(r.out, "@sys")
+    gs, ts = _share(sys_stacks, "getppid", ("by_key",) + chain, consecutive=False)
+    fp, _ = _sprof(ctx, "%s %s" % (w, SECS), prog, env={"SPROF_NO_DWARF": "1"})
+    gf, tf = _share(fp, "by_key", chain, consecutive=False)
+    _figure(ctx, "qsort through libc: by_key<-...<-qsort_r<-sort_outer<-main in %s with DWARF, "
+            "%s with frame pointers only; getppid() tracepoint stacks %s" % (
+                _pct(g, t), _pct(gf, tf), _pct(gs, ts)))
+    assert t >= 200 and g >= 0.9 * t, "profile: full chain in only %s" % _pct(g, t)
+    assert ts >= 100 and gs >= 0.9 * ts, "tracepoint: full chain in only %s" % _pct(gs, ts)
+
+
+def t_uprobe_entry(ctx):
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_chain", O1_FP, "o1")
+    prog = "uprobe:%s:chain_leaf { @[ustack] = count(); }" % w
+    chain = ("chain_mid", "chain_outer", "main")
+    stacks, _ = _sprof(ctx, "%s 1" % w, prog)
+    fp, _ = _sprof(ctx, "%s 1" % w, prog, env={"SPROF_NO_DWARF": "1"})
+    g, t = _share(stacks, "chain_leaf", chain)
+    gf, tf = _share(fp, "chain_leaf", chain)
+    _figure(ctx, "uprobe at chain_leaf's first instruction: caller chain in %s with DWARF, "
+            "%s with frame pointers only" % (_pct(g, t), _pct(gf, tf)))
+    assert t >= 100 and g >= 0.9 * t, "full chain in only %s" % _pct(g, t)
+
+
+def t_dlopen(ctx):
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_dlopen", O1_FP, "o1")
+    stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+    good = total = 0
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        if frames and "libm" not in "".join(frames) and not names[0].startswith("__cos"):
+            continue
+        total += n
+        good += n if names[1:3] == ["use_libm", "main"] else 0
+    _figure(ctx, "dlopen'd libm (mapped after the first sample): cos<-use_libm<-main in %s"
+            % _pct(good, total))
+    assert total >= 200 and good >= 0.8 * total, "full chain in only %s" % _pct(good, total)
+
+
+def _bpftrace_share(ctx, w, leaf, chain):
+    """bpftrace 0.17 on a running process (-p, so it symbolizes while it lives)."""
+    p = subprocess.Popen([w, "5"], stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        prog = ("profile:hz:%s /pid == %d/ { @[ustack] = count(); } interval:s:2 { exit(); }"
+                % (HZ, p.pid))
+        r = ctx.run(["bpftrace", "-e", prog], timeout=60)
+    finally:
+        p.kill()
+        p.wait()
+    if r.rc != 0:
+        raise AssertionError("bpftrace failed: %r" % r)
+    empty = sum(int(n) for n in re.findall(r"^@\[\]: (\d+)$", r.out, re.M))
+    g, t = _share(_parse_stacks(r.out), leaf, chain)
+    return g, t, empty
+
+
+def t_vs_bpftrace(ctx):
+    _need_hook(ctx)
+    ctx.require_tool("bpftrace")
+    chain = ("chain_mid", "chain_outer", "main")
+    lines = []
+    for flags, tag in ((O2_NOFP, "o2"), (O1_FP, "o1")):
+        w = _build(ctx, "unwind_chain", flags, tag)
+        gb, tb, empty = _bpftrace_share(ctx, w, "chain_leaf", chain)
+        stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+        g, t = _share(stacks, "chain_leaf", chain)
+        lines.append((tag, g, t, gb, tb))
+        _figure(ctx, "%s build: full chain in %s with sprof, %s with bpftrace "
+                "(+%d bpftrace samples with an empty stack)" % (
+                    " ".join(flags), _pct(g, t), _pct(gb, tb), empty))
+    for tag, g, t, gb, tb in lines:
+        assert t and g >= 0.9 * t, "%s: sprof full chain in only %s" % (tag, _pct(g, t))
+        assert gb < 0.5 * max(tb, 1), "%s: bpftrace got the chain in %s?" % (tag, _pct(gb, tb))
+
+
+def tests(ctx):
+    yield "tables/libc_vs_readelf", t_tables_libc
+    yield "tables/workloads_vs_readelf", t_tables_workloads
+    yield "chain/O2_omit_frame_pointer", _chain_test(O2_NOFP, "o2", "-O2 -fomit-frame-pointer")
+    yield "chain/O1_frameless_leaf", _chain_test(O1_FP, "o1", "-O1 -fno-omit-frame-pointer")
+    yield "libc_qsort_and_syscall", t_libc_qsort
+    yield "uprobe_function_entry", t_uprobe_entry
+    yield "dlopen_after_first_sample", t_dlopen
+    yield "vs_bpftrace", t_vs_bpftrace
