@@ -234,25 +234,23 @@ static int print_time(struct sp_output *o, const struct sp_plan_printf *pf)
 	return 0;
 }
 
-/* Reads up to CAT_MAX bytes of a file, or an error line like bpftrace's. */
+/* Reads up to CAT_MAX bytes of a file; NULL (message on stderr) if it
+ * cannot be opened. */
 static char *slurp(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "re");
-	char *buf = malloc(CAT_MAX + 1);
+	char *buf;
 
 	*n = 0;
-	if (!buf) {
-		if (f)
-			fclose(f);
+	if (!f) {
+		fprintf(stderr, "sprof: cat: cannot open '%s': %s\n", path, strerror(errno));
 		return NULL;
 	}
-	if (!f) {
-		*n = (size_t)snprintf(buf, CAT_MAX, "cat: cannot open '%s': %s\n", path,
-				      strerror(errno));
-		return buf;
+	buf = malloc(CAT_MAX + 1);
+	if (buf) {
+		*n = fread(buf, 1, CAT_MAX, f);
+		buf[*n] = '\0';
 	}
-	*n = fread(buf, 1, CAT_MAX, f);
-	buf[*n] = '\0';
 	fclose(f);
 	return buf;
 }
