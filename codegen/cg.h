@@ -155,6 +155,8 @@ void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
 		  const struct sp_type *vt);
 void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_node *val);
 LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
+LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLVMValueRef rhs,
+			bool old);
 LLVMValueRef cg_map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key);
 void cg_map_delete(struct cg *g, const struct sp_node *mapnode);
 void cg_fill_plan_maps(struct cg *g);

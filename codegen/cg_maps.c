@@ -434,53 +434,75 @@ void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_
 	map_put(g, m, key, val);
 }
 
-/* Reading @m[k]: a plain value (0 / zeroes when missing), or an aggregation
- * merged across CPUs like user space merges it. */
-LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode)
+/* A plain value at key (0 / zeroes when missing). */
+static LLVMValueRef read_at(struct cg *g, struct cg_map *m, LLVMValueRef key)
 {
-	struct cg_map *m = cg_map_find(g, mapnode->name);
-	const struct sp_type *t;
-	LLVMValueRef key, p, res, args[3];
-	LLVMBasicBlockRef have, done, from;
+	static const struct sp_type i64t = { .kind = SP_T_INT, .size = 8, .is_signed = true };
+	const struct sp_type *t = m->valt ? m->valt : &i64t;
+	LLVMValueRef p = cg_map_lookup(g, m, key), res, v;
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->B);
+	LLVMBasicBlockRef have = cg_block(g, "found"), done = cg_block(g, "read_done");
 
-	if (!m)
-		return cg_u64(g, 0);
-	key = cg_map_key(g, m, mapnode);
-	if (m->agg != SP_AGG_NONE) {
-		args[0] = m->gv;
-		args[1] = key;
-		args[2] = LLVMConstInt(g->i32, m->agg, 0);
-		return cg_call_fn(g, "sp_percpu_read", args, 3);
-	}
-	t = m->valt;
-	p = cg_map_lookup(g, m, key);
-	from = LLVMGetInsertBlock(g->B);
-	have = cg_block(g, "found");
-	done = cg_block(g, "read_done");
-	if (t && !cg_is_scalar(t)) {
+	if (!cg_is_scalar(t)) {
 		res = cg_alloca(g, cg_size(t), "mapval");
 		cg_memset0(g, res, cg_size(t));
-		LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
-		LLVMPositionBuilderAtEnd(g->B, have);
+	}
+	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
+	LLVMPositionBuilderAtEnd(g->B, have);
+	if (!cg_is_scalar(t)) {
 		cg_memcpy(g, res, p, cg_size(t));
 		LLVMBuildBr(g->B, done);
 		LLVMPositionBuilderAtEnd(g->B, done);
 		return res;
 	}
-	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
-	LLVMPositionBuilderAtEnd(g->B, have);
-	{
-		struct sp_type i64t = { .kind = SP_T_INT, .size = 8, .is_signed = true };
-		LLVMValueRef v = cg_load_int(g, p, t ? t : &i64t);
-		LLVMValueRef in[2] = { cg_u64(g, 0), v };
-		LLVMBasicBlockRef bb[2] = { from, have };
-
-		LLVMBuildBr(g->B, done);
-		LLVMPositionBuilderAtEnd(g->B, done);
-		res = LLVMBuildPhi(g->B, g->i64, "");
-		LLVMAddIncoming(res, in, bb, 2);
-	}
+	v = cg_load_int(g, p, t);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, done);
+	res = LLVMBuildPhi(g->B, g->i64, "");
+	LLVMAddIncoming(res, (LLVMValueRef[]){ cg_u64(g, 0), v },
+			(LLVMBasicBlockRef[]){ from, have }, 2);
 	return res;
+}
+
+/* Reading @m[k]: a plain value (0 / zeroes when missing), or an aggregation
+ * merged across CPUs like user space merges it. */
+LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+	LLVMValueRef key, args[3];
+
+	if (!m)
+		return cg_u64(g, 0);
+	key = cg_map_key(g, m, mapnode);
+	if (m->agg == SP_AGG_NONE)
+		return read_at(g, m, key);
+	args[0] = m->gv;
+	args[1] = key;
+	args[2] = LLVMConstInt(g->i32, m->agg, 0);
+	return cg_call_fn(g, "sp_percpu_read", args, 3);
+}
+
+/* @m[k] op= rhs and @m[k]++: one key for the read and the write. Returns
+ * the new value, or the old one when `old` (postfix ++/--). */
+LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLVMValueRef rhs,
+			bool old)
+{
+	static const struct sp_type i64t = { .kind = SP_T_INT, .size = 8, .is_signed = true };
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+	const struct sp_type *t;
+	LLVMValueRef key, val, prev, nv;
+
+	if (!m)
+		return cg_u64(g, 0);
+	t = m->valt ? m->valt : &i64t;
+	key = cg_map_key(g, m, mapnode);
+	prev = read_at(g, m, key);
+	nv = cg_norm(g, cg_arith(g, op, prev, rhs, t->kind == SP_T_INT && t->is_signed), t);
+	val = cg_alloca(g, m->value_size, "val");
+	cg_memset0(g, val, m->value_size);
+	cg_store_int(g, val, nv, cg_size(t));
+	map_put(g, m, key, val);
+	return old ? prev : nv;
 }
 
 void cg_map_delete(struct cg *g, const struct sp_node *mapnode)

@@ -76,12 +76,7 @@ static void assign_map(struct cg *g, const struct sp_node *n)
 		return;
 	}
 	v = cg_expr(g, n->b);
-	{
-		const struct sp_type *t = m && m->valt ? m->valt : n->b->type;
-
-		v = cg_norm(g, cg_arith(g, n->op, cg_map_read(g, n->a), v, sgn(t)), t);
-	}
-	cg_map_store(g, n->a, v, n->b->type);
+	cg_map_rmw(g, n->a, n->op, v, false);
 }
 
 static void assign_var(struct cg *g, const struct sp_node *n)
@@ -114,26 +109,17 @@ static void assign_var(struct cg *g, const struct sp_node *n)
  * the expression has (old for postfix, new for prefix). */
 LLVMValueRef cg_incdec(struct cg *g, const struct sp_node *n)
 {
-	LLVMValueRef old, nv, one = cg_u64(g, 1);
+	int op = n->op == '+' ? '+' : '-';
+	LLVMValueRef p, old, nv;
 	const struct sp_type *t;
 
-	if (n->a->kind == SP_N_MAP) {
-		struct cg_map *m = cg_map_find(g, n->a->name);
-
-		t = m && m->valt ? m->valt : &s64_type;
-		old = cg_map_read(g, n->a);
-		nv = n->op == '+' ? LLVMBuildAdd(g->B, old, one, "") : LLVMBuildSub(g->B, old, one, "");
-		nv = cg_norm(g, nv, t);
-		cg_map_store(g, n->a, nv, t);
-	} else {
-		LLVMValueRef p = cg_var_ptr(g, n->a, n->a->type);
-
-		t = var_type(g, n->a);
-		old = cg_load_int(g, p, t);
-		nv = n->op == '+' ? LLVMBuildAdd(g->B, old, one, "") : LLVMBuildSub(g->B, old, one, "");
-		nv = cg_norm(g, nv, t);
-		cg_store_int(g, p, nv, cg_size(t));
-	}
+	if (n->a->kind == SP_N_MAP)
+		return cg_map_rmw(g, n->a, op, cg_u64(g, 1), !n->prefix);
+	p = cg_var_ptr(g, n->a, n->a->type);
+	t = var_type(g, n->a);
+	old = cg_load_int(g, p, t);
+	nv = cg_norm(g, cg_arith(g, op, old, cg_u64(g, 1), sgn(t)), t);
+	cg_store_int(g, p, nv, cg_size(t));
 	return n->prefix ? nv : old;
 }
 
