@@ -3,7 +3,11 @@
  * A thin layer over libbpf's ring_buffer: records are checked for a full
  * header and handed to the run loop's callback in the order BPF wrote them.
  * The loop polls the ring buffer's own epoll fd next to its signal and
- * timer fds, so an exit() record is seen the moment it is written.
+ * timer fds, so an exit() record is seen the moment it is written. A drain
+ * stops after a budget of records (the callback's negative return makes
+ * libbpf stop after consuming that record), so a producer as fast as the
+ * consumer (printf on every syscall, sprof's own writes included) cannot
+ * keep the loop from seeing Ctrl-C.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +17,13 @@
 
 #include "events.h"
 
+#define BUDGET_STOP (-EAGAIN)
+
 struct sp_events {
 	struct ring_buffer *rb;
 	sp_event_fn fn;
 	void *ctx;
+	long left;      /* records this drain may still handle; < 0: no limit */
 };
 
 static int on_record(void *ctx, void *data, size_t len)
@@ -24,9 +31,14 @@ static int on_record(void *ctx, void *data, size_t len)
 	struct sp_events *e = ctx;
 	const struct sp_event_hdr *h = data;
 
+	int err;
+
 	if (len < sizeof(*h))
 		return 0; /* not ours: ignore */
-	return e->fn(e->ctx, h, h + 1, len - sizeof(*h));
+	err = e->fn(e->ctx, h, h + 1, len - sizeof(*h));
+	if (err)
+		return err;
+	return e->left < 0 || --e->left > 0 ? 0 : BUDGET_STOP;
 }
 
 struct sp_events *sp_events__open(struct bpf_object *obj, sp_event_fn fn, void *ctx)
@@ -56,9 +68,15 @@ int sp_events__fd(const struct sp_events *e)
 	return e->rb ? ring_buffer__epoll_fd(e->rb) : -1;
 }
 
-int sp_events__drain(struct sp_events *e)
+int sp_events__drain(struct sp_events *e, long budget)
 {
-	return e && e->rb ? ring_buffer__consume(e->rb) : 0;
+	int n;
+
+	if (!e || !e->rb)
+		return 0;
+	e->left = budget > 0 ? budget : -1;
+	n = ring_buffer__consume(e->rb);
+	return n == BUDGET_STOP ? (int)budget : n;
 }
 
 void sp_events__destroy(struct sp_events *e)

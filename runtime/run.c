@@ -324,9 +324,12 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 	return 0;
 }
 
-static int drain_events(struct run *r)
+#define EVENT_BUDGET 4096 /* records per wakeup before signals get a look */
+
+/* Handles what is waiting; `all` once nothing is attached any more. */
+static int drain_events(struct run *r, bool all)
 {
-	int n = sp_events__drain(r->ev);
+	int n = sp_events__drain(r->ev, all ? 0 : EVENT_BUDGET);
 
 	fflush(stdout);
 	return n < 0 ? n : 0;
@@ -517,7 +520,7 @@ static void handle(struct run *r, uint32_t tag)
 
 	switch (tag) {
 	case TAG_EVENTS:
-		drain_events(r);
+		drain_events(r, false);
 		break;
 	case TAG_SIGNAL:
 		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
@@ -599,7 +602,7 @@ static int finish(struct run *r)
 	sp_links_destroy(&r->links);
 	prof.duration_ns = r->t_start ? now_ns(CLOCK_MONOTONIC) - r->t_start : 0;
 	err = run_special(r, SP_PROBE_END);
-	drain_events(r);
+	drain_events(r, true);
 	sp_status__clear(&r->status);
 	if (err)
 		return err;
@@ -670,7 +673,7 @@ static int start(struct run *r)
 	say_attaching(r);
 	err = run_special(r, SP_PROBE_BEGIN);
 	if (!err)
-		err = drain_events(r);
+		err = drain_events(r, true); /* only BEGIN's records: nothing else is attached */
 	if (err || r->stop)
 		return err;
 	/* actx.pid stays -p's: a held -c child still has sprof's mappings, so

@@ -228,6 +228,24 @@ def t_no_status_without_tty(ctx):
     assert "Ctrl-C" not in r.err and "\x1b" not in r.err, r
 
 
+def t_sigint_with_feedback_loop(ctx):
+    """printf on every syscall of sprof itself feeds its own ring buffer as
+    fast as it drains; Ctrl-C must still end the run."""
+    ctx.require_bpf()
+    p = subprocess.Popen([ctx.sprof, 'tracepoint:raw_syscalls:sys_enter /comm == "sprof"/ '
+                          '{ printf("x\\n"); }'], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, cwd=ctx.workdir)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("sprof ignored SIGINT while draining its own events")
+    assert p.returncode == 0, (p.returncode, err)
+
+
 def t_software_event(ctx):
     ctx.require_bpf()
     r = ctx.sprof_run("software:cs:1 { @ = count(); } interval:ms:300 { exit(); }", timeout=30)
