@@ -151,13 +151,10 @@ LLVMValueRef cg_map_global_ir(struct cg *g, const char *name);
 void cg_define_scratch(struct cg *g);
 LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode);
 void cg_map_agg(struct cg *g, const struct sp_node *assign);
-void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
-		  const struct sp_type *vt);
 void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_node *val);
 LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLVMValueRef rhs,
 			bool old);
-LLVMValueRef cg_map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key);
 void cg_map_delete(struct cg *g, const struct sp_node *mapnode);
 void cg_fill_plan_maps(struct cg *g);
 int cg_agg_kind(const char *name);

@@ -305,7 +305,7 @@ LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *ma
 	return key;
 }
 
-LLVMValueRef cg_map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key)
+static LLVMValueRef map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key)
 {
 	LLVMValueRef args[2] = { m->gv, key };
 
@@ -403,22 +403,6 @@ static void map_put(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueR
 	cg_call_fn(g, "sp_map_put", args, 4);
 }
 
-/* @m[k] = v for a computed plain value v. */
-void cg_map_store(struct cg *g, const struct sp_node *mapnode, LLVMValueRef v,
-		  const struct sp_type *vt)
-{
-	struct cg_map *m = cg_map_find(g, mapnode->name);
-	LLVMValueRef key, val;
-
-	if (!m)
-		return;
-	key = cg_map_key(g, m, mapnode);
-	val = cg_alloca(g, m->value_size, "val");
-	cg_memset0(g, val, m->value_size);
-	cg_store_conv(g, val, v, vt, m->valt ? m->valt : vt);
-	map_put(g, m, key, val);
-}
-
 /* @m[k] = expr: the value is built in place. */
 void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_node *e)
 {
@@ -439,7 +423,7 @@ static LLVMValueRef read_at(struct cg *g, struct cg_map *m, LLVMValueRef key)
 {
 	static const struct sp_type i64t = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 	const struct sp_type *t = m->valt ? m->valt : &i64t;
-	LLVMValueRef p = cg_map_lookup(g, m, key), res, v;
+	LLVMValueRef p = map_lookup(g, m, key), res, v;
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->B);
 	LLVMBasicBlockRef have = cg_block(g, "found"), done = cg_block(g, "read_done");
 
