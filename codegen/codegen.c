@@ -473,23 +473,37 @@ static bool used_by_code(LLVMValueRef gv)
 	return false;
 }
 
-/* libbpf's USDT spec maps come with bpf/args.bpf.c; without usdt probes
- * they would only cost two map creations at load. */
-static void drop_usdt_maps(struct cg *g)
+/* A map of the helper bitcode that this program does not need: libbpf's
+ * USDT spec maps without usdt probes (attach_usdt needs them otherwise),
+ * and any other helper map no code uses. The sp_* maps stay: the runtime
+ * configures and reads them. */
+static bool droppable_map(struct cg *g, LLVMValueRef gv)
+{
+	size_t len;
+	const char *name = LLVMGetValueName2(gv, &len);
+	const char *sec = LLVMGetSection(gv);
+
+	if (!sec || strcmp(sec, ".maps") != 0 || !strncmp(name, "sp_", 3) ||
+	    !strncmp(name, "AT_", 3) || !strncmp(name, "DR_", 3))
+		return false;
+	if (!strncmp(name, "__bpf_usdt_", 11))
+		return !has_probe(g, SP_PROBE_USDT);
+	return !used_by_code(gv);
+}
+
+static void drop_unused_maps(struct cg *g)
 {
 	LLVMValueRef used = LLVMGetNamedGlobal(g->M, "llvm.compiler.used");
 	LLVMValueRef init, keep[64], nu;
 	int n, k = 0;
 
-	if (has_probe(g, SP_PROBE_USDT) || !used || !(init = LLVMGetInitializer(used)))
+	if (!used || !(init = LLVMGetInitializer(used)))
 		return;
 	n = LLVMGetNumOperands(init);
 	for (int i = 0; i < n && k < 64; i++) {
 		LLVMValueRef v = LLVMGetOperand(init, i);
-		size_t len;
-		const char *name = LLVMGetValueName2(v, &len);
 
-		if (strncmp(name, "__bpf_usdt_", 11) != 0)
+		if (!LLVMIsAGlobalVariable(v) || !droppable_map(g, v))
 			keep[k++] = v;
 	}
 	if (k == n)
@@ -501,11 +515,8 @@ static void drop_usdt_maps(struct cg *g)
 	LLVMDeleteGlobal(used);
 	LLVMSetValueName2(nu, "llvm.compiler.used", 18);
 	for (LLVMValueRef gv = LLVMGetFirstGlobal(g->M), next; gv; gv = next) {
-		size_t len;
-		const char *name = LLVMGetValueName2(gv, &len);
-
 		next = LLVMGetNextGlobal(gv);
-		if (strncmp(name, "__bpf_usdt_", 11) != 0 || used_by_code(gv))
+		if (!droppable_map(g, gv) || used_by_code(gv))
 			continue;
 		LLVMReplaceAllUsesWith(gv, LLVMConstNull(LLVMTypeOf(gv)));
 		LLVMDeleteGlobal(gv);
@@ -612,7 +623,7 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	int err;
 
 	drop_unused_helpers(g);
-	drop_usdt_maps(g);
+	drop_unused_maps(g);
 	LLVMDIBuilderFinalize(g->D);
 	if (verify(g))
 		return -EINVAL;
