@@ -423,7 +423,7 @@ static LLVMValueRef read_at(struct cg *g, struct cg_map *m, LLVMValueRef key)
 {
 	static const struct sp_type i64t = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 	const struct sp_type *t = m->valt ? m->valt : &i64t;
-	LLVMValueRef p = map_lookup(g, m, key), res, v;
+	LLVMValueRef p = map_lookup(g, m, key), res = NULL, v;
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->B);
 	LLVMBasicBlockRef have = cg_block(g, "found"), done = cg_block(g, "read_done");
 
