@@ -1,0 +1,119 @@
+Statements that steer: if/else, unroll, while, break, continue, return, exit, END, interval.
+### if_else_chain
+BEGIN { $x = 5; if ($x > 10) { printf("big\n"); } else if ($x > 3) { printf("mid\n"); } else { printf("small\n"); } if ($x == 0) { printf("zero\n"); } else { printf("nonzero\n"); } exit(); }
+--- stdout
+mid
+nonzero
+
+
+### if_nested
+BEGIN { $i = 2; if ($i > 0) { if ($i > 1) { printf("a\n"); } else { printf("b\n"); } } exit(); }
+--- stdout
+a
+
+
+### predicate
+interval:ms:10 /@n == 1/ { printf("one\n"); } interval:ms:10 /@n >= 2/ { printf("two\n"); exit(); } interval:ms:10 { @n++; }
+--- stdout
+one
+two
+
+
+@n: 3
+### predicate_on_map
+BEGIN { @on = 1; } interval:ms:10 /@on/ { @n++; if (@n == 3) { @on = 0; exit(); } }
+--- stdout
+
+
+@n: 3
+@on: 0
+### unroll
+BEGIN { $i = 0; unroll(5) { $i += 2; } printf("%d\n", $i); unroll(1) { printf("once\n"); } exit(); }
+--- stdout
+10
+once
+
+
+### while_break_continue
+BEGIN { $i = 0; while ($i < 10) { $i++; if ($i == 3) { continue; } if ($i > 6) { break; } printf("%d ", $i); } printf("\n"); exit(); }
+--- stdout
+1 2 4 5 6 
+
+
+### while_nested
+BEGIN { $i = 0; $n = 0; while ($i < 4) { $j = 0; while ($j < $i) { $n++; $j++; } $i++; } printf("%d\n", $n); exit(); }
+--- stdout
+6
+
+
+### while_fills_map
+BEGIN { $i = 0; while ($i < 5) { @sq[$i] = $i * $i; $i++; } exit(); }
+--- stdout
+
+
+@sq[0]: 0
+@sq[1]: 1
+@sq[2]: 4
+@sq[3]: 9
+@sq[4]: 16
+### return_leaves_probe
+BEGIN { printf("a\n"); if (1) { return; } printf("b\n"); } END { printf("end\n"); } interval:ms:10 { exit(); }
+--- stdout
+a
+end
+
+
+### exit_then_end
+BEGIN { @x = 1; exit(); } END { printf("end %d\n", @x); @x = 2; }
+--- stdout
+end 1
+
+
+@x: 2
+### interval_counts
+interval:ms:20 { @n++; if (@n == 3) { exit(); } } END { printf("end %d\n", @n); }
+--- stdout
+end 3
+
+
+@n: 3
+### several_begin
+# bpftrace: skip 0.17 allows one BEGIN probe ("More than one BEGIN probe defined"); sprof runs them in order
+BEGIN { printf("a\n"); } BEGIN { printf("b\n"); exit(); }
+--- stdout
+a
+b
+
+
+### probe_list
+# bpftrace: skip 0.17 cannot generate BEGIN and END in one probe list ("Code not generated for probe: BEGIN,END")
+BEGIN, END { printf("%s\n", probe); } interval:ms:10 { exit(); }
+--- stdout
+BEGIN
+END
+
+
+### probe_list_intervals
+interval:ms:10, interval:s:100 { @n++; if (@n == 2) { printf("%s\n", probe); exit(); } }
+--- stdout
+interval:ms:10
+
+
+@n: 2
+### empty_body
+BEGIN { } END { printf("end\n"); } interval:ms:10 { exit(); }
+--- stdout
+end
+
+
+### comments
+BEGIN {
+  // a line comment
+  $a = 1; /* a block
+  comment */ printf("%d\n", $a);
+  exit();
+}
+--- stdout
+1
+
+

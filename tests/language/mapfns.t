@@ -1,0 +1,186 @@
+delete, clear, zero and print. print() is an event: user space reads the map when the event arrives, after the probe's whole action has run.
+### delete
+BEGIN { @a[1] = 1; @a[2] = 2; @a[3] = 3; delete(@a[2]); delete(@a[9]); @s = 5; delete(@s); exit(); }
+--- stdout
+
+
+@a[1]: 1
+@a[3]: 3
+
+### delete_multikey
+BEGIN { @m[1, "a"] = 1; @m[2, "b"] = 2; delete(@m[1, "a"]); exit(); }
+--- stdout
+
+
+@m[2, b]: 2
+### clear
+BEGIN { @m[1] = 1; @m[2] = 2; clear(@m); @c = count(); clear(@c); exit(); }
+--- stdout
+
+
+@c: 0
+
+### zero
+BEGIN { @z[1] = 5; zero(@z); @c = count(); @c = count(); zero(@c); @h = hist(5); zero(@h); exit(); }
+--- stdout
+
+
+@c: 0
+@h: 
+
+@z[1]: 0
+### print_map
+BEGIN { @a[1] = 10; @a[2] = 20; @a[3] = 5; @a[4] = 40; } interval:ms:10 { print(@a); clear(@a); exit(); }
+--- stdout
+@a[3]: 5
+@a[1]: 10
+@a[2]: 20
+@a[4]: 40
+
+
+
+### print_top
+BEGIN { @a[1] = 10; @a[2] = 20; @a[3] = 5; @a[4] = 40; } interval:ms:10 { print(@a, 2); exit(); }
+--- stdout
+@a[2]: 20
+@a[4]: 40
+
+
+@a[3]: 5
+@a[1]: 10
+@a[2]: 20
+@a[4]: 40
+### print_div
+BEGIN { @a[1] = 10; @a[2] = 25; @a[3] = 5; @a[4] = 40; } interval:ms:10 { print(@a, 0, 10); exit(); }
+--- stdout
+@a[3]: 0
+@a[1]: 1
+@a[2]: 2
+@a[4]: 4
+
+
+@a[3]: 5
+@a[1]: 10
+@a[2]: 25
+@a[4]: 40
+### print_top_div
+BEGIN { @a[1] = 10; @a[2] = 25; @a[3] = 5; @a[4] = 40; } interval:ms:10 { print(@a, 3, 5); exit(); }
+--- stdout
+@a[1]: 2
+@a[2]: 5
+@a[4]: 8
+
+
+@a[3]: 5
+@a[1]: 10
+@a[2]: 25
+@a[4]: 40
+### print_is_async
+BEGIN { @a[1] = 10; @a[2] = 20; print(@a); delete(@a[2]); print(@a); clear(@a); @c = count(); @c = count(); zero(@c); print(@c); exit(); }
+--- stdout
+@a[1]: 10
+@a[1]: 10
+@c: 0
+
+
+
+@c: 0
+### print_hist
+BEGIN { @h = hist(5); @h = hist(9); @l[1] = lhist(3, 0, 10, 1); } interval:ms:10 { print(@h); print(@l); clear(@h); exit(); }
+--- stdout
+@h: 
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[8, 16)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@l[1]: 
+[3, 4)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+
+
+
+@l[1]: 
+[3, 4)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+### print_stats_avg
+# known: runtime/report_text.c:text_empty prints one empty line for a cleared avg/stats map; bpftrace prints two
+BEGIN { @a = avg(3); @a = avg(4); @s = stats(6); } interval:ms:10 { print(@a); print(@s); clear(@a); clear(@s); exit(); }
+--- stdout
+@a: 3
+
+@s: count 1, average 6, total 6
+
+
+
+
+
+
+
+### print_scalar_map
+BEGIN { @x = 3; @c = count(); } interval:ms:10 { print(@x); print(@c); exit(); }
+--- stdout
+@x: 3
+@c: 1
+
+
+@c: 1
+@x: 3
+### print_value
+BEGIN { print(123); print("str"); print((1, "a", (2, 3))); print(-5); $v = 7; print($v); exit(); }
+--- stdout
+123
+str
+(1, a, (2, 3))
+-5
+7
+
+
+### cleared_count_scalar
+BEGIN { @a = count(); clear(@a); exit(); }
+--- stdout
+
+
+@a: 0
+### cleared_sum_min_max_scalar
+# known: runtime/report_text.c:text_empty prints `@s: 0` for a cleared scalar sum/min/max map; bpftrace prints `@s: 0` only for count() and an empty line for the others
+BEGIN { @s = sum(3); @mi = min(3); @ma = max(3); clear(@s); clear(@mi); clear(@ma); exit(); }
+--- stdout
+
+
+
+
+
+### cleared_avg_stats
+# known: runtime/report_text.c:text_empty prints one empty line for a cleared avg/stats map; bpftrace prints two (the empty map, then the blank line that follows every avg/stats map)
+BEGIN { @a = avg(3); @s = stats(3); @k[1] = avg(4); clear(@a); clear(@s); clear(@k); exit(); }
+--- stdout
+
+
+
+
+
+
+
+
+### cleared_other_maps
+BEGIN { @h = hist(3); @l = lhist(3, 0, 10, 1); @v = 5; @s = "s"; @k[1] = 2; clear(@h); clear(@l); clear(@v); clear(@s); clear(@k); exit(); }
+--- stdout
+
+
+
+
+
+
+
+### zeroed_aggs
+BEGIN { @a = avg(3); @s = stats(3); @mi = min(3); @ma = max(3); @k[1] = avg(4); zero(@a); zero(@s); zero(@mi); zero(@ma); zero(@k); exit(); }
+--- stdout
+
+
+@a: 0
+
+@k[1]: 0
+
+@ma: 0
+@mi: 0
+@s: count 0, average 0, total 0
+

@@ -1,0 +1,144 @@
+time, strftime, cat, system, exit, -f json and the map-full report.
+### time_default
+# filter: ^\d\d:\d\d:\d\d$ => HH:MM:SS
+BEGIN { time(); exit(); }
+--- stdout
+10:58:30
+
+
+### time_fmt
+# filter: \d{4}-\d\d-\d\d \d\d => YYYY-MM-DD HH
+BEGIN { time("%Y-%m-%d %H\n"); exit(); }
+--- stdout
+2026-11-21 10
+
+
+### strftime
+# filter: \d{4}-\d\d-\d\d => YYYY-MM-DD
+BEGIN { printf("%s\n", strftime("%Y-%m-%d", nsecs)); exit(); }
+--- stdout
+2026-11-21
+
+
+### strftime_key
+# filter: \d{4} => YYYY
+BEGIN { @t[strftime("%Y", nsecs)] = 1; exit(); }
+--- stdout
+
+
+@t[2026]: 1
+### cat
+BEGIN { cat("/proc/sys/kernel/ostype"); cat("/proc/sys/kernel/%s", "ostype"); exit(); }
+--- stdout
+Linux
+Linux
+
+
+### system
+# opts: --unsafe
+BEGIN { system("echo hi %d %s", 5, "x"); printf("after\n"); exit(); }
+--- stdout
+hi 5 x
+after
+
+
+### system_needs_unsafe
+# rc: 1
+# bpftrace: skip both refuse it; the messages differ
+BEGIN { system("echo hi"); exit(); }
+--- stdout
+--- stderr
+error: system() is unsafe: run sprof with --unsafe to allow it
+### exit_stops_after_event
+BEGIN { @x = 1; exit(); printf("after\n"); } END { printf("end\n"); }
+--- stdout
+end
+
+
+@x: 1
+### json_printf_and_maps
+# opts: -f json
+BEGIN { printf("hi %d\n", 5); @x["k1"] = 1; @x["k2"] = 5; @y[1, "a"] = 2; @z = (1, "two"); @a = avg(3); @st = stats(4); @c = count(); @s = "str"; print(7); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "printf", "data": "hi 5\n"}
+{"type": "value", "data": 7}
+
+
+{"type": "stats", "data": {"@a": 3}}
+{"type": "map", "data": {"@c": 1}}
+{"type": "map", "data": {"@s": "str"}}
+{"type": "stats", "data": {"@st": {"count": 1, "average": 4, "total": 4}}}
+{"type": "map", "data": {"@x": {"k1": 1, "k2": 5}}}
+{"type": "map", "data": {"@y": {"1,a": 2}}}
+{"type": "map", "data": {"@z": [1,"two"]}}
+### json_hists
+# opts: -f json
+BEGIN { @h = hist(3); @h = hist(100); @l = lhist(5, 0, 10, 2); @neg = hist(-1); @k[1] = hist(4); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+
+
+{"type": "hist", "data": {"@h": [{"min": 2, "max": 3, "count": 1}, {"min": 4, "max": 7, "count": 0}, {"min": 8, "max": 15, "count": 0}, {"min": 16, "max": 31, "count": 0}, {"min": 32, "max": 63, "count": 0}, {"min": 64, "max": 127, "count": 1}]}}
+{"type": "hist", "data": {"@k": {"1": [{"min": 4, "max": 7, "count": 1}]}}}
+{"type": "hist", "data": {"@l": [{"min": 4, "max": 5, "count": 1}]}}
+{"type": "hist", "data": {"@neg": [{"max": -1, "count": 1}]}}
+### json_events
+# opts: -f json --unsafe
+BEGIN { printf("q\"t\\ab\tc\n"); @m["a\"b"] = 1; @t = (1, "a"); time("%Y"); printf("\n"); cat("/proc/sys/kernel/ostype"); system("echo sys"); print(@m); print(@t); print("v"); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "printf", "data": "q\"t\\ab\tc\n"}
+{"type": "time", "data": "2026"}
+{"type": "printf", "data": "\n"}
+{"type": "cat", "data": "Linux\n"}
+{"type": "syscall", "data": "sys\n"}
+{"type": "map", "data": {"@m": {"a\"b": 1}}}
+{"type": "map", "data": {"@t": [1,"a"]}}
+{"type": "value", "data": "v"}
+
+
+{"type": "map", "data": {"@m": {"a\"b": 1}}}
+{"type": "map", "data": {"@t": [1,"a"]}}
+### map_full_reported
+# sprof: --max-keys 4
+# bpftrace: skip the key limit is BPFTRACE_MAP_KEYS_MAX there, and bpftrace drops updates silently
+BEGIN { $i = 0; while ($i < 10) { @m[$i] = $i; @c[$i] = count(); $i++; } @ok = 1; exit(); }
+--- stdout
+
+
+@c[0]: 1
+@c[1]: 1
+@c[2]: 1
+@c[3]: 1
+@m[0]: 0
+@m[1]: 1
+@m[2]: 2
+@m[3]: 3
+@ok: 1
+--- stderr
+@m: 6 updates dropped, map full at 4 keys
+@c: 6 updates dropped, map full at 4 keys
+### map_full_env
+# env: SPROF_MAX_MAP_KEYS=2
+# bpftrace: skip the key limit is BPFTRACE_MAP_KEYS_MAX there, and bpftrace drops updates silently
+BEGIN { $i = 0; while ($i < 10) { @m[$i] = $i; $i++; } exit(); }
+--- stdout
+
+
+@m[0]: 0
+@m[1]: 1
+--- stderr
+@m: 8 updates dropped, map full at 2 keys
+### map_full_json
+# opts: -f json
+# sprof: --max-keys 3
+# bpftrace: skip the key limit is BPFTRACE_MAP_KEYS_MAX there, and bpftrace drops updates silently
+BEGIN { $i = 0; while ($i < 5) { @m[$i] = $i; $i++; } exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+
+
+{"type": "map", "data": {"@m": {"0": 0, "1": 1, "2": 2}}}
+--- stderr
+@m: 2 updates dropped, map full at 3 keys

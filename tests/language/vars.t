@@ -1,0 +1,137 @@
+Scratch variables, their scope, and maps as plain variables.
+### scratch_basic
+BEGIN { $a = 1; $b = $a + 2; $a = 10; printf("%d %d\n", $a, $b); exit(); }
+--- stdout
+10 3
+
+
+### scratch_block_scope
+BEGIN { if (1) { $s = 1; printf("%d\n", $s); } if (1) { $s = 2; printf("%d\n", $s); } exit(); }
+--- stdout
+1
+2
+
+
+### scratch_outer_visible
+BEGIN { $x = 1; if ($x) { $x = 2; $y = 3; printf("in %d %d\n", $x, $y); } printf("out %d\n", $x); exit(); }
+--- stdout
+in 2 3
+out 2
+
+
+### scratch_per_probe
+BEGIN { $x = 5; @a = $x; } END { $x = 7; @b = $x; } interval:ms:10 { exit(); }
+--- stdout
+
+
+@a: 5
+@b: 7
+### scratch_string
+BEGIN { $s = "abc"; $t = $s; @str = $t; printf("[%s] [%5s] [%-5s]\n", $t, $t, $t); exit(); }
+--- stdout
+[abc] [  abc] [abc  ]
+
+
+@str: abc
+### map_scalar
+BEGIN { @x = 5; @x = @x + 1; @y = @x * 2; exit(); }
+--- stdout
+
+
+@x: 6
+@y: 12
+### map_keys_int
+BEGIN { @a[-5] = 1; @a[3] = 2; @a[-7] = 3; @u[(uint64)5] = 10; exit(); }
+--- stdout
+
+
+@a[-5]: 1
+@a[3]: 2
+@a[-7]: 3
+@u[5]: 10
+### map_keys_multi
+BEGIN { @m[1, "a"] = 1; @m[2, "b"] = 2; @m[3, "c"] = 3; delete(@m[1, "a"]); exit(); }
+--- stdout
+
+
+@m[2, b]: 2
+@m[3, c]: 3
+### map_keys_string
+BEGIN { $s = "hello"; @m[$s] = 1; @m["x"] = 2; @m["zz"] = 3; exit(); }
+--- stdout
+
+
+@m[hello]: 1
+@m[x]: 2
+@m[zz]: 3
+### map_string_values
+BEGIN { @s[5] = "five"; @s[6] = "six"; @t = "scalar"; exit(); }
+--- stdout
+
+
+@s[5]: five
+@s[6]: six
+@t: scalar
+### map_read_missing
+BEGIN { @y[1] = 2; printf("%d %d\n", @y[1], @y[9]); exit(); }
+--- stdout
+2 0
+
+
+@y[1]: 2
+### map_sorted_by_value
+BEGIN { @v[1] = 30; @v[2] = 10; @v[3] = 20; @v[4] = -5; exit(); }
+--- stdout
+
+
+@v[4]: -5
+@v[2]: 10
+@v[3]: 20
+@v[1]: 30
+### map_value_ties
+# bpftrace: skip bpftrace 0.17 prints equal values in an order that changes from run to run; sprof orders them by key
+BEGIN { @s["b"] = 2; @s["a"] = 2; @s["c"] = 1; exit(); }
+--- stdout
+
+
+@s[c]: 1
+@s[a]: 2
+@s[b]: 2
+### maps_in_name_order
+BEGIN { @zeta = 1; @alpha = 2; @Mid = 3; @ = 4; @beta[1] = 5; exit(); }
+--- stdout
+
+
+@: 4
+@Mid: 3
+@alpha: 2
+@beta[1]: 5
+@zeta: 1
+### map_shared_across_probes
+BEGIN { @n = 1; } interval:ms:10 { @n = @n + 1; if (@n == 4) { exit(); } } END { printf("end %d\n", @n); }
+--- stdout
+end 4
+
+
+@n: 4
+### builtins_deterministic
+BEGIN { printf("%s %d %d %d\n", probe, pid > 0, tid >= pid, cpu >= 0); printf("%d %d\n", nsecs > 0, elapsed > 0); exit(); }
+--- stdout
+BEGIN 1 1 1
+1 1
+
+
+### builtin_comm
+# filter: sprof|bpftrace => TOOL
+BEGIN { printf("%s|\n", comm); @[comm] = count(); exit(); }
+--- stdout
+sprof|
+
+
+@[sprof]: 1
+### builtin_uid_gid
+BEGIN { printf("%d %d\n", uid, gid); exit(); }
+--- stdout
+0 0
+
+
