@@ -399,7 +399,8 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 	struct sp_unw_proc *p;
 	int err;
 
-	if (!u || pid <= 0)
+	/* sprof itself: its static LLVM alone is ~450k rows */
+	if (!u || pid <= 0 || pid == getpid())
 		return 0;
 	err = lazy_init(u);
 	if (err)

@@ -8,9 +8,11 @@
  * load for the -p/-c target and on every SP_EV_NEWPID event (BPF sends it
  * again when a pc falls in no known mapping: dlopen, exec).
  *
- * Policy: every process that shows up gets tables, first come first
- * served, until the row budget (max_rows) is used up; files that do not fit
- * are registered without rows, so their frames take frame-pointer steps.
+ * Policy: every process that shows up gets tables (with -p/-c only the
+ * target's samples are taken, so only it does), first come first served,
+ * until the row budget (max_rows) is used up; files that do not fit are
+ * registered without rows, so their frames take frame-pointer steps.
+ * sprof's own process is left out.
  */
 #ifndef SPROF_RUNTIME_UNWIND_H
 #define SPROF_RUNTIME_UNWIND_H
