@@ -107,6 +107,32 @@ struct sp_type *sema_var_read(struct sema *s, struct sp_node *n)
 	return n->type = v->type;
 }
 
+/* Pass 1 records each variable's widest type by id (ids come in the same
+ * order in both passes); pass 2 gives that type to the first assignment
+ * already, so `$s = "a"; $s = "longer";` stores both in one buffer. */
+static void var_final_note(struct sema *s, const struct sema_var *v)
+{
+	if (v->id >= s->var_cap) {
+		int cap = v->id * 2 + 16;
+		struct sp_type **n = sp_arena_alloc(s->a, sizeof(*n) * (size_t)cap);
+
+		if (s->var_cap)
+			memcpy(n, s->var_final, sizeof(*n) * (size_t)s->var_cap);
+		s->var_final = n;
+		s->var_cap = cap;
+	}
+	s->var_final[v->id] = v->type;
+}
+
+static struct sp_type *var_final_type(struct sema *s, int id, struct sp_type *t)
+{
+	struct sp_type *f = id < s->var_cap ? s->var_final[id] : NULL;
+
+	if (s->quiet || !f || t->kind == SP_T_INT || !sp_type_compatible(f, t))
+		return t;
+	return f;
+}
+
 static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 {
 	struct sema_var *v = var_find(s, lv->name);
@@ -118,9 +144,10 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		 * do not report it again */
 		v = sp_arena_alloc(s->a, sizeof(*v));
 		v->name = lv->name;
-		v->type = t->kind == SP_T_INT ? sp_type_int(s->a, 8, t->is_signed) : t;
-		v->first = lv->span;
 		v->id = s->nvars++;
+		v->type = t->kind == SP_T_INT ? sp_type_int(s->a, 8, t->is_signed) :
+						var_final_type(s, v->id, t);
+		v->first = lv->span;
 		v->next = s->scope->vars;
 		s->scope->vars = v;
 	} else if (sp_type_is_none(t)) {
@@ -132,6 +159,8 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 	} else if (t->size > v->type->size && t->kind != SP_T_INT) {
 		v->type = t; /* strings widen */
 	}
+	if (s->quiet)
+		var_final_note(s, v);
 	lv->scope_id = v->id;
 	lv->type = v->type;
 }

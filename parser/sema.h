@@ -4,7 +4,9 @@
  * key and value types (first assignment in program order decides, strings
  * widen to the longest use), then the reporting pass that types every
  * expression against those and reports every error. Scratch variables are
- * block scoped and typed at their first assignment.
+ * block scoped and typed at their first assignment; a string (or tuple of
+ * strings) variable gets, from its first assignment on, the size of its
+ * longest value, which pass 1 also learns.
  */
 #ifndef SPROF_PARSER_SEMA_H
 #define SPROF_PARSER_SEMA_H
@@ -49,6 +51,8 @@ struct sema {
 	struct sema_map *maps;
 	struct sema_scope *scope;
 	int nvars;
+	struct sp_type **var_final; /* by var id: a string/tuple variable's widest type, from pass 1 */
+	int var_cap;
 	int loops;                 /* while nesting */
 	uint32_t probe_mask;       /* P_* bits of the current probe */
 	struct sp_node *probe;

@@ -89,3 +89,18 @@ BEGIN { printf("%s %s %s\n", ntop(0x0100007f), ntop(2, 0x0101a8c0), ntop(10, (ui
 
 
 @ip[127.0.0.1]: 1
+### string_var_widens
+BEGIN { $s = "a"; $s = "longer string"; printf("%s\n", $s); $t = ("a", 1); $t = ("bbbbbbbbbbbbbbbbbbbbbbbbb", 2); print($t); @m = "x"; @m = "yyyy"; exit(); }
+--- stdout
+longer string
+(bbbbbbbbbbbbbbbbbbbbbbbbb, 2)
+
+
+@m: yyyy
+### string_literal_longer_than_64
+# bpftrace: skip 0.17 rejects a string literal over 64 bytes ("String is too long"); sprof sizes a literal to fit it
+BEGIN { @s = "0123456789012345678901234567890123456789012345678901234567890123456789"; exit(); }
+--- stdout
+
+
+@s: 0123456789012345678901234567890123456789012345678901234567890123456789
