@@ -265,22 +265,26 @@ static struct stack_slot *cache_find(struct sp_collector *c, uint64_t id, uint32
 }
 
 /* Frames for a stack id, symbolized; an unknown id gives an empty stack. */
+/* Stacks decoded while running (printf, print) go to the scratch pool and
+ * are not cached: a process's libraries may become known only later, and
+ * the final report must not inherit an early, partly hex symbolization. */
 static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t pid,
 				   bool kernel, int limit)
 {
-	struct stack_slot *slot = cache_find(c, id, pid, kernel);
+	bool final = c->cur == &c->keep;
+	struct stack_slot *slot = final ? cache_find(c, id, pid, kernel) : NULL;
 	struct sp_stack_val v;
 	struct sp_stack *st;
 
 	if (slot && slot->used)
 		return slot->st;
-	st = pool_alloc(&c->keep, sizeof(*st));
+	st = pool_alloc(c->cur, sizeof(*st));
 	if (!st)
 		return NULL;
 	if (id && stack_lookup(c, id, &v) == 0) {
 		uint32_t nr = v.nr < SP_MAX_FRAMES ? v.nr : SP_MAX_FRAMES;
 
-		st->frames = pool_alloc(&c->keep, sizeof(*st->frames) * (nr ? nr : 1));
+		st->frames = pool_alloc(c->cur, sizeof(*st->frames) * (nr ? nr : 1));
 		if (!st->frames)
 			return NULL;
 		for (uint32_t i = 0; i < nr; i++) {

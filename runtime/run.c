@@ -42,7 +42,14 @@
 #include "target.h"
 #include "unwind.h"
 
-enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK };
+enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK, TAG_REREAD };
+
+/* A new process's mappings are read again this long after its first
+ * sample: a sample taken while ld.so was still mapping libraries would
+ * otherwise leave them unknown (a -c child is read right after exec). */
+static const uint64_t reread_after_ns[] = { 50000000ull, 300000000ull, 1000000000ull };
+#define NREREAD (sizeof(reread_after_ns) / sizeof(reread_after_ns[0]))
+
 
 struct run {
 	const struct sp_plan *plan;
@@ -59,7 +66,9 @@ struct run {
 	struct sp_status status;
 	struct sp_output out;
 	int *cpus;
-	int epfd, sigfd, durfd, tickfd;
+	int epfd, sigfd, durfd, tickfd, rereadfd;
+	struct reread { uint32_t pid; unsigned done; uint64_t first; } *rereads;
+	size_t nrereads, rereadcap;
 	sigset_t oldmask;
 	bool masked, stop;
 	int exit_code;        /* exit(code): the first one wins */
@@ -267,6 +276,65 @@ static bool pid_seen(struct run *r, uint32_t pid)
 	return false;
 }
 
+static void arm_reread(struct run *r, uint64_t in_ns)
+{
+	struct itimerspec its = { .it_value = { (time_t)(in_ns / 1000000000ull),
+						(long)(in_ns % 1000000000ull) } };
+
+	if (r->rereadfd >= 0)
+		timerfd_settime(r->rereadfd, 0, &its, NULL);
+}
+
+/* Queues the later re-reads of a process seen for the first time. */
+static void queue_reread(struct run *r, uint32_t pid)
+{
+	if (r->rereadfd < 0)
+		return;
+	for (size_t i = 0; i < r->nrereads; i++)
+		if (r->rereads[i].pid == pid)
+			return;
+	if (r->nrereads == r->rereadcap) {
+		size_t ncap = r->rereadcap ? r->rereadcap * 2 : 64;
+		struct reread *nv = realloc(r->rereads, ncap * sizeof(*nv));
+
+		if (!nv)
+			return;
+		r->rereads = nv;
+		r->rereadcap = ncap;
+	}
+	r->rereads[r->nrereads++] = (struct reread){ .pid = pid, .first = now_ns(CLOCK_MONOTONIC) };
+	if (r->nrereads == 1)
+		arm_reread(r, reread_after_ns[0]);
+}
+
+/* Timer: re-reads what is due, drops finished or gone processes, re-arms
+ * for the next due time. */
+static void reread_due(struct run *r)
+{
+	uint64_t n, now = now_ns(CLOCK_MONOTONIC), next = UINT64_MAX;
+	size_t k = 0;
+
+	if (read(r->rereadfd, &n, sizeof(n)) < 0)
+		return;
+	for (size_t i = 0; i < r->nrereads; i++) {
+		struct reread e = r->rereads[i];
+
+		if (now >= e.first + reread_after_ns[e.done]) {
+			bool gone = r->sym && sp_symbolizer__add_pid(r->sym, (pid_t)e.pid, true) == -ESRCH;
+
+			sp_unwind__add_pid(r->unw, (pid_t)e.pid);
+			if (gone || ++e.done == NREREAD)
+				continue;
+		}
+		if (e.first + reread_after_ns[e.done] < next)
+			next = e.first + reread_after_ns[e.done];
+		r->rereads[k++] = e;
+	}
+	r->nrereads = k;
+	if (k)
+		arm_reread(r, next > now ? next - now : 1);
+}
+
 static void note_arg_pids(struct run *r, const struct sp_event_hdr *h, const void *data,
 			  size_t len)
 {
@@ -282,8 +350,10 @@ static void note_arg_pids(struct run *r, const struct sp_event_hdr *h, const voi
 		if (f->kind != SP_F_USTACK || (size_t)f->offset + sizeof(k) > len)
 			continue;
 		memcpy(&k, (const uint8_t *)data + f->offset, sizeof(k));
-		if (k.pid && !pid_seen(r, k.pid))
+		if (k.pid && !pid_seen(r, k.pid)) {
 			read_pid(r, k.pid);
+			queue_reread(r, k.pid);
+		}
 	}
 }
 
@@ -300,7 +370,8 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 		return 0;
 	case SP_EV_NEWPID:
 		if (h->arg) {
-			pid_seen(r, (uint32_t)h->arg);
+			if (!pid_seen(r, (uint32_t)h->arg))
+				queue_reread(r, (uint32_t)h->arg);
 			read_pid(r, (uint32_t)h->arg);
 		}
 		return 0;
@@ -479,7 +550,10 @@ static int setup_loop(struct run *r)
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->sigfd < 0 || r->epfd < 0)
 		return -errno;
+	r->rereadfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	err = epoll_add(r, r->sigfd, TAG_SIGNAL);
+	if (!err)
+		err = epoll_add(r, r->rereadfd, TAG_REREAD);
 	if (!err)
 		err = epoll_add(r, sp_events__fd(r->ev), TAG_EVENTS);
 	if (!err)
@@ -536,6 +610,9 @@ static void handle(struct run *r, uint32_t tag)
 		break;
 	case TAG_TICK:
 		tick(r);
+		break;
+	case TAG_REREAD:
+		reread_due(r);
 		break;
 	}
 }
@@ -631,7 +708,7 @@ static void run_destroy(struct run *r)
 	sp_symbolizer__destroy(r->sym);
 	sp_loader__destroy(r->ld);
 	sp_target__destroy(&r->tgt);
-	int fds[] = { r->epfd, r->sigfd, r->durfd, r->tickfd };
+	int fds[] = { r->epfd, r->sigfd, r->durfd, r->tickfd, r->rereadfd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
@@ -639,6 +716,7 @@ static void run_destroy(struct run *r)
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	free(r->pids);
+	free(r->rereads);
 	free(r->cpus);
 }
 
@@ -684,8 +762,10 @@ static int start(struct run *r)
 	err = sp_target__release(&r->tgt);
 	if (err)
 		return err;
-	if (r->tgt.child)
+	if (r->tgt.child) { /* read again at its first sample, when ld.so is done */
 		read_pid(r, (uint32_t)r->tgt.pid);
+		queue_reread(r, (uint32_t)r->tgt.pid);
+	}
 	r->t_start = now_ns(CLOCK_MONOTONIC);
 	r->wall_start = now_ns(CLOCK_REALTIME);
 	sp_status__init(&r->status, r->o->status_line, r->ld->obj, r->plan);
@@ -696,7 +776,7 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 	   const struct sp_run_opts *o)
 {
 	struct run r = { .plan = plan, .o = o, .epfd = -1, .sigfd = -1, .durfd = -1,
-			 .tickfd = -1, .saved_stdout = -1, .status = { .stats_fd = -1 } };
+			 .tickfd = -1, .rereadfd = -1, .saved_stdout = -1, .status = { .stats_fd = -1 } };
 	int err;
 
 	r.tgt.go_fd = r.tgt.err_fd = r.tgt.pidfd = -1;

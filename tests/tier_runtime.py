@@ -30,27 +30,35 @@ def leaf_totals(stacks):
     return tot
 
 
-def check_ratio(r):
+def ratio_of(r):
     assert r.rc == 0, r
     tot = leaf_totals(parse_stacks(r.out))
     hot, warm = tot.get("hot", 0), tot.get("warm", 0)
     assert hot > 0 and warm > 0, "hot/warm missing: %r\n%r" % (tot, r)
-    ratio = hot / warm
-    assert 1.6 <= ratio <= 2.5, "hot:warm = %d:%d = %.2f, want 1.6-2.5\n%r" % (hot, warm, ratio, r)
-    return tot
+    return tot, hot / warm
+
+
+def check_ratio(ctx, secs, spec):
+    """hot:warm within 1.6-2.5. One retry: on a loaded VM (steal time, other
+    sessions' builds) a single run has landed outside once in a while."""
+    wl = ctx.workload("hotwarm")
+    for attempt in (1, 2):
+        r = ctx.sprof_run("-c", "%s %s" % (wl, secs), spec, timeout=30)
+        tot, ratio = ratio_of(r)
+        if 1.6 <= ratio <= 2.5:
+            return tot
+    raise AssertionError("hot:warm = %.2f twice, want 1.6-2.5: %r\n%r" % (ratio, tot, r))
 
 
 def t_hotwarm_ratio(ctx):
     ctx.require_bpf()
-    wl = ctx.workload("hotwarm")
-    check_ratio(ctx.sprof_run("-c", wl + " 1.5", HOTWARM_SPEC % ("<", ">"), timeout=30))
+    check_ratio(ctx, 1.5, HOTWARM_SPEC % ("<", ">"))
 
 
 def t_brace_forms_agree(ctx):
     ctx.require_bpf()
-    wl = ctx.workload("hotwarm")
-    a = check_ratio(ctx.sprof_run("-c", wl + " 1", HOTWARM_SPEC % ("<", ">"), timeout=30))
-    b = check_ratio(ctx.sprof_run("-c", wl + " 1", HOTWARM_SPEC % ("{", "}"), timeout=30))
+    a = check_ratio(ctx, 1, HOTWARM_SPEC % ("<", ">"))
+    b = check_ratio(ctx, 1, HOTWARM_SPEC % ("{", "}"))
     assert {"hot", "warm"} <= set(a) & set(b), (a, b)
 
 
