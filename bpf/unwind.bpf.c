@@ -32,7 +32,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct sp_unw_row);
-} sp_unw_rows SEC(".maps");
+} unw_rows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -40,14 +40,14 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct sp_unw_proc);
-} sp_unw_procs SEC(".maps");
+} unw_procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SP_UNW_ST_NSTATS);
 	__type(key, __u32);
 	__type(value, __u64);
-} sp_unw_stats SEC(".maps");
+} unw_stats SEC(".maps");
 
 #define ROW_SEARCH_STEPS 24 /* files up to 16M rows */
 #define MAP_SEARCH_STEPS 9  /* SP_UNW_MAX_MAPS = 256 */
@@ -66,7 +66,7 @@ struct unw_state {
 
 static __always_inline SP_NODEBUG void stat_add(__u32 idx, __u64 v)
 {
-	__u64 *c = bpf_map_lookup_elem(&sp_unw_stats, &idx);
+	__u64 *c = bpf_map_lookup_elem(&unw_stats, &idx);
 
 	if (c)
 		*c += v;
@@ -243,7 +243,7 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	__u64 cs = 0;
 	__u32 zero = 0;
 
-	s.proc = bpf_map_lookup_elem(&sp_unw_procs, &pid);
+	s.proc = bpf_map_lookup_elem(&unw_procs, &pid);
 	if (!s.proc) {
 		stat_add(SP_UNW_ST_NO_PROC, 1);
 		return -1;
@@ -254,7 +254,7 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	    bpf_probe_read_kernel(&s.sp, sizeof(s.sp), &regs->rsp) ||
 	    bpf_probe_read_kernel(&s.bp, sizeof(s.bp), &regs->rbp))
 		return -1;
-	rows = bpf_map_lookup_elem(&sp_unw_rows, &zero);
+	rows = bpf_map_lookup_elem(&unw_rows, &zero);
 	if (!rows)
 		return -1;
 	s.rows_addr = addr_of(rows);

@@ -87,8 +87,11 @@ enum sp_unw_stat {
 int sp_unwind_user(void *ctx, __u64 *ips, int max);
 #endif
 
-#define SP_UNW_MAP_ROWS "sp_unw_rows"
-#define SP_UNW_MAP_PROCS "sp_unw_procs"
-#define SP_UNW_MAP_STATS "sp_unw_stats"
+/* Not sp_*: codegen drops helper maps no code uses unless they are sp_*,
+ * so a program that takes no user stack has none of these (and
+ * sp_unwind__open() says ENOENT). */
+#define SP_UNW_MAP_ROWS "unw_rows"
+#define SP_UNW_MAP_PROCS "unw_procs"
+#define SP_UNW_MAP_STATS "unw_stats"
 
 #endif

@@ -27,8 +27,11 @@ struct sp_unwind;
 #define SP_UNWIND_DEFAULT_ROWS (2u << 20) /* 16 MiB of 8-byte rows */
 #define SP_UNWIND_DEFAULT_PROCS 4096
 
-/* NULL with errno ENOENT when the object has no unwinder maps. max_rows 0:
- * SP_UNWIND_DEFAULT_ROWS (env SPROF_UNWIND_ROWS overrides). */
+/* NULL with errno ENOENT when the object has no unwinder maps, or when the
+ * environment has SPROF_NO_DWARF (frame pointers only, for comparisons).
+ * max_rows 0: SP_UNWIND_DEFAULT_ROWS (env SPROF_UNWIND_ROWS overrides).
+ * The rows array is preallocated (8 bytes a row): open it only for
+ * programs that take user stacks. */
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows);
 void sp_unwind__destroy(struct sp_unwind *u); /* accepts NULL */
 
