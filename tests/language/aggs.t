@@ -265,3 +265,29 @@ interval:ms:10 { @c = count(); @s = sum(2); @h = hist(4); @n++; if (@n == 3) { e
 
 @n: 3
 @s: 6
+### sort_hists_by_total
+BEGIN { @h[3] = hist(1); @h[1] = hist(1); @h[1] = hist(1); @h[2] = hist(1); @h[2] = hist(1); @h[2] = hist(1); exit(); }
+--- stdout
+
+
+@h[3]: 
+[1]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@h[1]: 
+[1]                    2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@h[2]: 
+[1]                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+### sort_avg_stats_by_value
+BEGIN { @a[2] = avg(5); @a[1] = avg(10); @a[3] = avg(1); @s[2] = stats(5); @s[1] = stats(10); exit(); }
+--- stdout
+
+
+@a[3]: 1
+@a[2]: 5
+@a[1]: 10
+
+@s[2]: count 1, average 5, total 5
+@s[1]: count 1, average 10, total 10
+

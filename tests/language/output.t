@@ -142,3 +142,33 @@ BEGIN { $i = 0; while ($i < 5) { @m[$i] = $i; $i++; } exit(); }
 {"type": "map", "data": {"@m": {"0": 0, "1": 1, "2": 2}}}
 --- stderr
 @m: 2 updates dropped, map full at 3 keys
+### json_print_and_aggs
+# opts: -f json
+BEGIN { @a[1] = 10; @a[2] = 20; @a[3] = 5; print(@a, 2); print(@a, 0, 5); print((1, "a")); print(-3); @s[1] = stats(5); @s[2] = stats(10); @v[1] = avg(4); @h[1, "x"] = hist(2); @l["q"] = lhist(5, 0, 10, 5); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "map", "data": {"@a": {"1": 10, "2": 20}}}
+{"type": "map", "data": {"@a": {"3": 1, "1": 2, "2": 4}}}
+{"type": "value", "data": [1,"a"]}
+{"type": "value", "data": -3}
+
+
+{"type": "map", "data": {"@a": {"3": 5, "1": 10, "2": 20}}}
+{"type": "hist", "data": {"@h": {"1,x": [{"min": 2, "max": 3, "count": 1}]}}}
+{"type": "hist", "data": {"@l": {"q": [{"min": 5, "max": 9, "count": 1}]}}}
+{"type": "stats", "data": {"@s": {"1": {"count": 1, "average": 5, "total": 5}, "2": {"count": 1, "average": 10, "total": 10}}}}
+{"type": "stats", "data": {"@v": {"1": 4}}}
+### json_scalars_and_keys
+# opts: -f json
+BEGIN { @c = count(); @mi[-1] = min(-5); @ma = max(3); @str["a"] = "b"; @neg[-5] = -5; @t[1] = (1, (2, "x")); @e = 0; exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+
+
+{"type": "map", "data": {"@c": 1}}
+{"type": "map", "data": {"@e": 0}}
+{"type": "map", "data": {"@ma": 3}}
+{"type": "map", "data": {"@mi": {"-1": -5}}}
+{"type": "map", "data": {"@neg": {"-5": -5}}}
+{"type": "map", "data": {"@str": {"a": "b"}}}
+{"type": "map", "data": {"@t": {"1": [1,[2,"x"]]}}}

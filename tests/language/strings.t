@@ -104,3 +104,18 @@ BEGIN { @s = "012345678901234567890123456789012345678901234567890123456789012345
 
 
 @s: 0123456789012345678901234567890123456789012345678901234567890123456789
+### unresolved_symbols
+BEGIN { printf("%s|%s\n", usym(1), ksym(1)); @k = ksym(1); exit(); }
+--- stdout
+0x1|0x1
+
+
+@k: 0x1
+### unresolved_symbol_zero
+# known: runtime/printf.c:print_arg prints an unresolved usym/ksym of 0 through %p, "(nil)", and runtime/report_text.c prints such a key as "0x0"; bpftrace prints 0 as "0" (0x%lx for other addresses)
+BEGIN { printf("%s\n", usym(0)); @u[usym(0)] = 1; exit(); }
+--- stdout
+0
+
+
+@u[0]: 1

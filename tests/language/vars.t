@@ -135,3 +135,29 @@ BEGIN { printf("%d %d\n", uid, gid); exit(); }
 0 0
 
 
+### sort_tuple_values_by_key
+BEGIN { @t[3] = (2, "a"); @t[1] = (1, "b"); @t[2] = (5, "c"); exit(); }
+--- stdout
+
+
+@t[1]: (1, b)
+@t[2]: (5, c)
+@t[3]: (2, a)
+### sort_string_values_by_key
+BEGIN { @s[3] = "zz"; @s[1] = "aa"; @s[2] = "mm"; exit(); }
+--- stdout
+
+
+@s[1]: aa
+@s[2]: mm
+@s[3]: zz
+### sort_string_keys_by_value
+BEGIN { @s["c"] = 1; @s["a"] = 3; @s["b"] = 2; @k[3, "x"] = 5; @k[1, "y"] = 6; exit(); }
+--- stdout
+
+
+@k[3, x]: 5
+@k[1, y]: 6
+@s[c]: 1
+@s[b]: 2
+@s[a]: 3
