@@ -8,9 +8,9 @@ and for the workloads built without frame pointers.
 End to end (root, BPF, and the hook-in of bpf/unwind.bpf.c and
 runtime/unwind.c into bpf/common.bpf.c and runtime/run.c): profiles of
 tests/workloads/unwind_*.c must show the known call chain in most samples.
-Whether the hook is in is read from the binary: runtime/unwind.c (and its
-SPROF_UNWIND_ROWS variable) is linked in only when run.c calls it; without
-it these tests skip. Each prints its figures (share of samples with the
+Whether the BPF half of the hook is in is read from `sprof -d ir` of a
+ustack program: the unwinder's bpf_loop callback (unw_step) is there only
+when take_stack() calls sp_unwind_user(); without it these tests skip. Each prints its figures (share of samples with the
 full chain: DWARF, frame pointers only via SPROF_NO_DWARF=1, bpftrace) and
 appends them to build/tests/artifacts/unwind_figures.txt.
 """
@@ -176,14 +176,18 @@ def _share(stacks, leaf, chain, consecutive=True):
 
 
 def _has_hook(ctx):
-    with open(ctx.sprof, "rb") as f:
-        return b"SPROF_UNWIND_ROWS" in f.read()
+    """True when a ustack program calls the unwinder: its bpf_loop callback
+    (unw_step) stays a function in the IR; without the call codegen drops it."""
+    if not hasattr(ctx, "_unwind_hook"):
+        r = ctx.sprof_run("-d", "ir", "-e", "profile:hz:99 { @[ustack] = count(); }", timeout=60)
+        ctx._unwind_hook = "define internal i64 @unw_step(" in r.out
+    return ctx._unwind_hook
 
 
 def _need_hook(ctx):
     ctx.require_bpf()
     if not _has_hook(ctx):
-        raise ctx.Skip("DWARF unwinder not hooked into this sprof (bpf/common.bpf.c, runtime/run.c)")
+        raise ctx.Skip("DWARF unwinder not hooked into this sprof (bpf/common.bpf.c take_stack)")
 
 
 def _figure(ctx, text):
