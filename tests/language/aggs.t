@@ -291,3 +291,15 @@ BEGIN { @a[2] = avg(5); @a[1] = avg(10); @a[3] = avg(1); @s[2] = stats(5); @s[1]
 @s[2]: count 1, average 5, total 5
 @s[1]: count 1, average 10, total 10
 
+### percpu_merged
+# bpftrace: skip 0.17 cannot read an aggregation in a probe
+# filter: ^@(c|s|hi|lo): \d+$ => @\1: N
+profile:hz:499 { @c = count(); @s = sum(2); @hi = max(cpu); @lo = min(cpu); } interval:ms:300 { exit(); } END { $c = @c; $s = @s; $hi = @hi; $lo = @lo; printf("%d %d %d\n", $s == 2 * $c, $c > 0, $hi >= $lo); }
+--- stdout
+1 1 1
+
+
+@c: 179
+@hi: 1
+@lo: 0
+@s: 358
