@@ -1,8 +1,9 @@
 /* bpf/common.bpf.c: maps and helpers every generated program may use.
  *
- * Stacks: bpf_get_stack() into a per-CPU scratch buffer, a 64-bit hash of
- * the frames as the id, and the frames stored once in sp_stacks under that
- * id (BPF_NOEXIST). Unlike a STACK_TRACE map this costs memory only for the
+ * Stacks: the .eh_frame unwinder (bpf/unwind.bpf.c) for processes user
+ * space made tables for, else bpf_get_stack(), into a per-CPU scratch
+ * buffer; a 64-bit hash of the frames as the id, and the frames stored
+ * once in sp_stacks under that id (BPF_NOEXIST). Unlike a STACK_TRACE map this costs memory only for the
  * stacks actually seen (no preallocation), never replaces one stack by
  * another on a hash-bucket collision, and a full map is counted in
  * sp_stack_drops instead of dropping silently.
@@ -14,6 +15,7 @@
  * The license lives here too: bpf_get_stack is GPL-only.
  */
 #include "sp_bpf.h"
+#include "unwind.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -172,10 +174,21 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		limit = 1;
 	if (limit > SP_MAX_FRAMES)
 		limit = SP_MAX_FRAMES;
-	n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
+	/* user stacks: the .eh_frame unwinder when user space gave it tables
+	 * for this process (bpf/unwind.bpf.c), else the kernel's frame-pointer
+	 * walk */
+	n = -1;
+	if (flags & BPF_F_USER_STACK)
+		n = sp_unwind_user(ctx, buf->ip, limit);
+	if (n < 0) {
+		n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
+		n = n > 0 ? n / (long)sizeof(__u64) : 0;
+	}
 	if (n <= 0)
 		return 0;
-	nr = (__u32)n / sizeof(__u64);
+	nr = (__u32)n;
+	if (nr > SP_MAX_FRAMES)
+		nr = SP_MAX_FRAMES;
 	buf->nr = nr;
 	buf->pad = 0;
 	hc.buf = buf;
