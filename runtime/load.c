@@ -131,10 +131,12 @@ static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t m
 			return err;
 	}
 	m = bpf_object__find_map_by_name(l->obj, SP_MAP_STACKS);
-	if (m) {
-		uint32_t n = max_keys * (plan->uses_ustack && plan->uses_kstack ? 2 : 1);
+	if (m && (plan->uses_ustack || plan->uses_kstack)) {
+		uint64_t n = (uint64_t)max_keys * (plan->uses_ustack && plan->uses_kstack ? 2 : 1);
 
-		err = bpf_map__set_max_entries(m, n < 1024 ? 1024 : n);
+		/* 1 KiB a stack: at most 1 GiB, allocated only as stacks come */
+		n = n < 1024 ? 1024 : n > (1u << 20) ? (1u << 20) : n;
+		err = bpf_map__set_max_entries(m, (uint32_t)n);
 		if (err)
 			return err;
 	}
@@ -178,7 +180,7 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 		err = -errno;
 		fprintf(stderr, "sprof: cannot open the BPF object: %s\n", strerror(-err));
 		for (int i = 0; i < l->nlines && !l->verbose; i++)
-			fprintf(stderr, "  libbpf: %s\n", l->lines[i]);
+			fprintf(stderr, "  %s\n", l->lines[i]);
 		goto out_free;
 	}
 	err = size_maps(l, plan, o->max_keys);
@@ -439,6 +441,40 @@ static void print_vlog(const char *log, int tail)
 	fprintf(stderr, "%s%s", start, *start && log[strlen(log) - 1] != '\n' ? "\n" : "");
 }
 
+/* The script's name for a BPF map ("@x" for AT_x), else the BPF name. */
+static const char *map_display_name(const struct sp_plan *plan, const char *bpf_name)
+{
+	for (int i = 0; i < plan->nmaps; i++)
+		if (plan->maps[i].bpf_name && strcmp(plan->maps[i].bpf_name, bpf_name) == 0)
+			return plan->maps[i].name;
+	return bpf_name;
+}
+
+/* Not the verifier: a map that could not be created, BTF, ELF... The
+ * failing map is named, libbpf's last lines follow (all of them with -v). */
+static void report_object_failure(struct sp_loader *l, const struct sp_plan *plan, int err)
+{
+	char name[128] = "";
+
+	for (int i = l->nlines - 1; i >= 0 && !name[0]; i--) {
+		const char *m = strstr(l->lines[i], "map '");
+
+		if (m && strstr(m, "failed to create"))
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(m + 5, "'"), m + 5);
+	}
+	if (name[0])
+		fprintf(stderr, "sprof: cannot create map '%s': %s%s\n",
+			map_display_name(plan, name), strerror(-err),
+			err == -E2BIG || err == -ENOMEM ? " (try a smaller --max-keys)" : "");
+	else
+		fprintf(stderr, "sprof: cannot load the BPF programs: %s\n", strerror(-err));
+	for (int i = 0; i < l->nlines && !l->verbose; i++) {
+		const char *t = l->lines[i];
+
+		fprintf(stderr, "  %s\n", strncmp(t, "libbpf: ", 8) ? t : t + 8);
+	}
+}
+
 static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 				const struct sp_run_opts *o, int err)
 {
@@ -448,9 +484,7 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 	uint32_t line, lline = 0, col = 0;
 
 	if (!l->vlog[0]) {
-		fprintf(stderr, "sprof: cannot load the BPF programs: %s\n", strerror(-err));
-		for (int i = 0; i < l->nlines && !l->verbose; i++)
-			fprintf(stderr, "  libbpf: %s\n", l->lines[i]);
+		report_object_failure(l, plan, err);
 		return;
 	}
 	line = sp_vlog_script_line(l->vlog, plan->source_name, msg, sizeof(msg));
