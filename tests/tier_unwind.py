@@ -222,8 +222,18 @@ def t_tables_libc(ctx):
 def t_tables_workloads(ctx):
     ctx.require_tool("readelf")
     for flags, tag in ((O2_NOFP, "o2"), (O1_FP, "o1")):
-        for name in ("unwind_chain", "unwind_libc", "unwind_dlopen"):
+        for name in ("unwind_chain", "unwind_libc", "unwind_dlopen", "unwind_signal"):
             _compare_tables(ctx, _build(ctx, name, flags, tag))
+
+
+def t_signal(ctx):
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_signal", O2_NOFP, "o2")
+    stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+    g, t = _share(stacks, "sig_burn", ("on_signal", "main_work", "main"), consecutive=False)
+    _figure(ctx, "signal handler: sig_burn<-on_signal<-__restore_rt<-main_work<-main in %s"
+            % _pct(g, t))
+    assert t >= 100 and g >= 0.9 * t, "through the signal frame in only %s" % _pct(g, t)
 
 
 def _chain_test(flags, tag, what):
@@ -334,6 +344,9 @@ def tests(ctx):
     yield "tables/workloads_vs_readelf", t_tables_workloads
     yield "chain/O2_omit_frame_pointer", _chain_test(O2_NOFP, "o2", "-O2 -fomit-frame-pointer")
     yield "chain/O1_frameless_leaf", _chain_test(O1_FP, "o1", "-O1 -fno-omit-frame-pointer")
+    yield "chain/O2_no_pie", _chain_test(O2_NOFP + ("-no-pie",), "o2-nopie",
+                                         "-O2 -fomit-frame-pointer -no-pie")
+    yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry
     yield "dlopen_after_first_sample", t_dlopen
