@@ -423,8 +423,8 @@ static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 		if (len < 1 || len > s->strlen)
 			sema_err(s, n->list.items[1]->span, "str() length must be from 1 to %d",
 				 s->strlen);
-		else
-			n->type->size = (uint32_t)len;
+		else /* n characters and the NUL, as bpftrace reads them */
+			n->type->size = (uint32_t)(len < s->strlen ? len + 1 : s->strlen);
 	}
 	return n->type;
 }

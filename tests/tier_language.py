@@ -18,6 +18,9 @@ A .t file is a list of cases:
     # sprof: --max-keys 4          options for sprof only
     # params: 42 hello             positional parameters, after the program
     # rc: 1                        sprof's expected exit status (default 0)
+    # workload: NAME [no-pie]      build tests/language/NAME.c (-O0, frame
+    #                              pointers[, -no-pie]); $WORKLOAD in the
+    #                              program and options is its path
     # filter: REGEX => TEXT        applied to both stdouts before comparing
     # bpftrace: skip REASON        bpftrace 0.17 cannot run it (an sprof extension)
     # bpftrace: differs REASON     an allowed difference: `--- bpftrace` holds its stdout
@@ -55,6 +58,7 @@ class Case:
         self.path, self.name = path, name
         self.opts, self.sprof, self.params = [], [], []
         self.rc, self.filters, self.env = 0, [], {}
+        self.workload = None
         self.bpftrace, self.known = ("same", ""), None
         self.program = ""
         self.sections = {}
@@ -71,6 +75,8 @@ class Case:
             self.params = shlex.split(val)
         elif key == "rc":
             self.rc = int(val)
+        elif key == "workload":
+            self.workload = val
         elif key == "env":
             k, _, v = val.partition("=")
             self.env[k] = v
@@ -144,13 +150,25 @@ def raw_heads(path):
     return [p[:p.find("\n--- ") + 1] if "\n--- " in p else p for p in parts]
 
 
+def command(ctx, c, tool_opts):
+    """The case's arguments after the tool's name, $WORKLOAD substituted."""
+    args = c.opts + tool_opts + ["-e", c.program.rstrip("\n")] + c.params
+    if c.workload:
+        name, _, flavour = c.workload.partition(" ")
+        flags = ("-O0", "-g", "-fno-omit-frame-pointer") + (("-no-pie",) if flavour == "no-pie" else ())
+        out = os.path.join(ctx.build, "tests", "workloads", name + ("-nopie" if flavour else ""))
+        path = ctx.workload(name, cflags=flags, out=out,
+                            src=os.path.join(ctx.tests_dir, "language", name + ".c"))
+        args = [a.replace("$WORKLOAD", path) for a in args]
+    return args
+
+
 def run_sprof(ctx, c):
-    args = c.opts + c.sprof + ["-e", c.program.rstrip("\n")] + c.params
-    return ctx.sprof_run(*args, env=c.env or None, timeout=30)
+    return ctx.sprof_run(*command(ctx, c, c.sprof), env=c.env or None, timeout=30)
 
 
 def run_bpftrace(ctx, c):
-    args = ["bpftrace"] + c.opts + ["-e", c.program.rstrip("\n")] + c.params
+    args = ["bpftrace"] + command(ctx, c, [])
     r = ctx.run(args, timeout=30)
     out = r.out
     if out.startswith("Attaching "):

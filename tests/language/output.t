@@ -3,14 +3,14 @@ time, strftime, cat, system, exit, -f json and the map-full report.
 # filter: ^\d\d:\d\d:\d\d$ => HH:MM:SS
 BEGIN { time(); exit(); }
 --- stdout
-10:58:30
+11:10:41
 
 
 ### time_fmt
 # filter: \d{4}-\d\d-\d\d \d\d => YYYY-MM-DD HH
 BEGIN { time("%Y-%m-%d %H\n"); exit(); }
 --- stdout
-2026-11-21 10
+2026-11-21 11
 
 
 ### strftime
@@ -172,3 +172,22 @@ BEGIN { @c = count(); @mi[-1] = min(-5); @ma = max(3); @str["a"] = "b"; @neg[-5]
 {"type": "map", "data": {"@neg": {"-5": -5}}}
 {"type": "map", "data": {"@str": {"a": "b"}}}
 {"type": "map", "data": {"@t": {"1": [1,[2,"x"]]}}}
+### cat_missing_file
+BEGIN { cat("/nonexistent/file"); printf("after\n"); exit(); }
+--- stdout
+after
+
+
+--- stderr
+/nonexistent/file
+### system_in_order
+# opts: --unsafe
+BEGIN { printf("1\n"); system("echo 2"); printf("3\n"); system("echo 4; echo 5"); exit(); }
+--- stdout
+1
+2
+3
+4
+5
+
+

@@ -1,0 +1,84 @@
+Builtins and functions that need a u-probe: str, buf, uaddr, usym, func, probe, argN, retval, ustack. The target is tests/language/strargs.c, run with -c. In both tools the first call's memory reads come back empty (the string's page is not yet mapped into the traced process when the uprobe first fires), so cases read from the second call on.
+### str_and_args
+# workload: strargs
+# opts: -c "$WORKLOAD 3"
+uprobe:$WORKLOAD:take_str { printf("%s|%s|%d %d\n", str(arg0), str(arg0, 5), arg1, arg2); @s[str(arg0)] = count(); @n[str(arg0, 3), arg1] = sum(arg2); }
+--- stdout
+||11 0
+hello world|hello|11 1
+hello world|hello|11 2
+
+
+@n[, 11]: 0
+@n[hel, 11]: 3
+@s[]: 1
+@s[hello world]: 2
+### buf
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+uprobe:$WORKLOAD:take_str /arg2 == 1/ { printf("%r|\n", buf(arg0, 5)); @b = buf(arg0, 3); }
+--- stdout
+hello|
+
+
+@b: hel
+### uaddr_global
+# workload: strargs no-pie
+# opts: -c "$WORKLOAD 2"
+uprobe:$WORKLOAD:take_str /arg2 == 1/ { printf("%s\n", str(uaddr("greeting"))); }
+--- stdout
+greeting from a global
+
+
+### func_probe
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+# filter: strargs => WL
+# bpftrace: skip 0.17 resolves func, usym and ustack in user space when it prints them; a -c child has exited by then and 0.17 prints bare addresses (bpftrace issue #246), differently from run to run
+uprobe:$WORKLOAD:take_str { printf("%s\n", func); @p[probe] = count(); }
+--- stdout
+take_str
+take_str
+
+
+@p[uprobe:/work/main/build-lang/tests/workloads/strargs:take_str]: 2
+### retval
+# workload: strargs
+# opts: -c "$WORKLOAD 4"
+uretprobe:$WORKLOAD:take_str { @r[retval] = sum(retval); @total = sum(retval); @n = count(); }
+--- stdout
+
+
+@n: 4
+@r[11]: 11
+@r[12]: 12
+@r[13]: 13
+@r[14]: 14
+@total: 50
+### ustack_frames
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+# filter: \+\d+ => +N
+# bpftrace: skip 0.17 resolves func, usym and ustack in user space when it prints them; a -c child has exited by then and 0.17 prints bare addresses (bpftrace issue #246), differently from run to run
+uprobe:$WORKLOAD:take_str { @[ustack(2)] = count(); }
+--- stdout
+
+
+@[
+    take_str+0
+    main+122
+]: 2
+### uaddr_pie
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+# known: codegen (uaddr) uses the symbol's file address, which is not where a PIE executable is loaded, so str() reads nothing
+# bpftrace: differs 0.17 has the same limitation: its uaddr() works for non-PIE executables only
+uprobe:$WORKLOAD:take_str /arg2 == 1/ { printf("%s\n", str(uaddr("greeting"))); }
+--- stdout
+greeting from a global
+
+
+--- bpftrace
+
+
+
