@@ -12,9 +12,10 @@
  * The user registers come from the task's saved user pt_regs
  * (bpf_task_pt_regs), which is right in every program type: a sample or
  * probe that hit user mode saved exactly these, one in the kernel (syscall,
- * kprobe) has them from its kernel entry. The walk is one bpf_loop (the
- * callback is verified once, ~200 instructions) with bounded binary
- * searches inside; all state is one small struct on the BPF stack.
+ * kprobe) has them from its kernel entry. The walk is one bpf_loop with
+ * bounded binary searches inside (~21k instructions verified, ~30 ms); all
+ * state is one small struct on the BPF stack. Cost on this VM: ~0.5 us
+ * plus ~40 ns a frame (5.4 us for 115 frames; bpf_get_stack ~0.8 us).
  *
  * Output is bpf_get_stack's: ips[0] the pc, then return addresses (user
  * space subtracts 1 when symbolizing callers).
@@ -72,10 +73,11 @@ static __always_inline SP_NODEBUG void stat_add(__u32 idx, __u64 v)
 		*c += v;
 }
 
-/* The tables are read with bpf_probe_read_kernel at plain addresses, not
- * through map-value pointers: pointer arithmetic makes the verifier track
- * every search index exactly, and the searches below would fork into
- * thousands of paths. As scalars, all iterations of a search merge. */
+/* A process's mappings are read with bpf_probe_read_kernel at plain
+ * addresses, not through the map-value pointer: pointer arithmetic makes the
+ * verifier track every search index exactly, and the search would fork into
+ * thousands of paths (1M instructions). As scalars, all iterations merge.
+ * Rows use array lookups (an index in a stack key is not tracked either). */
 static __always_inline SP_NODEBUG __u64 addr_of(void *p)
 {
 	__u64 a = 0;
@@ -112,29 +114,36 @@ static __always_inline SP_NODEBUG bool find_map(struct unw_state *s, __u64 pc)
 	return pc < s->m.end;
 }
 
-/* The last row of the mapping's slice with row.pc <= pc, copied into *out. */
+/* The last row of the mapping's slice with row.pc <= pc, copied into *out.
+ * Array lookups (inlined by the verifier) with the index in a stack key:
+ * no pointer arithmetic, so the index stays imprecise. */
 static __always_inline SP_NODEBUG bool find_row(struct unw_state *s, __u64 pc,
 						struct sp_unw_row *out)
 {
-	__u32 lo = s->m.first, hi = s->m.first + s->m.count;
+	__u32 lo = s->m.first, hi = s->m.first + s->m.count, key;
 	__u64 rel = pc - s->m.bias;
+	struct sp_unw_row *r;
 
 	if (pc < s->m.bias || rel > 0xffffffffull)
 		return false;
 	for (int k = 0; k < ROW_SEARCH_STEPS && lo < hi; k++) {
-		__u32 mid = lo + (hi - lo) / 2;
-		__u32 rpc = 0;
-
-		bpf_probe_read_kernel(&rpc, sizeof(rpc),
-				      (void *)(s->rows_addr + (__u64)mid * sizeof(*out)));
-		if (rpc <= (__u32)rel)
-			lo = mid + 1;
+		key = lo + (hi - lo) / 2;
+		r = bpf_map_lookup_elem(&unw_rows, &key);
+		if (!r)
+			return false;
+		if (r->pc <= (__u32)rel)
+			lo = key + 1;
 		else
-			hi = mid;
+			hi = key;
 	}
-	return lo > s->m.first &&
-	       !bpf_probe_read_kernel(out, sizeof(*out),
-				      (void *)(s->rows_addr + (__u64)(lo - 1) * sizeof(*out)));
+	if (lo <= s->m.first)
+		return false;
+	key = lo - 1;
+	r = bpf_map_lookup_elem(&unw_rows, &key);
+	if (!r)
+		return false;
+	*out = *r;
+	return true;
 }
 
 static __always_inline SP_NODEBUG int read_u64(__u64 *dst, __u64 addr)
@@ -223,7 +232,8 @@ static long unw_step(__u64 i, void *c)
 	s->n = (__u32)i + 1;
 	key = s->exact ? s->ip : s->ip - 1;
 	s->exact = 0;
-	have_map = find_map(s, key);
+	/* callers are mostly in the mapping of the frame before */
+	have_map = (key >= s->m.start && key < s->m.end) || find_map(s, key);
 	if (have_map)
 		have_row = find_row(s, key, &r);
 	else
