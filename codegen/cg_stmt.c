@@ -413,6 +413,7 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *src = n->list.len ? n->list.items[0] : NULL;
 	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
+	uint32_t extra;
 	LLVMValueRef buf, args[4], len;
 
 	if (!src)
@@ -422,9 +423,12 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 		cg_store_conv(g, buf, cg_expr(g, src), src->type, n->type);
 		return buf;
 	}
-	buf = cg_alloca(g, size, "str");
-	cg_memset0(g, buf, size);
-	len = cg_u64(g, size);
+	/* str(p, n) keeps n characters (bpftrace's meaning) in its string[n]:
+	 * read into one byte more, for the NUL the helper always writes */
+	extra = n->list.len > 1;
+	buf = cg_alloca(g, size + extra, "str");
+	cg_memset0(g, buf, size + extra);
+	len = cg_u64(g, size + extra);
 	if (n->list.len > 1) {
 		LLVMValueRef want = LLVMBuildAdd(g->B, cg_expr(g, n->list.items[1]), cg_u64(g, 1), "");
 		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
