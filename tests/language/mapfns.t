@@ -184,3 +184,24 @@ BEGIN { @a = avg(3); @s = stats(3); @mi = min(3); @ma = max(3); @k[1] = avg(4); 
 @mi: 0
 @s: count 0, average 0, total 0
 
+### print_count_top_div
+BEGIN { @c[1] = count(); @c[2] = count(); @c[2] = count(); print(@c, 1); print(@c, 0, 2); exit(); }
+--- stdout
+@c[2]: 2
+@c[1]: 0
+@c[2]: 1
+
+
+@c[1]: 1
+@c[2]: 2
+### print_hist_top
+BEGIN { @h = hist(5); print(@h, 1); exit(); }
+--- stdout
+@h: 
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+
+
+@h: 
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+

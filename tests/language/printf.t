@@ -105,3 +105,17 @@ end
 
 
 @i: 3
+### tuple_as_s
+# bpftrace: skip 0.17 rejects %s for a tuple ("%s specifier expects a value of type string (tuple supplied)"); sprof prints it as print() does
+BEGIN { $t = (1, "a", (2, 3)); printf("%s|\n", $t); exit(); }
+--- stdout
+(1, a, (2, 3))|
+
+
+### strftime_arg
+# filter: ^\d{4} % \d\d$ => YYYY % MM
+BEGIN { printf("%s\n", strftime("%Y %% %m", nsecs)); exit(); }
+--- stdout
+2026 % 11
+
+
