@@ -533,7 +533,7 @@ static int optimize(struct cg *g)
 	LLVMPassBuilderOptionsSetLoopVectorization(po, 0);
 	LLVMPassBuilderOptionsSetLoopInterleaving(po, 0);
 	LLVMPassBuilderOptionsSetLoopUnrolling(po, 0);
-	e = LLVMRunPasses(g->M, "default<O2>", g->TM, po);
+	e = LLVMRunPasses(g->M, g->opts->passes ? g->opts->passes : "default<O2>", g->TM, po);
 	LLVMDisposePassBuilderOptions(po);
 	if (e) {
 		char *m = LLVMGetErrorMessage(e);
