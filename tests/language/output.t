@@ -191,3 +191,31 @@ BEGIN { printf("1\n"); system("echo 2"); printf("3\n"); system("echo 4; echo 5")
 5
 
 
+### json_cleared_maps
+# opts: -f json
+# known: runtime/report_json.c:json_empty writes every emptied map (`{"@b": {}}`, `"@h": null`, `"@m": 0` for sum); bpftrace writes nothing for an empty map, except `0` for a cleared scalar count() (and avg() zeroed)
+BEGIN { @a = count(); clear(@a); @b[1] = 1; clear(@b); @h = hist(1); clear(@h); @s = stats(1); clear(@s); @v = avg(2); zero(@v); @m = sum(3); clear(@m); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+
+
+{"type": "map", "data": {"@a": 0}}
+{"type": "stats", "data": {"@v": 0}}
+### json_print_empty_map
+# opts: -f json
+# known: runtime/report_json.c:json_empty writes `{"@b": {}}` for print() of an empty map; bpftrace writes nothing
+BEGIN { @b[1] = 1; } interval:ms:5 { clear(@b); print(@b); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 2}}
+
+
+### json_zeroed_aggs
+# opts: -f json
+BEGIN { @h = hist(5); zero(@h); @l = lhist(3, 0, 10, 1); zero(@l); @st = stats(3); zero(@st); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+
+
+{"type": "hist", "data": {"@h": []}}
+{"type": "hist", "data": {"@l": []}}
+{"type": "stats", "data": {"@st": {"count": 0, "average": 0, "total": 0}}}
