@@ -157,7 +157,7 @@ static uint64_t read_ptr(struct cursor *c, uint8_t enc)
 
 /* --- rows ---------------------------------------------------------------------------- */
 
-/* An FDE's end is pushed as an end-marker FP row; it loses to a real row
+/* An FDE's end is pushed as an FP row of prio 0; it loses to a real row
  * that starts at the same address (sp_eh_table__finish). */
 static int push_row(struct sp_eh_table *t, int *cap, uint64_t pc, const struct sp_eh_row *r)
 {
@@ -261,6 +261,7 @@ struct machine {
 	int depth;
 	uint64_t loc, row_loc;  /* current address; start of the pending row */
 	bool emit;              /* false while running the CIE's initial instructions */
+	uint8_t prio;           /* of the rows: 1 .debug_frame, 2 .eh_frame */
 	int err;
 };
 
@@ -273,6 +274,7 @@ static void advance(struct machine *m, uint64_t to)
 		return;
 	}
 	r = to_row(&m->s, m->cie->signal, &m->t->st);
+	r.prio = m->prio;
 	if (!m->err)
 		m->err = push_row(m->t, m->cap, m->row_loc, &r);
 	m->row_loc = m->loc = to;
@@ -441,10 +443,11 @@ static bool parse_cie(struct cursor *sec, uint64_t off, bool debug_frame, struct
 }
 
 static int run_fde(struct sp_eh_table *t, int *cap, struct cursor *sec, const struct cie *cie,
-		   uint64_t start, uint64_t range, const uint8_t *insns, const uint8_t *end)
+		   bool debug_frame, uint64_t start, uint64_t range, const uint8_t *insns,
+		   const uint8_t *end)
 {
-	struct machine m = { .t = t, .cap = cap, .cie = cie };
-	struct sp_eh_row marker = { .kind = SP_UNW_FP, .end_marker = 1 };
+	struct machine m = { .t = t, .cap = cap, .cie = cie, .prio = debug_frame ? 1 : 2 };
+	struct sp_eh_row marker = { .kind = SP_UNW_FP, .prio = 0 };
 
 	m.s.cfa = C_REG;
 	m.s.ra = R_UNCHANGED;
@@ -511,7 +514,7 @@ int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_
 			sec.p = rend;
 			continue;
 		}
-		err = run_fde(t, &cap, &sec, &cie, start, range, sec.p, rend);
+		err = run_fde(t, &cap, &sec, &cie, debug_frame, start, range, sec.p, rend);
 		if (err == -ENOMEM)
 			return err;
 		if (err)
@@ -528,7 +531,7 @@ static int row_cmp(const void *pa, const void *pb)
 	const struct sp_eh_row *a = pa, *b = pb;
 	if (a->pc != b->pc)
 		return (a->pc > b->pc) - (a->pc < b->pc);
-	return (int)b->end_marker - (int)a->end_marker;
+	return (int)a->prio - (int)b->prio;
 }
 
 static bool same_rule(const struct sp_eh_row *a, const struct sp_eh_row *b)
@@ -546,8 +549,8 @@ int sp_eh_table__finish(struct sp_eh_table *t)
 	for (int i = 0; i < t->n; i++) {
 		struct sp_eh_row r = t->rows[i];
 
-		/* for one pc the last row wins: a real one over an end marker */
-		r.end_marker = 0;
+		/* for one pc the last row wins: the highest prio */
+		r.prio = 0;
 		if (k > 0 && t->rows[k - 1].pc == r.pc)
 			k--;
 		if (k > 0 && same_rule(&t->rows[k - 1], &r))
@@ -582,10 +585,10 @@ static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
 int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 {
 	static const char *const names[] = { ".eh_frame", ".debug_frame" };
-	int err = -ENOENT;
+	int err = 0;
 
 	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < 2 && err == -ENOENT; i++) {
+	for (int i = 0; i < 2 && !err; i++) {
 		GElf_Shdr sh;
 		Elf_Scn *scn = section_by_name(elf, names[i], &sh);
 		Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
@@ -595,9 +598,9 @@ int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 		if (sh.sh_flags & SHF_COMPRESSED)
 			continue; /* compressed .debug_frame: not handled */
 		err = sp_eh_parse(t, d->d_buf, d->d_size, sh.sh_addr, i == 1);
-		if (!err && t->n == 0)
-			err = -ENOENT;
 	}
+	if (!err && t->n == 0)
+		err = -ENOENT;
 	if (!err)
 		err = sp_eh_table__finish(t);
 	if (err)

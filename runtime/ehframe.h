@@ -21,7 +21,8 @@ struct sp_eh_row {
 	int32_t cfa_off;  /* CFA_RSP/CFA_RBP: offset; PLT: the (rip & 15) threshold */
 	int32_t rbp_off;  /* saved rbp at CFA + rbp_off; 0: unchanged */
 	uint8_t kind;     /* enum sp_unw_kind */
-	uint8_t end_marker; /* internal, while unsorted */
+	uint8_t prio;     /* internal, while unsorted: for one pc the highest wins
+	                   * (FDE end marker 0 < .debug_frame 1 < .eh_frame 2) */
 };
 
 struct sp_eh_stats {
@@ -45,7 +46,9 @@ int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_
 		bool debug_frame);
 /* Sort, fill gaps, merge. Returns 0 or -errno. */
 int sp_eh_table__finish(struct sp_eh_table *t);
-/* .eh_frame of `elf`, else its .debug_frame; -ENOENT when it has neither. */
+/* .eh_frame and .debug_frame of `elf` (code built with
+ * -fno-asynchronous-unwind-tables has only the latter; .eh_frame wins where
+ * both describe an address); -ENOENT when it has neither. */
 int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf);
 /* The row that covers pc (the last row with row.pc <= pc), or NULL. */
 const struct sp_eh_row *sp_eh_table__find(const struct sp_eh_table *t, uint64_t pc);

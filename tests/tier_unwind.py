@@ -224,6 +224,8 @@ def t_tables_workloads(ctx):
     for flags, tag in ((O2_NOFP, "o2"), (O1_FP, "o1")):
         for name in ("unwind_chain", "unwind_libc", "unwind_dlopen", "unwind_signal"):
             _compare_tables(ctx, _build(ctx, name, flags, tag))
+    _compare_tables(ctx, _build(ctx, "unwind_chain", O2_NOFP + ("-fno-asynchronous-unwind-tables",),
+                                "o2-debug-frame"))
 
 
 def t_signal(ctx):
@@ -346,6 +348,9 @@ def tests(ctx):
     yield "chain/O1_frameless_leaf", _chain_test(O1_FP, "o1", "-O1 -fno-omit-frame-pointer")
     yield "chain/O2_no_pie", _chain_test(O2_NOFP + ("-no-pie",), "o2-nopie",
                                          "-O2 -fomit-frame-pointer -no-pie")
+    yield "chain/O2_debug_frame_only", _chain_test(
+        O2_NOFP + ("-fno-asynchronous-unwind-tables",), "o2-debug-frame",
+        "-O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables (.debug_frame)")
     yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry

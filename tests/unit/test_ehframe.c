@@ -4,7 +4,8 @@
  * -O1 -fno-omit-frame-pointer) and checks known rows: every function's
  * entry is CFA=rsp+8, the -O2 leaf keeps it throughout, a framed function
  * gets CFA=rbp+16 with rbp at CFA-16, .plt stubs the PLT rule, _start a
- * STOP row; then libc (signal trampoline, PLT, row count, parse time) and a
+ * STOP row; a -fno-asynchronous-unwind-tables build (.debug_frame merged
+ * with .eh_frame); then libc (signal trampoline, PLT, row count, parse time) and a
  * hand-made section (remember/restore_state, 64-bit lengths, unknown
  * expressions).
  *
@@ -180,6 +181,27 @@ static void test_with_fp(const char *bin)
 	sp_eh_table__free(&t);
 }
 
+/* -fno-asynchronous-unwind-tables: the program's functions are only in
+ * .debug_frame; .eh_frame still has the C runtime's and the PLT. */
+static void test_debug_frame(const char *bin)
+{
+	struct sp_eh_table t;
+	uint64_t leaf = sym_addr(bin, "chain_leaf"), mid = sym_addr(bin, "chain_mid");
+	uint64_t start = sym_addr(bin, "_start");
+	int err = load_file(bin, &t, NULL);
+
+	check(err == 0, ".debug_frame build: %d rows (err %d)", t.n, err);
+	if (err)
+		return;
+	check(sorted_and_merged(&t), ".debug_frame build: rows sorted and merged");
+	check(leaf && row_is(&t, leaf + 4, SP_UNW_CFA_RSP, 8, 0), ".debug_frame: chain_leaf CFA=rsp+8");
+	check(mid && row_is(&t, mid + 1, SP_UNW_CFA_RSP, 16, 0),
+	      ".debug_frame: chain_mid after push: CFA=rsp+16");
+	check(start && row_is(&t, start, SP_UNW_STOP, 0, 0), ".eh_frame too: _start STOP");
+	check(count_kind(&t, SP_UNW_PLT) == 1, ".eh_frame too: the PLT row");
+	sp_eh_table__free(&t);
+}
+
 static void test_libc(void)
 {
 	static const char *const paths[] = { "/lib/x86_64-linux-gnu/libc.so.6",
@@ -325,6 +347,12 @@ int main(int argc, char **argv)
 	snprintf(cmd, sizeof(cmd), "gcc -O1 -fno-omit-frame-pointer -o %s %s", bin, src);
 	check(system(cmd) == 0, "build %s", cmd);
 	test_with_fp(bin);
+	unlink(bin);
+	snprintf(bin, sizeof(bin), "%s/chain-debug-frame", dir);
+	snprintf(cmd, sizeof(cmd), "gcc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -g "
+		 "-o %s %s", bin, src);
+	check(system(cmd) == 0, "build %s", cmd);
+	test_debug_frame(bin);
 	unlink(bin);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", passed, failed);
