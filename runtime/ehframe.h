@@ -1,4 +1,4 @@
-/* runtime/ehframe.h: an ELF file's .eh_frame (or .debug_frame) -> sorted unwind rows.
+/* runtime/ehframe.h: an ELF file's .eh_frame and .debug_frame -> sorted unwind rows.
  *
  * The DWARF call frame information of x86-64 code is run through the CFA
  * state machine once, in user space, and reduced to the few rules the BPF
