@@ -765,6 +765,7 @@ static int start(struct run *r)
 	if (r->tgt.child) { /* read again at its first sample, when ld.so is done */
 		read_pid(r, (uint32_t)r->tgt.pid);
 		queue_reread(r, (uint32_t)r->tgt.pid);
+		sp_target__resume(&r->tgt);
 	}
 	r->t_start = now_ns(CLOCK_MONOTONIC);
 	r->wall_start = now_ns(CLOCK_REALTIME);

@@ -7,6 +7,13 @@
  * say "cannot run 'CMD': ..." and exit 1 instead of profiling nothing.
  * The command line is split here, without a shell. A pidfd tells the run
  * loop when the target (child or -p process) exits.
+ *
+ * The exec pipe closes before the new program is even mapped, and a short
+ * command may be gone a millisecond later, before anyone read its
+ * mappings. So the held child is ptrace-seized (PTRACE_O_TRACEEXEC): it
+ * stops once exec is complete, run.c records its mappings, and it is
+ * detached. Where tracing is refused (sprof itself under strace, Yama),
+ * /proc/PID/maps is polled until the new program's vDSO shows instead.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,9 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "target.h"
@@ -204,6 +213,7 @@ static int start_child(struct sp_target *t, char **argv)
 	t->child = true;
 	t->go_fd = go[1];
 	t->err_fd = ep[0];
+	t->traced = ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)PTRACE_O_TRACEEXEC) == 0;
 	return 0;
 }
 
@@ -277,6 +287,66 @@ int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
 	return 0;
 }
 
+/* The exec pipe reports success when execve closes close-on-exec fds,
+ * before the new program is mapped. Its mappings are complete once the
+ * vDSO is mapped (load_elf_binary's last mapping) in a memory map that is
+ * no longer our fork's (which has sprof's own executable). Reading them
+ * earlier would miss the program of a child that exits within ms. */
+static bool exec_mapped(pid_t pid, const char *self)
+{
+	char path[64], line[4096];
+	bool vdso = false, ours = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true; /* gone: nothing to wait for */
+	while (fgets(line, sizeof(line), f)) {
+		vdso = vdso || strstr(line, "[vdso]");
+		ours = ours || (self[0] && strstr(line, self));
+	}
+	fclose(f);
+	return vdso && !ours;
+}
+
+static void wait_exec_mapped(pid_t pid)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct timespec pause = { 0, 100000 }; /* 0.1 ms, for at most 0.2 s */
+
+	self[n > 0 ? n : 0] = '\0';
+	for (int i = 0; i < 2000 && !exec_mapped(pid, self); i++)
+		nanosleep(&pause, NULL);
+}
+
+/* Traced child: passes on any signal that stops it, until the exec event
+ * stop (or its end). */
+static void wait_exec_stop(struct sp_target *t)
+{
+	int st;
+
+	for (;;) {
+		pid_t w = waitpid(t->pid, &st, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->reaped = w >= 0;
+			t->traced = false;
+			return;
+		}
+		if (WIFSTOPPED(st) && st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+			t->stopped = true;
+			return;
+		}
+		/* a signal-delivery or group stop: deliver it and go on */
+		ptrace(PTRACE_CONT, t->pid, 0,
+		       (void *)(long)(WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0));
+	}
+}
+
 int sp_target__release(struct sp_target *t)
 {
 	int e = 0;
@@ -300,7 +370,20 @@ int sp_target__release(struct sp_target *t)
 		return -e;
 	}
 	t->running = true;
+	if (t->traced)
+		wait_exec_stop(t);
+	else
+		wait_exec_mapped(t->pid);
 	return 0;
+}
+
+void sp_target__resume(struct sp_target *t)
+{
+	if (!t->stopped)
+		return;
+	ptrace(PTRACE_DETACH, t->pid, 0, 0);
+	t->stopped = false;
+	t->traced = false;
 }
 
 bool sp_target__gone(struct sp_target *t)
@@ -317,6 +400,7 @@ bool sp_target__gone(struct sp_target *t)
 
 void sp_target__destroy(struct sp_target *t)
 {
+	sp_target__resume(t);
 	if (t->child && !t->reaped && t->pid > 0) {
 		if (t->running)
 			kill(t->pid, SIGTERM);

@@ -10,6 +10,8 @@ struct sp_target {
 	bool child;     /* started by us with -c */
 	bool running;   /* child released and exec'd */
 	bool reaped;
+	bool traced;    /* ptrace-seized while held: stops once exec is done */
+	bool stopped;   /* in that stop: its mappings are complete; resume() */
 	int go_fd;      /* write end: one byte releases the held child */
 	int err_fd;     /* read end of the CLOEXEC pipe carrying exec's errno */
 	int pidfd;      /* readable when the target exits; -1 if unavailable */
@@ -26,8 +28,12 @@ void sp_free_args(char **argv);
  * it held (it waits before exec). Prints the error; 0 or -errno. */
 int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd);
 /* Lets a held child exec; waits until exec happened (or failed: message
- * "cannot run 'CMD': ..." printed). No-op for -p. */
+ * "cannot run 'CMD': ..." printed). When it could be traced, the child is
+ * left stopped right after exec, its program and ld.so mapped, so they can
+ * be recorded before it runs (and perhaps exits within a millisecond);
+ * sp_target__resume() lets it go. No-op for -p. */
 int sp_target__release(struct sp_target *t);
+void sp_target__resume(struct sp_target *t);
 /* Reaps the child if it exited; true when the target is gone. */
 bool sp_target__gone(struct sp_target *t);
 /* Kills a held or still-running child, closes fds. Accepts a zeroed target. */
