@@ -77,6 +77,18 @@ def t_exited_child_symbolized(ctx):
     assert not hexes, "unsymbolized frames %r\n%r" % (hexes, r)
 
 
+def t_instant_child_symbolized(ctx):
+    """A -c command that is done within a millisecond: its mappings are read
+    while it is stopped after exec, so its frames still get names."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    for _ in range(3):
+        r = ctx.sprof_run("-c", wl + " 0", "uprobe:%s:hot { @[ustack] = count(); } "
+                          "uprobe:%s:main { @m[ustack] = count(); }" % (wl, wl), timeout=30)
+        assert r.rc == 0, r
+        assert re.search(r"^@m\[\n\s+main\+0\n", r.out, re.M), r
+
+
 def t_pid_filter(ctx):
     """-p counts one process only, all of another's samples are excluded."""
     ctx.require_bpf()
