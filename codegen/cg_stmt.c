@@ -308,6 +308,10 @@ static void event_record(struct cg *g, int type, int id, const struct sp_node *c
 	cg_memset0(g, rec, size);
 	cg_store_int(g, rec, LLVMConstInt(g->i64, type, 0), 4);
 	cg_store_int(g, cg_gep(g, rec, 4), LLVMConstInt(g->i64, id, 0), 4);
+	/* arg: the tgid that printed, so user addresses (usym) can be symbolized */
+	cg_store_int(g, cg_gep(g, rec, 8),
+		     LLVMBuildLShr(g->B, cg_call_helper(g, BPF_FUNC_get_current_pid_tgid, g->i64,
+							NULL, 0), cg_u64(g, 32), ""), 8);
 	for (int i = 0; i < n && i < 32; i++) {
 		const struct sp_type *t = event_type(args[i]->type);
 

@@ -119,7 +119,9 @@ enum sp_event_type {
 	SP_EV_EXIT = 1,   /* exit([code]); arg: the exit code (0 when not given) */
 	SP_EV_NEWPID = 2, /* first user stack from a process: snapshot its maps; arg: pid */
 	SP_EV_PRINTF = 3, /* id: index in plan.printfs; the args follow the header,
-	                   * laid out as printfs[id].args (offsets from the end of the header) */
+	                   * laid out as printfs[id].args (offsets from the end of the header);
+	                   * arg: the printing task's tgid (this and every record with
+	                   * printf-like args), for symbolizing usym() values */
 	SP_EV_PRINT = 4,  /* print(@m[, top[, div]]): id: index in plan.maps;
 	                   * arg: top in the low 32 bits, div in the high 32 (0: not given) */
 	SP_EV_CLEAR = 5,  /* clear(@m): id: index in plan.maps; user space deletes every key */
