@@ -304,6 +304,28 @@ def t_dlopen(ctx):
     assert total >= 200 and good >= 0.8 * total, "full chain in only %s" % _pct(good, total)
 
 
+def t_python(ctx):
+    """A distribution binary built without frame pointers: Debian's python3."""
+    _need_hook(ctx)
+    script = ctx.write("unwind_py.py", "import time\nt = time.time()\n"
+                       "def f(n): return sum(i * i for i in range(n))\n"
+                       "while time.time() - t < 2: f(10000)\n")
+    py = shutil.which("python3")
+    prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
+
+    def whole(env):
+        stacks, _ = _sprof(ctx, "%s %s" % (py, script), prog, env=env)
+        total = sum(n for _, n in stacks)
+        good = sum(n for f, n in stacks if f and _fn(f[-1]) == "_start" and
+                   any(_fn(x) == "_PyEval_EvalFrameDefault" for x in f))
+        return good, total
+    g, t = whole(None)
+    gf, tf = whole({"SPROF_NO_DWARF": "1"})
+    _figure(ctx, "python3 (Debian, no frame pointers): interpreter stacks down to _start in %s "
+            "with DWARF, %s with frame pointers only" % (_pct(g, t), _pct(gf, tf)))
+    assert t >= 500 and g >= 0.85 * t, "whole stacks in only %s" % _pct(g, t)
+
+
 def _bpftrace_share(ctx, w, leaf, chain):
     """bpftrace 0.17 on a running process (-p, so it symbolizes while it lives)."""
     p = subprocess.Popen([w, "5"], stdout=subprocess.DEVNULL)
@@ -355,4 +377,5 @@ def tests(ctx):
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry
     yield "dlopen_after_first_sample", t_dlopen
+    yield "python3_distribution_binary", t_python
     yield "vs_bpftrace", t_vs_bpftrace
