@@ -271,8 +271,8 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 		return n->type = none(s);
 	}
 	sign_warnings(s, n, x, y);
-	if (eq || is_cmp(n->op) || n->op == SP_OP_LAND || n->op == SP_OP_LOR)
-		return n->type = s->u64;
+	/* comparisons and && || too give 0 or 1 typed like arithmetic: signed
+	 * when both operands are, as bpftrace types them (-1 < (1 == 1)) */
 	return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
 }
 
@@ -290,8 +290,7 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 	}
 	if (n->op == '!')
 		return n->type = s->u64;
-	if (n->op == '-')
-		return n->type = s->s64;
+	/* - and ~ keep the operand's signedness, as in C and bpftrace */
 	return n->type = sp_type_int(s->a, 8, t->is_signed);
 }
 

@@ -127,3 +127,26 @@ BEGIN { @a = 1; @a++; @a++; @a--; ++@a; @b[1] = 5; @b[1]++; @b[2]--; @b[3] = 9; 
 @b[1]: 6
 @b[3]: 8
 @m: 5
+### compare_result_sign
+BEGIN { printf("%lld %lld %lld %lld\n", ((-3) && 0) <= (-3), -5 <= (2 != 255), -1 < (1 == 1), ((1 && (uint64)5) < -8)); exit(); }
+--- stdout
+0 1 1 1
+
+
+### unary_sign
+BEGIN { printf("%lld %lld %lld %lld %lld\n", (!5) < -1, (!(uint64)5) < -1, -(uint64)5 < 0, ~(uint64)5 < 0, ~5 < 0); exit(); }
+--- stdout
+1 1 0 0 1
+
+
+### shift_right_signed
+# bpftrace: differs 0.17 shifts signed values right logically (zero fill): (-3) >> 7 is 144115188075855871 there; sprof shifts them arithmetically like C compilers (-1)
+BEGIN { printf("%lld %lld %llu\n", (-3) >> 7, -1024 >> 3, (uint64)(-1024) >> 60); exit(); }
+--- stdout
+-1 -128 15
+
+
+--- bpftrace
+144115188075855871 2305843009213693824 15
+
+
