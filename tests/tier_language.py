@@ -41,7 +41,9 @@ stdout (and, for `differs`, bpftrace) section of each case run from the
 actual output; review the diff.
 
 Besides the cases, this tier checks that docs/language.md's builtin table
-is what docs/gen_builtins.py makes of stdlib/builtins.def.
+is what docs/gen_builtins.py makes of stdlib/builtins.def, and runs 5 x 40
+random integer expressions (tests/language/exprgen.py) against a model of
+the documented semantics and against bpftrace.
 """
 import glob
 import os
@@ -236,8 +238,52 @@ def t_builtins_doc(ctx):
                                  "`python3 docs/gen_builtins.py --update`")
 
 
+def load_exprgen(ctx):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("exprgen", os.path.join(ctx.tests_dir, "language", "exprgen.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def expr_lines(out):
+    """printf lines before the two empty lines sprof and bpftrace end with"""
+    return out.split("\n\n\n")[0].splitlines()
+
+
+def t_expr_model(seed):
+    """sprof against tests/language/exprgen.py's model of the semantics."""
+    def fn(ctx):
+        ctx.require_bpf()
+        prog, want = load_exprgen(ctx).program(seed, 40)
+        r = ctx.sprof_run("-e", prog, timeout=60)
+        assert r.rc == 0, r
+        got = expr_lines(r.out)
+        bad = ["%s = %s, want %s" % (e, got[i] if i < len(got) else None, w)
+               for i, (e, w) in enumerate(want) if i >= len(got) or got[i] != w]
+        assert not bad, "seed %d:\n%s" % (seed, "\n".join(bad))
+    return fn
+
+
+def t_expr_bpftrace(seed):
+    """sprof against bpftrace on the operators where 0.17 agrees (no / % >>)."""
+    def fn(ctx):
+        ctx.require_tool("bpftrace")
+        ctx.require_bpf()
+        prog, want = load_exprgen(ctx).program(seed, 40, for_bpftrace=True)
+        a = expr_lines(ctx.sprof_run("-e", prog, timeout=60).out)
+        b = ctx.run(["bpftrace", "-e", prog], timeout=60).out
+        b = expr_lines(b.split("\n", 1)[1] if b.startswith("Attaching ") else b)
+        bad = ["%s: sprof %s, bpftrace %s" % (e, a[i] if i < len(a) else None, b[i] if i < len(b) else None)
+               for i, (e, _) in enumerate(want) if i >= len(a) or i >= len(b) or a[i] != b[i]]
+        assert not bad, "seed %d:\n%s" % (seed, "\n".join(bad))
+    return fn
+
+
 def tests(ctx):
     yield "builtins_doc", t_builtins_doc
+    for seed in range(1, 6):
+        yield "expr_model/%d" % seed, t_expr_model(seed)
     files = sorted(glob.glob(os.path.join(ctx.tests_dir, "language", "*.t")))
     allcases = []
     for path in files:
@@ -252,3 +298,5 @@ def tests(ctx):
         base = os.path.splitext(os.path.basename(path))[0]
         for c in cases:
             yield "bpftrace/%s/%s" % (base, c.name), t_bpftrace(c)
+    for seed in range(1, 6):
+        yield "bpftrace/expr/%d" % seed, t_expr_bpftrace(seed)
