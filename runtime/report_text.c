@@ -293,9 +293,15 @@ static void text_empty(FILE *f, const struct sp_mapdata *m)
 	int agg = m->map ? m->map->agg : SP_AGG_COUNT;
 	bool scalar = m->map && m->map->key.kind == SP_F_NONE;
 
-	if (scalar && agg >= SP_AGG_COUNT && agg <= SP_AGG_MAX)
+	/* bpftrace 0.17: a cleared count() scalar still prints its zero; any
+	 * other empty map prints an empty line, and avg/stats maps add the
+	 * blank line that follows them when they have entries */
+	if (scalar && agg == SP_AGG_COUNT) {
 		fprintf(f, "%s: 0\n", m->map->name);
-	else
+		return;
+	}
+	fputc('\n', f);
+	if (agg == SP_AGG_AVG || agg == SP_AGG_STATS)
 		fputc('\n', f);
 }
 
