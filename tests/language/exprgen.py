@@ -9,9 +9,12 @@ compares sprof's output with this model of sprof's documented semantics
     unsigned otherwise; comparisons, && and || give 0/1 typed the same way
   * / and % truncate toward zero on signed values; x / 0 and x % 0 are 0
   * << and >> take the count modulo 64; >> is arithmetic on signed values
+  * -x and ~x keep x's signedness, !x is unsigned; (type)x keeps the low
+    bits and extends them by the type's signedness
 
-and, for the operators where bpftrace 0.17 agrees (everything but / % and
->> of negative values), with bpftrace itself.
+
+and, for the operators where bpftrace 0.17 agrees (everything but / % >>
+and casts), with bpftrace itself.
 """
 import random
 
@@ -66,20 +69,45 @@ def apply(op, a, sa, b, sb):
     return (s64(r) if signed else u64(r)), signed
 
 
-def gen(rng, depth, ops):
+CASTS = [("uint8", 8, False), ("int8", 8, True), ("uint16", 16, False), ("int16", 16, True),
+         ("uint32", 32, False), ("int32", 32, True), ("uint64", 64, False), ("int64", 64, True)]
+
+
+def cast(v, bits, signed):
+    v %= 1 << bits
+    return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
+
+
+def unary(rng, depth, ops, casts):
+    """-x ~x !x and (type)x"""
+    t, v, sg = gen(rng, depth - 1, ops, casts)
+    k = rng.randrange(4 if casts else 3)
+    if k == 0:
+        return "(-%s)" % t, (s64(-v) if sg else u64(-v)), sg
+    if k == 1:
+        return "(~%s)" % t, (s64(~v) if sg else u64(~v)), sg
+    if k == 2:
+        return "(!%s)" % t, int(v == 0), False
+    name, bits, csg = rng.choice(CASTS)
+    return "((%s)%s)" % (name, t), cast(v, bits, csg), csg
+
+
+def gen(rng, depth, ops, casts=True):
     """(text, value, signed)"""
+    if depth > 0 and rng.random() < 0.15:
+        return unary(rng, depth, ops, casts)
     if depth == 0 or rng.random() < 0.3:
         v = rng.choice(LITERALS)
         if rng.random() < 0.3:
             return ("(uint64)%d" % v if v >= 0 else "(uint64)(%d)" % v), u64(v), False
         return ("(%d)" % v if v < 0 else str(v)), v, True
     op = rng.choice(ops)
-    ta, a, sa = gen(rng, depth - 1, ops)
+    ta, a, sa = gen(rng, depth - 1, ops, casts)
     if op in ("<<", ">>"):
         b = rng.randint(0, 40)
         tb, sb = str(b), True
     else:
-        tb, b, sb = gen(rng, depth - 1, ops)
+        tb, b, sb = gen(rng, depth - 1, ops, casts)
     r, sr = apply(op, a, sa, b, sb)
     return "(%s %s %s)" % (ta, op, tb), r, sr
 
@@ -88,7 +116,7 @@ def program(seed, n, for_bpftrace=False):
     """(program text, list of (expression, expected line))"""
     rng = random.Random(seed)
     ops = [o for o in BINOPS if not for_bpftrace or o not in ("/", "%", ">>")]
-    exprs = [gen(rng, 3, ops) for _ in range(n)]
+    exprs = [gen(rng, 3, ops, not for_bpftrace) for _ in range(n)]
     prog = "BEGIN { " + " ".join('printf("%%%s\\n", %s);' % ("lld" if s else "llu", t)
                                  for t, _, s in exprs) + " exit(); }"
     return prog, [(t, "%d" % (s64(v) if s else u64(v))) for t, v, s in exprs]
