@@ -219,3 +219,18 @@ BEGIN { @h = hist(5); zero(@h); @l = lhist(3, 0, 10, 1); zero(@l); @st = stats(3
 {"type": "hist", "data": {"@h": []}}
 {"type": "hist", "data": {"@l": []}}
 {"type": "stats", "data": {"@st": {"count": 0, "average": 0, "total": 0}}}
+### map_full_hist_buckets
+# sprof: --max-keys 4
+# bpftrace: skip the key limit is BPFTRACE_MAP_KEYS_MAX there, and bpftrace drops updates silently
+BEGIN { $i = 0; while ($i < 10) { @h = hist(1 << $i); $i++; } exit(); }
+--- stdout
+
+
+@h: 
+[1]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[2, 4)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[8, 16)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+--- stderr
+@h: 6 updates dropped, map full at 4 keys
