@@ -238,3 +238,25 @@ BEGIN { @h[1] = hist(1); @h[2] = hist(2); @h[2] = hist(100); delete(@h[2]); @l[1
 @s[1]: count 1, average 0, total 0
 @s[2]: count 1, average 4, total 4
 
+### delete_percpu_aggs
+# bpftrace: differs 0.17 leaves a deleted avg() key behind as `@a[1]: 0`
+BEGIN { @c[1] = count(); @c[2] = count(); delete(@c[1]); @s[1] = sum(5); @s[2] = sum(6); delete(@s[2]); @a[1] = avg(5); @a[2] = avg(7); delete(@a[1]); @m[1] = max(3); @m[2] = max(4); delete(@m[1]); @c0 = count(); delete(@c0); exit(); }
+--- stdout
+
+
+@a[2]: 7
+
+@c[2]: 1
+@c0: 0
+@m[2]: 4
+@s[1]: 5
+--- bpftrace
+
+
+@a[1]: 0
+@a[2]: 7
+
+@c[2]: 1
+@c0: 0
+@m[2]: 4
+@s[1]: 5
