@@ -260,3 +260,87 @@ BEGIN { @c[1] = count(); @c[2] = count(); delete(@c[1]); @s[1] = sum(5); @s[2] =
 @c0: 0
 @m[2]: 4
 @s[1]: 5
+### print_top_div_avg_stats_hist
+# bpftrace: differs 0.17 ignores top and div for stats() maps ("print()'s top and div arguments are ignored when used on stats() maps"); sprof keeps the top entries by average and divides average and total
+BEGIN { @a[1] = avg(10); @a[2] = avg(40); @a[3] = avg(20); @s[1] = stats(10); @s[2] = stats(30); @s[3] = stats(5); @s[3] = stats(5); @s[3] = stats(5); @h[1] = hist(5); @h[2] = hist(6); @h[2] = hist(7); } interval:ms:5 { print(@a, 2); print(@a, 0, 10); print(@s, 2); print(@s, 0, 5); print(@h, 1); print(@h, 0, 2); exit(); }
+--- stdout
+@a[3]: 20
+@a[2]: 40
+
+@a[1]: 1
+@a[3]: 2
+@a[2]: 4
+
+@s[1]: count 1, average 10, total 10
+@s[2]: count 1, average 30, total 30
+
+@s[3]: count 3, average 1, total 3
+@s[1]: count 1, average 2, total 2
+@s[2]: count 1, average 6, total 6
+
+@h[2]: 
+[4, 8)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@h[1]: 
+[4, 8)                 0 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@h[2]: 
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+
+
+@a[1]: 10
+@a[3]: 20
+@a[2]: 40
+
+@h[1]: 
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@h[2]: 
+[4, 8)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@s[3]: count 3, average 5, total 15
+@s[1]: count 1, average 10, total 10
+@s[2]: count 1, average 30, total 30
+
+--- bpftrace
+@a[3]: 20
+@a[2]: 40
+
+@a[1]: 1
+@a[3]: 2
+@a[2]: 4
+
+@s[3]: count 3, average 5, total 15
+@s[1]: count 1, average 10, total 10
+@s[2]: count 1, average 30, total 30
+
+@s[3]: count 3, average 5, total 15
+@s[1]: count 1, average 10, total 10
+@s[2]: count 1, average 30, total 30
+
+@h[2]: 
+[4, 8)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@h[1]: 
+[4, 8)                 0 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@h[2]: 
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+
+
+@a[1]: 10
+@a[3]: 20
+@a[2]: 40
+
+@h[1]: 
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@h[2]: 
+[4, 8)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@s[3]: count 3, average 5, total 15
+@s[1]: count 1, average 10, total 10
+@s[2]: count 1, average 30, total 30
+
