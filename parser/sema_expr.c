@@ -6,6 +6,7 @@
  * unsigned non-literal warn, as bpftrace does. Strings compare only with
  * == and != against strings; `comm == 3` is an error.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,7 +406,13 @@ static struct sp_type *positional(struct sema *s, struct sp_node *n)
 		return n->type = s->s64;
 	}
 	text = s->o->params[n->ival - 1];
+	errno = 0;
 	v = strtoll(text, &end, 0);
+	if (*text && !*end && errno == ERANGE) {
+		sema_err(s, n->span, "positional parameter %s is out of range ('%s'); use str(%s)",
+			 n->name, text, n->name);
+		return n->type = none(s);
+	}
 	if (!*text || *end) {
 		sema_err(s, n->span, "positional parameter %s is not a number ('%s'); use str(%s)",
 			 n->name, text, n->name);
