@@ -78,14 +78,53 @@ struct {
 	__type(value, struct sp_stack_val);
 } sp_stack_scratch SEC(".maps");
 
+/* Threads of the -p/-c target seen leaving the CPU, so the sched_switch
+ * that brings one back (which runs in another task's context) passes the
+ * filter too: off-CPU scripts need both halves. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} sp_target_tids SEC(".maps");
+
+/* -p/-c: only the target's events; system wide: everything but sprof. */
 SP_NODEBUG int sp_filter(void)
 {
 	__u32 zero = 0;
 	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	if (!c)
+		return 1;
+	if (c->target_pid == 0)
+		return tgid != c->self_pid || c->self_pid == 0;
+	return tgid == c->target_pid;
+}
+
+/* The filter of tracepoint:sched:sched_switch programs: the event belongs
+ * to the target when the task leaving the CPU (current) or the one coming
+ * in (next_pid, a thread id in the record) is one of its threads. */
+SP_NODEBUG int sp_filter_switch(void *ctx)
+{
+	__u32 zero = 0, next = 0;
+	__u8 one = 1;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+	__u64 id = bpf_get_current_pid_tgid();
 
 	if (!c || c->target_pid == 0)
+		return sp_filter();
+	if ((__u32)(id >> 32) == c->target_pid) {
+		__u32 tid = (__u32)id;
+		bpf_map_update_elem(&sp_target_tids, &tid, &one, BPF_ANY);
 		return 1;
-	return (__u32)(bpf_get_current_pid_tgid() >> 32) == c->target_pid;
+	}
+	if (c->switch_next_pid_off == 0 || c->switch_next_pid_off > 4096)
+		return 0;
+	if (bpf_probe_read_kernel(&next, sizeof(next), (char *)ctx + c->switch_next_pid_off))
+		return 0;
+	return bpf_map_lookup_elem(&sp_target_tids, &next) != 0;
 }
 
 SP_NODEBUG void sp_event_drop(void)

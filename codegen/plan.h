@@ -200,6 +200,8 @@ struct sp_config {
 	uint32_t target_pid; /* 0: every process; else only this tgid fires */
 	uint32_t cpid;       /* -c child's pid (the `cpid` builtin); 0 without -c */
 	uint64_t start_ns;   /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) at start: `elapsed` */
+	uint32_t self_pid;   /* sprof itself: never traced when target_pid is 0 */
+	uint32_t switch_next_pid_off; /* sched_switch record: offset of next_pid (0: unknown) */
 };
 
 #endif

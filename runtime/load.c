@@ -35,6 +35,7 @@
 #include <gelf.h>
 
 #include "load.h"
+#include "tracefs.h"
 
 #define VLOG_SIZE (16u << 20)   /* lazily touched: costs nothing unless used */
 #define VLOG_TAIL 12            /* verifier lines shown without -v */
@@ -522,6 +523,23 @@ int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struc
 	return 0;
 }
 
+/* Where sched_switch's record keeps next_pid, for the -p filter of off-CPU
+ * scripts (bpf/common.bpf.c sp_filter_switch); 0 when tracefs cannot say. */
+static uint32_t switch_next_pid_offset(void)
+{
+	struct sp_tracefs_field *f = NULL;
+	uint32_t off = 0;
+	int n = 0;
+
+	if (sp_tracepoint_fields("sched", "sched_switch", &f, &n))
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i].name, "next_pid") && f[i].size == 4)
+			off = f[i].offset;
+	sp_tracefs_fields_free(f, n);
+	return off;
+}
+
 int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
 {
 	struct timespec ts;
@@ -537,6 +555,9 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
 			(int)target, SP_MAP_CONFIG);
 		return -ENOENT;
 	}
+	c.self_pid = (uint32_t)getpid();
+	if (target && bpf_object__find_map_by_name(l->obj, "sp_target_tids"))
+		c.switch_next_pid_off = switch_next_pid_offset();
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock: `elapsed` */
 	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
