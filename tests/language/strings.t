@@ -119,3 +119,10 @@ BEGIN { printf("%s\n", usym(0)); @u[usym(0)] = 1; exit(); }
 
 
 @u[0]: 1
+### positional_negative_octal
+# params: -- -5 010
+BEGIN { printf("%d %d %d %d\n", $1, $2, $1 * $2, $#); exit(); }
+--- stdout
+-5 8 -40 2
+
+
