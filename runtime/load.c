@@ -108,6 +108,8 @@ const struct sp_plan_probe *sp_plan_probe_by_prog(const struct sp_plan *plan, co
 	return NULL;
 }
 
+#define SP_STACKS_PREALLOC 16384
+
 /* Script maps and the stack map get the run's key limit. A key may hold a
  * user and a kernel stack, so stacks get room for two per key. */
 static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t max_keys)
@@ -135,9 +137,15 @@ static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t m
 	if (m && (plan->uses_ustack || plan->uses_kstack)) {
 		uint64_t n = (uint64_t)max_keys * (plan->uses_ustack && plan->uses_kstack ? 2 : 1);
 
-		/* 1 KiB a stack: at most 1 GiB, allocated only as stacks come */
+		/* 1 KiB a stack: at most 1 GiB, allocated only as stacks come.
+		 * Up to SP_STACKS_PREALLOC entries (~17 MiB) the map is
+		 * preallocated instead: perf_event programs run in NMI context,
+		 * where allocating an element fails whenever the allocator's
+		 * per-CPU cache is empty, and every such failure is a lost stack. */
 		n = n < 1024 ? 1024 : n > (1u << 20) ? (1u << 20) : n;
 		err = bpf_map__set_max_entries(m, (uint32_t)n);
+		if (!err && n <= SP_STACKS_PREALLOC)
+			err = bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
 		if (err)
 			return err;
 	}
