@@ -161,3 +161,42 @@ BEGIN { $i = 0; while ($i < 500) { @x++; $i++; } exit(); }
 
 
 @x: 500
+### periodic_print_clear
+interval:ms:10 { @t++; @k[@t % 3] = sum(@t); if (@t % 3 == 0) { printf("tick %d\n", @t); print(@k); clear(@k); } if (@t == 6) { exit(); } }
+--- stdout
+tick 3
+@k[1]: 1
+@k[2]: 2
+@k[0]: 3
+tick 6
+@k[1]: 4
+@k[2]: 5
+@k[0]: 6
+
+
+
+@t: 6
+### periodic_hist_zero
+interval:ms:10 { @t++; @l = lhist(@t * 7, 0, 50, 10); if (@t == 4) { print(@l); zero(@l); } if (@t == 6) { exit(); } }
+--- stdout
+@l: 
+[0, 10)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[10, 20)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[20, 30)               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+
+
+@l: 
+[30, 40)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[40, 50)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@t: 6
+### end_reads_maps
+BEGIN { @start = 10; } interval:ms:10 { @n++; @last = @n * 100; if (@n == 3) { exit(); } } END { printf("%d %d %d\n", @start, @n, @last - @start); delete(@start); }
+--- stdout
+10 3 290
+
+
+@last: 300
+@n: 3
+
