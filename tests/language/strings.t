@@ -126,3 +126,11 @@ BEGIN { printf("%d %d %d %d\n", $1, $2, $1 * $2, $#); exit(); }
 -5 8 -40 2
 
 
+### string_keys_widen
+# filter: sprof|bpftrace => TOOL
+BEGIN { @m[comm] = 1; @m["a_much_longer_string_than_16"] = 2; @m[comm] += 5; exit(); }
+--- stdout
+
+
+@m[a_much_longer_string_than_16]: 2
+@m[sprof]: 6
