@@ -200,3 +200,20 @@ BEGIN { @start = 10; } interval:ms:10 { @n++; @last = @n * 100; if (@n == 3) { e
 @last: 300
 @n: 3
 
+### end_prints_and_exits
+BEGIN { @a[1] = 5; @b = 3; exit(); } END { print(@a); clear(@a); printf("end %d\n", @b); exit(); }
+--- stdout
+@a[1]: 5
+end 3
+
+
+
+@b: 3
+### end_events
+# filter: ^\d{4}$ => YYYY
+END { time("%Y\n"); cat("/proc/sys/kernel/ostype"); } interval:ms:5 { exit(); }
+--- stdout
+2026
+Linux
+
+
