@@ -161,3 +161,9 @@ BEGIN { @s["c"] = 1; @s["a"] = 3; @s["b"] = 2; @k[3, "x"] = 5; @k[1, "y"] = 6; e
 @s[c]: 1
 @s[b]: 2
 @s[a]: 3
+### builtins_ranges
+BEGIN { printf("%d %d %d %d %d\n", rand <= 4294967295, cgroup > 0, curtask > 0, elapsed < 5000000000, nsecs > elapsed); exit(); }
+--- stdout
+1 1 1 1 1
+
+
