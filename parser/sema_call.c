@@ -125,6 +125,11 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 	}
 	if (!strcmp(n->name, "comm"))
 		return n->type = sp_type_string(s->a, 16);
+	/* USDT arguments carry their sign in the probe's spec ("-4@%eax") and
+	 * arrive sign-extended: signed 64-bit, as in bpftrace */
+	if (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9' &&
+	    s->probe_mask && !(s->probe_mask & ~(uint32_t)P_USDT))
+		return n->type = s->s64;
 	return n->type = result_type(s, b->result);
 }
 
@@ -568,6 +573,10 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 	n->a->type = sp_type_new(s->a, SP_T_PTR);
 	if (!allowed(s, n->a, b))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
+	if (s->probe_mask & P_RAWTRACEPOINT) {
+		sema_err(s, n->span, "'args' of raw tracepoints is not supported: use arg0..arg9");
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
 	if (!s->o->tp_fields)
 		return n->type = s->u64;
 	for (i = 0; i < s->probe->list.len; i++) {

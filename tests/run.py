@@ -106,9 +106,15 @@ class Ctx:
                           if os.path.exists(os.path.join(HERE, "workloads", name + ext)))
         out = out or os.path.join(self.build, "tests", "workloads", name)
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+        # rebuilt when the source is newer or the flags changed (a sidecar
+        # file keeps the flags the binary was built with)
+        stamp, flags = out + ".flags", " ".join(cflags)
+        old = open(stamp).read() if os.path.exists(stamp) else None
+        if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src) or old != flags:
             cc = "g++" if src.endswith((".cc", ".cpp")) else "gcc"
             self.run([cc] + list(cflags) + ["-o", out, src, "-lpthread"], check=True, cwd=HERE)
+            with open(stamp, "w") as f:
+                f.write(flags)
         return out
 
     def write(self, name, text):
