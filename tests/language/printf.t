@@ -119,3 +119,15 @@ BEGIN { printf("%s\n", strftime("%Y %% %m", nsecs)); exit(); }
 2026 % 11
 
 
+### corner_widths
+BEGIN { printf("[%-5c] [%05s] [%.1s] [%x] [%10.4d] [%-10.2x] [%.10s]\n", 65, "ab", "xyz", 0, 42, 255, "short"); exit(); }
+--- stdout
+[A    ] [   ab] [x] [0] [      0042] [ff        ] [short]
+
+
+### no_trailing_newline
+BEGIN { @x = 1; printf("%s", "no newline"); exit(); }
+--- stdout
+no newline
+
+@x: 1
