@@ -234,3 +234,11 @@ BEGIN { $i = 0; while ($i < 10) { @h = hist(1 << $i); $i++; } exit(); }
 
 --- stderr
 @h: 6 updates dropped, map full at 4 keys
+### exit_code
+# rc: 3
+# bpftrace: skip 0.17's exit() takes no argument (bpftrace 0.21+ does)
+BEGIN { @x = 1; exit(3); }
+--- stdout
+
+
+@x: 1
