@@ -16,6 +16,7 @@
  * a frame-pointer step there, as bpf_get_stack would.
  */
 #include "ehframe.h"
+#include "elf_read.h"
 
 #include "../bpf/unwind.h"
 
@@ -49,11 +50,10 @@ struct cfa_state {
 	int64_t rbp_off, ra_off;
 };
 
-struct cursor {
-	const uint8_t *p, *end;
-	const uint8_t *base;  /* section start, for pc-relative pointers */
+/* The section being parsed, for pc-relative pointers and CIE offsets. */
+struct eh_sec {
+	const uint8_t *base, *end;
 	uint64_t vaddr;       /* section address */
-	bool bad;
 };
 
 struct cie {
@@ -67,87 +67,30 @@ struct cie {
 
 /* --- reading ------------------------------------------------------------------------- */
 
-static bool need(struct cursor *c, size_t n)
-{
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t read_uN(struct cursor *c, int n)
-{
-	uint64_t v = 0;
-
-	if (!need(c, n))
-		return 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static uint64_t read_uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (need(c, 1)) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	return v;
-}
-
-static int64_t read_sleb(struct cursor *c)
-{
-	int64_t v = 0;
-	int shift = 0;
-	uint8_t b = 0;
-
-	while (need(c, 1)) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	if (shift < 64 && (b & 0x40))
-		v |= -(int64_t)((uint64_t)1 << shift);
-	return v;
-}
-
 /* A pointer in encoding `enc`; pc-relative ones become section addresses. */
-static uint64_t read_ptr(struct cursor *c, uint8_t enc)
+static uint64_t read_ptr(struct sp_cursor *c, const struct eh_sec *s, uint8_t enc)
 {
-	uint64_t here = c->vaddr + (uint64_t)(c->p - c->base), v;
+	uint64_t here = s->vaddr + (uint64_t)(c->p - s->base), v;
 
 	if (enc == PE_OMIT)
 		return 0;
 	if ((enc & PE_APP) == PE_ALIGNED) {
-		size_t mis = (size_t)(c->p - c->base) & 7;
+		size_t mis = (size_t)(c->p - s->base) & 7;
 
-		if (mis && need(c, 8 - mis))
+		if (mis && cur_need(c, 8 - mis))
 			c->p += 8 - mis;
-		here = c->vaddr + (uint64_t)(c->p - c->base);
+		here = s->vaddr + (uint64_t)(c->p - s->base);
 	}
 	switch (enc & PE_FORMAT) {
-	case 0x00: v = read_uN(c, 8); break;
-	case 0x01: v = read_uleb(c); break;
-	case 0x02: v = read_uN(c, 2); break;
-	case 0x03: v = read_uN(c, 4); break;
-	case 0x04: v = read_uN(c, 8); break;
-	case 0x09: v = (uint64_t)read_sleb(c); break;
-	case 0x0a: v = (uint64_t)(int64_t)(int16_t)read_uN(c, 2); break;
-	case 0x0b: v = (uint64_t)(int64_t)(int32_t)read_uN(c, 4); break;
-	case 0x0c: v = read_uN(c, 8); break;
+	case 0x00: v = cur_uN(c, 8); break;
+	case 0x01: v = cur_uleb(c); break;
+	case 0x02: v = cur_uN(c, 2); break;
+	case 0x03: v = cur_uN(c, 4); break;
+	case 0x04: v = cur_uN(c, 8); break;
+	case 0x09: v = (uint64_t)cur_sleb(c); break;
+	case 0x0a: v = (uint64_t)(int64_t)(int16_t)cur_uN(c, 2); break;
+	case 0x0b: v = (uint64_t)(int64_t)(int32_t)cur_uN(c, 4); break;
+	case 0x0c: v = cur_uN(c, 8); break;
 	default: c->bad = true; return 0;
 	}
 	if ((enc & PE_APP) == PE_PCREL)
@@ -256,6 +199,7 @@ struct machine {
 	struct sp_eh_table *t;
 	int *cap;
 	const struct cie *cie;
+	const struct eh_sec *sec;
 	struct cfa_state s, init;
 	struct cfa_state stack[MAX_REMEMBER];
 	int depth;
@@ -281,22 +225,22 @@ static void advance(struct machine *m, uint64_t to)
 }
 
 /* Extended opcodes (high two bits zero). Returns false on an unknown one. */
-static bool run_ext(struct machine *m, struct cursor *c, uint8_t op, uint8_t fde_enc)
+static bool run_ext(struct machine *m, struct sp_cursor *c, uint8_t op, uint8_t fde_enc)
 {
 	int64_t da = m->cie->data_align;
 	uint64_t reg, len;
 
 	switch (op) {
 	case 0x00: break;                                                 /* nop */
-	case 0x01: advance(m, read_ptr(c, fde_enc)); break;               /* set_loc */
-	case 0x02: advance(m, m->loc + read_uN(c, 1) * m->cie->code_align); break;
-	case 0x03: advance(m, m->loc + read_uN(c, 2) * m->cie->code_align); break;
-	case 0x04: advance(m, m->loc + read_uN(c, 4) * m->cie->code_align); break;
-	case 0x05: reg = read_uleb(c); set_reg(&m->s, reg, R_OFFSET, (int64_t)read_uleb(c) * da); break;
-	case 0x06: restore_reg(&m->s, &m->init, read_uleb(c)); break;     /* restore_extended */
-	case 0x07: set_reg(&m->s, read_uleb(c), R_UNDEF, 0); break;       /* undefined */
-	case 0x08: set_reg(&m->s, read_uleb(c), R_UNCHANGED, 0); break;   /* same_value */
-	case 0x09: reg = read_uleb(c); read_uleb(c); set_reg(&m->s, reg, R_OTHER, 0); break;
+	case 0x01: advance(m, read_ptr(c, m->sec, fde_enc)); break;       /* set_loc */
+	case 0x02: advance(m, m->loc + cur_uN(c, 1) * m->cie->code_align); break;
+	case 0x03: advance(m, m->loc + cur_uN(c, 2) * m->cie->code_align); break;
+	case 0x04: advance(m, m->loc + cur_uN(c, 4) * m->cie->code_align); break;
+	case 0x05: reg = cur_uleb(c); set_reg(&m->s, reg, R_OFFSET, (int64_t)cur_uleb(c) * da); break;
+	case 0x06: restore_reg(&m->s, &m->init, cur_uleb(c)); break;      /* restore_extended */
+	case 0x07: set_reg(&m->s, cur_uleb(c), R_UNDEF, 0); break;        /* undefined */
+	case 0x08: set_reg(&m->s, cur_uleb(c), R_UNCHANGED, 0); break;    /* same_value */
+	case 0x09: reg = cur_uleb(c); cur_uleb(c); set_reg(&m->s, reg, R_OTHER, 0); break;
 	case 0x0a:                                                        /* remember_state */
 		if (m->depth < MAX_REMEMBER)
 			m->stack[m->depth] = m->s;
@@ -307,42 +251,41 @@ static bool run_ext(struct machine *m, struct cursor *c, uint8_t op, uint8_t fde
 		if (m->depth > 0 && --m->depth < MAX_REMEMBER)
 			m->s = m->stack[m->depth];
 		break;
-	case 0x0c: m->s.cfa = C_REG; m->s.cfa_reg = (uint32_t)read_uleb(c);
-		   m->s.cfa_off = (int64_t)read_uleb(c); break;                  /* def_cfa */
-	case 0x0d: m->s.cfa = C_REG; m->s.cfa_reg = (uint32_t)read_uleb(c); break;
-	case 0x0e: m->s.cfa_off = (int64_t)read_uleb(c); break;          /* def_cfa_offset */
+	case 0x0c: m->s.cfa = C_REG; m->s.cfa_reg = (uint32_t)cur_uleb(c);
+		   m->s.cfa_off = (int64_t)cur_uleb(c); break;            /* def_cfa */
+	case 0x0d: m->s.cfa = C_REG; m->s.cfa_reg = (uint32_t)cur_uleb(c); break;
+	case 0x0e: m->s.cfa_off = (int64_t)cur_uleb(c); break;            /* def_cfa_offset */
 	case 0x0f:                                                        /* def_cfa_expression */
-		len = read_uleb(c);
-		if (!need(c, len))
+		len = cur_uleb(c);
+		if (!cur_need(c, len))
 			return false;
 		m->s.cfa = classify_expr(c->p, len, &m->s.cfa_off);
 		c->p += len;
 		break;
 	case 0x10: case 0x16:                                             /* (val_)expression */
-		reg = read_uleb(c);
-		len = read_uleb(c);
-		if (!need(c, len))
+		reg = cur_uleb(c);
+		len = cur_uleb(c);
+		if (!cur_need(c, len))
 			return false;
 		c->p += len;
 		set_reg(&m->s, reg, R_OTHER, 0);
 		break;
-	case 0x11: reg = read_uleb(c); set_reg(&m->s, reg, R_OFFSET, read_sleb(c) * da); break;
-	case 0x12: m->s.cfa = C_REG; m->s.cfa_reg = (uint32_t)read_uleb(c);
-		   m->s.cfa_off = read_sleb(c) * da; break;                      /* def_cfa_sf */
-	case 0x13: m->s.cfa_off = read_sleb(c) * da; break;              /* def_cfa_offset_sf */
-	case 0x14: reg = read_uleb(c); read_uleb(c); set_reg(&m->s, reg, R_OTHER, 0); break;
-	case 0x15: reg = read_uleb(c); read_sleb(c); set_reg(&m->s, reg, R_OTHER, 0); break;
-	case 0x2e: read_uleb(c); break;                                   /* GNU_args_size */
-	case 0x2f: reg = read_uleb(c); set_reg(&m->s, reg, R_OFFSET, -(int64_t)read_uleb(c) * da); break;
+	case 0x11: reg = cur_uleb(c); set_reg(&m->s, reg, R_OFFSET, cur_sleb(c) * da); break;
+	case 0x12: m->s.cfa = C_REG; m->s.cfa_reg = (uint32_t)cur_uleb(c);
+		   m->s.cfa_off = cur_sleb(c) * da; break;                /* def_cfa_sf */
+	case 0x13: m->s.cfa_off = cur_sleb(c) * da; break;                /* def_cfa_offset_sf */
+	case 0x14: reg = cur_uleb(c); cur_uleb(c); set_reg(&m->s, reg, R_OTHER, 0); break;
+	case 0x15: reg = cur_uleb(c); cur_sleb(c); set_reg(&m->s, reg, R_OTHER, 0); break;
+	case 0x2e: cur_uleb(c); break;                                    /* GNU_args_size */
+	case 0x2f: reg = cur_uleb(c); set_reg(&m->s, reg, R_OFFSET, -(int64_t)cur_uleb(c) * da); break;
 	default: return false;
 	}
 	return !c->bad;
 }
 
-static bool run_insns(struct machine *m, const uint8_t *p, const uint8_t *end,
-		      struct cursor *sec, uint8_t fde_enc)
+static bool run_insns(struct machine *m, const uint8_t *p, const uint8_t *end, uint8_t fde_enc)
 {
-	struct cursor c = { .p = p, .end = end, .base = sec->base, .vaddr = sec->vaddr };
+	struct sp_cursor c = { .p = p, .end = end };
 
 	while (c.p < c.end && !c.bad) {
 		uint8_t op = *c.p++;
@@ -350,7 +293,7 @@ static bool run_insns(struct machine *m, const uint8_t *p, const uint8_t *end,
 
 		switch (op >> 6) {
 		case 1: advance(m, m->loc + arg * m->cie->code_align); break;
-		case 2: set_reg(&m->s, arg, R_OFFSET, (int64_t)read_uleb(&c) * m->cie->data_align); break;
+		case 2: set_reg(&m->s, arg, R_OFFSET, (int64_t)cur_uleb(&c) * m->cie->data_align); break;
 		case 3: restore_reg(&m->s, &m->init, arg); break;
 		default:
 			if (!run_ext(m, &c, op, fde_enc))
@@ -362,14 +305,15 @@ static bool run_insns(struct machine *m, const uint8_t *p, const uint8_t *end,
 
 /* --- records ------------------------------------------------------------------------- */
 
-static bool parse_augmentation(struct cie *cie, struct cursor *c, const char *aug)
+static bool parse_augmentation(struct cie *cie, struct sp_cursor *c, const struct eh_sec *s,
+			       const char *aug)
 {
 	const uint8_t *data_end = NULL;
 
 	if (aug[0] == 'z') {
-		uint64_t len = read_uleb(c);
+		uint64_t len = cur_uleb(c);
 
-		if (!need(c, len))
+		if (!cur_need(c, len))
 			return false;
 		data_end = c->p + len;
 		cie->has_z = true;
@@ -378,12 +322,12 @@ static bool parse_augmentation(struct cie *cie, struct cursor *c, const char *au
 	}
 	for (const char *a = aug + (aug[0] == 'z'); *a && !c->bad; a++) {
 		switch (*a) {
-		case 'R': cie->fde_enc = (uint8_t)read_uN(c, 1); break;
-		case 'L': read_uN(c, 1); break;
+		case 'R': cie->fde_enc = (uint8_t)cur_uN(c, 1); break;
+		case 'L': cur_uN(c, 1); break;
 		case 'P': {
-			uint8_t enc = (uint8_t)read_uN(c, 1);
+			uint8_t enc = (uint8_t)cur_uN(c, 1);
 
-			read_ptr(c, enc & 0x7f);
+			read_ptr(c, s, enc & 0x7f);
 			break;
 		}
 		case 'S': cie->signal = true; break;
@@ -400,63 +344,60 @@ static bool parse_augmentation(struct cie *cie, struct cursor *c, const char *au
 }
 
 /* Parses the CIE at section offset `off`. */
-static bool parse_cie(struct cursor *sec, uint64_t off, bool debug_frame, struct cie *cie)
+static bool parse_cie(const struct eh_sec *s, uint64_t off, bool debug_frame, struct cie *cie)
 {
-	struct cursor c = *sec;
+	struct sp_cursor c = { .end = s->end };
 	uint64_t len, id;
 	const char *aug;
 	int version, idsize = 4;
 
 	memset(cie, 0, sizeof(*cie));
-	c.p = sec->base + off;
-	c.bad = false;
-	if (off >= (uint64_t)(sec->end - sec->base))
+	if (off >= (uint64_t)(s->end - s->base))
 		return false;
-	len = read_uN(&c, 4);
+	c.p = s->base + off;
+	len = cur_uN(&c, 4);
 	if (len == 0xffffffff) {
-		len = read_uN(&c, 8);
+		len = cur_uN(&c, 8);
 		idsize = 8;
 	}
-	if (!need(&c, len))
+	if (!cur_need(&c, len))
 		return false;
 	c.end = c.p + len;
-	id = read_uN(&c, idsize);
+	id = cur_uN(&c, idsize);
 	if (debug_frame ? id != (idsize == 8 ? ~0ull : 0xffffffffull) : id != 0)
 		return false;
-	version = (int)read_uN(&c, 1);
-	aug = (const char *)c.p;
-	while (need(&c, 1) && *c.p)
-		c.p++;
-	c.p++;
+	version = (int)cur_uN(&c, 1);
+	aug = cur_cstr(&c);
 	if (c.bad || (version != 1 && version != 3 && version != 4))
 		return false;
 	if (version == 4)
-		read_uN(&c, 2); /* address_size, segment_selector_size */
-	cie->code_align = read_uleb(&c);
-	cie->data_align = read_sleb(&c);
-	cie->ra_reg = version == 1 ? (uint32_t)read_uN(&c, 1) : (uint32_t)read_uleb(&c);
-	if (!parse_augmentation(cie, &c, aug))
+		cur_uN(&c, 2); /* address_size, segment_selector_size */
+	cie->code_align = cur_uleb(&c);
+	cie->data_align = cur_sleb(&c);
+	cie->ra_reg = version == 1 ? (uint32_t)cur_uN(&c, 1) : (uint32_t)cur_uleb(&c);
+	if (!parse_augmentation(cie, &c, s, aug))
 		return false;
 	cie->insns = c.p;
 	cie->insns_end = c.end;
 	return cie->ra_reg == REG_RA;
 }
 
-static int run_fde(struct sp_eh_table *t, int *cap, struct cursor *sec, const struct cie *cie,
+static int run_fde(struct sp_eh_table *t, int *cap, const struct eh_sec *sec, const struct cie *cie,
 		   bool debug_frame, uint64_t start, uint64_t range, const uint8_t *insns,
 		   const uint8_t *end)
 {
-	struct machine m = { .t = t, .cap = cap, .cie = cie, .prio = debug_frame ? 1 : 2 };
+	struct machine m = { .t = t, .cap = cap, .cie = cie, .sec = sec,
+			     .prio = debug_frame ? 1 : 2 };
 	struct sp_eh_row marker = { .kind = SP_UNW_FP, .prio = 0 };
 
 	m.s.cfa = C_REG;
 	m.s.ra = R_UNCHANGED;
-	if (!run_insns(&m, cie->insns, cie->insns_end, sec, cie->fde_enc))
+	if (!run_insns(&m, cie->insns, cie->insns_end, cie->fde_enc))
 		return -EINVAL;
 	m.init = m.s;
 	m.emit = true;
 	m.loc = m.row_loc = start;
-	if (!run_insns(&m, insns, end, sec, cie->fde_enc))
+	if (!run_insns(&m, insns, end, cie->fde_enc))
 		return -EINVAL;
 	advance(&m, start + range);
 	if (m.err)
@@ -467,7 +408,8 @@ static int run_fde(struct sp_eh_table *t, int *cap, struct cursor *sec, const st
 int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_t vaddr,
 		bool debug_frame)
 {
-	struct cursor sec = { .p = data, .end = data + size, .base = data, .vaddr = vaddr };
+	struct eh_sec s = { .base = data, .end = data + size, .vaddr = vaddr };
+	struct sp_cursor sec = { .p = data, .end = data + size };
 	int cap = t->n, err;
 	struct cie cie;
 	uint64_t cie_off = ~0ull;
@@ -475,20 +417,20 @@ int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_
 
 	while (sec.p < sec.end && !sec.bad) {
 		const uint8_t *body, *rend;
-		uint64_t len = read_uN(&sec, 4), id, start, range;
+		uint64_t len = cur_uN(&sec, 4), id, start, range;
 		int idsize = 4;
 
 		if (len == 0 && !debug_frame)
 			break; /* terminator */
 		if (len == 0xffffffff) {
-			len = read_uN(&sec, 8);
+			len = cur_uN(&sec, 8);
 			idsize = 8;
 		}
-		if (!need(&sec, len))
+		if (!cur_need(&sec, len))
 			break;
 		body = sec.p;
 		rend = body + len;
-		id = read_uN(&sec, idsize);
+		id = cur_uN(&sec, idsize);
 		if (debug_frame ? id == (idsize == 8 ? ~0ull : 0xffffffffull) : id == 0) {
 			t->st.cies++;
 			sec.p = rend;
@@ -498,14 +440,14 @@ int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_
 		id = debug_frame ? id : (uint64_t)(body - data) - id;
 		if (id != cie_off) {
 			cie_off = id;
-			cie_ok = parse_cie(&sec, id, debug_frame, &cie);
+			cie_ok = parse_cie(&s, id, debug_frame, &cie);
 		}
-		start = read_ptr(&sec, cie.fde_enc);
-		range = read_ptr(&sec, cie.fde_enc & PE_FORMAT);
+		start = read_ptr(&sec, &s, cie.fde_enc);
+		range = read_ptr(&sec, &s, cie.fde_enc & PE_FORMAT);
 		if (cie_ok && cie.has_z) {
-			uint64_t alen = read_uleb(&sec);
+			uint64_t alen = cur_uleb(&sec);
 
-			if (need(&sec, alen))
+			if (cur_need(&sec, alen))
 				sec.p += alen;
 		}
 		if (!cie_ok || sec.bad || sec.p > rend || range == 0 || start == 0) {
@@ -514,7 +456,7 @@ int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_
 			sec.p = rend;
 			continue;
 		}
-		err = run_fde(t, &cap, &sec, &cie, debug_frame, start, range, sec.p, rend);
+		err = run_fde(t, &cap, &s, &cie, debug_frame, start, range, sec.p, rend);
 		if (err == -ENOMEM)
 			return err;
 		if (err)
@@ -563,25 +505,6 @@ int sp_eh_table__finish(struct sp_eh_table *t)
 
 /* --- sections ------------------------------------------------------------------------ */
 
-static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (n && strcmp(n, name) == 0)
-			return scn;
-	}
-	return NULL;
-}
-
 int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 {
 	static const char *const names[] = { ".eh_frame", ".debug_frame" };
@@ -590,7 +513,7 @@ int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < 2 && !err; i++) {
 		GElf_Shdr sh;
-		Elf_Scn *scn = section_by_name(elf, names[i], &sh);
+		Elf_Scn *scn = sp_elf_section(elf, names[i], &sh);
 		Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 
 		if (!d || !d->d_buf || d->d_size == 0)

@@ -12,6 +12,7 @@
  * operation per instruction (no VLIW op_index), 8-byte addresses.
  */
 #include "elf_lines.h"
+#include "elf_read.h"
 
 #include <gelf.h>
 #include <stdio.h>
@@ -59,82 +60,7 @@ struct sect {
 	size_t size;
 };
 
-struct cursor {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
 /* --- reading ------------------------------------------------------------------------- */
-
-static bool need(struct cursor *c, size_t n)
-{
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t read_n(struct cursor *c, int n)
-{
-	uint64_t v = 0;
-
-	if (!need(c, n))
-		return 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static uint64_t uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (need(c, 1)) {
-		unsigned char b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	return v;
-}
-
-static int64_t sleb(struct cursor *c)
-{
-	int64_t v = 0;
-	int shift = 0;
-	unsigned char b = 0;
-
-	while (need(c, 1)) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (int64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	if (shift < 64 && (b & 0x40))
-		v |= -((int64_t)1 << shift);
-	return v;
-}
-
-static const char *cstr(struct cursor *c)
-{
-	const char *s = (const char *)c->p;
-	const unsigned char *nul;
-
-	if (c->bad || !(nul = memchr(c->p, '\0', c->end - c->p))) {
-		c->bad = true;
-		return NULL;
-	}
-	c->p = nul + 1;
-	return s;
-}
 
 static const char *str_at(const struct sect *s, uint64_t off)
 {
@@ -145,33 +71,22 @@ static const char *str_at(const struct sect *s, uint64_t off)
 
 static bool get_section(Elf *elf, const char *name, struct sect *out)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	Elf_Scn *scn = sp_elf_section(elf, name, &sh);
+	Elf_Data *d;
 
 	out->p = NULL;
 	out->size = 0;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+	if (!scn)
 		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!n || strcmp(n, name) != 0)
-			continue;
-		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-			return false;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return false;
-		out->p = d->d_buf;
-		out->size = d->d_size;
-		return true;
-	}
-	return false;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return false;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return false;
+	out->p = d->d_buf;
+	out->size = d->d_size;
+	return true;
 }
 
 /* --- tables --------------------------------------------------------------------------- */
@@ -296,36 +211,36 @@ struct unit {
 	int8_t line_base;
 	const unsigned char *std_lens;
 	uint32_t file_base, nfiles;   /* this unit's files in sp_lines.files */
-	struct cursor prog;
+	struct sp_cursor prog;
 };
 
 /* One attribute value: a string (may be NULL) or a number. */
-static void read_form(struct cursor *c, uint64_t form, int offsz, const struct strsecs *ss,
+static void read_form(struct sp_cursor *c, uint64_t form, int offsz, const struct strsecs *ss,
 		      const char **s, uint64_t *num)
 {
 	*s = NULL;
 	*num = 0;
 	switch (form) {
-	case DW_FORM_string: *s = cstr(c); break;
-	case DW_FORM_line_strp: *s = str_at(&ss->line_str, read_n(c, offsz)); break;
-	case DW_FORM_strp: *s = str_at(&ss->str, read_n(c, offsz)); break;
-	case DW_FORM_strx: case DW_FORM_udata: *num = uleb(c); break;
-	case DW_FORM_sdata: *num = (uint64_t)sleb(c); break;
-	case DW_FORM_data1: case DW_FORM_strx1: *num = read_n(c, 1); break;
-	case DW_FORM_data2: case DW_FORM_strx2: *num = read_n(c, 2); break;
-	case DW_FORM_strx3: *num = read_n(c, 3); break;
-	case DW_FORM_data4: case DW_FORM_strx4: *num = read_n(c, 4); break;
-	case DW_FORM_data8: *num = read_n(c, 8); break;
-	case DW_FORM_data16: if (need(c, 16)) c->p += 16; break;
-	case DW_FORM_block: *num = uleb(c); goto skip;
-	case DW_FORM_block1: *num = read_n(c, 1); goto skip;
-	case DW_FORM_block2: *num = read_n(c, 2); goto skip;
-	case DW_FORM_block4: *num = read_n(c, 4); goto skip;
+	case DW_FORM_string: *s = cur_cstr(c); break;
+	case DW_FORM_line_strp: *s = str_at(&ss->line_str, cur_uN(c, offsz)); break;
+	case DW_FORM_strp: *s = str_at(&ss->str, cur_uN(c, offsz)); break;
+	case DW_FORM_strx: case DW_FORM_udata: *num = cur_uleb(c); break;
+	case DW_FORM_sdata: *num = (uint64_t)cur_sleb(c); break;
+	case DW_FORM_data1: case DW_FORM_strx1: *num = cur_uN(c, 1); break;
+	case DW_FORM_data2: case DW_FORM_strx2: *num = cur_uN(c, 2); break;
+	case DW_FORM_strx3: *num = cur_uN(c, 3); break;
+	case DW_FORM_data4: case DW_FORM_strx4: *num = cur_uN(c, 4); break;
+	case DW_FORM_data8: *num = cur_uN(c, 8); break;
+	case DW_FORM_data16: if (cur_need(c, 16)) c->p += 16; break;
+	case DW_FORM_block: *num = cur_uleb(c); goto skip;
+	case DW_FORM_block1: *num = cur_uN(c, 1); goto skip;
+	case DW_FORM_block2: *num = cur_uN(c, 2); goto skip;
+	case DW_FORM_block4: *num = cur_uN(c, 4); goto skip;
 	default: c->bad = true; break;
 	}
 	return;
 skip:
-	if (need(c, *num))
+	if (cur_need(c, *num))
 		c->p += *num;
 }
 
@@ -336,21 +251,21 @@ struct entry_format {
 	uint64_t type[MAX_FORMATS], form[MAX_FORMATS];
 };
 
-static void read_formats(struct cursor *c, struct entry_format *f)
+static void read_formats(struct sp_cursor *c, struct entry_format *f)
 {
-	f->n = (int)read_n(c, 1);
+	f->n = (int)cur_uN(c, 1);
 	if (f->n > MAX_FORMATS) {
 		c->bad = true;
 		return;
 	}
 	for (int i = 0; i < f->n; i++) {
-		f->type[i] = uleb(c);
-		f->form[i] = uleb(c);
+		f->type[i] = cur_uleb(c);
+		f->form[i] = cur_uleb(c);
 	}
 }
 
 /* One DWARF 5 directory or file entry: its path and directory index. */
-static void read_entry(struct cursor *c, const struct entry_format *f, int offsz,
+static void read_entry(struct sp_cursor *c, const struct entry_format *f, int offsz,
 		       const struct strsecs *ss, const char **path, uint64_t *dir)
 {
 	*path = NULL;
@@ -383,7 +298,7 @@ static bool add_file_v5(struct sp_lines *l, const char **dirs, uint64_t ndirs, c
 	return add_file(l, d, name);
 }
 
-static void read_tables_v5(struct sp_lines *l, struct unit *u, struct cursor *c,
+static void read_tables_v5(struct sp_lines *l, struct unit *u, struct sp_cursor *c,
 			   const struct strsecs *ss)
 {
 	struct entry_format df, ff;
@@ -391,7 +306,7 @@ static void read_tables_v5(struct sp_lines *l, struct unit *u, struct cursor *c,
 	const char **dirs, *path;
 
 	read_formats(c, &df);
-	ndirs = uleb(c);
+	ndirs = cur_uleb(c);
 	if (c->bad || ndirs > (uint64_t)(c->end - c->p)) {
 		c->bad = true;
 		return;
@@ -404,7 +319,7 @@ static void read_tables_v5(struct sp_lines *l, struct unit *u, struct cursor *c,
 	for (uint64_t i = 0; i < ndirs && !c->bad; i++)
 		read_entry(c, &df, u->offsz, ss, &dirs[i], &dir);
 	read_formats(c, &ff);
-	nfiles = uleb(c);
+	nfiles = cur_uleb(c);
 	if (nfiles > (uint64_t)(c->end - c->p))
 		c->bad = true;
 	for (uint64_t i = 0; i < nfiles && !c->bad; i++) {
@@ -416,19 +331,19 @@ static void read_tables_v5(struct sp_lines *l, struct unit *u, struct cursor *c,
 }
 
 /* DWARF 2-4: include_directories then file_names, each list ended by "". */
-static void read_tables_v4(struct sp_lines *l, struct unit *u, struct cursor *c)
+static void read_tables_v4(struct sp_lines *l, struct unit *u, struct sp_cursor *c)
 {
 	const char *dirs[256], *s;
 	int ndirs = 0;
 
-	while ((s = cstr(c)) && *s)
+	while ((s = cur_cstr(c)) && *s)
 		if (ndirs < 256)
 			dirs[ndirs++] = s;
-	while ((s = cstr(c)) && *s) {
-		uint64_t dir = uleb(c);
+	while ((s = cur_cstr(c)) && *s) {
+		uint64_t dir = cur_uleb(c);
 
-		uleb(c); /* mtime */
-		uleb(c); /* length */
+		cur_uleb(c); /* mtime */
+		cur_uleb(c); /* length */
 		if (!c->bad && add_file(l, dir >= 1 && dir <= (uint64_t)ndirs ? dirs[dir - 1] : NULL, s))
 			u->nfiles++;
 	}
@@ -436,42 +351,43 @@ static void read_tables_v4(struct sp_lines *l, struct unit *u, struct cursor *c)
 
 /* Parse the unit header at *c; on return u->prog holds its program and *c
  * points at the next unit. */
-static bool read_unit(struct sp_lines *l, struct cursor *c, struct unit *u,
+static bool read_unit(struct sp_lines *l, struct sp_cursor *c, struct unit *u,
 		      const struct strsecs *ss)
 {
-	uint64_t len = read_n(c, 4), hlen;
-	struct cursor h;
+	uint64_t len = cur_uN(c, 4), hlen;
+	struct sp_cursor h;
 
 	memset(u, 0, sizeof(*u));
 	u->offsz = 4;
 	if (len == 0xffffffffu) {
-		len = read_n(c, 8);
+		len = cur_uN(c, 8);
 		u->offsz = 8;
 	}
-	if (!need(c, len) || len < 2)
+	if (!cur_need(c, len) || len < 2)
 		return false;
-	u->prog = (struct cursor){ c->p, c->p + len, false };
+	u->prog = (struct sp_cursor){ c->p, c->p + len, false };
 	c->p += len;
-	u->version = (int)read_n(&u->prog, 2);
+	u->version = (int)cur_uN(&u->prog, 2);
 	if (u->version < 2 || u->version > 5)
 		return false;
-	if (u->version >= 5 && read_n(&u->prog, 1) != 8) /* address_size */
+	if (u->version >= 5 && cur_uN(&u->prog, 1) != 8) /* address_size */
 		return false;
 	if (u->version >= 5)
-		read_n(&u->prog, 1); /* segment_selector_size */
-	hlen = read_n(&u->prog, u->offsz);
-	if (!need(&u->prog, hlen))
+		cur_uN(&u->prog, 1); /* segment_selector_size */
+	hlen = cur_uN(&u->prog, u->offsz);
+	if (!cur_need(&u->prog, hlen))
 		return false;
-	h = (struct cursor){ u->prog.p, u->prog.p + hlen, false };
+	h = (struct sp_cursor){ u->prog.p, u->prog.p + hlen, false };
 	u->prog.p += hlen;
-	u->min_inst = (uint8_t)read_n(&h, 1);
+	u->min_inst = (uint8_t)cur_uN(&h, 1);
 	if (u->version >= 4)
-		read_n(&h, 1); /* maximum_operations_per_instruction */
-	read_n(&h, 1);         /* default_is_stmt */
-	u->line_base = (int8_t)read_n(&h, 1);
-	u->line_range = (uint8_t)read_n(&h, 1);
-	u->opcode_base = (uint8_t)read_n(&h, 1);
-	if (h.bad || u->line_range == 0 || u->opcode_base == 0 || !need(&h, u->opcode_base - 1))
+		cur_uN(&h, 1); /* maximum_operations_per_instruction */
+	cur_uN(&h, 1);         /* default_is_stmt */
+	u->line_base = (int8_t)cur_uN(&h, 1);
+	u->line_range = (uint8_t)cur_uN(&h, 1);
+	u->opcode_base = (uint8_t)cur_uN(&h, 1);
+	if (h.bad || u->line_range == 0 || u->opcode_base == 0 ||
+	    !cur_need(&h, u->opcode_base - 1))
 		return false;
 	u->std_lens = h.p;
 	h.p += u->opcode_base - 1;
@@ -512,42 +428,43 @@ static bool emit(struct sp_lines *l, const struct unit *u, const struct regs *r,
 	return !end || end_seq(l);
 }
 
-static bool extended_op(struct sp_lines *l, const struct unit *u, struct cursor *c, struct regs *r)
+static bool extended_op(struct sp_lines *l, const struct unit *u, struct sp_cursor *c,
+			struct regs *r)
 {
-	uint64_t len = uleb(c);
+	uint64_t len = cur_uleb(c);
 	const unsigned char *next;
 	int sub;
 
-	if (!need(c, len) || len == 0)
+	if (!cur_need(c, len) || len == 0)
 		return false;
 	next = c->p + len;
-	sub = (int)read_n(c, 1);
+	sub = (int)cur_uN(c, 1);
 	if (sub == DW_LNE_end_sequence) {
 		if (!emit(l, u, r, true))
 			return false;
 		regs_reset(r);
 	} else if (sub == DW_LNE_set_address && len - 1 <= 8) {
-		r->addr = read_n(c, (int)(len - 1));
+		r->addr = cur_uN(c, (int)(len - 1));
 		r->skip = r->addr == 0;
 	}
 	c->p = next;
 	return true;
 }
 
-static bool standard_op(const struct unit *u, struct cursor *c, struct regs *r, int op)
+static bool standard_op(const struct unit *u, struct sp_cursor *c, struct regs *r, int op)
 {
 	switch (op) {
-	case DW_LNS_advance_pc: r->addr += uleb(c) * u->min_inst; break;
-	case DW_LNS_advance_line: r->line += (uint64_t)sleb(c); break;
-	case DW_LNS_set_file: r->file = uleb(c); break;
+	case DW_LNS_advance_pc: r->addr += cur_uleb(c) * u->min_inst; break;
+	case DW_LNS_advance_line: r->line += (uint64_t)cur_sleb(c); break;
+	case DW_LNS_set_file: r->file = cur_uleb(c); break;
 	case DW_LNS_const_add_pc:
 		r->addr += (uint64_t)((255 - u->opcode_base) / u->line_range) * u->min_inst;
 		break;
-	case DW_LNS_fixed_advance_pc: r->addr += read_n(c, 2); break;
+	case DW_LNS_fixed_advance_pc: r->addr += cur_uN(c, 2); break;
 	case DW_LNS_negate_stmt: case DW_LNS_set_basic_block: break;
 	default: /* set_column and anything newer: skip its operands */
 		for (int i = 0; i < u->std_lens[op - 1]; i++)
-			uleb(c);
+			cur_uleb(c);
 		break;
 	}
 	return !c->bad;
@@ -555,13 +472,13 @@ static bool standard_op(const struct unit *u, struct cursor *c, struct regs *r, 
 
 static bool run_program(struct sp_lines *l, const struct unit *u)
 {
-	struct cursor c = u->prog;
+	struct sp_cursor c = u->prog;
 	struct regs r;
 
 	regs_reset(&r);
 	l->seq_first = l->nrows;
 	while (c.p < c.end && !c.bad) {
-		int op = (int)read_n(&c, 1);
+		int op = (int)cur_uN(&c, 1);
 
 		if (op >= u->opcode_base) {
 			int adj = op - u->opcode_base;
@@ -638,7 +555,7 @@ struct sp_lines *sp_lines__load(Elf *elf)
 	struct sp_lines *l;
 	struct sect dl;
 	struct strsecs ss;
-	struct cursor c;
+	struct sp_cursor c;
 	struct unit u;
 
 	if (!elf || !get_section(elf, ".debug_line", &dl))
@@ -648,7 +565,7 @@ struct sp_lines *sp_lines__load(Elf *elf)
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
-	c = (struct cursor){ dl.p, dl.p + dl.size, false };
+	c = (struct sp_cursor){ dl.p, dl.p + dl.size, false };
 	while (c.p < c.end && read_unit(l, &c, &u, &ss))
 		if (!run_program(l, &u) && u.prog.bad)
 			break;
