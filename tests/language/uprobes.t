@@ -82,3 +82,23 @@ greeting from a global
 
 
 
+### ustack_modes
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+# filter: \+\d+ => +N
+# filter: [0-9a-f]{6,16} => ADDR
+# filter: /\S+/strargs => .../strargs
+# bpftrace: skip 0.17 resolves func, usym and ustack in user space when it prints them; a -c child has exited by then and 0.17 prints bare addresses (bpftrace issue #246), differently from run to run
+uprobe:$WORKLOAD:take_str { @p[ustack(perf, 2)] = count(); @r[ustack(raw, 2)] = count(); @k[kstack] = count(); }
+--- stdout
+
+
+@k[]: 2
+@p[
+	562ad546b139 take_str+0 (/work/main/build-lang/tests/workloads/strargs)
+	562ad546b1ee main+122 (/work/main/build-lang/tests/workloads/strargs)
+]: 2
+@r[
+562ad546b139
+562ad546b1ee
+]: 2
