@@ -217,3 +217,10 @@ END { time("%Y\n"); cat("/proc/sys/kernel/ostype"); } interval:ms:5 { exit(); }
 Linux
 
 
+### angle_blocks
+# bpftrace: skip 0.17 has no `< >` blocks (an sprof extension)
+BEGIN < $x = 2; if ($x > 1) { printf("%d\n", $x >> 1); } exit(); >
+--- stdout
+1
+
+
