@@ -8,10 +8,13 @@
 #include "procmaps.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char deleted_suffix[] = " (deleted)";
 
@@ -115,4 +118,26 @@ void sp_procmaps__free(struct sp_procmaps *pm)
 	free(pm->maps);
 	pm->maps = NULL;
 	pm->n = 0;
+}
+
+int sp_procmap__open(const struct sp_procmap *m, pid_t pid, bool host_path)
+{
+	char buf[4200];
+	struct stat st;
+	int fd;
+
+	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
+		 m->end);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || !m->path || m->deleted)
+		return fd;
+	snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, m->path);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && host_path)
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_ino != m->inode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

@@ -39,5 +39,10 @@ int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path);
 /* Parse one maps line; true when it is an executable mapping (filled in). */
 bool sp_procmaps__parse_line(const char *line, struct sp_procmap *m);
 void sp_procmaps__free(struct sp_procmaps *pm);
+/* Open the file behind mapping `m` of live process `pid`:
+ * /proc/PID/map_files/START-END, else (not for a deleted file)
+ * /proc/PID/root/PATH and, when `host_path`, PATH itself; a file reached by
+ * path must still be the mapped inode. Returns a descriptor or -1. */
+int sp_procmap__open(const struct sp_procmap *m, pid_t pid, bool host_path);
 
 #endif

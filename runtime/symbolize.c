@@ -197,34 +197,10 @@ static struct sp_file *file_for_fd(struct sp_symbolizer *s, int fd, const char *
 	return f;
 }
 
-/* Open a mapping's file while the process is alive. Fallback paths must
- * still be the mapped inode, or the symbols would be someone else's. */
-static int open_mapped(pid_t pid, const struct sp_procmap *m)
-{
-	char buf[4200];
-	struct stat st;
-	int fd;
-
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
-		 m->end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 || !m->path || m->deleted)
-		return fd;
-	snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, m->path);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_ino != m->inode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static struct sp_file *open_file(struct sp_symbolizer *s, pid_t pid, const struct sp_procmap *m)
 {
 	char root[64];
-	int fd = open_mapped(pid, m);
+	int fd = sp_procmap__open(m, pid, true);
 
 	if (fd < 0)
 		return NULL;

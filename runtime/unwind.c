@@ -243,26 +243,6 @@ static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
 	return f;
 }
 
-static int open_mapped(pid_t pid, const struct sp_procmap *m)
-{
-	char buf[4200];
-	struct stat st;
-	int fd;
-
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
-		 m->end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 || !m->path || m->deleted)
-		return fd;
-	snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, m->path);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_ino != m->inode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* sprof's own vDSO image. */
 static struct unw_file *vdso_file(struct sp_unwind *u)
 {
@@ -424,7 +404,7 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 		struct unw_file *f = NULL;
 
 		if (m->kind == SP_MAP_FILE) {
-			int fd = open_mapped(pid, m);
+			int fd = sp_procmap__open(m, pid, false);
 
 			f = fd >= 0 ? file_for_fd(u, fd) : NULL;
 		} else if (m->kind == SP_MAP_VDSO) {
