@@ -397,7 +397,7 @@ static bool param_text(const struct sp_node *n)
 	return n->kind == SP_N_POSITIONAL && strcmp(n->name, "$#");
 }
 
-/* str($N) is the parameter's text; str(p, n) is n bytes at most. */
+/* str($N) is the parameter's text; str(p, n) reads n characters at most. */
 static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 {
 	struct sp_node *arg = n->list.items[0];
@@ -435,8 +435,8 @@ static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 }
 
 /* ntop([af,] addr) formats 4 bytes (IPv4) for an integer address, as
- * bpftrace does, unless af is AF_INET6 (10); a string address is read as
- * 16 bytes (IPv6) unless af is AF_INET (2). */
+ * bpftrace does, unless af is AF_INET6 (10); a string address stays 16
+ * bytes (IPv6). */
 static void ntop_size(struct sp_node *n)
 {
 	const struct sp_node *addr = n->list.items[n->list.len - 1];
