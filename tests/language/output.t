@@ -242,3 +242,16 @@ BEGIN { @x = 1; exit(3); }
 
 
 @x: 1
+### json_print_aggs_then_clear
+# opts: -f json
+# known: runtime/report_json.c:json_empty writes the cleared maps at exit (`"@a": 0`, `"@h": null`, `"@k": {}`); bpftrace writes nothing for them
+BEGIN { @h = hist(5); @l = lhist(3, 0, 10, 2); @s = stats(4); @a = avg(6); @k[1, "x"] = count(); } interval:ms:5 { print(@h); print(@l); print(@s); print(@a); print(@k); clear(@h); clear(@l); clear(@s); clear(@a); clear(@k); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 2}}
+{"type": "hist", "data": {"@h": [{"min": 4, "max": 7, "count": 1}]}}
+{"type": "hist", "data": {"@l": [{"min": 2, "max": 3, "count": 1}]}}
+{"type": "stats", "data": {"@s": {"count": 1, "average": 4, "total": 4}}}
+{"type": "stats", "data": {"@a": 6}}
+{"type": "map", "data": {"@k": {"1,x": 1}}}
+
+
