@@ -189,6 +189,27 @@ const struct sp_entry **sp_sorted_entries(const struct sp_mapdata *m, int top, i
 	return v;
 }
 
+void sp_bucket_span(const struct sp_value *v, int *lo, int *hi)
+{
+	*lo = 0;
+	*hi = -1;
+	for (int i = 0; i < v->nbuckets; i++) {
+		if (v->buckets[i] == 0)
+			continue;
+		if (*hi < 0)
+			*lo = i;
+		*hi = i;
+	}
+}
+
+void sp_lhist_bounds(const struct sp_mapdata *m, const struct sp_value *v, int64_t *min,
+		     int64_t *step, int64_t *max)
+{
+	*min = m->map ? m->map->lhist_min : 0;
+	*step = m->map && m->map->lhist_step > 0 ? m->map->lhist_step : 1;
+	*max = m->map ? m->map->lhist_max : v->nbuckets - 2;
+}
+
 static const char *map_name(const struct sp_mapdata *m)
 {
 	return m->map && m->map->name ? m->map->name : "@";

@@ -141,6 +141,24 @@ static bool has_map(const struct sp_profile *p, const char *name)
 	return false;
 }
 
+/* Every map (or o->map_filter's), in name order, as text or JSON lines. */
+static int write_maps(FILE *f, const struct sp_profile *p, const struct sp_report_opts *o)
+{
+	int n = 0;
+	const struct sp_mapdata **maps = sp_sorted_maps(p, o->map_filter, &n);
+
+	if (!maps)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		if (o->format == SP_FMT_JSON)
+			sp_report_json_map(f, maps[i], 0, 1);
+		else
+			sp_report_text_map(f, maps[i], 0, 1);
+	}
+	free(maps);
+	return 0;
+}
+
 static int write_stream(const struct sp_profile *p, const struct sp_report_opts *o)
 {
 	char *path;
@@ -157,7 +175,7 @@ static int write_stream(const struct sp_profile *p, const struct sp_report_opts 
 	/* bpftrace separates the run's output from the maps printed at exit. */
 	if (f == stdout)
 		fputs("\n\n", f);
-	err = o->format == SP_FMT_JSON ? sp_report_json(f, p, o) : sp_report_text(f, p, o);
+	err = write_maps(f, p, o);
 	if (err)
 		fprintf(stderr, "error: cannot write the report: %s\n", strerror(-err));
 	return first_err(sp_report_close(f, path), err);

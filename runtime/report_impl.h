@@ -28,6 +28,13 @@ const char *sp_frame_func(const struct sp_frame *f, char *buf, size_t len);
  * keeping only the `top` largest when top > 0. Returns a malloc'd array of
  * *n pointers, or NULL with errno set. */
 const struct sp_entry **sp_sorted_entries(const struct sp_mapdata *m, int top, int *n);
+/* The first and last non-zero bucket of a hist/lhist value; lo > hi when
+ * every bucket is zero. */
+void sp_bucket_span(const struct sp_value *v, int *lo, int *hi);
+/* An lhist map's min, step (at least 1) and max; without a plan map, buckets
+ * of width 1 from 0. */
+void sp_lhist_bounds(const struct sp_mapdata *m, const struct sp_value *v, int64_t *min,
+		     int64_t *step, int64_t *max);
 /* Maps in name order, honouring o->map_filter; malloc'd, NULL + errno. */
 const struct sp_mapdata **sp_sorted_maps(const struct sp_profile *p, const char *filter, int *n);
 /* Maps a flame-graph format writes: those whose key holds a stack; when none
@@ -85,8 +92,6 @@ void sp_json_strn(FILE *f, const char *s, size_t n);
 FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **path);
 int sp_report_close(FILE *f, char *path);
 
-int sp_report_text(FILE *f, const struct sp_profile *p, const struct sp_report_opts *o);
-int sp_report_json(FILE *f, const struct sp_profile *p, const struct sp_report_opts *o);
 int sp_report_folded(FILE *f, const struct sp_mapdata *m);
 int sp_report_svg(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o);
 int sp_report_pprof(FILE *f, const struct sp_profile *p, const struct sp_mapdata *m);

@@ -71,15 +71,11 @@ static void json_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_fie
 
 static void json_hist(FILE *f, const struct sp_value *v, int div)
 {
-	int lo = -1, hi = -1;
+	int lo, hi;
 
-	for (int i = 0; i < v->nbuckets; i++)
-		if (v->buckets[i]) {
-			lo = lo < 0 ? i : lo;
-			hi = i;
-		}
+	sp_bucket_span(v, &lo, &hi);
 	fputc('[', f);
-	for (int i = lo; lo >= 0 && i <= hi; i++) {
+	for (int i = lo; i <= hi; i++) {
 		fputs(i > lo ? ", {" : "{", f);
 		if (i == 0)
 			fputs("\"max\": -1, ", f);
@@ -95,18 +91,13 @@ static void json_hist(FILE *f, const struct sp_value *v, int div)
 
 static void json_lhist(FILE *f, const struct sp_mapdata *m, const struct sp_value *v)
 {
-	int64_t min = m->map ? m->map->lhist_min : 0;
-	int64_t step = m->map && m->map->lhist_step > 0 ? m->map->lhist_step : 1;
-	int64_t max = m->map ? m->map->lhist_max : v->nbuckets - 2;
-	int lo = -1, hi = -1, nb = v->nbuckets - 2;
+	int64_t min, step, max;
+	int lo, hi, nb = v->nbuckets - 2;
 
-	for (int i = 0; i < v->nbuckets; i++)
-		if (v->buckets[i]) {
-			lo = lo < 0 ? i : lo;
-			hi = i;
-		}
+	sp_lhist_bounds(m, v, &min, &step, &max);
+	sp_bucket_span(v, &lo, &hi);
 	fputc('[', f);
-	for (int i = lo; lo >= 0 && i <= hi; i++) {
+	for (int i = lo; i <= hi; i++) {
 		fputs(i > lo ? ", {" : "{", f);
 		if (i == 0)
 			fprintf(f, "\"max\": %" PRId64 ", ", min - 1);
@@ -232,17 +223,4 @@ void sp_report_json_value(FILE *f, const struct sp_kval *v, const struct sp_plan
 void sp_report_json_attached(FILE *f, int nprobes)
 {
 	fprintf(f, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %d}}\n", nprobes);
-}
-
-int sp_report_json(FILE *f, const struct sp_profile *p, const struct sp_report_opts *o)
-{
-	int n = 0;
-	const struct sp_mapdata **maps = sp_sorted_maps(p, o->map_filter, &n);
-
-	if (!maps)
-		return -errno;
-	for (int i = 0; i < n; i++)
-		sp_report_json_map(f, maps[i], 0, 1);
-	free(maps);
-	return 0;
 }

@@ -170,16 +170,11 @@ static uint64_t max_bucket(const uint64_t *b, int n)
 /* Buckets: 0 negative, 1 zero, 2 one, i >= 3 [2^(i-2), 2^(i-1)). */
 static void text_hist(FILE *f, const struct sp_value *v, int div)
 {
-	int lo = -1, hi = -1;
+	int lo, hi;
 	uint64_t max = max_bucket(v->buckets, v->nbuckets);
 
-	for (int i = 0; i < v->nbuckets; i++) {
-		if (v->buckets[i] == 0)
-			continue;
-		lo = lo < 0 ? i : lo;
-		hi = i;
-	}
-	for (int i = lo; lo >= 0 && i <= hi; i++) {
+	sp_bucket_span(v, &lo, &hi);
+	for (int i = lo; i <= hi; i++) {
 		char label[64], a[24], b[24];
 
 		if (i <= 2) {
@@ -206,19 +201,13 @@ static void lhist_label(char *buf, size_t len, int64_t n)
 /* Buckets: 0 below min, 1..n [min + (i-1)*step, min + i*step), n+1 >= max. */
 static void text_lhist(FILE *f, const struct sp_mapdata *m, const struct sp_value *v)
 {
-	int64_t min = m->map ? m->map->lhist_min : 0;
-	int64_t step = m->map && m->map->lhist_step > 0 ? m->map->lhist_step : 1;
-	int64_t max = m->map ? m->map->lhist_max : v->nbuckets - 2;
-	int nb = v->nbuckets - 2, lo = -1, hi = -1;
+	int64_t min, step, max;
+	int nb = v->nbuckets - 2, lo, hi;
 	uint64_t top = max_bucket(v->buckets, v->nbuckets);
 
-	for (int i = 0; i < v->nbuckets; i++) {
-		if (v->buckets[i] == 0)
-			continue;
-		lo = lo < 0 ? i : lo;
-		hi = i;
-	}
-	for (int i = lo; lo >= 0 && i <= hi; i++) {
+	sp_lhist_bounds(m, v, &min, &step, &max);
+	sp_bucket_span(v, &lo, &hi);
+	for (int i = lo; i <= hi; i++) {
 		char label[64], a[24], b[24];
 
 		if (i == 0) {
@@ -325,17 +314,4 @@ void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 	if (agg == SP_AGG_AVG || agg == SP_AGG_STATS)
 		fputc('\n', f);
 	free(v);
-}
-
-int sp_report_text(FILE *f, const struct sp_profile *p, const struct sp_report_opts *o)
-{
-	int n = 0;
-	const struct sp_mapdata **maps = sp_sorted_maps(p, o->map_filter, &n);
-
-	if (!maps)
-		return -errno;
-	for (int i = 0; i < n; i++)
-		sp_report_text_map(f, maps[i], 0, 1);
-	free(maps);
-	return 0;
 }
