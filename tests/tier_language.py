@@ -1,8 +1,8 @@
 """Language tier: what programs do, run for real, and the differential test.
 
 Every case in tests/language/*.t is a deterministic program (BEGIN,
-interval, END, exit()) with sprof's exact expected stdout. Each case gives
-two tests:
+interval, END and exit(), or probes on a small command run with -c) with
+sprof's exact expected stdout. Each case gives two tests:
 
     language/<file>/<case>            sprof's stdout must equal the golden
     language/bpftrace/<file>/<case>   bpftrace's stdout (after dropping its
@@ -16,6 +16,7 @@ A .t file is a list of cases:
     ### name
     # opts: -f json --unsafe       options for both tools, before -e
     # sprof: --max-keys 4          options for sprof only
+    # env: SPROF_MAX_MAP_KEYS=2    an environment variable for sprof
     # params: 42 hello             positional parameters, after the program
     # rc: 1                        sprof's expected exit status (default 0)
     # workload: NAME [no-pie]      build tests/language/NAME.c (-O0, frame
@@ -51,9 +52,6 @@ import re
 import shlex
 import subprocess
 import sys
-
-HEADS = ("### ", "--- ")
-
 
 class Case:
     def __init__(self, path, name):
