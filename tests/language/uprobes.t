@@ -95,10 +95,33 @@ uprobe:$WORKLOAD:take_str { @p[ustack(perf, 2)] = count(); @r[ustack(raw, 2)] = 
 
 @k[]: 2
 @p[
-	562ad546b139 take_str+0 (/work/main/build-lang/tests/workloads/strargs)
-	562ad546b1ee main+122 (/work/main/build-lang/tests/workloads/strargs)
+	55a099778139 take_str+0 (/work/main/build-lang/tests/workloads/strargs)
+	55a099778218 main+122 (/work/main/build-lang/tests/workloads/strargs)
 ]: 2
 @r[
-562ad546b139
-562ad546b1ee
+55a099778139
+55a099778218
+]: 2
+### usym_of_argument
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+# known: a usym() value is stored without the pid (codegen/cg_layout.c: 8 bytes), so runtime/collect.c resolves it only when the same record holds a ustack; alone it prints as hex. bpftrace resolves it (`@u[cb]` with -p on a live process)
+# bpftrace: skip 0.17 resolves func, usym and ustack in user space when it prints them; a -c child has exited by then and 0.17 prints bare addresses (bpftrace issue #246), differently from run to run
+uprobe:$WORKLOAD:take_fn { printf("%s\n", usym(arg0)); @u[usym(arg0)] = count(); }
+--- stdout
+cb
+cb
+
+
+@u[cb]: 2
+### usym_with_ustack
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+# bpftrace: skip 0.17 resolves func, usym and ustack in user space when it prints them; a -c child has exited by then and 0.17 prints bare addresses (bpftrace issue #246), differently from run to run
+uprobe:$WORKLOAD:take_fn { @u[usym(arg0), ustack(1)] = count(); }
+--- stdout
+
+
+@u[cb, 
+    take_fn+0
 ]: 2
