@@ -270,3 +270,22 @@ BEGIN { printf("[%s]\n", kstack(2)); print(kstack(1)); exit(); }
 
 
 
+### kstack_keys
+# filter: \S*(bpf_prog|_einittext)\S* => BPF_PROG
+# filter: \+\d+ => +N
+# filter: \t[0-9a-f]{16} => \tADDR
+BEGIN { @k[kstack(2)] = count(); @p[kstack(perf, 2)] = count(); @t[kstack(1), 5] = count(); exit(); }
+--- stdout
+
+
+@k[
+    bpf_prog_9be2ca518570931c_BEGIN_0+150
+    __bpf_prog_test_run_raw_tp+106
+]: 1
+@p[
+	ffffffffc00274a4 bpf_prog_9be2ca518570931c_BEGIN_0+796
+	ffffffff81f081aa __bpf_prog_test_run_raw_tp+106
+]: 1
+@t[
+    bpf_prog_9be2ca518570931c_BEGIN_0+1442
+, 5]: 1
