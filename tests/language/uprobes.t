@@ -143,3 +143,13 @@ uprobe:$WORKLOAD:take_fn { printf("[%s]\n", ustack(2)); print(ustack(2)); }
 
 
 
+### uretprobe_func
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+# bpftrace: skip 0.17 names the caller in func at a uretprobe (observed: func=main at uretprobe:take_fn), and resolves it after the -c child has exited
+uretprobe:$WORKLOAD:take_fn { @f[func, comm, retval] = count(); }
+--- stdout
+
+
+@f[take_fn, strargs, 0]: 1
+@f[take_fn, strargs, 2]: 1
