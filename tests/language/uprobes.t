@@ -146,7 +146,7 @@ uprobe:$WORKLOAD:take_fn { printf("[%s]\n", ustack(2)); print(ustack(2)); }
 ### uretprobe_func
 # workload: strargs
 # opts: -c "$WORKLOAD 2"
-# bpftrace: skip 0.17 names the caller in func at a uretprobe (observed: func=main at uretprobe:take_fn), and resolves it after the -c child has exited
+# bpftrace: skip 0.17 names the caller in func at a uretprobe (research notes: func=mid at uretprobe:leaf_a), and resolves it after the -c child has exited
 uretprobe:$WORKLOAD:take_fn { @f[func, comm, retval] = count(); }
 --- stdout
 
