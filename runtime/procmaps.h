@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 enum sp_map_kind {
 	SP_MAP_FILE,     /* backed by a file with an inode */
@@ -44,5 +45,17 @@ void sp_procmaps__free(struct sp_procmaps *pm);
  * /proc/PID/root/PATH and, when `host_path`, PATH itself; a file reached by
  * path must still be the mapped inode. Returns a descriptor or -1. */
 int sp_procmap__open(const struct sp_procmap *m, pid_t pid, bool host_path);
+
+/* What makes two opened files one for the symbolizer's and the unwinder's
+ * caches: device, inode, size and modification time. */
+struct sp_file_id {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+/* The id of descriptor fd; false when fstat fails or it is not a regular file. */
+bool sp_file_id__of_fd(int fd, struct sp_file_id *id);
+bool sp_file_id__eq(const struct sp_file_id *a, const struct sp_file_id *b);
 
 #endif

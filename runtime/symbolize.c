@@ -44,10 +44,7 @@
 
 /* One opened file, shared by every mapping of it. */
 struct sp_file {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
+	struct sp_file_id id;
 	struct sp_elf *elf;     /* NULL when not a usable ELF file */
 	struct sp_file *next;
 };
@@ -158,26 +155,20 @@ static struct sp_file **file_bucket(struct sp_symbolizer *s, dev_t dev, ino_t in
 	return &s->files[(dev * 31 + ino) % FILE_BUCKETS];
 }
 
-static bool same_key(const struct sp_file *f, const struct stat *st)
-{
-	return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
-	       f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
-}
-
 /* The cached file for open descriptor `fd`, or a new entry; consumes fd. */
 static struct sp_file *file_for_fd(struct sp_symbolizer *s, int fd, const char *path,
 				   const char *root)
 {
 	struct sp_file *f, **b;
-	struct stat st;
+	struct sp_file_id id;
 
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (!sp_file_id__of_fd(fd, &id)) {
 		close(fd);
 		return NULL;
 	}
-	b = file_bucket(s, st.st_dev, st.st_ino);
+	b = file_bucket(s, id.dev, id.ino);
 	for (f = *b; f; f = f->next) {
-		if (same_key(f, &st)) {
+		if (sp_file_id__eq(&f->id, &id)) {
 			close(fd);
 			return f;
 		}
@@ -187,10 +178,7 @@ static struct sp_file *file_for_fd(struct sp_symbolizer *s, int fd, const char *
 		close(fd);
 		return NULL;
 	}
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	f->size = st.st_size;
-	f->mtime = st.st_mtim;
+	f->id = id;
 	f->elf = sp_elf__open_fd(fd, path, root); /* NULL for non-ELF: cached as such */
 	f->next = *b;
 	*b = f;

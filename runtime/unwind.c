@@ -45,10 +45,7 @@ struct unw_load {
 };
 
 struct unw_file {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
+	struct sp_file_id id;
 	int nloads;
 	struct unw_load loads[MAX_LOADS];
 	uint64_t base;          /* vaddr of the first row */
@@ -213,16 +210,15 @@ static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf)
 static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
 {
 	struct unw_file *f;
-	struct stat st;
+	struct sp_file_id id;
 	Elf *elf;
 
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (!sp_file_id__of_fd(fd, &id)) {
 		close(fd);
 		return NULL;
 	}
 	for (f = u->files; f; f = f->next) {
-		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
-		    f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+		if (sp_file_id__eq(&f->id, &id)) {
 			close(fd);
 			return f;
 		}
@@ -234,10 +230,7 @@ static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
 	close(fd);
 	if (!f)
 		return NULL;
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	f->size = st.st_size;
-	f->mtime = st.st_mtim;
+	f->id = id;
 	f->next = u->files;
 	u->files = f;
 	return f;
