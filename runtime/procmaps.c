@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,6 +119,25 @@ void sp_procmaps__free(struct sp_procmaps *pm)
 	free(pm->maps);
 	pm->maps = NULL;
 	pm->n = 0;
+}
+
+bool sp_procmaps__self_vdso(const void **image, size_t *size)
+{
+	struct sp_procmaps pm;
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	bool found = false;
+
+	if (!base || sp_procmaps__read(&pm, getpid(), NULL) != 0)
+		return false;
+	for (int i = 0; i < pm.n && !found; i++) {
+		if (pm.maps[i].kind != SP_MAP_VDSO || pm.maps[i].start != base)
+			continue;
+		*image = (const void *)base;
+		*size = pm.maps[i].end - pm.maps[i].start;
+		found = true;
+	}
+	sp_procmaps__free(&pm);
+	return found;
 }
 
 int sp_procmap__open(const struct sp_procmap *m, pid_t pid, bool host_path)

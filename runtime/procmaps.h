@@ -9,6 +9,7 @@
 #define SPROF_RUNTIME_PROCMAPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -40,6 +41,9 @@ int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path);
 /* Parse one maps line; true when it is an executable mapping (filled in). */
 bool sp_procmaps__parse_line(const char *line, struct sp_procmap *m);
 void sp_procmaps__free(struct sp_procmaps *pm);
+/* sprof's own vDSO image (the kernel maps one into every 64-bit process,
+ * so it stands for every process's); false when it cannot be found. */
+bool sp_procmaps__self_vdso(const void **image, size_t *size);
 /* Open the file behind mapping `m` of live process `pid`:
  * /proc/PID/map_files/START-END, else (not for a deleted file)
  * /proc/PID/root/PATH and, when `host_path`, PATH itself; a file reached by

@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -199,24 +198,17 @@ static struct sp_file *open_file(struct sp_symbolizer *s, pid_t pid, const struc
 /* sprof's own vDSO: the kernel maps one image into every (64-bit) process. */
 static struct sp_file *vdso_file(struct sp_symbolizer *s)
 {
-	struct sp_procmaps pm;
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const void *image;
+	size_t size;
 
 	if (s->vdso_tried)
 		return s->vdso;
 	s->vdso_tried = true;
-	if (!base || sp_procmaps__read(&pm, getpid(), NULL) != 0)
+	if (!sp_procmaps__self_vdso(&image, &size))
 		return NULL;
-	for (int i = 0; i < pm.n; i++) {
-		const struct sp_procmap *m = &pm.maps[i];
-
-		if (m->kind != SP_MAP_VDSO || m->start != base)
-			continue;
-		s->vdso = calloc(1, sizeof(*s->vdso));
-		if (s->vdso)
-			s->vdso->elf = sp_elf__open_mem((void *)base, m->end - m->start, "[vdso]");
-	}
-	sp_procmaps__free(&pm);
+	s->vdso = calloc(1, sizeof(*s->vdso));
+	if (s->vdso)
+		s->vdso->elf = sp_elf__open_mem(image, size, "[vdso]");
 	return s->vdso;
 }
 

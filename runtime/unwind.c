@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -239,25 +238,19 @@ static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
 /* sprof's own vDSO image. */
 static struct unw_file *vdso_file(struct sp_unwind *u)
 {
-	struct sp_procmaps pm;
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const void *image;
+	size_t size;
+	Elf *elf;
 
 	if (u->vdso_tried)
 		return u->vdso;
 	u->vdso_tried = true;
-	if (!base || sp_procmaps__read(&pm, getpid(), NULL) != 0)
+	if (!sp_procmaps__self_vdso(&image, &size))
 		return NULL;
-	for (int i = 0; i < pm.n && !u->vdso; i++) {
-		Elf *elf;
-
-		if (pm.maps[i].kind != SP_MAP_VDSO || pm.maps[i].start != base)
-			continue;
-		elf = elf_memory((char *)base, pm.maps[i].end - pm.maps[i].start);
-		u->vdso = file_from_elf(u, elf);
-		if (elf)
-			elf_end(elf);
-	}
-	sp_procmaps__free(&pm);
+	elf = elf_memory((char *)image, size);
+	u->vdso = file_from_elf(u, elf);
+	if (elf)
+		elf_end(elf);
 	return u->vdso;
 }
 
