@@ -58,7 +58,7 @@ struct unw_state {
 	__u64 ip, sp, bp;
 	__u64 *ips;
 	struct sp_unw_proc *proc;
-	__u64 proc_addr, rows_addr;  /* the same as plain numbers (see addr_of) */
+	__u64 proc_addr;             /* the same as a plain number (see addr_of) */
 	__u32 n, max;
 	__u32 nmaps;
 	__u32 exact;  /* ip is not a return address (leaf, signal frame) */
@@ -249,9 +249,7 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	struct unw_state s = { .ips = ips, .exact = 1 };
 	struct pt_regs *regs;
-	struct sp_unw_row *rows;
 	__u64 cs = 0;
-	__u32 zero = 0;
 
 	s.proc = bpf_map_lookup_elem(&unw_procs, &pid);
 	if (!s.proc) {
@@ -264,10 +262,6 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	    bpf_probe_read_kernel(&s.sp, sizeof(s.sp), &regs->rsp) ||
 	    bpf_probe_read_kernel(&s.bp, sizeof(s.bp), &regs->rbp))
 		return -1;
-	rows = bpf_map_lookup_elem(&unw_rows, &zero);
-	if (!rows)
-		return -1;
-	s.rows_addr = addr_of(rows);
 	s.proc_addr = addr_of(s.proc);
 	s.nmaps = s.proc->n < SP_UNW_MAX_MAPS ? s.proc->n : SP_UNW_MAX_MAPS;
 	s.max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
