@@ -89,7 +89,9 @@ struct {
 	__type(value, __u8);
 } sp_target_tids SEC(".maps");
 
-/* -p/-c: only the target's events; system wide: everything but sprof. */
+/* -p/-c: only the target's events; system wide: everything but sprof.
+ * Nothing once the run has stopped (END and the report come before the
+ * slow detach). */
 SP_NODEBUG int sp_filter(void)
 {
 	__u32 zero = 0;
@@ -98,6 +100,8 @@ SP_NODEBUG int sp_filter(void)
 
 	if (!c)
 		return 1;
+	if (c->stopped)
+		return 0;
 	if (c->target_pid == 0)
 		return tgid != c->self_pid || c->self_pid == 0;
 	return tgid == c->target_pid;
@@ -113,7 +117,7 @@ SP_NODEBUG int sp_filter_switch(void *ctx)
 	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
 	__u64 id = bpf_get_current_pid_tgid();
 
-	if (!c || c->target_pid == 0)
+	if (!c || c->target_pid == 0 || c->stopped)
 		return sp_filter();
 	if ((__u32)(id >> 32) == c->target_pid) {
 		__u32 tid = (__u32)id;

@@ -202,6 +202,8 @@ struct sp_config {
 	uint64_t start_ns;   /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) at start: `elapsed` */
 	uint32_t self_pid;   /* sprof itself: never traced when target_pid is 0 */
 	uint32_t switch_next_pid_off; /* sched_switch record: offset of next_pid (0: unknown) */
+	uint32_t stopped;    /* set at the end of a run: filtered programs return at once */
+	uint32_t pad;
 };
 
 #endif

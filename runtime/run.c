@@ -2,7 +2,8 @@
  *
  *   privileges -> validate probes -> start/check the target (held -c child)
  *   -> open, size, load -> sp_config -> BEGIN -> attach -> release child
- *   -> loop -> detach -> END -> drain events -> collect -> report
+ *   -> loop -> stop (sp_config.stopped, interval timers closed) -> END
+ *   -> drain events -> collect -> report -> detach (slow: after the report)
  *
  * The loop sleeps in one epoll_wait on: the event ring buffer, a signalfd
  * (SIGINT, SIGTERM; SIGCHLD with -c), the target's pidfd, a --duration
@@ -16,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +59,8 @@ struct run {
 	struct sp_report_opts ro;
 	struct sp_target tgt;
 	struct sp_loader *ld;
-	struct sp_links links;
+	struct sp_links links;    /* every probe but interval timers */
+	struct sp_links ilinks;   /* interval timers: unfiltered, so detached first */
 	struct sp_attach_ctx actx;
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
@@ -477,7 +480,8 @@ static int attach_all(struct run *r)
 			report_probe_error(r, p);
 			return -ENOENT;
 		}
-		err = ops->attach(p, prog, &r->actx, &r->links);
+		err = ops->attach(p, prog, &r->actx,
+				  p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links);
 		if (err) {
 			report_probe_error(r, p);
 			return err;
@@ -670,13 +674,90 @@ static void restore_signals(struct run *r)
 	r->masked = false;
 }
 
+/* The end of a run, without waiting for the kernel: interval timers are
+ * closed (software perf events go at once) and every other program, which
+ * starts with sp_filter(), is told through sp_config to return at once.
+ * The links themselves are destroyed after the report: a perf-event
+ * tracepoint or uprobe costs a kernel grace period (~0.09 s) to detach. */
+static void stop_probes(struct run *r)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(r->ld->obj, SP_MAP_CONFIG);
+	struct sp_config c;
+	uint32_t zero = 0;
+	int err;
+
+	sp_links_destroy(&r->ilinks);
+	if (!m || r->links.n + r->links.nfds == 0)
+		return;
+	err = bpf_map__lookup_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
+	if (!err) {
+		c.stopped = 1;
+		err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
+	}
+	if (err) { /* cannot tell them: detach now, slowly */
+		fprintf(stderr, "sprof: warning: cannot stop the probes through %s: %s\n",
+			SP_MAP_CONFIG, strerror(-err));
+		sp_links_destroy(&r->links);
+	}
+}
+
+#define DETACH_THREADS 8
+#define LINKS_PER_THREAD 16
+
+struct detach_job {
+	struct sp_links *l;
+	int first, step;
+};
+
+/* Every step-th link or raw perf fd from first on; each one done is
+ * cleared (NULL, -1) for sp_links_destroy(). */
+static void *detach_some(void *arg)
+{
+	struct detach_job *j = arg;
+	struct sp_links *l = j->l;
+
+	for (int i = j->first; i < l->n + l->nfds; i += j->step) {
+		if (i < l->n) {
+			bpf_link__destroy(l->v[i]);
+			l->v[i] = NULL;
+		} else {
+			close(l->fds[i - l->n]);
+			l->fds[i - l->n] = -1;
+		}
+	}
+	return NULL;
+}
+
+/* Destroys the links from several threads: the kernel's grace periods of
+ * independent detaches overlap (360 syscall tracepoints: 26 s one by one,
+ * 11-15 s with 8 threads). A thread that cannot start leaves its share to
+ * sp_links_destroy(), which skips what is gone. */
+static void detach_links(struct sp_links *l)
+{
+	pthread_t t[DETACH_THREADS];
+	struct detach_job jobs[DETACH_THREADS];
+	bool started[DETACH_THREADS] = { false };
+	int nt = (l->n + l->nfds) / LINKS_PER_THREAD;
+
+	if (nt > DETACH_THREADS)
+		nt = DETACH_THREADS;
+	for (int k = 0; k < nt; k++) {
+		jobs[k] = (struct detach_job){ .l = l, .first = k, .step = nt };
+		started[k] = pthread_create(&t[k], NULL, detach_some, &jobs[k]) == 0;
+	}
+	for (int k = 0; k < nt; k++)
+		if (started[k])
+			pthread_join(t[k], NULL);
+	sp_links_destroy(l);
+}
+
 static int finish(struct run *r)
 {
 	struct sp_profile prof = { 0 };
 	int err;
 
 	restore_signals(r);
-	sp_links_destroy(&r->links);
+	stop_probes(r);
 	prof.duration_ns = r->t_start ? now_ns(CLOCK_MONOTONIC) - r->t_start : 0;
 	err = run_special(r, SP_PROBE_END);
 	drain_events(r, true);
@@ -694,12 +775,14 @@ static int finish(struct run *r)
 	sp_profile_warn(&prof);
 	if (r->o->verbose)
 		sp_unwind__print_stats(r->unw, stderr);
+	detach_links(&r->links);
 	return err;
 }
 
 static void run_destroy(struct run *r)
 {
 	restore_stdout(r);
+	sp_links_destroy(&r->ilinks);
 	sp_links_destroy(&r->links);
 	sp_status__destroy(&r->status);
 	sp_events__destroy(r->ev);
