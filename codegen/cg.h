@@ -130,6 +130,7 @@ void cg_dead_block(struct cg *g);
 LLVMValueRef cg_u64(struct cg *g, uint64_t v);
 
 /* cg_layout.c: sizes and offsets in map memory and events */
+uint32_t cg_round_up(uint32_t v, uint32_t a);
 bool cg_is_scalar(const struct sp_type *t);
 uint32_t cg_size(const struct sp_type *t);
 uint32_t cg_align(const struct sp_type *t);

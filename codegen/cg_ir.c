@@ -68,11 +68,6 @@ static LLVMValueRef stack_alloca(struct cg *g, uint32_t size, const char *name)
 	return a;
 }
 
-static uint32_t round8(uint32_t v)
-{
-	return (v + 7) & ~7u;
-}
-
 /* Value slot 0 of sp_scratch, looked up in the entry block (null-checked
  * when the entry block is closed in fn_end). */
 static LLVMValueRef scratch_base(struct cg *g)
@@ -106,7 +101,7 @@ LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name)
 	if (size <= CG_STACK_MAX)
 		return stack_alloca(g, size, name);
 	base = scratch_base(g);
-	size = round8(size);
+	size = cg_round_up(size, 8);
 	g->var_bytes += size;
 	return LLVMBuildGEP2(g->IB, g->i8, base, (LLVMValueRef[]){ cg_u64(g, g->var_bytes - size) },
 			     1, name);
@@ -149,7 +144,7 @@ LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
 	if (size > CG_STACK_MAX) {
 		scratch_base(g);
 		off = g->tmp_off;
-		g->tmp_off += round8(size);
+		g->tmp_off += cg_round_up(size, 8);
 		if (g->tmp_off > g->tmp_max)
 			g->tmp_max = g->tmp_off;
 		a = LLVMBuildGEP2(g->IB, g->i8, g->tmp_base, (LLVMValueRef[]){ cg_u64(g, off) }, 1,

@@ -30,7 +30,7 @@ bool cg_is_scalar(const struct sp_type *t)
 	}
 }
 
-static uint32_t round_up(uint32_t v, uint32_t a)
+uint32_t cg_round_up(uint32_t v, uint32_t a)
 {
 	return (v + a - 1) / a * a;
 }
@@ -68,7 +68,7 @@ uint32_t cg_tuple_offset(const struct sp_type *t, int i)
 	uint32_t off = 0;
 
 	for (int j = 0; j < t->nelems; j++) {
-		off = round_up(off, cg_align(t->elems[j]));
+		off = cg_round_up(off, cg_align(t->elems[j]));
 		if (j == i)
 			return off;
 		off += cg_size(t->elems[j]);
@@ -95,7 +95,7 @@ uint32_t cg_size(const struct sp_type *t)
 	case SP_T_BUF:
 		return t->size + 1; /* u8 length, then the bytes */
 	case SP_T_TUPLE:
-		return round_up(cg_tuple_offset(t, t->nelems), cg_align(t));
+		return cg_round_up(cg_tuple_offset(t, t->nelems), cg_align(t));
 	default:
 		return 0;
 	}

@@ -172,11 +172,6 @@ static void walk(struct cg *g, const struct sp_node *n)
 		walk(g, n->list.items[i]);
 }
 
-static uint32_t round8(uint32_t v)
-{
-	return (v + 7) & ~7u;
-}
-
 static uint32_t agg_value_size(int agg)
 {
 	switch (agg) {
@@ -194,13 +189,13 @@ static void size_map(struct cg_map *m)
 {
 	m->key_size = m->keyt ? cg_size(m->keyt) : 0;
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
-		m->bpf_key_size = round8(m->key_size) + 8;
+		m->bpf_key_size = cg_round_up(m->key_size, 8) + 8;
 	else
-		m->bpf_key_size = m->keyt ? round8(m->key_size) : 8;
+		m->bpf_key_size = m->keyt ? cg_round_up(m->key_size, 8) : 8;
 	if (m->agg != SP_AGG_NONE)
 		m->value_size = agg_value_size(m->agg);
 	else
-		m->value_size = round8(m->valt ? cg_size(m->valt) : 8);
+		m->value_size = cg_round_up(m->valt ? cg_size(m->valt) : 8, 8);
 	if (m->value_size == 0)
 		m->value_size = 8;
 }
