@@ -13,10 +13,9 @@ a
 
 
 ### predicate
-interval:ms:10 /@n == 1/ { printf("one\n"); } interval:ms:10 /@n >= 2/ { printf("two\n"); exit(); } interval:ms:10 { @n++; }
+interval:ms:10 /@n < 3/ { @n++; } interval:ms:10 /@n > 100/ { printf("never\n"); } interval:ms:200 /@n >= 3/ { printf("three\n"); exit(); }
 --- stdout
-one
-two
+three
 
 
 @n: 3
