@@ -289,3 +289,27 @@ BEGIN { @k[kstack(2)] = count(); @p[kstack(perf, 2)] = count(); @t[kstack(1), 5]
 @t[
     bpf_prog_9be2ca518570931c_BEGIN_0+1442
 , 5]: 1
+### json_values_of_every_kind
+# opts: -f json
+# filter: 20\d\d => YYYY
+# filter: "(sprof|bpftrace)" => "TOOL"
+# bpftrace: differs 0.17 writes a strftime() value unquoted ({"@t": 2026}: not JSON for most formats); sprof writes a string
+BEGIN { print(strftime("%Y", nsecs)); print(ntop(0x0100007f)); print(comm); @t = strftime("%Y", nsecs); @n = ntop(0x0100007f); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "value", "data": "2026"}
+{"type": "value", "data": "127.0.0.1"}
+{"type": "value", "data": "sprof"}
+
+
+{"type": "map", "data": {"@n": "127.0.0.1"}}
+{"type": "map", "data": {"@t": "2026"}}
+--- bpftrace
+{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "value", "data": 2026}
+{"type": "value", "data": "127.0.0.1"}
+{"type": "value", "data": "bpftrace"}
+
+
+{"type": "map", "data": {"@n": "127.0.0.1"}}
+{"type": "map", "data": {"@t": 2026}}
