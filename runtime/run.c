@@ -702,7 +702,6 @@ static void stop_probes(struct run *r)
 }
 
 #define DETACH_THREADS 8
-#define LINKS_PER_THREAD 16
 
 struct detach_job {
 	struct sp_links *l;
@@ -737,10 +736,12 @@ static void detach_links(struct sp_links *l)
 	pthread_t t[DETACH_THREADS];
 	struct detach_job jobs[DETACH_THREADS];
 	bool started[DETACH_THREADS] = { false };
-	int nt = (l->n + l->nfds) / LINKS_PER_THREAD;
+	int nt = l->n + l->nfds;
 
 	if (nt > DETACH_THREADS)
 		nt = DETACH_THREADS;
+	if (nt < 2)
+		nt = 0; /* one link: no thread */
 	for (int k = 0; k < nt; k++) {
 		jobs[k] = (struct detach_job){ .l = l, .first = k, .step = nt };
 		started[k] = pthread_create(&t[k], NULL, detach_some, &jobs[k]) == 0;
