@@ -102,9 +102,12 @@ static void print_arg(FILE *out, const char *spec, char conv, const struct sp_kv
 		return;
 	case SP_F_USTACK:
 	case SP_F_KSTACK:
-		fputc('\n', out);
+		/* bpftrace: a newline, then one line per frame (the stack
+		 * writer starts with the newline itself) */
 		if (v->stack)
 			sp_report_text_stack(out, v->stack, f ? f->stack_mode : 0, 8);
+		else
+			fputc('\n', out);
 		return;
 	case SP_F_TUPLE:
 		fputc('(', out);

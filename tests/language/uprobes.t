@@ -33,7 +33,7 @@ greeting from a global
 ### func_probe
 # workload: strargs
 # opts: -c "$WORKLOAD 2"
-# filter: strargs => WL
+# filter: /\S+/strargs => .../strargs
 # bpftrace: skip 0.17 resolves func, usym and ustack in user space when it prints them; a -c child has exited by then and 0.17 prints bare addresses (bpftrace issue #246), differently from run to run
 uprobe:$WORKLOAD:take_str { printf("%s\n", func); @p[probe] = count(); }
 --- stdout
