@@ -258,7 +258,6 @@ BEGIN { @h = hist(5); @l = lhist(3, 0, 10, 2); @s = stats(4); @a = avg(6); @k[1,
 ### kstack_in_printf_and_print
 # filter: ^(\s+)\S*(bpf_prog|_einittext)\S* => \1BPF_PROG
 # filter: \+\d+ => +N
-# known: runtime/printf.c:print_arg writes an empty line before the frames of printf("%s", kstack); bpftrace writes `[` then the frames
 BEGIN { printf("[%s]\n", kstack(2)); print(kstack(1)); exit(); }
 --- stdout
 [

@@ -129,7 +129,6 @@ uprobe:$WORKLOAD:take_fn { @u[usym(arg0), ustack(1)] = count(); }
 # workload: strargs
 # opts: -c "$WORKLOAD 1"
 # filter: \+\d+ => +N
-# known: runtime/printf.c:print_arg writes an empty line before the frames of printf("%s", ustack); bpftrace writes `[` then the frames (observed with -p on a live process: "[\n        tick+0\n        main+37\n]"); print(ustack) is right
 # bpftrace: skip 0.17 resolves func, usym and ustack in user space when it prints them; a -c child has exited by then and 0.17 prints bare addresses (bpftrace issue #246), differently from run to run
 uprobe:$WORKLOAD:take_fn { printf("[%s]\n", ustack(2)); print(ustack(2)); }
 --- stdout
