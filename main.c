@@ -61,6 +61,7 @@ enum {
 	OPT_UNSAFE,
 	OPT_EMIT_ELF,
 	OPT_NO_STATUS,
+	OPT_STRLEN,
 };
 
 static void usage(FILE *f)
@@ -82,6 +83,7 @@ static void usage(FILE *f)
 		"  --max-keys N     entries per map (env SPROF_MAX_MAP_KEYS; default %d)\n"
 		"  --map @NAME      report only this map\n"
 		"  --title TEXT     title of the flame graph\n"
+		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
 		"  --unsafe         allow system()\n"
 		"  --emit-elf FILE  write the BPF object to FILE\n"
 		"  -h, --help       this text\n"
@@ -123,6 +125,15 @@ static int parse_u32(const char *s, uint32_t *out)
 	return 0;
 }
 
+static int parse_strlen(const char *s, int *out)
+{
+	uint32_t v;
+	if (parse_u32(s, &v) || v > 1024)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
 static const char *find_stdlib(const char *name)
 {
 	for (int i = 0; sp_stdlib[i].name; i++) {
@@ -157,6 +168,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"unsafe", no_argument, NULL, OPT_UNSAFE},
 		{"emit-elf", required_argument, NULL, OPT_EMIT_ELF},
 		{"no-status", no_argument, NULL, OPT_NO_STATUS},
+		{"strlen", required_argument, NULL, OPT_STRLEN},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -164,6 +176,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	c->run.status_line = true;
 	if (env && parse_u32(env, &c->run.max_keys)) {
 		fprintf(stderr, "sprof: invalid SPROF_MAX_MAP_KEYS '%s': expected a positive number\n", env);
+		return -EINVAL;
+	}
+	const char *envs = getenv("SPROF_STRLEN");
+	if (envs && parse_strlen(envs, &c->strlen_)) {
+		fprintf(stderr, "sprof: invalid SPROF_STRLEN '%s': expected 1 to 1024\n", envs);
 		return -EINVAL;
 	}
 	int opt;
@@ -243,6 +260,12 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case OPT_EMIT_ELF:
 			c->emit_elf = optarg;
+			break;
+		case OPT_STRLEN:
+			if (parse_strlen(optarg, &c->strlen_)) {
+				fprintf(stderr, "sprof: invalid --strlen '%s': expected 1 to 1024\n", optarg);
+				return -EINVAL;
+			}
 			break;
 		case OPT_NO_STATUS:
 			c->run.status_line = false;

@@ -13,6 +13,15 @@ hello world|hello|11 2
 @n[hel, 11]: 3
 @s[]: 1
 @s[hello world]: 2
+### strlen_option
+# workload: strargs
+# opts: --strlen 6 -c "$WORKLOAD 2"
+# bpftrace: skip 0.17 takes the size from BPFTRACE_STRLEN, not an option
+uprobe:$WORKLOAD:take_str /arg2 == 1/ { printf("%s|\n", str(arg0)); }
+--- stdout
+hello|
+
+
 ### buf
 # workload: strargs
 # opts: -c "$WORKLOAD 2"
