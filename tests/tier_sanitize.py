@@ -68,7 +68,8 @@ def build(ctx):
     d = san_dir(ctx)
     jobs = str(os.cpu_count() or 2)
     try:
-        if not os.path.exists(os.path.join(d, "CMakeCache.txt")):
+        # configured once; a half-done configure (no Makefile) is redone
+        if not all(os.path.exists(os.path.join(d, f)) for f in ("CMakeCache.txt", "Makefile")):
             ctx.run(["cmake", "-S", ctx.root, "-B", d, "-DSPROF_SANITIZE=ON",
                      "-DSPROF_WERROR=OFF"], timeout=300, check=True)
         ctx.run(["cmake", "--build", d, "-j", jobs, "--target", "sprof"] + unit_targets(ctx),
