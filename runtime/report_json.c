@@ -163,16 +163,6 @@ static void json_key(FILE *f, const struct sp_mapdata *m, const struct sp_kval *
 	free(s);
 }
 
-static void json_empty(FILE *f, const struct sp_mapdata *m)
-{
-	int agg = map_agg(m);
-
-	if (m->map && m->map->key.kind == SP_F_NONE)
-		fputs(agg >= SP_AGG_COUNT && agg <= SP_AGG_AVG ? "0" : "null", f);
-	else
-		fputs("{}", f);
-}
-
 void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 {
 	int n = 0;
@@ -180,11 +170,17 @@ void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 	bool scalar = m->map ? m->map->key.kind == SP_F_NONE : m->n == 1 && m->entries[0].key.kind == SP_F_NONE;
 
 	div = div > 0 ? div : 1;
+	/* bpftrace 0.17 writes nothing for an empty map, except the zero of a
+	 * cleared scalar count() */
+	if (n == 0 && !(scalar && map_agg(m) == SP_AGG_COUNT)) {
+		free(v);
+		return;
+	}
 	fprintf(f, "{\"type\": \"%s\", \"data\": {", json_type(map_agg(m)));
 	sp_json_str(f, m->map && m->map->name ? m->map->name : "@");
 	fputs(": ", f);
 	if (n == 0)
-		json_empty(f, m);
+		fputc('0', f);
 	else if (scalar)
 		json_value(f, m, v[0], div);
 	for (int i = 0; !scalar && i < n; i++) {
