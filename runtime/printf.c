@@ -93,12 +93,21 @@ static void print_arg(FILE *out, const char *spec, char conv, const struct sp_kv
 		return;
 	case SP_F_USYM:
 	case SP_F_KSYM:
-		if (conv == 's' && v->s) {
+		if (conv == 's') {
+			char *text = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&text, &len);
+
+			if (!m)
+				return;
+			sp_text_addr(m, v->s, (uint64_t)v->i);
+			fclose(m);
 			snprintf(fs, sizeof(fs), "%ss", spec);
-			fprintf(out, fs, v->s);
+			fprintf(out, fs, text);
+			free(text);
 			return;
 		}
-		print_int(out, spec, conv == 's' ? 'p' : conv, v);
+		print_int(out, spec, conv, v);
 		return;
 	case SP_F_USTACK:
 	case SP_F_KSTACK:

@@ -587,3 +587,15 @@ void sp_json_str(FILE *f, const char *s)
 	s = s ? s : "";
 	sp_json_strn(f, s, strlen(s));
 }
+
+/* An address printed where a symbol was asked for: the name when it
+ * resolved, else bpftrace's "0x%lx" ("0" for a null address). */
+void sp_text_addr(FILE *f, const char *name, uint64_t addr)
+{
+	if (name)
+		fputs(name, f);
+	else if (addr == 0)
+		fputc('0', f);
+	else
+		fprintf(f, "0x%" PRIx64, addr);
+}

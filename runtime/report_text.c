@@ -83,10 +83,7 @@ void sp_text_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_field *
 		break;
 	case SP_F_USYM:
 	case SP_F_KSYM:
-		if (k->s)
-			fputs(k->s, f);
-		else
-			fprintf(f, "0x%" PRIx64, (uint64_t)k->i);
+		sp_text_addr(f, k->s, (uint64_t)k->i);
 		break;
 	case SP_F_USTACK:
 	case SP_F_KSTACK:
