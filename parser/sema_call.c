@@ -370,6 +370,10 @@ static struct sp_type *agg_type(struct sema *s, struct sp_node *n)
 		if (v[0] < 0 || v[0] > 5)
 			sema_err(s, n->list.items[1]->span, "hist() bits must be from 0 to 5, not %lld",
 				 (long long)v[0]);
+		else if (v[0] > 0) /* codegen and the printers know plain log2 buckets only */
+			sema_err(s, n->list.items[1]->span,
+				 "hist() with sub-buckets (bits %lld) is not supported yet: use hist(x) or lhist()",
+				 (long long)v[0]);
 		t->lhist_step = v[0]; /* hist: 2^k buckets per power of two */
 	}
 	if (t->agg != SP_AGG_LHIST || n->list.len != 4)
