@@ -629,7 +629,8 @@ static int fold_hist(struct sp_collector *c, const struct sp_plan_map *m, struct
 	size_t cmp_len = r->width - 8; /* key and bucket */
 	int cap = 0, nb = nbuckets(m), err;
 
-	qsort_r(r->v, r->n, r->width, cmp_rows, &cmp_len);
+	if (r->n) /* qsort_r(NULL, 0) is undefined (UBSan) */
+		qsort_r(r->v, r->n, r->width, cmp_rows, &cmp_len);
 	for (size_t i = 0; i < r->n; i++) {
 		const uint8_t *row = r->v + i * r->width;
 		struct sp_entry *e;

@@ -338,7 +338,8 @@ int sp_tracepoints_list(const char *cat_glob, const char *name_glob, char ***out
 		*n = 0;
 		return err;
 	}
-	qsort(*out, *n, sizeof(**out), cmp_str);
+	if (*n) /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(*out, *n, sizeof(**out), cmp_str);
 	return 0;
 }
 
