@@ -12,7 +12,7 @@ own dependency check makes a second run cheap. The sanitized sprof then runs
   - every unit test binary;
   - a few real BPF runs as root: BEGIN/exit, profile -c with ustack,
     a printf-heavy interval program, -f json, -o svg / pprof / folded /
-    speedscope, and a
+    speedscope, cleared maps printed, a missing raw tracepoint, and a
     tracepoint wildcard stopped by --duration with END.
 
 A sanitizer report on stderr ("ERROR: AddressSanitizer", "LeakSanitizer",
@@ -204,6 +204,18 @@ def t_bpf_svg_pprof(ctx):
                           "profile:hz:199 { @[ustack] = count(); }"], timeout=60)
         assert r.rc == 0, r
         assert os.path.getsize(path) > 100, (out, r)
+
+
+def t_bpf_empty_and_missing(ctx):
+    """Empty inputs: a cleared histogram printed, an END with nothing to
+    print, a raw tracepoint that does not exist (qsort of nothing was
+    undefined behaviour in both collect.c and tracefs.c)."""
+    ctx.require_bpf()
+    r = san_run(ctx, ["-e", "BEGIN { @h = hist(5); @l = lhist(3, 0, 10, 1); clear(@h); "
+                      "clear(@l); print(@h); print(@l); exit(); }"])
+    assert r.rc == 0, r
+    r = san_run(ctx, ["-e", "rawtracepoint:no_such_event_sp { @ = count(); }"])
+    assert r.rc == 1 and "no_such_event_sp" in r.err, r
 
 
 def t_bpf_tracepoints_duration(ctx):
