@@ -254,6 +254,8 @@ void cg_store_conv(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct 
 /* strftime(fmt, ns) values carry their format to the runtime. */
 void cg_field_fmt(const struct sp_node *n, struct sp_plan_field *f)
 {
+	if (n && n->kind == SP_N_BUILTIN && n->name && !f->name)
+		f->name = strdup(n->name);
 	if (!n || f->kind != SP_F_TIMESTAMP || f->fmt)
 		return;
 	if (n->kind == SP_N_CALL && n->name && !strcmp(n->name, "strftime") && n->list.len > 0 &&

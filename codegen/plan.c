@@ -26,6 +26,7 @@ static void field_free(struct sp_plan_field *f)
 		field_free(&f->elems[i]);
 	free(f->elems);
 	free(f->fmt);
+	free(f->name);
 }
 
 void sp_plan_free(struct sp_plan *p)

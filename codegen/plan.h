@@ -82,6 +82,8 @@ struct sp_plan_field {
 	int nelems;        /* TUPLE */
 	struct sp_plan_field *elems;
 	char *fmt;         /* TIMESTAMP: strftime format (may be NULL: "%H:%M:%S") */
+	char *name;        /* key part written as a builtin ("pid", "tid", "comm"), else NULL:
+	                    * reports use it as a label name */
 };
 
 /* Layout of a user stack slot in a key: the stack id in sp_stacks and the

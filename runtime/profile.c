@@ -307,7 +307,7 @@ static int path_push(struct sp_path *p, char *name, enum sp_pe_kind kind, const 
 		p->el = el;
 		p->cap = cap;
 	}
-	p->el[p->n++] = (struct sp_pelem){ name, kind, f };
+	p->el[p->n++] = (struct sp_pelem){ .name = name, .kind = kind, .frame = f };
 	return 0;
 }
 
@@ -371,7 +371,13 @@ static int path_part(struct sp_path *p, const struct sp_kval *k, const struct sp
 			return 0;
 		if (k->kind == SP_F_STR && fld && fld->size == 16 && !p->comm)
 			p->comm = k->s;
-		return path_push(p, label_text(k), SP_PE_LABEL, NULL);
+		int err = path_push(p, label_text(k), SP_PE_LABEL, NULL);
+		if (!err) {
+			p->el[p->n - 1].label = fld ? fld->name : NULL;
+			p->el[p->n - 1].num = k->i;
+			p->el[p->n - 1].is_num = k->kind == SP_F_INT;
+		}
+		return err;
 	}
 }
 

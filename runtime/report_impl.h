@@ -51,6 +51,9 @@ struct sp_pelem {
 	char *name;                  /* owned */
 	enum sp_pe_kind kind;
 	const struct sp_frame *frame; /* NULL for labels */
+	const char *label;           /* labels: the key part's builtin name ("tid"), or NULL */
+	int64_t num;                 /* labels: the value of an integer key part */
+	bool is_num;
 };
 struct sp_path {
 	int n, cap;

@@ -229,6 +229,7 @@ static int add_sample(struct pprof *pp, const struct sp_path *p, uint64_t period
 	uint64_t *locs = calloc(p->n + 1, sizeof(*locs)), vals[2] = { p->weight, p->weight * period };
 	struct pb s = { 0 };
 	int n = 0, nlabel = 0;
+	bool has_pid = false;
 
 	if (!locs)
 		return -ENOMEM;
@@ -241,10 +242,16 @@ static int add_sample(struct pprof *pp, const struct sp_path *p, uint64_t period
 		if (p->el[i].kind != SP_PE_LABEL)
 			continue;
 		snprintf(key, sizeof(key), "key%d", nlabel++);
-		label(pp, &s, p->comm && strcmp(p->comm, p->el[i].name) == 0 ? "comm" : key,
-		      p->el[i].name, 0);
+		if (p->el[i].label && p->el[i].is_num) {
+			label(pp, &s, p->el[i].label, NULL, (uint64_t)p->el[i].num);
+			has_pid |= !strcmp(p->el[i].label, "pid");
+		} else {
+			label(pp, &s, p->el[i].label ? p->el[i].label :
+				      p->comm && strcmp(p->comm, p->el[i].name) == 0 ? "comm" : key,
+			      p->el[i].name, 0);
+		}
 	}
-	if (p->pid)
+	if (p->pid && !has_pid)
 		label(pp, &s, "pid", NULL, p->pid);
 	pb_packed(&s, 1, locs, n);
 	pb_packed(&s, 2, vals, period ? 2 : 1);

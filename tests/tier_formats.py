@@ -372,6 +372,18 @@ def test_e2e_speedscope(ctx):
     assert rows[0][0] == "hot", rows
 
 
+def test_e2e_pprof_key_labels(ctx):
+    """builtin key parts become labels named after them, numbers as numbers"""
+    require_workload(ctx)
+    ctx.require_tool("go")
+    path = e2e(ctx, "labels.pb.gz", program="profile:hz:999 { @[comm, pid, tid, cpu, ustack] = count(); }")
+    r = ctx.run(["go", "tool", "pprof", "-traces", path], timeout=120)
+    assert r.rc == 0 and not r.err.strip(), r
+    for want in (r"comm:\s+hotwarm", r"pid:\s+\d+", r"tid:\s+\d+"):  # cpu 0 shows no label
+        assert re.search(want, r.out), (want, r.out[:2000])
+    assert "key0" not in r.out, r.out[:2000]
+
+
 MULTI_PROGRAM = "profile:hz:999 { @[kstack, ustack, comm] = count(); @u[ustack] = count(); }"
 
 
@@ -444,6 +456,7 @@ def tests(ctx):
     yield "unit_reports", test_unit
     yield "pprof_top", test_pprof_top
     yield "pprof_traces_labels", test_pprof_traces_labels
+    yield "e2e_pprof_key_labels", test_e2e_pprof_key_labels
     yield "pprof_protoc", test_pprof_protoc
     yield "pprof_per_map", test_pprof_per_map
     yield "pprof_sum_map", test_pprof_sum_map
