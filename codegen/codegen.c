@@ -184,8 +184,10 @@ static void cg_fini(struct cg *g)
 		LLVMDisposeBuilder(g->AB);
 	if (g->IB)
 		LLVMDisposeBuilder(g->IB);
-	if (g->D)
+	if (g->D) { /* an error before finish(): unfinalized nodes would leak */
+		LLVMDIBuilderFinalize(g->D);
 		LLVMDisposeDIBuilder(g->D);
+	}
 	if (g->M)
 		LLVMDisposeModule(g->M);
 	if (g->TM)
@@ -628,6 +630,8 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	drop_unused_helpers(g);
 	drop_unused_maps(g);
 	LLVMDIBuilderFinalize(g->D);
+	LLVMDisposeDIBuilder(g->D);
+	g->D = NULL;
 	if (verify(g))
 		return -EINVAL;
 	dump(g, g->opts->dump_ir_raw);

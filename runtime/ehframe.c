@@ -487,7 +487,8 @@ int sp_eh_table__finish(struct sp_eh_table *t)
 
 	if (t->n == 0)
 		return 0;
-	qsort(t->rows, t->n, sizeof(*t->rows), row_cmp);
+	if (t->n > 1)
+		qsort(t->rows, t->n, sizeof(*t->rows), row_cmp);
 	for (int i = 0; i < t->n; i++) {
 		struct sp_eh_row r = t->rows[i];
 

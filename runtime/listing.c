@@ -159,7 +159,8 @@ static int list_rawtps(struct lister *l, const char *name)
 
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	qsort(v, n, sizeof(*v), cmp_after_colon);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_after_colon);
 	for (i = 0; i < n; i++) {
 		const char *colon = strchr(v[i], ':');
 
@@ -462,7 +463,8 @@ static int expand_uprobe(const char *prov, char **f, int nf, pid_t pid, char ***
 	for (i = 0; i < fs.n; i++)
 		if (sp_func_matches(&fs.v[i], f[2]))
 			m[nm++] = &fs.v[i];
-	qsort(m, nm, sizeof(*m), cmp_foff);
+	if (nm > 1)
+		qsort(m, nm, sizeof(*m), cmp_foff);
 	for (i = 0; i < nm && !err; i++)
 		if (i == 0 || m[i]->foff != m[i - 1]->foff)
 			err = push_fmt(v, n, "%s:%s:%s", prov, path, m[i]->name);

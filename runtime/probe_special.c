@@ -2,7 +2,8 @@
  *
  * Neither attaches to anything: run.c calls sp_probe_run_special() to run
  * every BEGIN program once through BPF_PROG_TEST_RUN before the other
- * probes attach, and every END program after they are detached, so BEGIN
+ * probes attach, and every END program after they have stopped firing (run.c
+ * stops them through sp_config and detaches them after the report), so BEGIN
  * sees no sample and END sees every one. Several of each run in the order
  * they are written.
  */

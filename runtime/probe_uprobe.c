@@ -136,7 +136,8 @@ static int add_matches(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 	if (u->n == 0)
 		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no symbol '%s' in %s", p->func,
 				     u->path);
-	qsort(u->v, u->n, sizeof(*u->v), upoint_cmp);
+	if (u->n > 1)
+		qsort(u->v, u->n, sizeof(*u->v), upoint_cmp);
 	for (i = 1, j = 1; i < u->n; i++)
 		if (u->v[i].foff != u->v[j - 1].foff)
 			u->v[j++] = u->v[i];

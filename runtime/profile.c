@@ -521,7 +521,8 @@ int sp_map_paths(const struct sp_mapdata *m, bool by_pid, struct sp_path **out, 
 		sp_paths_free(v, k);
 		return err;
 	}
-	qsort(v, k, sizeof(*v), by_pid ? path_cmp_pid : path_cmp);
+	if (k > 1)
+		qsort(v, k, sizeof(*v), by_pid ? path_cmp_pid : path_cmp);
 	for (int i = 0; i < k; i++) {
 		if (w > 0 && (by_pid ? path_cmp_pid : path_cmp)(&v[w - 1], &v[i]) == 0) {
 			v[w - 1].weight += v[i].weight;

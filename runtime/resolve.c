@@ -490,7 +490,8 @@ static void funcs_sort_dedup(struct sp_funcs *f)
 {
 	int i, j = 0;
 
-	qsort(f->v, f->n, sizeof(*f->v), func_cmp);
+	if (f->n > 1)
+		qsort(f->v, f->n, sizeof(*f->v), func_cmp);
 	for (i = 0; i < f->n; i++) {
 		if (j && func_cmp(&f->v[j - 1], &f->v[i]) == 0) {
 			free(f->v[i].name);
