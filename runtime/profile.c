@@ -606,3 +606,11 @@ void sp_text_addr(FILE *f, const char *name, uint64_t addr)
 	else
 		fprintf(f, "0x%" PRIx64, addr);
 }
+
+void sp_text_int(FILE *f, const struct sp_kval *k)
+{
+	if (k->is_signed)
+		fprintf(f, "%" PRId64, k->i);
+	else
+		fprintf(f, "%" PRIu64, (uint64_t)k->i);
+}

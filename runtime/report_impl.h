@@ -84,6 +84,8 @@ void sp_intern_free(struct sp_intern *t);
 /* Text forms shared by text and json. */
 void sp_text_key(FILE *f, const struct sp_mapdata *m, const struct sp_kval *k, const char *sep);
 void sp_text_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_field *fld, bool in_tuple);
+/* An integer key part or value, signed or unsigned as it was declared. */
+void sp_text_int(FILE *f, const struct sp_kval *k);
 /* A symbol value: its name, or bpftrace's 0x%lx ("0" for null) when unresolved. */
 void sp_text_addr(FILE *f, const char *name, uint64_t addr);
 void sp_json_str(FILE *f, const char *s);

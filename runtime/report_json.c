@@ -42,10 +42,7 @@ static void json_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_fie
 
 	switch (k->kind) {
 	case SP_F_INT:
-		if (k->is_signed)
-			fprintf(f, "%" PRId64, k->i);
-		else
-			fprintf(f, "%" PRIu64, (uint64_t)k->i);
+		sp_text_int(f, k);
 		return;
 	case SP_F_TUPLE:
 		fputc('[', f);

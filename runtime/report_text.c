@@ -70,10 +70,7 @@ void sp_text_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_field *
 
 	switch (k->kind) {
 	case SP_F_INT:
-		if (k->is_signed)
-			fprintf(f, "%" PRId64, k->i);
-		else
-			fprintf(f, "%" PRIu64, (uint64_t)k->i);
+		sp_text_int(f, k);
 		break;
 	case SP_F_STR:
 		fputs(k->s ? k->s : "", f);
