@@ -484,6 +484,38 @@ LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLV
 	return old ? prev : nv;
 }
 
+/* Buckets a hist/lhist key can have (sp_log2_bucket, sp_lin_bucket). */
+static uint64_t agg_nbuckets(const struct cg_map *m)
+{
+	if (m->agg == SP_AGG_HIST)
+		return 66; /* negative, 0, then 2 + floor(log2) for 1 .. 2^64 - 1 */
+	if (m->lhist_step <= 0 || m->lhist_max <= m->lhist_min)
+		return 1;
+	return 2 + (uint64_t)(m->lhist_max - m->lhist_min) / (uint64_t)m->lhist_step;
+}
+
+/* A histogram's entries are stored per bucket (key + u64 bucket): deleting
+ * key k deletes each of its buckets, in a bounded loop. */
+static void delete_buckets(struct cg *g, struct cg_map *m, LLVMValueRef key)
+{
+	LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->B);
+	LLVMBasicBlockRef body = cg_block(g, "del_bucket"), done = cg_block(g, "del_done");
+	LLVMValueRef b, next, args[2] = { m->gv, key };
+
+	LLVMBuildBr(g->B, body);
+	LLVMPositionBuilderAtEnd(g->B, body);
+	b = LLVMBuildPhi(g->B, g->i64, "bucket");
+	st64(g, key, m->bpf_key_size - 8, b);
+	cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
+	next = LLVMBuildAdd(g->B, b, cg_u64(g, 1), "");
+	LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntULT, next, cg_u64(g, agg_nbuckets(m)), ""),
+			body, done);
+	LLVMValueRef in[2] = { cg_u64(g, 0), next };
+	LLVMBasicBlockRef from[2] = { entry, body };
+	LLVMAddIncoming(b, in, from, 2);
+	LLVMPositionBuilderAtEnd(g->B, done);
+}
+
 void cg_map_delete(struct cg *g, const struct sp_node *mapnode)
 {
 	struct cg_map *m = cg_map_find(g, mapnode->name);
@@ -493,6 +525,10 @@ void cg_map_delete(struct cg *g, const struct sp_node *mapnode)
 		return;
 	args[0] = m->gv;
 	args[1] = cg_map_key(g, m, mapnode);
+	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST) {
+		delete_buckets(g, m, args[1]);
+		return;
+	}
 	cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
 }
 
