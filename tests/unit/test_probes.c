@@ -17,19 +17,8 @@
 #include "runtime/tracefs.h"
 #include "runtime/usdt_notes.h"
 
-static int passed, failed;
+#include "tests/unit/check.h"
 
-#define CHECK(c, ...)                                                                 \
-	do {                                                                          \
-		if (c) {                                                              \
-			passed++;                                                     \
-		} else {                                                              \
-			failed++;                                                     \
-			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);        \
-			fprintf(stderr, __VA_ARGS__);                                 \
-			fputc('\n', stderr);                                          \
-		}                                                                     \
-	} while (0)
 
 /* Referenced by name below: keep them in the symbol table. */
 __attribute__((noinline, used)) int probes_unit_alpha(int x);

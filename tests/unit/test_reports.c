@@ -17,20 +17,9 @@
 #include "parser/types.h"
 #include "runtime/report.h"
 
-static int passed, failed;
-static const char *outdir = ".";
+#include "tests/unit/check.h"
 
-#define CHECK(c, ...)                                                                 \
-	do {                                                                          \
-		if (c) {                                                              \
-			passed++;                                                     \
-		} else {                                                              \
-			failed++;                                                     \
-			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);        \
-			fprintf(stderr, __VA_ARGS__);                                 \
-			fputc('\n', stderr);                                          \
-		}                                                                     \
-	} while (0)
+static const char *outdir = ".";
 
 /* --- building synthetic profiles ------------------------------------------------ */
 
