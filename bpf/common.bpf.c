@@ -80,14 +80,16 @@ struct {
 
 /* Threads of the -p/-c target seen leaving the CPU, so the sched_switch
  * that brings one back (which runs in another task's context) passes the
- * filter too: off-CPU scripts need both halves. */
+ * filter too: off-CPU scripts need both halves. Not an sp_* name, so codegen
+ * drops the map from programs without a sched_switch probe, and the runtime
+ * reads sched_switch's format only when it is there. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, __u8);
-} sp_target_tids SEC(".maps");
+} swf_target_tids SEC(".maps");
 
 /* -p/-c: only the target's events; system wide: everything but sprof.
  * Nothing once the run has stopped (END and the report come before the
@@ -121,14 +123,14 @@ SP_NODEBUG int sp_filter_switch(void *ctx)
 		return sp_filter();
 	if ((__u32)(id >> 32) == c->target_pid) {
 		__u32 tid = (__u32)id;
-		bpf_map_update_elem(&sp_target_tids, &tid, &one, BPF_ANY);
+		bpf_map_update_elem(&swf_target_tids, &tid, &one, BPF_ANY);
 		return 1;
 	}
 	if (c->switch_next_pid_off == 0 || c->switch_next_pid_off > 4096)
 		return 0;
 	if (bpf_probe_read_kernel(&next, sizeof(next), (char *)ctx + c->switch_next_pid_off))
 		return 0;
-	return bpf_map_lookup_elem(&sp_target_tids, &next) != 0;
+	return bpf_map_lookup_elem(&swf_target_tids, &next) != 0;
 }
 
 SP_NODEBUG void sp_event_drop(void)

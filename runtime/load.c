@@ -564,7 +564,7 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
 		return -ENOENT;
 	}
 	c.self_pid = (uint32_t)getpid();
-	if (target && bpf_object__find_map_by_name(l->obj, "sp_target_tids"))
+	if (target && bpf_object__find_map_by_name(l->obj, "swf_target_tids"))
 		c.switch_next_pid_off = switch_next_pid_offset();
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock: `elapsed` */
 	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
