@@ -167,9 +167,26 @@ SP_NODEBUG __u64 sp_cpid(void)
 	return c ? c->cpid : 0;
 }
 
+/* exit(): no probe runs its actions after this one (user space detaches
+ * later; until then filtered programs and interval timers return at once),
+ * so the maps printed at the end hold exactly what ran before exit(). */
 SP_NODEBUG void sp_emit_exit(void)
 {
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	if (c)
+		c->stopped = 1;
 	sp_emit_event(SP_EV_EXIT, 0, 0);
+}
+
+/* interval timers are not events of a process: only the stop flag. */
+SP_NODEBUG int sp_running(void)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	return !c || !c->stopped;
 }
 
 static __always_inline SP_NODEBUG __u64 mix64(__u64 h)

@@ -338,12 +338,13 @@ static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_
 	plan_probe(g, at, type, name);
 	fn_begin(g, name, at);
 	/* -p: only the target's events; BEGIN, END and interval timers are not
-	 * events of a process, so they always run */
-	if (type != SP_PROBE_BEGIN && type != SP_PROBE_END && type != SP_PROBE_INTERVAL) {
+	 * events of a process: intervals only stop after exit() or the run's end */
+	if (type != SP_PROBE_BEGIN && type != SP_PROBE_END) {
 		bool sw = type == SP_PROBE_TRACEPOINT && at->attach->target && at->attach->func &&
 			  !strcmp(at->attach->target, "sched") && !strcmp(at->attach->func, "sched_switch");
 		LLVMValueRef ok = sw ? cg_call_fn(g, "sp_filter_switch", &g->ctx, 1)
-				     : cg_call_fn(g, "sp_filter", NULL, 0);
+				  : type == SP_PROBE_INTERVAL ? cg_call_fn(g, "sp_running", NULL, 0)
+				  : cg_call_fn(g, "sp_filter", NULL, 0);
 		LLVMBasicBlockRef go = cg_block(g, "filtered");
 
 		ok = LLVMBuildICmp(g->B, LLVMIntNE, ok, LLVMConstInt(LLVMTypeOf(ok), 0, 0), "");
