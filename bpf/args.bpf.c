@@ -21,8 +21,8 @@
 #include <linux/ptrace.h>
 #include <asm/ptrace.h>
 
-#include "sp_bpf.h"
-#include "runtime/usdt_spec.h"
+#include "bpf/sp_bpf.h"
+#include "abi/usdt_spec.h"
 
 /* Specs of the USDT sites attached, by attach cookie (SP_MAP_USDT_SPECS).
  * No preallocation; codegen drops it from programs without usdt probes. */

@@ -14,8 +14,8 @@
  *
  * The license lives here too: bpf_get_stack is GPL-only.
  */
-#include "sp_bpf.h"
-#include "unwind.h"
+#include "bpf/sp_bpf.h"
+#include "abi/unwind_table.h"
 
 char _license[] SEC("license") = "GPL";
 

@@ -6,7 +6,7 @@
  * counted in the map's drop counter (a per-CPU array of one u64), so a full
  * map is reported at exit instead of losing updates silently.
  */
-#include "sp_bpf.h"
+#include "bpf/sp_bpf.h"
 
 #define SP_EEXIST 17
 #define SP_MAX_CPUS 512

@@ -34,7 +34,7 @@ typedef __s16 int16_t;
 typedef __s32 int32_t;
 typedef __s64 int64_t;
 #endif
-#include "codegen/plan.h"
+#include "abi/plan.h"
 
 /* Helper functions carry no debug info: it would only be parsed again for
  * every compile (a third of the bitcode), and inlined code takes the script

@@ -20,8 +20,8 @@
  * Output is bpf_get_stack's: ips[0] the pc, then return addresses (user
  * space subtracts 1 when symbolizing callers).
  */
-#include "sp_bpf.h"
-#include "unwind.h"
+#include "bpf/sp_bpf.h"
+#include "abi/unwind_table.h"
 
 #include <asm/ptrace.h>
 

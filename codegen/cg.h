@@ -18,12 +18,12 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "arena.h"
-#include "ast.h"
-#include "codegen.h"
-#include "diag.h"
-#include "source.h"
-#include "types.h"
+#include "parser/arena.h"
+#include "parser/ast.h"
+#include "codegen/codegen.h"
+#include "parser/diag.h"
+#include "parser/source.h"
+#include "parser/types.h"
 
 #define CG_MAX_LOOPS 32
 #define CG_SCRATCH_MAX 32768 /* per-CPU map values are at most 32 KiB */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg.h"
+#include "codegen/cg.h"
 
 static const struct sp_type s64_type = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 

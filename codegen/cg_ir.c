@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg.h"
+#include "codegen/cg.h"
 
 /* ---- small IR utilities shared by the other files ------------------------ */
 

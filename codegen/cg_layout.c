@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg.h"
+#include "codegen/cg.h"
 
 bool cg_is_scalar(const struct sp_type *t)
 {

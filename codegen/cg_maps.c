@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg.h"
+#include "codegen/cg.h"
 
 static const char *const agg_names[] = {
 	"",

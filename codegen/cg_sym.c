@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cg.h"
+#include "codegen/cg.h"
 
 /* 0 and *addr, or -ENOENT / -errno. */
 static int kallsyms_lookup(const char *name, uint64_t *addr)

@@ -25,7 +25,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-#include "cg.h"
+#include "codegen/cg.h"
 
 extern const char sp_bpf_helpers_bc[];
 extern const char sp_bpf_helpers_bc_end[];

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "plan.h"
+#include "abi/plan.h"
 
 struct sp_node;
 struct sp_source;

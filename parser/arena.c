@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "parser/arena.h"
 
 #define ARENA_CHUNK 8192
 #define ARENA_ALIGN 16

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "ast.h"
-#include "frontend.h"
+#include "parser/arena.h"
+#include "parser/ast.h"
+#include "parser/frontend.h"
 
 static const char *const node_names[] = {
 #define X(k, s) s,

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "types.h"
+#include "parser/types.h"
 
 struct sp_arena;
 struct sp_tp_field;

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "lexstate.h"
-#include "probes.h"
+#include "parser/arena.h"
+#include "parser/diag.h"
+#include "parser/lexstate.h"
+#include "parser/probes.h"
 
 #define MAX_FIELDS 8
 #define MAX_HZ 100000

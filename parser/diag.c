@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "source.h"
+#include "parser/diag.h"
+#include "parser/source.h"
 
 static const char *const level_names[] = {
 	[SP_DIAG_ERROR] = "error",

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ast.h"
+#include "parser/ast.h"
 
 struct sp_source;
 

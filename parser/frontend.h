@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ast.h"
-#include "diag.h"
+#include "parser/ast.h"
+#include "parser/diag.h"
 
 struct sp_arena;
 struct sp_source;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ast.h"
+#include "parser/ast.h"
 
 struct sp_arena;
 struct sp_diag;

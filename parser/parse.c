@@ -7,12 +7,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "frontend.h"
-#include "lexstate.h"
+#include "parser/arena.h"
+#include "parser/diag.h"
+#include "parser/frontend.h"
+#include "parser/lexstate.h"
 #include "parser.h"
-#include "source.h"
+#include "parser/source.h"
 
 typedef void *yyscan_t;
 int splxlex_init_extra(struct sp_pstate *extra, yyscan_t *scanner);

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ast.h"
+#include "parser/ast.h"
 
 struct sp_pstate;
 struct sp_strval { const char *s; uint32_t len; };
@@ -55,11 +55,11 @@ void spyerror(SPYLTYPE *lloc, struct sp_pstate *ps, const char *msg);
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "lexstate.h"
-#include "source.h"
-#include "types.h"
+#include "parser/arena.h"
+#include "parser/diag.h"
+#include "parser/lexstate.h"
+#include "parser/source.h"
+#include "parser/types.h"
 
 #define A (ps->arena)
 

@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arena.h"
-#include "probes.h"
-#include "sema.h"
+#include "parser/arena.h"
+#include "parser/probes.h"
+#include "parser/sema.h"
 
 static void vreport(struct sema *s, enum sp_diag_level lv, struct sp_span sp, const char *fmt,
 		    va_list ap)

@@ -14,10 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ast.h"
-#include "diag.h"
-#include "frontend.h"
-#include "types.h"
+#include "parser/ast.h"
+#include "parser/diag.h"
+#include "parser/frontend.h"
+#include "parser/types.h"
 
 struct sema_map {
 	const char *name;

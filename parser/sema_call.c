@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "probes.h"
-#include "sema.h"
+#include "parser/arena.h"
+#include "parser/probes.h"
+#include "parser/sema.h"
 
 enum result { R_U64, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
 	      R_TIMESTAMP, R_INET, R_SPECIAL };
@@ -30,7 +30,7 @@ struct builtin {
 static const struct builtin builtins[] = {
 #define SP_BUILTIN_VAR(n, r, p, doc) { #n, false, 0, 0, "", R_##r, (uint32_t)(p) },
 #define SP_BUILTIN_FN(n, mi, ma, a, r, p, doc) { #n, true, mi, ma, a, R_##r, (uint32_t)(p) },
-#include "../stdlib/builtins.def"
+#include "stdlib/builtins.def"
 };
 #define NBUILTINS ((int)(sizeof(builtins) / sizeof(builtins[0])))
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "sema.h"
+#include "parser/arena.h"
+#include "parser/sema.h"
 
 struct sp_type *sema_var_read(struct sema *s, struct sp_node *n);
 

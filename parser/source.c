@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source.h"
+#include "parser/source.h"
 
 static int build_line_map(struct sp_source *s)
 {

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arena.h"
-#include "types.h"
+#include "parser/arena.h"
+#include "parser/types.h"
 
 static const char *const kind_names[] = {
 #define X(k, s) s,

@@ -31,9 +31,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../parser/types.h"
-#include "collect.h"
-#include "symbolize.h"
+#include "parser/types.h"
+#include "runtime/collect.h"
+#include "runtime/stacks/symbolize.h"
 
 /* ---- memory pools -------------------------------------------------------- */
 

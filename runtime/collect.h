@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
-#include "../codegen/plan.h"
-#include "profile.h"
+#include "abi/plan.h"
+#include "runtime/report/profile.h"
 
 struct bpf_object;
 struct sp_symbolizer;

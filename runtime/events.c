@@ -15,7 +15,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "events.h"
+#include "runtime/events.h"
 
 #define BUDGET_STOP (-EAGAIN)
 

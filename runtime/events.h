@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../codegen/plan.h"
+#include "abi/plan.h"
 
 struct bpf_object;
 struct sp_events;

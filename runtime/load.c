@@ -34,8 +34,8 @@
 #include <bpf/libbpf.h>
 #include <gelf.h>
 
-#include "load.h"
-#include "tracefs.h"
+#include "runtime/load.h"
+#include "runtime/attach/tracefs.h"
 
 #define VLOG_SIZE (16u << 20)   /* lazily touched: costs nothing unless used */
 #define VLOG_TAIL 12            /* verifier lines shown without -v */

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "../codegen/plan.h"
-#include "runtime.h"
+#include "abi/plan.h"
+#include "runtime/runtime.h"
 
 struct bpf_object;
 

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "collect.h"
-#include "printf.h"
-#include "profile.h"
-#include "report.h"
-#include "report_impl.h"
+#include "runtime/collect.h"
+#include "runtime/printf.h"
+#include "runtime/report/profile.h"
+#include "runtime/report/report.h"
+#include "runtime/report/impl.h"
 
 #define CAT_MAX (10 * 1024) /* bytes cat() prints, like bpftrace */
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../codegen/plan.h"
+#include "abi/plan.h"
 
 struct sp_collector;
 struct sp_kval;

@@ -30,19 +30,19 @@
 
 #include <bpf/libbpf.h>
 
-#include "collect.h"
-#include "events.h"
-#include "load.h"
-#include "printf.h"
-#include "probe.h"
-#include "probe_names.h"
-#include "profile.h"
-#include "report.h"
-#include "runtime.h"
-#include "status.h"
-#include "symbolize.h"
-#include "target.h"
-#include "unwind.h"
+#include "runtime/collect.h"
+#include "runtime/events.h"
+#include "runtime/load.h"
+#include "runtime/printf.h"
+#include "runtime/attach/probe.h"
+#include "runtime/attach/names.h"
+#include "runtime/report/profile.h"
+#include "runtime/report/report.h"
+#include "runtime/runtime.h"
+#include "runtime/status.h"
+#include "runtime/stacks/symbolize.h"
+#include "runtime/target.h"
+#include "runtime/stacks/unwind.h"
 
 enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK, TAG_REREAD };
 

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../codegen/plan.h"
+#include "abi/plan.h"
 
 /* Reports a problem located in the script (verifier message, attach error)
  * to the front end's diagnostics; line/col 0 when unknown. */

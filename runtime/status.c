@@ -13,7 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "status.h"
+#include "runtime/status.h"
 
 static bool is_sampling(enum sp_probe_type t)
 {

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../codegen/plan.h"
+#include "abi/plan.h"
 
 struct bpf_object;
 

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target.h"
+#include "runtime/target.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "frontend.h"
-#include "source.h"
+#include "parser/arena.h"
+#include "parser/diag.h"
+#include "parser/frontend.h"
+#include "parser/source.h"
 
 static const struct sp_tp_field fields[] = {
 	{ .name = "common_pid", .offset = 4, .size = 4, .is_signed = true, .is_common = true },

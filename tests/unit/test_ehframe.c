@@ -29,9 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf/unwind.h"
-#include "runtime/ehframe.h"
-#include "runtime/elf_syms.h"
+#include "abi/unwind_table.h"
+#include "runtime/elf/ehframe.h"
+#include "runtime/elf/syms.h"
 
 static int passed, failed;
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/resolve.h"
-#include "runtime/tracefs.h"
-#include "runtime/usdt_notes.h"
+#include "runtime/attach/resolve.h"
+#include "runtime/attach/tracefs.h"
+#include "runtime/elf/usdt_notes.h"
 
 #include "tests/unit/check.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "parser/types.h"
-#include "runtime/report.h"
+#include "runtime/report/report.h"
 
 #include "tests/unit/check.h"
 

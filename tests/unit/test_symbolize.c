@@ -25,11 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/elf_lines.h"
-#include "runtime/elf_syms.h"
-#include "runtime/kallsyms.h"
-#include "runtime/procmaps.h"
-#include "runtime/symbolize.h"
+#include "runtime/elf/lines.h"
+#include "runtime/elf/syms.h"
+#include "runtime/stacks/kallsyms.h"
+#include "runtime/stacks/procmaps.h"
+#include "runtime/stacks/symbolize.h"
 
 static double secs_since(const struct timespec *t0)
 {

@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/elf_lines.h"
-#include "runtime/elf_syms.h"
+#include "runtime/elf/lines.h"
+#include "runtime/elf/syms.h"
 
 struct region {
 	uint64_t off, size;

@@ -1,0 +1,64 @@
+/* abi/plan.c: freeing a plan and naming probe types.
+ *
+ * The plan is the only thing of the compiler the runtime sees; everything
+ * in it is malloc'd so it outlives the compile arena.
+ */
+#include <stdlib.h>
+
+#include "abi/plan.h"
+
+static const char *const probe_names[] = {
+#define X(k, s) s,
+	SP_PROBE_TYPES(X)
+#undef X
+};
+
+const char *sp_probe_type_name(enum sp_probe_type t)
+{
+	if ((int)t < 0 || t >= SP_PROBE__COUNT)
+		return "?";
+	return probe_names[t];
+}
+
+static void field_free(struct sp_plan_field *f)
+{
+	for (int i = 0; i < f->nelems; i++)
+		field_free(&f->elems[i]);
+	free(f->elems);
+	free(f->fmt);
+	free(f->name);
+}
+
+void sp_plan_free(struct sp_plan *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nprobes; i++) {
+		struct sp_plan_probe *pr = &p->probes[i];
+
+		free(pr->spec);
+		free(pr->prog);
+		free(pr->target);
+		free(pr->func);
+		free(pr->ns);
+		free(pr->unit);
+	}
+	free(p->probes);
+	for (int i = 0; i < p->nmaps; i++) {
+		struct sp_plan_map *m = &p->maps[i];
+
+		free(m->name);
+		free(m->bpf_name);
+		free(m->drops_name);
+		field_free(&m->key);
+		field_free(&m->value);
+	}
+	free(p->maps);
+	for (int i = 0; i < p->nprintfs; i++) {
+		free(p->printfs[i].fmt);
+		field_free(&p->printfs[i].args);
+	}
+	free(p->printfs);
+	free(p->source_name);
+	free(p);
+}

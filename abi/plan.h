@@ -1,0 +1,211 @@
+/* abi/plan.h: what codegen hands the runtime besides the BPF object.
+ *
+ * Plain data only (no LLVM, no AST): the probes to attach and which BPF
+ * program serves each, the maps to read and how their keys and values are
+ * laid out, and the ids used on the event ring buffer. The runtime includes
+ * this header and nothing else of the compiler.
+ *
+ * Everything in a plan is allocated with malloc and freed by sp_plan_free().
+ */
+#ifndef SPROF_ABI_PLAN_H
+#define SPROF_ABI_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* X(enum, canonical name) */
+#define SP_PROBE_TYPES(X)                  \
+	X(BEGIN, "BEGIN")                  \
+	X(END, "END")                      \
+	X(PROFILE, "profile")              \
+	X(INTERVAL, "interval")            \
+	X(SOFTWARE, "software")            \
+	X(HARDWARE, "hardware")            \
+	X(UPROBE, "uprobe")                \
+	X(URETPROBE, "uretprobe")          \
+	X(USDT, "usdt")                    \
+	X(TRACEPOINT, "tracepoint")        \
+	X(RAWTRACEPOINT, "rawtracepoint")  \
+	X(KPROBE, "kprobe")                \
+	X(KRETPROBE, "kretprobe")
+
+enum sp_probe_type {
+#define X(k, s) SP_PROBE_##k,
+	SP_PROBE_TYPES(X)
+#undef X
+	SP_PROBE__COUNT
+};
+
+struct sp_plan_probe {
+	enum sp_probe_type type;
+	char *spec;         /* attach point as written: "profile:hz:99" */
+	char *prog;         /* name of the BPF program serving it */
+	char *target;       /* binary / tracepoint category / ... (may be NULL) */
+	char *func;         /* function / event / usdt name (may be NULL) */
+	char *ns;           /* usdt provider (may be NULL) */
+	char *unit;         /* "hz", "s", "ms", "us" for profile/interval */
+	uint64_t value;     /* frequency or period count */
+	uint64_t offset;
+	bool has_value, has_offset, is_addr;
+	uint32_t line, col; /* where the attach point is written */
+	/* The program reads `func`/`probe` from sp_probe_names (the attach point
+	 * has a wildcard, so one program serves several functions): attach each
+	 * expanded point with bpf_cookie = an index into SP_MAP_PROBE_NAMES and
+	 * write that entry (struct sp_probe_name) before the first event. */
+	bool uses_names;
+};
+
+/* How one key or value slot is laid out in map memory. */
+enum sp_field_kind {
+	SP_F_INT,    /* size 1/2/4/8, is_signed */
+	SP_F_STR,    /* size bytes, NUL padded */
+	SP_F_USTACK, /* struct sp_ustack_key (16 bytes) */
+	SP_F_KSTACK, /* u64 stack id (8 bytes) */
+	SP_F_USYM,   /* u64 user address; pid taken from the key's USTACK or 0 */
+	SP_F_KSYM,   /* u64 kernel address */
+	SP_F_TUPLE,  /* elems at their offsets */
+	SP_F_BUF,    /* u8 len + bytes */
+	SP_F_NONE,   /* no key (scalar map): size 0 */
+	SP_F_TIMESTAMP, /* u64 ns from strftime(fmt, ns); fmt: the format */
+	SP_F_INET,   /* ntop(): 4 (IPv4) or 16 (IPv6) address bytes */
+};
+
+struct sp_plan_field {
+	enum sp_field_kind kind;
+	uint32_t offset;   /* from the start of the whole key/value (or printf args),
+	                    * also for elements of nested tuples */
+	uint32_t size;
+	bool is_signed;
+	int stack_limit;   /* stacks: frames kept */
+	int stack_mode;    /* enum sp_stack_mode values from parser/types.h */
+	int nelems;        /* TUPLE */
+	struct sp_plan_field *elems;
+	char *fmt;         /* TIMESTAMP: strftime format (may be NULL: "%H:%M:%S") */
+	char *name;        /* key part written as a builtin ("pid", "tid", "comm"), else NULL:
+	                    * reports use it as a label name */
+};
+
+/* Layout of a user stack slot in a key: the stack id in sp_stacks and the
+ * process it was taken in, so it can be symbolized after the process exits. */
+struct sp_ustack_key {
+	uint64_t stack_id; /* 0: empty stack */
+	uint32_t pid;
+	uint32_t pad;
+};
+
+/* Value of the shared stack map, keyed by a 64-bit hash of the frames. */
+#define SP_MAX_FRAMES 127
+struct sp_stack_val {
+	uint32_t nr;
+	uint32_t pad;
+	uint64_t ip[SP_MAX_FRAMES];
+};
+
+/* Map value kinds; mirrors enum sp_agg_kind in parser/types.h (0 = plain value). */
+struct sp_plan_map {
+	char *name;        /* "@", "@x" */
+	char *bpf_name;    /* map name in the object */
+	int agg;           /* enum sp_agg_kind; SP_AGG_NONE: plain value */
+	struct sp_plan_field key;   /* SP_F_NONE, a single field, or SP_F_TUPLE of the keys */
+	struct sp_plan_field value; /* layout of a plain value */
+	uint32_t key_size, value_size;
+	bool percpu;
+	int64_t lhist_min, lhist_max, lhist_step;
+	char *drops_name;  /* per-CPU counter of updates dropped because the map was full, or NULL */
+};
+
+/* Records sent from BPF to user space on the "sp_events" ring buffer. Every
+ * record starts with this header; what follows depends on the type. */
+enum sp_event_type {
+	SP_EV_EXIT = 1,   /* exit([code]); arg: the exit code (0 when not given) */
+	SP_EV_NEWPID = 2, /* first user stack from a process: snapshot its maps; arg: pid */
+	SP_EV_PRINTF = 3, /* id: index in plan.printfs; the args follow the header,
+	                   * laid out as printfs[id].args (offsets from the end of the header);
+	                   * arg: the printing task's tgid (this and every record with
+	                   * printf-like args), for symbolizing usym() values */
+	SP_EV_PRINT = 4,  /* print(@m[, top[, div]]): id: index in plan.maps;
+	                   * arg: top in the low 32 bits, div in the high 32 (0: not given) */
+	SP_EV_CLEAR = 5,  /* clear(@m): id: index in plan.maps; user space deletes every key */
+	SP_EV_ZERO = 6,   /* zero(@m): id: index in plan.maps; user space zeroes every value */
+	SP_EV_PRINT_VALUE = 7, /* print(value): id: index in plan.printfs (fmt NULL);
+	                        * the one value follows like printf args */
+	SP_EV_TIME = 8,   /* time(fmt): id: index in plan.printfs, fmt is the strftime
+	                   * format ("%H:%M:%S\n" when not given); no args */
+	SP_EV_CAT = 9,    /* cat(fmt, ...): id: printfs index; the path is printf-formatted */
+	SP_EV_SYSTEM = 10, /* system(fmt, ...): id: printfs index; the command likewise */
+};
+
+struct sp_event_hdr {
+	uint32_t type;
+	uint32_t id;
+	uint64_t arg; /* NEWPID: pid */
+};
+
+/* Map layouts (struct sp_plan_map), as codegen builds them:
+ *  - BPF key: the key fields at plan.key's offsets, zero padded to a multiple
+ *    of 8; a map without keys (`@x = ...`) has one u64 key 0 (key.kind
+ *    SP_F_NONE, key_size 8). hist/lhist append a u64 bucket index at
+ *    offset key_size - 8.
+ *  - hist buckets: 0 for values < 0, 1 for 0, 2 + floor(log2(v)) for v >= 1
+ *    (bucket b >= 2 holds [2^(b-2), 2^(b-1)) ).
+ *  - lhist buckets: 0 for v < min, 1 + (v - min) / step for min <= v < max,
+ *    1 + (max - min) / step for v >= max.
+ *  - per-CPU values (percpu true), merged by user space:
+ *      count, hist, lhist: u64 count
+ *      sum: s64 total
+ *      min, max: { s64 value; u64 seen } -- skip CPUs with seen == 0
+ *      avg, stats: { u64 count; s64 total }
+ *  - plain values (agg SP_AGG_NONE): plan.value's layout, padded to 8.
+ * Integers in printf/print records are always 8 bytes (is_signed says how
+ * to read them). */
+
+struct sp_plan_printf {
+	char *fmt;                   /* the format as written, unescaped; NULL for print(value) */
+	struct sp_plan_field args;   /* SP_F_TUPLE laid out after the header */
+};
+
+struct sp_plan {
+	struct sp_plan_probe *probes;
+	int nprobes;
+	struct sp_plan_map *maps;
+	int nmaps;
+	struct sp_plan_printf *printfs;
+	int nprintfs;
+	bool uses_ustack, uses_kstack;
+	char *source_name;
+};
+
+void sp_plan_free(struct sp_plan *p); /* accepts NULL */
+const char *sp_probe_type_name(enum sp_probe_type t);
+
+/* Names of the objects the BPF-side helpers (bpf/NAME.bpf.c) define. */
+#define SP_MAP_STACKS "sp_stacks"
+#define SP_MAP_EVENTS "sp_events"
+#define SP_MAP_SEEN_PIDS "sp_seen_pids"
+#define SP_MAP_STACK_DROPS "sp_stack_drops"
+#define SP_MAP_PROBE_NAMES "sp_probe_names" /* ARRAY of struct sp_probe_name, indexed by
+                                             * bpf cookie; 1 entry until the runtime resizes it */
+#define SP_MAP_SCRATCH "sp_scratch" /* PERCPU_ARRAY[1]: codegen's big temporaries (internal) */
+#define SP_MAP_EVENT_DROPS "sp_event_drops" /* PERCPU_ARRAY[1] u64: records lost, ring buffer full */
+#define SP_MAP_CONFIG "sp_config" /* ARRAY[1] of struct sp_config, written after load */
+
+/* Names of one expanded attach point (see sp_plan_probe.uses_names). */
+#define SP_PROBE_NAME_LEN 128
+struct sp_probe_name {
+	char func[SP_PROBE_NAME_LEN];  /* "probe_twice" */
+	char probe[SP_PROBE_NAME_LEN]; /* "uprobe:/path/app:probe_twice" */
+};
+
+/* Run-time settings the BPF helpers read (bpf/common.bpf.c). */
+struct sp_config {
+	uint32_t target_pid; /* 0: every process; else only this tgid fires */
+	uint32_t cpid;       /* -c child's pid (the `cpid` builtin); 0 without -c */
+	uint64_t start_ns;   /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) at start: `elapsed` */
+	uint32_t self_pid;   /* sprof itself: never traced when target_pid is 0 */
+	uint32_t switch_next_pid_off; /* sched_switch record: offset of next_pid (0: unknown) */
+	uint32_t stopped;    /* set at the end of a run: filtered programs return at once */
+	uint32_t pad;
+};
+
+#endif

@@ -1,0 +1,97 @@
+/* abi/unwind_table.h: tables of the DWARF (.eh_frame) user-stack unwinder, shared by
+ * bpf/unwind.bpf.c and runtime/unwind.c.
+ *
+ * User space compiles each file's .eh_frame into rows (runtime/ehframe.c):
+ * one row per address range, saying how to find the caller's frame from
+ * (rip, rsp, rbp). All files' rows live in one big mmapable ARRAY
+ * (SP_UNW_MAP_ROWS), each file a sorted slice of it. A process is a sorted
+ * list of its executable mappings (SP_UNW_MAP_PROCS, by tgid), each naming
+ * the slice of its file. The BPF side looks up the mapping of a pc, binary
+ * searches the slice, and steps to the caller.
+ *
+ * Row rules, x86-64 (98.7 % of .eh_frame rows are CFA=rsp+off, the rest
+ * almost all CFA=rbp+off; RA is always at CFA-8):
+ *   CFA_RSP   CFA = rsp + cfa_off
+ *   CFA_RBP   CFA = rbp + cfa_off
+ *   PLT       CFA = rsp + 8 + ((rip & 15) >= cfa_off ? 8 : 0)  (.plt stubs)
+ *   SIGNAL    glibc's __restore_rt: registers from the ucontext at rsp + 40
+ *   FP        no usable rule (gap between FDEs, DWARF expression, other
+ *             register): take one frame-pointer step
+ *   STOP      outermost frame (return address undefined: _start, clone)
+ * then RA = *(CFA - 8), rsp = CFA, and rbp = *(CFA + 8 * rbp_off8) when
+ * rbp_off8 != 0, else unchanged.
+ */
+#ifndef SPROF_ABI_UNWIND_TABLE_H
+#define SPROF_ABI_UNWIND_TABLE_H
+
+#include <linux/types.h>
+
+enum sp_unw_kind {
+	SP_UNW_CFA_RSP = 0,
+	SP_UNW_CFA_RBP = 1,
+	SP_UNW_PLT = 2,
+	SP_UNW_SIGNAL = 3,
+	SP_UNW_FP = 4,
+	SP_UNW_STOP = 5,
+};
+
+/* One row: the rule from `pc` up to the next row's pc. `pc` is relative to
+ * the mapping's bias (see struct sp_unw_map), so it fits 32 bits. */
+struct sp_unw_row {
+	__u32 pc;
+	__s16 cfa_off;
+	__u8 kind;      /* enum sp_unw_kind */
+	__s8 rbp_off8;  /* saved rbp at CFA + 8 * rbp_off8; 0: rbp unchanged */
+};
+
+/* One executable mapping with a table: rows[first, first + count) for
+ * pcs in [start, end); a row's pc is (pc - bias). */
+struct sp_unw_map {
+	__u64 start, end;
+	__u64 bias;
+	__u32 first, count;
+};
+
+#define SP_UNW_MAX_MAPS 256 /* per process; more mappings are left to frame pointers */
+
+/* Value of SP_UNW_MAP_PROCS: a process's executable mappings, sorted by
+ * start; those without a table (JIT, no .eh_frame) have count 0. A pc in
+ * no mapping (a new mmap, dlopen, libraries mapped after the first read)
+ * makes BPF send SP_EV_NEWPID again so user space re-reads the maps: at
+ * once after the first read (refresh_ns 0), then at most every
+ * SP_UNW_REFRESH_NS (refresh_ns: CLOCK_MONOTONIC of the last request). */
+struct sp_unw_proc {
+	__u32 n;
+	__u32 pad;
+	__u64 refresh_ns;
+	struct sp_unw_map maps[SP_UNW_MAX_MAPS];
+};
+#define SP_UNW_REFRESH_NS 200000000ull
+
+/* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
+enum sp_unw_stat {
+	SP_UNW_ST_SAMPLES,   /* stacks taken by the DWARF unwinder */
+	SP_UNW_ST_FRAMES,    /* frames from table rows */
+	SP_UNW_ST_FP_FRAMES, /* frames from frame-pointer steps (no table or rule) */
+	SP_UNW_ST_NO_PROC,   /* stacks of processes without tables (left to bpf_get_stack) */
+	SP_UNW_ST_READ_ERR,  /* a stack read failed: the stack ends there */
+	SP_UNW_ST_TRUNCATED, /* the frame limit was reached */
+	SP_UNW_ST_REFRESH,   /* maps re-read requests (pc in no known mapping) */
+	SP_UNW_ST_NSTATS,
+};
+
+#ifdef __bpf__
+/* bpf/unwind.bpf.c: the current task's user stack into ips[0..max), as
+ * bpf_get_stack(BPF_F_USER_STACK) would return it; the number of frames,
+ * or -1 when the process has no tables (then take bpf_get_stack's). */
+int sp_unwind_user(void *ctx, __u64 *ips, int max);
+#endif
+
+/* Not sp_*: codegen drops helper maps no code uses unless they are sp_*,
+ * so a program that takes no user stack has none of these (and
+ * sp_unwind__open() says ENOENT). */
+#define SP_UNW_MAP_ROWS "unw_rows"
+#define SP_UNW_MAP_PROCS "unw_procs"
+#define SP_UNW_MAP_STATS "unw_stats"
+
+#endif

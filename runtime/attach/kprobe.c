@@ -1,0 +1,87 @@
+/* runtime/attach/kprobe.c: kprobe:FUNC[+OFF] and kretprobe:FUNC.
+ *
+ * Attached through libbpf (perf_event_open of the "kprobe" PMU, or the
+ * legacy kprobe_events file). Kernels built without CONFIG_KPROBES have
+ * neither; validation notices before load and says so, pointing at
+ * tracepoints, instead of letting perf_event_open fail with a bare ENOENT.
+ * kprobe:MODULE:FUNC is accepted (the module part is informational: the
+ * kernel resolves FUNC across modules). -p is filtered in BPF.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "runtime/attach/probe.h"
+#include "runtime/attach/tracefs.h"
+
+static bool kprobes_available(void)
+{
+	char root[256], path[300];
+
+	if (access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0)
+		return true;
+	if (sp_tracefs_root(root, sizeof(root)))
+		return false;
+	snprintf(path, sizeof(path), "%s/kprobe_events", root);
+	return access(path, F_OK) == 0;
+}
+
+static const char *kprobe_func(const struct sp_plan_probe *p)
+{
+	return p->func && *p->func ? p->func : p->target;
+}
+
+static int kprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
+{
+	const char *fn = kprobe_func(p);
+
+	if (!fn || !*fn)
+		return sp_probe_fail(ctx, p, -EINVAL, "expected %s:FUNCTION", sp_probe_type_name(p->type));
+	if (!kprobes_available())
+		return sp_probe_fail(ctx, p, -EOPNOTSUPP,
+				     "kprobes are not available: this kernel was built without "
+				     "CONFIG_KPROBES (try a tracepoint, e.g. "
+				     "tracepoint:syscalls:sys_enter_openat)");
+	if (p->type == SP_PROBE_KRETPROBE && p->has_offset)
+		return sp_probe_fail(ctx, p, -EINVAL, "a kretprobe cannot take an offset");
+	if (strchr(fn, '*') || strchr(fn, '?'))
+		return sp_probe_fail(ctx, p, -EINVAL,
+				     "wildcards are not supported for kprobes (no kprobe_multi here)");
+	return 0;
+}
+
+static int kprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
+			 struct sp_attach_ctx *ctx, struct sp_links *links)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = p->type == SP_PROBE_KRETPROBE,
+		    .offset = p->has_offset ? p->offset : 0);
+	const char *fn = kprobe_func(p);
+	struct bpf_link *link;
+	int err = kprobe_validate(p, ctx);
+
+	if (err)
+		return err;
+	link = bpf_program__attach_kprobe_opts(prog, fn, &o);
+	if (!link) {
+		err = -errno;
+		return sp_probe_fail(ctx, p, err, "cannot attach to kernel function '%s': %s", fn,
+				     err == -ENOENT ? "no such function (or it cannot be probed)"
+						    : strerror(-err));
+	}
+	return sp_links_push(links, link);
+}
+
+const struct sp_probe_ops sp_probe_kprobe_ops = {
+	.type = SP_PROBE_KPROBE,
+	.validate = kprobe_validate,
+	.attach = kprobe_attach,
+};
+
+const struct sp_probe_ops sp_probe_kretprobe_ops = {
+	.type = SP_PROBE_KRETPROBE,
+	.validate = kprobe_validate,
+	.attach = kprobe_attach,
+};

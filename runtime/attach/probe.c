@@ -1,0 +1,150 @@
+/* runtime/attach/probe.c: the probe-type table and the link bookkeeping.
+ *
+ * One row per probe type; a type without a row cannot be attached yet and
+ * says so. Links (and raw fds not owned by a link) are collected in struct
+ * sp_links so every exit path can release them with one call.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "runtime/attach/probe.h"
+
+extern const struct sp_probe_ops sp_probe_begin_ops, sp_probe_end_ops;
+extern const struct sp_probe_ops sp_probe_profile_ops, sp_probe_interval_ops;
+extern const struct sp_probe_ops sp_probe_software_ops, sp_probe_hardware_ops;
+extern const struct sp_probe_ops sp_probe_uprobe_ops, sp_probe_uretprobe_ops, sp_probe_usdt_ops;
+extern const struct sp_probe_ops sp_probe_tracepoint_ops, sp_probe_rawtracepoint_ops;
+extern const struct sp_probe_ops sp_probe_kprobe_ops, sp_probe_kretprobe_ops;
+
+static const struct sp_probe_ops *const probe_table[] = {
+	&sp_probe_begin_ops,
+	&sp_probe_end_ops,
+	&sp_probe_profile_ops,
+	&sp_probe_interval_ops,
+	&sp_probe_software_ops,
+	&sp_probe_hardware_ops,
+	&sp_probe_uprobe_ops,
+	&sp_probe_uretprobe_ops,
+	&sp_probe_usdt_ops,
+	&sp_probe_tracepoint_ops,
+	&sp_probe_rawtracepoint_ops,
+	&sp_probe_kprobe_ops,
+	&sp_probe_kretprobe_ops,
+};
+
+const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)
+{
+	for (size_t i = 0; i < sizeof(probe_table) / sizeof(probe_table[0]); i++)
+		if (probe_table[i]->type == t)
+			return probe_table[i];
+	return NULL;
+}
+
+int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int err,
+		  const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!ctx->err || !ctx->errlen)
+		return err;
+	n = snprintf(ctx->err, ctx->errlen, "probe '%s': ", p->spec ? p->spec : "?");
+	if (n < 0 || (size_t)n >= ctx->errlen)
+		return err;
+	va_start(ap, fmt);
+	vsnprintf(ctx->err + n, ctx->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static int grow(void **v, int *cap, int n, size_t elem)
+{
+	void *nv;
+	int ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	nv = realloc(*v, (size_t)ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int sp_links_push(struct sp_links *l, struct bpf_link *link)
+{
+	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	l->v[l->n++] = link;
+	return 0;
+}
+
+int sp_links_push_fd(struct sp_links *l, int fd)
+{
+	if (grow((void **)&l->fds, &l->fdcap, l->nfds, sizeof(*l->fds))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	l->fds[l->nfds++] = fd;
+	return 0;
+}
+
+void sp_links_destroy(struct sp_links *l)
+{
+	for (int i = l->n - 1; i >= 0; i--)
+		bpf_link__destroy(l->v[i]);
+	for (int i = 0; i < l->nfds; i++)
+		close(l->fds[i]);
+	free(l->v);
+	free(l->fds);
+	memset(l, 0, sizeof(*l));
+}
+
+/* "0-3,5,7-8" */
+int sp_online_cpus(int **cpus)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[4096], *s;
+	int n = 0, cap = 0, *v = NULL;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	for (s = buf; *s && *s != '\n';) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b; c++) {
+			if (grow((void **)&v, &cap, n, sizeof(*v))) {
+				free(v);
+				return -ENOMEM;
+			}
+			v[n++] = (int)c;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	if (n == 0) {
+		free(v);
+		return -EIO;
+	}
+	*cpus = v;
+	return n;
+}

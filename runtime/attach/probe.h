@@ -1,0 +1,65 @@
+/* runtime/attach/probe.h: one table row per probe type.
+ *
+ * Adding a probe type means one runtime/probe_<kind>.c defining a
+ * `const struct sp_probe_ops sp_probe_<kind>_ops` and one row in
+ * probe.c's table. validate() runs before load (bad paths, missing symbols,
+ * missing kernel features), attach() after load; links are collected in
+ * struct sp_links and destroyed on every exit path.
+ */
+#ifndef SPROF_RUNTIME_ATTACH_PROBE_H
+#define SPROF_RUNTIME_ATTACH_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "abi/plan.h"
+
+struct bpf_object;
+struct bpf_program;
+struct bpf_link;
+
+struct sp_links {
+	struct bpf_link **v;
+	int n, cap;
+	int *fds;       /* raw perf event fds to close (when not owned by a link) */
+	int nfds, fdcap;
+};
+
+struct sp_attach_ctx {
+	struct bpf_object *obj;
+	pid_t pid;          /* -p / -c target, 0 = system wide */
+	int ncpus;          /* online CPUs: cpus[0..ncpus) */
+	const int *cpus;
+	bool verbose;
+	char *err;          /* message buffer for failures: "probe 'X': cannot attach: ..." */
+	size_t errlen;
+};
+
+struct sp_probe_ops {
+	enum sp_probe_type type;
+	/* Before load: 0 or -errno with ctx->err filled. May be NULL. */
+	int (*validate)(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx);
+	/* After load: attach prog, push links; 0 or -errno with ctx->err filled. */
+	int (*attach)(const struct sp_plan_probe *p, struct bpf_program *prog,
+		      struct sp_attach_ctx *ctx, struct sp_links *links);
+};
+
+const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t);
+int sp_links_push(struct sp_links *l, struct bpf_link *link);
+int sp_links_push_fd(struct sp_links *l, int fd);
+void sp_links_destroy(struct sp_links *l); /* detaches everything; accepts empty */
+
+/* Fills ctx->err ("probe 'SPEC': ...") and returns err. */
+int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int err,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Online CPUs from /sys/devices/system/cpu/online; count or -errno. */
+int sp_online_cpus(int **cpus);
+
+/* probe_special.c: runs every BEGIN (or END) program once, in plan order,
+ * through BPF_PROG_TEST_RUN; 0 or -errno with ctx->err filled. */
+int sp_probe_run_special(const struct sp_plan *plan, enum sp_probe_type t,
+			 struct sp_attach_ctx *ctx);
+
+#endif

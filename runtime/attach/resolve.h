@@ -1,0 +1,90 @@
+/* runtime/attach/resolve.h: from what a user writes in an attach point to a file and offsets.
+ *
+ * Targets: a path (used as is), a library name ("libc", "libc.so.6":
+ * through the traced process's mappings with -p, then /etc/ld.so.cache), or
+ * a bare program name (through $PATH). Functions: one ELF's function symbols
+ * (.symtab and .dynsym merged), matched by glob against the mangled name,
+ * the demangled name, or the demangled name without its parameter list, and
+ * turned into the file offsets the kernel's uprobe API takes.
+
+ */
+#ifndef SPROF_RUNTIME_ATTACH_RESOLVE_H
+#define SPROF_RUNTIME_ATTACH_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* '*' matches any run of characters, '?' one character; nothing else is special. */
+bool sp_glob_match(const char *pat, const char *s);
+bool sp_has_wildcard(const char *s);
+
+/* Find the file behind `name`: 0 and the path in `out`, or -ENOENT. With
+ * pid > 0, libraries and programs mapped by that process come first. */
+int sp_resolve_binary(const char *name, pid_t pid, char *out, size_t outlen);
+/* Library lookup in /etc/ld.so.cache ("libc" or "libc.so.6" style names);
+ * `cache` overrides the file (tests). 0 or -ENOENT. */
+int sp_ldcache_lookup(const char *name, const char *cache, char *out, size_t outlen);
+/* Every file-backed executable mapping of `pid`, deduplicated: *paths is a
+ * malloc'd array of malloc'd strings. 0 or -errno. */
+int sp_pid_objects(pid_t pid, char ***paths, int *n);
+void sp_strv_free(char **v, int n);
+
+struct sp_func {
+	char *name;       /* as in the symbol table (mangled) */
+	char *demangled;  /* made on first use (sp_func_demangled); NULL when not C++ */
+	bool tried_demangle;
+	uint64_t vaddr;   /* ELF virtual address */
+	uint64_t size;
+	uint64_t foff;    /* file offset, what uprobes take */
+};
+
+struct sp_funcs {
+	struct sp_func *v; /* sorted by name, one entry per (name, address) */
+	int n;
+	bool is_exec;      /* ET_EXEC: vaddr is absolute */
+};
+
+/* Read the function symbols of an ELF file. 0, -ENOENT, or -ENOEXEC when not an ELF. */
+int sp_funcs__load(struct sp_funcs *f, const char *path);
+void sp_funcs__free(struct sp_funcs *f);
+/* True when `pat` (a glob) names `fn`: mangled, demangled or demangled without "(...)". */
+bool sp_func_matches(struct sp_func *fn, const char *pat);
+/* The demangled name of a C++ symbol (made on first use), or NULL. */
+const char *sp_func_demangled(struct sp_func *fn);
+/* The symbol named exactly `name` (mangled or demangled), or NULL. */
+struct sp_func *sp_funcs__find(struct sp_funcs *f, const char *name);
+/* ELF virtual address -> file offset through the executable PT_LOAD
+ * segments (code), or any PT_LOAD segment (data: USDT semaphores). 0 or -ENOENT. */
+int sp_elf_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
+int sp_elf_data_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
+/* Address of any defined symbol (object or function) by name. 0 or -ENOENT. */
+int sp_elf_symbol_vaddr(const char *path, const char *name, uint64_t *vaddr);
+
+/* probe_uprobe.c: call for every uprobe/uretprobe program between
+ * bpf_object__open and bpf_object__load. Where the kernel has uprobe_multi
+ * links (6.6+) it marks the program for them, so a wildcard over hundreds of
+ * functions attaches as one link and detaches in one grace period instead
+ * of ~0.1 s per function. 0 or -errno; a no-op on older kernels. */
+struct bpf_program;
+int sp_uprobe_prepare(struct bpf_program *prog);
+
+/* Offsets of one file for one uprobe_multi link. refs (USDT semaphores'
+ * file offsets) and cookies may be NULL. */
+struct sp_umulti {
+	const char *path;
+	const uint64_t *offs, *refs, *cookies;
+	uint32_t cnt;
+	bool ret;
+	pid_t pid;
+};
+
+/* One link for all of m's offsets: through `prog` itself when prepared,
+ * else through a uprobe_multi copy of it when there are at least min_copy
+ * offsets and the kernel has the link type. Returns the link fd (close it
+ * to detach), -EOPNOTSUPP when the caller should attach one by one, or
+ * -errno. */
+int sp_uprobe_multi_attach(struct bpf_program *prog, const struct sp_umulti *m, int min_copy);
+
+#endif

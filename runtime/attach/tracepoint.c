@@ -1,0 +1,130 @@
+/* runtime/attach/tracepoint.c: tracepoint:CATEGORY:NAME.
+ *
+ * Either part may be a glob (tracepoint:syscalls:sys_enter_*): the one BPF
+ * program is attached to every matching event. Validation checks the
+ * events exist in tracefs (mounting it if needed: libbpf reads the event id
+ * there too) and suggests the nearest name when one does not. A -p target
+ * is filtered in BPF (sp_config), since tracepoints fire in kernel context
+ * for every process.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "runtime/attach/probe.h"
+#include "runtime/attach/names.h"
+#include "runtime/attach/resolve.h"
+#include "runtime/attach/tracefs.h"
+
+static int tp_fail_missing(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
+{
+	char *hint;
+	char root[256];
+
+	if (sp_tracefs_root(root, sizeof(root)))
+		return sp_probe_fail(ctx, p, -ENOENT,
+				     "cannot attach: tracefs is not mounted and cannot be mounted "
+				     "(mount -t tracefs nodev /sys/kernel/tracing)");
+	if (sp_has_wildcard(p->target) || sp_has_wildcard(p->func))
+		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no tracepoint matches '%s:%s'",
+				     p->target, p->func);
+	hint = sp_tracepoint_suggest(p->target, p->func);
+	sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no tracepoint '%s:%s'%s%s%s", p->target,
+		      p->func, hint ? " (did you mean 'tracepoint:" : "", hint ? hint : "",
+		      hint ? "'?)" : "");
+	free(hint);
+	return -ENOENT;
+}
+
+/* Every "CAT:NAME" the probe names; an exact name is checked first (cheap). */
+static int tp_expand(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, char ***v, int *n)
+{
+	bool wild = sp_has_wildcard(p->target) || sp_has_wildcard(p->func);
+	int err;
+
+	*v = NULL;
+	*n = 0;
+	if (!p->target || !*p->target || !p->func || !*p->func)
+		return sp_probe_fail(ctx, p, -EINVAL, "expected tracepoint:CATEGORY:NAME");
+	if (!wild && !sp_tracepoint_exists(p->target, p->func))
+		return tp_fail_missing(p, ctx);
+	err = sp_tracepoints_list(p->target, p->func, v, n);
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot list tracepoints: %s", strerror(-err));
+	if (*n == 0)
+		return tp_fail_missing(p, ctx);
+	return 0;
+}
+
+static int tp_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
+{
+	char **v;
+	int n, err = tp_expand(p, ctx, &v, &n);
+
+	sp_strv_free(v, n);
+	return err;
+}
+
+static int tp_attach_one(const struct sp_plan_probe *p, struct bpf_program *prog,
+			 struct sp_attach_ctx *ctx, char *catname, int cookie,
+			 struct sp_links *links)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = (uint64_t)cookie);
+	char *name = strchr(catname, ':'), probe[600];
+	struct bpf_link *link;
+	int err;
+
+	*name++ = '\0';
+	if (p->uses_names) {
+		snprintf(probe, sizeof(probe), "tracepoint:%s:%s", catname, name);
+		err = sp_probe_names_set(ctx->obj, (uint32_t)cookie, name, probe);
+		if (err)
+			return sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
+					     strerror(-err));
+	}
+	link = bpf_program__attach_tracepoint_opts(prog, catname, name, &o);
+	if (!link) {
+		err = -errno;
+		return sp_probe_fail(ctx, p, err, "cannot attach to tracepoint %s:%s: %s", catname,
+				     name, strerror(-err));
+	}
+	return sp_links_push(links, link);
+}
+
+static int tp_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
+		     struct sp_attach_ctx *ctx, struct sp_links *links)
+{
+	char **v;
+	int i, n, base = 0, err = tp_expand(p, ctx, &v, &n);
+
+	if (!err && p->uses_names) {
+		base = sp_probe_names_reserve(ctx->obj, n);
+		if (base < 0)
+			err = sp_probe_fail(ctx, p, base, "cannot record the names of its %d "
+					    "tracepoints: %s", n, sp_probe_names_strerror(base));
+	}
+	for (i = 0; i < n && !err; i++)
+		err = tp_attach_one(p, prog, ctx, v[i], base + i, links);
+	sp_strv_free(v, n);
+	return err;
+}
+
+int sp_tracepoint_count(const struct sp_plan_probe *p)
+{
+	char msg[256];
+	struct sp_attach_ctx ctx = { .err = msg, .errlen = sizeof(msg) };
+	char **v;
+	int n, err = tp_expand(p, &ctx, &v, &n);
+
+	sp_strv_free(v, n);
+	return err ? err : n;
+}
+
+const struct sp_probe_ops sp_probe_tracepoint_ops = {
+	.type = SP_PROBE_TRACEPOINT,
+	.validate = tp_validate,
+	.attach = tp_attach,
+};

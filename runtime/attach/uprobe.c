@@ -1,0 +1,483 @@
+/* runtime/attach/uprobe.c: uprobe and uretprobe.
+ *
+ *   uprobe:TARGET:FUNC        function entry (mangled or demangled C++ names too)
+ *   uprobe:TARGET:FUNC+OFF    an instruction inside FUNC
+ *   uprobe:TARGET:0xADDR      an ELF virtual address
+ *   uprobe:TARGET:GLOB        one uprobe per matching function, all served
+ *                             by the same BPF program
+ *   uretprobe:TARGET:FUNC     function return (no offsets)
+ *
+ * TARGET is resolved by resolve.c (path, -p mappings, ld.so.cache, $PATH).
+ * Symbols are read once and turned into file offsets here, and libbpf is
+ * given offsets only: its func_name lookup would reopen and rescan the ELF
+ * for every probe, which is what makes 500-function wildcards slow. Aliases
+ * (several names at one address, like malloc and __libc_malloc) attach
+ * once. With -p the uprobe is installed in that process only.
+ *
+ * Scale: one perf-event uprobe per function costs little to attach but
+ * about 0.1 s to detach here (each one waits for an RCU-tasks grace
+ * period), so 500 of them would take a minute to tear down. Kernels 6.6+
+ * offer uprobe_multi links: every offset in one link, one grace period on
+ * detach. libbpf 1.1 predates them, so the link is created with the raw
+ * bpf(2) command, and the program must be loaded with expected attach type
+ * BPF_TRACE_UPROBE_MULTI: sp_uprobe_prepare() sets it between open and
+ * load when the kernel has the feature. A program loaded without it is
+ * loaded a second time for uprobe_multi when it matches many functions;
+ * else (old kernels, a few functions) one perf uprobe per offset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "runtime/attach/probe.h"
+#include "runtime/attach/names.h"
+#include "runtime/attach/resolve.h"
+
+struct upoint {
+	uint64_t foff;
+	const char *name; /* into the sp_funcs; NULL for addresses */
+	const char *shown;/* demangled when C++: what `func` says */
+	uint64_t cookie;  /* index into the probe names map, or 0 */
+};
+
+struct upoints {
+	char path[PATH_MAX];
+	struct sp_funcs funcs;
+	struct upoint *v;
+	int n;
+};
+
+static void upoints_free(struct upoints *u)
+{
+	sp_funcs__free(&u->funcs);
+	free(u->v);
+	u->v = NULL;
+	u->n = 0;
+}
+
+static int upoints_add(struct upoints *u, uint64_t foff, struct sp_func *fn)
+{
+	struct upoint *nv = realloc(u->v, (u->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	u->v = nv;
+	nv[u->n].foff = foff;
+	nv[u->n].name = fn ? fn->name : NULL;
+	nv[u->n].shown = fn ? (sp_func_demangled(fn) ? fn->demangled : fn->name) : NULL;
+	nv[u->n].cookie = 0;
+	u->n++;
+	return 0;
+}
+
+static int upoint_cmp(const void *a, const void *b)
+{
+	const struct upoint *x = a, *y = b;
+
+	return (x->foff > y->foff) - (x->foff < y->foff);
+}
+
+static int resolve_target(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			  struct upoints *u)
+{
+	if (!p->target || !*p->target)
+		return sp_probe_fail(ctx, p, -EINVAL, "no binary given (uprobe:BINARY:FUNCTION)");
+	if (sp_resolve_binary(p->target, ctx->pid, u->path, sizeof(u->path)))
+		return sp_probe_fail(ctx, p, -ENOENT,
+				     "cannot attach: binary '%s' not found (no such file, no program "
+				     "of that name in $PATH, no library in /etc/ld.so.cache%s)",
+				     p->target, ctx->pid > 0 ? ", not mapped by the target process" : "");
+	return 0;
+}
+
+static int resolve_addr(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			struct upoints *u)
+{
+	uint64_t foff;
+	int err = sp_elf_vaddr_to_foff(u->path, p->offset, &foff);
+
+	if (err == -ENOEXEC)
+		return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", u->path);
+	if (err)
+		return sp_probe_fail(ctx, p, err,
+				     "cannot attach: address 0x%llx is not in an executable segment of %s",
+				     (unsigned long long)p->offset, u->path);
+	return upoints_add(u, foff, NULL);
+}
+
+/* Every function the pattern names: a glob, or a demangled C++ name that
+ * may name several overloads ("ns::area" = area(int) and area(double)). */
+static int add_matches(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		       struct upoints *u)
+{
+	int i, j, err;
+
+	for (i = 0; i < u->funcs.n; i++) {
+		if (!sp_func_matches(&u->funcs.v[i], p->func))
+			continue;
+		err = upoints_add(u, u->funcs.v[i].foff, &u->funcs.v[i]);
+		if (err)
+			return err;
+	}
+	if (u->n == 0 && sp_has_wildcard(p->func))
+		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no function matches '%s' in %s",
+				     p->func, u->path);
+	if (u->n == 0)
+		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no symbol '%s' in %s", p->func,
+				     u->path);
+	if (u->n > 1)
+		qsort(u->v, u->n, sizeof(*u->v), upoint_cmp);
+	for (i = 1, j = 1; i < u->n; i++)
+		if (u->v[i].foff != u->v[j - 1].foff)
+			u->v[j++] = u->v[i];
+	u->n = j;
+	if (p->has_offset && u->n > 1)
+		return sp_probe_fail(ctx, p, -EINVAL,
+				     "'%s' names %d functions in %s: an offset needs exactly one",
+				     p->func, u->n, u->path);
+	return 0;
+}
+
+static int check_offset(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			const struct sp_func *fn)
+{
+	if (p->type == SP_PROBE_URETPROBE)
+		return sp_probe_fail(ctx, p, -EINVAL, "a uretprobe cannot take an offset");
+	if (fn->size && p->offset >= fn->size)
+		return sp_probe_fail(ctx, p, -EINVAL,
+				     "cannot attach: offset %llu is past the end of '%s' (%llu bytes)",
+				     (unsigned long long)p->offset, p->func,
+				     (unsigned long long)fn->size);
+	return 0;
+}
+
+/* An exact (mangled or C) name first; else demangled names and globs. */
+static int add_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, struct upoints *u)
+{
+	struct sp_func *fn = NULL;
+	int i, err;
+
+	for (i = 0; i < u->funcs.n && !fn; i++)
+		if (strcmp(u->funcs.v[i].name, p->func) == 0)
+			fn = &u->funcs.v[i];
+	if (!fn) {
+		err = add_matches(p, ctx, u);
+		if (err || !p->has_offset)
+			return err;
+		fn = sp_funcs__find(&u->funcs, u->v[0].name);
+		err = fn ? check_offset(p, ctx, fn) : 0;
+		u->v[0].foff += p->offset;
+		return err;
+	}
+	if (p->has_offset) {
+		err = check_offset(p, ctx, fn);
+		if (err)
+			return err;
+	}
+	return upoints_add(u, fn->foff + (p->has_offset ? p->offset : 0), fn);
+}
+
+/* Fill u with every point the probe attaches to; ctx->err on failure. */
+static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			   struct upoints *u)
+{
+	int err;
+
+	memset(u, 0, sizeof(*u));
+	err = resolve_target(p, ctx, u);
+	if (err)
+		return err;
+	if (p->is_addr)
+		return resolve_addr(p, ctx, u);
+	if (!p->func || !*p->func)
+		return sp_probe_fail(ctx, p, -EINVAL, "no function given (uprobe:BINARY:FUNCTION)");
+	err = sp_funcs__load(&u->funcs, u->path);
+	if (err == -ENOEXEC)
+		return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", u->path);
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot attach: cannot read %s: %s", u->path,
+				     strerror(-err));
+	return add_funcs(p, ctx, u);
+}
+
+static int uprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
+{
+	struct upoints u;
+	int err = upoints_resolve(p, ctx, &u);
+
+	upoints_free(&u);
+	return err;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A progress line on stderr once attaching has taken over a second. */
+static void progress(const struct sp_plan_probe *p, double start, double *last, int i, int n)
+{
+	double t = now_s();
+
+	if (t - start < 1.0 || (t - *last < 0.2 && i != n))
+		return;
+	*last = t;
+	fprintf(stderr, "\rattaching %s: %d/%d uprobes%s", p->spec, i, n, i == n ? "\n" : "");
+}
+
+static int attach_point(const struct sp_plan_probe *p, struct bpf_program *prog,
+			struct sp_attach_ctx *ctx, const struct upoints *u, int i,
+			struct sp_links *links)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = p->type == SP_PROBE_URETPROBE,
+		    .bpf_cookie = u->v[i].cookie);
+	struct bpf_link *link;
+	int err;
+
+	link = bpf_program__attach_uprobe_opts(prog, ctx->pid > 0 ? ctx->pid : -1, u->path,
+					       u->v[i].foff, &o);
+	if (!link) {
+		err = -errno;
+		return sp_probe_fail(ctx, p, err, "cannot attach%s%s at offset 0x%llx of %s: %s",
+				     u->v[i].name ? " to " : "", u->v[i].name ? u->v[i].name : "",
+				     (unsigned long long)u->v[i].foff, u->path, strerror(-err));
+	}
+	return sp_links_push(links, link);
+}
+
+/* --- uprobe_multi links (kernel 6.6+; not in libbpf 1.1's headers) --------- */
+
+#define SP_BPF_TRACE_UPROBE_MULTI 48
+#define SP_BPF_F_UPROBE_MULTI_RETURN 1U
+
+/* The BPF_LINK_CREATE attr for uprobe_multi, as in the kernel's uapi. */
+struct uprobe_multi_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, umflags, pid;
+	uint32_t pad[5];
+};
+
+/* Link fd or -errno. */
+static int uprobe_multi_link(int prog_fd, const struct sp_umulti *m)
+{
+	struct uprobe_multi_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = prog_fd;
+	a.attach_type = SP_BPF_TRACE_UPROBE_MULTI;
+	a.path = (uint64_t)(uintptr_t)m->path;
+	a.offsets = (uint64_t)(uintptr_t)m->offs;
+	a.ref_ctr_offsets = (uint64_t)(uintptr_t)m->refs;
+	a.cookies = (uint64_t)(uintptr_t)m->cookies;
+	a.cnt = m->cnt;
+	a.umflags = m->ret ? SP_BPF_F_UPROBE_MULTI_RETURN : 0;
+	a.pid = m->pid > 0 ? (uint32_t)m->pid : 0;
+	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	return fd < 0 ? -errno : fd;
+}
+
+/* Same probe as libbpf 1.3+: a uprobe_multi link on "/" fails with EBADF
+ * when the kernel knows the link type. */
+static bool have_uprobe_multi(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI);
+	uint64_t off = 0;
+	struct sp_umulti m = { .path = "/", .offs = &off, .cnt = 1 };
+	int prog, link;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &o);
+	if (prog < 0)
+		return false;
+	link = uprobe_multi_link(prog, &m);
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return link == -EBADF;
+}
+
+int sp_uprobe_prepare(struct bpf_program *prog)
+{
+	if (!prog)
+		return -ENOENT;
+	if (!have_uprobe_multi())
+		return 0;
+	return bpf_program__set_expected_attach_type(prog, SP_BPF_TRACE_UPROBE_MULTI);
+}
+
+static bool prepared_for_multi(struct bpf_program *prog)
+{
+	return bpf_program__expected_attach_type(prog) ==
+	       (enum bpf_attach_type)SP_BPF_TRACE_UPROBE_MULTI;
+}
+
+/* A copy of a loaded program, loaded again for uprobe_multi: for programs
+ * the loader did not prepare. After load, bpf_program__insns() holds the
+ * final instructions (map fds in place); codegen inlines every helper, so
+ * there are no subprograms needing BTF. The link keeps the copy alive. */
+static int load_multi_copy(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI);
+	const struct bpf_insn *insns = bpf_program__insns(prog);
+	size_t cnt = bpf_program__insn_cnt(prog);
+	int fd;
+
+	if (!insns || !cnt)
+		return -ENOENT;
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, bpf_program__name(prog), "GPL", insns, cnt, &o);
+	return fd < 0 ? -errno : fd;
+}
+
+int sp_uprobe_multi_attach(struct bpf_program *prog, const struct sp_umulti *m, int min_copy)
+{
+	int fd, link;
+
+	if (prepared_for_multi(prog))
+		return uprobe_multi_link(bpf_program__fd(prog), m);
+	if ((int)m->cnt < min_copy || !have_uprobe_multi())
+		return -EOPNOTSUPP;
+	fd = load_multi_copy(prog);
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	link = uprobe_multi_link(fd, m);
+	close(fd);
+	return link;
+}
+
+/* Unprepared program, many functions: worth a second verification to
+ * detach in one grace period instead of one per function. */
+#define MULTI_COPY_MIN 8
+
+static int attach_multi(const struct sp_plan_probe *p, struct bpf_program *prog,
+			struct sp_attach_ctx *ctx, const struct upoints *u,
+			struct sp_links *links)
+{
+	uint64_t *offs = malloc(2 * u->n * sizeof(*offs)), *cookies = offs + u->n;
+	struct sp_umulti m = { .path = u->path, .offs = offs, .cookies = cookies, .cnt = u->n,
+			       .ret = p->type == SP_PROBE_URETPROBE, .pid = ctx->pid };
+	int i, fd;
+
+	if (!offs)
+		return -ENOMEM;
+	for (i = 0; i < u->n; i++) {
+		offs[i] = u->v[i].foff;
+		cookies[i] = u->v[i].cookie;
+	}
+	fd = sp_uprobe_multi_attach(prog, &m, MULTI_COPY_MIN);
+	free(offs);
+	if (fd == -EOPNOTSUPP)
+		return fd;
+	if (fd < 0)
+		return sp_probe_fail(ctx, p, fd, "cannot attach %d uprobe%s in %s: %s", u->n,
+				     u->n == 1 ? "" : "s", u->path, strerror(-fd));
+	return sp_links_push_fd(links, fd);
+}
+
+static int attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
+		       struct sp_attach_ctx *ctx, const struct upoints *u, struct sp_links *links)
+{
+	double start = now_s(), last = 0;
+	int i, err = 0;
+
+	for (i = 0; i < u->n && !err; i++) {
+		err = attach_point(p, prog, ctx, u, i, links);
+		if (u->n > 1)
+			progress(p, start, &last, i + 1, u->n);
+	}
+	if (err && i > 1 && now_s() - start >= 1.0)
+		fputc('\n', stderr);
+	return err;
+}
+
+/* `func`/`probe` of a wildcard: one names-map entry per point, its index the cookie. */
+static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			struct upoints *u)
+{
+	char probe[PATH_MAX + 256], addr[32];
+	int i, err, base = sp_probe_names_reserve(ctx->obj, u->n);
+
+	if (base < 0)
+		return sp_probe_fail(ctx, p, base, "cannot record the names of its %d functions: "
+				     "%s", u->n, sp_probe_names_strerror(base));
+	for (i = 0; i < u->n; i++) {
+		const char *name = u->v[i].shown;
+
+		if (!name) {
+			snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)p->offset);
+			name = addr;
+		}
+		snprintf(probe, sizeof(probe), "%s:%s:%s", sp_probe_type_name(p->type), u->path,
+			 u->v[i].name ? u->v[i].name : name);
+		u->v[i].cookie = (uint64_t)(base + i);
+		err = sp_probe_names_set(ctx->obj, base + i, name, probe);
+		if (err)
+			return sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
+					     strerror(-err));
+	}
+	return 0;
+}
+
+static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
+			 struct sp_attach_ctx *ctx, struct sp_links *links)
+{
+	struct upoints u;
+	double start = now_s();
+	int err = upoints_resolve(p, ctx, &u);
+
+	if (!err && p->uses_names)
+		err = record_names(p, ctx, &u);
+	if (!err) {
+		err = attach_multi(p, prog, ctx, &u, links);
+		if (err == -EOPNOTSUPP)
+			err = attach_each(p, prog, ctx, &u, links);
+	}
+	if (!err && ctx->verbose && u.n > 1)
+		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u.n, u.path,
+			now_s() - start);
+	upoints_free(&u);
+	return err;
+}
+
+int sp_uprobe_count(const struct sp_plan_probe *p, pid_t pid)
+{
+	char err[256];
+	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
+	struct upoints u;
+	int n = upoints_resolve(p, &ctx, &u);
+
+	if (n == 0)
+		n = u.n;
+	upoints_free(&u);
+	return n;
+}
+
+const struct sp_probe_ops sp_probe_uprobe_ops = {
+	.type = SP_PROBE_UPROBE,
+	.validate = uprobe_validate,
+	.attach = uprobe_attach,
+};
+
+const struct sp_probe_ops sp_probe_uretprobe_ops = {
+	.type = SP_PROBE_URETPROBE,
+	.validate = uprobe_validate,
+	.attach = uprobe_attach,
+};

@@ -1,0 +1,101 @@
+/* runtime/elf/file.h: bounds-checked reading of ELF section bytes.
+ *
+ * The DWARF readers (.eh_frame/.debug_frame in ehframe.c, .debug_line in
+ * elf_lines.c) walk section bytes through one cursor: every read checks the
+ * bytes left first, and a short read marks the cursor bad and yields 0, so
+ * a parser can read a whole record and test `bad` once. Little-endian only
+ * (x86-64).
+ */
+#ifndef SPROF_RUNTIME_ELF_FILE_H
+#define SPROF_RUNTIME_ELF_FILE_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct sp_cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+/* The section called `name` with its header in *sh, skipping SHT_NOBITS
+ * ones (a separate debug file keeps those as empty placeholders); NULL when
+ * there is none. */
+Elf_Scn *sp_elf_section(Elf *elf, const char *name, GElf_Shdr *sh);
+
+/* true when n more bytes can be read; otherwise marks the cursor bad. */
+static inline bool cur_need(struct sp_cursor *c, size_t n)
+{
+	if (c->bad || (size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		return false;
+	}
+	return true;
+}
+
+/* An n-byte little-endian unsigned number (n <= 8). */
+static inline uint64_t cur_uN(struct sp_cursor *c, int n)
+{
+	uint64_t v = 0;
+
+	if (!cur_need(c, n))
+		return 0;
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+static inline uint64_t cur_uleb(struct sp_cursor *c)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (cur_need(c, 1)) {
+		uint8_t b = *c->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+static inline int64_t cur_sleb(struct sp_cursor *c)
+{
+	int64_t v = 0;
+	int shift = 0;
+	uint8_t b = 0;
+
+	while (cur_need(c, 1)) {
+		b = *c->p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	if (shift < 64 && (b & 0x40))
+		v |= -(int64_t)((uint64_t)1 << shift);
+	return v;
+}
+
+/* A NUL-terminated string in place; NULL (and bad) when it is not terminated. */
+static inline const char *cur_cstr(struct sp_cursor *c)
+{
+	const char *s = (const char *)c->p;
+	const uint8_t *nul;
+
+	if (c->bad || !(nul = memchr(c->p, '\0', (size_t)(c->end - c->p)))) {
+		c->bad = true;
+		return NULL;
+	}
+	c->p = nul + 1;
+	return s;
+}
+
+#endif

@@ -1,0 +1,735 @@
+/* runtime/elf/syms.c: function symbols, PT_LOAD segments and build ids of ELF files.
+ *
+ * Where symbols come from, in bcc's order: the file's own .symtab and
+ * .dynsym; for a stripped file (no .symtab, the Debian norm for system
+ * libraries) a separate debug file found by build id
+ * (/usr/lib/debug/.build-id/xx/rest.debug) or by .gnu_debuglink (next to the
+ * file, in .debug/, under /usr/lib/debug/), accepted only when its build id
+ * matches (or, for files without one, the debug link's CRC-32); else the
+ * MiniDebugInfo some distributions embed (.gnu_debugdata, xz). The debug file is located and opened at open time, while the
+ * process (and so its /proc/PID/root) may still exist.
+ *
+ * The table is a sorted array of functions (FUNC and IFUNC, defined, nonzero
+ * address); aliases at one address collapse to the most public name
+ * (global over weak over local, fewer leading underscores), so libc's
+ * `__clock_nanosleep`/`clock_nanosleep` prints as the latter.
+ */
+#include "runtime/elf/syms.h"
+#include "runtime/elf/lines.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define NT_GNU_BUILD_ID_TYPE 3
+
+struct sp_load {
+	uint64_t off, filesz, memsz, vaddr;
+};
+
+struct sp_elf {
+	int fd;
+	Elf *elf;
+	void *mem;              /* in-memory image (vDSO), owned */
+	int dbg_fd;
+	Elf *dbg;               /* separate debug file, when used */
+	char *dbg_path;
+	void *mini_buf;         /* MiniDebugInfo: the inflated .gnu_debugdata ELF */
+	Elf *mini;
+	char *build_id;
+	int nloads;
+	struct sp_load *loads;
+	bool loaded;
+	int nsyms;
+	struct sp_elf_sym *syms;
+	struct sp_lines *lines;
+	bool lines_tried;
+};
+
+/* --- section helpers -------------------------------------------------------------- */
+
+static Elf_Scn *find_section(Elf *elf, const char *name, Elf64_Word type)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (type && sh.sh_type != type)
+			continue;
+		n = name ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (!name || (n && strcmp(n, name) == 0))
+			return scn;
+	}
+	return NULL;
+}
+
+static char *hex_string(const unsigned char *b, size_t n)
+{
+	char *s = malloc(n * 2 + 1);
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		snprintf(s + 2 * i, 3, "%02x", b[i]);
+	s[n * 2] = '\0';
+	return s;
+}
+
+static char *read_build_id(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID_TYPE && nh.n_namesz == 4 &&
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 && nh.n_descsz > 0 &&
+			    doff + nh.n_descsz <= d->d_size)
+				return hex_string((unsigned char *)d->d_buf + doff, nh.n_descsz);
+		}
+	}
+	return NULL;
+}
+
+static int read_loads(struct sp_elf *e)
+{
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e->elf, &n) != 0)
+		return 0;
+	e->loads = calloc(n ? n : 1, sizeof(*e->loads));
+	if (!e->loads)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(e->elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		e->loads[e->nloads++] = (struct sp_load){ ph.p_offset, ph.p_filesz, ph.p_memsz,
+							  ph.p_vaddr };
+	}
+	return 0;
+}
+
+/* --- separate debug files ------------------------------------------------------ */
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* CRC-32 of the whole file, as .gnu_debuglink records it (zlib's polynomial). */
+static bool crc_matches(Elf *elf, uint32_t want)
+{
+	size_t size;
+	const char *raw = elf_rawfile(elf, &size);
+	uLong crc = crc32(0L, Z_NULL, 0);
+
+	if (!raw)
+		return false;
+	for (size_t off = 0; off < size;) { /* zlib takes uInt lengths */
+		uInt n = size - off > (1u << 30) ? (1u << 30) : (uInt)(size - off);
+
+		crc = crc32(crc, (const Bytef *)raw + off, n);
+		off += n;
+	}
+	return (uint32_t)crc == want;
+}
+
+/* Open `path` as the debug file of `e` when it has a .symtab and a matching
+ * build id; files without one are checked against the debug link's CRC
+ * (`crc` NULL: no check possible). */
+static bool try_debug_file(struct sp_elf *e, const char *path, const uint32_t *crc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	char *bid;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	if (e->fd >= 0 && same_file(fd, e->fd)) {
+		close(fd);
+		return false;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = elf && elf_kind(elf) == ELF_K_ELF && find_section(elf, NULL, SHT_SYMTAB);
+	if (ok && e->build_id) {
+		bid = read_build_id(elf);
+		ok = bid && strcmp(bid, e->build_id) == 0;
+		free(bid);
+	} else if (ok && crc) {
+		ok = crc_matches(elf, *crc);
+	}
+	if (!ok) {
+		elf_end(elf);
+		close(fd);
+		return false;
+	}
+	e->dbg_fd = fd;
+	e->dbg = elf;
+	e->dbg_path = strdup(path);
+	return true;
+}
+
+/* a + b + c + d into buf; false when it does not fit. */
+static bool join4(char *buf, size_t size, const char *a, const char *b, const char *c,
+		  const char *d)
+{
+	int n = snprintf(buf, size, "%s%s%s%s", a, b, c, d);
+
+	return n >= 0 && (size_t)n < size;
+}
+
+static bool try_rooted(struct sp_elf *e, const char *root, const char *path, const uint32_t *crc)
+{
+	char buf[4096];
+
+	if (root && join4(buf, sizeof(buf), root, path, "", "") && try_debug_file(e, buf, crc))
+		return true;
+	return try_debug_file(e, path, crc);
+}
+
+/* .gnu_debuglink: a file name, NUL, padding to 4, then the file's CRC-32. */
+static const char *debuglink_name(Elf *elf, uint32_t *crc, bool *has_crc)
+{
+	Elf_Scn *scn = find_section(elf, ".gnu_debuglink", 0);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *nul;
+	size_t crc_off;
+
+	*has_crc = false;
+	if (!d || !d->d_buf || d->d_size < 2 || !(nul = memchr(d->d_buf, '\0', d->d_size)))
+		return NULL;
+	crc_off = ((size_t)(nul - (const char *)d->d_buf) + 4) & ~(size_t)3;
+	if (crc_off + 4 <= d->d_size) {
+		memcpy(crc, (const char *)d->d_buf + crc_off, 4);
+		*has_crc = true; /* same byte order as the host: x86-64 reads x86-64 files */
+	}
+	return d->d_buf;
+}
+
+static void find_debug_file(struct sp_elf *e, const char *path, const char *root)
+{
+	char buf[4096], dir[4096], idpath[512];
+	const char *link, *slash;
+	uint32_t crc_val;
+	const uint32_t *crc;
+	bool has_crc;
+
+	if (e->build_id && strlen(e->build_id) > 2 && strlen(e->build_id) < 200) {
+		snprintf(idpath, sizeof(idpath), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 e->build_id, e->build_id + 2);
+		if (try_rooted(e, root, idpath, NULL))
+			return;
+	}
+	link = debuglink_name(e->elf, &crc_val, &has_crc);
+	crc = has_crc ? &crc_val : NULL;
+	if (!link || !path || !(slash = strrchr(path, '/')) || (size_t)(slash - path) >= sizeof(dir))
+		return;
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = '\0';
+	if (join4(buf, sizeof(buf), dir, "/", link, "") && try_rooted(e, root, buf, crc))
+		return;
+	if (join4(buf, sizeof(buf), dir, "/.debug/", link, "") && try_rooted(e, root, buf, crc))
+		return;
+	if (join4(buf, sizeof(buf), "/usr/lib/debug", dir, "/", link))
+		try_rooted(e, root, buf, crc);
+}
+
+/* --- MiniDebugInfo ----------------------------------------------------------------------- */
+
+/* liblzma's one-shot decoder, declared by hand: liblzma is opened on demand
+ * (only Fedora-style binaries carry .gnu_debugdata), so sprof neither links
+ * it nor needs its headers to build. */
+typedef int (*lzma_buffer_decode_fn)(uint64_t *memlimit, uint32_t flags, const void *allocator,
+				     const uint8_t *in, size_t *in_pos, size_t in_size, uint8_t *out,
+				     size_t *out_pos, size_t out_size);
+#define SP_LZMA_OK 0
+#define SP_LZMA_BUF_ERROR 10
+#define SP_MINI_MAX (256u << 20)
+
+static lzma_buffer_decode_fn lzma_decoder(void)
+{
+	static lzma_buffer_decode_fn fn;
+	static bool tried;
+	void *h;
+
+	if (!tried) {
+		tried = true;
+		h = dlopen("liblzma.so.5", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			fn = (lzma_buffer_decode_fn)dlsym(h, "lzma_stream_buffer_decode");
+	}
+	return fn;
+}
+
+/* xz data -> malloc'd bytes; the output size is unknown, so grow and retry. */
+static void *unxz(const uint8_t *in, size_t in_size, size_t *out_len)
+{
+	lzma_buffer_decode_fn fn = lzma_decoder();
+	size_t cap = in_size * 8 + 4096;
+
+	while (fn && cap <= SP_MINI_MAX) {
+		uint64_t memlimit = UINT64_MAX;
+		size_t in_pos = 0, out_pos = 0;
+		uint8_t *out = malloc(cap);
+		int ret;
+
+		if (!out)
+			return NULL;
+		ret = fn(&memlimit, 0, NULL, in, &in_pos, in_size, out, &out_pos, cap);
+		if (ret == SP_LZMA_OK) {
+			*out_len = out_pos;
+			return out;
+		}
+		free(out);
+		if (ret != SP_LZMA_BUF_ERROR)
+			return NULL;
+		cap *= 2;
+	}
+	return NULL;
+}
+
+/* .gnu_debugdata: an xz-compressed ELF holding the .symtab of functions the
+ * .dynsym lacks (Fedora, RHEL; not Debian). */
+static void open_minidebuginfo(struct sp_elf *e)
+{
+	Elf_Scn *scn = find_section(e->elf, ".gnu_debugdata", SHT_PROGBITS);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t len;
+
+	if (!d || !d->d_buf || !d->d_size)
+		return;
+	e->mini_buf = unxz(d->d_buf, d->d_size, &len);
+	if (!e->mini_buf)
+		return;
+	e->mini = elf_memory(e->mini_buf, len);
+	if (!e->mini || elf_kind(e->mini) != ELF_K_ELF) {
+		if (e->mini)
+			elf_end(e->mini);
+		e->mini = NULL;
+		free(e->mini_buf);
+		e->mini_buf = NULL;
+	}
+}
+
+/* --- open / destroy ---------------------------------------------------------------- */
+
+static struct sp_elf *elf_new(void)
+{
+	struct sp_elf *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->fd = -1;
+	e->dbg_fd = -1;
+	elf_version(EV_CURRENT);
+	return e;
+}
+
+static int elf_setup(struct sp_elf *e)
+{
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF)
+		return -ENOEXEC;
+	e->build_id = read_build_id(e->elf);
+	return read_loads(e);
+}
+
+struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
+{
+	struct sp_elf *e = elf_new();
+	int err;
+
+	if (!e) {
+		close(fd);
+		return NULL;
+	}
+	e->fd = fd;
+	e->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = elf_setup(e);
+	if (err) {
+		sp_elf__destroy(e);
+		errno = -err;
+		return NULL;
+	}
+	if (!find_section(e->elf, NULL, SHT_SYMTAB))
+		find_debug_file(e, path, root);
+	if (!e->dbg)
+		open_minidebuginfo(e);
+	return e;
+}
+
+struct sp_elf *sp_elf__open_mem(const void *image, size_t size, const char *name)
+{
+	struct sp_elf *e = elf_new();
+	int err;
+
+	if (!e)
+		return NULL;
+	e->mem = malloc(size);
+	if (!e->mem) {
+		free(e);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(e->mem, image, size);
+	e->elf = elf_memory(e->mem, size);
+	err = elf_setup(e);
+	if (err) {
+		sp_elf__destroy(e);
+		errno = -err;
+		return NULL;
+	}
+	return e;
+}
+
+void sp_elf__destroy(struct sp_elf *e)
+{
+	if (!e)
+		return;
+	for (int i = 0; i < e->nsyms; i++)
+		free(e->syms[i].demangled);
+	free(e->syms);
+	sp_lines__free(e->lines);
+	free(e->loads);
+	free(e->build_id);
+	free(e->dbg_path);
+	if (e->dbg)
+		elf_end(e->dbg);
+	if (e->mini)
+		elf_end(e->mini);
+	free(e->mini_buf);
+	if (e->dbg_fd >= 0)
+		close(e->dbg_fd);
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->mem);
+	free(e);
+}
+
+const char *sp_elf__build_id(const struct sp_elf *e)
+{
+	return e->build_id;
+}
+
+const char *sp_elf__debug_path(const struct sp_elf *e)
+{
+	return e->dbg_path;
+}
+
+bool sp_elf__foff_to_vaddr(const struct sp_elf *e, uint64_t foff, uint64_t *vaddr)
+{
+	for (int i = 0; i < e->nloads; i++) {
+		const struct sp_load *l = &e->loads[i];
+
+		if (foff >= l->off && foff - l->off < l->filesz) {
+			*vaddr = foff - l->off + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --- the symbol table ---------------------------------------------------------------- */
+
+struct symvec {
+	int n, cap;
+	struct sp_elf_sym *v;
+};
+
+static int symvec_push(struct symvec *sv, const struct sp_elf_sym *s)
+{
+	if (sv->n == sv->cap) {
+		int ncap = sv->cap ? sv->cap * 2 : 1024;
+		struct sp_elf_sym *n = realloc(sv->v, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sv->v = n;
+		sv->cap = ncap;
+	}
+	sv->v[sv->n++] = *s;
+	return 0;
+}
+
+static bool wanted(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_shndx != SHN_UNDEF &&
+	       sym->st_value != 0;
+}
+
+static int add_symtab(struct symvec *sv, Elf *elf, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+	GElf_Sym sym;
+
+	if (!gelf_getshdr(scn, &sh) || sh.sh_entsize == 0)
+		return 0;
+	d = elf_getdata(scn, NULL);
+	if (!d)
+		return 0;
+	for (size_t i = 0, n = d->d_size / sh.sh_entsize; i < n; i++) {
+		struct sp_elf_sym s = { 0 };
+
+		if (!gelf_getsym(d, (int)i, &sym) || !wanted(&sym))
+			continue;
+		s.name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!s.name || !s.name[0])
+			continue;
+		s.addr = sym.st_value;
+		s.size = sym.st_size;
+		s.bind = GELF_ST_BIND(sym.st_info);
+		if (symvec_push(sv, &s))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_symtabs(struct symvec *sv, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		err = add_symtab(sv, elf, scn);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int bind_rank(uint8_t bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+static int underscores(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; at one address the preferred name first. */
+static int sym_cmp(const void *pa, const void *pb)
+{
+	const struct sp_elf_sym *a = pa, *b = pb;
+	int d;
+
+	if (a->addr != b->addr)
+		return (a->addr > b->addr) - (a->addr < b->addr);
+	d = bind_rank(a->bind) - bind_rank(b->bind);
+	if (d)
+		return d;
+	d = underscores(a->name) - underscores(b->name);
+	if (d)
+		return d;
+	return strcmp(a->name, b->name);
+}
+
+/* Aliases stay (lookup by name needs them); the first of a group, the
+ * preferred name, gets the group's largest size and is what lookups return. */
+static void merge_aliases(struct sp_elf_sym *v, int n)
+{
+	for (int i = 0, g = 0; i < n; i++) {
+		if (v[g].addr != v[i].addr)
+			g = i;
+		else if (v[i].size > v[g].size)
+			v[g].size = v[i].size;
+	}
+}
+
+static int load_syms(struct sp_elf *e)
+{
+	struct symvec sv = { 0 };
+	int err;
+
+	e->loaded = true;
+	err = add_symtabs(&sv, e->elf);
+	if (!err && e->dbg)
+		err = add_symtabs(&sv, e->dbg);
+	if (!err && e->mini)
+		err = add_symtabs(&sv, e->mini);
+	if (err) {
+		free(sv.v);
+		return err;
+	}
+	if (sv.n)
+		qsort(sv.v, sv.n, sizeof(*sv.v), sym_cmp);
+	merge_aliases(sv.v, sv.n);
+	e->nsyms = sv.n;
+	e->syms = sv.v;
+	return 0;
+}
+
+int sp_elf__nsyms(struct sp_elf *e)
+{
+	if (!e->loaded)
+		load_syms(e);
+	return e->nsyms;
+}
+
+/* The first (preferred) entry of the alias group holding index i. */
+static struct sp_elf_sym *first_alias(struct sp_elf *e, int i)
+{
+	int lo = 0, hi = i;
+	uint64_t addr = e->syms[i].addr;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &e->syms[lo];
+}
+
+struct sp_elf_sym *sp_elf__find(struct sp_elf *e, uint64_t vaddr)
+{
+	int lo = 0, hi;
+	struct sp_elf_sym *s;
+
+	if (!e->loaded)
+		load_syms(e);
+	hi = e->nsyms;
+	/* first symbol with addr > vaddr */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = first_alias(e, lo - 1);
+	if (s->size && vaddr - s->addr >= s->size)
+		return NULL;
+	return s;
+}
+
+/* abi::__cxa_demangle from libstdc++: already loaded in sprof (LLVM is C++);
+ * opened on demand elsewhere (tests). Resolved once per process. */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+static cxa_demangle_fn demangler(void)
+{
+	static cxa_demangle_fn fn;
+	static bool tried;
+	void *h;
+
+	if (tried)
+		return fn;
+	tried = true;
+	fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!fn && (h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL)))
+		fn = (cxa_demangle_fn)dlsym(h, "__cxa_demangle");
+	return fn;
+}
+
+/* Rust's legacy mangling is Itanium with a "::h<16 hex>" hash last: drop it. */
+static void strip_rust_hash(char *s)
+{
+	size_t n = strlen(s);
+	char *h = n > 19 ? s + n - 19 : NULL;
+
+	if (!h || strncmp(h, "::h", 3) != 0)
+		return;
+	for (int i = 3; i < 19; i++)
+		if (!isxdigit((unsigned char)h[i]))
+			return;
+	*h = '\0';
+}
+
+char *sp_demangle(const char *mangled)
+{
+	cxa_demangle_fn fn;
+	int status = 0;
+	char *out;
+
+	if (strncmp(mangled, "_Z", 2) != 0 || !(fn = demangler()))
+		return NULL;
+	out = fn(mangled, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	strip_rust_hash(out);
+	return out;
+}
+
+const char *sp_elf_sym__name(struct sp_elf_sym *s)
+{
+	if (!s->tried_demangle) {
+		s->tried_demangle = 1;
+		s->demangled = sp_demangle(s->name);
+	}
+	return s->demangled ? s->demangled : s->name;
+}
+
+uint64_t sp_elf__lookup_name(struct sp_elf *e, const char *name)
+{
+	if (!e->loaded)
+		load_syms(e);
+	for (int i = 0; i < e->nsyms; i++)
+		if (strcmp(e->syms[i].name, name) == 0)
+			return e->syms[i].addr;
+	for (int i = 0; i < e->nsyms; i++)
+		if (strcmp(sp_elf_sym__name(&e->syms[i]), name) == 0)
+			return e->syms[i].addr;
+	return 0;
+}
+
+bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line)
+{
+	if (!e->lines_tried) {
+		e->lines_tried = true;
+		e->lines = sp_lines__load(e->dbg ? e->dbg : e->elf);
+		if (!e->lines && e->dbg)
+			e->lines = sp_lines__load(e->elf);
+	}
+	return e->lines && sp_lines__find(e->lines, vaddr, file, line);
+}

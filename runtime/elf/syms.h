@@ -1,0 +1,55 @@
+/* runtime/elf/syms.h: one ELF file's function symbols, load segments and build id.
+ *
+ * An sp_elf is opened from a file descriptor the symbolizer already holds
+ * (taken from /proc/PID/map_files while the process was alive), so it never
+ * needs the process again. Cheap facts (PT_LOAD segments, GNU build id, the
+ * separate debug file of a stripped binary) are read at open time; the symbol
+ * table is built on first lookup: .symtab and .dynsym merged, functions only,
+ * sorted by address. Names point into the mmapped file, or into demangled
+ * copies made on first use.
+ */
+#ifndef SPROF_RUNTIME_ELF_SYMS_H
+#define SPROF_RUNTIME_ELF_SYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sp_elf;
+
+struct sp_elf_sym {
+	uint64_t addr, size;   /* ELF virtual address; size 0 = unknown */
+	const char *name;      /* as in the file (mangled) */
+	char *demangled;       /* made on first use; NULL when not C++ */
+	uint8_t bind, tried_demangle;
+};
+
+/* Takes ownership of `fd`. `path` is the path the process used (for
+ * .gnu_debuglink lookups), `root` a prefix to try first ("/proc/PID/root")
+ * or NULL. Returns NULL and sets errno when the file is not a usable ELF. */
+struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root);
+/* An in-memory image (the vDSO); the buffer is copied. */
+struct sp_elf *sp_elf__open_mem(const void *image, size_t size, const char *name);
+void sp_elf__destroy(struct sp_elf *e); /* accepts NULL */
+
+/* Hex GNU build id, or NULL when the file has none. */
+const char *sp_elf__build_id(const struct sp_elf *e);
+/* File offset -> ELF virtual address through the PT_LOAD segment holding it. */
+bool sp_elf__foff_to_vaddr(const struct sp_elf *e, uint64_t foff, uint64_t *vaddr);
+/* The function containing `vaddr`, or NULL. Builds the table on first use. */
+struct sp_elf_sym *sp_elf__find(struct sp_elf *e, uint64_t vaddr);
+/* Demangled name when the symbol is C++, else its name. */
+const char *sp_elf_sym__name(struct sp_elf_sym *s);
+/* Virtual address of a function by mangled or demangled name; 0 when absent. */
+uint64_t sp_elf__lookup_name(struct sp_elf *e, const char *name);
+/* Source file and line of `vaddr` from .debug_line; false when unknown. */
+bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line);
+/* Number of function symbols (loads the table). */
+int sp_elf__nsyms(struct sp_elf *e);
+/* Path of the separate debug file in use, or NULL. */
+const char *sp_elf__debug_path(const struct sp_elf *e);
+
+/* C++ (Itanium) demangling; malloc'd result or NULL. */
+char *sp_demangle(const char *mangled);
+
+#endif

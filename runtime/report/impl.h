@@ -1,0 +1,107 @@
+/* runtime/report/impl.h: helpers the report writers share (runtime/profile.c).
+ *
+ * Every writer needs the same few things: entries in bpftrace's print order,
+ * a frame as text, and, for the flame-graph formats, each stack entry turned
+ * into a root-first path of named frames with the key's other parts (comm,
+ * pid, ...) as leading frames. They are written once here so the formats
+ * cannot disagree on what a stack is called.
+ */
+#ifndef SPROF_RUNTIME_REPORT_IMPL_H
+#define SPROF_RUNTIME_REPORT_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime/report/profile.h"
+#include "runtime/report/report.h"
+
+/* "sym+off", or "0x<addr>" when unresolved (bpftrace's frame text). */
+const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len);
+/* Name used by flame graphs and profiles: the symbol; unresolved, the
+ * module's file name in brackets ("[libc.so.6]", as stackcollapse-perf
+ * does), or "[unknown]" outside any module. buf holds the bracketed form. */
+const char *sp_frame_func(const struct sp_frame *f, char *buf, size_t len);
+
+/* Entries in bpftrace's print order (ascending by value, hist by total),
+ * keeping only the `top` largest when top > 0. Returns a malloc'd array of
+ * *n pointers, or NULL with errno set. */
+const struct sp_entry **sp_sorted_entries(const struct sp_mapdata *m, int top, int *n);
+/* The first and last non-zero bucket of a hist/lhist value; lo > hi when
+ * every bucket is zero. */
+void sp_bucket_span(const struct sp_value *v, int *lo, int *hi);
+/* An lhist map's min, step (at least 1) and max; without a plan map, buckets
+ * of width 1 from 0. */
+void sp_lhist_bounds(const struct sp_mapdata *m, const struct sp_value *v, int64_t *min,
+		     int64_t *step, int64_t *max);
+/* Maps in name order, honouring o->map_filter; malloc'd, NULL + errno. */
+const struct sp_mapdata **sp_sorted_maps(const struct sp_profile *p, const char *filter, int *n);
+/* Maps a flame-graph format writes: those whose key holds a stack; when none
+ * does, keyed count/sum maps. */
+bool sp_map_has_stack(const struct sp_mapdata *m);
+bool sp_map_is_flame(const struct sp_mapdata *m);
+
+/* Key part field for element i of a key (or the key itself), NULL if unknown. */
+const struct sp_plan_field *sp_key_field(const struct sp_mapdata *m, int i);
+
+/* One element of a stack path, root first. */
+enum sp_pe_kind { SP_PE_LABEL, SP_PE_USER, SP_PE_KERNEL, SP_PE_UNKNOWN };
+struct sp_pelem {
+	char *name;                  /* owned */
+	enum sp_pe_kind kind;
+	const struct sp_frame *frame; /* NULL for labels */
+	const char *label;           /* labels: the key part's builtin name ("tid"), or NULL */
+	int64_t num;                 /* labels: the value of an integer key part */
+	bool is_num;
+};
+struct sp_path {
+	int n, cap;
+	struct sp_pelem *el;
+	uint32_t pid;                /* from the first user stack, 0 if none */
+	const char *comm;            /* a 16-byte string key part, or NULL */
+	uint64_t weight;
+};
+/* Labels (non-stack key parts), then user frames, then kernel frames, each
+ * stack root first. Returns 0 or -errno. */
+int sp_entry_path(const struct sp_mapdata *m, const struct sp_entry *e, struct sp_path *out);
+void sp_path_free(struct sp_path *p);
+/* Every entry's path with weight and frames, sorted by names (by pid first
+ * when by_pid) with identical ones merged: stacks differing only in
+ * offsets become one. Returns 0 or -errno. */
+int sp_map_paths(const struct sp_mapdata *m, bool by_pid, struct sp_path **out, int *n);
+void sp_paths_free(struct sp_path *v, int n);
+
+/* String keys -> ids 1, 2, ...; *fresh tells a key just added. 0 on ENOMEM. */
+struct sp_intern {
+	char **keys;
+	uint64_t *ids;
+	size_t cap, n;
+};
+uint64_t sp_intern(struct sp_intern *t, const char *key, bool *fresh);
+void sp_intern_free(struct sp_intern *t);
+
+/* Text forms shared by text and json. */
+void sp_text_key(FILE *f, const struct sp_mapdata *m, const struct sp_kval *k, const char *sep);
+void sp_text_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_field *fld, bool in_tuple);
+/* An integer key part or value, signed or unsigned as it was declared. */
+void sp_text_int(FILE *f, const struct sp_kval *k);
+/* A symbol value: its name, or bpftrace's 0x%lx ("0" for null) when unresolved. */
+void sp_text_addr(FILE *f, const char *name, uint64_t addr);
+void sp_json_str(FILE *f, const char *s);
+/* Length of the valid UTF-8 sequence at s (1-4), 0 if invalid. JSON and
+ * SVG readers refuse bad UTF-8, so writers replace such bytes. */
+size_t sp_utf8_len(const unsigned char *s, size_t n);
+void sp_json_strn(FILE *f, const char *s, size_t n);
+
+/* Opens o->output (with "-<map>" inserted before the extension when suffix
+ * is set) or returns stdout; *path gets the name for messages. */
+FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **path);
+int sp_report_close(FILE *f, char *path);
+
+int sp_report_folded(FILE *f, const struct sp_mapdata *m);
+int sp_report_svg(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o);
+int sp_report_pprof(FILE *f, const struct sp_profile *p, const struct sp_mapdata *m);
+int sp_report_speedscope(FILE *f, const struct sp_profile *p, const struct sp_mapdata **maps, int nmaps);
+
+#endif

@@ -1,0 +1,616 @@
+/* runtime/report/profile.c: small helpers over the profile model, shared by every
+ * report writer (see report_impl.h): entry weights and print order, frame
+ * names, and the root-first stack paths the flame-graph formats are built
+ * from. Written once so text, folded, svg, pprof and speedscope agree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser/types.h"
+#include "runtime/report/impl.h"
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_s64(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static uint64_t bucket_total(const struct sp_value *v)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < v->nbuckets; i++)
+		t += v->buckets[i];
+	return t;
+}
+
+uint64_t sp_entry_weight(const struct sp_entry *e)
+{
+	if (e->val.nbuckets > 0 && e->val.buckets)
+		return bucket_total(&e->val);
+	if (e->val.count > 0)
+		return e->val.count;
+	if (e->val.plain.kind == SP_F_INT && e->val.v == 0)
+		return e->val.plain.i > 0 ? (uint64_t)e->val.plain.i : 0;
+	return e->val.v > 0 ? (uint64_t)e->val.v : 0;
+}
+
+const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len)
+{
+	if (f->sym)
+		snprintf(buf, len, "%s+%" PRIu64, f->sym, f->off);
+	else
+		snprintf(buf, len, "0x%" PRIx64, f->addr);
+	return buf;
+}
+
+const char *sp_frame_func(const struct sp_frame *f, char *buf, size_t len)
+{
+	const char *base;
+
+	if (f->sym)
+		return f->sym;
+	if (!f->module || !*f->module || f->kind == SP_FRAME_KERNEL)
+		return "[unknown]";
+	base = strrchr(f->module, '/');
+	base = base && base[1] ? base + 1 : f->module;
+	snprintf(buf, len, base[0] == '[' ? "%s" : "[%s]", base);
+	return buf;
+}
+
+/* --- print order ------------------------------------------------------------ */
+
+static int64_t avg_of(const struct sp_value *v)
+{
+	if (v->count == 0)
+		return v->v;
+	return v->total / (int64_t)v->count;
+}
+
+static int sp_kval_cmp(const struct sp_kval *a, const struct sp_kval *b);
+
+static int stack_cmp(const struct sp_stack *a, const struct sp_stack *b)
+{
+	int na = a ? a->n : 0, nb = b ? b->n : 0;
+
+	for (int i = 0; i < na && i < nb; i++) {
+		int c = cmp_u64(a->frames[i].addr, b->frames[i].addr);
+		if (c)
+			return c;
+	}
+	return (na > nb) - (na < nb);
+}
+
+static int sp_kval_cmp(const struct sp_kval *a, const struct sp_kval *b)
+{
+	if (a->kind != b->kind)
+		return (a->kind > b->kind) - (a->kind < b->kind);
+	switch (a->kind) {
+	case SP_F_INT:
+	case SP_F_USYM:
+	case SP_F_KSYM:
+		if (a->is_signed)
+			return cmp_s64(a->i, b->i);
+		return cmp_u64((uint64_t)a->i, (uint64_t)b->i);
+	case SP_F_STR:
+	case SP_F_BUF:
+		return strcmp(a->s ? a->s : "", b->s ? b->s : "");
+	case SP_F_USTACK:
+	case SP_F_KSTACK:
+		return stack_cmp(a->stack, b->stack);
+	case SP_F_TUPLE:
+		for (int i = 0; i < a->n && i < b->n; i++) {
+			int c = sp_kval_cmp(&a->elems[i], &b->elems[i]);
+			if (c)
+				return c;
+		}
+		return (a->n > b->n) - (a->n < b->n);
+	default:
+		return 0;
+	}
+}
+
+/* bpftrace sorts integer-valued maps by value, hist/lhist by total count,
+ * avg/stats by average; everything else by key. Ties go by key so output
+ * is stable. */
+static int value_cmp(int agg, const struct sp_entry *a, const struct sp_entry *b)
+{
+	switch (agg) {
+	case SP_AGG_HIST:
+	case SP_AGG_LHIST:
+		return cmp_u64(bucket_total(&a->val), bucket_total(&b->val));
+	case SP_AGG_AVG:
+	case SP_AGG_STATS:
+		return cmp_s64(avg_of(&a->val), avg_of(&b->val));
+	case SP_AGG_NONE:
+		if (a->val.plain.kind != SP_F_INT)
+			return 0;
+		if (a->val.plain.is_signed)
+			return cmp_s64(a->val.plain.i, b->val.plain.i);
+		return cmp_u64((uint64_t)a->val.plain.i, (uint64_t)b->val.plain.i);
+	default:
+		return cmp_s64(a->val.v, b->val.v);
+	}
+}
+
+static int entry_cmp(int agg, const struct sp_entry *a, const struct sp_entry *b)
+{
+	int c = value_cmp(agg, a, b);
+
+	return c ? c : sp_kval_cmp(&a->key, &b->key);
+}
+
+/* A small merge sort: qsort has no context argument in C11. */
+static void sort_entries(int agg, const struct sp_entry **v, const struct sp_entry **tmp, int n)
+{
+	int h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	sort_entries(agg, v, tmp, h);
+	sort_entries(agg, v + h, tmp, n - h);
+	while (i < h && j < n)
+		tmp[k++] = entry_cmp(agg, v[j], v[i]) < 0 ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+const struct sp_entry **sp_sorted_entries(const struct sp_mapdata *m, int top, int *n)
+{
+	const struct sp_entry **v, **tmp;
+	int agg = m->map ? m->map->agg : SP_AGG_COUNT;
+
+	v = calloc(m->n + 1, sizeof(*v));
+	tmp = calloc(m->n + 1, sizeof(*tmp));
+	if (!v || !tmp) {
+		free(v);
+		free(tmp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (int i = 0; i < m->n; i++)
+		v[i] = &m->entries[i];
+	sort_entries(agg, v, tmp, m->n);
+	free(tmp);
+	*n = m->n;
+	if (top > 0 && top < m->n) {
+		memmove(v, v + (m->n - top), top * sizeof(*v));
+		*n = top;
+	}
+	return v;
+}
+
+void sp_bucket_span(const struct sp_value *v, int *lo, int *hi)
+{
+	*lo = 0;
+	*hi = -1;
+	for (int i = 0; i < v->nbuckets; i++) {
+		if (v->buckets[i] == 0)
+			continue;
+		if (*hi < 0)
+			*lo = i;
+		*hi = i;
+	}
+}
+
+void sp_lhist_bounds(const struct sp_mapdata *m, const struct sp_value *v, int64_t *min,
+		     int64_t *step, int64_t *max)
+{
+	*min = m->map ? m->map->lhist_min : 0;
+	*step = m->map && m->map->lhist_step > 0 ? m->map->lhist_step : 1;
+	*max = m->map ? m->map->lhist_max : v->nbuckets - 2;
+}
+
+static const char *map_name(const struct sp_mapdata *m)
+{
+	return m->map && m->map->name ? m->map->name : "@";
+}
+
+const struct sp_mapdata **sp_sorted_maps(const struct sp_profile *p, const char *filter, int *n)
+{
+	const struct sp_mapdata **v = calloc(p->nmaps + 1, sizeof(*v));
+	int k = 0;
+
+	if (!v) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (int i = 0; i < p->nmaps; i++) {
+		const struct sp_mapdata *m = &p->maps[i];
+		int j = k;
+
+		if (filter && strcmp(filter, map_name(m)) != 0)
+			continue;
+		while (j > 0 && strcmp(map_name(v[j - 1]), map_name(m)) > 0) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = m;
+		k++;
+	}
+	*n = k;
+	return v;
+}
+
+static bool field_has_stack(const struct sp_plan_field *f)
+{
+	if (f->kind == SP_F_USTACK || f->kind == SP_F_KSTACK)
+		return true;
+	for (int i = 0; f->kind == SP_F_TUPLE && i < f->nelems; i++)
+		if (field_has_stack(&f->elems[i]))
+			return true;
+	return false;
+}
+
+static bool kval_has_stack(const struct sp_kval *k)
+{
+	if (k->kind == SP_F_USTACK || k->kind == SP_F_KSTACK)
+		return true;
+	for (int i = 0; k->kind == SP_F_TUPLE && i < k->n; i++)
+		if (kval_has_stack(&k->elems[i]))
+			return true;
+	return false;
+}
+
+bool sp_map_has_stack(const struct sp_mapdata *m)
+{
+	if (m->map)
+		return field_has_stack(&m->map->key);
+	return m->n > 0 && kval_has_stack(&m->entries[0].key);
+}
+
+bool sp_map_is_flame(const struct sp_mapdata *m)
+{
+	int agg = m->map ? m->map->agg : SP_AGG_COUNT;
+
+	if (sp_map_has_stack(m))
+		return true;
+	return m->map && m->map->key.kind != SP_F_NONE && (agg == SP_AGG_COUNT || agg == SP_AGG_SUM);
+}
+
+const struct sp_plan_field *sp_key_field(const struct sp_mapdata *m, int i)
+{
+	const struct sp_plan_field *k = m->map ? &m->map->key : NULL;
+
+	if (!k)
+		return NULL;
+	if (i < 0)
+		return k;
+	if (k->kind == SP_F_TUPLE)
+		return i < k->nelems ? &k->elems[i] : NULL;
+	return i == 0 ? k : NULL;
+}
+
+/* --- stack paths ------------------------------------------------------------ */
+
+static int path_push(struct sp_path *p, char *name, enum sp_pe_kind kind, const struct sp_frame *f)
+{
+	if (!name)
+		return -ENOMEM;
+	if (p->n == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 32;
+		struct sp_pelem *el = realloc(p->el, cap * sizeof(*el));
+
+		if (!el) {
+			free(name);
+			return -ENOMEM;
+		}
+		p->el = el;
+		p->cap = cap;
+	}
+	p->el[p->n++] = (struct sp_pelem){ .name = name, .kind = kind, .frame = f };
+	return 0;
+}
+
+/* Frames up to the first zero address (where bpftrace stops a stack too). */
+static int stack_len(const struct sp_stack *st)
+{
+	int n = 0;
+
+	while (st && n < st->n && (st->frames[n].addr || st->frames[n].sym))
+		n++;
+	return n;
+}
+
+static int push_stack(struct sp_path *p, const struct sp_stack *st)
+{
+	for (int i = stack_len(st) - 1; i >= 0; i--) {
+		const struct sp_frame *f = &st->frames[i];
+		enum sp_pe_kind kind = f->kind == SP_FRAME_KERNEL ? SP_PE_KERNEL : SP_PE_USER;
+		char buf[256];
+		int err;
+
+		if (!f->sym)
+			kind = SP_PE_UNKNOWN;
+		err = path_push(p, strdup(sp_frame_func(f, buf, sizeof(buf))), kind, f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static char *label_text(const struct sp_kval *k)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	sp_text_kval(f, k, NULL, false);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Pass 0 pushes labels, 1 user stacks, 2 kernel stacks. */
+static int path_part(struct sp_path *p, const struct sp_kval *k, const struct sp_plan_field *fld, int pass)
+{
+	switch (k->kind) {
+	case SP_F_USTACK:
+		if (!p->pid)
+			p->pid = k->pid;
+		return pass == 1 ? push_stack(p, k->stack) : 0;
+	case SP_F_KSTACK:
+		return pass == 2 ? push_stack(p, k->stack) : 0;
+	case SP_F_NONE:
+		return 0;
+	default:
+		if (pass != 0)
+			return 0;
+		if (k->kind == SP_F_STR && fld && fld->size == 16 && !p->comm)
+			p->comm = k->s;
+		int err = path_push(p, label_text(k), SP_PE_LABEL, NULL);
+		if (!err) {
+			p->el[p->n - 1].label = fld ? fld->name : NULL;
+			p->el[p->n - 1].num = k->i;
+			p->el[p->n - 1].is_num = k->kind == SP_F_INT;
+		}
+		return err;
+	}
+}
+
+int sp_entry_path(const struct sp_mapdata *m, const struct sp_entry *e, struct sp_path *out)
+{
+	const struct sp_kval *k = &e->key;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->weight = sp_entry_weight(e);
+	for (int pass = 0; pass < 3 && !err; pass++) {
+		if (k->kind != SP_F_TUPLE) {
+			err = path_part(out, k, sp_key_field(m, 0), pass);
+			continue;
+		}
+		for (int i = 0; i < k->n && !err; i++)
+			err = path_part(out, &k->elems[i], sp_key_field(m, i), pass);
+	}
+	if (err)
+		sp_path_free(out);
+	return err;
+}
+
+void sp_path_free(struct sp_path *p)
+{
+	for (int i = 0; i < p->n; i++)
+		free(p->el[i].name);
+	free(p->el);
+	memset(p, 0, sizeof(*p));
+}
+
+/* --- interning: string keys -> 1-based ids ------------------------------------------ */
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int intern_grow(struct sp_intern *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	char **keys = calloc(cap, sizeof(*keys));
+	uint64_t *ids = calloc(cap, sizeof(*ids));
+
+	if (!keys || !ids) {
+		free(keys);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j = fnv(t->keys[i] ? t->keys[i] : "") & (cap - 1);
+
+		if (!t->keys[i])
+			continue;
+		while (keys[j])
+			j = (j + 1) & (cap - 1);
+		keys[j] = t->keys[i];
+		ids[j] = t->ids[i];
+	}
+	free(t->keys);
+	free(t->ids);
+	t->keys = keys;
+	t->ids = ids;
+	t->cap = cap;
+	return 0;
+}
+
+/* Returns the key's id; *fresh tells whether it was just added (id n). 0 on ENOMEM. */
+uint64_t sp_intern(struct sp_intern *t, const char *key, bool *fresh)
+{
+	size_t j;
+
+	*fresh = false;
+	if ((t->n + 1) * 2 > t->cap && intern_grow(t))
+		return 0;
+	for (j = fnv(key) & (t->cap - 1); t->keys[j]; j = (j + 1) & (t->cap - 1))
+		if (strcmp(t->keys[j], key) == 0)
+			return t->ids[j];
+	t->keys[j] = strdup(key);
+	if (!t->keys[j])
+		return 0;
+	t->ids[j] = ++t->n;
+	*fresh = true;
+	return t->n;
+}
+
+void sp_intern_free(struct sp_intern *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	free(t->ids);
+}
+
+static int path_cmp_names(const struct sp_path *a, const struct sp_path *b)
+{
+	for (int i = 0; i < a->n && i < b->n; i++) {
+		int c = strcmp(a->el[i].name, b->el[i].name);
+
+		if (c)
+			return c;
+		if (a->el[i].kind != b->el[i].kind)
+			return ((int)a->el[i].kind > (int)b->el[i].kind) - ((int)a->el[i].kind < (int)b->el[i].kind);
+	}
+	return (a->n > b->n) - (a->n < b->n);
+}
+
+static int path_cmp(const void *x, const void *y)
+{
+	return path_cmp_names(x, y);
+}
+
+static int path_cmp_pid(const void *x, const void *y)
+{
+	const struct sp_path *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return (a->pid > b->pid) - (a->pid < b->pid);
+	return path_cmp_names(a, b);
+}
+
+int sp_map_paths(const struct sp_mapdata *m, bool by_pid, struct sp_path **out, int *n)
+{
+	struct sp_path *v = calloc(m->n + 1, sizeof(*v));
+	int k = 0, err = 0, w = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < m->n && !err; i++) {
+		err = sp_entry_path(m, &m->entries[i], &v[k]);
+		if (!err && (v[k].weight == 0 || v[k].n == 0))
+			sp_path_free(&v[k]);
+		else if (!err)
+			k++;
+	}
+	if (err) {
+		sp_paths_free(v, k);
+		return err;
+	}
+	if (k > 1)
+		qsort(v, k, sizeof(*v), by_pid ? path_cmp_pid : path_cmp);
+	for (int i = 0; i < k; i++) {
+		if (w > 0 && (by_pid ? path_cmp_pid : path_cmp)(&v[w - 1], &v[i]) == 0) {
+			v[w - 1].weight += v[i].weight;
+			sp_path_free(&v[i]);
+			continue;
+		}
+		v[w++] = v[i];
+	}
+	*out = v;
+	*n = w;
+	return 0;
+}
+
+void sp_paths_free(struct sp_path *v, int n)
+{
+	for (int i = 0; v && i < n; i++)
+		sp_path_free(&v[i]);
+	free(v);
+}
+
+/* --- text pieces shared by text and json ------------------------------------- */
+
+size_t sp_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+		   : s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
+
+	if (len == 0 || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((len == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (len == 4 && s[0] == 0xf0 && s[1] < 0x90) ||
+	    (len == 4 && s[0] == 0xf4 && s[1] > 0x8f) || (len == 3 && s[0] == 0xed && s[1] > 0x9f))
+		return 0; /* overlong, beyond U+10FFFF, surrogates */
+	return len;
+}
+
+void sp_json_strn(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		size_t u = c >= 0x80 ? sp_utf8_len((const unsigned char *)s + i, n - i) : 1;
+
+		if (u == 0) {
+			fputs("\\ufffd", f); /* not UTF-8: JSON readers would reject it */
+		} else if (u > 1) {
+			fwrite(s + i, 1, u, f);
+			i += u - 1;
+		} else if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void sp_json_str(FILE *f, const char *s)
+{
+	s = s ? s : "";
+	sp_json_strn(f, s, strlen(s));
+}
+
+/* An address printed where a symbol was asked for: the name when it
+ * resolved, else bpftrace's "0x%lx" ("0" for a null address). */
+void sp_text_addr(FILE *f, const char *name, uint64_t addr)
+{
+	if (name)
+		fputs(name, f);
+	else if (addr == 0)
+		fputc('0', f);
+	else
+		fprintf(f, "0x%" PRIx64, addr);
+}
+
+void sp_text_int(FILE *f, const struct sp_kval *k)
+{
+	if (k->is_signed)
+		fprintf(f, "%" PRId64, k->i);
+	else
+		fprintf(f, "%" PRIu64, (uint64_t)k->i);
+}

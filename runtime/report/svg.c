@@ -1,0 +1,476 @@
+/* runtime/report/svg.c: sprof's own interactive flame graph (SVG + JS).
+ *
+ * Stacks are merged into a tree (root at the bottom, siblings in alphabetical
+ * order, x = share of the samples, like flamegraph.pl's layout) and written
+ * as one self-contained SVG: every frame is a <g> holding a <title> tooltip
+ * (name, samples, percent), a <rect> and its text, cut to fit with "..". The
+ * embedded script zooms on click (ancestors stay as faded full-width bars,
+ * "Reset Zoom" or Escape undoes it), searches by regular expression (plain
+ * substring when the pattern does not compile; Ctrl-F, the Search button or
+ * ?s=term) highlighting matches and showing the share of samples matched.
+ * Colours tell frame kinds apart: user frames warm yellow, kernel frames
+ * orange-red, key parts (comm, pid) blue, unresolved frames grey; the shade
+ * comes from a hash of the name so a function keeps its colour.
+ *
+ * Written from scratch: flamegraph.pl's licence (CDDL) keeps it out of the tree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser/types.h"
+#include "runtime/report/impl.h"
+
+#define FRAME_H 16
+#define PAD 10
+#define TOP_H 44   /* title and buttons above the frames */
+#define BOTTOM_H 28 /* details line below */
+#define MIN_W 0.1  /* frames narrower than this (px) are left out */
+#define FONT_W 7.0 /* average glyph width of 12px Verdana, as the script assumes */
+
+/* The script: zoom, search, tooltips in the details line. */
+static const char svg_script[] =
+	"\"use strict\";\n"
+	"var svg, frames, details, matched, unzoombtn, searchbtn, W, PAD, total, searching = null;\n"
+	"var FONTW = 7;\n"
+	"function init(evt) {\n"
+	"\tsvg = document.documentElement;\n"
+	"\tframes = document.getElementById(\"frames\");\n"
+	"\tdetails = document.getElementById(\"details\");\n"
+	"\tmatched = document.getElementById(\"matched\");\n"
+	"\tunzoombtn = document.getElementById(\"unzoom\");\n"
+	"\tsearchbtn = document.getElementById(\"search\");\n"
+	"\tW = +svg.getAttribute(\"data-width\");\n"
+	"\tPAD = +svg.getAttribute(\"data-pad\");\n"
+	"\ttotal = +svg.getAttribute(\"data-total\");\n"
+	"\t// the root is at the bottom: show it first when the graph is taller than the window\n"
+	"\tvar h = +svg.getAttribute(\"height\");\n"
+	"\tif (window.innerHeight && h > window.innerHeight) window.scrollTo(0, h);\n"
+	"\tframes.addEventListener(\"click\", function (e) {\n"
+	"\t\tvar g = frameOf(e.target);\n"
+	"\t\tif (g) zoom(g);\n"
+	"\t});\n"
+	"\tframes.addEventListener(\"mouseover\", function (e) {\n"
+	"\t\tvar g = frameOf(e.target);\n"
+	"\t\tif (g) details.textContent = g.querySelector(\"title\").textContent;\n"
+	"\t});\n"
+	"\tframes.addEventListener(\"mouseout\", function () { details.textContent = \" \"; });\n"
+	"\tunzoombtn.addEventListener(\"click\", unzoom);\n"
+	"\tsearchbtn.addEventListener(\"click\", searchPrompt);\n"
+	"\tdocument.addEventListener(\"keydown\", function (e) {\n"
+	"\t\tif ((e.ctrlKey || e.metaKey) && (e.key === \"f\" || e.key === \"F\")) {\n"
+	"\t\t\te.preventDefault();\n"
+	"\t\t\tsearchPrompt();\n"
+	"\t\t} else if (e.key === \"Escape\") {\n"
+	"\t\t\tunzoom();\n"
+	"\t\t\tresetSearch();\n"
+	"\t\t}\n"
+	"\t});\n"
+	"\ttry {\n"
+	"\t\tvar q = new URLSearchParams(document.location.search);\n"
+	"\t\tif (q.get(\"s\")) search(q.get(\"s\"));\n"
+	"\t} catch (err) {}\n"
+	"}\n"
+	"function frameOf(t) {\n"
+	"\twhile (t && t !== frames) {\n"
+	"\t\tif (t.classList && t.classList.contains(\"f\")) return t;\n"
+	"\t\tt = t.parentNode;\n"
+	"\t}\n"
+	"\treturn null;\n"
+	"}\n"
+	"function fit(g, w) {\n"
+	"\tvar name = g.getAttribute(\"data-name\"), n = Math.floor((w - 6) / FONTW);\n"
+	"\tvar t = g.querySelector(\"text\");\n"
+	"\tif (n < 3) t.textContent = \"\";\n"
+	"\telse if (name.length <= n) t.textContent = name;\n"
+	"\telse t.textContent = name.substring(0, n - 2) + \"..\";\n"
+	"}\n"
+	"function place(g, x, w) {\n"
+	"\tvar r = g.querySelector(\"rect\"), t = g.querySelector(\"text\");\n"
+	"\tr.setAttribute(\"x\", x.toFixed(2));\n"
+	"\tr.setAttribute(\"width\", Math.max(w, 0).toFixed(2));\n"
+	"\tt.setAttribute(\"x\", (x + 3).toFixed(2));\n"
+	"\tfit(g, w);\n"
+	"}\n"
+	"function attrs(g) {\n"
+	"\treturn { s: +g.getAttribute(\"data-s\"), n: +g.getAttribute(\"data-n\"), d: +g.getAttribute(\"data-d\") };\n"
+	"}\n"
+	"function zoom(z) {\n"
+	"\tvar a = attrs(z), scale = (W - 2 * PAD) / a.n, all = frames.children;\n"
+	"\tfor (var i = 0; i < all.length; i++) {\n"
+	"\t\tvar g = all[i], b = attrs(g);\n"
+	"\t\tg.classList.remove(\"hide\", \"parent\");\n"
+	"\t\tif (b.d < a.d && b.s <= a.s && b.s + b.n >= a.s + a.n) {\n"
+	"\t\t\tg.classList.add(\"parent\");\n"
+	"\t\t\tplace(g, PAD, W - 2 * PAD);\n"
+	"\t\t} else if (b.d >= a.d && b.s >= a.s && b.s + b.n <= a.s + a.n) {\n"
+	"\t\t\tplace(g, PAD + (b.s - a.s) * scale, b.n * scale);\n"
+	"\t\t} else {\n"
+	"\t\t\tg.classList.add(\"hide\");\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tz.classList.add(\"zoomed\");\n"
+	"\tunzoombtn.classList.remove(\"hide\");\n"
+	"\tsvg.setAttribute(\"data-zoomed\", z.getAttribute(\"data-name\"));\n"
+	"}\n"
+	"function unzoom() {\n"
+	"\tvar scale = (W - 2 * PAD) / total, all = frames.children;\n"
+	"\tfor (var i = 0; i < all.length; i++) {\n"
+	"\t\tvar g = all[i], b = attrs(g);\n"
+	"\t\tg.classList.remove(\"hide\", \"parent\", \"zoomed\");\n"
+	"\t\tplace(g, PAD + b.s * scale, b.n * scale);\n"
+	"\t}\n"
+	"\tunzoombtn.classList.add(\"hide\");\n"
+	"\tsvg.removeAttribute(\"data-zoomed\");\n"
+	"}\n"
+	"function searchPrompt() {\n"
+	"\tif (searching !== null) {\n"
+	"\t\tresetSearch();\n"
+	"\t\treturn;\n"
+	"\t}\n"
+	"\tvar term = prompt(\"Search for a frame (regular expression or text):\", \"\");\n"
+	"\tif (term) search(term);\n"
+	"}\n"
+	"function search(term) {\n"
+	"\tvar re = null, all = frames.children, hits = [], sum = 0, end = -1;\n"
+	"\ttry { re = new RegExp(term); } catch (err) {}\n"
+	"\tfor (var i = 0; i < all.length; i++) {\n"
+	"\t\tvar g = all[i], name = g.getAttribute(\"data-name\");\n"
+	"\t\tvar hit = re ? re.test(name) : name.indexOf(term) >= 0;\n"
+	"\t\tg.classList.toggle(\"match\", hit);\n"
+	"\t\tif (hit) hits.push(attrs(g));\n"
+	"\t}\n"
+	"\thits.sort(function (x, y) { return x.s - y.s; });\n"
+	"\tfor (var j = 0; j < hits.length; j++) {\n"
+	"\t\tvar s = Math.max(hits[j].s, end), e = hits[j].s + hits[j].n;\n"
+	"\t\tif (e > s) sum += e - s;\n"
+	"\t\tend = Math.max(end, e);\n"
+	"\t}\n"
+	"\tsearching = term;\n"
+	"\tsearchbtn.querySelector(\"text\").textContent = \"Reset Search\";\n"
+	"\tmatched.textContent = \"Matched: \" + (total ? 100 * sum / total : 0).toFixed(2) + \"%\";\n"
+	"\tsvg.setAttribute(\"data-matched\", String(sum));\n"
+	"\treturn sum;\n"
+	"}\n"
+	"function resetSearch() {\n"
+	"\tvar all = frames.children;\n"
+	"\tfor (var i = 0; i < all.length; i++) all[i].classList.remove(\"match\");\n"
+	"\tsearching = null;\n"
+	"\tsearchbtn.querySelector(\"text\").textContent = \"Search\";\n"
+	"\tmatched.textContent = \" \";\n"
+	"\tsvg.removeAttribute(\"data-matched\");\n"
+	"}\n";
+
+static const char svg_style[] =
+	"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
+	"#title { font-size: 17px; }\n"
+	"#subtitle, #details, #matched { fill: #333; }\n"
+	"#search, #unzoom { cursor: pointer; }\n"
+	"#search text, #unzoom text { fill: #048; }\n"
+	".f { cursor: pointer; }\n"
+	".f text { pointer-events: none; }\n"
+	".f:hover > rect { stroke: #000; stroke-width: 0.5; }\n"
+	".f.match > rect { fill: rgb(230, 0, 230); }\n"
+	".parent > rect { opacity: 0.5; }\n"
+	".hide { display: none; }\n";
+
+/* --- the merged tree ------------------------------------------------------------ */
+
+struct node {
+	char *name;
+	enum sp_pe_kind kind;
+	uint64_t total;
+	int n, cap;
+	struct node **kids;
+};
+
+static struct node *node_new(const char *name, enum sp_pe_kind kind)
+{
+	struct node *n = calloc(1, sizeof(*n));
+
+	if (n && !(n->name = strdup(name))) {
+		free(n);
+		n = NULL;
+	}
+	if (n)
+		n->kind = kind;
+	return n;
+}
+
+static void node_free(struct node *n)
+{
+	for (int i = 0; n && i < n->n; i++)
+		node_free(n->kids[i]);
+	if (n) {
+		free(n->kids);
+		free(n->name);
+		free(n);
+	}
+}
+
+static struct node *node_child(struct node *p, const char *name, enum sp_pe_kind kind)
+{
+	struct node *c;
+
+	for (int i = 0; i < p->n; i++)
+		if (p->kids[i]->kind == kind && strcmp(p->kids[i]->name, name) == 0)
+			return p->kids[i];
+	if (p->n == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 4;
+		struct node **k = realloc(p->kids, cap * sizeof(*k));
+
+		if (!k)
+			return NULL;
+		p->kids = k;
+		p->cap = cap;
+	}
+	c = node_new(name, kind);
+	if (c)
+		p->kids[p->n++] = c;
+	return c;
+}
+
+static int tree_add(struct node *root, const struct sp_path *p)
+{
+	struct node *n = root;
+
+	root->total += p->weight;
+	for (int i = 0; i < p->n; i++) {
+		n = node_child(n, p->el[i].name, p->el[i].kind);
+		if (!n)
+			return -ENOMEM;
+		n->total += p->weight;
+	}
+	return 0;
+}
+
+static int kid_cmp(const void *a, const void *b)
+{
+	const struct node *x = *(const struct node *const *)a, *y = *(const struct node *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : ((int)x->kind > (int)y->kind) - ((int)x->kind < (int)y->kind);
+}
+
+static int tree_depth(struct node *n)
+{
+	int d = 0;
+
+	if (n->n > 1)
+		qsort(n->kids, n->n, sizeof(*n->kids), kid_cmp);
+	for (int i = 0; i < n->n; i++) {
+		int k = tree_depth(n->kids[i]);
+
+		d = k > d ? k : d;
+	}
+	return d + 1;
+}
+
+static int build_tree(const struct sp_mapdata *m, struct node **out)
+{
+	struct node *root = node_new("all", SP_PE_LABEL);
+	int err = root ? 0 : -ENOMEM;
+
+	for (int i = 0; i < m->n && !err; i++) {
+		struct sp_path p;
+
+		err = sp_entry_path(m, &m->entries[i], &p);
+		if (err)
+			break;
+		if (p.weight)
+			err = tree_add(root, &p);
+		sp_path_free(&p);
+	}
+	if (err) {
+		node_free(root);
+		return err;
+	}
+	*out = root;
+	return 0;
+}
+
+/* --- writing ---------------------------------------------------------------------- */
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		size_t u = (unsigned char)*s >= 0x80 ? sp_utf8_len((const unsigned char *)s, strlen(s)) : 1;
+
+		if (u != 1) {
+			if (u == 0)
+				fputs("\xef\xbf\xbd", f); /* U+FFFD for bytes that are not UTF-8 */
+			else
+				fwrite(s, 1, u, f);
+			s += u ? u - 1 : 0;
+			continue;
+		}
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				fputc(*s, f);
+			break;
+		}
+	}
+}
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void frame_colour(char *buf, size_t len, const struct node *n, bool root)
+{
+	uint32_t h = name_hash(n->name);
+	double a = (h & 0xff) / 255.0, b = ((h >> 8) & 0xff) / 255.0, c = ((h >> 16) & 0xff) / 255.0;
+
+	if (root)
+		snprintf(buf, len, "rgb(200,200,200)");
+	else if (n->kind == SP_PE_KERNEL)
+		snprintf(buf, len, "rgb(%d,%d,%d)", 220 + (int)(35 * a), 60 + (int)(60 * b), (int)(30 * c));
+	else if (n->kind == SP_PE_UNKNOWN)
+		snprintf(buf, len, "rgb(%d,%d,%d)", 170 + (int)(30 * a), 170 + (int)(30 * a), 170 + (int)(30 * a));
+	else if (n->kind == SP_PE_LABEL)
+		snprintf(buf, len, "rgb(%d,%d,%d)", 110 + (int)(40 * a), 160 + (int)(40 * b), 220 + (int)(35 * c));
+	else
+		snprintf(buf, len, "rgb(%d,%d,%d)", 225 + (int)(30 * a), 175 + (int)(65 * b), (int)(60 * c));
+}
+
+/* The label as the script's fit() would cut it. */
+static void fitted(FILE *f, const char *name, double w)
+{
+	int n = (int)floor((w - 6) / FONT_W), len = (int)strlen(name);
+	char *cut;
+
+	if (n < 3)
+		return;
+	if (len <= n) {
+		xml_text(f, name);
+		return;
+	}
+	cut = strndup(name, n - 2);
+	if (cut) {
+		xml_text(f, cut);
+		fputs("..", f);
+	}
+	free(cut);
+}
+
+struct svg_ctx {
+	FILE *f;
+	const char *unit; /* "samples" for count maps, else the aggregation ("sum") */
+	double scale;  /* px per sample */
+	int height;
+	uint64_t total;
+};
+
+static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start, int depth)
+{
+	double x = PAD + start * c->scale, w = n->total * c->scale;
+	int y = c->height - BOTTOM_H - (depth + 1) * FRAME_H;
+	char fill[64];
+
+	if (w < MIN_W)
+		return;
+	frame_colour(fill, sizeof(fill), n, depth == 0);
+	fprintf(c->f, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\" data-d=\"%d\" data-name=\"",
+		start, n->total, depth);
+	xml_text(c->f, n->name);
+	fputs("\"><title>", c->f);
+	xml_text(c->f, n->name);
+	if (n->kind == SP_PE_KERNEL)
+		fputs(" [kernel]", c->f);
+	fprintf(c->f, " (%" PRIu64 " %s, %.2f%%)</title>", n->total, c->unit,
+		c->total ? 100.0 * n->total / c->total : 0.0);
+	fprintf(c->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/>",
+		x, y, w, FRAME_H - 1, fill);
+	fprintf(c->f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 10.5);
+	fitted(c->f, n->name, w);
+	fputs("</text></g>\n", c->f);
+	for (int i = 0; i < n->n; i++) {
+		write_frame(c, n->kids[i], start, depth + 1);
+		start += n->kids[i]->total;
+	}
+}
+
+static void write_header(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o,
+			 const struct svg_ctx *c, int width)
+{
+	int height = c->height;
+	uint64_t total = c->total;
+
+	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		   "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		   "xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\" "
+		   "data-width=\"%d\" data-pad=\"%d\" data-total=\"%" PRIu64 "\">\n",
+		width, height, width, height, width, PAD, total);
+	fprintf(f, "<style>\n%s</style>\n<script><![CDATA[\n%s]]></script>\n", svg_style, svg_script);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f6f6f0\"/>\n");
+	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", width / 2);
+	xml_text(f, o->title ? o->title : "Flame Graph");
+	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"38\" text-anchor=\"middle\">", width / 2);
+	xml_text(f, m->map && m->map->name ? m->map->name : "@");
+	fprintf(f, ": %" PRIu64 " %s</text>\n", total, c->unit);
+	/* Buttons are a text over an invisible box that takes the clicks, so
+	 * they work whatever the fonts. */
+	fprintf(f, "<g id=\"unzoom\" class=\"hide\"><rect x=\"%d\" y=\"6\" width=\"96\" height=\"22\" "
+		   "fill=\"none\" pointer-events=\"all\"/><text x=\"%d\" y=\"22\">Reset Zoom</text></g>\n",
+		PAD, PAD);
+	fprintf(f, "<g id=\"search\"><rect x=\"%d\" y=\"6\" width=\"106\" height=\"22\" fill=\"none\" "
+		   "pointer-events=\"all\"/><text x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text></g>\n",
+		width - PAD - 106, width - PAD);
+	fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", PAD, height - 10);
+	fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n", width - PAD,
+		height - 10);
+}
+
+static const char *weight_unit(const struct sp_mapdata *m)
+{
+	switch (m->map ? m->map->agg : SP_AGG_COUNT) {
+	case SP_AGG_SUM:
+		return "sum";
+	case SP_AGG_MIN:
+		return "min";
+	case SP_AGG_MAX:
+		return "max";
+	case SP_AGG_AVG:
+	case SP_AGG_STATS:
+		return "events";
+	case SP_AGG_NONE:
+		return "value";
+	default:
+		return "samples";
+	}
+}
+
+int sp_report_svg(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o)
+{
+	struct node *root = NULL;
+	int err = build_tree(m, &root), width = o->width > 0 ? o->width : 1200;
+	struct svg_ctx c = { .f = f };
+
+	if (err)
+		return err;
+	width = width < 200 ? 200 : width;
+	c.total = root->total;
+	c.unit = weight_unit(m);
+	c.height = TOP_H + BOTTOM_H + tree_depth(root) * FRAME_H;
+	c.scale = root->total ? (double)(width - 2 * PAD) / root->total : 0;
+	write_header(f, m, o, &c, width);
+	fputs("<g id=\"frames\">\n", f);
+	if (root->total)
+		write_frame(&c, root, 0, 0);
+	fputs("</g>\n</svg>\n", f);
+	node_free(root);
+	return 0;
+}

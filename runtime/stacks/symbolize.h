@@ -1,0 +1,76 @@
+/* runtime/stacks/symbolize.h: addresses -> symbol+offset, for live and exited processes.
+ *
+ * A process's mappings are recorded, and its files opened, the first time
+ * its samples appear (sp_symbolizer__add_pid), so it can be symbolized after
+ * it exited. Symbol tables are cached per file (device, inode, size, mtime):
+ * many processes of one binary share one table. Kernel addresses come from
+ * /proc/kallsyms, read once on first use.
+ *
+ * Sources, in order: the file's .symtab and .dynsym; for stripped files a
+ * debug file by build id or .gnu_debuglink (build id or CRC checked), else
+ * MiniDebugInfo; [vdso] from sprof's own vDSO; JIT code (anonymous or
+ * non-ELF executable memory) from /tmp/perf-PID.map, read at add time.
+ * Frames get sym+off, module (path, "[vdso]", the perf map, or
+ * "[kernel.kallsyms]"/the kernel module), build_id (kernel: vmlinux's or the
+ * module's), the mapping and file_off, and srcfile:srcline when the file
+ * has DWARF line tables.
+ *
+ * Strings in returned frames are owned by the symbolizer and live until
+ * sp_symbolizer__destroy(). Opening raises RLIMIT_NOFILE's soft limit to
+ * the hard one: every recorded file is an open descriptor.
+ */
+#ifndef SPROF_RUNTIME_STACKS_SYMBOLIZE_H
+#define SPROF_RUNTIME_STACKS_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "runtime/report/profile.h"
+
+struct sp_symbolizer;
+
+struct sp_symbolizer *sp_symbolizer__open(void);
+void sp_symbolizer__destroy(struct sp_symbolizer *s); /* accepts NULL */
+
+/* Record PID's mappings now and keep their files open. Idempotent; call
+ * again with refresh=true to pick up new mappings (dlopen, exec): the older
+ * mappings stay searchable for stacks taken before. Returns 0 or -errno
+ * (-ESRCH when the process is gone). */
+int sp_symbolizer__add_pid(struct sp_symbolizer *s, pid_t pid, bool refresh);
+
+/* Fill `out` for a user address of `pid`. `leaf` is false for return
+ * addresses, which are looked up at addr - 1 (off stays addr - symbol).
+ * Unresolved frames keep sym == NULL and get kind SP_FRAME_UNKNOWN; module
+ * is set when addr is inside a known mapping. A pid never added is added
+ * on the fly; an address in no mapping of a live process re-reads its maps
+ * (at most every 100 ms). Never fails. */
+void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool leaf,
+		       struct sp_frame *out);
+/* Start reading /proc/kallsyms in a thread now (~50 ms of kernel time), so
+ * the first sp_symbolize_kernel() at print time does not wait for it. Call
+ * after the BPF programs are loaded (their symbols are in kallsyms too).
+ * Optional; returns 0 or -errno. */
+int sp_symbolizer__preload_kernel(struct sp_symbolizer *s);
+/* Kernel address: kind SP_FRAME_KERNEL when resolved, else UNKNOWN. */
+void sp_symbolize_kernel(struct sp_symbolizer *s, uint64_t addr, bool leaf,
+			 struct sp_frame *out);
+/* Address of a symbol in a file ("uaddr"); 0 when absent. The address is the
+ * ELF virtual address (st_value); the name may be mangled or demangled. */
+uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, const char *name);
+
+/* C++ names are demangled by default (bpftrace's cpp_demangle=1). */
+void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on);
+/* Source file:line (srcfile/srcline) from .debug_line, on by default. The
+ * first frame in a file with DWARF reads its whole line table (libc with
+ * libc6-dbg: ~16 ms); reports that print no lines can turn it off. */
+void sp_symbolizer__set_lines(struct sp_symbolizer *s, bool on);
+
+struct sp_symbolizer_stats {
+	int procs;      /* processes recorded (alive or not) */
+	int files;      /* distinct files opened (device, inode, size, mtime) */
+	int elf_files;  /* of which usable ELF files */
+};
+void sp_symbolizer__stats(const struct sp_symbolizer *s, struct sp_symbolizer_stats *st);
+
+#endif

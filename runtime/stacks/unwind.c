@@ -1,0 +1,463 @@
+/* runtime/stacks/unwind.c: per-file unwind tables and per-process mappings for bpf/unwind.bpf.c.
+ *
+ * Files are opened the way the symbolizer opens them (/proc/PID/map_files,
+ * then /proc/PID/root/PATH) and cached by (device, inode, size, mtime), so
+ * libc is parsed once (~3 ms, ~28k rows) however many processes map it.
+ * Rows go straight into the mmapped BPF array: no syscall per row. A
+ * file's rows are a slice [first, first + count) of the array, pcs stored
+ * relative to the file's lowest row so they fit 32 bits; each mapping's
+ * bias turns a runtime pc into that relative pc:
+ *   pc_vaddr = pc - (start - pgoff + p_offset - p_vaddr)   (the PT_LOAD of pgoff)
+ *   bias     = (start - pgoff + p_offset - p_vaddr) + file_base
+ * The vDSO is taken from sprof's own image: one kernel, one vDSO.
+ *
+ * Rows are never freed: the array is an append-only budget. Entries of
+ * processes that are gone are deleted from time to time.
+ */
+#define _GNU_SOURCE
+#include "runtime/stacks/unwind.h"
+
+#include "abi/unwind_table.h"
+#include "runtime/elf/ehframe.h"
+#include "runtime/stacks/procmaps.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LOADS 16
+#define SWEEP_EVERY 64 /* add_pid calls between sweeps for exited processes */
+
+struct unw_load {
+	uint64_t off, vaddr, filesz;
+};
+
+struct unw_file {
+	struct sp_file_id id;
+	int nloads;
+	struct unw_load loads[MAX_LOADS];
+	uint64_t base;          /* vaddr of the first row */
+	uint32_t first, count;  /* rows in the array; count 0: no table */
+	struct unw_file *next;
+};
+
+struct unw_pid {
+	pid_t pid;
+	uint64_t maps_hash;     /* of the mappings last registered */
+};
+
+struct sp_unwind {
+	struct bpf_map *rows_map, *procs_map, *stats_map;
+	int procs_fd, stats_fd;
+	struct sp_unw_row *rows;   /* mmapped array */
+	size_t rows_len;
+	uint32_t max_rows, nrows;
+	bool ready, failed;
+	struct unw_file *files;
+	struct unw_file *vdso;
+	bool vdso_tried;
+	struct unw_pid *pids;      /* registered processes */
+	int npids, cap_pids, adds;
+	int nfiles, files_with_rows, over_budget;
+	double parse_ms;
+};
+
+static double ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
+{
+	struct sp_unwind *u;
+	const char *env = getenv("SPROF_UNWIND_ROWS");
+
+	if (getenv("SPROF_NO_DWARF")) {
+		errno = ENOENT; /* frame pointers only: the maps keep their placeholder sizes */
+		return NULL;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	elf_version(EV_CURRENT);
+	u->rows_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_ROWS);
+	u->procs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PROCS);
+	u->stats_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_STATS);
+	if (!u->rows_map || !u->procs_map || !u->stats_map) {
+		free(u);
+		errno = ENOENT;
+		return NULL;
+	}
+	if (env && *env)
+		max_rows = (uint32_t)strtoul(env, NULL, 0);
+	u->max_rows = max_rows ? max_rows : SP_UNWIND_DEFAULT_ROWS;
+	if (bpf_map__set_max_entries(u->rows_map, u->max_rows) ||
+	    bpf_map__set_max_entries(u->procs_map, SP_UNWIND_DEFAULT_PROCS)) {
+		free(u);
+		errno = EINVAL;
+		return NULL;
+	}
+	return u;
+}
+
+/* After load: the map descriptors and the rows mapping. */
+static int lazy_init(struct sp_unwind *u)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	if (u->ready || u->failed)
+		return u->failed ? -ENODEV : 0;
+	fd = bpf_map__fd(u->rows_map);
+	u->procs_fd = bpf_map__fd(u->procs_map);
+	u->stats_fd = bpf_map__fd(u->stats_map);
+	u->rows_len = ((size_t)u->max_rows * sizeof(struct sp_unw_row) + page - 1) & ~(size_t)(page - 1);
+	u->rows = fd < 0 ? MAP_FAILED
+			 : mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (u->procs_fd < 0 || u->rows == MAP_FAILED) {
+		u->rows = NULL;
+		u->failed = true;
+		return -ENODEV;
+	}
+	u->ready = true;
+	return 0;
+}
+
+/* --- files ------------------------------------------------------------------------- */
+
+static void read_loads(struct unw_file *f, Elf *elf)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return;
+	for (size_t i = 0; i < n && f->nloads < MAX_LOADS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		f->loads[f->nloads++] = (struct unw_load){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+}
+
+/* Parse the file's table into the rows array (when it fits). */
+static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf)
+{
+	struct sp_eh_table t;
+	double t0 = ms_now();
+	int err = sp_eh_table__from_elf(&t, elf);
+
+	u->parse_ms += ms_now() - t0;
+	if (err)
+		return;
+	if (t.rows[t.n - 1].pc - t.rows[0].pc > 0xffffffffull) {
+		sp_eh_table__free(&t);
+		return;
+	}
+	if ((uint64_t)u->nrows + t.n > u->max_rows) {
+		u->over_budget++;
+		sp_eh_table__free(&t);
+		return;
+	}
+	f->base = t.rows[0].pc;
+	f->first = u->nrows;
+	f->count = (uint32_t)t.n;
+	for (int i = 0; i < t.n; i++) {
+		const struct sp_eh_row *r = &t.rows[i];
+
+		u->rows[f->first + i] = (struct sp_unw_row){
+			.pc = (uint32_t)(r->pc - f->base),
+			.cfa_off = (int16_t)r->cfa_off,
+			.kind = r->kind,
+			.rbp_off8 = (int8_t)(r->rbp_off / 8),
+		};
+	}
+	u->nrows += (uint32_t)t.n;
+	u->files_with_rows++;
+	sp_eh_table__free(&t);
+}
+
+static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf)
+{
+	struct unw_file *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		read_loads(f, elf);
+		load_table(u, f, elf);
+	}
+	u->nfiles++;
+	return f;
+}
+
+/* The cached file for descriptor fd (consumed). */
+static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
+{
+	struct unw_file *f;
+	struct sp_file_id id;
+	Elf *elf;
+
+	if (!sp_file_id__of_fd(fd, &id)) {
+		close(fd);
+		return NULL;
+	}
+	for (f = u->files; f; f = f->next) {
+		if (sp_file_id__eq(&f->id, &id)) {
+			close(fd);
+			return f;
+		}
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	f = file_from_elf(u, elf);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (!f)
+		return NULL;
+	f->id = id;
+	f->next = u->files;
+	u->files = f;
+	return f;
+}
+
+/* sprof's own vDSO image. */
+static struct unw_file *vdso_file(struct sp_unwind *u)
+{
+	const void *image;
+	size_t size;
+	Elf *elf;
+
+	if (u->vdso_tried)
+		return u->vdso;
+	u->vdso_tried = true;
+	if (!sp_procmaps__self_vdso(&image, &size))
+		return NULL;
+	elf = elf_memory((char *)image, size);
+	u->vdso = file_from_elf(u, elf);
+	if (elf)
+		elf_end(elf);
+	return u->vdso;
+}
+
+/* --- processes ----------------------------------------------------------------------- */
+
+/* The mapping's entry; false when the file has no PT_LOAD for it. */
+static bool fill_map(const struct unw_file *f, const struct sp_procmap *m, struct sp_unw_map *out)
+{
+	out->start = m->start;
+	out->end = m->end;
+	out->first = out->count = 0;
+	out->bias = 0;
+	if (!f || f->count == 0)
+		return true;
+	for (int i = 0; i < f->nloads; i++) {
+		const struct unw_load *l = &f->loads[i];
+
+		if (m->pgoff < (l->off & ~0xfffull) || m->pgoff >= l->off + l->filesz)
+			continue;
+		out->bias = m->start - m->pgoff + l->off - l->vaddr + f->base;
+		out->first = f->first;
+		out->count = f->count;
+		return true;
+	}
+	return true;
+}
+
+static struct unw_pid *find_pid(struct sp_unwind *u, pid_t pid)
+{
+	for (int i = 0; i < u->npids; i++)
+		if (u->pids[i].pid == pid)
+			return &u->pids[i];
+	return NULL;
+}
+
+static struct unw_pid *add_pid_entry(struct sp_unwind *u, pid_t pid)
+{
+	if (u->npids == u->cap_pids) {
+		int ncap = u->cap_pids ? u->cap_pids * 2 : 64;
+		struct unw_pid *n = realloc(u->pids, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		u->pids = n;
+		u->cap_pids = ncap;
+	}
+	u->pids[u->npids] = (struct unw_pid){ .pid = pid };
+	return &u->pids[u->npids++];
+}
+
+static uint64_t maps_hash(const struct sp_unw_proc *p)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint32_t i = 0; i < p->n; i++) {
+		h = (h ^ p->maps[i].start) * 1099511628211ull;
+		h = (h ^ p->maps[i].end) * 1099511628211ull;
+		h = (h ^ p->maps[i].bias ^ p->maps[i].count) * 1099511628211ull;
+	}
+	return h;
+}
+
+/* Forget processes that are gone (their pid may come back as another). */
+static void sweep(struct sp_unwind *u)
+{
+	int k = 0;
+
+	for (int i = 0; i < u->npids; i++) {
+		uint32_t key = (uint32_t)u->pids[i].pid;
+
+		if (kill(u->pids[i].pid, 0) != 0 && errno == ESRCH)
+			bpf_map_delete_elem(u->procs_fd, &key);
+		else
+			u->pids[k++] = u->pids[i];
+	}
+	u->npids = k;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Store p (consumed) as pid's entry; 1 when its mappings changed. */
+static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
+{
+	struct unw_pid *e = find_pid(u, pid);
+	uint32_t key = (uint32_t)pid;
+	uint64_t h = maps_hash(p);
+	int err;
+
+	if (e && e->maps_hash == h) {
+		free(p); /* BPF stamped refresh_ns when it asked */
+		return 0;
+	}
+	/* a first read may precede the dynamic loader's work: allow a refresh
+	 * request at once; after that at most every SP_UNW_REFRESH_NS */
+	p->refresh_ns = e ? mono_ns() : 0;
+	err = bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
+	free(p);
+	if (err)
+		return err;
+	if (!e)
+		e = add_pid_entry(u, pid);
+	if (e)
+		e->maps_hash = h;
+	return 1;
+}
+
+int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
+{
+	struct sp_procmaps pm;
+	struct sp_unw_proc *p;
+	int err;
+
+	/* sprof itself: its static LLVM alone is ~450k rows */
+	if (!u || pid <= 0 || pid == getpid())
+		return 0;
+	err = lazy_init(u);
+	if (err)
+		return err;
+	if (++u->adds % SWEEP_EVERY == 0)
+		sweep(u);
+	err = sp_procmaps__read(&pm, pid, NULL);
+	if (err)
+		return err;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		sp_procmaps__free(&pm);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < pm.n && p->n < SP_UNW_MAX_MAPS; i++) {
+		const struct sp_procmap *m = &pm.maps[i];
+		struct unw_file *f = NULL;
+
+		if (m->kind == SP_MAP_FILE) {
+			int fd = sp_procmap__open(m, pid, false);
+
+			f = fd >= 0 ? file_for_fd(u, fd) : NULL;
+		} else if (m->kind == SP_MAP_VDSO) {
+			f = vdso_file(u);
+		}
+		fill_map(f, m, &p->maps[p->n++]);
+	}
+	sp_procmaps__free(&pm);
+	return register_proc(u, pid, p);
+}
+
+void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st)
+{
+	int ncpu = libbpf_num_possible_cpus();
+
+	memset(st, 0, sizeof(*st));
+	if (!u)
+		return;
+	st->procs = u->npids;
+	st->files = u->nfiles;
+	st->files_with_rows = u->files_with_rows;
+	st->rows = u->nrows;
+	st->max_rows = u->max_rows;
+	st->files_over_budget = u->over_budget;
+	st->parse_ms = u->parse_ms;
+	if (!u->ready || ncpu <= 0)
+		return;
+	for (uint32_t i = 0; i < SP_UNW_ST_NSTATS && i < 8; i++) {
+		uint64_t *v = calloc(ncpu, sizeof(*v));
+
+		if (v && bpf_map_lookup_elem(u->stats_fd, &i, v) == 0)
+			for (int c = 0; c < ncpu; c++)
+				st->bpf[i] += v[c];
+		free(v);
+	}
+}
+
+void sp_unwind__print_stats(struct sp_unwind *u, FILE *f)
+{
+	struct sp_unwind_stats st;
+
+	if (!u)
+		return;
+	sp_unwind__stats(u, &st);
+	fprintf(f, "unwind: %d processes, %d files (%d with tables, %d over budget), "
+		"%u/%u rows, parse %.1f ms\n", st.procs, st.files, st.files_with_rows,
+		st.files_over_budget, st.rows, st.max_rows, st.parse_ms);
+	fprintf(f, "unwind: %" PRIu64 " stacks, %" PRIu64 " table frames, %" PRIu64
+		" fp frames, %" PRIu64 " without tables, %" PRIu64 " read errors, %" PRIu64
+		" truncated, %" PRIu64 " refreshes\n", st.bpf[SP_UNW_ST_SAMPLES],
+		st.bpf[SP_UNW_ST_FRAMES], st.bpf[SP_UNW_ST_FP_FRAMES], st.bpf[SP_UNW_ST_NO_PROC],
+		st.bpf[SP_UNW_ST_READ_ERR], st.bpf[SP_UNW_ST_TRUNCATED], st.bpf[SP_UNW_ST_REFRESH]);
+}
+
+void sp_unwind__destroy(struct sp_unwind *u)
+{
+	if (!u)
+		return;
+	if (u->rows)
+		munmap(u->rows, u->rows_len);
+	while (u->files) {
+		struct unw_file *f = u->files;
+
+		u->files = f->next;
+		free(f);
+	}
+	free(u->vdso);
+	free(u->pids);
+	free(u);
+}
