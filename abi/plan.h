@@ -56,6 +56,30 @@ struct sp_plan_probe {
 	bool uses_names;
 };
 
+/* Aggregations a map value can hold. */
+#define SP_AGG_KINDS(X) \
+	X(COUNT, "count") \
+	X(SUM, "sum")     \
+	X(MIN, "min")     \
+	X(MAX, "max")     \
+	X(AVG, "avg")     \
+	X(STATS, "stats") \
+	X(HIST, "hist")   \
+	X(LHIST, "lhist")
+
+enum sp_agg_kind {
+	SP_AGG_NONE,
+#define X(k, s) SP_AGG_##k,
+	SP_AGG_KINDS(X)
+#undef X
+};
+
+enum sp_stack_mode {
+	SP_STACK_BPFTRACE, /* "sym+off" per line, 4-space indent */
+	SP_STACK_PERF,     /* "\taddr sym+off (module)" */
+	SP_STACK_RAW,      /* bare addresses */
+};
+
 /* How one key or value slot is laid out in map memory. */
 enum sp_field_kind {
 	SP_F_INT,    /* size 1/2/4/8, is_signed */
@@ -78,7 +102,7 @@ struct sp_plan_field {
 	uint32_t size;
 	bool is_signed;
 	int stack_limit;   /* stacks: frames kept */
-	int stack_mode;    /* enum sp_stack_mode values from parser/types.h */
+	int stack_mode;    /* enum sp_stack_mode */
 	int nelems;        /* TUPLE */
 	struct sp_plan_field *elems;
 	char *fmt;         /* TIMESTAMP: strftime format (may be NULL: "%H:%M:%S") */
@@ -102,7 +126,7 @@ struct sp_stack_val {
 	uint64_t ip[SP_MAX_FRAMES];
 };
 
-/* Map value kinds; mirrors enum sp_agg_kind in parser/types.h (0 = plain value). */
+/* Map value kinds (0 = plain value). */
 struct sp_plan_map {
 	char *name;        /* "@", "@x" */
 	char *bpf_name;    /* map name in the object */

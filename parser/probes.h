@@ -51,8 +51,6 @@ enum {
 #define P_FUNC (P_UPROBES | P_KPROBES)
 
 const char *sp_probe_kind_name(enum sp_probe_kind k);
-/* Kind of a canonical provider name (sp_attach.provider), or -1 (NULL). */
-int sp_probe_kind_of(const char *provider);
 /* Splits and checks the ATTACH node's raw text into its sp_attach,
  * reporting problems at the offending field. Returns the probe kind, or -1
  * when the type is unknown; when a field is wrong the kind is returned but

@@ -31,7 +31,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "parser/types.h"
 #include "runtime/collect.h"
 #include "runtime/stacks/symbolize.h"
 

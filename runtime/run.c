@@ -35,7 +35,6 @@
 #include "runtime/load.h"
 #include "runtime/printf.h"
 #include "runtime/attach/probe.h"
-#include "runtime/attach/names.h"
 #include "runtime/report/profile.h"
 #include "runtime/report/report.h"
 #include "runtime/runtime.h"

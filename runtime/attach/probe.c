@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "runtime/attach/probe.h"
+#include "abi/usdt_spec.h"
 
 extern const struct sp_probe_ops sp_probe_begin_ops, sp_probe_end_ops;
 extern const struct sp_probe_ops sp_probe_profile_ops, sp_probe_interval_ops;
@@ -44,6 +45,33 @@ const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)
 		if (probe_table[i]->type == t)
 			return probe_table[i];
 	return NULL;
+}
+
+int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t pid)
+{
+	struct bpf_map *names = bpf_object__find_map_by_name(obj, SP_MAP_PROBE_NAMES);
+	int i, total = 0;
+
+	for (i = 0; i < plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &plan->probes[i];
+		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
+		int n;
+
+		if (ops && ops->prepare)
+			ops->prepare(bpf_object__find_program_by_name(obj, p->prog));
+		if (!p->uses_names)
+			continue;
+		n = ops && ops->count ? ops->count(p, pid) : 1;
+		total += n > 0 ? n : 0; /* validate() already reported errors */
+	}
+	if (!names || total == 0)
+		return 0;
+	/* Room for a different resolution at attach time (-c: the child's
+	 * mappings here, none there), below the USDT spec keys' range. */
+	total = total * 2 + 16;
+	if (total > (int)SP_USDT_KEY_BASE)
+		total = (int)SP_USDT_KEY_BASE;
+	return bpf_map__set_max_entries(names, (uint32_t)total);
 }
 
 int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int err,

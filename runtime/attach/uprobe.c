@@ -457,7 +457,7 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	return err;
 }
 
-int sp_uprobe_count(const struct sp_plan_probe *p, pid_t pid)
+static int uprobe_count(const struct sp_plan_probe *p, pid_t pid)
 {
 	char err[256];
 	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
@@ -474,10 +474,14 @@ const struct sp_probe_ops sp_probe_uprobe_ops = {
 	.type = SP_PROBE_UPROBE,
 	.validate = uprobe_validate,
 	.attach = uprobe_attach,
+	.prepare = sp_uprobe_prepare,
+	.count = uprobe_count,
 };
 
 const struct sp_probe_ops sp_probe_uretprobe_ops = {
 	.type = SP_PROBE_URETPROBE,
 	.validate = uprobe_validate,
 	.attach = uprobe_attach,
+	.prepare = sp_uprobe_prepare,
+	.count = uprobe_count,
 };

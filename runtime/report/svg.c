@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/types.h"
 #include "runtime/report/impl.h"
 
 #define FRAME_H 16

@@ -142,11 +142,6 @@ void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on)
 	s->demangle = on;
 }
 
-void sp_symbolizer__set_lines(struct sp_symbolizer *s, bool on)
-{
-	s->lines = on;
-}
-
 /* --- files --------------------------------------------------------------------------- */
 
 static struct sp_file **file_bucket(struct sp_symbolizer *s, dev_t dev, ino_t ino)

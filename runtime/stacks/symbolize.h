@@ -61,10 +61,6 @@ uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, c
 
 /* C++ names are demangled by default (bpftrace's cpp_demangle=1). */
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on);
-/* Source file:line (srcfile/srcline) from .debug_line, on by default. The
- * first frame in a file with DWARF reads its whole line table (libc with
- * libc6-dbg: ~16 ms); reports that print no lines can turn it off. */
-void sp_symbolizer__set_lines(struct sp_symbolizer *s, bool on);
 
 struct sp_symbolizer_stats {
 	int procs;      /* processes recorded (alive or not) */
