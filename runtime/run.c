@@ -39,6 +39,7 @@
 #include "runtime/report/report.h"
 #include "runtime/runtime.h"
 #include "runtime/status.h"
+#include "runtime/stacks/process.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/unwind.h"
@@ -243,9 +244,7 @@ static int map_event(struct run *r, const struct sp_event_hdr *h)
  * first), so printf arguments holding a user stack read unknown pids too. */
 static void read_pid(struct run *r, uint32_t pid)
 {
-	if (r->sym)
-		sp_symbolizer__add_pid(r->sym, (pid_t)pid, true);
-	sp_unwind__add_pid(r->unw, (pid_t)pid);
+	sp_process__add(r->sym, r->unw, (pid_t)pid, true);
 }
 
 /* Adds pid to the set of processes seen; true if it was there already. */
@@ -322,9 +321,8 @@ static void reread_due(struct run *r)
 		struct reread e = r->rereads[i];
 
 		if (now >= e.first + reread_after_ns[e.done]) {
-			bool gone = r->sym && sp_symbolizer__add_pid(r->sym, (pid_t)e.pid, true) == -ESRCH;
+			bool gone = sp_process__add(r->sym, r->unw, (pid_t)e.pid, true) == -ESRCH;
 
-			sp_unwind__add_pid(r->unw, (pid_t)e.pid);
 			if (gone || ++e.done == NREREAD)
 				continue;
 		}
@@ -444,8 +442,7 @@ static int open_readers(struct run *r)
 		return -errno;
 	}
 	if (r->tgt.pid && r->tgt.running) {
-		sp_symbolizer__add_pid(r->sym, r->tgt.pid, false);
-		sp_unwind__add_pid(r->unw, r->tgt.pid);
+		sp_process__add(r->sym, r->unw, r->tgt.pid, false);
 	}
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym);
 	if (!r->coll)

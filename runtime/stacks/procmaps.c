@@ -80,6 +80,15 @@ static int push_map(struct sp_procmaps *pm, int *cap, const struct sp_procmap *m
 	return 0;
 }
 
+/* Reads of another live process's maps (sprof's own, for its vDSO, are not
+ * counted), for tests and -v: one per process event. */
+static unsigned long nreads;
+
+unsigned long sp_procmaps__reads(void)
+{
+	return nreads;
+}
+
 int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path)
 {
 	char buf[64], *line = NULL;
@@ -88,6 +97,8 @@ int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path)
 	int cap = 0, err = 0;
 	FILE *f;
 
+	if (!path && pid != getpid())
+		nreads++;
 	pm->n = 0;
 	pm->maps = NULL;
 	if (!path) {

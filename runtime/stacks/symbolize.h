@@ -38,6 +38,13 @@ void sp_symbolizer__destroy(struct sp_symbolizer *s); /* accepts NULL */
  * mappings stay searchable for stacks taken before. Returns 0 or -errno
  * (-ESRCH when the process is gone). */
 int sp_symbolizer__add_pid(struct sp_symbolizer *s, pid_t pid, bool refresh);
+/* The same from a snapshot someone else read (runtime/stacks/process.h):
+ * `err` is the read's result (-ESRCH: gone; pm is then not used). */
+struct sp_procmaps;
+int sp_symbolizer__add_maps(struct sp_symbolizer *s, pid_t pid, const struct sp_procmaps *pm,
+			    int err);
+/* True once pid was added (alive or not). */
+bool sp_symbolizer__has_pid(struct sp_symbolizer *s, pid_t pid);
 
 /* Fill `out` for a user address of `pid`. `leaf` is false for return
  * addresses, which are looked up at addr - 1 (off stays addr - symbol).

@@ -363,30 +363,43 @@ static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 	return 1;
 }
 
+bool sp_unwind__wants(const struct sp_unwind *u, pid_t pid)
+{
+	/* sprof itself: its static LLVM alone is ~450k rows */
+	return u && pid > 0 && pid != getpid() && !u->failed;
+}
+
 int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 {
 	struct sp_procmaps pm;
+	int err;
+
+	if (!sp_unwind__wants(u, pid))
+		return 0;
+	err = sp_procmaps__read(&pm, pid, NULL);
+	if (!err)
+		err = sp_unwind__add_maps(u, pid, &pm);
+	sp_procmaps__free(&pm);
+	return err;
+}
+
+int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm)
+{
 	struct sp_unw_proc *p;
 	int err;
 
-	/* sprof itself: its static LLVM alone is ~450k rows */
-	if (!u || pid <= 0 || pid == getpid())
+	if (!sp_unwind__wants(u, pid))
 		return 0;
 	err = lazy_init(u);
 	if (err)
 		return err;
 	if (++u->adds % SWEEP_EVERY == 0)
 		sweep(u);
-	err = sp_procmaps__read(&pm, pid, NULL);
-	if (err)
-		return err;
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		sp_procmaps__free(&pm);
+	if (!p)
 		return -ENOMEM;
-	}
-	for (int i = 0; i < pm.n && p->n < SP_UNW_MAX_MAPS; i++) {
-		const struct sp_procmap *m = &pm.maps[i];
+	for (int i = 0; i < pm->n && p->n < SP_UNW_MAX_MAPS; i++) {
+		const struct sp_procmap *m = &pm->maps[i];
 		struct unw_file *f = NULL;
 
 		if (m->kind == SP_MAP_FILE) {
@@ -398,7 +411,6 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 		}
 		fill_map(f, m, &p->maps[p->n++]);
 	}
-	sp_procmaps__free(&pm);
 	return register_proc(u, pid, p);
 }
 
