@@ -25,6 +25,8 @@
 #include "runtime/attach/resolve.h"
 #include "runtime/report/report.h"
 #include "runtime/attach/tracefs.h"
+#include "runtime/elf/funcs.h"
+#include "runtime/stacks/kallsyms.h"
 #include "runtime/runtime.h"
 
 #define SPROF_VERSION "0.1.0"
@@ -390,6 +392,13 @@ static int write_file(const char *path, const void *buf, size_t len)
 }
 
 /* Front end and codegen; returns 0 with plan and obj set, 1 on errors. */
+/* uaddr()/kaddr() for codegen, through the runtime's symbol readers. */
+static int sym_addr(void *ctx, const char *binary, const char *name, uint64_t *addr)
+{
+	(void)ctx;
+	return binary ? sp_elf_symbol_vaddr(binary, name, addr) : sp_kallsyms_addr_of(NULL, name, addr);
+}
+
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
@@ -413,6 +422,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		return 0;
 	}
 	struct sp_codegen_opts co = {
+		.sym_addr = sym_addr,
 		.max_keys = c->run.max_keys,
 		.dump_ir = c->dump == DUMP_IR ? stdout : NULL,
 		.dump_ir_raw = c->dump == DUMP_IR_RAW ? stdout : NULL,

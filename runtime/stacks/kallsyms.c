@@ -200,6 +200,29 @@ const struct sp_ksym *sp_kallsyms__find(const struct sp_kallsyms *ks, uint64_t a
 	return lo ? &ks->syms[lo - 1] : NULL;
 }
 
+int sp_kallsyms_addr_of(const char *path, const char *name, uint64_t *addr)
+{
+	FILE *f = fopen(path ? path : "/proc/kallsyms", "re");
+	char line[512], *end;
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a = hex(line, &end);
+		char *sym = end[0] == ' ' && end[1] && end[2] == ' ' ? end + 3 : NULL;
+		size_t n = sym ? strcspn(sym, "\t\n") : 0;
+
+		if (!sym || n != strlen(name) || strncmp(sym, name, n) != 0)
+			continue;
+		*addr = a;
+		err = a ? 0 : -EPERM; /* zeros: kptr_restrict hides addresses */
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
 uint64_t sp_kallsyms__lookup(const struct sp_kallsyms *ks, const char *name)
 {
 	for (int i = 0; i < ks->n; i++)
