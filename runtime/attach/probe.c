@@ -15,6 +15,7 @@
 
 #include "runtime/attach/probe.h"
 #include "abi/usdt_spec.h"
+#include "base/vec.h"
 
 extern const struct sp_probe_ops sp_probe_begin_ops, sp_probe_end_ops;
 extern const struct sp_probe_ops sp_probe_profile_ops, sp_probe_interval_ops;
@@ -91,25 +92,9 @@ int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int 
 	return err;
 }
 
-static int grow(void **v, int *cap, int n, size_t elem)
-{
-	void *nv;
-	int ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, (size_t)ncap * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 int sp_links_push(struct sp_links *l, struct bpf_link *link)
 {
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
+	if (SP_GROW(l->v, l->cap, l->n + 1, 16)) {
 		bpf_link__destroy(link);
 		return -ENOMEM;
 	}
@@ -119,7 +104,7 @@ int sp_links_push(struct sp_links *l, struct bpf_link *link)
 
 int sp_links_push_fd(struct sp_links *l, int fd)
 {
-	if (grow((void **)&l->fds, &l->fdcap, l->nfds, sizeof(*l->fds))) {
+	if (SP_GROW(l->fds, l->fdcap, l->nfds + 1, 16)) {
 		close(fd);
 		return -ENOMEM;
 	}
@@ -161,7 +146,7 @@ int sp_online_cpus(int **cpus)
 		if (*end == '-')
 			b = strtol(end + 1, &end, 10);
 		for (long c = a; c <= b; c++) {
-			if (grow((void **)&v, &cap, n, sizeof(*v))) {
+			if (SP_GROW(v, cap, n + 1, 16)) {
 				free(v);
 				return -ENOMEM;
 			}

@@ -7,20 +7,14 @@
 
 #include "base/glob.h"
 #include "runtime/elf/syms.h"
+#include "base/vec.h"
 
 static int funcs_push(struct sp_funcs *f, int *cap, const struct sp_elf_sym *s)
 {
 	struct sp_func *fn;
 
-	if (f->n == *cap) {
-		int ncap = *cap ? *cap * 2 : 256;
-		struct sp_func *nv = realloc(f->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		f->v = nv;
-		*cap = ncap;
-	}
+	if (SP_GROW(f->v, *cap, f->n + 1, 256))
+		return -ENOMEM;
 	fn = &f->v[f->n];
 	memset(fn, 0, sizeof(*fn));
 	fn->name = strdup(s->name);

@@ -16,6 +16,8 @@
  */
 #include "runtime/elf/syms.h"
 #include "runtime/elf/lines.h"
+#include "base/search.h"
+#include "base/vec.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -474,15 +476,8 @@ struct symvec {
 
 static int symvec_push(struct symvec *sv, const struct sp_elf_sym *s)
 {
-	if (sv->n == sv->cap) {
-		int ncap = sv->cap ? sv->cap * 2 : 1024;
-		struct sp_elf_sym *n = realloc(sv->v, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		sv->v = n;
-		sv->cap = ncap;
-	}
+	if (SP_GROW(sv->v, sv->cap, sv->n + 1, 1024))
+		return -ENOMEM;
 	sv->v[sv->n++] = *s;
 	return 0;
 }
@@ -633,24 +628,15 @@ static struct sp_elf_sym *first_alias(struct sp_elf *e, int i)
 
 struct sp_elf_sym *sp_elf__find(struct sp_elf *e, uint64_t vaddr)
 {
-	int lo = 0, hi;
 	struct sp_elf_sym *s;
+	long i;
 
 	if (!e->loaded)
 		load_syms(e);
-	hi = e->nsyms;
-	/* first symbol with addr > vaddr */
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	i = SP_FLOOR(e->syms, e->nsyms, addr, vaddr);
+	if (i < 0)
 		return NULL;
-	s = first_alias(e, lo - 1);
+	s = first_alias(e, (int)i);
 	if (s->size && vaddr - s->addr >= s->size)
 		return NULL;
 	return s;

@@ -12,21 +12,15 @@
 #include <string.h>
 
 #include "runtime/report/impl.h"
+#include "base/vec.h"
 
 static int path_push(struct sp_path *p, char *name, enum sp_pe_kind kind, const struct sp_frame *f)
 {
 	if (!name)
 		return -ENOMEM;
-	if (p->n == p->cap) {
-		int cap = p->cap ? p->cap * 2 : 32;
-		struct sp_pelem *el = realloc(p->el, cap * sizeof(*el));
-
-		if (!el) {
-			free(name);
-			return -ENOMEM;
-		}
-		p->el = el;
-		p->cap = cap;
+	if (SP_GROW(p->el, p->cap, p->n + 1, 32)) {
+		free(name);
+		return -ENOMEM;
 	}
 	p->el[p->n++] = (struct sp_pelem){ .name = name, .kind = kind, .frame = f };
 	return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/report/impl.h"
+#include "base/hash.h"
 
 static int cmp_u64(uint64_t a, uint64_t b)
 {
@@ -291,15 +292,6 @@ const struct sp_plan_field *sp_key_field(const struct sp_mapdata *m, int i)
 
 /* --- interning: string keys -> 1-based ids ------------------------------------------ */
 
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static int intern_grow(struct sp_intern *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 256;
@@ -312,7 +304,7 @@ static int intern_grow(struct sp_intern *t)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < t->cap; i++) {
-		size_t j = fnv(t->keys[i] ? t->keys[i] : "") & (cap - 1);
+		size_t j = sp_hash_str(t->keys[i] ? t->keys[i] : "") & (cap - 1);
 
 		if (!t->keys[i])
 			continue;
@@ -337,7 +329,7 @@ uint64_t sp_intern(struct sp_intern *t, const char *key, bool *fresh)
 	*fresh = false;
 	if ((t->n + 1) * 2 > t->cap && intern_grow(t))
 		return 0;
-	for (j = fnv(key) & (t->cap - 1); t->keys[j]; j = (j + 1) & (t->cap - 1))
+	for (j = sp_hash_str(key) & (t->cap - 1); t->keys[j]; j = (j + 1) & (t->cap - 1))
 		if (strcmp(t->keys[j], key) == 0)
 			return t->ids[j];
 	t->keys[j] = strdup(key);

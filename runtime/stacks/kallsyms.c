@@ -6,6 +6,7 @@
  * Module symbols are not guaranteed to be ordered: sort when needed.
  */
 #include "runtime/stacks/kallsyms.h"
+#include "base/search.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -187,17 +188,9 @@ void sp_kallsyms__free(struct sp_kallsyms *ks)
 
 const struct sp_ksym *sp_kallsyms__find(const struct sp_kallsyms *ks, uint64_t addr)
 {
-	int lo = 0, hi = ks->n;
+	long i = SP_FLOOR(ks->syms, ks->n, addr, addr);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &ks->syms[lo - 1] : NULL;
+	return i >= 0 ? &ks->syms[i] : NULL;
 }
 
 int sp_kallsyms_addr_of(const char *path, const char *name, uint64_t *addr)

@@ -23,6 +23,8 @@
 #include "runtime/elf/syms.h"
 #include "runtime/stacks/kallsyms.h"
 #include "runtime/stacks/procmaps.h"
+#include "base/search.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,14 +107,6 @@ struct sp_symbolizer {
 	bool demangle;
 	bool lines;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* Every kept file is a descriptor: allow as many as the hard limit does. */
 static void raise_nofile(void)
@@ -353,19 +347,11 @@ static void read_perfmap(struct sp_proc *p)
 
 static const struct sp_perfsym *perfmap_find(const struct sp_perfmap *pm, uint64_t addr)
 {
-	int lo = 0, hi = pm ? pm->n : 0;
+	long i = pm ? SP_FLOOR(pm->syms, pm->n, start, addr) : -1;
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (pm->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr - pm->syms[lo - 1].start >= pm->syms[lo - 1].size)
+	if (i < 0 || addr - pm->syms[i].start >= pm->syms[i].size)
 		return NULL;
-	return &pm->syms[lo - 1];
+	return &pm->syms[i];
 }
 
 static void perfmaps_free(struct sp_perfmap *pm)
@@ -485,7 +471,7 @@ static int take_proc(struct sp_symbolizer *s, struct sp_proc *p, const struct sp
 {
 	struct sp_gen g = { 0 };
 
-	p->read_ns = now_ns();
+	p->read_ns = sp_mono_ns();
 	if (!err && pm->n == 0)
 		err = -ESRCH; /* a zombie or a kernel thread: nothing to keep */
 	if (err) {
@@ -546,19 +532,11 @@ static void proc_free(struct sp_proc *p)
 
 static const struct sp_map *gen_find(const struct sp_gen *g, uint64_t addr)
 {
-	int lo = 0, hi = g->n;
+	long i = SP_FLOOR(g->maps, g->n, start, addr);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (g->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= g->maps[lo - 1].end)
+	if (i < 0 || addr >= g->maps[i].end)
 		return NULL;
-	return &g->maps[lo - 1];
+	return &g->maps[i];
 }
 
 /* Newest generation first: the layout most stacks were taken under. */
@@ -696,7 +674,7 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 	if (symbolize_in(s, p, addr, leaf, out))
 		return;
 	/* New mapping (dlopen, exec) or new JIT code since the last read? */
-	if (p->dead || now_ns() - p->read_ns < REFRESH_MIN_NS || !may_be_new(p, addr))
+	if (p->dead || sp_mono_ns() - p->read_ns < REFRESH_MIN_NS || !may_be_new(p, addr))
 		return;
 	if (sp_symbolizer__add_pid(s, pid, true) == 0) {
 		frame_init(out, addr);
