@@ -62,7 +62,7 @@ static void privileges_hint(void)
 
 	exe[n > 0 ? n : 0] = '\0';
 	fprintf(stderr,
-		"sprof: loading BPF needs root or the capabilities CAP_BPF and CAP_PERFMON, "
+		"sprof: loading BPF needs root or CAP_BPF and CAP_PERFMON, "
 		"which this process lacks\n"
 		"  run it as root: sudo %s ...\n"
 		"  or give the binary both capabilities once: sudo setcap cap_bpf,cap_perfmon+ep %s\n",
