@@ -88,6 +88,10 @@ def t_man_page(ctx):
     text = r.out.replace("\u2010", "-").replace("\u2212", "-")
     missing = [o for o in help_options(ctx) if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(o), text)]
     assert not missing, "options of --help missing from the man page: %s" % missing
+    version = ctx.sprof_run("--version", check=True).out.split()[1]
+    assert "sprof %s" % version in text.splitlines()[-1], ("the page's version is not --version's", version)
+    r = ctx.run(["man", "--warnings", "./docs/sprof.1"], cwd=ctx.root, env={"MANWIDTH": "100"})
+    assert r.rc == 0 and "SYNOPSIS" in r.out and not r.err.strip(), r
 
 
 def t_readme_options(ctx):
