@@ -136,11 +136,46 @@ def t_bash_completion(ctx):
     assert "sched_switch" in got, got
 
 
-def t_zsh_completion_syntax(ctx):
-    """the zsh completion parses (zsh -n)"""
+# Drives an interactive zsh in a pseudo-terminal (zsh/zpty): loads compinit with
+# the installed _sprof, types $3 and a tab, prints the screen until $4 shows
+# (which neither the setup line nor $3 may contain).
+ZPTY = r"""
+zmodload zsh/zpty
+zpty z 'zsh -f -i'
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; PATH=$2:\$PATH"
+zpty -w -n z "$3"$'\t'
+out=
+for i in {1..100}; do
+  zpty -r -t z chunk && out+=$chunk
+  [[ $out == *$4* ]] && break
+  sleep 0.1
+done
+print -r -- "$out"
+zpty -d z
+"""
+
+
+def zsh_complete(ctx, line, want):
+    """What zsh shows after `line` and a tab (ANSI escapes removed)."""
+    p = installed(ctx)
+    script = ctx.write("zsh_complete.zsh", ZPTY)
+    r = ctx.run(["zsh", "-f", script, os.path.join(p, "share/zsh/vendor-completions"),
+                 os.path.join(p, "bin"), line, want], timeout=60)
+    assert r.rc == 0, r
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|[\r\x07\x08]", " ", r.out)
+
+
+def t_zsh_completion(ctx):
+    """the zsh completion offers formats after -f, stdlib scripts, options and probe names"""
     ctx.require_tool("zsh")
     r = ctx.run(["zsh", "-n", os.path.join(installed(ctx), "share/zsh/vendor-completions/_sprof")])
     assert r.rc == 0, r
+    got = zsh_complete(ctx, "sprof -f ", "speedscope")
+    assert all(f in got.split() for f in FORMATS), got
+    assert "offcpu" in zsh_complete(ctx, "sprof off", "offcpu")
+    assert "uration" in zsh_complete(ctx, "sprof --dur", "uration")
+    ctx.require_root()  # tracepoint names come from tracefs
+    assert "sched_switch" in zsh_complete(ctx, "sprof tracepoint:sched:sched_sw", "sched_switch")
 
 
 def t_version_unknown(ctx):
@@ -319,7 +354,7 @@ def tests(ctx):
     yield "man_page", t_man_page
     yield "readme_options", t_readme_options
     yield "bash_completion", t_bash_completion
-    yield "zsh_completion_syntax", t_zsh_completion_syntax
+    yield "zsh_completion", t_zsh_completion
     yield "version", t_version_unknown
     yield "deb", t_deb
     yield "caps_profile", t_caps_profile
