@@ -28,7 +28,8 @@ endforeach()
 add_custom_target(sprof_dist_gz ALL DEPENDS ${SP_DIST_GZ_FILES})
 
 install(TARGETS sprof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${SP_STDLIB} DESTINATION ${CMAKE_INSTALL_DATADIR}/sprof)
+# executable: they start with #!/usr/bin/env sprof
+install(PROGRAMS ${SP_STDLIB} DESTINATION ${CMAKE_INSTALL_DATADIR}/sprof)
 install(FILES ${SP_DIST_GZ}/sprof.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES README.md docs/language.md docs/probes.md docs/output.md dist/copyright
               ${SP_DIST_GZ}/changelog.gz

@@ -239,6 +239,9 @@ def t_deb(ctx):
         assert r.rc == 0 and r.out.strip() == "hi", r
         r = ctx.run(["sprof", "-d", "ast", "offcpu"], env={"PATH": "/usr/bin:/bin"}, cwd="/")
         assert r.rc == 0 and "sched_switch" in r.out, r
+        # stdlib scripts run by their #! line
+        r = ctx.run(["/usr/share/sprof/offcpu.sp", "-d", "ast"], env={"PATH": "/usr/bin:/bin"}, cwd="/")
+        assert r.rc == 0 and "sched_switch" in r.out, r
         assert ctx.run(["man", "-w", "sprof"]).out.strip() == "/usr/share/man/man1/sprof.1.gz"
         if before["/usr/bin/sprof"]:  # glibc's sprof is diverted, not overwritten
             assert glibc_sprof(".glibc")["/usr/bin/sprof.glibc"] == before["/usr/bin/sprof"]
