@@ -16,20 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi/plan.h"
 #include "runtime/attach/resolve.h"
 #include "runtime/attach/tracefs.h"
 #include "runtime/elf/usdt_notes.h"
 
 #define MAX_FIELDS 5
-
-static const struct {
-	const char *alias, *name;
-} aliases[] = {
-	{ "t", "tracepoint" }, { "rt", "rawtracepoint" }, { "s", "software" },
-	{ "h", "hardware" },   { "u", "uprobe" },          { "ur", "uretprobe" },
-	{ "U", "usdt" },       { "k", "kprobe" },          { "kr", "kretprobe" },
-	{ "p", "profile" },    { "i", "interval" },
-};
 
 /* Listed providers, in output order. */
 static const char *const providers[] = {
@@ -56,15 +48,9 @@ struct lister {
 
 const char *sp_probe_alias(const char *p)
 {
-	size_t i;
+	int t = sp_probe_type_of(p);
 
-	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (strcmp(p, aliases[i].alias) == 0 || strcmp(p, aliases[i].name) == 0)
-			return aliases[i].name;
-	if (!strcmp(p, "BEGIN") || !strcmp(p, "END") || !strcmp(p, "profile") ||
-	    !strcmp(p, "interval"))
-		return p;
-	return NULL;
+	return t < 0 ? NULL : sp_probe_type_name(t);
 }
 
 /* Split at ':' outside double quotes, removing the quotes. */
