@@ -27,25 +27,28 @@
 #include "runtime/stacks/unwind.h"
 #include "tests/unit/check.h"
 
-/* `sleep 30`, returned once it runs the sleep binary (not our fork). */
+/* `sleep 30`, returned once the dynamic loader has mapped its libc (so the
+ * mappings are the ones it keeps while sleeping). */
 static pid_t start_sleep(void)
 {
-	char exe[PATH_MAX], link[64];
+	char path[64], line[512];
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		execl("/bin/sleep", "sleep", "30", (char *)NULL);
 		_exit(127);
 	}
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	for (int i = 0; i < 200; i++) {
-		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	for (int i = 0; i < 400; i++) {
+		FILE *f = fopen(path, "re");
+		int ready = 0;
 
-		if (n > 0) {
-			exe[n] = '\0';
-			if (strstr(exe, "sleep"))
-				return pid;
-		}
+		while (f && !ready && fgets(line, sizeof(line), f))
+			ready = strstr(line, "/libc.so") != NULL;
+		if (f)
+			fclose(f);
+		if (ready)
+			return pid;
 		usleep(5000);
 	}
 	return pid;
