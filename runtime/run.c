@@ -428,6 +428,9 @@ static int open_readers(struct run *r)
 		fprintf(stderr, "sprof: cannot start the symbolizer: %s\n", strerror(errno));
 		return -errno;
 	}
+	/* one open per object file for names and unwind tables (the unwinder
+	 * is destroyed first, the symbolizer owns the cache) */
+	sp_unwind__share_objcache(r->unw, sp_symbolizer__objcache(r->sym));
 	if (r->tgt.pid && r->tgt.running) {
 		sp_process__add(r->sym, r->unw, r->tgt.pid, false);
 	}
@@ -826,6 +829,12 @@ static int start(struct run *r)
 	err = attach_all(r);
 	if (err < 0)
 		return err;
+	/* a sample can land in the child between release and the end of its
+	 * exec (the execve call itself): it still runs sprof's image then, so
+	 * the symbolizer keeps those mappings as the child's first generation
+	 * (names, not hex); the unwinder does not need sprof's own tables */
+	if (r->tgt.child && r->sym)
+		sp_symbolizer__add_pid(r->sym, r->tgt.pid, false);
 	err = sp_target__release(&r->tgt);
 	if (err)
 		return err;

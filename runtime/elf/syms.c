@@ -449,6 +449,11 @@ void sp_elf__destroy(struct sp_elf *e)
 	free(e);
 }
 
+struct Elf *sp_elf__libelf(const struct sp_elf *e)
+{
+	return e ? e->elf : NULL;
+}
+
 const char *sp_elf__build_id(const struct sp_elf *e)
 {
 	return e->build_id;

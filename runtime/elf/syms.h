@@ -35,6 +35,9 @@ struct sp_elf *sp_elf__open_path(const char *path);
 struct sp_elf *sp_elf__open_mem(const void *image, size_t size, const char *name);
 void sp_elf__destroy(struct sp_elf *e); /* accepts NULL */
 
+/* The libelf handle of the file itself (for .eh_frame), or NULL. */
+struct Elf;
+struct Elf *sp_elf__libelf(const struct sp_elf *e);
 /* Hex GNU build id, or NULL when the file has none. */
 const char *sp_elf__build_id(const struct sp_elf *e);
 /* File offset -> ELF virtual address through the PT_LOAD segment holding it. */

@@ -167,21 +167,3 @@ int sp_procmap__open(const struct sp_procmap *m, pid_t pid, bool host_path)
 	return fd;
 }
 
-bool sp_file_id__of_fd(int fd, struct sp_file_id *id)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	id->dev = st.st_dev;
-	id->ino = st.st_ino;
-	id->size = st.st_size;
-	id->mtime = st.st_mtim;
-	return true;
-}
-
-bool sp_file_id__eq(const struct sp_file_id *a, const struct sp_file_id *b)
-{
-	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
-}

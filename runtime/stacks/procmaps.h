@@ -52,16 +52,5 @@ bool sp_procmaps__self_vdso(const void **image, size_t *size);
  * path must still be the mapped inode. Returns a descriptor or -1. */
 int sp_procmap__open(const struct sp_procmap *m, pid_t pid, bool host_path);
 
-/* What makes two opened files one for the symbolizer's and the unwinder's
- * caches: device, inode, size and modification time. */
-struct sp_file_id {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-};
-/* The id of descriptor fd; false when fstat fails or it is not a regular file. */
-bool sp_file_id__of_fd(int fd, struct sp_file_id *id);
-bool sp_file_id__eq(const struct sp_file_id *a, const struct sp_file_id *b);
 
 #endif

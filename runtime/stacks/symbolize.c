@@ -20,6 +20,7 @@
  */
 #include "runtime/stacks/symbolize.h"
 
+#include "runtime/elf/objcache.h"
 #include "runtime/elf/syms.h"
 #include "runtime/stacks/kallsyms.h"
 #include "runtime/stacks/procmaps.h"
@@ -39,22 +40,14 @@
 #include <unistd.h>
 
 #define PROC_BUCKETS 1024
-#define FILE_BUCKETS 256
 /* A miss (address in no mapping) re-reads a live process's maps at most this often. */
 #define REFRESH_MIN_NS 100000000ull
-
-/* One opened file, shared by every mapping of it. */
-struct sp_file {
-	struct sp_file_id id;
-	struct sp_elf *elf;     /* NULL when not a usable ELF file */
-	struct sp_file *next;
-};
 
 struct sp_map {
 	uint64_t start, end, pgoff, inode;
 	enum sp_map_kind kind;
 	char *path;             /* owned; "[vdso]", or NULL for anonymous memory */
-	struct sp_file *file;
+	struct sp_objfile *file; /* shared by every mapping of it (runtime/elf/objcache.h) */
 };
 
 /* The mappings as read at one time, sorted by start. */
@@ -95,15 +88,14 @@ struct sp_modid {
 
 struct sp_symbolizer {
 	struct sp_proc *procs[PROC_BUCKETS];
-	struct sp_file *files[FILE_BUCKETS];
+	struct sp_objcache *objs;  /* object files, possibly shared with the unwinder */
+	bool own_objs;
 	struct sp_kallsyms *ksyms;
 	bool ksyms_tried;
 	pthread_t ksyms_thread;     /* sp_symbolizer__preload_kernel() */
 	bool ksyms_loading;
 	char *kernel_build_id;
 	struct sp_modid *modids;   /* kernel modules' build ids, read on first use */
-	struct sp_file *vdso;
-	bool vdso_tried;
 	bool demangle;
 	bool lines;
 };
@@ -119,16 +111,35 @@ static void raise_nofile(void)
 	}
 }
 
-struct sp_symbolizer *sp_symbolizer__open(void)
+struct sp_symbolizer *sp_symbolizer__open_shared(struct sp_objcache *objs)
 {
 	struct sp_symbolizer *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
+	s->objs = objs;
+	if (!s->objs) {
+		s->objs = sp_objcache__new();
+		s->own_objs = true;
+		if (!s->objs) {
+			free(s);
+			return NULL;
+		}
+	}
 	s->demangle = true;
 	s->lines = true;
 	raise_nofile();
 	return s;
+}
+
+struct sp_symbolizer *sp_symbolizer__open(void)
+{
+	return sp_symbolizer__open_shared(NULL);
+}
+
+struct sp_objcache *sp_symbolizer__objcache(struct sp_symbolizer *s)
+{
+	return s->objs;
 }
 
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on)
@@ -138,42 +149,7 @@ void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on)
 
 /* --- files --------------------------------------------------------------------------- */
 
-static struct sp_file **file_bucket(struct sp_symbolizer *s, dev_t dev, ino_t ino)
-{
-	return &s->files[(dev * 31 + ino) % FILE_BUCKETS];
-}
-
-/* The cached file for open descriptor `fd`, or a new entry; consumes fd. */
-static struct sp_file *file_for_fd(struct sp_symbolizer *s, int fd, const char *path,
-				   const char *root)
-{
-	struct sp_file *f, **b;
-	struct sp_file_id id;
-
-	if (!sp_file_id__of_fd(fd, &id)) {
-		close(fd);
-		return NULL;
-	}
-	b = file_bucket(s, id.dev, id.ino);
-	for (f = *b; f; f = f->next) {
-		if (sp_file_id__eq(&f->id, &id)) {
-			close(fd);
-			return f;
-		}
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		close(fd);
-		return NULL;
-	}
-	f->id = id;
-	f->elf = sp_elf__open_fd(fd, path, root); /* NULL for non-ELF: cached as such */
-	f->next = *b;
-	*b = f;
-	return f;
-}
-
-static struct sp_file *open_file(struct sp_symbolizer *s, pid_t pid, const struct sp_procmap *m)
+static struct sp_objfile *open_file(struct sp_symbolizer *s, pid_t pid, const struct sp_procmap *m)
 {
 	char root[64];
 	int fd = sp_procmap__open(m, pid, true);
@@ -181,32 +157,18 @@ static struct sp_file *open_file(struct sp_symbolizer *s, pid_t pid, const struc
 	if (fd < 0)
 		return NULL;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	return file_for_fd(s, fd, m->path, root);
+	return sp_objcache__get_fd(s->objs, fd, m->path, root);
 }
 
 /* sprof's own vDSO: the kernel maps one image into every (64-bit) process. */
-static struct sp_file *vdso_file(struct sp_symbolizer *s)
+static struct sp_objfile *vdso_file(struct sp_symbolizer *s)
 {
 	const void *image;
 	size_t size;
 
-	if (s->vdso_tried)
-		return s->vdso;
-	s->vdso_tried = true;
 	if (!sp_procmaps__self_vdso(&image, &size))
 		return NULL;
-	s->vdso = calloc(1, sizeof(*s->vdso));
-	if (s->vdso)
-		s->vdso->elf = sp_elf__open_mem(image, size, "[vdso]");
-	return s->vdso;
-}
-
-static void file_free(struct sp_file *f)
-{
-	if (!f)
-		return;
-	sp_elf__destroy(f->elf);
-	free(f);
+	return sp_objcache__vdso(s->objs, image, size);
 }
 
 /* --- perf maps (JIT) ------------------------------------------------------------------- */
@@ -404,15 +366,15 @@ static void gen_free(struct sp_gen *g)
 }
 
 /* Mapping `m` of process `pid` as kept by the symbolizer (path moves over). */
-static void take_map(struct sp_symbolizer *s, pid_t pid, struct sp_procmap *m, struct sp_map *out)
+static void take_map(struct sp_symbolizer *s, pid_t pid, const struct sp_procmap *m,
+		     struct sp_map *out)
 {
 	*out = (struct sp_map){ m->start, m->end, m->pgoff, m->inode, m->kind, NULL, NULL };
 	if (m->kind == SP_MAP_FILE)
 		out->file = open_file(s, pid, m);
 	else if (m->kind == SP_MAP_VDSO)
 		out->file = vdso_file(s);
-	out->path = m->path;
-	m->path = NULL;
+	out->path = m->path ? strdup(m->path) : NULL; /* the snapshot is shared: copy */
 }
 
 static bool same_gen(const struct sp_gen *a, const struct sp_gen *b)
@@ -767,11 +729,11 @@ void sp_symbolize_kernel(struct sp_symbolizer *s, uint64_t addr, bool leaf, stru
 uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, const char *name)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct sp_file *f;
+	struct sp_objfile *f;
 
 	if (fd < 0)
 		return 0;
-	f = file_for_fd(s, fd, path, NULL);
+	f = sp_objcache__get_fd(s->objs, fd, path, NULL);
 	if (!f || !f->elf)
 		return 0;
 	return sp_elf__lookup_name(f->elf, name);
@@ -779,16 +741,15 @@ uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, c
 
 void sp_symbolizer__stats(const struct sp_symbolizer *s, struct sp_symbolizer_stats *st)
 {
+	struct sp_objcache_stats os;
+
 	memset(st, 0, sizeof(*st));
 	for (int i = 0; i < PROC_BUCKETS; i++)
 		for (const struct sp_proc *p = s->procs[i]; p; p = p->next)
 			st->procs++;
-	for (int i = 0; i < FILE_BUCKETS; i++) {
-		for (const struct sp_file *f = s->files[i]; f; f = f->next) {
-			st->files++;
-			st->elf_files += f->elf != NULL;
-		}
-	}
+	sp_objcache__stats(s->objs, &os);
+	st->files = os.files;
+	st->elf_files = os.elf_files;
 }
 
 void sp_symbolizer__destroy(struct sp_symbolizer *s)
@@ -805,15 +766,8 @@ void sp_symbolizer__destroy(struct sp_symbolizer *s)
 			s->procs[i] = next;
 		}
 	}
-	for (int i = 0; i < FILE_BUCKETS; i++) {
-		while (s->files[i]) {
-			struct sp_file *next = s->files[i]->next;
-
-			file_free(s->files[i]);
-			s->files[i] = next;
-		}
-	}
-	file_free(s->vdso);
+	if (s->own_objs)
+		sp_objcache__destroy(s->objs);
 	while (s->modids) {
 		struct sp_modid *next = s->modids->next;
 

@@ -31,6 +31,12 @@
 struct sp_symbolizer;
 
 struct sp_symbolizer *sp_symbolizer__open(void);
+/* The same over a cache of object files shared with others (the unwinder,
+ * runtime/elf/objcache.h), which must outlive the symbolizer; NULL: own one. */
+struct sp_objcache;
+struct sp_symbolizer *sp_symbolizer__open_shared(struct sp_objcache *objs);
+/* Its cache of object files, to share with the unwinder (sp_unwind__share_objcache). */
+struct sp_objcache *sp_symbolizer__objcache(struct sp_symbolizer *s);
 void sp_symbolizer__destroy(struct sp_symbolizer *s); /* accepts NULL */
 
 /* Record PID's mappings now and keep their files open. Idempotent; call

@@ -19,6 +19,8 @@
 
 #include "abi/unwind_table.h"
 #include "runtime/elf/ehframe.h"
+#include "runtime/elf/objcache.h"
+#include "runtime/elf/syms.h"
 #include "runtime/stacks/procmaps.h"
 #include "base/clock.h"
 #include "base/hash.h"
@@ -47,7 +49,7 @@ struct unw_load {
 };
 
 struct unw_file {
-	struct sp_file_id id;
+	const struct sp_objfile *of; /* the shared object file (runtime/elf/objcache.h) */
 	int nloads;
 	struct unw_load loads[MAX_LOADS];
 	uint64_t base;          /* vaddr of the first row */
@@ -68,8 +70,8 @@ struct sp_unwind {
 	uint32_t max_rows, nrows;
 	bool ready, failed;
 	struct unw_file *files;
-	struct unw_file *vdso;
-	bool vdso_tried;
+	struct sp_objcache *objs;  /* object files, possibly shared with the symbolizer */
+	bool own_objs;
 	struct unw_pid *pids;      /* registered processes */
 	int npids, cap_pids, adds;
 	int nfiles, files_with_rows, over_budget;
@@ -88,12 +90,18 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
+	u->objs = sp_objcache__new();
+	u->own_objs = true;
+	if (!u->objs) {
+		free(u);
+		return NULL;
+	}
 	elf_version(EV_CURRENT);
 	u->rows_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_ROWS);
 	u->procs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PROCS);
 	u->stats_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_STATS);
 	if (!u->rows_map || !u->procs_map || !u->stats_map) {
-		free(u);
+		sp_unwind__destroy(u);
 		errno = ENOENT;
 		return NULL;
 	}
@@ -102,11 +110,24 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	u->max_rows = max_rows ? max_rows : SP_UNWIND_DEFAULT_ROWS;
 	if (bpf_map__set_max_entries(u->rows_map, u->max_rows) ||
 	    bpf_map__set_max_entries(u->procs_map, SP_UNWIND_DEFAULT_PROCS)) {
-		free(u);
+		sp_unwind__destroy(u);
 		errno = EINVAL;
 		return NULL;
 	}
 	return u;
+}
+
+int sp_unwind__share_objcache(struct sp_unwind *u, struct sp_objcache *objs)
+{
+	if (!u || !objs)
+		return 0;
+	if (u->files)
+		return -EBUSY; /* files were met already: they belong to the own cache */
+	if (u->own_objs)
+		sp_objcache__destroy(u->objs);
+	u->objs = objs;
+	u->own_objs = false;
+	return 0;
 }
 
 /* After load: the map descriptors and the rows mapping. */
@@ -200,53 +221,39 @@ static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf)
 	return f;
 }
 
-/* The cached file for descriptor fd (consumed). */
-static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
+/* The unwinder's entry for a shared object file (rows parsed on first use). */
+static struct unw_file *file_for(struct sp_unwind *u, const struct sp_objfile *of)
 {
 	struct unw_file *f;
-	struct sp_file_id id;
-	Elf *elf;
 
-	if (!sp_file_id__of_fd(fd, &id)) {
-		close(fd);
+	if (!of)
 		return NULL;
-	}
-	for (f = u->files; f; f = f->next) {
-		if (sp_file_id__eq(&f->id, &id)) {
-			close(fd);
+	for (f = u->files; f; f = f->next)
+		if (f->of == of)
 			return f;
-		}
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	f = file_from_elf(u, elf);
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	f = file_from_elf(u, of->elf ? sp_elf__libelf(of->elf) : NULL);
 	if (!f)
 		return NULL;
-	f->id = id;
+	f->of = of;
 	f->next = u->files;
 	u->files = f;
 	return f;
 }
 
-/* sprof's own vDSO image. */
-static struct unw_file *vdso_file(struct sp_unwind *u)
+static struct unw_file *map_file(struct sp_unwind *u, pid_t pid, const struct sp_procmap *m)
 {
 	const void *image;
+	char root[64];
 	size_t size;
-	Elf *elf;
+	int fd;
 
-	if (u->vdso_tried)
-		return u->vdso;
-	u->vdso_tried = true;
-	if (!sp_procmaps__self_vdso(&image, &size))
+	if (m->kind == SP_MAP_VDSO) /* sprof's own image stands for every process's */
+		return sp_procmaps__self_vdso(&image, &size)
+			       ? file_for(u, sp_objcache__vdso(u->objs, image, size)) : NULL;
+	if (m->kind != SP_MAP_FILE || (fd = sp_procmap__open(m, pid, false)) < 0)
 		return NULL;
-	elf = elf_memory((char *)image, size);
-	u->vdso = file_from_elf(u, elf);
-	if (elf)
-		elf_end(elf);
-	return u->vdso;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	return file_for(u, sp_objcache__get_fd(u->objs, fd, m->path, root));
 }
 
 /* --- processes ----------------------------------------------------------------------- */
@@ -381,16 +388,8 @@ int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps
 		return -ENOMEM;
 	for (int i = 0; i < pm->n && p->n < SP_UNW_MAX_MAPS; i++) {
 		const struct sp_procmap *m = &pm->maps[i];
-		struct unw_file *f = NULL;
 
-		if (m->kind == SP_MAP_FILE) {
-			int fd = sp_procmap__open(m, pid, false);
-
-			f = fd >= 0 ? file_for_fd(u, fd) : NULL;
-		} else if (m->kind == SP_MAP_VDSO) {
-			f = vdso_file(u);
-		}
-		fill_map(f, m, &p->maps[p->n++]);
+		fill_map(map_file(u, pid, m), m, &p->maps[p->n++]);
 	}
 	return register_proc(u, pid, p);
 }
@@ -450,7 +449,8 @@ void sp_unwind__destroy(struct sp_unwind *u)
 		u->files = f->next;
 		free(f);
 	}
-	free(u->vdso);
+	if (u->own_objs)
+		sp_objcache__destroy(u->objs);
 	free(u->pids);
 	free(u);
 }

@@ -17,6 +17,7 @@
 #ifndef SPROF_RUNTIME_STACKS_UNWIND_H
 #define SPROF_RUNTIME_STACKS_UNWIND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -34,6 +35,11 @@ struct sp_unwind;
  * programs that take user stacks. */
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows);
 void sp_unwind__destroy(struct sp_unwind *u); /* accepts NULL */
+/* Use `objs` (which must outlive u) for object files instead of an own
+ * cache, so a file the symbolizer opened is not opened again. Call before
+ * the first process is added: 0, or -EBUSY. */
+struct sp_objcache;
+int sp_unwind__share_objcache(struct sp_unwind *u, struct sp_objcache *objs);
 
 /* (Re-)read pid's mappings and register them. Returns 1 when they are new
  * or changed since the last call (the symbolizer should re-read them too),
@@ -43,7 +49,6 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid);
 struct sp_procmaps;
 int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm);
 /* False for NULL, sprof itself, and an unwinder whose maps failed. */
-#include <stdbool.h>
 bool sp_unwind__wants(const struct sp_unwind *u, pid_t pid);
 
 struct sp_unwind_stats {
