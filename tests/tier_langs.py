@@ -8,9 +8,16 @@ named exactly as binutils' `c++filt -i` (rustfilt's form) prints the symbol,
 no mangling left, and complete stacks (rust_leaf <- step <- drive <- main)
 in most samples.
 
+JIT code: tests/workloads/lang_node.js under `node --perf-basic-prof`,
+profiled with -c: its hot JS function must lead the stacks, named from
+/tmp/perf-PID.map (written after the first samples, grown while it runs,
+read again after node exited), with node's own C++ frames symbolized below
+it down to _start. A perf map with malformed lines gets one warning.
+
 Each test prints its figures and appends them to
 build/tests/artifacts/langs_figures.txt.
 """
+import glob
 import os
 import re
 import time
@@ -123,7 +130,87 @@ def t_rust_glob_v0(ctx):
             "drive::<Adder<%s>> not probed: %r" % (t, r)
 
 
+# ---- JIT code through perf maps ----------------------------------------------------------
+
+def _unlink_perf_maps(ctx, out):
+    """The perf maps (and node's isolate-*-PID-v8.log) the profiled pids left."""
+    for pid in re.findall(r"^@pid\[(\d+)\]", out, re.M):
+        for path in ["/tmp/perf-%s.map" % pid] + glob.glob(
+                os.path.join(ctx.workdir, "isolate-*-%s-v8.log" % pid)):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def t_node_perf_map(ctx):
+    ctx.require_bpf()
+    ctx.require_tool("node")
+    js = os.path.join(ctx.tests_dir, "workloads", "lang_node.js")
+    prog = "profile:hz:99 /pid == cpid/ { @[ustack] = count(); @pid[pid] = count(); }"
+    r = ctx.sprof_run("-c", "node --perf-basic-prof %s 2" % js, "-e", prog, timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    assert "malformed" not in r.err, "node's perf map has malformed lines? %r" % r.err
+    stacks = _parse_stacks(r.out)
+    total = sum(n for _, n in stacks)
+    hot = [(f, n) for f, n in stacks if f and re.search(r"\bhotLoop\b", f[0])]
+    nhot = sum(n for _, n in hot)
+    full = sum(n for f, n in hot
+               if any(_name(x).startswith("node::Start(") for x in f) and
+               _name(f[-1]) in ("_start", "__libc_start_main", "__libc_start_call_main") and
+               not any(x.startswith("0x") for x in f))
+    _figure(ctx, "node --perf-basic-prof: hotLoop leads %d/%d samples (%s); %d of them complete "
+            "through node::Start to %s, no frame unnamed"
+            % (nhot, total, _name(hot[0][0][0]) if hot else "-", full,
+               _name(hot[0][0][-1]) if hot else "-"))
+    assert total >= 50, "too few samples: %d\n%r" % (total, r)
+    assert nhot >= 0.6 * total, "hotLoop leads only %d of %d samples:\n%s" % (nhot, total, r.out[-3000:])
+    assert full >= 0.9 * nhot, "complete stacks in only %d of %d hotLoop samples:\n%s" % (
+        full, nhot, r.out[-3000:])
+
+
+def t_node_late_jit(ctx):
+    """Code JIT-compiled after the last timed re-read, named once node exited."""
+    ctx.require_bpf()
+    ctx.require_tool("node")
+    js = os.path.join(ctx.tests_dir, "workloads", "lang_node.js")
+    prog = "profile:hz:99 /pid == cpid/ { @[ustack(1)] = count(); @pid[pid] = count(); }"
+    r = ctx.sprof_run("-c", "node --perf-basic-prof %s 2 late" % js, "-e", prog, timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    stacks = _parse_stacks(r.out)
+    late = sum(n for f, n in stacks if f and re.search(r"\blateLoop\b", f[0]))
+    unnamed = sum(n for f, n in stacks if f and f[0].startswith("0x"))
+    total = sum(n for _, n in stacks)
+    _figure(ctx, "node, code compiled 1.5 s in: lateLoop leads %d/%d samples, %d leaves unnamed"
+            % (late, total, unnamed))
+    assert late >= 30, "lateLoop leads only %d samples:\n%s" % (late, r.out[-3000:])
+    assert unnamed <= 0.05 * total, "%d of %d leaves unnamed" % (unnamed, total)
+
+
+def t_perf_map_malformed(ctx):
+    """Malformed lines: skipped, one warning for the file however often it is read."""
+    ctx.require_bpf()
+    busy = os.path.join(ctx.build, "examples", "busy")
+    if not os.path.exists(busy):
+        raise AssertionError("%s not built" % busy)
+    cmd = ("sh -c 'printf \"1000 10 jit_a\\nnot a line\\n2000\\n3000 10 jit_b\\n\" "
+           "> /tmp/perf-$$.map; exec %s 1'" % busy)
+    r = ctx.sprof_run("-c", cmd, "-e", "profile:hz:99 /pid == cpid/ { @[ustack] = count(); "
+                      "@pid[pid] = count(); }", timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    warns = [l for l in r.err.splitlines() if "malformed" in l]
+    assert len(warns) == 1, "want one warning, got %r" % r.err
+    assert re.search(r"/tmp/perf-\d+\.map \(pid \d+\): 2 malformed lines skipped, the first at "
+                     r"line 2$", warns[0]), warns[0]
+
+
 def tests(ctx):
     yield "rust/names_legacy", _rust_names("legacy")
     yield "rust/names_v0", _rust_names("v0")
     yield "rust/glob_v0", t_rust_glob_v0
+    yield "jit/node_perf_map", t_node_perf_map
+    yield "jit/node_late_jit", t_node_late_jit
+    yield "jit/perf_map_malformed", t_perf_map_malformed
