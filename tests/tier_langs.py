@@ -12,7 +12,9 @@ JIT code: tests/workloads/lang_node.js under `node --perf-basic-prof`,
 profiled with -c: its hot JS function must lead the stacks, named from
 /tmp/perf-PID.map (written after the first samples, grown while it runs,
 read again after node exited), with node's own C++ frames symbolized below
-it down to _start. A perf map with malformed lines gets one warning.
+it down to _start. tests/workloads/lang_java.java under a JVM that writes
+its perf map only as it exits: the hot method leads, stacks complete to the
+thread's start. A perf map with malformed lines gets one warning.
 
 Each test prints its figures and appends them to
 build/tests/artifacts/langs_figures.txt.
@@ -189,6 +191,44 @@ def t_node_late_jit(ctx):
     assert unnamed <= 0.05 * total, "%d of %d leaves unnamed" % (unnamed, total)
 
 
+def _javac(ctx):
+    ctx.require_tool("javac")
+    src = os.path.join(ctx.tests_dir, "workloads", "lang_java.java")
+    out = os.path.join(ctx.build, "tests", "workloads", "lang_java")
+    cls = os.path.join(out, "LangJava.class")
+    if not os.path.exists(cls) or os.path.getmtime(cls) < os.path.getmtime(src):
+        os.makedirs(out, exist_ok=True)
+        ctx.run(["javac", "-d", out, src], check=True, timeout=300)
+    return out
+
+
+def t_jvm_perf_map_at_exit(ctx):
+    """The JVM writes its perf map as it exits: read after the process is gone."""
+    ctx.require_bpf()
+    ctx.require_tool("java")
+    cp = _javac(ctx)
+    cmd = ("java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer "
+           "-cp %s LangJava 2" % cp)
+    prog = "profile:hz:99 /pid == cpid/ { @[ustack] = count(); @pid[pid] = count(); }"
+    r = ctx.sprof_run("-c", cmd, "-e", prog, timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    stacks = _parse_stacks(r.out)
+    total = sum(n for _, n in stacks)
+    hot = [(f, n) for f, n in stacks if f and "LangJava.hotLoop" in f[0]]
+    nhot = sum(n for _, n in hot)
+    full = sum(n for f, n in hot
+               if any(_name(x) == "JavaMain" for x in f) and _name(f[-1]) in ("clone3", "clone") and
+               not any(x.startswith("0x") for x in f))
+    _figure(ctx, "java -XX:+DumpPerfMapAtExit: hotLoop leads %d/%d samples (%s); %d of them "
+            "complete through JavaMain to clone3" % (nhot, total, _name(hot[0][0][0]) if hot else "-",
+                                                     full))
+    assert nhot >= 0.5 * total and nhot >= 30, "hotLoop leads only %d of %d samples:\n%s" % (
+        nhot, total, r.out[-3000:])
+    assert full >= 0.9 * nhot, "complete stacks in only %d of %d hotLoop samples:\n%s" % (
+        full, nhot, r.out[-3000:])
+
+
 def t_perf_map_malformed(ctx):
     """Malformed lines: skipped, one warning for the file however often it is read."""
     ctx.require_bpf()
@@ -213,4 +253,5 @@ def tests(ctx):
     yield "rust/glob_v0", t_rust_glob_v0
     yield "jit/node_perf_map", t_node_perf_map
     yield "jit/node_late_jit", t_node_late_jit
+    yield "jit/jvm_perf_map_at_exit", t_jvm_perf_map_at_exit
     yield "jit/perf_map_malformed", t_perf_map_malformed

@@ -28,7 +28,9 @@ struct sp_perfsym {
 
 struct sp_perfmap;
 
-/* The perf map of `pid`; NULL and errno (ENOENT: none) when it cannot be opened. */
+/* The perf map of `pid`; NULL and errno (ENOENT: none) when it cannot be opened.
+ * Once the process is gone, the host's /tmp/perf-PID.map (a map written at
+ * exit), whoever owns it. */
 struct sp_perfmap *sp_perfmap__open(pid_t pid);
 /* One from a file path (tests, or a map copied elsewhere). */
 struct sp_perfmap *sp_perfmap__open_path(const char *path, const char *shown);

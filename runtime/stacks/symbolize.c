@@ -72,6 +72,7 @@ struct sp_proc {
 	struct sp_gen *gens;    /* oldest first */
 	struct sp_perfmap *perf; /* NULL until the process has one */
 	bool perf_warned;        /* about its malformed lines, once */
+	bool perf_tried_dead;    /* looked for a perf map written at exit */
 	struct sp_proc *next;
 };
 
@@ -213,14 +214,19 @@ static void file_free(struct sp_file *f)
 /* --- perf maps (JIT) ------------------------------------------------------------------- */
 
 /* Open the perf map the first time (retried while the process lives: a JIT
- * may create it late), read what is new, and warn once per file about
- * lines that do not parse. */
+ * may create it late; once after it died: the JVM's DumpPerfMapAtExit),
+ * read what is new, and warn once per file about lines that do not parse. */
 static void read_perfmap(struct sp_proc *p)
 {
 	int first, bad;
 
-	if (!p->perf && (p->dead || !(p->perf = sp_perfmap__open(p->pid))))
-		return;
+	if (!p->perf) {
+		if (p->perf_tried_dead)
+			return;
+		p->perf_tried_dead = p->dead;
+		if (!(p->perf = sp_perfmap__open(p->pid)))
+			return;
+	}
 	if (sp_perfmap__refresh(p->perf) != 0 || p->perf_warned)
 		return;
 	bad = sp_perfmap__bad_lines(p->perf, &first);
@@ -534,7 +540,7 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 	if (symbolize_in(s, p, addr, leaf, out))
 		return;
 	/* JIT code newer than the perf map as read? fstat() tells, also after exit */
-	if (p->perf) {
+	if (p->perf || (p->dead && !p->perf_tried_dead)) {
 		read_perfmap(p);
 		frame_init(out, addr);
 		if (symbolize_in(s, p, addr, leaf, out))
