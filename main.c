@@ -25,9 +25,10 @@
 #include "runtime/attach/resolve.h"
 #include "runtime/report/report.h"
 #include "runtime/attach/tracefs.h"
+#include "runtime/elf/funcs.h"
+#include "runtime/stacks/kallsyms.h"
 #include "runtime/runtime.h"
-
-#define SPROF_VERSION "0.1.0"
+#include "sprof_version.h" /* generated: SPROF_VERSION, SPROF_GIT_REV */
 #define DEFAULT_MAX_KEYS 4096
 
 struct sp_stdlib_script {
@@ -145,6 +146,71 @@ static const char *find_stdlib(const char *name)
 	return NULL;
 }
 
+/* A plain script name ("offcpu", "offcpu.sp"): letters, digits, '_', '-'. */
+static bool stdlib_name_ok(const char *name)
+{
+	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+	return n > 0 && (!name[n] || !strcmp(name + n, ".sp"));
+}
+
+/* The folders stdlib scripts are read from, first match wins: the source
+ * tree's stdlib/ when this binary is the build tree's, <prefix>/share/sprof
+ * found from the binary's own path (a relocated install, the .deb), then the
+ * folder configured at build time. The built-in copies come after these. */
+static int stdlib_dirs(char dirs[3][PATH_MAX])
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int nd = 0;
+
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash) {
+		*slash = '\0';
+		if (!strcmp(exe, SPROF_BUILD_DIR))
+			nd += snprintf(dirs[nd], PATH_MAX, "%s/stdlib", SPROF_SOURCE_DIR) < PATH_MAX;
+		nd += snprintf(dirs[nd], PATH_MAX, "%s/%s", exe, SPROF_REL_DATADIR) < PATH_MAX;
+	}
+	nd += snprintf(dirs[nd], PATH_MAX, "%s", SPROF_DATADIR) < PATH_MAX;
+	return nd;
+}
+
+/* Path of stdlib script NAME in a stdlib folder; false when none has it. */
+static bool stdlib_file(const char *name, char path[PATH_MAX])
+{
+	char dirs[3][PATH_MAX];
+	int nd = stdlib_dirs(dirs);
+	const char *ext = strstr(name, ".sp") ? "" : ".sp";
+
+	if (!stdlib_name_ok(name))
+		return false;
+	for (int i = 0; i < nd; i++)
+		if (snprintf(path, PATH_MAX, "%s/%s%s", dirs[i], name, ext) < PATH_MAX &&
+		    access(path, R_OK) == 0)
+			return true;
+	return false;
+}
+
+static bool stdlib_exists(const char *name)
+{
+	char path[PATH_MAX];
+	return stdlib_file(name, path) || find_stdlib(name);
+}
+
+/* Stdlib script NAME: its file when a stdlib folder has one, else the built-in copy. */
+static struct sp_source *stdlib_source(const char *name)
+{
+	char path[PATH_MAX];
+	struct sp_source *src;
+
+	if (!stdlib_file(name, path))
+		return sp_source_from_string(name, find_stdlib(name));
+	src = sp_source_from_file(path);
+	if (!src)
+		fprintf(stderr, "sprof: cannot read script '%s': %s\n", path, strerror(errno));
+	return src;
+}
+
 static bool looks_like_file(const char *arg)
 {
 	struct stat st;
@@ -235,7 +301,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("sprof %s\n", SPROF_VERSION);
+			printf("sprof %s (git %s)\n", SPROF_VERSION, SPROF_GIT_REV);
 			exit(0);
 		case OPT_MAX_KEYS:
 			if (parse_u32(optarg, &c->run.max_keys)) {
@@ -289,7 +355,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		const char *arg = argv[i++];
 		if (looks_like_file(arg))
 			c->prog_file = arg;
-		else if (find_stdlib(arg))
+		else if (stdlib_exists(arg))
 			c->stdlib_name = arg;
 		else
 			c->prog_text = arg;
@@ -304,14 +370,14 @@ static struct sp_source *load_source(const struct cli *c)
 	struct sp_source *src;
 	if (c->prog_file) {
 		src = sp_source_from_file(c->prog_file);
-		if (!src && errno == ENOENT && find_stdlib(c->prog_file))
-			return sp_source_from_string(c->prog_file, find_stdlib(c->prog_file));
+		if (!src && errno == ENOENT && stdlib_exists(c->prog_file))
+			return stdlib_source(c->prog_file);
 		if (!src)
 			fprintf(stderr, "sprof: cannot read script '%s': %s\n", c->prog_file, strerror(errno));
 		return src;
 	}
 	if (c->stdlib_name)
-		return sp_source_from_string(c->stdlib_name, find_stdlib(c->stdlib_name));
+		return stdlib_source(c->stdlib_name);
 	src = sp_source_from_string("<cmdline>", c->prog_text);
 	if (!src)
 		fprintf(stderr, "sprof: %s\n", strerror(errno));
@@ -390,6 +456,13 @@ static int write_file(const char *path, const void *buf, size_t len)
 }
 
 /* Front end and codegen; returns 0 with plan and obj set, 1 on errors. */
+/* uaddr()/kaddr() for codegen, through the runtime's symbol readers. */
+static int sym_addr(void *ctx, const char *binary, const char *name, uint64_t *addr)
+{
+	(void)ctx;
+	return binary ? sp_elf_symbol_vaddr(binary, name, addr) : sp_kallsyms_addr_of(NULL, name, addr);
+}
+
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
@@ -413,6 +486,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		return 0;
 	}
 	struct sp_codegen_opts co = {
+		.sym_addr = sym_addr,
 		.max_keys = c->run.max_keys,
 		.dump_ir = c->dump == DUMP_IR ? stdout : NULL,
 		.dump_ir_raw = c->dump == DUMP_IR_RAW ? stdout : NULL,

@@ -4,14 +4,34 @@
  * in it is malloc'd so it outlives the compile arena.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "abi/plan.h"
 
 static const char *const probe_names[] = {
-#define X(k, s) s,
+#define X(k, n, a, u) n,
 	SP_PROBE_TYPES(X)
 #undef X
 };
+
+static const char *const probe_aliases[] = {
+#define X(k, n, a, u) a,
+	SP_PROBE_TYPES(X)
+#undef X
+};
+
+const char *sp_probe_type_alias(enum sp_probe_type t)
+{
+	return (int)t < 0 || t >= SP_PROBE__COUNT ? "" : probe_aliases[t];
+}
+
+int sp_probe_type_of(const char *name_or_alias)
+{
+	for (int t = 0; name_or_alias && t < SP_PROBE__COUNT; t++)
+		if (!strcmp(name_or_alias, probe_names[t]) || !strcmp(name_or_alias, probe_aliases[t]))
+			return t;
+	return -1;
+}
 
 const char *sp_probe_type_name(enum sp_probe_type t)
 {

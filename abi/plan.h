@@ -14,24 +14,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* X(enum, canonical name) */
-#define SP_PROBE_TYPES(X)                  \
-	X(BEGIN, "BEGIN")                  \
-	X(END, "END")                      \
-	X(PROFILE, "profile")              \
-	X(INTERVAL, "interval")            \
-	X(SOFTWARE, "software")            \
-	X(HARDWARE, "hardware")            \
-	X(UPROBE, "uprobe")                \
-	X(URETPROBE, "uretprobe")          \
-	X(USDT, "usdt")                    \
-	X(TRACEPOINT, "tracepoint")        \
-	X(RAWTRACEPOINT, "rawtracepoint")  \
-	X(KPROBE, "kprobe")                \
-	X(KRETPROBE, "kretprobe")
+/* The one table of probe types, read by the parser (names, aliases, the
+ * usage shown for a malformed attach point), codegen and the runtime
+ * (runtime/attach/probe.c's ops are indexed by it, -l lists it).
+ * X(enum, canonical name, bpftrace's alias, usage) */
+#define SP_PROBE_TYPES(X)                                                    \
+	X(BEGIN, "BEGIN", "begin", "BEGIN")                                  \
+	X(END, "END", "end", "END")                                          \
+	X(PROFILE, "profile", "p", "profile:hz|s|ms|us:N")                   \
+	X(INTERVAL, "interval", "i", "interval:s|ms|us|hz:N")                \
+	X(SOFTWARE, "software", "s", "software:EVENT[:PERIOD]")              \
+	X(HARDWARE, "hardware", "h", "hardware:EVENT[:PERIOD]")              \
+	X(UPROBE, "uprobe", "u", "uprobe:PATH:FUNCTION[+OFFSET]")           \
+	X(URETPROBE, "uretprobe", "ur", "uretprobe:PATH:FUNCTION")           \
+	X(USDT, "usdt", "U", "usdt:PATH:[PROVIDER:]NAME")                    \
+	X(TRACEPOINT, "tracepoint", "t", "tracepoint:CATEGORY:NAME")         \
+	X(RAWTRACEPOINT, "rawtracepoint", "rt", "rawtracepoint:NAME")        \
+	X(KPROBE, "kprobe", "k", "kprobe:FUNCTION[+OFFSET]")                 \
+	X(KRETPROBE, "kretprobe", "kr", "kretprobe:FUNCTION")
 
 enum sp_probe_type {
-#define X(k, s) SP_PROBE_##k,
+#define X(k, n, a, u) SP_PROBE_##k,
 	SP_PROBE_TYPES(X)
 #undef X
 	SP_PROBE__COUNT
@@ -56,6 +59,30 @@ struct sp_plan_probe {
 	bool uses_names;
 };
 
+/* Aggregations a map value can hold. */
+#define SP_AGG_KINDS(X) \
+	X(COUNT, "count") \
+	X(SUM, "sum")     \
+	X(MIN, "min")     \
+	X(MAX, "max")     \
+	X(AVG, "avg")     \
+	X(STATS, "stats") \
+	X(HIST, "hist")   \
+	X(LHIST, "lhist")
+
+enum sp_agg_kind {
+	SP_AGG_NONE,
+#define X(k, s) SP_AGG_##k,
+	SP_AGG_KINDS(X)
+#undef X
+};
+
+enum sp_stack_mode {
+	SP_STACK_BPFTRACE, /* "sym+off" per line, 4-space indent */
+	SP_STACK_PERF,     /* "\taddr sym+off (module)" */
+	SP_STACK_RAW,      /* bare addresses */
+};
+
 /* How one key or value slot is laid out in map memory. */
 enum sp_field_kind {
 	SP_F_INT,    /* size 1/2/4/8, is_signed */
@@ -78,7 +105,7 @@ struct sp_plan_field {
 	uint32_t size;
 	bool is_signed;
 	int stack_limit;   /* stacks: frames kept */
-	int stack_mode;    /* enum sp_stack_mode values from parser/types.h */
+	int stack_mode;    /* enum sp_stack_mode */
 	int nelems;        /* TUPLE */
 	struct sp_plan_field *elems;
 	char *fmt;         /* TIMESTAMP: strftime format (may be NULL: "%H:%M:%S") */
@@ -102,7 +129,7 @@ struct sp_stack_val {
 	uint64_t ip[SP_MAX_FRAMES];
 };
 
-/* Map value kinds; mirrors enum sp_agg_kind in parser/types.h (0 = plain value). */
+/* Map value kinds (0 = plain value). */
 struct sp_plan_map {
 	char *name;        /* "@", "@x" */
 	char *bpf_name;    /* map name in the object */
@@ -178,6 +205,10 @@ struct sp_plan {
 
 void sp_plan_free(struct sp_plan *p); /* accepts NULL */
 const char *sp_probe_type_name(enum sp_probe_type t);
+/* bpftrace's alias ("t" for tracepoint), or "". */
+const char *sp_probe_type_alias(enum sp_probe_type t);
+/* The type a canonical name or an alias names, or -1. */
+int sp_probe_type_of(const char *name_or_alias);
 
 /* Names of the objects the BPF-side helpers (bpf/NAME.bpf.c) define. */
 #define SP_MAP_STACKS "sp_stacks"

@@ -28,11 +28,6 @@ struct {
 } sp_stacks SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} sp_events SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
@@ -53,13 +48,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } sp_stack_drops SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} sp_event_drops SEC(".maps");
 
 /* func and probe of wildcard attach points, by bpf cookie (the runtime
  * resizes and fills it). */
@@ -131,23 +119,6 @@ SP_NODEBUG int sp_filter_switch(void *ctx)
 	if (bpf_probe_read_kernel(&next, sizeof(next), (char *)ctx + c->switch_next_pid_off))
 		return 0;
 	return bpf_map_lookup_elem(&swf_target_tids, &next) != 0;
-}
-
-SP_NODEBUG void sp_event_drop(void)
-{
-	__u32 zero = 0;
-	__u64 *d = bpf_map_lookup_elem(&sp_event_drops, &zero);
-
-	if (d)
-		*d += 1;
-}
-
-SP_NODEBUG void sp_emit_event(__u32 type, __u32 id, __u64 arg)
-{
-	struct sp_event_hdr h = { .type = type, .id = id, .arg = arg };
-
-	if (bpf_ringbuf_output(&sp_events, &h, sizeof(h), BPF_RB_FORCE_WAKEUP))
-		sp_event_drop();
 }
 
 SP_NODEBUG __u64 sp_elapsed(void)
@@ -281,9 +252,8 @@ static __always_inline SP_NODEBUG void note_pid(__u32 pid)
 		return;
 	if (bpf_map_update_elem(&sp_seen_pids, &pid, &one, BPF_NOEXIST) != 0)
 		return;
-	struct sp_event_hdr ev = { .type = SP_EV_NEWPID, .id = 0, .arg = pid };
 	/* Not delivered: forget the pid so the next sample tries again. */
-	if (bpf_ringbuf_output(&sp_events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP) != 0)
+	if (sp_send_event(SP_EV_NEWPID, 0, pid) != 0)
 		bpf_map_delete_elem(&sp_seen_pids, &pid);
 }
 

@@ -49,6 +49,7 @@ void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit);
 __u64 sp_kstack(void *ctx, int limit);
 void sp_emit_exit(void);
 void sp_emit_event(__u32 type, __u32 id, __u64 arg);
+long sp_send_event(__u32 type, __u32 id, __u64 arg);
 void sp_event_drop(void);
 __u64 sp_elapsed(void);
 __u64 sp_cpid(void);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "codegen/cg.h"
+#include "base/vec.h"
 
 /* ---- small IR utilities shared by the other files ------------------------ */
 
@@ -119,15 +120,8 @@ static void lifetime(struct cg *g, const char *which, LLVMValueRef a, uint32_t s
 
 static int push_temp(struct cg *g, LLVMValueRef a, uint32_t size, uint32_t off)
 {
-	if (g->ntemps == g->captemps) {
-		int cap = g->captemps ? g->captemps * 2 : 32;
-		struct cg_temp *t = realloc(g->temps, cap * sizeof(*t));
-
-		if (!t)
-			return -1;
-		g->temps = t;
-		g->captemps = cap;
-	}
+	if (SP_GROW(g->temps, g->captemps, g->ntemps + 1, 32))
+		return -1;
 	g->temps[g->ntemps].v = a;
 	g->temps[g->ntemps].size = size;
 	g->temps[g->ntemps++].off = off;

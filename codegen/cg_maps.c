@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "codegen/cg.h"
+#include "base/vec.h"
 
 static const char *const agg_names[] = {
 	"",
@@ -56,15 +57,8 @@ static struct cg_map *map_add(struct cg *g, const struct sp_node *mapnode)
 
 	if (m)
 		return m;
-	if (g->nmaps == g->capmaps) {
-		int cap = g->capmaps ? g->capmaps * 2 : 8;
-		struct cg_map *v = realloc(g->maps, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		g->maps = v;
-		g->capmaps = cap;
-	}
+	if (SP_GROW(g->maps, g->capmaps, g->nmaps + 1, 8))
+		return NULL;
 	m = &g->maps[g->nmaps++];
 	memset(m, 0, sizeof(*m));
 	m->name = mapnode->name;

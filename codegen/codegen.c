@@ -218,14 +218,6 @@ static const char *const sections[SP_PROBE__COUNT] = {
 	[SP_PROBE_KRETPROBE] = "kretprobe",
 };
 
-static int probe_type(const char *provider)
-{
-	for (int t = 0; t < SP_PROBE__COUNT; t++)
-		if (provider && strcmp(provider, sp_probe_type_name(t)) == 0)
-			return t;
-	return -1;
-}
-
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -324,7 +316,7 @@ static void fn_end(struct cg *g, const struct sp_node *at)
 static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_node *at, int idx)
 {
 	char name[64];
-	int type = probe_type(at->attach ? at->attach->provider : NULL);
+	int type = sp_probe_type_of(at->attach ? at->attach->provider : NULL);
 
 	if (type < 0) {
 		cg_error(g, at->span, "unknown probe type '%s'",

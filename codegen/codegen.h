@@ -33,6 +33,13 @@ struct sp_codegen_opts {
 	FILE *emit_elf;      /* when set, the BPF object is written here too */
 	struct sp_codegen_times *times; /* when set, filled in */
 	const char *passes;  /* LLVM pass pipeline; NULL: "default<O2>" */
+	/* Symbol addresses for uaddr() (binary: the probe's target) and kaddr()
+	 * (binary NULL), resolved while compiling. The driver passes the
+	 * runtime's readers, so there is one reader of symbol tables and
+	 * codegen needs no ELF code. 0, -ENOENT, -EPERM (kernel addresses
+	 * hidden) or -errno. NULL: uaddr()/kaddr() are errors. */
+	int (*sym_addr)(void *ctx, const char *binary, const char *name, uint64_t *addr);
+	void *sym_ctx;
 };
 
 /* A lighter pipeline: the helper bitcode is already optimized by clang -O2,

@@ -82,16 +82,6 @@ const char *sp_probe_kind_name(enum sp_probe_kind k)
 	return k < SP_PK__COUNT ? kind_names[k] : "?";
 }
 
-int sp_probe_kind_of(const char *provider)
-{
-	int i;
-
-	for (i = 0; provider && i < SP_PK__COUNT; i++)
-		if (!strcmp(provider, kind_names[i]))
-			return i;
-	return -1;
-}
-
 bool sp_is_probe_type_name(const char *s, uint32_t len)
 {
 	int i;

@@ -1,7 +1,8 @@
 /* parser/probes.h: probe types as the front end knows them (internal).
  *
- * One X-macro row per probe type: canonical name, bpftrace's alias, and
- * the attach-point shape shown when one is malformed. sema uses the kind
+ * One X-macro row per probe type (abi/plan.h's SP_PROBE_TYPES): canonical
+ * name, bpftrace's alias, and the attach-point shape shown when one is
+ * malformed; the parser's kinds are the plan's types, in the same order. sema uses the kind
  * bits to check where builtins may appear (stdlib/builtins.def).
  */
 #ifndef SPROF_PARSER_PROBES_H
@@ -10,25 +11,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "abi/plan.h"
+
 struct sp_arena;
 struct sp_diag;
 struct sp_node;
 
-/* X(KIND, name, alias, usage) */
-#define SP_PROBE_KINDS(X)                                                    \
-	X(BEGIN, "BEGIN", "begin", "BEGIN")                                  \
-	X(END, "END", "end", "END")                                          \
-	X(PROFILE, "profile", "p", "profile:hz|s|ms|us:N")                   \
-	X(INTERVAL, "interval", "i", "interval:s|ms|us|hz:N")                \
-	X(SOFTWARE, "software", "s", "software:EVENT[:PERIOD]")              \
-	X(HARDWARE, "hardware", "h", "hardware:EVENT[:PERIOD]")              \
-	X(UPROBE, "uprobe", "u", "uprobe:PATH:FUNCTION[+OFFSET]")           \
-	X(URETPROBE, "uretprobe", "ur", "uretprobe:PATH:FUNCTION")           \
-	X(USDT, "usdt", "U", "usdt:PATH:[PROVIDER:]NAME")                    \
-	X(TRACEPOINT, "tracepoint", "t", "tracepoint:CATEGORY:NAME")         \
-	X(RAWTRACEPOINT, "rawtracepoint", "rt", "rawtracepoint:NAME")        \
-	X(KPROBE, "kprobe", "k", "kprobe:FUNCTION[+OFFSET]")                 \
-	X(KRETPROBE, "kretprobe", "kr", "kretprobe:FUNCTION")
+/* X(KIND, name, alias, usage): the one table of probe types, abi/plan.h's. */
+#define SP_PROBE_KINDS(X) SP_PROBE_TYPES(X)
 
 enum sp_probe_kind {
 #define X(k, n, a, u) SP_PK_##k,
@@ -51,8 +41,6 @@ enum {
 #define P_FUNC (P_UPROBES | P_KPROBES)
 
 const char *sp_probe_kind_name(enum sp_probe_kind k);
-/* Kind of a canonical provider name (sp_attach.provider), or -1 (NULL). */
-int sp_probe_kind_of(const char *provider);
 /* Splits and checks the ATTACH node's raw text into its sp_attach,
  * reporting problems at the offending field. Returns the probe kind, or -1
  * when the type is unknown; when a field is wrong the kind is returned but

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "abi/plan.h" /* enum sp_agg_kind, enum sp_stack_mode: the runtime reads them too */
+
 struct sp_arena;
 
 #define SP_TYPE_KINDS(X)                         \
@@ -31,30 +33,6 @@ enum sp_type_kind {
 #define X(k, s) SP_T_##k,
 	SP_TYPE_KINDS(X)
 #undef X
-};
-
-/* Aggregations a map value can hold. */
-#define SP_AGG_KINDS(X) \
-	X(COUNT, "count") \
-	X(SUM, "sum")     \
-	X(MIN, "min")     \
-	X(MAX, "max")     \
-	X(AVG, "avg")     \
-	X(STATS, "stats") \
-	X(HIST, "hist")   \
-	X(LHIST, "lhist")
-
-enum sp_agg_kind {
-	SP_AGG_NONE,
-#define X(k, s) SP_AGG_##k,
-	SP_AGG_KINDS(X)
-#undef X
-};
-
-enum sp_stack_mode {
-	SP_STACK_BPFTRACE, /* "sym+off" per line, 4-space indent */
-	SP_STACK_PERF,     /* "\taddr sym+off (module)" */
-	SP_STACK_RAW,      /* bare addresses */
 };
 
 #define SP_DEFAULT_STACK_LIMIT 127

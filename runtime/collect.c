@@ -31,9 +31,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "parser/types.h"
 #include "runtime/collect.h"
 #include "runtime/stacks/symbolize.h"
+#include "base/clock.h"
+#include "base/hash.h"
+#include "base/vec.h"
 
 /* ---- memory pools -------------------------------------------------------- */
 
@@ -220,11 +222,7 @@ static int stack_lookup(struct sp_collector *c, uint64_t id, struct sp_stack_val
 
 static uint64_t slot_hash(uint64_t id, uint32_t pid, bool kernel)
 {
-	uint64_t h = id ^ ((uint64_t)pid << 1) ^ kernel;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 33);
+	return sp_hash_u64(id ^ ((uint64_t)pid << 1) ^ kernel);
 }
 
 static int cache_grow(struct sp_collector *c)
@@ -349,14 +347,6 @@ static uint32_t find_pid(const struct sp_plan_field *f, const uint8_t *data)
 			return pid;
 	}
 	return 0;
-}
-
-static int64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* strftime(fmt, ns): ns is bpf_ktime_get_ns() (CLOCK_MONOTONIC); "%f" is
@@ -584,15 +574,11 @@ struct rows {
 
 static int rows_add(struct rows *r, const uint8_t *key, uint64_t count)
 {
-	if (r->n == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 256;
-		uint8_t *nv = realloc(r->v, ncap * r->width);
+	void *v = r->v;
 
-		if (!nv)
-			return -ENOMEM;
-		r->v = nv;
-		r->cap = ncap;
-	}
+	if (sp_grow(&v, &r->cap, r->n + 1, r->width, 256))
+		return -ENOMEM;
+	r->v = v;
 	memcpy(r->v + r->n * r->width, key, r->width - 8);
 	memcpy(r->v + r->n * r->width + r->width - 8, &count, 8);
 	r->n++;
@@ -904,7 +890,7 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
 	c->obj = obj;
 	c->sym = sym;
 	c->cur = &c->keep;
-	c->mono_to_wall = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	c->mono_to_wall = (int64_t)sp_clock_ns(CLOCK_REALTIME) - (int64_t)sp_clock_ns(CLOCK_MONOTONIC);
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0) {
 		free(c);

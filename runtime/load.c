@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +54,21 @@ static bool has_cap(const struct __user_cap_data_struct d[2], int cap)
 	return d[cap / 32].effective & (1u << (cap % 32));
 }
 
+/* The two ways to get the privileges, naming this binary for setcap. */
+static void privileges_hint(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	fprintf(stderr,
+		"sprof: loading BPF needs root or CAP_BPF and CAP_PERFMON, "
+		"which this process lacks\n"
+		"  run it as root: sudo %s ...\n"
+		"  or give the binary both capabilities once: sudo setcap cap_bpf,cap_perfmon+ep %s\n",
+		n > 0 ? exe : "sprof", n > 0 ? exe : "$(command -v sprof)");
+}
+
 int sp_check_privileges(void)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -63,7 +79,7 @@ int sp_check_privileges(void)
 	if (syscall(SYS_capget, &h, d) == 0 &&
 	    ((has_cap(d, CAP_BPF) && has_cap(d, CAP_PERFMON)) || has_cap(d, CAP_SYS_ADMIN)))
 		return 0;
-	fprintf(stderr, "sprof needs root or CAP_BPF and CAP_PERFMON\n");
+	privileges_hint();
 	return -EPERM;
 }
 

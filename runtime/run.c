@@ -35,14 +35,16 @@
 #include "runtime/load.h"
 #include "runtime/printf.h"
 #include "runtime/attach/probe.h"
-#include "runtime/attach/names.h"
 #include "runtime/report/profile.h"
 #include "runtime/report/report.h"
 #include "runtime/runtime.h"
 #include "runtime/status.h"
+#include "runtime/stacks/process.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/unwind.h"
+#include "base/clock.h"
+#include "base/vec.h"
 
 enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK, TAG_REREAD };
 
@@ -82,14 +84,6 @@ struct run {
 	uint64_t wall_start;
 	char err[1024];
 };
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* With a script location the front end's caret diagnostic says it all. */
 static void report_probe_error(struct run *r, const struct sp_plan_probe *p)
@@ -244,9 +238,7 @@ static int map_event(struct run *r, const struct sp_event_hdr *h)
  * first), so printf arguments holding a user stack read unknown pids too. */
 static void read_pid(struct run *r, uint32_t pid)
 {
-	if (r->sym)
-		sp_symbolizer__add_pid(r->sym, (pid_t)pid, true);
-	sp_unwind__add_pid(r->unw, (pid_t)pid);
+	sp_process__add(r->sym, r->unw, (pid_t)pid, true);
 }
 
 /* Adds pid to the set of processes seen; true if it was there already. */
@@ -296,16 +288,9 @@ static void queue_reread(struct run *r, uint32_t pid)
 	for (size_t i = 0; i < r->nrereads; i++)
 		if (r->rereads[i].pid == pid)
 			return;
-	if (r->nrereads == r->rereadcap) {
-		size_t ncap = r->rereadcap ? r->rereadcap * 2 : 64;
-		struct reread *nv = realloc(r->rereads, ncap * sizeof(*nv));
-
-		if (!nv)
-			return;
-		r->rereads = nv;
-		r->rereadcap = ncap;
-	}
-	r->rereads[r->nrereads++] = (struct reread){ .pid = pid, .first = now_ns(CLOCK_MONOTONIC) };
+	if (SP_GROW(r->rereads, r->rereadcap, r->nrereads + 1, 64))
+		return;
+	r->rereads[r->nrereads++] = (struct reread){ .pid = pid, .first = sp_clock_ns(CLOCK_MONOTONIC) };
 	if (r->nrereads == 1)
 		arm_reread(r, reread_after_ns[0]);
 }
@@ -314,7 +299,7 @@ static void queue_reread(struct run *r, uint32_t pid)
  * for the next due time. */
 static void reread_due(struct run *r)
 {
-	uint64_t n, now = now_ns(CLOCK_MONOTONIC), next = UINT64_MAX;
+	uint64_t n, now = sp_clock_ns(CLOCK_MONOTONIC), next = UINT64_MAX;
 	size_t k = 0;
 
 	if (read(r->rereadfd, &n, sizeof(n)) < 0)
@@ -323,9 +308,8 @@ static void reread_due(struct run *r)
 		struct reread e = r->rereads[i];
 
 		if (now >= e.first + reread_after_ns[e.done]) {
-			bool gone = r->sym && sp_symbolizer__add_pid(r->sym, (pid_t)e.pid, true) == -ESRCH;
+			bool gone = sp_process__add(r->sym, r->unw, (pid_t)e.pid, true) == -ESRCH;
 
-			sp_unwind__add_pid(r->unw, (pid_t)e.pid);
 			if (gone || ++e.done == NREREAD)
 				continue;
 		}
@@ -445,8 +429,7 @@ static int open_readers(struct run *r)
 		return -errno;
 	}
 	if (r->tgt.pid && r->tgt.running) {
-		sp_symbolizer__add_pid(r->sym, r->tgt.pid, false);
-		sp_unwind__add_pid(r->unw, r->tgt.pid);
+		sp_process__add(r->sym, r->unw, r->tgt.pid, false);
 	}
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym);
 	if (!r->coll)
@@ -589,7 +572,7 @@ static void tick(struct run *r)
 	if (read(r->tickfd, &n, sizeof(n)) < 0)
 		return;
 	sp_collect_counters(r->coll, &stacks, &lost);
-	sp_status__draw(&r->status, now_ns(CLOCK_MONOTONIC) - r->t_start, stacks, lost);
+	sp_status__draw(&r->status, sp_clock_ns(CLOCK_MONOTONIC) - r->t_start, stacks, lost);
 }
 
 static void handle(struct run *r, uint32_t tag)
@@ -759,7 +742,7 @@ static int finish(struct run *r)
 
 	restore_signals(r);
 	stop_probes(r);
-	prof.duration_ns = r->t_start ? now_ns(CLOCK_MONOTONIC) - r->t_start : 0;
+	prof.duration_ns = r->t_start ? sp_clock_ns(CLOCK_MONOTONIC) - r->t_start : 0;
 	err = run_special(r, SP_PROBE_END);
 	drain_events(r, true);
 	sp_status__clear(&r->status);
@@ -851,8 +834,8 @@ static int start(struct run *r)
 		queue_reread(r, (uint32_t)r->tgt.pid);
 		sp_target__resume(&r->tgt);
 	}
-	r->t_start = now_ns(CLOCK_MONOTONIC);
-	r->wall_start = now_ns(CLOCK_REALTIME);
+	r->t_start = sp_clock_ns(CLOCK_MONOTONIC);
+	r->wall_start = sp_clock_ns(CLOCK_REALTIME);
 	sp_status__init(&r->status, r->o->status_line, r->ld->obj, r->plan);
 	return start_timers(r);
 }

@@ -56,7 +56,7 @@ def unit_targets(ctx):
 
 
 def build(ctx):
-    """Configures (once) and builds the sanitized tree; cached per run."""
+    """Configures and builds the sanitized tree; cached per run."""
     if "err" in _built:
         raise AssertionError("the sanitized build failed (see sanitize/build)")
     if _built:
@@ -64,10 +64,10 @@ def build(ctx):
     d = san_dir(ctx)
     jobs = str(os.cpu_count() or 2)
     try:
-        # configured once; a half-done configure (no Makefile) is redone
-        if not all(os.path.exists(os.path.join(d, f)) for f in ("CMakeCache.txt", "Makefile")):
-            ctx.run(["cmake", "-S", ctx.root, "-B", d, "-DSPROF_SANITIZE=ON",
-                     "-DSPROF_WERROR=OFF"], timeout=300, check=True)
+        # configured every run (seconds when nothing changed), so unit tests
+        # and source files added since the last run get their targets
+        ctx.run(["cmake", "-S", ctx.root, "-B", d, "-DSPROF_SANITIZE=ON",
+                 "-DSPROF_WERROR=OFF"], timeout=300, check=True)
         ctx.run(["cmake", "--build", d, "-j", jobs, "--target", "sprof"] + unit_targets(ctx),
                 timeout=1200, check=True)
     except AssertionError as ex:

@@ -1,4 +1,4 @@
-/* runtime/attach/listing.c: `sprof -l` and sp_expand_probe() (see listing.h, resolve.h).
+/* runtime/attach/listing.c: `sprof -l` (see listing.h).
  *
  * Both walk the same catalogues: tracefs for tracepoints, fixed tables for
  * software and hardware events, an ELF's symbols for uprobes, its
@@ -16,20 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi/plan.h"
 #include "runtime/attach/resolve.h"
 #include "runtime/attach/tracefs.h"
 #include "runtime/elf/usdt_notes.h"
 
 #define MAX_FIELDS 5
-
-static const struct {
-	const char *alias, *name;
-} aliases[] = {
-	{ "t", "tracepoint" }, { "rt", "rawtracepoint" }, { "s", "software" },
-	{ "h", "hardware" },   { "u", "uprobe" },          { "ur", "uretprobe" },
-	{ "U", "usdt" },       { "k", "kprobe" },          { "kr", "kretprobe" },
-	{ "p", "profile" },    { "i", "interval" },
-};
 
 /* Listed providers, in output order. */
 static const char *const providers[] = {
@@ -56,15 +48,9 @@ struct lister {
 
 const char *sp_probe_alias(const char *p)
 {
-	size_t i;
+	int t = sp_probe_type_of(p);
 
-	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (strcmp(p, aliases[i].alias) == 0 || strcmp(p, aliases[i].name) == 0)
-			return aliases[i].name;
-	if (!strcmp(p, "BEGIN") || !strcmp(p, "END") || !strcmp(p, "profile") ||
-	    !strcmp(p, "interval"))
-		return p;
-	return NULL;
+	return t < 0 ? NULL : sp_probe_type_name(t);
 }
 
 /* Split at ':' outside double quotes, removing the quotes. */
@@ -409,156 +395,5 @@ int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out)
 		err = -EINVAL;
 	}
 	free(copy);
-	return err;
-}
-
-/* --- sp_expand_probe ----------------------------------------------------------- */
-
-static int push_fmt(char ***v, int *n, const char *fmt, const char *a, const char *b,
-		    const char *c)
-{
-	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	if (asprintf(&nv[*n], fmt, a, b, c) < 0)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
-static int cmp_foff(const void *a, const void *b)
-{
-	const struct sp_func *x = *(const struct sp_func *const *)a;
-	const struct sp_func *y = *(const struct sp_func *const *)b;
-
-	if (x->foff != y->foff)
-		return (x->foff > y->foff) - (x->foff < y->foff);
-	/* Among aliases, prefer the public name: malloc over __libc_malloc. */
-	if ((x->name[0] == '_') != (y->name[0] == '_'))
-		return x->name[0] == '_' ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-/* One entry per matching address (aliases of a function expand once, as
- * attach does), in address order. */
-static int expand_uprobe(const char *prov, char **f, int nf, pid_t pid, char ***v, int *n)
-{
-	char path[PATH_MAX];
-	const struct sp_func **m;
-	struct sp_funcs fs;
-	int i, nm = 0, err;
-
-	if (nf < 3 || sp_resolve_binary(f[1], pid, path, sizeof(path)))
-		return -ENOENT;
-	err = sp_funcs__load(&fs, path);
-	if (err)
-		return err;
-	m = malloc((fs.n + 1) * sizeof(*m));
-	if (!m) {
-		sp_funcs__free(&fs);
-		return -ENOMEM;
-	}
-	for (i = 0; i < fs.n; i++)
-		if (sp_func_matches(&fs.v[i], f[2]))
-			m[nm++] = &fs.v[i];
-	if (nm > 1)
-		qsort(m, nm, sizeof(*m), cmp_foff);
-	for (i = 0; i < nm && !err; i++)
-		if (i == 0 || m[i]->foff != m[i - 1]->foff)
-			err = push_fmt(v, n, "%s:%s:%s", prov, path, m[i]->name);
-	free(m);
-	sp_funcs__free(&fs);
-	return err;
-}
-
-static int expand_usdt_file(const char *path, const char *prov, const char *name, char ***v,
-			    int *n)
-{
-	struct sp_usdt_notes u;
-	int i, j, err = sp_usdt_notes__load(&u, path);
-
-	for (i = 0; i < u.n && !err; i++) {
-		const struct sp_usdt_note *nt = &u.v[i];
-
-		if ((prov && !sp_glob_match(prov, nt->provider)) || !sp_glob_match(name, nt->name))
-			continue;
-		for (j = 0; j < i; j++)
-			if (!strcmp(u.v[j].provider, nt->provider) && !strcmp(u.v[j].name, nt->name))
-				break;
-		if (j == i)
-			err = push_fmt(v, n, "usdt:%s:%s:%s", path, nt->provider, nt->name);
-	}
-	sp_usdt_notes__free(&u);
-	return err;
-}
-
-static int expand_usdt(char **f, int nf, pid_t pid, char ***v, int *n)
-{
-	const char *prov = nf > 3 ? f[2] : NULL, *name = nf > 3 ? f[3] : f[2];
-	char path[PATH_MAX], **objs;
-	int i, nobj, err = 0;
-
-	if (nf < 3)
-		return -ENOENT;
-	if (!target_is_any(f[1])) {
-		if (sp_resolve_binary(f[1], pid, path, sizeof(path)))
-			return -ENOENT;
-		return expand_usdt_file(path, prov, name, v, n);
-	}
-	if (pid <= 0 || sp_pid_objects(pid, &objs, &nobj))
-		return -ENOENT;
-	for (i = 0; i < nobj && !err; i++)
-		err = expand_usdt_file(objs[i], prov, name, v, n);
-	sp_strv_free(objs, nobj);
-	return err;
-}
-
-static int expand_tracepoint(char **f, int nf, char ***v, int *n)
-{
-	char **tps;
-	int i, ntp, err;
-
-	if (nf < 3)
-		return -ENOENT;
-	err = sp_tracepoints_list(f[1], f[2], &tps, &ntp);
-	for (i = 0; i < ntp && !err; i++)
-		err = push_fmt(v, n, "tracepoint:%s%s%s", tps[i], "", "");
-	sp_strv_free(tps, ntp);
-	return err;
-}
-
-int sp_expand_probe(const char *spec, pid_t pid, char ***out, int *n)
-{
-	char *copy, *f[MAX_FIELDS];
-	const char *prov;
-	int nf, err;
-
-	*out = NULL;
-	*n = 0;
-	if (!sp_has_wildcard(spec))
-		return push_fmt(out, n, "%s%s%s", spec, "", "");
-	copy = strdup(spec);
-	if (!copy)
-		return -ENOMEM;
-	nf = split_fields(copy, f);
-	prov = sp_probe_alias(f[0]);
-	if (prov && (!strcmp(prov, "uprobe") || !strcmp(prov, "uretprobe")))
-		err = expand_uprobe(prov, f, nf, pid, out, n);
-	else if (prov && !strcmp(prov, "usdt"))
-		err = expand_usdt(f, nf, pid, out, n);
-	else if (prov && !strcmp(prov, "tracepoint"))
-		err = expand_tracepoint(f, nf, out, n);
-	else
-		err = push_fmt(out, n, "%s%s%s", spec, "", "");
-	free(copy);
-	if (!err && *n == 0)
-		err = -ENOENT;
-	if (err) {
-		sp_strv_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-	}
 	return err;
 }

@@ -25,18 +25,6 @@
  * pattern that matches nothing prints nothing and returns 0. */
 int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out);
 
-/* The driver's hook for wildcards, when a program needs one BPF program per
- * match (its body uses `probe`): call before codegen and give each concrete
- * attach point its own probe. Without it the runtime attaches one program
- * to every match itself.
- *
- * Expand wildcards of one attach point ("uprobe:./app:parse_*",
- * "usdt:./app:*", "tracepoint:syscalls:sys_enter_*"). *out gets malloc'd
- * concrete attach points with resolved paths ("uprobe:/abs/app:parse_a");
- * an attach point without a wildcard comes back as one entry. Returns 0,
- * -ENOENT when nothing matches, or -errno. Free with sp_strv_free(). */
-int sp_expand_probe(const char *spec, pid_t pid, char ***out, int *n);
-
 /* Canonical probe type name for a provider or its alias ("t" ->
  * "tracepoint"); NULL when unknown. */
 const char *sp_probe_alias(const char *provider);

@@ -14,50 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "runtime/attach/resolve.h"
 #include "abi/usdt_spec.h"
-
-static int probe_count(const struct sp_plan_probe *p, pid_t pid)
-{
-	switch (p->type) {
-	case SP_PROBE_UPROBE:
-	case SP_PROBE_URETPROBE:
-		return sp_uprobe_count(p, pid);
-	case SP_PROBE_USDT:
-		return sp_usdt_count(p, pid);
-	case SP_PROBE_TRACEPOINT:
-		return sp_tracepoint_count(p);
-	default:
-		return 1;
-	}
-}
-
-int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t pid)
-{
-	struct bpf_map *names = bpf_object__find_map_by_name(obj, SP_MAP_PROBE_NAMES);
-	int i, total = 0;
-
-	for (i = 0; i < plan->nprobes; i++) {
-		const struct sp_plan_probe *p = &plan->probes[i];
-		int n;
-
-		if (p->type == SP_PROBE_UPROBE || p->type == SP_PROBE_URETPROBE ||
-		    p->type == SP_PROBE_USDT)
-			sp_uprobe_prepare(bpf_object__find_program_by_name(obj, p->prog));
-		if (!p->uses_names)
-			continue;
-		n = probe_count(p, pid);
-		total += n > 0 ? n : 0; /* validate() already reported errors */
-	}
-	if (!names || total == 0)
-		return 0;
-	/* Room for a different resolution at attach time (-c: the child's
-	 * mappings here, none there), below the USDT spec keys' range. */
-	total = total * 2 + 16;
-	if (total > (int)SP_USDT_KEY_BASE)
-		total = (int)SP_USDT_KEY_BASE;
-	return bpf_map__set_max_entries(names, (uint32_t)total);
-}
 
 int sp_probe_names_reserve(struct bpf_object *obj, int n)
 {

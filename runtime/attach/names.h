@@ -17,11 +17,6 @@
 
 struct bpf_object;
 
-/* Call after bpf_object__open, before bpf_object__load: sizes
- * SP_MAP_PROBE_NAMES and marks uprobe and USDT programs for uprobe_multi links
- * (sp_uprobe_prepare). 0 or -errno. */
-int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t pid);
-
 /* For attach: the first of `n` free consecutive entries of the names map
  * (stateless: the first entry with an empty probe name), or -errno
  * (-ENOSPC when the map was not sized for them). */
@@ -31,10 +26,5 @@ const char *sp_probe_names_strerror(int err);
 /* Write entry `idx`. 0 or -errno. */
 int sp_probe_names_set(struct bpf_object *obj, uint32_t idx, const char *func, const char *probe);
 
-/* How many attach points a probe expands to (per probe type; 1 for
- * types without wildcards). -errno when it cannot be resolved. */
-int sp_uprobe_count(const struct sp_plan_probe *p, pid_t pid);
-int sp_usdt_count(const struct sp_plan_probe *p, pid_t pid);
-int sp_tracepoint_count(const struct sp_plan_probe *p);
 
 #endif

@@ -14,6 +14,8 @@
 #include <bpf/libbpf.h>
 
 #include "runtime/attach/probe.h"
+#include "abi/usdt_spec.h"
+#include "base/vec.h"
 
 extern const struct sp_probe_ops sp_probe_begin_ops, sp_probe_end_ops;
 extern const struct sp_probe_ops sp_probe_profile_ops, sp_probe_interval_ops;
@@ -46,6 +48,33 @@ const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)
 	return NULL;
 }
 
+int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t pid)
+{
+	struct bpf_map *names = bpf_object__find_map_by_name(obj, SP_MAP_PROBE_NAMES);
+	int i, total = 0;
+
+	for (i = 0; i < plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &plan->probes[i];
+		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
+		int n;
+
+		if (ops && ops->prepare)
+			ops->prepare(bpf_object__find_program_by_name(obj, p->prog));
+		if (!p->uses_names)
+			continue;
+		n = ops && ops->count ? ops->count(p, pid) : 1;
+		total += n > 0 ? n : 0; /* validate() already reported errors */
+	}
+	if (!names || total == 0)
+		return 0;
+	/* Room for a different resolution at attach time (-c: the child's
+	 * mappings here, none there), below the USDT spec keys' range. */
+	total = total * 2 + 16;
+	if (total > (int)SP_USDT_KEY_BASE)
+		total = (int)SP_USDT_KEY_BASE;
+	return bpf_map__set_max_entries(names, (uint32_t)total);
+}
+
 int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int err,
 		  const char *fmt, ...)
 {
@@ -63,25 +92,9 @@ int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int 
 	return err;
 }
 
-static int grow(void **v, int *cap, int n, size_t elem)
-{
-	void *nv;
-	int ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, (size_t)ncap * elem);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 int sp_links_push(struct sp_links *l, struct bpf_link *link)
 {
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
+	if (SP_GROW(l->v, l->cap, l->n + 1, 16)) {
 		bpf_link__destroy(link);
 		return -ENOMEM;
 	}
@@ -91,7 +104,7 @@ int sp_links_push(struct sp_links *l, struct bpf_link *link)
 
 int sp_links_push_fd(struct sp_links *l, int fd)
 {
-	if (grow((void **)&l->fds, &l->fdcap, l->nfds, sizeof(*l->fds))) {
+	if (SP_GROW(l->fds, l->fdcap, l->nfds + 1, 16)) {
 		close(fd);
 		return -ENOMEM;
 	}
@@ -133,7 +146,7 @@ int sp_online_cpus(int **cpus)
 		if (*end == '-')
 			b = strtol(end + 1, &end, 10);
 		for (long c = a; c <= b; c++) {
-			if (grow((void **)&v, &cap, n, sizeof(*v))) {
+			if (SP_GROW(v, cap, n + 1, 16)) {
 				free(v);
 				return -ENOMEM;
 			}

@@ -43,9 +43,19 @@ struct sp_probe_ops {
 	/* After load: attach prog, push links; 0 or -errno with ctx->err filled. */
 	int (*attach)(const struct sp_plan_probe *p, struct bpf_program *prog,
 		      struct sp_attach_ctx *ctx, struct sp_links *links);
+	/* Between open and load: program flags (uprobe_multi). May be NULL. */
+	int (*prepare)(struct bpf_program *prog);
+	/* How many attach points the spec expands to, for sizing the names
+	 * map before load; -errno when it cannot be resolved. NULL: 1. */
+	int (*count)(const struct sp_plan_probe *p, pid_t pid);
 };
 
 const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t);
+
+/* Call after bpf_object__open, before bpf_object__load: runs each probe
+ * type's prepare op and sizes SP_MAP_PROBE_NAMES for the probes that read
+ * `func`/`probe` (runtime/attach/names.h). 0 or -errno. */
+int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t pid);
 int sp_links_push(struct sp_links *l, struct bpf_link *link);
 int sp_links_push_fd(struct sp_links *l, int fd);
 void sp_links_destroy(struct sp_links *l); /* detaches everything; accepts empty */

@@ -16,9 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* '*' matches any run of characters, '?' one character; nothing else is special. */
-bool sp_glob_match(const char *pat, const char *s);
-bool sp_has_wildcard(const char *s);
+#include "base/glob.h" /* sp_glob_match, sp_has_wildcard */
 
 /* Find the file behind `name`: 0 and the path in `out`, or -ENOENT. With
  * pid > 0, libraries and programs mapped by that process come first. */
@@ -31,36 +29,7 @@ int sp_ldcache_lookup(const char *name, const char *cache, char *out, size_t out
 int sp_pid_objects(pid_t pid, char ***paths, int *n);
 void sp_strv_free(char **v, int n);
 
-struct sp_func {
-	char *name;       /* as in the symbol table (mangled) */
-	char *demangled;  /* made on first use (sp_func_demangled); NULL when not C++/Rust */
-	bool tried_demangle;
-	uint64_t vaddr;   /* ELF virtual address */
-	uint64_t size;
-	uint64_t foff;    /* file offset, what uprobes take */
-};
-
-struct sp_funcs {
-	struct sp_func *v; /* sorted by name, one entry per (name, address) */
-	int n;
-	bool is_exec;      /* ET_EXEC: vaddr is absolute */
-};
-
-/* Read the function symbols of an ELF file. 0, -ENOENT, or -ENOEXEC when not an ELF. */
-int sp_funcs__load(struct sp_funcs *f, const char *path);
-void sp_funcs__free(struct sp_funcs *f);
-/* True when `pat` (a glob) names `fn`: mangled, demangled or demangled without "(...)". */
-bool sp_func_matches(struct sp_func *fn, const char *pat);
-/* The demangled name of a C++ or Rust symbol (made on first use), or NULL. */
-const char *sp_func_demangled(struct sp_func *fn);
-/* The symbol named exactly `name` (mangled or demangled), or NULL. */
-struct sp_func *sp_funcs__find(struct sp_funcs *f, const char *name);
-/* ELF virtual address -> file offset through the executable PT_LOAD
- * segments (code), or any PT_LOAD segment (data: USDT semaphores). 0 or -ENOENT. */
-int sp_elf_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
-int sp_elf_data_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
-/* Address of any defined symbol (object or function) by name. 0 or -ENOENT. */
-int sp_elf_symbol_vaddr(const char *path, const char *name, uint64_t *vaddr);
+#include "runtime/elf/funcs.h" /* sp_funcs: function symbols by name */
 
 /* probe_uprobe.c: call for every uprobe/uretprobe program between
  * bpf_object__open and bpf_object__load. Where the kernel has uprobe_multi

@@ -112,7 +112,7 @@ static int tp_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 	return err;
 }
 
-int sp_tracepoint_count(const struct sp_plan_probe *p)
+static int tracepoint_count(const struct sp_plan_probe *p, pid_t pid)
 {
 	char msg[256];
 	struct sp_attach_ctx ctx = { .err = msg, .errlen = sizeof(msg) };
@@ -127,4 +127,5 @@ const struct sp_probe_ops sp_probe_tracepoint_ops = {
 	.type = SP_PROBE_TRACEPOINT,
 	.validate = tp_validate,
 	.attach = tp_attach,
+	.count = tracepoint_count,
 };

@@ -43,6 +43,7 @@
 #include "runtime/attach/probe.h"
 #include "runtime/attach/names.h"
 #include "runtime/attach/resolve.h"
+#include "base/clock.h"
 
 struct upoint {
 	uint64_t foff;
@@ -220,18 +221,10 @@ static int uprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *
 	return err;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* A progress line on stderr once attaching has taken over a second. */
 static void progress(const struct sp_plan_probe *p, double start, double *last, int i, int n)
 {
-	double t = now_s();
+	double t = sp_mono_s();
 
 	if (t - start < 1.0 || (t - *last < 0.2 && i != n))
 		return;
@@ -395,7 +388,7 @@ static int attach_multi(const struct sp_plan_probe *p, struct bpf_program *prog,
 static int attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
 		       struct sp_attach_ctx *ctx, const struct upoints *u, struct sp_links *links)
 {
-	double start = now_s(), last = 0;
+	double start = sp_mono_s(), last = 0;
 	int i, err = 0;
 
 	for (i = 0; i < u->n && !err; i++) {
@@ -403,7 +396,7 @@ static int attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
 		if (u->n > 1)
 			progress(p, start, &last, i + 1, u->n);
 	}
-	if (err && i > 1 && now_s() - start >= 1.0)
+	if (err && i > 1 && sp_mono_s() - start >= 1.0)
 		fputc('\n', stderr);
 	return err;
 }
@@ -440,7 +433,7 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 			 struct sp_attach_ctx *ctx, struct sp_links *links)
 {
 	struct upoints u;
-	double start = now_s();
+	double start = sp_mono_s();
 	int err = upoints_resolve(p, ctx, &u);
 
 	if (!err && p->uses_names)
@@ -452,12 +445,12 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	}
 	if (!err && ctx->verbose && u.n > 1)
 		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u.n, u.path,
-			now_s() - start);
+			sp_mono_s() - start);
 	upoints_free(&u);
 	return err;
 }
 
-int sp_uprobe_count(const struct sp_plan_probe *p, pid_t pid)
+static int uprobe_count(const struct sp_plan_probe *p, pid_t pid)
 {
 	char err[256];
 	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
@@ -474,10 +467,14 @@ const struct sp_probe_ops sp_probe_uprobe_ops = {
 	.type = SP_PROBE_UPROBE,
 	.validate = uprobe_validate,
 	.attach = uprobe_attach,
+	.prepare = sp_uprobe_prepare,
+	.count = uprobe_count,
 };
 
 const struct sp_probe_ops sp_probe_uretprobe_ops = {
 	.type = SP_PROBE_URETPROBE,
 	.validate = uprobe_validate,
 	.attach = uprobe_attach,
+	.prepare = sp_uprobe_prepare,
+	.count = uprobe_count,
 };

@@ -375,7 +375,7 @@ static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 	return err;
 }
 
-int sp_usdt_count(const struct sp_plan_probe *p, pid_t pid)
+static int usdt_count(const struct sp_plan_probe *p, pid_t pid)
 {
 	char err[256];
 	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
@@ -392,4 +392,6 @@ const struct sp_probe_ops sp_probe_usdt_ops = {
 	.type = SP_PROBE_USDT,
 	.validate = usdt_validate,
 	.attach = usdt_attach,
+	.prepare = sp_uprobe_prepare,
+	.count = usdt_count,
 };

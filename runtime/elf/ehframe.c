@@ -19,6 +19,8 @@
 #include "runtime/elf/file.h"
 
 #include "abi/unwind_table.h"
+#include "base/search.h"
+#include "base/vec.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -104,15 +106,8 @@ static uint64_t read_ptr(struct sp_cursor *c, const struct eh_sec *s, uint8_t en
  * that starts at the same address (sp_eh_table__finish). */
 static int push_row(struct sp_eh_table *t, int *cap, uint64_t pc, const struct sp_eh_row *r)
 {
-	if (t->n == *cap) {
-		int ncap = *cap ? *cap * 2 : 1024;
-		struct sp_eh_row *n = realloc(t->rows, (size_t)ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->rows = n;
-		*cap = ncap;
-	}
+	if (SP_GROW(t->rows, *cap, t->n + 1, 1024))
+		return -ENOMEM;
 	t->rows[t->n] = *r;
 	t->rows[t->n].pc = pc;
 	t->n++;
@@ -534,17 +529,9 @@ int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 
 const struct sp_eh_row *sp_eh_table__find(const struct sp_eh_table *t, uint64_t pc)
 {
-	int lo = 0, hi = t->n;
+	long i = SP_FLOOR(t->rows, t->n, pc, pc);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 ? &t->rows[lo - 1] : NULL;
+	return i >= 0 ? &t->rows[i] : NULL;
 }
 
 void sp_eh_table__free(struct sp_eh_table *t)

@@ -13,6 +13,8 @@
  */
 #include "runtime/elf/lines.h"
 #include "runtime/elf/file.h"
+#include "base/search.h"
+#include "base/vec.h"
 
 #include <gelf.h>
 #include <stdio.h>
@@ -93,15 +95,8 @@ static bool get_section(Elf *elf, const char *name, struct sect *out)
 
 static bool add_row(struct sp_lines *l, uint64_t addr, uint32_t file, uint32_t line)
 {
-	if (l->nrows == l->caprows) {
-		int ncap = l->caprows ? l->caprows * 2 : 4096;
-		struct row *n = realloc(l->rows, ncap * sizeof(*n));
-
-		if (!n)
-			return false;
-		l->rows = n;
-		l->caprows = ncap;
-	}
+	if (SP_GROW(l->rows, l->caprows, l->nrows + 1, 4096))
+		return false;
 	l->rows[l->nrows++] = (struct row){ addr, file, line };
 	return true;
 }
@@ -110,15 +105,8 @@ static bool end_seq(struct sp_lines *l)
 {
 	int n = l->nrows - l->seq_first;
 
-	if (n > 0 && l->nseqs == l->capseqs) {
-		int ncap = l->capseqs ? l->capseqs * 2 : 256;
-		struct seq *ns = realloc(l->seqs, ncap * sizeof(*ns));
-
-		if (!ns)
-			return false;
-		l->seqs = ns;
-		l->capseqs = ncap;
-	}
+	if (n > 0 && SP_GROW(l->seqs, l->capseqs, l->nseqs + 1, 256))
+		return false;
 	if (n > 0)
 		l->seqs[l->nseqs++] = (struct seq){ l->rows[l->seq_first].addr, l->seq_first, n };
 	l->seq_first = l->nrows;
@@ -184,16 +172,9 @@ static bool add_file(struct sp_lines *l, const char *dir, const char *name)
 	if (!s)
 		return false;
 	sp_lines__clean_path(s);
-	if (l->nfiles == l->capfiles) {
-		int ncap = l->capfiles ? l->capfiles * 2 : 64;
-		char **n = realloc(l->files, ncap * sizeof(*n));
-
-		if (!n) {
-			free(s);
-			return false;
-		}
-		l->files = n;
-		l->capfiles = ncap;
+	if (SP_GROW(l->files, l->capfiles, l->nfiles + 1, 64)) {
+		free(s);
+		return false;
 	}
 	l->files[l->nfiles++] = s;
 	return true;
@@ -578,20 +559,12 @@ struct sp_lines *sp_lines__load(Elf *elf)
 
 bool sp_lines__find(const struct sp_lines *l, uint64_t vaddr, const char **file, int *line)
 {
-	int lo = 0, hi = l->nrows;
+	long i = SP_FLOOR(l->rows, l->nrows, addr, vaddr);
 	const struct row *r;
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (l->rows[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	if (i < 0)
 		return false;
-	r = &l->rows[lo - 1];
+	r = &l->rows[i];
 	if (r->line == 0 || r->file >= (uint32_t)l->nfiles)
 		return false;
 	*file = l->files[r->file];

@@ -17,6 +17,8 @@
 #include "runtime/elf/syms.h"
 #include "runtime/elf/demangle_rust.h"
 #include "runtime/elf/lines.h"
+#include "base/search.h"
+#include "base/vec.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -35,6 +37,7 @@
 
 struct sp_load {
 	uint64_t off, filesz, memsz, vaddr;
+	uint32_t flags; /* PF_X, PF_W, PF_R */
 };
 
 struct sp_elf {
@@ -131,7 +134,7 @@ static int read_loads(struct sp_elf *e)
 		if (!gelf_getphdr(e->elf, i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		e->loads[e->nloads++] = (struct sp_load){ ph.p_offset, ph.p_filesz, ph.p_memsz,
-							  ph.p_vaddr };
+							  ph.p_vaddr, ph.p_flags };
 	}
 	return 0;
 }
@@ -388,6 +391,15 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
 	return e;
 }
 
+struct sp_elf *sp_elf__open_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	return sp_elf__open_fd(fd, path, NULL);
+}
+
 struct sp_elf *sp_elf__open_mem(const void *image, size_t size, const char *name)
 {
 	struct sp_elf *e = elf_new();
@@ -443,11 +455,6 @@ const char *sp_elf__build_id(const struct sp_elf *e)
 	return e->build_id;
 }
 
-const char *sp_elf__debug_path(const struct sp_elf *e)
-{
-	return e->dbg_path;
-}
-
 bool sp_elf__foff_to_vaddr(const struct sp_elf *e, uint64_t foff, uint64_t *vaddr)
 {
 	for (int i = 0; i < e->nloads; i++) {
@@ -470,15 +477,8 @@ struct symvec {
 
 static int symvec_push(struct symvec *sv, const struct sp_elf_sym *s)
 {
-	if (sv->n == sv->cap) {
-		int ncap = sv->cap ? sv->cap * 2 : 1024;
-		struct sp_elf_sym *n = realloc(sv->v, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		sv->v = n;
-		sv->cap = ncap;
-	}
+	if (SP_GROW(sv->v, sv->cap, sv->n + 1, 1024))
+		return -ENOMEM;
 	sv->v[sv->n++] = *s;
 	return 0;
 }
@@ -629,24 +629,15 @@ static struct sp_elf_sym *first_alias(struct sp_elf *e, int i)
 
 struct sp_elf_sym *sp_elf__find(struct sp_elf *e, uint64_t vaddr)
 {
-	int lo = 0, hi;
 	struct sp_elf_sym *s;
+	long i;
 
 	if (!e->loaded)
 		load_syms(e);
-	hi = e->nsyms;
-	/* first symbol with addr > vaddr */
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	i = SP_FLOOR(e->syms, e->nsyms, addr, vaddr);
+	if (i < 0)
 		return NULL;
-	s = first_alias(e, lo - 1);
+	s = first_alias(e, (int)i);
 	if (s->size && vaddr - s->addr >= s->size)
 		return NULL;
 	return s;
@@ -724,6 +715,71 @@ uint64_t sp_elf__lookup_name(struct sp_elf *e, const char *name)
 		if (strcmp(sp_elf_sym__name(&e->syms[i]), name) == 0)
 			return e->syms[i].addr;
 	return 0;
+}
+
+struct sp_elf_sym *sp_elf__sym(struct sp_elf *e, int i)
+{
+	if (!e->loaded)
+		load_syms(e);
+	return i >= 0 && i < e->nsyms ? &e->syms[i] : NULL;
+}
+
+bool sp_elf__is_exec(const struct sp_elf *e)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(e->elf, &eh) && eh.e_type == ET_EXEC;
+}
+
+int sp_elf__vaddr_to_foff(const struct sp_elf *e, uint64_t vaddr, bool code, uint64_t *foff)
+{
+	for (int i = 0; i < e->nloads; i++) {
+		const struct sp_load *l = &e->loads[i];
+
+		if (code && !(l->flags & PF_X))
+			continue;
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->memsz) {
+			*foff = vaddr - l->vaddr + l->off;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Any defined symbol (objects too: USDT semaphores, uaddr of a variable). */
+static int find_any(Elf *elf, const char *name, uint64_t *vaddr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0, n = d->d_size / sh.sh_entsize; i < n; i++) {
+			const char *s;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (s && strcmp(s, name) == 0) {
+				*vaddr = sym.st_value;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr)
+{
+	if (!find_any(e->elf, name, vaddr) || !find_any(e->dbg, name, vaddr) ||
+	    !find_any(e->mini, name, vaddr))
+		return 0;
+	return -ENOENT;
 }
 
 bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line)

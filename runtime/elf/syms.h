@@ -28,6 +28,9 @@ struct sp_elf_sym {
  * .gnu_debuglink lookups), `root` a prefix to try first ("/proc/PID/root")
  * or NULL. Returns NULL and sets errno when the file is not a usable ELF. */
 struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root);
+/* A file by path, with its debug file or MiniDebugInfo as for open_fd.
+ * NULL and errno set (ENOEXEC: not an ELF). */
+struct sp_elf *sp_elf__open_path(const char *path);
 /* An in-memory image (the vDSO); the buffer is copied. */
 struct sp_elf *sp_elf__open_mem(const void *image, size_t size, const char *name);
 void sp_elf__destroy(struct sp_elf *e); /* accepts NULL */
@@ -44,10 +47,18 @@ const char *sp_elf_sym__name(struct sp_elf_sym *s);
 uint64_t sp_elf__lookup_name(struct sp_elf *e, const char *name);
 /* Source file and line of `vaddr` from .debug_line; false when unknown. */
 bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line);
-/* Number of function symbols (loads the table). */
+/* Number of function symbols (loads the table) and the i-th, by address
+ * (aliases included: every name of a function is listed). */
 int sp_elf__nsyms(struct sp_elf *e);
-/* Path of the separate debug file in use, or NULL. */
-const char *sp_elf__debug_path(const struct sp_elf *e);
+struct sp_elf_sym *sp_elf__sym(struct sp_elf *e, int i);
+/* ET_EXEC: symbol addresses are absolute (not PIE). */
+bool sp_elf__is_exec(const struct sp_elf *e);
+/* ELF virtual address -> file offset through the PT_LOAD holding it (only
+ * executable segments when `code`). 0 or -ENOENT. */
+int sp_elf__vaddr_to_foff(const struct sp_elf *e, uint64_t vaddr, bool code, uint64_t *foff);
+/* Address of any defined symbol (function or object) by exact name, from
+ * the file, its debug file or MiniDebugInfo. 0 or -ENOENT. */
+int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr);
 
 /* C++ (Itanium, __cxa_demangle) or Rust (legacy, v0: demangle_rust.h) demangling;
  * malloc'd result or NULL. */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/attach/resolve.h"
+#include "runtime/elf/funcs.h"
 
 #define STAPSDT_NOTE_TYPE 3
 

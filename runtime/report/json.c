@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/types.h"
 #include "runtime/report/impl.h"
 
 static int map_agg(const struct sp_mapdata *m)

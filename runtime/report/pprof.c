@@ -21,7 +21,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "parser/types.h"
 #include "runtime/report/impl.h"
 
 #define DEFAULT_PERIOD_NS (1000000000ull / 99)

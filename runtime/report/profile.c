@@ -1,15 +1,15 @@
 /* runtime/report/profile.c: small helpers over the profile model, shared by every
- * report writer (see report_impl.h): entry weights and print order, frame
- * names, and the root-first stack paths the flame-graph formats are built
- * from. Written once so text, folded, svg, pprof and speedscope agree.
+ * report writer (see runtime/report/impl.h): entry weights and print order,
+ * frame names, string interning, and the text pieces shared by text and
+ * json. Written once so every format agrees.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/types.h"
 #include "runtime/report/impl.h"
+#include "base/hash.h"
 
 static int cmp_u64(uint64_t a, uint64_t b)
 {
@@ -290,135 +290,7 @@ const struct sp_plan_field *sp_key_field(const struct sp_mapdata *m, int i)
 	return i == 0 ? k : NULL;
 }
 
-/* --- stack paths ------------------------------------------------------------ */
-
-static int path_push(struct sp_path *p, char *name, enum sp_pe_kind kind, const struct sp_frame *f)
-{
-	if (!name)
-		return -ENOMEM;
-	if (p->n == p->cap) {
-		int cap = p->cap ? p->cap * 2 : 32;
-		struct sp_pelem *el = realloc(p->el, cap * sizeof(*el));
-
-		if (!el) {
-			free(name);
-			return -ENOMEM;
-		}
-		p->el = el;
-		p->cap = cap;
-	}
-	p->el[p->n++] = (struct sp_pelem){ .name = name, .kind = kind, .frame = f };
-	return 0;
-}
-
-/* Frames up to the first zero address (where bpftrace stops a stack too). */
-static int stack_len(const struct sp_stack *st)
-{
-	int n = 0;
-
-	while (st && n < st->n && (st->frames[n].addr || st->frames[n].sym))
-		n++;
-	return n;
-}
-
-static int push_stack(struct sp_path *p, const struct sp_stack *st)
-{
-	for (int i = stack_len(st) - 1; i >= 0; i--) {
-		const struct sp_frame *f = &st->frames[i];
-		enum sp_pe_kind kind = f->kind == SP_FRAME_KERNEL ? SP_PE_KERNEL : SP_PE_USER;
-		char buf[256];
-		int err;
-
-		if (!f->sym)
-			kind = SP_PE_UNKNOWN;
-		err = path_push(p, strdup(sp_frame_func(f, buf, sizeof(buf))), kind, f);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static char *label_text(const struct sp_kval *k)
-{
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
-
-	if (!f)
-		return NULL;
-	sp_text_kval(f, k, NULL, false);
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-/* Pass 0 pushes labels, 1 user stacks, 2 kernel stacks. */
-static int path_part(struct sp_path *p, const struct sp_kval *k, const struct sp_plan_field *fld, int pass)
-{
-	switch (k->kind) {
-	case SP_F_USTACK:
-		if (!p->pid)
-			p->pid = k->pid;
-		return pass == 1 ? push_stack(p, k->stack) : 0;
-	case SP_F_KSTACK:
-		return pass == 2 ? push_stack(p, k->stack) : 0;
-	case SP_F_NONE:
-		return 0;
-	default:
-		if (pass != 0)
-			return 0;
-		if (k->kind == SP_F_STR && fld && fld->size == 16 && !p->comm)
-			p->comm = k->s;
-		int err = path_push(p, label_text(k), SP_PE_LABEL, NULL);
-		if (!err) {
-			p->el[p->n - 1].label = fld ? fld->name : NULL;
-			p->el[p->n - 1].num = k->i;
-			p->el[p->n - 1].is_num = k->kind == SP_F_INT;
-		}
-		return err;
-	}
-}
-
-int sp_entry_path(const struct sp_mapdata *m, const struct sp_entry *e, struct sp_path *out)
-{
-	const struct sp_kval *k = &e->key;
-	int err = 0;
-
-	memset(out, 0, sizeof(*out));
-	out->weight = sp_entry_weight(e);
-	for (int pass = 0; pass < 3 && !err; pass++) {
-		if (k->kind != SP_F_TUPLE) {
-			err = path_part(out, k, sp_key_field(m, 0), pass);
-			continue;
-		}
-		for (int i = 0; i < k->n && !err; i++)
-			err = path_part(out, &k->elems[i], sp_key_field(m, i), pass);
-	}
-	if (err)
-		sp_path_free(out);
-	return err;
-}
-
-void sp_path_free(struct sp_path *p)
-{
-	for (int i = 0; i < p->n; i++)
-		free(p->el[i].name);
-	free(p->el);
-	memset(p, 0, sizeof(*p));
-}
-
 /* --- interning: string keys -> 1-based ids ------------------------------------------ */
-
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
 
 static int intern_grow(struct sp_intern *t)
 {
@@ -432,7 +304,7 @@ static int intern_grow(struct sp_intern *t)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < t->cap; i++) {
-		size_t j = fnv(t->keys[i] ? t->keys[i] : "") & (cap - 1);
+		size_t j = sp_hash_str(t->keys[i] ? t->keys[i] : "") & (cap - 1);
 
 		if (!t->keys[i])
 			continue;
@@ -457,7 +329,7 @@ uint64_t sp_intern(struct sp_intern *t, const char *key, bool *fresh)
 	*fresh = false;
 	if ((t->n + 1) * 2 > t->cap && intern_grow(t))
 		return 0;
-	for (j = fnv(key) & (t->cap - 1); t->keys[j]; j = (j + 1) & (t->cap - 1))
+	for (j = sp_hash_str(key) & (t->cap - 1); t->keys[j]; j = (j + 1) & (t->cap - 1))
 		if (strcmp(t->keys[j], key) == 0)
 			return t->ids[j];
 	t->keys[j] = strdup(key);
@@ -474,73 +346,6 @@ void sp_intern_free(struct sp_intern *t)
 		free(t->keys[i]);
 	free(t->keys);
 	free(t->ids);
-}
-
-static int path_cmp_names(const struct sp_path *a, const struct sp_path *b)
-{
-	for (int i = 0; i < a->n && i < b->n; i++) {
-		int c = strcmp(a->el[i].name, b->el[i].name);
-
-		if (c)
-			return c;
-		if (a->el[i].kind != b->el[i].kind)
-			return ((int)a->el[i].kind > (int)b->el[i].kind) - ((int)a->el[i].kind < (int)b->el[i].kind);
-	}
-	return (a->n > b->n) - (a->n < b->n);
-}
-
-static int path_cmp(const void *x, const void *y)
-{
-	return path_cmp_names(x, y);
-}
-
-static int path_cmp_pid(const void *x, const void *y)
-{
-	const struct sp_path *a = x, *b = y;
-
-	if (a->pid != b->pid)
-		return (a->pid > b->pid) - (a->pid < b->pid);
-	return path_cmp_names(a, b);
-}
-
-int sp_map_paths(const struct sp_mapdata *m, bool by_pid, struct sp_path **out, int *n)
-{
-	struct sp_path *v = calloc(m->n + 1, sizeof(*v));
-	int k = 0, err = 0, w = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (int i = 0; i < m->n && !err; i++) {
-		err = sp_entry_path(m, &m->entries[i], &v[k]);
-		if (!err && (v[k].weight == 0 || v[k].n == 0))
-			sp_path_free(&v[k]);
-		else if (!err)
-			k++;
-	}
-	if (err) {
-		sp_paths_free(v, k);
-		return err;
-	}
-	if (k > 1)
-		qsort(v, k, sizeof(*v), by_pid ? path_cmp_pid : path_cmp);
-	for (int i = 0; i < k; i++) {
-		if (w > 0 && (by_pid ? path_cmp_pid : path_cmp)(&v[w - 1], &v[i]) == 0) {
-			v[w - 1].weight += v[i].weight;
-			sp_path_free(&v[i]);
-			continue;
-		}
-		v[w++] = v[i];
-	}
-	*out = v;
-	*n = w;
-	return 0;
-}
-
-void sp_paths_free(struct sp_path *v, int n)
-{
-	for (int i = 0; v && i < n; i++)
-		sp_path_free(&v[i]);
-	free(v);
 }
 
 /* --- text pieces shared by text and json ------------------------------------- */

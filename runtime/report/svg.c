@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/types.h"
 #include "runtime/report/impl.h"
+#include "base/vec.h"
 
 #define FRAME_H 16
 #define PAD 10
@@ -217,15 +217,8 @@ static struct node *node_child(struct node *p, const char *name, enum sp_pe_kind
 	for (int i = 0; i < p->n; i++)
 		if (p->kids[i]->kind == kind && strcmp(p->kids[i]->name, name) == 0)
 			return p->kids[i];
-	if (p->n == p->cap) {
-		int cap = p->cap ? p->cap * 2 : 4;
-		struct node **k = realloc(p->kids, cap * sizeof(*k));
-
-		if (!k)
-			return NULL;
-		p->kids = k;
-		p->cap = cap;
-	}
+	if (SP_GROW(p->kids, p->cap, p->n + 1, 4))
+		return NULL;
 	c = node_new(name, kind);
 	if (c)
 		p->kids[p->n++] = c;

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/types.h"
 #include "runtime/report/impl.h"
 
 #define BAR_WIDTH 52

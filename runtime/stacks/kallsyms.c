@@ -6,6 +6,7 @@
  * Module symbols are not guaranteed to be ordered: sort when needed.
  */
 #include "runtime/stacks/kallsyms.h"
+#include "base/search.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -187,17 +188,32 @@ void sp_kallsyms__free(struct sp_kallsyms *ks)
 
 const struct sp_ksym *sp_kallsyms__find(const struct sp_kallsyms *ks, uint64_t addr)
 {
-	int lo = 0, hi = ks->n;
+	long i = SP_FLOOR(ks->syms, ks->n, addr, addr);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
+	return i >= 0 ? &ks->syms[i] : NULL;
+}
 
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+int sp_kallsyms_addr_of(const char *path, const char *name, uint64_t *addr)
+{
+	FILE *f = fopen(path ? path : "/proc/kallsyms", "re");
+	char line[512], *end;
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a = hex(line, &end);
+		char *sym = end[0] == ' ' && end[1] && end[2] == ' ' ? end + 3 : NULL;
+		size_t n = sym ? strcspn(sym, "\t\n") : 0;
+
+		if (!sym || n != strlen(name) || strncmp(sym, name, n) != 0)
+			continue;
+		*addr = a;
+		err = a ? 0 : -EPERM; /* zeros: kptr_restrict hides addresses */
+		break;
 	}
-	return lo ? &ks->syms[lo - 1] : NULL;
+	fclose(f);
+	return err;
 }
 
 uint64_t sp_kallsyms__lookup(const struct sp_kallsyms *ks, const char *name)

@@ -26,6 +26,10 @@ const struct sp_ksym *sp_kallsyms__find(const struct sp_kallsyms *ks, uint64_t a
 /* Address of a text symbol by name; 0 when absent. */
 uint64_t sp_kallsyms__lookup(const struct sp_kallsyms *ks, const char *name);
 int sp_kallsyms__count(const struct sp_kallsyms *ks);
+/* One symbol of any type (text or data) by name, without loading the
+ * table (kaddr() at compile time). path NULL: /proc/kallsyms. 0, -ENOENT,
+ * -EPERM when the kernel hides addresses, or -errno. */
+int sp_kallsyms_addr_of(const char *path, const char *name, uint64_t *addr);
 
 /* Hex GNU build id from a raw note file: /sys/kernel/notes for the kernel,
  * /sys/module/MOD/notes/.note.gnu.build-id for a module. malloc'd or NULL. */

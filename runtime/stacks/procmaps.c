@@ -6,6 +6,7 @@
  * file itself stays reachable through /proc/PID/map_files.
  */
 #include "runtime/stacks/procmaps.h"
+#include "base/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,17 +68,19 @@ bool sp_procmaps__parse_line(const char *line, struct sp_procmap *m)
 
 static int push_map(struct sp_procmaps *pm, int *cap, const struct sp_procmap *m)
 {
-	if (pm->n == *cap) {
-		int ncap = *cap ? *cap * 2 : 16;
-		struct sp_procmap *n = realloc(pm->maps, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		pm->maps = n;
-		*cap = ncap;
-	}
+	if (SP_GROW(pm->maps, *cap, pm->n + 1, 16))
+		return -ENOMEM;
 	pm->maps[pm->n++] = *m;
 	return 0;
+}
+
+/* Reads of another live process's maps (sprof's own, for its vDSO, are not
+ * counted), for tests and -v: one per process event. */
+static unsigned long nreads;
+
+unsigned long sp_procmaps__reads(void)
+{
+	return nreads;
 }
 
 int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path)
@@ -88,6 +91,8 @@ int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path)
 	int cap = 0, err = 0;
 	FILE *f;
 
+	if (!path && pid != getpid())
+		nreads++;
 	pm->n = 0;
 	pm->maps = NULL;
 	if (!path) {

@@ -41,6 +41,8 @@ int sp_procmaps__read(struct sp_procmaps *pm, pid_t pid, const char *path);
 /* Parse one maps line; true when it is an executable mapping (filled in). */
 bool sp_procmaps__parse_line(const char *line, struct sp_procmap *m);
 void sp_procmaps__free(struct sp_procmaps *pm);
+/* How many times another live process's maps were read so far (tests, -v). */
+unsigned long sp_procmaps__reads(void);
 /* sprof's own vDSO image (the kernel maps one into every 64-bit process,
  * so it stands for every process's); false when it cannot be found. */
 bool sp_procmaps__self_vdso(const void **image, size_t *size);

@@ -26,6 +26,8 @@
 #include "runtime/stacks/kallsyms.h"
 #include "runtime/stacks/perfmap.h"
 #include "runtime/stacks/procmaps.h"
+#include "base/search.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,14 +99,6 @@ struct sp_symbolizer {
 	bool lines;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Every kept file is a descriptor: allow as many as the hard limit does. */
 static void raise_nofile(void)
 {
@@ -131,11 +125,6 @@ struct sp_symbolizer *sp_symbolizer__open(void)
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on)
 {
 	s->demangle = on;
-}
-
-void sp_symbolizer__set_lines(struct sp_symbolizer *s, bool on)
-{
-	s->lines = on;
 }
 
 /* --- files --------------------------------------------------------------------------- */
@@ -336,47 +325,60 @@ static bool unchanged(const struct sp_proc *p, const struct sp_procmaps *pm)
 	return true;
 }
 
-static int read_proc(struct sp_symbolizer *s, struct sp_proc *p)
+/* Takes one snapshot of the mappings (err: why there is none). */
+static int take_proc(struct sp_symbolizer *s, struct sp_proc *p, const struct sp_procmaps *pm,
+		     int err)
 {
-	struct sp_procmaps pm;
 	struct sp_gen g = { 0 };
-	int err = sp_procmaps__read(&pm, p->pid, NULL);
 
-	p->read_ns = now_ns();
-	if (!err && pm.n == 0)
+	p->read_ns = sp_mono_ns();
+	if (!err && pm->n == 0)
 		err = -ESRCH; /* a zombie or a kernel thread: nothing to keep */
 	if (err) {
 		p->dead = err == -ESRCH;
-		sp_procmaps__free(&pm);
 		return err;
 	}
 	p->dead = false;
-	if (unchanged(p, &pm)) {
-		sp_procmaps__free(&pm);
+	if (unchanged(p, pm)) {
 		read_perfmap(p);
 		return 0;
 	}
-	g.maps = calloc(pm.n, sizeof(*g.maps));
-	if (!g.maps) {
-		sp_procmaps__free(&pm);
+	g.maps = calloc(pm->n, sizeof(*g.maps));
+	if (!g.maps)
 		return -ENOMEM;
-	}
-	for (g.n = 0; g.n < pm.n; g.n++)
-		take_map(s, p->pid, &pm.maps[g.n], &g.maps[g.n]);
-	sp_procmaps__free(&pm);
+	for (g.n = 0; g.n < pm->n; g.n++)
+		take_map(s, p->pid, &pm->maps[g.n], &g.maps[g.n]);
 	read_perfmap(p);
 	return push_gen(p, &g);
+}
+
+bool sp_symbolizer__has_pid(struct sp_symbolizer *s, pid_t pid)
+{
+	return find_proc(s, pid) != NULL;
+}
+
+int sp_symbolizer__add_maps(struct sp_symbolizer *s, pid_t pid, const struct sp_procmaps *pm,
+			    int err)
+{
+	struct sp_proc *p = find_proc(s, pid);
+
+	if (!p && !(p = new_proc(s, pid)))
+		return -ENOMEM;
+	return take_proc(s, p, pm, err);
 }
 
 int sp_symbolizer__add_pid(struct sp_symbolizer *s, pid_t pid, bool refresh)
 {
 	struct sp_proc *p = find_proc(s, pid);
+	struct sp_procmaps pm;
+	int err;
 
 	if (p && !refresh)
 		return p->ngens ? 0 : -ESRCH;
-	if (!p && !(p = new_proc(s, pid)))
-		return -ENOMEM;
-	return read_proc(s, p);
+	err = sp_procmaps__read(&pm, pid, NULL);
+	err = sp_symbolizer__add_maps(s, pid, &pm, err);
+	sp_procmaps__free(&pm);
+	return err;
 }
 
 static void proc_free(struct sp_proc *p)
@@ -390,19 +392,11 @@ static void proc_free(struct sp_proc *p)
 
 static const struct sp_map *gen_find(const struct sp_gen *g, uint64_t addr)
 {
-	int lo = 0, hi = g->n;
+	long i = SP_FLOOR(g->maps, g->n, start, addr);
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (g->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= g->maps[lo - 1].end)
+	if (i < 0 || addr >= g->maps[i].end)
 		return NULL;
-	return &g->maps[lo - 1];
+	return &g->maps[i];
 }
 
 /* Newest generation first: the layout most stacks were taken under. */
@@ -547,9 +541,9 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 			return;
 	}
 	/* New mapping (dlopen, exec), or a perf map created late? */
-	if (p->dead || now_ns() - p->read_ns < REFRESH_MIN_NS || !may_be_new(p, addr))
+	if (p->dead || sp_mono_ns() - p->read_ns < REFRESH_MIN_NS || !may_be_new(p, addr))
 		return;
-	if (read_proc(s, p) == 0) {
+	if (sp_symbolizer__add_pid(s, pid, true) == 0) {
 		frame_init(out, addr);
 		symbolize_in(s, p, addr, leaf, out);
 	}

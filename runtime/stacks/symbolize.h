@@ -40,6 +40,13 @@ void sp_symbolizer__destroy(struct sp_symbolizer *s); /* accepts NULL */
  * mappings stay searchable for stacks taken before. Returns 0 or -errno
  * (-ESRCH when the process is gone). */
 int sp_symbolizer__add_pid(struct sp_symbolizer *s, pid_t pid, bool refresh);
+/* The same from a snapshot someone else read (runtime/stacks/process.h):
+ * `err` is the read's result (-ESRCH: gone; pm is then not used). */
+struct sp_procmaps;
+int sp_symbolizer__add_maps(struct sp_symbolizer *s, pid_t pid, const struct sp_procmaps *pm,
+			    int err);
+/* True once pid was added (alive or not). */
+bool sp_symbolizer__has_pid(struct sp_symbolizer *s, pid_t pid);
 
 /* Fill `out` for a user address of `pid`. `leaf` is false for return
  * addresses, which are looked up at addr - 1 (off stays addr - symbol).
@@ -63,10 +70,6 @@ uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, c
 
 /* C++ names are demangled by default (bpftrace's cpp_demangle=1). */
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on);
-/* Source file:line (srcfile/srcline) from .debug_line, on by default. The
- * first frame in a file with DWARF reads its whole line table (libc with
- * libc6-dbg: ~16 ms); reports that print no lines can turn it off. */
-void sp_symbolizer__set_lines(struct sp_symbolizer *s, bool on);
 
 struct sp_symbolizer_stats {
 	int procs;      /* processes recorded (alive or not) */

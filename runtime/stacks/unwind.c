@@ -20,6 +20,9 @@
 #include "abi/unwind_table.h"
 #include "runtime/elf/ehframe.h"
 #include "runtime/stacks/procmaps.h"
+#include "base/clock.h"
+#include "base/hash.h"
+#include "base/vec.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -73,14 +76,6 @@ struct sp_unwind {
 	int nfiles, files_with_rows, over_budget;
 	double parse_ms;
 };
-
-static double ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 {
@@ -160,10 +155,10 @@ static void read_loads(struct unw_file *f, Elf *elf)
 static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf)
 {
 	struct sp_eh_table t;
-	double t0 = ms_now();
+	double t0 = (sp_mono_s() * 1e3);
 	int err = sp_eh_table__from_elf(&t, elf);
 
-	u->parse_ms += ms_now() - t0;
+	u->parse_ms += (sp_mono_s() * 1e3) - t0;
 	if (err)
 		return;
 	if (t.rows[t.n - 1].pc - t.rows[0].pc > 0xffffffffull) {
@@ -308,27 +303,21 @@ static struct unw_pid *find_pid(struct sp_unwind *u, pid_t pid)
 
 static struct unw_pid *add_pid_entry(struct sp_unwind *u, pid_t pid)
 {
-	if (u->npids == u->cap_pids) {
-		int ncap = u->cap_pids ? u->cap_pids * 2 : 64;
-		struct unw_pid *n = realloc(u->pids, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		u->pids = n;
-		u->cap_pids = ncap;
-	}
+	if (SP_GROW(u->pids, u->cap_pids, u->npids + 1, 64))
+		return NULL;
 	u->pids[u->npids] = (struct unw_pid){ .pid = pid };
 	return &u->pids[u->npids++];
 }
 
 static uint64_t maps_hash(const struct sp_unw_proc *p)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = SP_HASH_INIT;
 
 	for (uint32_t i = 0; i < p->n; i++) {
-		h = (h ^ p->maps[i].start) * 1099511628211ull;
-		h = (h ^ p->maps[i].end) * 1099511628211ull;
-		h = (h ^ p->maps[i].bias ^ p->maps[i].count) * 1099511628211ull;
+		uint64_t m[3] = { p->maps[i].start, p->maps[i].end,
+				  p->maps[i].bias ^ p->maps[i].count };
+
+		h = sp_hash_bytes(h, m, sizeof(m));
 	}
 	return h;
 }
@@ -349,14 +338,6 @@ static void sweep(struct sp_unwind *u)
 	u->npids = k;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Store p (consumed) as pid's entry; 1 when its mappings changed. */
 static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 {
@@ -371,7 +352,7 @@ static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 	}
 	/* a first read may precede the dynamic loader's work: allow a refresh
 	 * request at once; after that at most every SP_UNW_REFRESH_NS */
-	p->refresh_ns = e ? mono_ns() : 0;
+	p->refresh_ns = e ? sp_mono_ns() : 0;
 	err = bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
 	free(p);
 	if (err)
@@ -383,30 +364,43 @@ static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 	return 1;
 }
 
+bool sp_unwind__wants(const struct sp_unwind *u, pid_t pid)
+{
+	/* sprof itself: its static LLVM alone is ~450k rows */
+	return u && pid > 0 && pid != getpid() && !u->failed;
+}
+
 int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 {
 	struct sp_procmaps pm;
+	int err;
+
+	if (!sp_unwind__wants(u, pid))
+		return 0;
+	err = sp_procmaps__read(&pm, pid, NULL);
+	if (!err)
+		err = sp_unwind__add_maps(u, pid, &pm);
+	sp_procmaps__free(&pm);
+	return err;
+}
+
+int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm)
+{
 	struct sp_unw_proc *p;
 	int err;
 
-	/* sprof itself: its static LLVM alone is ~450k rows */
-	if (!u || pid <= 0 || pid == getpid())
+	if (!sp_unwind__wants(u, pid))
 		return 0;
 	err = lazy_init(u);
 	if (err)
 		return err;
 	if (++u->adds % SWEEP_EVERY == 0)
 		sweep(u);
-	err = sp_procmaps__read(&pm, pid, NULL);
-	if (err)
-		return err;
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		sp_procmaps__free(&pm);
+	if (!p)
 		return -ENOMEM;
-	}
-	for (int i = 0; i < pm.n && p->n < SP_UNW_MAX_MAPS; i++) {
-		const struct sp_procmap *m = &pm.maps[i];
+	for (int i = 0; i < pm->n && p->n < SP_UNW_MAX_MAPS; i++) {
+		const struct sp_procmap *m = &pm->maps[i];
 		struct unw_file *f = NULL;
 
 		if (m->kind == SP_MAP_FILE) {
@@ -418,7 +412,6 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 		}
 		fill_map(f, m, &p->maps[p->n++]);
 	}
-	sp_procmaps__free(&pm);
 	return register_proc(u, pid, p);
 }
 

@@ -39,6 +39,12 @@ void sp_unwind__destroy(struct sp_unwind *u); /* accepts NULL */
  * or changed since the last call (the symbolizer should re-read them too),
  * 0 when unchanged (or u is NULL), -errno on failure (-ESRCH: gone). */
 int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid);
+/* The same from a snapshot someone else read (runtime/stacks/process.h). */
+struct sp_procmaps;
+int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm);
+/* False for NULL, sprof itself, and an unwinder whose maps failed. */
+#include <stdbool.h>
+bool sp_unwind__wants(const struct sp_unwind *u, pid_t pid);
 
 struct sp_unwind_stats {
 	int procs, files, files_with_rows;

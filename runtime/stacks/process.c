@@ -1,0 +1,24 @@
+/* runtime/stacks/process.c: one /proc/PID/maps snapshot, two consumers (see process.h). */
+#include "runtime/stacks/process.h"
+
+#include "runtime/stacks/procmaps.h"
+#include "runtime/stacks/symbolize.h"
+#include "runtime/stacks/unwind.h"
+
+int sp_process__add(struct sp_symbolizer *s, struct sp_unwind *u, pid_t pid, bool refresh)
+{
+	bool want_sym = s && (refresh || !sp_symbolizer__has_pid(s, pid));
+	bool want_unw = sp_unwind__wants(u, pid);
+	struct sp_procmaps pm;
+	int err, err2 = 0;
+
+	if (!want_sym && !want_unw)
+		return 0;
+	err = sp_procmaps__read(&pm, pid, NULL);
+	if (want_sym)
+		err2 = sp_symbolizer__add_maps(s, pid, &pm, err);
+	if (want_unw && !err)
+		err2 = err2 ? err2 : sp_unwind__add_maps(u, pid, &pm);
+	sp_procmaps__free(&pm);
+	return err ? err : err2 < 0 ? err2 : 0;
+}
