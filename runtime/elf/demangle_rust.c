@@ -14,6 +14,8 @@
  */
 #include "runtime/elf/demangle_rust.h"
 
+#include "base/vec.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,20 +35,9 @@ struct rd_out {
 
 static void out_put(struct rd_out *o, const char *s, size_t n)
 {
-	if (o->bad)
+	if (o->bad || o->len + n + 1 > MAX_OUT || SP_GROW(o->buf, o->cap, o->len + n + 1, 128)) {
+		o->bad = true;
 		return;
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 128;
-		char *b;
-
-		while (cap < o->len + n + 1)
-			cap *= 2;
-		if (cap > MAX_OUT || !(b = realloc(o->buf, cap))) {
-			o->bad = true;
-			return;
-		}
-		o->buf = b;
-		o->cap = cap;
 	}
 	memcpy(o->buf + o->len, s, n);
 	o->len += n;

@@ -16,6 +16,9 @@
  */
 #include "runtime/stacks/perfmap.h"
 
+#include "base/search.h"
+#include "base/vec.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,7 +42,7 @@ struct sp_perfmap {
 	struct timespec mtime;
 	int lines, bad, first_bad;
 	uint32_t seq;
-	int n, cap;
+	size_t n, cap;
 	struct sp_perfsym *syms;
 	uint64_t *maxend;       /* maxend[i]: the largest end of syms[0..i] */
 	struct chunk *chunks;
@@ -198,15 +201,8 @@ static bool parse_line(char *line, struct sp_perfsym *out)
 
 static int push(struct sp_perfmap *pm, const struct sp_perfsym *ps)
 {
-	if (pm->n == pm->cap) {
-		int cap = pm->cap ? pm->cap * 2 : 256;
-		struct sp_perfsym *n = realloc(pm->syms, (size_t)cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		pm->syms = n;
-		pm->cap = cap;
-	}
+	if (SP_GROW(pm->syms, pm->cap, pm->n + 1, 256))
+		return -ENOMEM;
 	pm->syms[pm->n++] = *ps;
 	return 0;
 }
@@ -253,12 +249,12 @@ static int index_syms(struct sp_perfmap *pm)
 	uint64_t *m, top = 0;
 
 	if (pm->n)
-		qsort(pm->syms, (size_t)pm->n, sizeof(*pm->syms), sym_cmp);
-	m = realloc(pm->maxend, (size_t)(pm->n ? pm->n : 1) * sizeof(*m));
+		qsort(pm->syms, pm->n, sizeof(*pm->syms), sym_cmp);
+	m = realloc(pm->maxend, (pm->n ? pm->n : 1) * sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	pm->maxend = m;
-	for (int i = 0; i < pm->n; i++) {
+	for (size_t i = 0; i < pm->n; i++) {
 		uint64_t end = pm->syms[i].start + pm->syms[i].size;
 
 		top = end > top ? end : top;
@@ -338,17 +334,9 @@ int sp_perfmap__refresh(struct sp_perfmap *pm)
 const struct sp_perfsym *sp_perfmap__find(const struct sp_perfmap *pm, uint64_t addr)
 {
 	const struct sp_perfsym *best = NULL;
-	int lo = 0, hi = pm ? pm->n : 0;
+	long i = pm ? SP_FLOOR(pm->syms, pm->n, start, addr) : -1;
 
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (pm->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int i = lo - 1; i >= 0 && pm->maxend[i] > addr; i--) {
+	for (; i >= 0 && pm->maxend[i] > addr; i--) {
 		const struct sp_perfsym *s = &pm->syms[i];
 
 		if (addr - s->start < s->size && (!best || s->seq > best->seq))
@@ -371,5 +359,5 @@ int sp_perfmap__bad_lines(const struct sp_perfmap *pm, int *first_line)
 
 int sp_perfmap__count(const struct sp_perfmap *pm)
 {
-	return pm->n;
+	return (int)pm->n;
 }
