@@ -124,7 +124,8 @@ bool sp_func_matches(struct sp_func *fn, const char *pat)
 
 	if (sp_glob_match(pat, fn->name))
 		return true;
-	if (strncmp(fn->name, "_Z", 2) != 0 || !(dem = sp_func_demangled(fn)))
+	if ((strncmp(fn->name, "_Z", 2) != 0 && strncmp(fn->name, "_R", 2) != 0) ||
+	    !(dem = sp_func_demangled(fn)))
 		return false;
 	return sp_glob_match(pat, dem) || match_without_params(pat, dem);
 }

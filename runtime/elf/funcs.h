@@ -16,7 +16,7 @@
 
 struct sp_func {
 	char *name;       /* as in the symbol table (mangled) */
-	char *demangled;  /* made on first use (sp_func_demangled); NULL when not C++ */
+	char *demangled;  /* made on first use (sp_func_demangled); NULL when not C++/Rust */
 	bool tried_demangle;
 	uint64_t vaddr;   /* ELF virtual address */
 	uint64_t size;
@@ -35,7 +35,7 @@ int sp_funcs__load(struct sp_funcs *f, const char *path);
 void sp_funcs__free(struct sp_funcs *f);
 /* True when `pat` (a glob) names `fn`: mangled, demangled or demangled without "(...)". */
 bool sp_func_matches(struct sp_func *fn, const char *pat);
-/* The demangled name of a C++ symbol (made on first use), or NULL. */
+/* The demangled name of a C++ or Rust symbol (made on first use), or NULL. */
 const char *sp_func_demangled(struct sp_func *fn);
 /* The symbol named exactly `name` (mangled or demangled), or NULL. */
 struct sp_func *sp_funcs__find(struct sp_funcs *f, const char *name);

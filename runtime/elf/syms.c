@@ -15,6 +15,7 @@
  * `__clock_nanosleep`/`clock_nanosleep` prints as the latter.
  */
 #include "runtime/elf/syms.h"
+#include "runtime/elf/demangle_rust.h"
 #include "runtime/elf/lines.h"
 #include "base/search.h"
 #include "base/vec.h"
@@ -686,8 +687,10 @@ char *sp_demangle(const char *mangled)
 	int status = 0;
 	char *out;
 
-	if (strncmp(mangled, "_Z", 2) != 0 || !(fn = demangler()))
-		return NULL;
+	/* Rust first: legacy names are Itanium-shaped but need their escapes decoded */
+	out = sp_rust_demangle(mangled);
+	if (out || strncmp(mangled, "_Z", 2) != 0 || !(fn = demangler()))
+		return out;
 	out = fn(mangled, NULL, NULL, &status);
 	if (status != 0) {
 		free(out);

@@ -20,7 +20,7 @@ struct sp_elf;
 struct sp_elf_sym {
 	uint64_t addr, size;   /* ELF virtual address; size 0 = unknown */
 	const char *name;      /* as in the file (mangled) */
-	char *demangled;       /* made on first use; NULL when not C++ */
+	char *demangled;       /* made on first use; NULL when not C++/Rust */
 	uint8_t bind, tried_demangle;
 };
 
@@ -44,7 +44,7 @@ const char *sp_elf__build_id(const struct sp_elf *e);
 bool sp_elf__foff_to_vaddr(const struct sp_elf *e, uint64_t foff, uint64_t *vaddr);
 /* The function containing `vaddr`, or NULL. Builds the table on first use. */
 struct sp_elf_sym *sp_elf__find(struct sp_elf *e, uint64_t vaddr);
-/* Demangled name when the symbol is C++, else its name. */
+/* Demangled name when the symbol is C++ or Rust, else its name. */
 const char *sp_elf_sym__name(struct sp_elf_sym *s);
 /* Virtual address of a function by mangled or demangled name; 0 when absent. */
 uint64_t sp_elf__lookup_name(struct sp_elf *e, const char *name);
@@ -63,7 +63,8 @@ int sp_elf__vaddr_to_foff(const struct sp_elf *e, uint64_t vaddr, bool code, uin
  * the file, its debug file or MiniDebugInfo. 0 or -ENOENT. */
 int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr);
 
-/* C++ (Itanium) demangling; malloc'd result or NULL. */
+/* C++ (Itanium, __cxa_demangle) or Rust (legacy, v0: demangle_rust.h) demangling;
+ * malloc'd result or NULL. */
 char *sp_demangle(const char *mangled);
 
 #endif

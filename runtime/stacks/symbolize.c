@@ -14,15 +14,18 @@
  * searchable (newest first) for stacks taken before a dlopen or exec.
  *
  * Special mappings: [vdso] is symbolized from sprof's own vDSO image (one
- * kernel, one image); anonymous executable memory (JIT) from the process's
- * perf map, /tmp/perf-NSPID.map in its mount namespace, read at add time
- * too. Kernel addresses come from /proc/kallsyms, read on first use.
+ * kernel, one image); JIT code (anonymous executable memory, or any address
+ * no file symbol covers) from the process's perf map (perfmap.h): opened and
+ * read at add time, kept open, and read again when an address misses and
+ * the file changed, also after the process exited. Kernel addresses come
+ * from /proc/kallsyms, read on first use.
  */
 #include "runtime/stacks/symbolize.h"
 
 #include "runtime/elf/objcache.h"
 #include "runtime/elf/syms.h"
 #include "runtime/stacks/kallsyms.h"
+#include "runtime/stacks/perfmap.h"
 #include "runtime/stacks/procmaps.h"
 #include "base/search.h"
 #include "base/clock.h"
@@ -56,27 +59,15 @@ struct sp_gen {
 	struct sp_map *maps;
 };
 
-struct sp_perfsym {
-	uint64_t start, size;
-	const char *name;
-};
-
-/* A perf map as read at one time; old ones stay alive for returned names. */
-struct sp_perfmap {
-	char *path, *text;
-	uint64_t hash;          /* of the text as read, to skip unchanged re-reads */
-	int n;
-	struct sp_perfsym *syms;
-	struct sp_perfmap *older;
-};
-
 struct sp_proc {
 	pid_t pid;
 	bool dead;              /* gone when we first or last looked */
 	uint64_t read_ns;       /* when the maps were last read */
 	int ngens;
 	struct sp_gen *gens;    /* oldest first */
-	struct sp_perfmap *perf;
+	struct sp_perfmap *perf; /* NULL until the process has one */
+	bool perf_warned;        /* about its malformed lines, once */
+	bool perf_tried_dead;    /* looked for a perf map written at exit */
 	struct sp_proc *next;
 };
 
@@ -173,159 +164,28 @@ static struct sp_objfile *vdso_file(struct sp_symbolizer *s)
 
 /* --- perf maps (JIT) ------------------------------------------------------------------- */
 
-/* The pid as the process itself sees it (last NSpid field), for its perf map name. */
-static pid_t ns_pid(pid_t pid)
-{
-	char buf[64], *line = NULL;
-	size_t cap = 0;
-	pid_t nspid = pid;
-	FILE *f;
-
-	snprintf(buf, sizeof(buf), "/proc/%d/status", (int)pid);
-	f = fopen(buf, "re");
-	if (!f)
-		return pid;
-	while (getline(&line, &cap, f) > 0) {
-		char *last;
-
-		if (strncmp(line, "NSpid:", 6) != 0)
-			continue;
-		last = strrchr(line, '\t');
-		if (last)
-			nspid = atoi(last + 1);
-		break;
-	}
-	free(line);
-	fclose(f);
-	return nspid;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	if (m) {
-		char chunk[65536];
-		size_t r;
-
-		while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			fwrite(chunk, 1, r, m);
-		fclose(m);
-	}
-	fclose(f);
-	return buf;
-}
-
-static int perfsym_cmp(const void *pa, const void *pb)
-{
-	const struct sp_perfsym *a = pa, *b = pb;
-
-	return (a->start > b->start) - (a->start < b->start);
-}
-
-/* Lines `START SIZE name`, hex, parsed in place. */
-static int parse_perfmap(struct sp_perfmap *pm)
-{
-	int cap = 0;
-	char *p = pm->text;
-
-	while (*p) {
-		char *nl = strchr(p, '\n'), *end, *end2;
-		struct sp_perfsym ps;
-
-		if (nl)
-			*nl = '\0';
-		ps.start = strtoull(p, &end, 16);
-		ps.size = strtoull(end, &end2, 16);
-		ps.name = end2 + (*end2 == ' ');
-		if (end != p && end2 != end && *ps.name) {
-			if (pm->n == cap) {
-				struct sp_perfsym *n;
-
-				cap = cap ? cap * 2 : 256;
-				n = realloc(pm->syms, cap * sizeof(*n));
-				if (!n)
-					return -ENOMEM;
-				pm->syms = n;
-			}
-			pm->syms[pm->n++] = ps;
-		}
-		p = nl ? nl + 1 : p + strlen(p);
-	}
-	if (pm->n)
-		qsort(pm->syms, pm->n, sizeof(*pm->syms), perfsym_cmp);
-	return 0;
-}
-
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
+/* Open the perf map the first time (retried while the process lives: a JIT
+ * may create it late; once after it died: the JVM's DumpPerfMapAtExit),
+ * read what is new, and warn once per file about lines that do not parse. */
 static void read_perfmap(struct sp_proc *p)
 {
-	uint64_t hash;
-	char path[128], shown[64];
-	struct sp_perfmap *pm;
-	pid_t nspid = ns_pid(p->pid);
-	char *text;
+	int first, bad;
 
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)nspid);
-	snprintf(shown, sizeof(shown), "/tmp/perf-%d.map", (int)nspid);
-	text = slurp(path);
-	if (!text && nspid == p->pid) /* same pid namespace: the host's /tmp may do */
-		text = slurp(shown);
-	if (!text)
-		return;
-	hash = fnv1a(text);
-	if (p->perf && p->perf->hash == hash) {
-		free(text);
-		return;
+	if (!p->perf) {
+		if (p->perf_tried_dead)
+			return;
+		p->perf_tried_dead = p->dead;
+		if (!(p->perf = sp_perfmap__open(p->pid)))
+			return;
 	}
-	pm = calloc(1, sizeof(*pm));
-	if (!pm || !(pm->path = strdup(shown)) || (pm->text = text, parse_perfmap(pm) != 0)) {
-		if (pm) {
-			free(pm->syms);
-			free(pm->path);
-		}
-		free(pm);
-		free(text);
+	if (sp_perfmap__refresh(p->perf) != 0 || p->perf_warned)
 		return;
-	}
-	pm->hash = hash;
-	pm->older = p->perf;
-	p->perf = pm;
-}
-
-static const struct sp_perfsym *perfmap_find(const struct sp_perfmap *pm, uint64_t addr)
-{
-	long i = pm ? SP_FLOOR(pm->syms, pm->n, start, addr) : -1;
-
-	if (i < 0 || addr - pm->syms[i].start >= pm->syms[i].size)
-		return NULL;
-	return &pm->syms[i];
-}
-
-static void perfmaps_free(struct sp_perfmap *pm)
-{
-	while (pm) {
-		struct sp_perfmap *older = pm->older;
-
-		free(pm->syms);
-		free(pm->text);
-		free(pm->path);
-		free(pm);
-		pm = older;
+	bad = sp_perfmap__bad_lines(p->perf, &first);
+	if (bad) {
+		p->perf_warned = true;
+		fprintf(stderr, "sprof: warning: %s (pid %d): %d malformed line%s skipped, the first "
+			"at line %d\n", sp_perfmap__path(p->perf), (int)p->pid, bad, bad == 1 ? "" : "s",
+			first);
 	}
 }
 
@@ -488,7 +348,7 @@ static void proc_free(struct sp_proc *p)
 	for (int i = 0; i < p->ngens; i++)
 		gen_free(&p->gens[i]);
 	free(p->gens);
-	perfmaps_free(p->perf);
+	sp_perfmap__destroy(p->perf);
 	free(p);
 }
 
@@ -542,13 +402,13 @@ static bool symbolize_perfmap(const struct sp_proc *p, uint64_t addr, bool leaf,
 			      struct sp_frame *out)
 {
 	uint64_t look = leaf ? addr : addr - 1;
-	const struct sp_perfsym *ps = perfmap_find(p->perf, look);
+	const struct sp_perfsym *ps = sp_perfmap__find(p->perf, look);
 
 	if (!ps)
 		return false;
 	out->sym = ps->name;
 	out->off = addr - ps->start;
-	out->module = p->perf->path;
+	out->module = sp_perfmap__path(p->perf);
 	out->kind = SP_FRAME_USER;
 	return true;
 }
@@ -635,7 +495,14 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 	}
 	if (symbolize_in(s, p, addr, leaf, out))
 		return;
-	/* New mapping (dlopen, exec) or new JIT code since the last read? */
+	/* JIT code newer than the perf map as read? fstat() tells, also after exit */
+	if (p->perf || (p->dead && !p->perf_tried_dead)) {
+		read_perfmap(p);
+		frame_init(out, addr);
+		if (symbolize_in(s, p, addr, leaf, out))
+			return;
+	}
+	/* New mapping (dlopen, exec), or a perf map created late? */
 	if (p->dead || sp_mono_ns() - p->read_ns < REFRESH_MIN_NS || !may_be_new(p, addr))
 		return;
 	if (sp_symbolizer__add_pid(s, pid, true) == 0) {

@@ -9,7 +9,9 @@
  * Sources, in order: the file's .symtab and .dynsym; for stripped files a
  * debug file by build id or .gnu_debuglink (build id or CRC checked), else
  * MiniDebugInfo; [vdso] from sprof's own vDSO; JIT code (anonymous or
- * non-ELF executable memory) from /tmp/perf-PID.map, read at add time.
+ * non-ELF executable memory, or any address no file symbol covers) from
+ * /tmp/perf-PID.map (runtime/stacks/perfmap.h): opened at add time, read
+ * again when a lookup misses and the file changed, also after exit.
  * Frames get sym+off, module (path, "[vdso]", the perf map, or
  * "[kernel.kallsyms]"/the kernel module), build_id (kernel: vmlinux's or the
  * module's), the mapping and file_off, and srcfile:srcline when the file

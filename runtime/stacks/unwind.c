@@ -46,6 +46,7 @@
 
 struct unw_load {
 	uint64_t off, vaddr, filesz;
+	bool exec;              /* PF_X: the one an executable mapping is of */
 };
 
 struct unw_file {
@@ -166,7 +167,8 @@ static void read_loads(struct unw_file *f, Elf *elf)
 
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		f->loads[f->nloads++] = (struct unw_load){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+		f->loads[f->nloads++] = (struct unw_load){ ph.p_offset, ph.p_vaddr, ph.p_filesz,
+							   (ph.p_flags & PF_X) != 0 };
 	}
 }
 
@@ -258,24 +260,42 @@ static struct unw_file *map_file(struct sp_unwind *u, pid_t pid, const struct sp
 
 /* --- processes ----------------------------------------------------------------------- */
 
+/* The PT_LOAD an executable mapping at page offset `pgoff` is of. Two can
+ * share the page (lld, rustc's default linker, starts the code segment in
+ * the page the read-only one ends in, with p_vaddr - p_offset = 0x1000):
+ * the executable one. */
+static const struct unw_load *load_of(const struct unw_file *f, uint64_t pgoff)
+{
+	const struct unw_load *found = NULL;
+
+	for (int i = 0; i < f->nloads; i++) {
+		const struct unw_load *l = &f->loads[i];
+
+		if (pgoff < (l->off & ~0xfffull) || pgoff >= l->off + l->filesz)
+			continue;
+		if (l->exec)
+			return l;
+		found = found ? found : l;
+	}
+	return found;
+}
+
 /* The mapping's entry; false when the file has no PT_LOAD for it. */
 static bool fill_map(const struct unw_file *f, const struct sp_procmap *m, struct sp_unw_map *out)
 {
+	const struct unw_load *l;
+
 	out->start = m->start;
 	out->end = m->end;
 	out->first = out->count = 0;
 	out->bias = 0;
 	if (!f || f->count == 0)
 		return true;
-	for (int i = 0; i < f->nloads; i++) {
-		const struct unw_load *l = &f->loads[i];
-
-		if (m->pgoff < (l->off & ~0xfffull) || m->pgoff >= l->off + l->filesz)
-			continue;
+	l = load_of(f, m->pgoff);
+	if (l) {
 		out->bias = m->start - m->pgoff + l->off - l->vaddr + f->base;
 		out->first = f->first;
 		out->count = f->count;
-		return true;
 	}
 	return true;
 }

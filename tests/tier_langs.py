@@ -1,0 +1,257 @@
+"""Langs tier: stacks of compiled languages and JIT code, by the names users know.
+
+Rust: tests/workloads/lang_rust.rs is built by rustc (`-O -g`, legacy and v0
+mangling; rustc 1.90+ links with lld, whose code segment shares a page with
+the read-only one). A uprobe on lang_rust::rust_leaf, attached by its
+demangled name, must show every frame of `ustack`, `func` and `usym()`
+named exactly as binutils' `c++filt -i` (rustfilt's form) prints the symbol,
+no mangling left, and complete stacks (rust_leaf <- step <- drive <- main)
+in most samples.
+
+JIT code: tests/workloads/lang_node.js under `node --perf-basic-prof`,
+profiled with -c: its hot JS function must lead the stacks, named from
+/tmp/perf-PID.map (written after the first samples, grown while it runs,
+read again after node exited), with node's own C++ frames symbolized below
+it down to _start. tests/workloads/lang_java.java under a JVM that writes
+its perf map only as it exits: the hot method leads, stacks complete to the
+thread's start. A perf map with malformed lines gets one warning.
+
+Each test prints its figures and appends them to
+build/tests/artifacts/langs_figures.txt.
+"""
+import glob
+import os
+import re
+import time
+
+
+def _figure(ctx, text):
+    print("    " + text, flush=True)
+    with open(os.path.join(ctx.artifacts, "langs_figures.txt"), "a") as f:
+        f.write(time.strftime("%H:%M:%S ") + text + "\n")
+
+
+def _parse_stacks(text, map_name="@"):
+    """[(frames, count)] of a text report's stack map."""
+    out = []
+    pat = re.compile(r"^%s\[\n(.*?)\n\]: (\d+)$" % re.escape(map_name), re.S | re.M)
+    for m in pat.finditer(text):
+        frames = [f.strip() for f in m.group(1).splitlines() if f.strip()]
+        out.append((frames, int(m.group(2))))
+    return out
+
+
+def _name(frame):
+    return re.sub(r"\+\d+$", "", frame)
+
+
+# ---- Rust ----------------------------------------------------------------------------
+
+def _rustc(ctx, mangling):
+    ctx.require_tool("rustc")
+    src = os.path.join(ctx.tests_dir, "workloads", "lang_rust.rs")
+    out = os.path.join(ctx.build, "tests", "workloads", "lang_rust-" + mangling)
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        flags = ["-C", "symbol-mangling-version=v0"] if mangling == "v0" else []
+        ctx.run(["rustc", "-O", "-g"] + flags + ["-o", out, src], check=True, timeout=600)
+    return out
+
+
+def _cppfilt(ctx, path):
+    """{mangled: c++filt -i name} for the Rust functions of a file."""
+    ctx.require_tool("c++filt")
+    nm = ctx.run(["nm", "--defined-only", path], check=True, timeout=60)
+    syms = [l.split()[2] for l in nm.out.splitlines()
+            if len(l.split()) == 3 and l.split()[1] in "tTwWiI"]
+    rust = sorted({s for s in syms if s.startswith(("_R", "_ZN"))})
+    r = ctx.run(["c++filt", "-i"], input="\n".join(rust) + "\n", check=True, timeout=60)
+    return dict(zip(rust, r.out.splitlines()))
+
+
+MANGLED = re.compile(r"^_R|^_ZN|\$LT\$|\$u[0-9a-f]+\$|::h[0-9a-f]{16}$|\[[0-9a-f]{16}\]")
+C_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+CHAINS = {
+    "legacy": [("lang_rust::rust_leaf",), ("<lang_rust::Adder<T> as lang_rust::Work>::step",),
+               ("lang_rust::drive",), ("lang_rust::main",)],
+    "v0": [("lang_rust::rust_leaf",),
+           ("<lang_rust::Adder<u8> as lang_rust::Work>::step",
+            "<lang_rust::Adder<u32> as lang_rust::Work>::step"),
+           ("lang_rust::drive::<lang_rust::Adder<u8>>", "lang_rust::drive::<lang_rust::Adder<u32>>"),
+           ("lang_rust::main",)],
+}
+
+
+def _check_names(stacks, names):
+    """Every frame is a c++filt name of the binary's Rust functions or a C name."""
+    for frames, _ in stacks:
+        for f in frames:
+            n = _name(f)
+            assert not MANGLED.search(n), "mangling left in frame %r" % f
+            assert n in names or C_NAME.match(n), "frame %r is not c++filt's name of a symbol" % f
+
+
+def _rust_names(mangling):
+    def run(ctx):
+        ctx.require_bpf()
+        w = _rustc(ctx, mangling)
+        names = set(_cppfilt(ctx, w).values())
+        chain = CHAINS[mangling]
+        for alts in chain:
+            assert all(a in names for a in alts), "c++filt -i names none of %r" % (alts,)
+        prog = ('uprobe:%s:"lang_rust::rust_leaf" { @[ustack] = count(); @f[func] = count(); '
+                '@u[usym(arg1), ustack(1)] = count(); }' % w)
+        r = ctx.sprof_run("-c", "%s 1" % w, "-e", prog, timeout=120)
+        assert r.rc == 0, "sprof failed: %r" % r
+        stacks = _parse_stacks(r.out)
+        assert stacks, "no stacks: %r" % r
+        _check_names(stacks, names)
+        total = sum(n for _, n in stacks)
+        full = sum(n for frames, n in stacks
+                   if len(frames) >= len(chain) and
+                   all(_name(f) in alts for f, alts in zip(frames, chain)))
+        assert re.search(r"^@f\[lang_rust::rust_leaf\]: \d+$", r.out, re.M), "func: %r" % r
+        m = re.search(r"^@u\[(lang_rust::twice[^,]*), $", r.out, re.M)
+        assert m and m.group(1) in names, "usym(arg1) is not c++filt's twice: %r" % r
+        _figure(ctx, "rust %s: %d/%d samples = %.0f%% rust_leaf<-step<-drive<-main, names as c++filt -i"
+                % (mangling, full, total, 100.0 * full / total))
+        assert full >= 0.9 * total, "complete stacks in only %d of %d samples" % (full, total)
+    return run
+
+
+def t_rust_glob_v0(ctx):
+    """A glob over demangled v0 names attaches to every instantiation."""
+    ctx.require_bpf()
+    w = _rustc(ctx, "v0")
+    r = ctx.sprof_run("-c", "%s 1" % w, "-e",
+                      'uprobe:%s:"lang_rust::drive::<*" { @[func] = count(); }' % w, timeout=120)
+    assert r.rc == 0, "sprof failed: %r" % r
+    for t in ("u8", "u32"):
+        assert re.search(r"^@\[lang_rust::drive::<lang_rust::Adder<%s>>\]: \d+$" % t, r.out, re.M), \
+            "drive::<Adder<%s>> not probed: %r" % (t, r)
+
+
+# ---- JIT code through perf maps ----------------------------------------------------------
+
+def _unlink_perf_maps(ctx, out):
+    """The perf maps (and node's isolate-*-PID-v8.log) the profiled pids left."""
+    for pid in re.findall(r"^@pid\[(\d+)\]", out, re.M):
+        for path in ["/tmp/perf-%s.map" % pid] + glob.glob(
+                os.path.join(ctx.workdir, "isolate-*-%s-v8.log" % pid)):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def t_node_perf_map(ctx):
+    ctx.require_bpf()
+    ctx.require_tool("node")
+    js = os.path.join(ctx.tests_dir, "workloads", "lang_node.js")
+    prog = "profile:hz:99 /pid == cpid/ { @[ustack] = count(); @pid[pid] = count(); }"
+    r = ctx.sprof_run("-c", "node --perf-basic-prof %s 2" % js, "-e", prog, timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    assert "malformed" not in r.err, "node's perf map has malformed lines? %r" % r.err
+    stacks = _parse_stacks(r.out)
+    total = sum(n for _, n in stacks)
+    hot = [(f, n) for f, n in stacks if f and re.search(r"\bhotLoop\b", f[0])]
+    nhot = sum(n for _, n in hot)
+    full = sum(n for f, n in hot
+               if any(_name(x).startswith("node::Start(") for x in f) and
+               _name(f[-1]) in ("_start", "__libc_start_main", "__libc_start_call_main") and
+               not any(x.startswith("0x") for x in f))
+    _figure(ctx, "node --perf-basic-prof: hotLoop leads %d/%d samples (%s); %d of them complete "
+            "through node::Start to %s, no frame unnamed"
+            % (nhot, total, _name(hot[0][0][0]) if hot else "-", full,
+               _name(hot[0][0][-1]) if hot else "-"))
+    assert total >= 50, "too few samples: %d\n%r" % (total, r)
+    assert nhot >= 0.6 * total, "hotLoop leads only %d of %d samples:\n%s" % (nhot, total, r.out[-3000:])
+    assert full >= 0.9 * nhot, "complete stacks in only %d of %d hotLoop samples:\n%s" % (
+        full, nhot, r.out[-3000:])
+
+
+def t_node_late_jit(ctx):
+    """Code JIT-compiled after the last timed re-read, named once node exited."""
+    ctx.require_bpf()
+    ctx.require_tool("node")
+    js = os.path.join(ctx.tests_dir, "workloads", "lang_node.js")
+    prog = "profile:hz:99 /pid == cpid/ { @[ustack(1)] = count(); @pid[pid] = count(); }"
+    r = ctx.sprof_run("-c", "node --perf-basic-prof %s 2 late" % js, "-e", prog, timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    stacks = _parse_stacks(r.out)
+    late = sum(n for f, n in stacks if f and re.search(r"\blateLoop\b", f[0]))
+    unnamed = sum(n for f, n in stacks if f and f[0].startswith("0x"))
+    total = sum(n for _, n in stacks)
+    _figure(ctx, "node, code compiled 1.5 s in: lateLoop leads %d/%d samples, %d leaves unnamed"
+            % (late, total, unnamed))
+    assert late >= 30, "lateLoop leads only %d samples:\n%s" % (late, r.out[-3000:])
+    assert unnamed <= 0.05 * total, "%d of %d leaves unnamed" % (unnamed, total)
+
+
+def _javac(ctx):
+    ctx.require_tool("javac")
+    src = os.path.join(ctx.tests_dir, "workloads", "lang_java.java")
+    out = os.path.join(ctx.build, "tests", "workloads", "lang_java")
+    cls = os.path.join(out, "LangJava.class")
+    if not os.path.exists(cls) or os.path.getmtime(cls) < os.path.getmtime(src):
+        os.makedirs(out, exist_ok=True)
+        ctx.run(["javac", "-d", out, src], check=True, timeout=300)
+    return out
+
+
+def t_jvm_perf_map_at_exit(ctx):
+    """The JVM writes its perf map as it exits: read after the process is gone."""
+    ctx.require_bpf()
+    ctx.require_tool("java")
+    cp = _javac(ctx)
+    cmd = ("java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer "
+           "-cp %s LangJava 2" % cp)
+    prog = "profile:hz:99 /pid == cpid/ { @[ustack] = count(); @pid[pid] = count(); }"
+    r = ctx.sprof_run("-c", cmd, "-e", prog, timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    stacks = _parse_stacks(r.out)
+    total = sum(n for _, n in stacks)
+    hot = [(f, n) for f, n in stacks if f and "LangJava.hotLoop" in f[0]]
+    nhot = sum(n for _, n in hot)
+    full = sum(n for f, n in hot
+               if any(_name(x) == "JavaMain" for x in f) and _name(f[-1]) in ("clone3", "clone") and
+               not any(x.startswith("0x") for x in f))
+    _figure(ctx, "java -XX:+DumpPerfMapAtExit: hotLoop leads %d/%d samples (%s); %d of them "
+            "complete through JavaMain to clone3" % (nhot, total, _name(hot[0][0][0]) if hot else "-",
+                                                     full))
+    assert nhot >= 0.5 * total and nhot >= 30, "hotLoop leads only %d of %d samples:\n%s" % (
+        nhot, total, r.out[-3000:])
+    assert full >= 0.9 * nhot, "complete stacks in only %d of %d hotLoop samples:\n%s" % (
+        full, nhot, r.out[-3000:])
+
+
+def t_perf_map_malformed(ctx):
+    """Malformed lines: skipped, one warning for the file however often it is read."""
+    ctx.require_bpf()
+    busy = os.path.join(ctx.build, "examples", "busy")
+    if not os.path.exists(busy):
+        raise AssertionError("%s not built" % busy)
+    cmd = ("sh -c 'printf \"1000 10 jit_a\\nnot a line\\n2000\\n3000 10 jit_b\\n\" "
+           "> /tmp/perf-$$.map; exec %s 1'" % busy)
+    r = ctx.sprof_run("-c", cmd, "-e", "profile:hz:99 /pid == cpid/ { @[ustack] = count(); "
+                      "@pid[pid] = count(); }", timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    warns = [l for l in r.err.splitlines() if "malformed" in l]
+    assert len(warns) == 1, "want one warning, got %r" % r.err
+    assert re.search(r"/tmp/perf-\d+\.map \(pid \d+\): 2 malformed lines skipped, the first at "
+                     r"line 2$", warns[0]), warns[0]
+
+
+def tests(ctx):
+    yield "rust/names_legacy", _rust_names("legacy")
+    yield "rust/names_v0", _rust_names("v0")
+    yield "rust/glob_v0", t_rust_glob_v0
+    yield "jit/node_perf_map", t_node_perf_map
+    yield "jit/node_late_jit", t_node_late_jit
+    yield "jit/jvm_perf_map_at_exit", t_jvm_perf_map_at_exit
+    yield "jit/perf_map_malformed", t_perf_map_malformed
