@@ -26,6 +26,18 @@ struct sp_links {
 	int nfds, fdcap;
 };
 
+/* What a probe type resolved for an attach point (files, offsets, USDT
+ * sites), kept for the run: validate() resolves, count() and attach() find
+ * the same result again instead of reading the binaries a second and third
+ * time. Keyed by the plan probe and the pid it was resolved for. */
+struct sp_resolved {
+	const struct sp_plan_probe *p;
+	pid_t pid;
+	void *data;
+	void (*free)(void *data);
+	struct sp_resolved *next;
+};
+
 struct sp_attach_ctx {
 	struct bpf_object *obj;
 	pid_t pid;          /* -p / -c target, 0 = system wide */
@@ -34,7 +46,21 @@ struct sp_attach_ctx {
 	bool verbose;
 	char *err;          /* message buffer for failures: "probe 'X': cannot attach: ..." */
 	size_t errlen;
+	struct sp_resolved **resolved; /* the run's memo (may be NULL: no memo) */
 };
+
+/* The memo entry of (p, pid), or NULL. */
+void *sp_resolved_find(const struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, pid_t pid);
+/* Keep `data` for (p, pid) and return it; NULL (data freed) when memory
+ * runs out. Without a memo the data is returned and stays the caller's. */
+void *sp_resolved_keep(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, pid_t pid,
+		       void *data, void (*free_fn)(void *data));
+void sp_resolved_free(struct sp_resolved **memo);
+/* True when results are the caller's to free (a ctx without a memo). */
+static inline bool sp_resolved_owned(const struct sp_attach_ctx *ctx)
+{
+	return !ctx->resolved;
+}
 
 struct sp_probe_ops {
 	enum sp_probe_type type;
@@ -47,7 +73,7 @@ struct sp_probe_ops {
 	int (*prepare)(struct bpf_program *prog);
 	/* How many attach points the spec expands to, for sizing the names
 	 * map before load; -errno when it cannot be resolved. NULL: 1. */
-	int (*count)(const struct sp_plan_probe *p, pid_t pid);
+	int (*count)(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx);
 };
 
 const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t);
@@ -55,7 +81,8 @@ const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t);
 /* Call after bpf_object__open, before bpf_object__load: runs each probe
  * type's prepare op and sizes SP_MAP_PROBE_NAMES for the probes that read
  * `func`/`probe` (runtime/attach/names.h). 0 or -errno. */
-int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t pid);
+int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan,
+		      struct sp_attach_ctx *ctx);
 int sp_links_push(struct sp_links *l, struct bpf_link *link);
 int sp_links_push_fd(struct sp_links *l, int fd);
 void sp_links_destroy(struct sp_links *l); /* detaches everything; accepts empty */

@@ -112,12 +112,10 @@ static int tp_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 	return err;
 }
 
-static int tracepoint_count(const struct sp_plan_probe *p, pid_t pid)
+static int tracepoint_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	char msg[256];
-	struct sp_attach_ctx ctx = { .err = msg, .errlen = sizeof(msg) };
 	char **v;
-	int n, err = tp_expand(p, &ctx, &v, &n);
+	int n, err = tp_expand(p, ctx, &v, &n);
 
 	sp_strv_free(v, n);
 	return err ? err : n;

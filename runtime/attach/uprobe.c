@@ -212,12 +212,49 @@ static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *
 	return add_funcs(p, ctx, u);
 }
 
+static void upoints_destroy(void *data)
+{
+	upoints_free(data);
+	free(data);
+}
+
+/* The probe's points, resolved once per (probe, pid) for the run; hand
+ * them back with upoints_put(). */
+static int upoints_get(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		       struct upoints **out)
+{
+	struct upoints *u = sp_resolved_find(ctx, p, ctx->pid);
+	int err;
+
+	if (u) {
+		*out = u;
+		return 0;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	err = upoints_resolve(p, ctx, u);
+	if (err) {
+		upoints_destroy(u);
+		return err;
+	}
+	*out = sp_resolved_keep(ctx, p, ctx->pid, u, upoints_destroy);
+	return *out ? 0 : -ENOMEM;
+}
+
+static void upoints_put(struct sp_attach_ctx *ctx, struct upoints *u)
+{
+	if (sp_resolved_owned(ctx))
+		upoints_destroy(u);
+}
+
 static int uprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	struct upoints u;
-	int err = upoints_resolve(p, ctx, &u);
+	struct upoints *u;
+	int err = upoints_get(p, ctx, &u);
 
-	upoints_free(&u);
+	if (!err)
+		upoints_put(ctx, u);
 	return err;
 }
 
@@ -432,34 +469,35 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 			 struct sp_attach_ctx *ctx, struct sp_links *links)
 {
-	struct upoints u;
+	struct upoints *u;
 	double start = sp_mono_s();
-	int err = upoints_resolve(p, ctx, &u);
+	int err = upoints_get(p, ctx, &u);
 
-	if (!err && p->uses_names)
-		err = record_names(p, ctx, &u);
+	if (err)
+		return err;
+	if (p->uses_names)
+		err = record_names(p, ctx, u);
 	if (!err) {
-		err = attach_multi(p, prog, ctx, &u, links);
+		err = attach_multi(p, prog, ctx, u, links);
 		if (err == -EOPNOTSUPP)
-			err = attach_each(p, prog, ctx, &u, links);
+			err = attach_each(p, prog, ctx, u, links);
 	}
-	if (!err && ctx->verbose && u.n > 1)
-		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u.n, u.path,
+	if (!err && ctx->verbose && u->n > 1)
+		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u->n, u->path,
 			sp_mono_s() - start);
-	upoints_free(&u);
+	upoints_put(ctx, u);
 	return err;
 }
 
-static int uprobe_count(const struct sp_plan_probe *p, pid_t pid)
+static int uprobe_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	char err[256];
-	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
-	struct upoints u;
-	int n = upoints_resolve(p, &ctx, &u);
+	struct upoints *u;
+	int n = upoints_get(p, ctx, &u);
 
-	if (n == 0)
-		n = u.n;
-	upoints_free(&u);
+	if (n == 0) {
+		n = u->n;
+		upoints_put(ctx, u);
+	}
 	return n;
 }
 

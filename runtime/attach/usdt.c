@@ -188,12 +188,49 @@ static int usdt_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	return check_ambiguous(p, ctx, u);
 }
 
+static void points_destroy(void *data)
+{
+	points_free(data);
+	free(data);
+}
+
+/* The probe's sites, resolved once per (probe, pid) for the run; hand them
+ * back with points_put(). */
+static int points_get(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		      struct usdt_points **out)
+{
+	struct usdt_points *u = sp_resolved_find(ctx, p, ctx->pid);
+	int err;
+
+	if (u) {
+		*out = u;
+		return 0;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	err = usdt_resolve(p, ctx, u);
+	if (err) {
+		points_destroy(u);
+		return err;
+	}
+	*out = sp_resolved_keep(ctx, p, ctx->pid, u, points_destroy);
+	return *out ? 0 : -ENOMEM;
+}
+
+static void points_put(struct sp_attach_ctx *ctx, struct usdt_points *u)
+{
+	if (sp_resolved_owned(ctx))
+		points_destroy(u);
+}
+
 static int usdt_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	struct usdt_points u;
-	int err = usdt_resolve(p, ctx, &u);
+	struct usdt_points *u;
+	int err = points_get(p, ctx, &u);
 
-	points_free(&u);
+	if (!err)
+		points_put(ctx, u);
 	return err;
 }
 
@@ -356,35 +393,36 @@ static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 		       struct sp_attach_ctx *ctx, struct sp_links *links)
 {
 	struct bpf_map *specs = bpf_object__find_map_by_name(ctx->obj, SP_MAP_USDT_SPECS);
-	struct usdt_points u;
-	int base = 0, fd, err = usdt_resolve(p, ctx, &u);
+	struct usdt_points *u;
+	int base = 0, fd, err = points_get(p, ctx, &u);
 
-	if (!err && !specs)
+	if (err)
+		return err;
+	if (!specs)
 		err = sp_probe_fail(ctx, p, -ENOENT, "the BPF object has no '%s' map",
 				    SP_MAP_USDT_SPECS);
 	fd = specs ? bpf_map__fd(specs) : -1;
 	if (!err && p->uses_names) {
-		base = record_names(p, ctx, &u);
+		base = record_names(p, ctx, u);
 		err = base < 0 ? base : 0;
 	} else if (!err) {
 		base = (int)first_free_key(fd);
 	}
 	if (!err)
-		err = attach_sites(p, prog, ctx, &u, (uint32_t)base, fd, links);
-	points_free(&u);
+		err = attach_sites(p, prog, ctx, u, (uint32_t)base, fd, links);
+	points_put(ctx, u);
 	return err;
 }
 
-static int usdt_count(const struct sp_plan_probe *p, pid_t pid)
+static int usdt_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	char err[256];
-	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
-	struct usdt_points u;
-	int n = usdt_resolve(p, &ctx, &u);
+	struct usdt_points *u;
+	int n = points_get(p, ctx, &u);
 
-	if (n == 0)
-		n = u.n;
-	points_free(&u);
+	if (n == 0) {
+		n = u->n;
+		points_put(ctx, u);
+	}
 	return n;
 }
 
