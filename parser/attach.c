@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/perf_events.h"
 #include "parser/arena.h"
 #include "parser/diag.h"
 #include "parser/lexstate.h"
@@ -47,18 +48,16 @@ static const char *const unsupported[] = {
 	"asyncwatchpoint", "aw", "iter", "it", "self", "test", "bench",
 };
 
-/* name, alias (or NULL), default period comes from the runtime */
+/* name, alias (or NULL): abi/perf_events.h's table (periods are the runtime's) */
 static const char *const software_events[][2] = {
-	{ "cpu-clock", "cpu" }, { "task-clock", NULL }, { "page-faults", "faults" },
-	{ "context-switches", "cs" }, { "cpu-migrations", NULL }, { "minor-faults", NULL },
-	{ "major-faults", NULL }, { "alignment-faults", NULL }, { "emulation-faults", NULL },
-	{ "dummy", NULL }, { "bpf-output", NULL },
+#define X(name, alias, config, period) { name, alias },
+	SP_SOFTWARE_EVENTS(X)
+#undef X
 };
 static const char *const hardware_events[][2] = {
-	{ "cpu-cycles", "cycles" }, { "instructions", NULL }, { "cache-references", NULL },
-	{ "cache-misses", NULL }, { "branch-instructions", "branches" },
-	{ "branch-misses", NULL }, { "bus-cycles", NULL }, { "frontend-stalls", NULL },
-	{ "backend-stalls", NULL }, { "ref-cycles", NULL },
+#define X(name, alias, config, period) { name, alias },
+	SP_HARDWARE_EVENTS(X)
+#undef X
 };
 
 struct field {

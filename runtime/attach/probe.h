@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "abi/plan.h"
@@ -62,6 +63,22 @@ static inline bool sp_resolved_owned(const struct sp_attach_ctx *ctx)
 	return !ctx->resolved;
 }
 
+/* `sprof -l`: where the lines go, the whole-line filter, and what -p names
+ * (runtime/attach/listing.c fills it, each probe type's list op uses it). */
+struct sp_lister {
+	FILE *out;
+	pid_t pid;
+	bool verbose;
+	const char *line_glob; /* whole-line filter, or NULL */
+	const char *what;      /* the pattern, for messages */
+};
+/* Print one attach point unless the filter rejects it; true when printed. */
+bool sp_lister_emit(struct sp_lister *l, const char *line);
+/* The files a uprobe/usdt pattern (f[1] = BINARY, or -p) names: *paths
+ * (free with sp_strv_free) may be empty; -errno after a message. */
+int sp_lister_user_targets(struct sp_lister *l, const char *prov, char **f, int nf, bool wild,
+			   char ***paths, int *n);
+
 struct sp_probe_ops {
 	enum sp_probe_type type;
 	/* Before load: 0 or -errno with ctx->err filled. May be NULL. */
@@ -74,6 +91,11 @@ struct sp_probe_ops {
 	/* How many attach points the spec expands to, for sizing the names
 	 * map before load; -errno when it cannot be resolved. NULL: 1. */
 	int (*count)(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx);
+	/* `sprof -l`: print the attach points matching the pattern's fields
+	 * f[1..nf) (f[0] is the provider `prov` as asked: "uprobe" for "u");
+	 * `wild` when the provider itself was a glob. 0 or -errno after a
+	 * message. May be NULL (BEGIN, END, profile, interval: nothing to list). */
+	int (*list)(struct sp_lister *l, const char *prov, char **f, int nf, bool wild);
 };
 
 const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t);

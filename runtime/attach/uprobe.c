@@ -501,12 +501,46 @@ static int uprobe_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	return n;
 }
 
+static void list_file_funcs(struct sp_lister *l, const char *prov, const char *path,
+			    const char *glob)
+{
+	struct sp_funcs f;
+	int i;
+
+	if (sp_funcs__load(&f, path))
+		return;
+	for (i = 0; i < f.n; i++) {
+		char line[PATH_MAX + 600];
+
+		if (glob && !sp_func_matches(&f.v[i], glob))
+			continue;
+		if (i > 0 && !strcmp(f.v[i].name, f.v[i - 1].name))
+			continue;
+		snprintf(line, sizeof(line), "%s:%s:%s", prov, path, f.v[i].name);
+		if (sp_lister_emit(l, line) && l->verbose && sp_func_demangled(&f.v[i]))
+			fprintf(l->out, "    %s\n", f.v[i].demangled);
+	}
+	sp_funcs__free(&f);
+}
+
+static int uprobe_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	char **paths;
+	int n, err = sp_lister_user_targets(l, prov, f, nf, wild, &paths, &n);
+
+	for (int i = 0; i < n && !err; i++)
+		list_file_funcs(l, prov, paths[i], nf > 2 ? f[2] : NULL);
+	sp_strv_free(paths, n);
+	return err;
+}
+
 const struct sp_probe_ops sp_probe_uprobe_ops = {
 	.type = SP_PROBE_UPROBE,
 	.validate = uprobe_validate,
 	.attach = uprobe_attach,
 	.prepare = sp_uprobe_prepare,
 	.count = uprobe_count,
+	.list = uprobe_list,
 };
 
 const struct sp_probe_ops sp_probe_uretprobe_ops = {
@@ -515,4 +549,5 @@ const struct sp_probe_ops sp_probe_uretprobe_ops = {
 	.attach = uprobe_attach,
 	.prepare = sp_uprobe_prepare,
 	.count = uprobe_count,
+	.list = uprobe_list,
 };

@@ -426,10 +426,61 @@ static int usdt_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 	return n;
 }
 
+static void print_usdt_args(struct sp_lister *l, const char *args)
+{
+	char *copy = strdup(args), *tok, *save = NULL;
+	int i = 0;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		fprintf(l->out, "    arg%d: %s\n", i++, tok);
+	free(copy);
+}
+
+static void list_file_usdt(struct sp_lister *l, const char *path, const char *prov,
+			   const char *name)
+{
+	struct sp_usdt_notes u;
+	int i, j;
+
+	if (sp_usdt_notes__load(&u, path))
+		return;
+	for (i = 0; i < u.n; i++) {
+		const struct sp_usdt_note *n = &u.v[i];
+		char line[PATH_MAX + 600];
+
+		if ((prov && !sp_glob_match(prov, n->provider)) || (name && !sp_glob_match(name, n->name)))
+			continue;
+		/* One line per probe, not per site. */
+		for (j = 0; j < i; j++)
+			if (!strcmp(u.v[j].provider, n->provider) && !strcmp(u.v[j].name, n->name))
+				break;
+		if (j < i)
+			continue;
+		snprintf(line, sizeof(line), "usdt:%s:%s:%s", path, n->provider, n->name);
+		if (sp_lister_emit(l, line) && l->verbose)
+			print_usdt_args(l, n->args);
+	}
+	sp_usdt_notes__free(&u);
+}
+
+static int usdt_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	char **paths;
+	int n, err = sp_lister_user_targets(l, prov, f, nf, wild, &paths, &n);
+
+	for (int i = 0; i < n && !err; i++)
+		list_file_usdt(l, paths[i], nf > 3 ? f[2] : NULL, nf > 3 ? f[3] : nf > 2 ? f[2] : NULL);
+	sp_strv_free(paths, n);
+	return err;
+}
+
 const struct sp_probe_ops sp_probe_usdt_ops = {
 	.type = SP_PROBE_USDT,
 	.validate = usdt_validate,
 	.attach = usdt_attach,
 	.prepare = sp_uprobe_prepare,
 	.count = usdt_count,
+	.list = usdt_list,
 };
