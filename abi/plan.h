@@ -205,6 +205,8 @@ struct sp_plan {
 
 void sp_plan_free(struct sp_plan *p); /* accepts NULL */
 const char *sp_probe_type_name(enum sp_probe_type t);
+/* The attach-point shape shown for a malformed one ("uprobe:PATH:FUNCTION[+OFFSET]"). */
+const char *sp_probe_type_usage(enum sp_probe_type t);
 /* bpftrace's alias ("t" for tracepoint), or "". */
 const char *sp_probe_type_alias(enum sp_probe_type t);
 /* The type a canonical name or an alias names, or -1. */

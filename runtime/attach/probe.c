@@ -90,7 +90,7 @@ void *sp_resolved_keep(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p,
 	struct sp_resolved *r;
 
 	if (!ctx->resolved)
-		return data; /* no memo: the caller keeps it (sp_resolved_owned) */
+		return data; /* no memo: the caller keeps it (sp_resolved_put frees it) */
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		free_fn(data);
@@ -100,6 +100,34 @@ void *sp_resolved_keep(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p,
 				   .next = *ctx->resolved };
 	*ctx->resolved = r;
 	return data;
+}
+
+int sp_resolved_get(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, size_t size,
+		    sp_resolve_fn resolve, void (*free_fn)(void *data), void **out)
+{
+	void *data = sp_resolved_find(ctx, p, ctx->pid);
+	int err;
+
+	if (data) {
+		*out = data;
+		return 0;
+	}
+	data = calloc(1, size);
+	if (!data)
+		return -ENOMEM;
+	err = resolve(p, ctx, data);
+	if (err) {
+		free_fn(data);
+		return err;
+	}
+	*out = sp_resolved_keep(ctx, p, ctx->pid, data, free_fn);
+	return *out ? 0 : -ENOMEM;
+}
+
+void sp_resolved_put(struct sp_attach_ctx *ctx, void *data, void (*free_fn)(void *data))
+{
+	if (!ctx->resolved)
+		free_fn(data);
 }
 
 void sp_resolved_free(struct sp_resolved **memo)

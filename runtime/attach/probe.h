@@ -57,11 +57,16 @@ void *sp_resolved_find(const struct sp_attach_ctx *ctx, const struct sp_plan_pro
 void *sp_resolved_keep(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, pid_t pid,
 		       void *data, void (*free_fn)(void *data));
 void sp_resolved_free(struct sp_resolved **memo);
-/* True when results are the caller's to free (a ctx without a memo). */
-static inline bool sp_resolved_owned(const struct sp_attach_ctx *ctx)
-{
-	return !ctx->resolved;
-}
+/* A probe type's resolver: fills `out` (size bytes, zeroed) or returns
+ * -errno with ctx->err set; `free_fn` releases what it filled and `out`. */
+typedef int (*sp_resolve_fn)(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *out);
+
+/* The resolver's result for (p, ctx->pid), made on first use and kept for
+ * the run; give it back with sp_resolved_put(). 0 or the resolver's -errno. */
+int sp_resolved_get(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, size_t size,
+		    sp_resolve_fn resolve, void (*free_fn)(void *data), void **out);
+/* Frees data when the ctx keeps no memo (it was the caller's). */
+void sp_resolved_put(struct sp_attach_ctx *ctx, void *data, void (*free_fn)(void *data));
 
 /* `sprof -l`: where the lines go, the whole-line filter, and what -p names
  * (runtime/attach/listing.c fills it, each probe type's list op uses it). */

@@ -218,34 +218,22 @@ static void upoints_destroy(void *data)
 	free(data);
 }
 
-/* The probe's points, resolved once per (probe, pid) for the run; hand
- * them back with upoints_put(). */
+static int upoints_resolve_any(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *u)
+{
+	return upoints_resolve(p, ctx, u);
+}
+
+/* The probe's points, resolved once per (probe, pid) for the run. */
 static int upoints_get(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 		       struct upoints **out)
 {
-	struct upoints *u = sp_resolved_find(ctx, p, ctx->pid);
-	int err;
-
-	if (u) {
-		*out = u;
-		return 0;
-	}
-	u = calloc(1, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	err = upoints_resolve(p, ctx, u);
-	if (err) {
-		upoints_destroy(u);
-		return err;
-	}
-	*out = sp_resolved_keep(ctx, p, ctx->pid, u, upoints_destroy);
-	return *out ? 0 : -ENOMEM;
+	return sp_resolved_get(ctx, p, sizeof(**out), upoints_resolve_any, upoints_destroy,
+			       (void **)out);
 }
 
 static void upoints_put(struct sp_attach_ctx *ctx, struct upoints *u)
 {
-	if (sp_resolved_owned(ctx))
-		upoints_destroy(u);
+	sp_resolved_put(ctx, u, upoints_destroy);
 }
 
 static int uprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)

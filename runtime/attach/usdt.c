@@ -194,34 +194,22 @@ static void points_destroy(void *data)
 	free(data);
 }
 
-/* The probe's sites, resolved once per (probe, pid) for the run; hand them
- * back with points_put(). */
+static int usdt_resolve_any(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *u)
+{
+	return usdt_resolve(p, ctx, u);
+}
+
+/* The probe's sites, resolved once per (probe, pid) for the run. */
 static int points_get(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 		      struct usdt_points **out)
 {
-	struct usdt_points *u = sp_resolved_find(ctx, p, ctx->pid);
-	int err;
-
-	if (u) {
-		*out = u;
-		return 0;
-	}
-	u = calloc(1, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	err = usdt_resolve(p, ctx, u);
-	if (err) {
-		points_destroy(u);
-		return err;
-	}
-	*out = sp_resolved_keep(ctx, p, ctx->pid, u, points_destroy);
-	return *out ? 0 : -ENOMEM;
+	return sp_resolved_get(ctx, p, sizeof(**out), usdt_resolve_any, points_destroy,
+			       (void **)out);
 }
 
 static void points_put(struct sp_attach_ctx *ctx, struct usdt_points *u)
 {
-	if (sp_resolved_owned(ctx))
-		points_destroy(u);
+	sp_resolved_put(ctx, u, points_destroy);
 }
 
 static int usdt_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
