@@ -29,7 +29,10 @@ ROW = re.compile(r'^SP_BUILTIN_(VAR|FN)\((.*)\)\s*$')
 def probe_masks():
     """P_ALL and the P_<GROUP> macros of parser/probes.h, as sets of probe names
     (the probe types themselves are abi/plan.h's SP_PROBE_TYPES)."""
-    kinds = re.findall(r'X\((\w+), "([^"]+)"', open(PLAN_H).read())
+    plan = open(PLAN_H).read()
+    table = plan[plan.index("#define SP_PROBE_TYPES(X)"):]
+    table = table[:table.index("\n\n")]
+    kinds = re.findall(r'X\((\w+), "([^"]+)"', table)
     names = {"P_" + k: {n} for k, n in kinds}
     allnames = [n for _, n in kinds]
     names["P_ALL"] = set(allnames)
