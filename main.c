@@ -20,6 +20,7 @@
 #include "codegen/codegen.h"
 #include "parser/arena.h"
 #include "parser/frontend.h"
+#include "parser/params.h"
 #include "parser/source.h"
 #include "runtime/listing.h"
 #include "runtime/resolve.h"
@@ -51,6 +52,9 @@ struct cli {
 	bool list;
 	const char *list_pattern;
 	int strlen_;
+	const char **script_kv; /* --param NAME=VALUE, in order */
+	int nscript_kv;
+	bool list_scripts;
 };
 
 enum {
@@ -62,6 +66,8 @@ enum {
 	OPT_EMIT_ELF,
 	OPT_NO_STATUS,
 	OPT_STRLEN,
+	OPT_PARAM,
+	OPT_LIST_SCRIPTS,
 };
 
 static void usage(FILE *f)
@@ -86,6 +92,8 @@ static void usage(FILE *f)
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
 		"  --unsafe         allow system()\n"
 		"  --emit-elf FILE  write the BPF object to FILE\n"
+		"  --param K=V      set a script parameter (see --list-scripts)\n"
+		"  --list-scripts   list the stdlib scripts, their purpose and parameters\n"
 		"  -h, --help       this text\n"
 		"  -V, --version    version\n",
 		DEFAULT_MAX_KEYS);
@@ -156,6 +164,60 @@ static bool looks_like_file(const char *arg)
 	       (strchr(arg, '/') && !strpbrk(arg, " {}<>:;"));
 }
 
+static int add_script_kv(struct cli *c, int argc, const char *kv)
+{
+	if (!c->script_kv)
+		c->script_kv = calloc((size_t)argc, sizeof(*c->script_kv));
+	if (!c->script_kv)
+		return -ENOMEM;
+	c->script_kv[c->nscript_kv++] = kv;
+	return 0;
+}
+
+/* --list-scripts: each stdlib script, its purpose line and parameters */
+static int list_scripts(FILE *f)
+{
+	struct sp_arena *a = sp_arena_new();
+	char err[256];
+
+	for (int i = 0; sp_stdlib[i].name; i++) {
+		struct sp_script_info si;
+		const char *n = sp_stdlib[i].name;
+
+		if (sp_script_info_parse(a, sp_stdlib[i].text, &si, err, sizeof(err)))
+			fprintf(stderr, "sprof: %s: %s\n", n, err);
+		fprintf(f, "%-12.*s %s\n", (int)(strlen(n) - 3), n, si.purpose ? si.purpose : "");
+		sp_script_params_print(f, &si, "             --param ");
+	}
+	sp_arena_destroy(a);
+	return 0;
+}
+
+/* The script's declared parameters with the --param values bound; prints
+ * the error and the valid parameters when one is wrong. */
+static int script_params(const struct cli *c, const struct sp_source *src, struct sp_arena *a,
+			 struct sp_script_info *si)
+{
+	char err[512];
+	int i = 0;
+
+	if (sp_script_info_parse(a, src->text, si, err, sizeof(err)))
+		goto fail;
+	for (; i < c->nscript_kv; i++)
+		if (sp_script_param_set(si, c->script_kv[i], err, sizeof(err)))
+			goto fail;
+	if (sp_script_params_check(si, err, sizeof(err)))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "sprof: %s: %s\n", src->name, err);
+	if (si->nparams) {
+		fprintf(stderr, "parameters of %s:\n", src->name);
+		sp_script_params_print(stderr, si, "  --param ");
+	}
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	static const struct option longopts[] = {
@@ -169,6 +231,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"emit-elf", required_argument, NULL, OPT_EMIT_ELF},
 		{"no-status", no_argument, NULL, OPT_NO_STATUS},
 		{"strlen", required_argument, NULL, OPT_STRLEN},
+		{"param", required_argument, NULL, OPT_PARAM},
+		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -270,12 +334,21 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case OPT_NO_STATUS:
 			c->run.status_line = false;
 			break;
+		case OPT_PARAM:
+			if (add_script_kv(c, argc, optarg))
+				return -ENOMEM;
+			break;
+		case OPT_LIST_SCRIPTS:
+			c->list_scripts = true;
+			break;
 		default:
 			usage(stderr);
 			return -EINVAL;
 		}
 	}
 	int i = optind;
+	if (c->list_scripts)
+		return 0;
 	if (c->list) {
 		if (i < argc)
 			c->list_pattern = argv[i++];
@@ -394,6 +467,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
 	struct sp_node *prog = NULL;
+	struct sp_script_info si;
 	struct sp_sema_opts so = {
 		.strlen = c->strlen_ ? c->strlen_ : SP_DEFAULT_STRLEN,
 		.nparams = c->nparams,
@@ -402,8 +476,12 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.tp_fields = tp_fields,
 		.tp_ctx = arena,
 	};
+	if (script_params(c, src, arena, &si))
+		return 1;
 	sp_parse(arena, src, d, &prog);
 	if (sp_diag_errors(d) || !prog)
+		return 1;
+	if (sp_script_params_bind(arena, prog, &si, d))
 		return 1;
 	sp_sema(arena, prog, &so, d);
 	if (sp_diag_errors(d))
@@ -435,6 +513,10 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &c))
 		return 1;
+	if (c.list_scripts) {
+		free(c.script_kv);
+		return list_scripts(stdout);
+	}
 	if (c.list)
 		return sp_list_probes(c.list_pattern, c.run.pid, c.run.verbose > 0, stdout) ? 1 : 0;
 	struct sp_source *src = load_source(&c);
@@ -456,5 +538,6 @@ out:
 	sp_plan_free(plan);
 	sp_arena_destroy(arena);
 	sp_source_free(src);
+	free(c.script_kv);
 	return rc;
 }
