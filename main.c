@@ -142,8 +142,11 @@ static int parse_strlen(const char *s, int *out)
 	return 0;
 }
 
+/* "offcpu", "offcpu.sp" or "stdlib/offcpu.sp" (when no such file exists) */
 static const char *find_stdlib(const char *name)
 {
+	if (!strncmp(name, "stdlib/", 7))
+		name += 7;
 	for (int i = 0; sp_stdlib[i].name; i++) {
 		const char *n = sp_stdlib[i].name;
 		size_t len = strlen(n) - 3; /* without ".sp" */

@@ -23,6 +23,15 @@ static const char *const type_names[] = {
 	[SP_PARAM_USDT] = "usdt",
 };
 
+/* how --list-scripts and errors show a value of each type */
+static const char *const type_metavars[] = {
+	[SP_PARAM_INT] = "N",
+	[SP_PARAM_STRING] = "TEXT",
+	[SP_PARAM_DURATION] = "TIME",
+	[SP_PARAM_FUNC] = "BIN:FUNC",
+	[SP_PARAM_USDT] = "BIN:[PROVIDER:]NAME",
+};
+
 static const char *const type_forms[] = {
 	[SP_PARAM_INT] = "an integer",
 	[SP_PARAM_STRING] = "a string",
@@ -226,7 +235,7 @@ int sp_script_params_check(struct sp_script_info *si, char *err, size_t errlen)
 			p->value = p->def;
 		if (!p->value) {
 			snprintf(err, errlen, "missing parameter '%s' (--param %s=%s: %s)", p->name,
-				 p->name, type_names[p->type], p->help);
+				 p->name, type_metavars[p->type], p->help);
 			return -EINVAL;
 		}
 		if (check_value(p)) {
@@ -337,7 +346,7 @@ void sp_script_params_print(FILE *f, const struct sp_script_info *si, const char
 	for (int i = 0; i < si->nparams; i++) {
 		const struct sp_param *p = &si->params[i];
 
-		fprintf(f, "%s%s=%s", indent, p->name, type_names[p->type]);
+		fprintf(f, "%s%s=%s", indent, p->name, type_metavars[p->type]);
 		if (p->def)
 			fprintf(f, " (default %s)", *p->def ? p->def : "\"\"");
 		else
