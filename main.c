@@ -21,6 +21,11 @@
 #include "parser/arena.h"
 #include "parser/frontend.h"
 #include "parser/params.h"
+#include "parser/tokens.h"
+#include "parser/typedump.h"
+#include "codegen/plan_dump.h"
+#include "runtime/disasm.h"
+#include "runtime/verifier_dump.h"
 #include "parser/source.h"
 #include "runtime/listing.h"
 #include "runtime/resolve.h"
@@ -37,7 +42,17 @@ struct sp_stdlib_script {
 };
 extern const struct sp_stdlib_script sp_stdlib[];
 
-enum dump_kind { DUMP_NONE, DUMP_AST, DUMP_IR, DUMP_IR_RAW };
+/* -d STAGE, in pipeline order */
+enum dump_kind {
+	DUMP_NONE, DUMP_TOKENS, DUMP_AST, DUMP_TYPES, DUMP_IR, DUMP_IR_RAW, DUMP_BPF,
+	DUMP_VERIFIER, DUMP_PLAN,
+};
+
+static const char *const dump_names[] = {
+	[DUMP_TOKENS] = "tokens", [DUMP_AST] = "ast", [DUMP_TYPES] = "types", [DUMP_IR] = "ir",
+	[DUMP_IR_RAW] = "ir-raw", [DUMP_BPF] = "bpf", [DUMP_VERIFIER] = "verifier",
+	[DUMP_PLAN] = "plan",
+};
 
 struct cli {
 	const char *prog_text;  /* -e */
@@ -82,7 +97,8 @@ static void usage(FILE *f)
 		"  -c 'CMD ARGS'    run CMD, trace only it, stop when it exits\n"
 		"  -o FILE          write the report to FILE (format from its extension)\n"
 		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope\n"
-		"  -d ast|ir|ir-raw print the typed AST or the LLVM IR and exit\n"
+		"  -d STAGE         print one stage and exit: tokens, ast, types, ir, ir-raw,\n"
+		"                   bpf, verifier (loads: root), plan\n"
 		"  -l [PATTERN]     list probes (with -v: arguments and fields)\n"
 		"  -v               verbose: full verifier log, libbpf messages\n"
 		"  --duration TIME  stop after TIME (10s, 500ms, 2m)\n"
@@ -165,6 +181,35 @@ static bool looks_like_file(const char *arg)
 	/* a name ending in .sp/.bt, or a path, that does not exist: report it */
 	return (n > 3 && (!strcmp(arg + n - 3, ".sp") || !strcmp(arg + n - 3, ".bt"))) ||
 	       (strchr(arg, '/') && !strpbrk(arg, " {}<>:;"));
+}
+
+static int parse_dump(const char *s, enum dump_kind *out)
+{
+	for (int k = DUMP_TOKENS; k <= DUMP_PLAN; k++)
+		if (!strcmp(s, dump_names[k])) {
+			*out = (enum dump_kind)k;
+			return 0;
+		}
+	fprintf(stderr, "sprof: unknown stage '%s' for -d (tokens, ast, types, ir, ir-raw, bpf, "
+		"verifier, plan)\n", s);
+	return -EINVAL;
+}
+
+/* -d bpf|verifier|plan: the stages after codegen */
+static int dump_object(const struct cli *c, const struct sp_source *src,
+		       const struct sp_plan *plan, const void *obj, size_t len)
+{
+	switch (c->dump) {
+	case DUMP_BPF:
+		return sp_bpf_disasm(stdout, obj, len, src->name, src->text) ? 1 : 0;
+	case DUMP_VERIFIER:
+		return sp_verifier_dump(plan, obj, len, src->text, &c->run, stdout) ? 1 : 0;
+	case DUMP_PLAN:
+		sp_plan_dump(stdout, plan);
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 static int add_script_kv(struct cli *c, int argc, const char *kv)
@@ -281,16 +326,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			c->run.format = optarg;
 			break;
 		case 'd':
-			if (!strcmp(optarg, "ast"))
-				c->dump = DUMP_AST;
-			else if (!strcmp(optarg, "ir"))
-				c->dump = DUMP_IR;
-			else if (!strcmp(optarg, "ir-raw"))
-				c->dump = DUMP_IR_RAW;
-			else {
-				fprintf(stderr, "sprof: unknown dump '%s' (ast, ir, ir-raw)\n", optarg);
+			if (parse_dump(optarg, &c->dump))
 				return -EINVAL;
-			}
 			break;
 		case 'l':
 			c->list = true;
@@ -481,6 +518,8 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	};
 	if (script_params(c, src, arena, &si))
 		return 1;
+	if (c->dump == DUMP_TOKENS)
+		return sp_tokens_dump(stdout, arena, src, d) || sp_diag_errors(d) ? 1 : 0;
 	sp_parse(arena, src, d, &prog);
 	if (sp_diag_errors(d) || !prog)
 		return 1;
@@ -489,8 +528,11 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	sp_sema(arena, prog, &so, d);
 	if (sp_diag_errors(d))
 		return 1;
-	if (c->dump == DUMP_AST) {
-		sp_ast_dump(stdout, prog, true);
+	if (c->dump == DUMP_AST || c->dump == DUMP_TYPES) {
+		if (c->dump == DUMP_AST)
+			sp_ast_dump(stdout, prog, true);
+		else
+			sp_types_dump(stdout, prog);
 		return 0;
 	}
 	struct sp_codegen_opts co = {
@@ -530,7 +572,7 @@ int main(int argc, char **argv)
 	if (compile(&c, src, &diag, arena, &plan, &obj, &objlen))
 		goto out;
 	if (c.dump != DUMP_NONE) {
-		rc = 0;
+		rc = dump_object(&c, src, plan, obj, objlen);
 		goto out;
 	}
 	c.run.diag = runtime_diag;

@@ -22,7 +22,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TIERS = ["frontend", "codegen", "unit", "runtime", "formats", "language", "probes", "unwind", "stdlib", "docs", "sanitize"]
+TIERS = ["frontend", "codegen", "unit", "runtime", "formats", "language", "probes", "unwind", "stdlib", "stages", "docs", "sanitize"]
 
 
 class Skip(Exception):
