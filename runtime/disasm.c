@@ -395,6 +395,8 @@ static void print_line(struct dis *d, const struct linfo *li, uint32_t *last_lin
 		return;
 	*last_line = line;
 	*last_file = li->file_off;
+	while (*text == ' ' || *text == '\t')
+		text++, len--;
 	if (!*text)
 		text = script_line(d, file, line, &len);
 	fprintf(d->out, "; %.*s @ %s:%u:%u\n", len, text, base_name(file), line,
