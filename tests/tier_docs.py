@@ -100,15 +100,16 @@ def console_sessions(path):
         if info != "console":
             continue
         cmd, sample, at = None, [], start
-        for k, line in enumerate(text.split("\n")):
+        lines = text.split("\n")[:-1]  # the block's text ends with a newline
+        for k, line in enumerate(lines):
             if line.startswith("$ "):
                 if cmd:
-                    yield at, words, cmd, "\n".join(sample).rstrip("\n")
+                    yield at, words, cmd, "".join(s + "\n" for s in sample)
                 cmd, sample, at = line[2:], [], start + k + 1
             elif cmd is not None:
                 sample.append(line)
         if cmd:
-            yield at, words, cmd, "\n".join(sample).rstrip("\n")
+            yield at, words, cmd, "".join(s + "\n" for s in sample)
 
 
 def shell_command(ctx, cmd):
@@ -127,8 +128,7 @@ def make_console_test(path, line, words, cmd, sample):
         where = "%s:%d: %s" % (path, line, cmd)
         assert (r.rc != 0) == fails, "%s: exit %d\n%r" % (where, r.rc, r)
         if "exact" in words.split():
-            want = sample + "\n" if sample else ""
-            assert r.out == want, "%s: output differs:\n--- got\n%s--- want\n%s" % (where, r.out, want)
+            assert r.out == sample, "%s: output differs:\n--- got\n%s--- want\n%s" % (where, r.out, sample)
             return
         got_maps = set(re.findall(r"^(@\w*)", r.out, re.M))
         for m in set(re.findall(r"^(@\w*)", sample, re.M)):
