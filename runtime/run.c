@@ -34,6 +34,7 @@
 #include "events.h"
 #include "load.h"
 #include "printf.h"
+#include "attach_report.h"
 #include "probe.h"
 #include "probe_names.h"
 #include "profile.h"
@@ -480,12 +481,16 @@ static int attach_all(struct run *r)
 			report_probe_error(r, p);
 			return -ENOENT;
 		}
-		err = ops->attach(p, prog, &r->actx,
-				  p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links);
+		struct sp_links *links = p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links;
+		int nl = links->n, nf = links->nfds;
+
+		err = ops->attach(p, prog, &r->actx, links);
 		if (err) {
 			report_probe_error(r, p);
 			return err;
 		}
+		if (r->o->verbose)
+			sp_attach_report(stderr, p, links, nl, nf);
 		n++;
 	}
 	return n;

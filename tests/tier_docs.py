@@ -18,7 +18,8 @@ tests/workloads/) run from the repository root; it must exit 0 (`fails` in
 the info string: non-zero). The lines after it are a sample of its output:
 timings and stack offsets change from run to run, so what is checked is that
 every map the sample shows (`@name` starting a line) is printed by the real
-run too, and every `sprof:` error line of the sample appears in its stderr.
+run too, and every `sprof:` error line and `probe '...'` line (-v) of the
+sample appears in its stderr.
 `console exact` compares stdout exactly.
 """
 import glob
@@ -133,7 +134,7 @@ def make_console_test(path, line, words, cmd, sample):
         got_maps = set(re.findall(r"^(@\w*)", r.out, re.M))
         for m in set(re.findall(r"^(@\w*)", sample, re.M)):
             assert m in got_maps, "%s: the sample shows %s, the run does not:\n%r" % (where, m, r)
-        for e in re.findall(r"^sprof: .*$", sample, re.M):
+        for e in re.findall(r"^(?:sprof: |probe ').*$", sample, re.M):
             assert e in r.err, "%s: no '%s' on stderr:\n%r" % (where, e, r)
     return fn
 

@@ -7,7 +7,8 @@ intended change with `python3 tests/tier_stages.py --update BUILD`.
 `-d bpf` is checked against llvm-objdump-16 on the `--emit-elf` object of
 several stdlib scripts: the same sections, the same number of instructions
 and the same opcode at every index. `-d verifier` (root) must print every
-program's verifier log with the script's lines in it.
+program's verifier log with the script's lines in it. `-v` must say what
+each probe attached (links read back from the kernel).
 """
 import glob
 import os
@@ -105,6 +106,29 @@ def t_verifier(ctx):
     assert "; uprobe:$func { @start[tid] = nsecs; } @ funclatency:7" in r.out, r.out[:3000]
 
 
+def t_verbose_attach(ctx):
+    """-v: each probe, its program, and what the kernel says is attached"""
+    ctx.require_bpf()
+    w = ctx.workload("stdlib_work")
+    u = ctx.workload("usdt_args", cflags=("-O2", "-g"))
+    r = ctx.sprof_run("-v", "-c", w + " count", "-e",
+                      "uprobe:%s:count_* {} profile:hz:99 {} tracepoint:sched:sched_switch {} "
+                      "rawtracepoint:sched_switch {}" % w, timeout=60)
+    assert r.rc == 0, r
+    ncpu = len(os.sched_getaffinity(0))
+    for want in ("probe 'uprobe:%s:count_*' -> program uprobe_0\n" % w,
+                 "uprobe_multi %s: 2 offsets 0x" % os.path.realpath(w),
+                 "probe 'profile:hz:99' -> program profile_1\n",
+                 "perf event software/cpu-clock",
+                 "probe 'tracepoint:sched:sched_switch' -> program tracepoint_2\n    tracepoint sched_switch\n",
+                 "    raw tracepoint sched_switch\n"):
+        assert want in r.err, (want, r.err)
+    assert ncpu == 1 or "%d x perf event software/cpu-clock" % ncpu in r.err, r.err
+    r = ctx.sprof_run("-v", "-c", u + " 5 1000", "-e", "usdt:%s:sptest:guarded {}" % u, timeout=60)
+    assert r.rc == 0, r
+    assert re.search(r"uprobe_multi \S+usdt_args: 1 offset 0x[0-9a-f]+ \(semaphore\)", r.err), r.err
+
+
 def t_unknown_stage(ctx):
     r = ctx.sprof_run("-d", "llvm", "-e", "BEGIN {}")
     assert r.rc == 1 and "unknown stage 'llvm' for -d (tokens, ast, types" in r.err, r
@@ -117,6 +141,7 @@ def tests(ctx):
     for script, params in OBJECTS:
         yield "bpf_vs_objdump_%s" % script, make_bpf(script, params)
     yield "verifier", t_verifier
+    yield "verbose_attach", t_verbose_attach
     yield "unknown_stage", t_unknown_stage
 
 
