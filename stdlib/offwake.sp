@@ -3,8 +3,9 @@
 //   sudo sprof -c ./server offwake -o server.svg
 // sched_wakeup records who woke a thread (its name and stacks); when the
 // thread is switched back in, the time it was off the CPU is added to its
-// own stacks joined with the waker's. A wakeup from an interrupt shows the
-// interrupted task as the waker.
+// own stacks joined with the waker's. With -p/-c every wakeup of the
+// target's threads is seen, whoever the waker is; a wakeup from an
+// interrupt shows the interrupted task as the waker.
 tracepoint:sched:sched_wakeup {
   @waker_comm[args.pid] = comm;
   @waker_kstack[args.pid] = kstack;

@@ -5,8 +5,8 @@
 // A thread is queued when it is woken (sched_wakeup, sched_wakeup_new) or
 // preempted while runnable (sched_switch with a running prev_state); the
 // time until a sched_switch puts it on a CPU is its wait. With -p/-c only
-// wakeups done by the target's own threads are seen (a wakeup runs in the
-// waker's context): run system wide for the full picture.
+// the target's threads are measured (their wakeups pass the filter whoever
+// the waker is).
 tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @qtime[args.pid] = nsecs; }
 tracepoint:sched:sched_switch {
   if ((args.prev_state & 0xff) == 0 && args.prev_pid != 0) {
