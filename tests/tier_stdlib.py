@@ -249,6 +249,7 @@ def t_biolatency(ctx):
     try:
         first = p.stdout.readline()
         assert "attached_probes" in first, (first, p.stderr.read() if p.poll() is not None else "")
+        time.sleep(0.5)  # the record comes just before the probes attach
         ctx.run([work(ctx), "io", os.path.join(ctx.workdir, "bio.dat")], check=True)
         out, err = p.communicate(timeout=30)
     finally:
