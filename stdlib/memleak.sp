@@ -11,61 +11,53 @@
 // they are freed later. What remains at the end is memory the program still
 // holds after age. Allocations made before sprof attached are not seen; with
 // many allocations in flight raise --max-keys.
-BEGIN { @head = 0; @seq = 0; }
+BEGIN { @q[0] = 0; @q[1] = 0; } // @q[0]: the queue's head, @q[1]: the last allocation's number
 uprobe:$lib:malloc { @req[tid] = arg0; }
 uprobe:$lib:calloc { @req[tid] = arg0 * arg1; }
 uprobe:$lib:free, uprobe:$lib:realloc {
   $a = arg0;
-  if (@size[$a]) {
-    if (@aged[$a]) {
-      @leaked_bytes[@stack[$a]] -= @size[$a];
-      @leaked_blocks[@stack[$a]] -= 1;
-      if (@leaked_blocks[@stack[$a]] == 0) {
-        delete(@leaked_bytes[@stack[$a]]);
-        delete(@leaked_blocks[@stack[$a]]);
+  $al = @alloc[$a]; // (size, time, number, stack, aged)
+  if ($al.0) {
+    if ($al.4) {
+      @leaked_bytes[$al.3] -= $al.0;
+      @leaked_blocks[$al.3] -= 1;
+      if (@leaked_blocks[$al.3] == 0) {
+        delete(@leaked_bytes[$al.3]);
+        delete(@leaked_blocks[$al.3]);
       }
-      delete(@aged[$a]);
     }
-    delete(@size[$a]);
-    delete(@time[$a]);
-    delete(@stack[$a]);
-    delete(@seqof[$a]);
+    delete(@alloc[$a]);
   }
-  @req[tid] = arg1; // realloc's new size (free has no arg1 worth keeping: its return ends nothing)
+  @req[tid] = arg1; // realloc's new size (free's arg1 is never used: no uretprobe on free)
 }
 uretprobe:$lib:malloc, uretprobe:$lib:calloc, uretprobe:$lib:realloc {
   $n = @req[tid];
   if ($n && retval) {
-    $seq = ++@seq;
-    @size[retval] = $n;
-    @time[retval] = nsecs;
-    @stack[retval] = ustack;
-    @seqof[retval] = $seq;
+    $seq = ++@q[1];
+    @alloc[retval] = ($n, nsecs, $seq, ustack, 0);
     @queue[$seq] = retval;
   }
   delete(@req[tid]);
 }
 interval:ms:100, END {
-  $h = @head;
+  $h = @q[0];
   $n = 0;
-  while ($h < @seq && $n < 200) {
+  while ($h < @q[1] && $n < 200) {
     $h++;
     $n++;
     $a = @queue[$h];
-    if (@seqof[$a] == $h) {
-      if (nsecs - @time[$a] < $age) {
+    $al = @alloc[$a];
+    if ($al.2 == $h) {
+      if (nsecs - $al.1 < $age) {
         $h--;
         break;
       }
-      @leaked_bytes[@stack[$a]] += @size[$a];
-      @leaked_blocks[@stack[$a]] += 1;
-      @aged[$a] = 1;
+      @leaked_bytes[$al.3] += $al.0;
+      @leaked_blocks[$al.3] += 1;
+      @alloc[$a] = ($al.0, $al.1, $al.2, $al.3, 1);
     }
     delete(@queue[$h]);
   }
-  @head = $h;
+  @q[0] = $h;
 }
-END {
-  clear(@req); clear(@size); clear(@time); clear(@stack); clear(@seqof); clear(@aged);
-  clear(@queue); clear(@head); clear(@seq);
-}
+END { clear(@req); clear(@alloc); clear(@queue); clear(@q); }
