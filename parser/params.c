@@ -86,6 +86,12 @@ static int parse_param(struct sp_arena *a, const char *s, const char *eol, struc
 			 "func, usdt)", (int)(ne - name), name, (int)(te - type), type);
 		return -EINVAL;
 	}
+	for (const char *c = name; c < ne; c++)
+		if (!(isalpha((unsigned char)*c) || *c == '_' || (c > name && isdigit((unsigned char)*c)))) {
+			snprintf(err, errlen, "param '%.*s': a name is letters, digits and '_', not "
+				 "starting with a digit", (int)(ne - name), name);
+			return -EINVAL;
+		}
 	p->name = sp_arena_strndup(a, name, (size_t)(ne - name));
 	p->type = (enum sp_param_type)t;
 	if (de - def == 1 && *def == '-')
@@ -106,7 +112,15 @@ static int add_param(struct sp_arena *a, struct sp_script_info *si, const char *
 	if (si->nparams)
 		memcpy(grown, si->params, sizeof(*grown) * (size_t)si->nparams);
 	si->params = grown;
-	return parse_param(a, s, eol, &si->params[si->nparams++], err, errlen);
+	if (parse_param(a, s, eol, &si->params[si->nparams], err, errlen))
+		return -EINVAL;
+	for (int i = 0; i < si->nparams; i++)
+		if (!strcmp(si->params[i].name, si->params[si->nparams].name)) {
+			snprintf(err, errlen, "param '%s' is declared twice", si->params[i].name);
+			return -EINVAL;
+		}
+	si->nparams++;
+	return 0;
 }
 
 int sp_script_info_parse(struct sp_arena *a, const char *text, struct sp_script_info *out,

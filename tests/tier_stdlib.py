@@ -116,6 +116,18 @@ def t_param_binding(ctx):
     assert "'$m' in attach point 'uprobe:$m' is not a parameter of this script" in r.err, r
 
 
+def t_param_declarations(ctx):
+    """malformed param lines are errors naming the line"""
+    cases = [("// param 9x int 1: bad name\n", "param '9x': a name is letters, digits and '_'"),
+             ("// param n int 1: a\n// param n int 2: b\n", "param 'n' is declared twice"),
+             ("// param n float 1: x\n", "param 'n': unknown type 'float'"),
+             ("// param n int\n", "malformed param line 'n int': expected '// param NAME TYPE DEFAULT: HELP'")]
+    for i, (header, msg) in enumerate(cases):
+        prog = ctx.write("decl%d.sp" % i, header + "BEGIN { exit(); }\n")
+        r = ctx.sprof_run("-d", "ast", prog)
+        assert r.rc == 1 and msg in r.err, (header, r)
+
+
 def t_stdlib_path(ctx):
     """stdlib/NAME.sp names the embedded script even where no such file exists"""
     r = ctx.sprof_run("-d", "ast", "stdlib/syscount.sp", cwd=ctx.workdir)
@@ -270,6 +282,7 @@ def tests(ctx):
     yield "list_scripts", t_list_scripts
     yield "param_errors", t_param_errors
     yield "param_binding", t_param_binding
+    yield "param_declarations", t_param_declarations
     yield "stdlib_path", t_stdlib_path
     yield "malloc", t_malloc
     yield "memleak", t_memleak
