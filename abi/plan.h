@@ -238,7 +238,7 @@ struct sp_config {
 	uint32_t self_pid;   /* sprof itself: never traced when target_pid is 0 */
 	uint32_t switch_next_pid_off; /* sched_switch record: offset of next_pid (0: unknown) */
 	uint32_t stopped;    /* set at the end of a run: filtered programs return at once */
-	uint32_t pad;
+	uint32_t wakeup_pid_off; /* sched_wakeup(_new) record: offset of pid (0: unknown) */
 };
 
 #endif

@@ -398,7 +398,8 @@ static const char *expand(struct sp_arena *a, const char *raw, int nparams, char
 int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *node, int nparams,
 		    char **params)
 {
-	struct ap p = { .arena = a, .d = d, .node = node, .at = node->attach };
+	struct ap p = { .arena = a, .d = d, .node = node, .at = node->attach,
+			.expanded = node->attach->expanded };
 	int kind;
 
 	if (strchr(p.at->raw, '$')) {

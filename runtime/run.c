@@ -35,6 +35,7 @@
 #include "runtime/load.h"
 #include "runtime/printf.h"
 #include "runtime/attach/probe.h"
+#include "runtime/attach/verbose.h"
 #include "runtime/report/profile.h"
 #include "runtime/report/report.h"
 #include "runtime/runtime.h"
@@ -467,12 +468,16 @@ static int attach_all(struct run *r)
 			report_probe_error(r, p);
 			return -ENOENT;
 		}
-		err = ops->attach(p, prog, &r->actx,
-				  p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links);
+		struct sp_links *links = p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links;
+		int nl = links->n, nf = links->nfds;
+
+		err = ops->attach(p, prog, &r->actx, links);
 		if (err) {
 			report_probe_error(r, p);
 			return err;
 		}
+		if (r->o->verbose)
+			sp_attach_report(stderr, p, links, nl, nf);
 		n++;
 	}
 	return n;
