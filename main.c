@@ -51,6 +51,10 @@ struct cli {
 	bool list;
 	const char *list_pattern;
 	int strlen_;
+	const char *incdirs[16];   /* -I DIR */
+	int nincdirs;
+	const char *includes[16];  /* --include FILE */
+	int nincludes;
 };
 
 enum {
@@ -62,6 +66,7 @@ enum {
 	OPT_EMIT_ELF,
 	OPT_NO_STATUS,
 	OPT_STRLEN,
+	OPT_INCLUDE,
 };
 
 static void usage(FILE *f)
@@ -85,6 +90,8 @@ static void usage(FILE *f)
 		"  --title TEXT     title of the flame graph\n"
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
 		"  --unsafe         allow system()\n"
+		"  -I DIR           look for #include files in DIR\n"
+		"  --include FILE   read FILE's C definitions before the program\n"
 		"  --emit-elf FILE  write the BPF object to FILE\n"
 		"  -h, --help       this text\n"
 		"  -V, --version    version\n",
@@ -169,6 +176,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"emit-elf", required_argument, NULL, OPT_EMIT_ELF},
 		{"no-status", no_argument, NULL, OPT_NO_STATUS},
 		{"strlen", required_argument, NULL, OPT_STRLEN},
+		{"include", required_argument, NULL, OPT_INCLUDE},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -184,7 +192,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return -EINVAL;
 	}
 	int opt;
-	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:lvhV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:I:lvhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			c->prog_text = optarg;
@@ -228,6 +236,19 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'l':
 			c->list = true;
 			break;
+		case 'I':
+		case OPT_INCLUDE: {
+			const char **v = opt == 'I' ? c->incdirs : c->includes;
+			int *n = opt == 'I' ? &c->nincdirs : &c->nincludes;
+
+			if (*n >= 16) {
+				fprintf(stderr, "sprof: too many %s options (at most 16)\n",
+					opt == 'I' ? "-I" : "--include");
+				return -EINVAL;
+			}
+			v[(*n)++] = optarg;
+			break;
+		}
 		case 'v':
 			c->run.verbose++;
 			break;
@@ -402,7 +423,20 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.tp_fields = tp_fields,
 		.tp_ctx = arena,
 	};
-	sp_parse(arena, src, d, &prog);
+	char dir[PATH_MAX];
+	struct sp_parse_opts po = {
+		.incdirs = c->incdirs, .nincdirs = c->nincdirs,
+		.includes = c->includes, .nincludes = c->nincludes,
+	};
+
+	if (c->prog_file && strchr(c->prog_file, '/')) { /* #include "x": next to the script */
+		snprintf(dir, sizeof(dir), "%s", c->prog_file);
+		*strrchr(dir, '/') = '\0';
+		po.script_dir = dir[0] ? dir : "/";
+	} else if (c->prog_file) {
+		po.script_dir = ".";
+	}
+	sp_parse_ex(arena, src, d, &po, &prog);
 	if (sp_diag_errors(d) || !prog)
 		return 1;
 	sp_sema(arena, prog, &so, d);

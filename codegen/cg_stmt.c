@@ -76,6 +76,7 @@ static void assign_map(struct cg *g, const struct sp_node *n)
 		return;
 	}
 	v = cg_expr(g, n->b);
+	v = LLVMBuildMul(g->B, v, cg_u64(g, cg_ptr_step(n->a->type)), "");
 	cg_map_rmw(g, n->a, n->op, v, false);
 }
 
@@ -101,6 +102,7 @@ static void assign_var(struct cg *g, const struct sp_node *n)
 		return;
 	}
 	v = cg_expr(g, n->b);
+	v = LLVMBuildMul(g->B, v, cg_u64(g, cg_ptr_step(t)), "");
 	v = cg_norm(g, cg_arith(g, n->op, cg_load_int(g, p, t), v, sgn(t)), t);
 	cg_store_int(g, p, v, cg_size(t));
 }
@@ -114,11 +116,11 @@ LLVMValueRef cg_incdec(struct cg *g, const struct sp_node *n)
 	const struct sp_type *t;
 
 	if (n->a->kind == SP_N_MAP)
-		return cg_map_rmw(g, n->a, op, cg_u64(g, 1), !n->prefix);
+		return cg_map_rmw(g, n->a, op, cg_u64(g, cg_ptr_step(n->a->type)), !n->prefix);
 	p = cg_var_ptr(g, n->a, n->a->type);
 	t = var_type(g, n->a);
 	old = cg_load_int(g, p, t);
-	nv = cg_norm(g, cg_arith(g, op, old, cg_u64(g, 1), sgn(t)), t);
+	nv = cg_norm(g, cg_arith(g, op, old, cg_u64(g, cg_ptr_step(t)), sgn(t)), t);
 	cg_store_int(g, p, nv, cg_size(t));
 	return n->prefix ? nv : old;
 }
@@ -275,8 +277,13 @@ static int add_printf(struct cg *g, const char *fmt, const struct sp_node *const
 	if (!v)
 		return -1;
 	p->printfs = v;
-	for (int i = 0; i < n && i < 32; i++)
+	for (int i = 0; i < n && i < 32; i++) {
+		static const struct sp_type addr = { .kind = SP_T_INT, .size = 8 };
+
 		types[i] = event_type(args[i]->type);
+		if (fmt && types[i]->kind == SP_T_PTR) /* printf("%d %p", ptr) */
+			types[i] = &addr;
+	}
 	v[p->nprintfs].fmt = fmt ? strdup(fmt) : NULL;
 	cg_tuple_fields(types, n < 32 ? n : 32, &v[p->nprintfs].args);
 	for (int i = 0; i < n && i < 32; i++)

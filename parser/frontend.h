@@ -61,6 +61,20 @@ struct sp_sema_opts {
 /* Parse: sets *out to the PROGRAM node (possibly partial on error). */
 int sp_parse(struct sp_arena *a, const struct sp_source *src, struct sp_diag *d,
 	     struct sp_node **out);
+
+/* Where #include finds files, and headers included before the script
+ * (--include). no_btf: never read the kernel's BTF (tests). */
+struct sp_parse_opts {
+	const char *script_dir;   /* #include "x": NULL for -e */
+	const char *const *incdirs; /* -I DIR */
+	int nincdirs;
+	const char *const *includes; /* --include FILE */
+	int nincludes;
+	bool no_btf;
+};
+
+int sp_parse_ex(struct sp_arena *a, const struct sp_source *src, struct sp_diag *d,
+		const struct sp_parse_opts *o, struct sp_node **out);
 /* Type check in place. Besides typing, sema rewrites positional
  * parameters into literals: `$N` becomes INT (0 when not given; an error
  * when not a number), `$#` INT, and `str($N)` STR. ATTACH nodes get their

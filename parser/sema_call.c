@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "ctypes.h"
 #include "probes.h"
 #include "sema.h"
 
@@ -109,7 +110,15 @@ static struct sp_type *result_type(struct sema *s, enum result r)
 struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 {
 	const struct builtin *b = lookup(n->name, false);
+	int64_t v;
 
+	if (!b && sp_ctypes_btf_enum(s->ct, n->name, &v)) { /* a kernel enumerator */
+		if (!s->quiet) {
+			n->kind = SP_N_INT;
+			n->ival = v;
+		}
+		return n->type = s->s64;
+	}
 	if (!b) {
 		if (lookup(n->name, true))
 			sema_err(s, n->span, "'%s' is a function: write '%s(...)'", n->name, n->name);
@@ -125,6 +134,8 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 	}
 	if (!strcmp(n->name, "comm"))
 		return n->type = sp_type_string(s->a, 16);
+	if (!strcmp(n->name, "curtask"))
+		return n->type = sema_curtask(s);
 	/* USDT arguments carry their sign in the probe's spec ("-4@%eax") and
 	 * arrive sign-extended: signed 64-bit, as in bpftrace */
 	if (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9' &&

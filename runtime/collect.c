@@ -33,6 +33,7 @@
 
 #include "../parser/types.h"
 #include "collect.h"
+#include "cvalue.h"
 #include "symbolize.h"
 
 /* ---- memory pools -------------------------------------------------------- */
@@ -397,6 +398,18 @@ static char *decode_inet(struct sp_collector *c, const uint8_t *d, uint32_t size
 	return pool_strndup(c->cur, buf, sizeof(buf));
 }
 
+static int decode_c(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
+		    struct sp_kval *out)
+{
+	char *text = sp_cvalue_text(f, base);
+
+	out->kind = SP_F_STR;
+	out->i = f->kind == SP_F_PTR ? read_int(base + f->offset, 8, false) : 0;
+	out->s = text ? pool_strndup(c->cur, text, strlen(text) + 1) : NULL;
+	free(text);
+	return out->s ? 0 : -ENOMEM;
+}
+
 static int decode(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
 		  uint32_t pid, struct sp_kval *out)
 {
@@ -462,6 +475,10 @@ static int decode(struct sp_collector *c, const struct sp_plan_field *f, const u
 		out->s = f->kind == SP_F_INET ? decode_inet(c, d, f->size) :
 			 decode_time(c, f->fmt, (uint64_t)out->i);
 		return out->s ? 0 : -ENOMEM;
+	case SP_F_RECORD:
+	case SP_F_ARRAY:
+	case SP_F_PTR: /* C values: shown as text, like timestamps */
+		return decode_c(c, f, base, out);
 	case SP_F_NONE:
 		return 0;
 	}

@@ -1,0 +1,284 @@
+/* parser/sema_ctype.c: typing of C-typed expressions.
+ *
+ * Pointers, records (struct/union) and arrays, as bpftrace types them:
+ *   (T *)x      x an integer or a pointer; the pointer is in user memory in
+ *               uprobe/uretprobe/usdt probes (their arguments), else kernel
+ *               memory; a pointer cast from a pointer keeps its space
+ *   *p  p[i]    a pointer with a complete pointee; arrays index too
+ *   p->f  s.f   a field of a record through a pointer, or of a record
+ *               value; `.` on a pointer dereferences it (bpftrace >= 0.25)
+ *   p + n, p - n, p++, p += n   scaled by the pointee's size
+ *   p == q, p < q, p == 0       compare addresses
+ *   sizeof(T), sizeof(e), offsetof(struct S, f)   become integer literals
+ * Values read through a pointer remember its address space, so a pointer
+ * field read from user memory is a user pointer too. `curtask` is a
+ * `struct task_struct *` when the kernel has BTF.
+ */
+#include <string.h>
+
+#include "arena.h"
+#include "ctypes.h"
+#include "probes.h"
+#include "sema.h"
+
+static struct sp_type *none(struct sema *s)
+{
+	return sp_type_new(s->a, SP_T_NONE);
+}
+
+/* t as found in memory of the given space (pointers, records, arrays). */
+static struct sp_type *in_space(struct sema *s, struct sp_type *t, bool user)
+{
+	struct sp_type *c;
+
+	if (t->kind != SP_T_PTR && t->kind != SP_T_RECORD && t->kind != SP_T_ARRAY)
+		return t;
+	if (t->user == user)
+		return t;
+	c = sp_arena_alloc(s->a, sizeof(*c));
+	*c = *t;
+	c->user = user;
+	return c;
+}
+
+/* Completes a record (from BTF when the script did not define it);
+ * reports an unknown one. */
+bool sema_complete(struct sema *s, struct sp_type *t, struct sp_span at)
+{
+	if (!t || t->kind != SP_T_RECORD)
+		return true;
+	if (sp_ctypes_complete(s->ct, t->rec)) {
+		t->size = t->rec->size;
+		return true;
+	}
+	sema_err(s, at, "unknown %s '%s'", sp_record_kind(t->rec), t->rec->name);
+	return false;
+}
+
+static bool default_user(struct sema *s)
+{
+	return s->probe_mask && !(s->probe_mask & ~(uint32_t)P_UPROBES);
+}
+
+struct sp_type *sema_cast(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *to = n->cast_type, *t = sema_value(s, n->a);
+
+	if (to->kind == SP_T_PTR && to->pointee && !sema_complete(s, to->pointee, n->span))
+		return n->type = none(s);
+	if (sp_type_is_none(t))
+		return n->type = none(s);
+	if ((to->kind != SP_T_INT && to->kind != SP_T_PTR) ||
+	    (!sp_type_is_int(t) && t->kind != SP_T_PTR)) {
+		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(s, t), sema_tstr(s, to));
+		return n->type = none(s);
+	}
+	if (to->kind == SP_T_PTR)
+		to = in_space(s, to, t->kind == SP_T_PTR ? t->user : default_user(s));
+	return n->type = to;
+}
+
+/* The object a pointer of type t points to, checked. */
+static struct sp_type *pointee(struct sema *s, struct sp_node *n, struct sp_type *t,
+			       const char *what)
+{
+	if (t->kind != SP_T_PTR) {
+		sema_err(s, n->span, "cannot %s '%s': it is not a pointer", what, sema_tstr(s, t));
+		return NULL;
+	}
+	if (!t->pointee) {
+		sema_err(s, n->span, "cannot %s an untyped pointer", what);
+		sema_note(s, n->span, "cast it to a typed pointer first, e.g. '(int64 *)'");
+		return NULL;
+	}
+	if (t->pointee->kind == SP_T_VOID) {
+		sema_err(s, n->span, "cannot %s '%s'", what, sema_tstr(s, t));
+		return NULL;
+	}
+	if (!sema_complete(s, t->pointee, n->span))
+		return NULL;
+	return in_space(s, t->pointee, t->user);
+}
+
+struct sp_type *sema_deref(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_value(s, n->a), *p;
+
+	if (sp_type_is_none(t))
+		return n->type = none(s);
+	p = pointee(s, n, t, "dereference");
+	return n->type = p ? p : none(s);
+}
+
+struct sp_type *sema_index(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_value(s, n->a), *i = sema_value(s, n->b), *e;
+	int64_t v;
+
+	if (sp_type_is_none(t) || sp_type_is_none(i))
+		return n->type = none(s);
+	if (i->kind != SP_T_INT) {
+		sema_err(s, n->b->span, "an index must be an integer, not '%s'", sema_tstr(s, i));
+		return n->type = none(s);
+	}
+	if (t->kind == SP_T_ARRAY) {
+		if (sema_const_int(n->b, &v) && (v < 0 || (uint64_t)v >= t->count)) {
+			sema_err(s, n->b->span, "index %lld is out of bounds for '%s'", (long long)v,
+				 sema_tstr(s, t));
+			return n->type = none(s);
+		}
+		e = in_space(s, t->pointee, t->user);
+		return n->type = sema_complete(s, e, n->span) ? e : none(s);
+	}
+	if (t->kind == SP_T_STRING) { /* a char array's bytes */
+		if (sema_const_int(n->b, &v) && (v < 0 || (uint64_t)v >= t->size)) {
+			sema_err(s, n->b->span, "index %lld is out of bounds for '%s'", (long long)v,
+				 sema_tstr(s, t));
+			return n->type = none(s);
+		}
+		return n->type = sp_type_int(s->a, 1, true);
+	}
+	if (t->kind != SP_T_PTR) {
+		sema_err(s, n->span, "'[]' needs a pointer, an array or a string, not '%s'",
+			 sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	e = pointee(s, n, t, "index");
+	return n->type = e ? e : none(s);
+}
+
+static void no_field(struct sema *s, struct sp_node *n, struct sp_record *r)
+{
+	const char *cands[256], *hint;
+	int nc = sp_record_field_names(s->ct, r, cands, 256);
+
+	sema_err(s, n->span, "'%s %s' has no field '%s'", sp_record_kind(r), r->name, n->name);
+	hint = sp_did_you_mean(n->name, cands, nc);
+	if (hint)
+		sema_note(s, n->span, "did you mean '%s'?", hint);
+}
+
+/* The record a field access applies to: p->f needs a pointer to a record;
+ * s.f a record, or a pointer to one. */
+static struct sp_type *field_base(struct sema *s, struct sp_node *n, struct sp_type *t)
+{
+	if (t->kind == SP_T_RECORD && !n->arrow)
+		return t;
+	if (t->kind == SP_T_PTR && t->pointee && t->pointee->kind == SP_T_RECORD)
+		return pointee(s, n, t, "dereference");
+	if (t->kind == SP_T_RECORD) {
+		sema_err(s, n->span, "'->' needs a pointer, but '%s' is a struct value",
+			 sema_tstr(s, t));
+		sema_note(s, n->span, "write '.%s' to read the field of a struct value", n->name);
+	} else {
+		sema_err(s, n->span, "'%s' has no field '%s'", sema_tstr(s, t), n->name);
+	}
+	return NULL;
+}
+
+struct sp_type *sema_cfield(struct sema *s, struct sp_node *n, struct sp_type *t)
+{
+	const struct sp_cfield *f;
+	struct sp_type *base = field_base(s, n, t);
+	uint32_t off = 0;
+
+	if (!base)
+		return n->type = none(s);
+	f = sp_record_field(s->ct, base->rec, n->name, &off);
+	if (!f) {
+		no_field(s, n, base->rec);
+		return n->type = none(s);
+	}
+	n->field_off = off;
+	n->bit_off = f->bit_off;
+	n->bit_size = f->bit_size;
+	if (f->type->kind == SP_T_RECORD && !sema_complete(s, f->type, n->span))
+		return n->type = none(s);
+	return n->type = in_space(s, f->type, base->user);
+}
+
+/* Pointer arithmetic and comparisons; NULL when no operand is a pointer. */
+struct sp_type *sema_ptr_binop(struct sema *s, struct sp_node *n, struct sp_type *x,
+			       struct sp_type *y)
+{
+	bool px = x->kind == SP_T_PTR, py = y->kind == SP_T_PTR;
+	bool cmp = n->op == SP_OP_EQ || n->op == SP_OP_NE || n->op == '<' || n->op == '>' ||
+		   n->op == SP_OP_LE || n->op == SP_OP_GE || n->op == SP_OP_LAND ||
+		   n->op == SP_OP_LOR;
+	char op[4];
+
+	if (!px && !py)
+		return NULL;
+	if (cmp && (px || x->kind == SP_T_INT) && (py || y->kind == SP_T_INT))
+		return s->u64;
+	if (px && !py && y->kind == SP_T_INT && (n->op == '+' || n->op == '-'))
+		return x;
+	if (py && !px && x->kind == SP_T_INT && n->op == '+')
+		return y;
+	sema_err(s, n->span, "invalid operands to '%s': '%s' and '%s'", sp_op_str(n->op, op),
+		 sema_tstr(s, x), sema_tstr(s, y));
+	return none(s);
+}
+
+/* sizeof(T) / sizeof(e): an integer literal (in the reporting pass). */
+struct sp_type *sema_sizeof(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = n->cast_type;
+	uint32_t size;
+
+	if (!t) {
+		t = sema_value(s, n->a);
+		if (sp_type_is_none(t))
+			return n->type = none(s);
+	}
+	if (t->kind == SP_T_RECORD && !sp_ctypes_complete(s->ct, t->rec)) {
+		sema_err(s, n->span, "sizeof of incomplete type '%s'", sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	size = t->kind == SP_T_INT || t->kind == SP_T_STRING ? t->size : sp_type_csize(t);
+	if (t->kind == SP_T_VOID || (size == 0 && t->kind != SP_T_ARRAY)) {
+		sema_err(s, n->span, "sizeof of incomplete type '%s'", sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_INT;
+		n->ival = size;
+		n->a = NULL;
+	}
+	return n->type = s->u64;
+}
+
+struct sp_type *sema_offsetof(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = n->cast_type;
+	const struct sp_cfield *f;
+	uint32_t off = 0;
+
+	if (t->kind != SP_T_RECORD) {
+		sema_err(s, n->span, "offsetof() needs a struct or union, not '%s'",
+			 sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	if (!sema_complete(s, t, n->span))
+		return n->type = none(s);
+	f = sp_record_field(s->ct, t->rec, n->name, &off);
+	if (!f) {
+		no_field(s, n, t->rec);
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_INT;
+		n->ival = off;
+	}
+	return n->type = s->u64;
+}
+
+/* `curtask`: struct task_struct * in kernel memory, when BTF knows it. */
+struct sp_type *sema_curtask(struct sema *s)
+{
+	struct sp_record *r = sp_ctypes_record(s->ct, "task_struct", false);
+
+	if (!sp_ctypes_complete(s->ct, r))
+		return s->u64;
+	return sp_type_ptr(s->a, sp_type_record(s->a, r), false);
+}
