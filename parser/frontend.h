@@ -20,7 +20,9 @@ struct sp_source;
 /* One field of a tracepoint's format (tracefs events/CAT/NAME/format).
  * Layout shared with codegen/cg.h's copy (same guard), so either header
  * may come first. sema types a field as: char[N] or __data_loc char[] ->
- * string; a pointer (even char *) -> u64, read it with str(); 1/2/4/8-byte
+ * string; `struct S *` -> a pointer to S when BTF knows S (user memory for
+ * syscall tracepoints), any other pointer (even char *) -> u64, read it with
+ * str(); 1/2/4/8-byte
  * integers -> that size and sign; anything else is an error. */
 #ifndef SP_TP_FIELD_DEFINED
 #define SP_TP_FIELD_DEFINED

@@ -529,8 +529,35 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 
 /* --- tracepoint args ----------------------------------------------------------- */
 
-static struct sp_type *field_type(struct sema *s, const struct sp_tp_field *f)
+/* "struct foo *" or "const struct foo *": a pointer to that record when
+ * BTF knows it (syscall arguments point into user memory). */
+static struct sp_type *record_pointer(struct sema *s, const struct sp_tp_field *f, bool user)
 {
+	const char *t = f->type ? strstr(f->type, "struct ") : NULL;
+	char name[128];
+	struct sp_record *r;
+	size_t n;
+
+	if (!t || strchr(t, '*') != strrchr(t, '*'))
+		return NULL;
+	t += 7;
+	n = strcspn(t, " *");
+	if (n == 0 || n >= sizeof(name))
+		return NULL;
+	memcpy(name, t, n);
+	name[n] = '\0';
+	r = sp_ctypes_record(s->ct, name, false);
+	if (!sp_ctypes_complete(s->ct, r))
+		return NULL;
+	return sp_type_ptr(s->a, sp_type_record(s->a, r), user);
+}
+
+static struct sp_type *field_type(struct sema *s, const struct sp_tp_field *f, bool user)
+{
+	struct sp_type *t;
+
+	if (f->is_pointer && !f->is_string && (t = record_pointer(s, f, user)))
+		return t;
 	if (f->is_pointer)
 		return s->u64;
 	if (f->is_string)
@@ -583,6 +610,7 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 {
 	const struct builtin *b = lookup("args", false);
 	const struct sp_tp_field *f, *first = NULL;
+	const char *cat = NULL;
 	int i;
 
 	n->a->type = sp_type_new(s->a, SP_T_PTR);
@@ -602,12 +630,14 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 		f = find_field(s, n, at);
 		if (!f)
 			return n->type = sp_type_new(s->a, SP_T_NONE);
+		if (!first)
+			cat = at->attach->target;
 		first = first ? first : f;
 	}
 	if (!first)
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	n->tp_field = first;
-	n->type = field_type(s, first);
+	n->type = field_type(s, first, cat && !strcmp(cat, "syscalls"));
 	if (!n->type) {
 		sema_err(s, n->span, "field '%s' of %u bytes is not an integer or a string", n->name,
 			 first->size);

@@ -156,3 +156,11 @@ BEGIN { $t = (struct task_struct *)curtask; printf("%d\n", $t->tgid == pid); exi
 1
 
 
+### tracepoint_struct_pointer
+# opts: -c "/bin/sleep 0.25"
+tracepoint:syscalls:sys_enter_clock_nanosleep /pid == cpid/ { printf("%d %d\n", args->rqtp->tv_sec, args->rqtp->tv_nsec); @ns = sum(args->rqtp->tv_nsec); }
+--- stdout
+0 250000000
+
+
+@ns: 250000000
