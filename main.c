@@ -470,7 +470,8 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &c))
 		return 1;
 	if (c.list)
-		return sp_list_probes(c.list_pattern, c.run.pid, c.run.verbose > 0, stdout) ? 1 : 0;
+		return sp_list_probes_ex(c.list_pattern, c.run.pid, c.run.verbose > 0,
+					 sp_dwarf_list_params, stdout) ? 1 : 0;
 	struct sp_source *src = load_source(&c);
 	if (!src)
 		return 1;

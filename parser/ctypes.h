@@ -25,6 +25,7 @@
 
 struct sp_arena;
 struct sp_diag;
+struct sp_cparam;
 struct btf;
 
 struct sp_cfield {
@@ -44,6 +45,7 @@ struct sp_record {
 	int nfields;
 	struct sp_cfield *fields;
 	int btf_id;          /* > 0: completed from BTF on demand */
+	bool filling;        /* being converted from DWARF (a pointer back to it) */
 	struct sp_span def;  /* where the script defined it (begin == end: not) */
 	struct sp_record *next;
 };
@@ -63,6 +65,10 @@ struct sp_ctypes {
 	struct btf *btf;     /* vmlinux BTF, loaded on first need */
 	bool btf_tried;
 	bool no_btf;         /* tests: never load BTF */
+	/* the last DWARF lookup (ctypes_dwarf.c), reused while sema asks again */
+	const char *dw_binary, *dw_func;
+	struct sp_cparam *dw_params;
+	int dw_n, dw_err;
 };
 
 struct sp_ctypes *sp_ctypes_new(struct sp_arena *a);
@@ -89,6 +95,17 @@ void sp_ctypes_undef(struct sp_ctypes *ct, const char *name);
 bool sp_ctypes_have_btf(struct sp_ctypes *ct);
 bool sp_ctypes_btf_enum(struct sp_ctypes *ct, const char *name, int64_t *v);
 void sp_ctypes_release(struct sp_ctypes *ct); /* accepts NULL */
+
+/* ctypes_dwarf.c: the parameters of `func` in `binary`'s debug info, in
+ * order. 0, -ENOENT (no such function in the debug info), -ENODATA (no
+ * debug info), or -errno. */
+struct sp_cparam {
+	const char *name;
+	struct sp_type *type;
+	char ctype[96];      /* as C spells it: "struct foo*" */
+};
+int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char *func,
+			   struct sp_cparam **out, int *n);
 
 /* Layout of a record whose fields have types and names set. */
 void sp_record_layout(struct sp_record *r);

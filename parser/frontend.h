@@ -83,6 +83,10 @@ int sp_parse_ex(struct sp_arena *a, const struct sp_source *src, struct sp_diag 
  * sp_attach fields filled (attach.c). */
 int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts *o,
 	    struct sp_diag *d);
+/* `-lv`: prints the parameters of `func` in `binary` from its DWARF, one
+ * "    TYPE NAME" line each (bpftrace's listing). 0 or -errno. */
+int sp_dwarf_list_params(const char *binary, const char *func, FILE *out);
+
 /* S-expression dump used by the golden tests (--dump ast). */
 void sp_ast_dump(FILE *f, const struct sp_node *n, bool with_types);
 

@@ -616,6 +616,8 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 	n->a->type = sp_type_new(s->a, SP_T_PTR);
 	if (!allowed(s, n->a, b))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
+	if (s->probe_mask & P_UPROBE)
+		return sema_uprobe_arg(s, n);
 	if (s->probe_mask & P_RAWTRACEPOINT) {
 		sema_err(s, n->span, "'args' of raw tracepoints is not supported: use arg0..arg9");
 		return n->type = sp_type_new(s->a, SP_T_NONE);

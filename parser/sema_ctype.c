@@ -14,6 +14,7 @@
  * field read from user memory is a user pointer too. `curtask` is a
  * `struct task_struct *` when the kernel has BTF.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "arena.h"
@@ -281,4 +282,68 @@ struct sp_type *sema_curtask(struct sema *s)
 	if (!sp_ctypes_complete(s->ct, r))
 		return s->u64;
 	return sp_type_ptr(s->a, sp_type_record(s->a, r), false);
+}
+
+static void param_error(struct sema *s, struct sp_node *n, const struct sp_attach *at, int err)
+{
+	if (err == -ENOENT)
+		sema_err(s, n->span, "no function '%s' in the debug info of '%s'", at->func,
+			 at->target);
+	else if (err == -ENODATA)
+		sema_err(s, n->span, "'%s' has no debug info (DWARF): args.%s needs it", at->target,
+			 n->name);
+	else
+		sema_err(s, n->span, "cannot read the debug info of '%s': %s", at->target,
+			 strerror(-err));
+}
+
+static int param_index(struct sema *s, struct sp_node *n, const struct sp_attach *at,
+		       const struct sp_cparam *ps, int np)
+{
+	const char *cands[64], *hint;
+	int i;
+
+	for (i = 0; i < np; i++)
+		if (!strcmp(ps[i].name, n->name))
+			return i;
+	for (i = 0; i < np && i < 64; i++)
+		cands[i] = ps[i].name;
+	sema_err(s, n->span, "function '%s' has no parameter '%s'", at->func, n->name);
+	hint = sp_did_you_mean(n->name, cands, np < 64 ? np : 64);
+	if (hint)
+		sema_note(s, n->span, "did you mean '%s'?", hint);
+	return -1;
+}
+
+/* args.NAME in a uprobe: parameter NAME of the probed function, from DWARF;
+ * it becomes argI typed as the parameter (in the reporting pass). */
+struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n)
+{
+	const struct sp_attach *at = s->probe->list.items[0]->attach;
+	struct sp_cparam *ps;
+	int np, i, err;
+
+	if (!at->target || !at->func || strpbrk(at->func, "*?[") || at->is_addr) {
+		sema_err(s, n->span, "args.%s needs a uprobe on one named function", n->name);
+		return n->type = none(s);
+	}
+	err = sp_ctypes_dwarf_params(s->ct, at->target, at->func, &ps, &np);
+	if (err) {
+		param_error(s, n, at, err);
+		return n->type = none(s);
+	}
+	i = param_index(s, n, at, ps, np);
+	if (i < 0)
+		return n->type = none(s);
+	if (i >= 6 || sp_type_csize(ps[i].type) > 8 || ps[i].type->kind == SP_T_VOID) {
+		sema_err(s, n->span, "parameter '%s' (%s) of '%s' is not passed in a register",
+			 n->name, ps[i].ctype, at->func);
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_BUILTIN;
+		n->name = sp_arena_printf(s->a, "arg%d", i);
+		n->a = NULL;
+	}
+	return n->type = ps[i].type;
 }

@@ -52,6 +52,7 @@ struct lister {
 	bool verbose;
 	const char *line_glob; /* whole-line filter, or NULL */
 	const char *what;      /* the pattern, for messages */
+	sp_list_params_fn params; /* -v on uprobes: the driver's parameter lister */
 };
 
 const char *sp_probe_alias(const char *p)
@@ -266,8 +267,12 @@ static void list_file_funcs(struct lister *l, const char *prov, const char *path
 		if (i > 0 && !strcmp(f.v[i].name, f.v[i - 1].name))
 			continue;
 		snprintf(line, sizeof(line), "%s:%s:%s", prov, path, f.v[i].name);
-		if (emit(l, line) && l->verbose && sp_func_demangled(&f.v[i]))
+		if (!emit(l, line) || !l->verbose)
+			continue;
+		if (sp_func_demangled(&f.v[i]))
 			fprintf(l->out, "    %s\n", f.v[i].demangled);
+		else if (l->params)
+			l->params(path, f.v[i].name, l->out);
 	}
 	sp_funcs__free(&f);
 }
@@ -379,7 +384,14 @@ static int list_all(struct lister *l)
 
 int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out)
 {
-	struct lister l = { .out = out, .pid = pid, .verbose = verbose, .what = pattern };
+	return sp_list_probes_ex(pattern, pid, verbose, NULL, out);
+}
+
+int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,
+		      FILE *out)
+{
+	struct lister l = { .out = out, .pid = pid, .verbose = verbose, .what = pattern,
+			    .params = params };
 	char *copy, *f[MAX_FIELDS], *glob = NULL;
 	const char *prov;
 	size_t i;

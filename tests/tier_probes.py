@@ -508,6 +508,15 @@ def t_list_uprobes(ctx):
         raise AssertionError(repr(r))
 
 
+def t_list_uprobe_params(ctx):
+    """-lv shows a function's parameters from DWARF, as bpftrace does."""
+    w = calls(ctx)
+    r = ok(list_run(ctx, "-lv", "uprobe:%s:probe_args8" % w))
+    want = ["uprobe:%s:probe_args8" % w] + ["    long int a%d" % i for i in range(8)]
+    if r.out.splitlines() != want:
+        raise AssertionError("got %r\n%r" % (r.out.splitlines(), r))
+
+
 def t_list_usdt(ctx):
     w = usdt_w(ctx)
     r = ok(list_run(ctx, "-l", "usdt:%s:*" % w))

@@ -164,3 +164,25 @@ tracepoint:syscalls:sys_enter_clock_nanosleep /pid == cpid/ { printf("%d %d\n", 
 
 
 @ns: 250000000
+### dwarf_args
+# workload: cstructs
+# opts: -c "$WORKLOAD 2"
+struct inner { short x; unsigned char y; };
+struct foo { int a; char name[8]; long b; struct inner in; int arr[3]; struct foo *next; unsigned int f1:3, f2:5; int neg:4; };
+uprobe:$WORKLOAD:take_foo { printf("%d %d %s %d\n", args->i, args->f->a, args->f->name, args->f->in.x); }
+--- stdout
+0 42 hello -5
+1 43 hello -5
+
+
+### dwarf_types
+# workload: cstructs
+# opts: -c "$WORKLOAD 2"
+# bpftrace: skip 0.17 takes the types of args from DWARF but not the members of structs (it needs the struct defined in the script)
+uprobe:$WORKLOAD:take_foo /args.i == 1/ { printf("%d %s %d %d\n", args.f->a, args.f->next->name, args.f->f2, args.f->neg); print(args.f->arr); @in = args.f->in; }
+--- stdout
+43 two 30 -3
+[1,2,3]
+
+
+@in: { .x = -5, .y = 200 }
