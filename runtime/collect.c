@@ -401,13 +401,15 @@ static char *decode_inet(struct sp_collector *c, const uint8_t *d, uint32_t size
 static int decode_c(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
 		    struct sp_kval *out)
 {
-	char *text = sp_cvalue_text(f, base);
+	char *text = sp_cvalue_text(f, base, false), *json = sp_cvalue_text(f, base, true);
 
 	out->kind = SP_F_STR;
 	out->i = f->kind == SP_F_PTR ? read_int(base + f->offset, 8, false) : 0;
 	out->s = text ? pool_strndup(c->cur, text, strlen(text) + 1) : NULL;
+	out->json = json ? pool_strndup(c->cur, json, strlen(json) + 1) : NULL;
 	free(text);
-	return out->s ? 0 : -ENOMEM;
+	free(json);
+	return out->s && out->json ? 0 : -ENOMEM;
 }
 
 static int decode(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,

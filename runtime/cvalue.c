@@ -6,7 +6,8 @@
  *   0x7ffd1c2a3b40
  *
  * Reports and printf take the text as a string (like timestamps and
- * addresses from ntop), so no report needs to know about C types. Layouts
+ * addresses from ntop), so no report needs to know about C types; -f json
+ * takes the JSON spelling ({ "a": 1, "name": "hello", "arr": [1,2,3] }). Layouts
  * come from the plan (codegen's cg_cfields); bitfields are read from the
  * word at their offset.
  */
@@ -41,22 +42,43 @@ static void int_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *d)
 		fprintf(f, "%llu", (unsigned long long)v);
 }
 
-static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *base)
+static void json_str(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *base, bool json)
 {
 	const uint8_t *d = base + fl->offset;
+	const char *m;
 
 	switch (fl->kind) {
 	case SP_F_PTR:
-		fprintf(f, "0x%llx", (unsigned long long)load(d, 8));
+		fprintf(f, json ? "%llu" : "0x%llx", (unsigned long long)load(d, 8));
 		return;
 	case SP_F_STR:
-		fprintf(f, "%.*s", (int)strnlen((const char *)d, fl->size), (const char *)d);
+		if (json)
+			json_str(f, (const char *)d, strnlen((const char *)d, fl->size));
+		else
+			fprintf(f, "%.*s", (int)strnlen((const char *)d, fl->size), (const char *)d);
 		return;
 	case SP_F_RECORD:
 		fputs("{ ", f);
 		for (int i = 0; i < fl->nelems; i++) {
-			fprintf(f, "%s.%s = ", i ? ", " : "", fl->elems[i].member ? fl->elems[i].member : "");
-			value_text(f, &fl->elems[i], base);
+			m = fl->elems[i].member ? fl->elems[i].member : "";
+			fprintf(f, json ? "%s\"%s\": " : "%s.%s = ", i ? ", " : "", m);
+			value_text(f, &fl->elems[i], base, json);
 		}
 		fputs(fl->nelems ? " }" : "}", f);
 		return;
@@ -65,7 +87,7 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 		for (int i = 0; i < fl->nelems; i++) {
 			if (i)
 				fputc(',', f);
-			value_text(f, &fl->elems[i], base);
+			value_text(f, &fl->elems[i], base, json);
 		}
 		fputc(']', f);
 		return;
@@ -74,7 +96,7 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 	}
 }
 
-char *sp_cvalue_text(const struct sp_plan_field *f, const void *base)
+char *sp_cvalue_text(const struct sp_plan_field *f, const void *base, bool json)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -82,7 +104,7 @@ char *sp_cvalue_text(const struct sp_plan_field *f, const void *base)
 
 	if (!m)
 		return NULL;
-	value_text(m, f, base);
+	value_text(m, f, base, json);
 	if (fclose(m) != 0) {
 		free(text);
 		return NULL;

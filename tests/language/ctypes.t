@@ -186,3 +186,17 @@ uprobe:$WORKLOAD:take_foo /args.i == 1/ { printf("%d %s %d %d\n", args.f->a, arg
 
 
 @in: { .x = -5, .y = 200 }
+### json
+# workload: cstructs
+# opts: -f json -c "$WORKLOAD 2"
+struct inner { short x; unsigned char y; };
+struct foo { int a; char name[8]; long b; struct inner in; int arr[3]; };
+uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; @s = $f->in; @a = $f->arr; print($f->in); @m[1] = *$f; }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "value", "data": { "x": -5, "y": 200 }}
+
+
+{"type": "map", "data": {"@a": [1,2,3]}}
+{"type": "map", "data": {"@m": {"1": { "a": 43, "name": "hello", "b": 1234567890123, "in": { "x": -5, "y": 200 }, "arr": [1,2,3] }}}}
+{"type": "map", "data": {"@s": { "x": -5, "y": 200 }}}
