@@ -20,6 +20,8 @@
 #include "cg.h"
 #include "ctypes.h"
 
+#define CG_MAX_CVALUE 4096 /* bytes of a struct/array value read whole */
+
 /* Step of pointer arithmetic on t: its pointee's size (1 when untyped). */
 uint32_t cg_ptr_step(const struct sp_type *t)
 {
@@ -138,6 +140,14 @@ LLVMValueRef cg_cread(struct cg *g, const struct sp_node *n)
 
 	if (!t || size == 0) {
 		cg_error(g, n->span, "internal error: untyped C access");
+		return cg_u64(g, 0);
+	}
+	if (size > CG_MAX_CVALUE) { /* each copy is inline code: keep programs in range */
+		char ts[128];
+
+		cg_error(g, n->span, "'%s' is %u bytes, too big to copy as a value (at most %u): "
+			 "read the fields you need", sp_type_str(t, ts, sizeof(ts)), size,
+			 CG_MAX_CVALUE);
 		return cg_u64(g, 0);
 	}
 	addr = remote_addr(g, n, &user);

@@ -25,6 +25,7 @@ static void stmt(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp_type *t)
 {
 	int id = var->scope_id;
+	LLVMBuilderRef body;
 	uint32_t size;
 
 	if (id < 0 || id >= g->nvars) {
@@ -38,8 +39,10 @@ LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp
 	size = cg_size(t);
 	g->var_types[id] = t;
 	g->vars[id] = cg_var_alloca(g, size < 8 ? 8 : size, var->name);
-	LLVMBuildMemSet(g->IB, g->vars[id], LLVMConstInt(g->i8, 0, 0), cg_u64(g, size < 8 ? 8 : size),
-			8);
+	body = g->B; /* zeroed in the init block, in chunks when big */
+	g->B = g->IB;
+	cg_memset0(g, g->vars[id], size < 8 ? 8 : size);
+	g->B = body;
 	return g->vars[id];
 }
 

@@ -83,8 +83,10 @@ static struct sp_type *array_type(struct sp_ctypes *ct, struct btf *btf, const s
 	const struct btf_type *et = btf__type_by_id(btf, btf__resolve_type(btf, arr->type));
 	struct sp_type *elem;
 
-	if (et && btf_is_int(et) && et->size == 1 && arr->nelems > 0)
-		return sp_type_string(ct->a, arr->nelems);
+	if (et && btf_is_int(et) && et->size == 1 && arr->nelems > 0 &&
+	    ((btf_int_encoding(et) & (BTF_INT_CHAR | BTF_INT_SIGNED)) ||
+	     !strcmp(btf__name_by_offset(btf, et->name_off), "char")))
+		return sp_type_string(ct->a, arr->nelems); /* char[N]: a string */
 	elem = from_btf(ct, btf, arr->type, depth + 1);
 	return sp_type_array(ct->a, elem, arr->nelems);
 }
@@ -95,6 +97,8 @@ static struct sp_type *ptr_type(struct sp_ctypes *ct, struct btf *btf, const str
 	__u32 to = (__u32)btf__resolve_type(btf, t->type);
 	const struct btf_type *tt = btf__type_by_id(btf, to);
 
+	if (t->type == 0) /* void * */
+		return sp_type_ptr(ct->a, sp_type_new(ct->a, SP_T_VOID), false);
 	if (!tt || btf_is_func_proto(tt) || depth > 8)
 		return sp_type_ptr(ct->a, NULL, false);
 	return sp_type_ptr(ct->a, from_btf(ct, btf, to, depth + 1), false);

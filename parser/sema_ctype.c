@@ -56,6 +56,21 @@ bool sema_complete(struct sema *s, struct sp_type *t, struct sp_span at)
 	return false;
 }
 
+/* A record used as a value is printed whole: complete the records
+ * embedded in it (BTF converts them lazily). */
+static void complete_embedded(struct sema *s, struct sp_type *t, int depth)
+{
+	struct sp_record *r;
+
+	while (t && t->kind == SP_T_ARRAY)
+		t = t->pointee;
+	if (!t || t->kind != SP_T_RECORD || depth > 16 || !sp_ctypes_complete(s->ct, t->rec))
+		return;
+	r = t->rec;
+	for (int i = 0; i < r->nfields; i++)
+		complete_embedded(s, r->fields[i].type, depth + 1);
+}
+
 static bool default_user(struct sema *s)
 {
 	return s->probe_mask && !(s->probe_mask & ~(uint32_t)P_UPROBES);
@@ -98,6 +113,7 @@ static struct sp_type *pointee(struct sema *s, struct sp_node *n, struct sp_type
 	}
 	if (!sema_complete(s, t->pointee, n->span))
 		return NULL;
+	complete_embedded(s, t->pointee, 0);
 	return in_space(s, t->pointee, t->user);
 }
 
@@ -195,6 +211,7 @@ struct sp_type *sema_cfield(struct sema *s, struct sp_node *n, struct sp_type *t
 	n->bit_size = f->bit_size;
 	if (f->type->kind == SP_T_RECORD && !sema_complete(s, f->type, n->span))
 		return n->type = none(s);
+	complete_embedded(s, f->type, 0);
 	return n->type = in_space(s, f->type, base->user);
 }
 

@@ -200,3 +200,18 @@ uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; @s = $f->in; @a
 {"type": "map", "data": {"@a": [1,2,3]}}
 {"type": "map", "data": {"@m": {"1": { "a": 43, "name": "hello", "b": 1234567890123, "in": { "x": -5, "y": 200 }, "arr": [1,2,3] }}}}
 {"type": "map", "data": {"@s": { "x": -5, "y": 200 }}}
+### big_values
+struct big { long arr[500]; int tail; };
+BEGIN { $b = *(struct big *)0; printf("%d %d %d\n", $b.tail, $b.arr[499], sizeof($b)); exit(); }
+--- stdout
+0 0 4008
+
+
+### kernel_struct_value
+# bpftrace: skip 0.17 prints nothing for a task_struct value read whole
+BEGIN { $t = *curtask; @t[1] = *curtask; printf("%d %d %s\n", $t.tgid == pid, @t[1].pid == tid, @t[1].comm); delete(@t[1]); exit(); }
+--- stdout
+1 1 sprof
+
+
+
