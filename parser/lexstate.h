@@ -51,6 +51,8 @@ struct sp_pstate {
 	uint32_t pp_taken;     /* bit i: a branch of the i-th #if was kept already */
 	int pp_depth;
 	struct sp_span pp_open[32]; /* where each open #if is */
+	const char *pp_seen[256]; /* system headers whose #defines were read */
+	int pp_nseen;
 	int pp_resume;         /* start condition to go back to after skipped lines */
 };
 

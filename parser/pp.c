@@ -13,7 +13,11 @@
  *                          kernel has BTF, as in bpftrace
  *   #include <file>        accepted when the file exists in an include
  *                          directory (-I, /usr/include ...): kernel types
- *                          come from BTF, not from the header's text
+ *                          come from BTF, not from the header's text; its
+ *                          object-like #defines of upper-case names that
+ *                          evaluate to integers are taken (AF_INET,
+ *                          O_CREAT), also from the <files> it includes, up
+ *                          to 4 levels, whatever #if they sit in
  *   #include "file"        relative to the script's directory or an -I
  *                          directory: its struct/union/enum definitions and
  *                          #define lines are read
@@ -226,6 +230,16 @@ static void define(struct sp_pstate *ps, const char *rest, struct sp_span sp)
 		return pp_err(ps, sp, "function-like macro '%s' is not supported", name);
 	while (*rest == ' ' || *rest == '\t')
 		rest++;
+	if (rest[0] != '"' && (strstr(rest, "/*") || strstr(rest, "//"))) { /* trailing comment */
+		char *v2 = sp_arena_strdup(ps->arena, rest), *c = strstr(v2, "/*");
+
+		if (!c || (strstr(v2, "//") && strstr(v2, "//") < c))
+			c = strstr(v2, "//");
+		*c = '\0';
+		while (c > v2 && (c[-1] == ' ' || c[-1] == '\t'))
+			*--c = '\0';
+		rest = v2;
+	}
 	if (!*rest) {
 		sp_ctypes_define(ps->ct, name, 1, NULL, 0);
 		return;
@@ -318,6 +332,84 @@ static char *find_header(struct sp_pstate *ps, const char *name, bool local)
 	return NULL;
 }
 
+static bool upper_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!(isupper((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+/* One "#define NAME VALUE" line of a system header: kept when NAME is
+ * upper case, not defined yet, and VALUE an integer constant expression. */
+static void header_define(struct sp_pstate *ps, const char *rest)
+{
+	const char *name = word(ps, &rest);
+	char *val, *c;
+	int64_t v;
+
+	if (*rest == '(' || !upper_name(name) || sp_ctypes_const(ps->ct, name))
+		return;
+	val = sp_arena_strdup(ps->arena, rest);
+	if ((c = strstr(val, "/*")) || (c = strstr(val, "//"))) /* a trailing comment */
+		*c = '\0';
+	if (eval(ps->ct, val, false, &v))
+		sp_ctypes_define(ps->ct, name, v, NULL, 0);
+}
+
+static void header_defines(struct sp_pstate *ps, const char *path, int depth);
+
+static void header_line(struct sp_pstate *ps, const char *l, int depth)
+{
+	const char *p = strchr(l, '#') + 1, *kw = word(ps, &p), *end;
+	char *name, *path;
+
+	if (!strcmp(kw, "define")) {
+		header_define(ps, p);
+		return;
+	}
+	if (strcmp(kw, "include") || depth >= 4)
+		return;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '<' || !(end = strchr(p + 1, '>')))
+		return;
+	name = sp_arena_strndup(ps->arena, p + 1, (size_t)(end - p - 1));
+	path = find_header(ps, name, false);
+	if (path)
+		header_defines(ps, path, depth + 1);
+}
+
+static void header_defines(struct sp_pstate *ps, const char *path, int depth)
+{
+	struct sp_source *src;
+	uint32_t i = 0;
+
+	for (int k = 0; k < ps->pp_nseen; k++)
+		if (!strcmp(ps->pp_seen[k], path))
+			return;
+	if (ps->pp_nseen < (int)(sizeof(ps->pp_seen) / sizeof(ps->pp_seen[0])))
+		ps->pp_seen[ps->pp_nseen++] = path;
+	src = sp_source_from_file(path);
+	if (!src)
+		return;
+	while (i < src->len) {
+		uint32_t e = i;
+
+		while (e < src->len && src->text[e] != '\n')
+			e++;
+		while (e > i && e < src->len && src->text[e - 1] == '\\') /* continued line: skip it */
+			for (e++; e < src->len && src->text[e] != '\n'; e++)
+				;
+		if (src->text[i + strspn(src->text + i, " \t")] == '#' && e - i < 4096)
+			header_line(ps, sp_arena_strndup(ps->arena, src->text + i, e - i), depth);
+		i = e + 1;
+	}
+	sp_source_free(src);
+}
+
 void sp_pp_include(struct sp_pstate *ps, const char *name, bool local, struct sp_span sp)
 {
 	char *path = find_header(ps, name, local);
@@ -330,6 +422,8 @@ void sp_pp_include(struct sp_pstate *ps, const char *name, bool local, struct sp
 	}
 	if (local)
 		include_local(ps, path);
+	else
+		header_defines(ps, path, 0);
 }
 
 static void include(struct sp_pstate *ps, const char *rest, struct sp_span sp)

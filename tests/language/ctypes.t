@@ -215,3 +215,12 @@ BEGIN { $t = *curtask; @t[1] = *curtask; printf("%d %d %s\n", $t.tgid == pid, @t
 
 
 
+### header_defines
+#include <sys/socket.h>
+#include <fcntl.h>
+#define TWICE (AF_INET6 * 2) // a comment
+BEGIN { printf("%d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, TWICE); exit(); }
+--- stdout
+2 10 64 20
+
+
