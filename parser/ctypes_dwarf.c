@@ -146,6 +146,8 @@ static struct sp_type *conv(struct sp_ctypes *ct, Dwarf_Die *die, int depth)
 	case DW_TAG_enumeration_type:
 		return sp_type_int(ct->a, (uint32_t)udata(die, DW_AT_byte_size, 4), false);
 	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type: /* C++ references are pointers underneath */
+	case DW_TAG_rvalue_reference_type:
 		if (depth > MAX_DEPTH || !type_of(die, &t))
 			return sp_type_ptr(ct->a, NULL, true);
 		if (dwarf_tag(&t) == DW_TAG_subroutine_type)
@@ -181,12 +183,18 @@ static void spell(Dwarf_Die *die, char *buf, size_t len, int depth)
 		return;
 	switch (dwarf_tag(die)) {
 	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
 		if (has)
 			spell(&t, buf, len, depth + 1);
 		else
 			snprintf(buf + n, len - n, "void");
 		n = strlen(buf);
-		snprintf(buf + n, len - n, "*");
+		snprintf(buf + n, len - n, "%s", dwarf_tag(die) == DW_TAG_pointer_type ? "*" :
+			 dwarf_tag(die) == DW_TAG_reference_type ? "&" : "&&");
+		return;
+	case DW_TAG_class_type:
+		snprintf(buf + n, len - n, "class %s", name ? name : "");
 		return;
 	case DW_TAG_const_type:
 		snprintf(buf + n, len - n, "const ");
@@ -238,28 +246,65 @@ static void dw_close(struct dw *d)
 	close(d->fd);
 }
 
+/* "shapes::Widget::poke(int)" -> "poke" (the DIE's own name). */
+static bool short_name_is(const char *func, const char *name)
+{
+	const char *base = func, *p;
+	size_t n;
+
+	while ((p = strstr(base, "::")) && (!strchr(base, '(') || p < strchr(base, '(')))
+		base = p + 2;
+	n = strcspn(base, "(");
+	return base != func && strlen(name) == n && !strncmp(base, name, n);
+}
+
+static bool func_named(Dwarf_Die *die, const char *func)
+{
+	Dwarf_Attribute at;
+	const char *name = dwarf_diename(die), *link;
+
+	if (name && (!strcmp(name, func) || short_name_is(func, name)))
+		return true;
+	/* C++: uprobes name the mangled symbol; a definition out of its
+	 * class refers to the declaration that has it (integrate follows) */
+	if (!dwarf_attr_integrate(die, DW_AT_linkage_name, &at) &&
+	    !dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
+		return false;
+	link = dwarf_formstring(&at);
+	return link && !strcmp(link, func);
+}
+
+/* A defining DW_TAG_subprogram named func among die's children
+ * (namespaces searched too). */
+static bool find_in(Dwarf_Die *die, const char *func, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 8 || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_namespace && find_in(&child, func, out, depth + 1))
+			return true;
+		if (tag != DW_TAG_subprogram || dwarf_hasattr(&child, DW_AT_declaration) ||
+		    !func_named(&child, func))
+			continue;
+		*out = child;
+		return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 /* The defining DW_TAG_subprogram DIE of `func` (not a declaration). */
 static bool find_func(struct dw *d, const char *func, Dwarf_Die *out)
 {
 	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, child;
+	Dwarf_Die cudie;
 
-	while (dwarf_get_units(d->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
-		if (dwarf_child(&cudie, &child) != 0)
-			continue;
-		do {
-			const char *name;
-
-			if (dwarf_tag(&child) != DW_TAG_subprogram ||
-			    dwarf_hasattr(&child, DW_AT_declaration))
-				continue;
-			name = dwarf_diename(&child);
-			if (name && !strcmp(name, func)) {
-				*out = child;
-				return true;
-			}
-		} while (dwarf_siblingof(&child, &child) == 0);
-	}
+	while (dwarf_get_units(d->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
+		if (find_in(&cudie, func, out, 0))
+			return true;
 	return false;
 }
 

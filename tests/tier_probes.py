@@ -206,6 +206,18 @@ def t_uprobe_cpp_mangled(ctx):
            r"^@: %d$" % N)
 
 
+def t_uprobe_cpp_dwarf_args(ctx):
+    """args.NAME of a C++ member function from DWARF, by mangled and by
+    demangled name; `this` is the first argument."""
+    ctx.require_bpf()
+    w = cpp(ctx)
+    for name in ("_ZN6shapes6Widget4pokeEi", '"shapes::Widget::poke"'):
+        r = ok(trace(ctx, 'uprobe:%s:%s /args.x == 2/ { @x = args.x; @this = args.this != 0; }'
+                     % (w, name), "%s %d" % (w, N)))
+        expect(r, r"^@x: 2$")
+        expect(r, r"^@this: 1$")
+
+
 def t_uprobe_cpp_overloads(ctx):
     ctx.require_bpf()
     w = cpp(ctx)
