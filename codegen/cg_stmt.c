@@ -540,6 +540,8 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return cg_addr_call(g, n, f[0] == 'k');
 	if (!strcmp(f, "strftime") && n->list.len == 2)
 		return cg_expr(g, n->list.items[1]);
+	if ((!strcmp(f, "uptr") || !strcmp(f, "kptr")) && n->list.len == 1)
+		return cg_expr(g, n->list.items[0]); /* only the type changes */
 	if (cg_agg_kind(f) != SP_AGG_NONE)
 		cg_error(g, n->span, "%s() can only be assigned to a map: @m = %s(...)", f, f);
 	else

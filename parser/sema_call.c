@@ -482,6 +482,8 @@ static void special(struct sema *s, struct sp_node *n)
 	}
 	if (!strcmp(n->name, "ntop") && n->list.len)
 		ntop_size(n);
+	if ((!strcmp(n->name, "uptr") || !strcmp(n->name, "kptr")) && n->list.len == 1)
+		n->type = sema_addr_space(s, n->list.items[0]->type, n->name[0] == 'u');
 	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
 		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
 	if (!strcmp(n->name, "delete") && n->list.items[0]->kind == SP_N_MAP &&

@@ -71,6 +71,17 @@ static void complete_embedded(struct sema *s, struct sp_type *t, int depth)
 		complete_embedded(s, r->fields[i].type, depth + 1);
 }
 
+/* uptr(x) / kptr(x): x as a pointer into user or kernel memory (an
+ * integer becomes an untyped pointer, which a cast then types). */
+struct sp_type *sema_addr_space(struct sema *s, struct sp_type *t, bool user)
+{
+	if (!t || sp_type_is_none(t))
+		return none(s);
+	if (t->kind == SP_T_PTR)
+		return in_space(s, t, user);
+	return sp_type_ptr(s->a, NULL, user);
+}
+
 static bool default_user(struct sema *s)
 {
 	return s->probe_mask && !(s->probe_mask & ~(uint32_t)P_UPROBES);

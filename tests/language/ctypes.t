@@ -224,3 +224,12 @@ BEGIN { printf("%d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, TWICE); exit(); }
 2 10 64 20
 
 
+### uptr_kptr
+# workload: cstructs
+# opts: -c "$WORKLOAD 2"
+struct foo { int a; };
+uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $k = (struct foo *)kptr(arg0); $u = (struct foo *)uptr(arg0); printf("%d %d\n", $k->a, $u->a); }
+--- stdout
+0 43
+
+
