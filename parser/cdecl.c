@@ -5,6 +5,7 @@
  *
  *   defs       := (def [';'])*
  *   def        := ('struct' | 'union') [NAME] '{' member* '}' [attrs]
+ *               | 'typedef' spec declarator ';' 
  *               | 'enum' [NAME] '{' NAME ['=' const] (',' NAME ['=' const])* [','] '}'
  *   member     := spec [declarator (',' declarator)*] ';'
  *   spec       := qualifier* (int-words | typename | record-ref-or-def | 'enum' NAME)
@@ -402,6 +403,22 @@ static bool enum_def(struct cp *p)
 	return expect(p, "}");
 }
 
+/* typedef spec declarator ';' */
+static bool typedef_def(struct cp *p)
+{
+	struct sp_cfield f = { 0 };
+	struct sp_type *base;
+
+	next(p); /* 'typedef' */
+	base = spec(p);
+	if (!base || !declarator(p, base, &f))
+		return false;
+	if (f.bit_size)
+		return fail(p, "a typedef without a bitfield width");
+	sp_ctypes_add_typedef(p->ct, f.name, f.type);
+	return expect(p, ";");
+}
+
 int sp_cdecl_parse(struct sp_ctypes *ct, struct sp_diag *d, const char *text, uint32_t len,
 		   uint32_t base)
 {
@@ -411,8 +428,13 @@ int sp_cdecl_parse(struct sp_ctypes *ct, struct sp_diag *d, const char *text, ui
 	while (p.tok[0]) {
 		if (accept(&p, ";"))
 			continue;
+		if (is(&p, "typedef")) {
+			if (!typedef_def(&p))
+				break;
+			continue;
+		}
 		if (!is(&p, "struct") && !is(&p, "union") && !is(&p, "enum")) {
-			fail(&p, "'struct', 'union' or 'enum'");
+			fail(&p, "'struct', 'union', 'enum' or 'typedef'");
 			break;
 		}
 		if (!tagged_spec(&p))

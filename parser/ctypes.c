@@ -168,10 +168,33 @@ static struct sp_type *fixed_name(struct sp_arena *a, const char *n)
 	return sp_type_int(a, (uint32_t)bits / 8, is_signed);
 }
 
+struct sp_type *sp_ctypes_typedef(struct sp_ctypes *ct, const char *name)
+{
+	struct sp_ctypedef *t;
+
+	for (t = ct ? ct->typedefs : NULL; t; t = t->next)
+		if (!strcmp(t->name, name))
+			return t->type;
+	return NULL;
+}
+
+void sp_ctypes_add_typedef(struct sp_ctypes *ct, const char *name, struct sp_type *type)
+{
+	struct sp_ctypedef *t = sp_arena_alloc(ct->a, sizeof(*t));
+
+	t->name = sp_arena_strdup(ct->a, name);
+	t->type = type;
+	t->next = ct->typedefs;
+	ct->typedefs = t;
+}
+
 struct sp_type *sp_ctypes_named(struct sp_ctypes *ct, const char *name)
 {
+	struct sp_type *td = sp_ctypes_typedef(ct, name);
 	size_t i;
 
+	if (td)
+		return td;
 	if (!strcmp(name, "void"))
 		return sp_type_new(ct->a, SP_T_VOID);
 	for (i = 0; i < sizeof(int_names) / sizeof(int_names[0]); i++)

@@ -58,10 +58,17 @@ struct sp_cconst {
 	struct sp_cconst *next;
 };
 
+struct sp_ctypedef {
+	const char *name;
+	struct sp_type *type;
+	struct sp_ctypedef *next;
+};
+
 struct sp_ctypes {
 	struct sp_arena *a;
 	struct sp_record *records;
 	struct sp_cconst *consts;
+	struct sp_ctypedef *typedefs;
 	struct btf *btf;     /* vmlinux BTF, loaded on first need */
 	bool btf_tried;
 	bool no_btf;         /* tests: never load BTF */
@@ -116,7 +123,11 @@ int sp_cdecl_parse(struct sp_ctypes *ct, struct sp_diag *d, const char *text, ui
 		   uint32_t base);
 
 /* A C integer type by name ("int", "unsigned long", "uint8_t", "u32",
- * "__s64", "size_t", "bool" ...); NULL when not one. void gives VOID. */
+ * "__s64", "size_t", "bool" ...) or a typedef of the script; NULL when not
+ * one. void gives VOID. */
 struct sp_type *sp_ctypes_named(struct sp_ctypes *ct, const char *name);
+/* A typedef of the script (typedef T NAME;), or NULL. */
+struct sp_type *sp_ctypes_typedef(struct sp_ctypes *ct, const char *name);
+void sp_ctypes_add_typedef(struct sp_ctypes *ct, const char *name, struct sp_type *t);
 
 #endif

@@ -233,3 +233,16 @@ uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $k = (struct foo *)kptr(arg0); $u = (str
 0 43
 
 
+### typedefs
+# workload: cstructs
+# opts: -c "$WORKLOAD 2"
+# bpftrace: skip 0.17's grammar has no typedef (it takes typedefs only from #include'd headers)
+typedef unsigned int u32_t;
+typedef struct inner { short x; unsigned char y; } inner_t;
+typedef struct foo { int a; char name[8]; long b; inner_t in; int arr[3]; } foo_t;
+uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (foo_t *)arg0; printf("%d %d %d\n", $f->a, (u32_t)-1, sizeof(inner_t)); print($f->in); }
+--- stdout
+43 4294967295 4
+{ .x = -5, .y = 200 }
+
+
