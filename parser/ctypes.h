@@ -110,6 +110,7 @@ struct sp_cparam {
 	const char *name;
 	struct sp_type *type;
 	char ctype[96];      /* as C spells it: "struct foo*" */
+	int reg;             /* its argument register (arg0..arg5), -1: not in one */
 };
 int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char *func,
 			   struct sp_cparam **out, int *n);

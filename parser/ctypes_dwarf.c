@@ -170,6 +170,32 @@ static struct sp_type *conv(struct sp_ctypes *ct, Dwarf_Die *die, int depth)
 	}
 }
 
+/* Integer registers a parameter of this type takes in the System V
+ * x86-64 ABI: 0 for floating point (in xmm registers) and for aggregates
+ * over 16 bytes (in memory), 2 for 9..16-byte aggregates, else 1. */
+static int int_regs(Dwarf_Die *die)
+{
+	Dwarf_Die t = *die;
+	uint64_t size;
+
+	for (int i = 0; i < MAX_DEPTH; i++) {
+		int tag = dwarf_tag(&t);
+
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
+		    tag != DW_TAG_volatile_type && tag != DW_TAG_restrict_type)
+			break;
+		if (!type_of(&t, &t))
+			return 1;
+	}
+	if (dwarf_tag(&t) == DW_TAG_base_type && udata(&t, DW_AT_encoding, 0) == DW_ATE_float)
+		return 0;
+	if (dwarf_tag(&t) != DW_TAG_structure_type && dwarf_tag(&t) != DW_TAG_union_type &&
+	    dwarf_tag(&t) != DW_TAG_class_type)
+		return 1;
+	size = udata(&t, DW_AT_byte_size, 0);
+	return size > 16 ? 0 : size > 8 ? 2 : 1;
+}
+
 /* --- C spelling for listings ------------------------------------------------------ */
 
 static void spell(Dwarf_Die *die, char *buf, size_t len, int depth)
@@ -313,6 +339,7 @@ static int read_params(struct sp_ctypes *ct, const char *binary, const char *fun
 {
 	struct sp_cparam params[64];
 	Dwarf_Die fn, p, t;
+	int reg = 0, nregs;
 	bool has;
 	struct dw d;
 	int err, k = 0;
@@ -336,6 +363,9 @@ static int read_params(struct sp_ctypes *ct, const char *binary, const char *fun
 			params[k].type = has ? conv(ct, &t, 0) : sp_type_new(ct->a, SP_T_VOID);
 			if (has)
 				spell(&t, params[k].ctype, sizeof(params[k].ctype), 0);
+			nregs = has ? int_regs(&t) : 1;
+			params[k].reg = nregs && reg + nregs <= 6 ? reg : -1;
+			reg += nregs;
 			k++;
 		} while (dwarf_siblingof(&p, &p) == 0);
 	}

@@ -344,7 +344,8 @@ static int param_index(struct sema *s, struct sp_node *n, const struct sp_attach
 }
 
 /* args.NAME in a uprobe: parameter NAME of the probed function, from DWARF;
- * it becomes argI typed as the parameter (in the reporting pass). */
+ * it becomes argI (I: its integer register, after the registers of the
+ * parameters before it) typed as the parameter (in the reporting pass). */
 struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n)
 {
 	const struct sp_attach *at = s->probe->list.items[0]->attach;
@@ -363,14 +364,14 @@ struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n)
 	i = param_index(s, n, at, ps, np);
 	if (i < 0)
 		return n->type = none(s);
-	if (i >= 6 || sp_type_csize(ps[i].type) > 8 || ps[i].type->kind == SP_T_VOID) {
-		sema_err(s, n->span, "parameter '%s' (%s) of '%s' is not passed in a register",
-			 n->name, ps[i].ctype, at->func);
+	if (ps[i].reg < 0 || (ps[i].type->kind != SP_T_INT && ps[i].type->kind != SP_T_PTR)) {
+		sema_err(s, n->span, "parameter '%s' (%s) of '%s' is not an integer or a pointer "
+			 "passed in a general-purpose register", n->name, ps[i].ctype, at->func);
 		return n->type = none(s);
 	}
 	if (!s->quiet) {
 		n->kind = SP_N_BUILTIN;
-		n->name = sp_arena_printf(s->a, "arg%d", i);
+		n->name = sp_arena_printf(s->a, "arg%d", ps[i].reg);
 		n->a = NULL;
 	}
 	return n->type = ps[i].type;

@@ -6,6 +6,8 @@
  * take_foo(f, i)   called N times with a pointer to a struct foo on main's
  *                  stack (f->a = 42 + i) and i
  * take_pk(p)       called once with a packed struct pk
+ * take_mixed(in, d, k)  called once with a struct by value, a double and 7:
+ *                  k is in the second integer register (arg1), not arg2
  * The same definitions are written in the .t cases' scripts.
  */
 #include <stdlib.h>
@@ -47,6 +49,11 @@ NOINLINE int take_pk(struct pk *p)
 	return p->x;
 }
 
+NOINLINE int take_mixed(struct inner in, double d, int k)
+{
+	return in.x + (int)d + k;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
@@ -63,5 +70,6 @@ int main(int argc, char **argv)
 		take_foo(&f, i);
 	}
 	take_pk(&p);
+	sink += take_mixed(f.in, 2.5, 7);
 	return 0;
 }

@@ -246,3 +246,16 @@ uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (foo_t *)arg0; printf("%d %d %d\n",
 { .x = -5, .y = 200 }
 
 
+### dwarf_registers
+# workload: cstructs
+# opts: -c "$WORKLOAD 1"
+# bpftrace: differs 0.17 reads the third parameter from the third register, though the double before it went to xmm0
+uprobe:$WORKLOAD:take_mixed { printf("%d\n", args->k); }
+--- stdout
+7
+
+
+--- bpftrace
+0
+
+
