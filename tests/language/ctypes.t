@@ -249,13 +249,9 @@ uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (foo_t *)arg0; printf("%d %d %d\n",
 ### dwarf_registers
 # workload: cstructs
 # opts: -c "$WORKLOAD 1"
-# bpftrace: differs 0.17 reads the third parameter from the third register, though the double before it went to xmm0
+# bpftrace: skip 0.17 reads the third parameter from the third register (whatever rdx holds), though the double before it went to xmm0
 uprobe:$WORKLOAD:take_mixed { printf("%d\n", args->k); }
 --- stdout
 7
-
-
---- bpftrace
-0
 
 
