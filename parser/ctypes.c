@@ -140,6 +140,8 @@ static const struct {
 	{ "size_t", 8, false }, { "ssize_t", 8, true }, { "uintptr_t", 8, false },
 	{ "intptr_t", 8, true }, { "pid_t", 4, true }, { "uid_t", 4, false },
 	{ "gid_t", 4, false }, { "off_t", 8, true }, { "loff_t", 8, true },
+	/* floating point: laid out right, read as raw unsigned bits */
+	{ "float", 4, false }, { "double", 8, false },
 };
 
 /* int8_t, uint16_t, u32, s64, __u8, __s16, int32, uint64 */
