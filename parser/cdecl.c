@@ -301,6 +301,22 @@ static bool declarator(struct cp *p, struct sp_type *base, struct sp_cfield *f)
 	return true;
 }
 
+/* A member held by value needs a complete type (from BTF when the script
+ * did not define it). */
+static bool complete_member(struct cp *p, const struct sp_cfield *f, struct sp_span at)
+{
+	const struct sp_type *t = f->type;
+
+	while (t->kind == SP_T_ARRAY)
+		t = t->pointee;
+	if (t->kind != SP_T_RECORD || sp_ctypes_complete(p->ct, t->rec))
+		return true;
+	sp_diag_at(p->d, SP_DIAG_ERROR, at, "member '%s' has incomplete type '%s %s'",
+		   f->name ? f->name : "(anonymous)", sp_record_kind(t->rec), t->rec->name);
+	p->errors++;
+	return false;
+}
+
 /* member := spec [declarator (',' declarator)*] ';' */
 static bool member(struct cp *p, struct sp_cfield *fields, int *n)
 {
@@ -317,7 +333,9 @@ static bool member(struct cp *p, struct sp_cfield *fields, int *n)
 	do {
 		if (*n >= MAX_FIELDS)
 			return fail(p, "fewer members");
-		if (!declarator(p, base, &fields[*n]))
+		struct sp_span at = here(p);
+
+		if (!declarator(p, base, &fields[*n]) || !complete_member(p, &fields[*n], at))
 			return false;
 		(*n)++;
 	} while (accept(p, ","));

@@ -240,6 +240,28 @@ static void place_bits(struct sp_cfield *f, uint64_t *bit, bool packed)
 	*bit += f->bit_size;
 }
 
+/* Alignment of a record whose offsets came from BTF or DWARF: the largest
+ * of its members' (an incomplete nested record: from its size). */
+uint32_t sp_record_natural_align(const struct sp_record *r)
+{
+	uint32_t align = 1;
+
+	for (int i = 0; i < r->nfields; i++) {
+		const struct sp_type *t = r->fields[i].type;
+		uint32_t a;
+
+		while (t->kind == SP_T_ARRAY)
+			t = t->pointee;
+		if (t->kind == SP_T_RECORD && !t->rec->complete)
+			a = t->rec->size & 7 ? (t->rec->size & 3 ? (t->rec->size & 1 ? 1 : 2) : 4) : 8;
+		else
+			a = type_align(t);
+		if (a > align)
+			align = a;
+	}
+	return align > 8 ? 8 : align;
+}
+
 void sp_record_layout(struct sp_record *r)
 {
 	uint64_t bit = 0, end = 0;

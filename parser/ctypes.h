@@ -115,6 +115,8 @@ struct sp_cparam {
 int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char *func,
 			   struct sp_cparam **out, int *n);
 
+/* Alignment of a record laid out elsewhere (BTF, DWARF). */
+uint32_t sp_record_natural_align(const struct sp_record *r);
 /* Layout of a record whose fields have types and names set. */
 void sp_record_layout(struct sp_record *r);
 

@@ -145,7 +145,7 @@ static bool fill_record(struct sp_ctypes *ct, struct btf *btf, struct sp_record 
 	}
 	r->nfields = n;
 	r->size = t->size;
-	r->align = 8;
+	r->align = sp_record_natural_align(r);
 	r->complete = true;
 	return true;
 }

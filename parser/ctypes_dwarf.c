@@ -113,7 +113,7 @@ static void fill_record(struct sp_ctypes *ct, struct sp_record *r, Dwarf_Die *di
 	memcpy(r->fields, fields, (size_t)n * sizeof(*fields));
 	r->nfields = n;
 	r->size = (uint32_t)udata(die, DW_AT_byte_size, 0);
-	r->align = 8;
+	r->align = sp_record_natural_align(r);
 	r->complete = true;
 	r->filling = false;
 }

@@ -255,3 +255,11 @@ uprobe:$WORKLOAD:take_mixed { printf("%d\n", args->k); }
 7
 
 
+### btf_member_layout
+# bpftrace: skip 0.17 needs kernel headers (not BTF) for kernel structs inside a script's struct
+struct mine { char c; struct load_weight lw; struct list_head l; char d; };
+BEGIN { printf("%d %d %d\n", offsetof(struct mine, lw), offsetof(struct mine, l), sizeof(struct mine)); exit(); }
+--- stdout
+8 24 48
+
+
