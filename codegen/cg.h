@@ -174,6 +174,7 @@ LLVMValueRef cg_str_eq(struct cg *g, const struct sp_node *x, const struct sp_no
 /* cg_ctype.c */
 uint32_t cg_ptr_step(const struct sp_type *t);
 LLVMValueRef cg_cread(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_addrof(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_ptr_arith(struct cg *g, const struct sp_node *n, LLVMValueRef a, LLVMValueRef b);
 void cg_cfields(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
 

@@ -159,6 +159,19 @@ LLVMValueRef cg_cread(struct cg *g, const struct sp_node *n)
 	return p;
 }
 
+/* &x, and (T *)x of an array x: the address remote_addr() folds. */
+LLVMValueRef cg_addrof(struct cg *g, const struct sp_node *n)
+{
+	bool user = false;
+	LLVMValueRef a = remote_addr(g, n, &user);
+
+	if (!a) {
+		cg_error(g, n->span, "internal error: no address for '&'");
+		return cg_u64(g, 0);
+	}
+	return a;
+}
+
 /* p + n, n + p, p - n on a typed pointer: n is scaled by the pointee size. */
 LLVMValueRef cg_ptr_arith(struct cg *g, const struct sp_node *n, LLVMValueRef a, LLVMValueRef b)
 {

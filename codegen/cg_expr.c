@@ -710,7 +710,11 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_TERNARY:
 		return ternary(g, n);
 	case SP_N_CAST:
+		if (n->a->type && (n->a->type->kind == SP_T_ARRAY || n->a->type->kind == SP_T_STRING))
+			return cg_addrof(g, n->a); /* an array decays to its address */
 		return cg_norm(g, cg_expr(g, n->a), n->cast_type ? n->cast_type : n->type);
+	case SP_N_ADDROF:
+		return cg_addrof(g, n->a);
 	case SP_N_TUPLE:
 		return tuple(g, n);
 	case SP_N_TUPLE_INDEX:

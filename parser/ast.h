@@ -51,6 +51,7 @@ struct sp_ctypes;
 	X(TUPLE_INDEX, "tindex")  /* a.N: ival */                        \
 	X(INDEX, "index")         /* a[b]: a pointer or array */          \
 	X(DEREF, "deref")         /* *a */                               \
+	X(ADDROF, "addrof")       /* &a: a is an object in probed memory */ \
 	X(SIZEOF, "sizeof")       /* sizeof(cast_type) or sizeof(a) */     \
 	X(OFFSETOF, "offsetof")   /* offsetof(cast_type, name) */
 

@@ -12,7 +12,7 @@
  *   expr     := C expressions with C precedence, '?:', casts '(u32)x',
  *               '++'/'--' on maps and variables, calls f(a, b), maps
  *               @m[k1, k2], tuples (a, b), a.field, a->field, t.0,
- *               C casts '(struct foo *)x', '*p', 'p[i]', sizeof(type|expr),
+ *               C casts '(struct foo *)x', '*p', '&p->f', 'p[i]', sizeof(type|expr),
  *               offsetof(type, field)
  *   type     := TYPE | ('struct' | 'union') IDENT | 'enum' IDENT | type '*' 
  *
@@ -334,6 +334,7 @@ expr:
 	| '-' expr %prec UMINUS { $$ = mk_op(ps, SP_N_UNOP, @$, '-', $2, NULL); }
 	| '(' type_name ')' expr %prec CAST { $$ = mk_typed(ps, SP_N_CAST, @$, $2, $4); }
 	| '*' expr %prec UMINUS { $$ = mk(ps, SP_N_DEREF, @$, $2, NULL, NULL); }
+	| '&' expr %prec UMINUS { $$ = mk(ps, SP_N_ADDROF, @$, $2, NULL, NULL); }
 	| INC lvalue { $$ = mk_incdec(ps, @$, '+', true, $2); }
 	| DEC lvalue { $$ = mk_incdec(ps, @$, '-', true, $2); }
 	| lvalue INC { $$ = mk_incdec(ps, @$, '+', false, $1); }

@@ -87,14 +87,20 @@ static bool default_user(struct sema *s)
 	return s->probe_mask && !(s->probe_mask & ~(uint32_t)P_UPROBES);
 }
 
+static bool in_memory(const struct sp_node *n, bool *user);
+
 struct sp_type *sema_cast(struct sema *s, struct sp_node *n)
 {
 	struct sp_type *to = n->cast_type, *t = sema_value(s, n->a);
+	bool user = false;
 
 	if (to->kind == SP_T_PTR && to->pointee && !sema_complete(s, to->pointee, n->span))
 		return n->type = none(s);
 	if (sp_type_is_none(t))
 		return n->type = none(s);
+	if (to->kind == SP_T_PTR && (t->kind == SP_T_ARRAY || t->kind == SP_T_STRING) &&
+	    in_memory(n->a, &user)) /* an array in probed memory decays to its address */
+		return n->type = in_space(s, to, user);
 	if ((to->kind != SP_T_INT && to->kind != SP_T_PTR) ||
 	    (!sp_type_is_int(t) && t->kind != SP_T_PTR)) {
 		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(s, t), sema_tstr(s, to));
@@ -126,6 +132,39 @@ static struct sp_type *pointee(struct sema *s, struct sp_node *n, struct sp_type
 		return NULL;
 	complete_embedded(s, t->pointee, 0);
 	return in_space(s, t->pointee, t->user);
+}
+
+/* Is n (already typed) an object in probed memory, reached through a
+ * pointer? *user: its address space. */
+static bool in_memory(const struct sp_node *n, bool *user)
+{
+	const struct sp_type *bt = n->a ? n->a->type : NULL;
+
+	if (!bt || (n->kind != SP_N_DEREF && n->kind != SP_N_FIELD && n->kind != SP_N_INDEX))
+		return false;
+	if (n->kind == SP_N_FIELD && n->a->kind == SP_N_BUILTIN) /* args.x */
+		return false;
+	if (n->kind == SP_N_DEREF || bt->kind == SP_T_PTR) {
+		*user = bt->user;
+		return true;
+	}
+	return in_memory(n->a, user);
+}
+
+/* &x: the address of an object in probed memory, a pointer to its type. */
+struct sp_type *sema_addrof(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_value(s, n->a);
+	bool user = false;
+
+	if (sp_type_is_none(t))
+		return n->type = none(s);
+	if (!in_memory(n->a, &user) || (n->a->kind == SP_N_FIELD && n->a->bit_size)) {
+		sema_err(s, n->span, "'&' needs a field or element reached through a pointer%s",
+			 n->a->kind == SP_N_FIELD && n->a->bit_size ? ", not a bitfield" : "");
+		return n->type = none(s);
+	}
+	return n->type = sp_type_ptr(s->a, t, user);
 }
 
 struct sp_type *sema_deref(struct sema *s, struct sp_node *n)

@@ -456,6 +456,8 @@ static struct sp_type *expr_kind(struct sema *s, struct sp_node *n)
 		return sema_cast(s, n);
 	case SP_N_DEREF:
 		return sema_deref(s, n);
+	case SP_N_ADDROF:
+		return sema_addrof(s, n);
 	case SP_N_INDEX:
 		return sema_index(s, n);
 	case SP_N_SIZEOF:

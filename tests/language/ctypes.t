@@ -263,3 +263,14 @@ BEGIN { printf("%d %d %d\n", offsetof(struct mine, lw), offsetof(struct mine, l)
 8 24 48
 
 
+### address_of
+# workload: cstructs
+# opts: -c "$WORKLOAD 2"
+# bpftrace: skip 0.17 has no '&' (bpftrace 0.26 added it) and cannot cast a char array to a pointer
+struct inner { short x; unsigned char y; };
+struct foo { int a; char name[8]; long b; struct inner in; int arr[3]; struct foo *next; };
+uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; $pi = &$f->in; $pa = &$f->arr[1]; $c = (int8 *)$f->name; printf("%d %d %d %d %d %d\n", $pi->x, *$pa, $c[1], (uint64)$pi - (uint64)$f, (uint64)&$f->next->b - (uint64)$f->next, $pa[1]); }
+--- stdout
+-5 2 101 24 16 3
+
+
