@@ -114,6 +114,8 @@ struct sp_cparam {
 };
 int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char *func,
 			   struct sp_cparam **out, int *n);
+/* Completes r from the struct/union of that name in binary's DWARF. */
+bool sp_ctypes_dwarf_record(struct sp_ctypes *ct, const char *binary, struct sp_record *r);
 
 /* Alignment of a record laid out elsewhere (BTF, DWARF). */
 uint32_t sp_record_natural_align(const struct sp_record *r);

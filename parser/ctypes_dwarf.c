@@ -391,6 +391,51 @@ int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char 
 	return ct->dw_err;
 }
 
+/* A defining struct/union DIE named `name` among die's children (and
+ * namespaces'). */
+static bool find_record_in(Dwarf_Die *die, const char *name, bool is_union, Dwarf_Die *out,
+			   int depth)
+{
+	Dwarf_Die child;
+	int want = is_union ? DW_TAG_union_type : DW_TAG_structure_type;
+
+	if (depth > 8 || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n;
+
+		if (tag == DW_TAG_namespace && find_record_in(&child, name, is_union, out, depth + 1))
+			return true;
+		if ((tag != want && !(tag == DW_TAG_class_type && !is_union)) ||
+		    dwarf_hasattr(&child, DW_AT_declaration))
+			continue;
+		n = dwarf_diename(&child);
+		if (n && !strcmp(n, name)) {
+			*out = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+bool sp_ctypes_dwarf_record(struct sp_ctypes *ct, const char *binary, struct sp_record *r)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, die;
+	struct dw d;
+	bool found = false;
+
+	if (r->complete || r->filling || dw_open(&d, binary))
+		return r->complete;
+	while (!found && dwarf_get_units(d.dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
+		found = find_record_in(&cudie, r->name, r->is_union, &die, 0);
+	if (found)
+		fill_record(ct, r, &die, 0);
+	dw_close(&d);
+	return r->complete;
+}
+
 int sp_dwarf_list_params(const char *binary, const char *func, FILE *out)
 {
 	Dwarf_Die fn, p, t;

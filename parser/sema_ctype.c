@@ -12,7 +12,9 @@
  *   sizeof(T), sizeof(e), offsetof(struct S, f)   become integer literals
  * Values read through a pointer remember its address space, so a pointer
  * field read from user memory is a user pointer too. `curtask` is a
- * `struct task_struct *` when the kernel has BTF.
+ * `struct task_struct *` when the kernel has BTF. A struct the script names
+ * but does not define comes from the probed binary's DWARF in u-probes,
+ * else from the kernel's BTF.
  */
 #include <errno.h>
 #include <string.h>
@@ -44,11 +46,27 @@ static struct sp_type *in_space(struct sema *s, struct sp_type *t, bool user)
 
 /* Completes a record (from BTF when the script did not define it);
  * reports an unknown one. */
+/* A record the script did not define, from the debug info of the binary
+ * a u-probe or USDT probe of the current probe attaches to. */
+static bool from_probed_binary(struct sema *s, struct sp_record *r)
+{
+	for (int i = 0; s->probe && i < s->probe->list.len; i++) {
+		const struct sp_attach *at = s->probe->list.items[i]->attach;
+
+		if (at && at->target && (s->probe_mask & P_UPROBES) &&
+		    sp_ctypes_dwarf_record(s->ct, at->target, r))
+			return true;
+	}
+	return false;
+}
+
 bool sema_complete(struct sema *s, struct sp_type *t, struct sp_span at)
 {
 	if (!t || t->kind != SP_T_RECORD)
 		return true;
-	if (sp_ctypes_complete(s->ct, t->rec)) {
+	/* in u-probes the probed program's own struct wins over a kernel one
+	 * of the same name (struct stat, struct timespec ...) */
+	if (from_probed_binary(s, t->rec) || sp_ctypes_complete(s->ct, t->rec)) {
 		t->size = t->rec->size;
 		return true;
 	}

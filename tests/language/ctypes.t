@@ -274,3 +274,13 @@ uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; $pi = &$f->in; 
 -5 2 101 24 16 3
 
 
+### dwarf_structs
+# workload: cstructs
+# opts: -c "$WORKLOAD 2"
+# bpftrace: skip 0.17 takes struct definitions from the script or kernel headers, not from the probed binary's DWARF
+uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; printf("%d %s %d %d\n", $f->a, $f->next->name, $f->in.x, $f->neg); print($f->in); }
+--- stdout
+43 two -5 -3
+{ .x = -5, .y = 200 }
+
+
