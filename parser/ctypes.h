@@ -98,7 +98,8 @@ void sp_ctypes_define(struct sp_ctypes *ct, const char *name, int64_t v, const c
 void sp_ctypes_undef(struct sp_ctypes *ct, const char *name);
 
 /* ctypes_btf.c: BTF is loaded on first need and freed by release (the
- * records converted so far stay valid). */
+ * records converted so far stay valid; a later need loads it again). The
+ * parser and sema each release it when they finish. */
 bool sp_ctypes_have_btf(struct sp_ctypes *ct);
 bool sp_ctypes_btf_enum(struct sp_ctypes *ct, const char *name, int64_t *v);
 void sp_ctypes_release(struct sp_ctypes *ct); /* accepts NULL */

@@ -34,6 +34,7 @@ void sp_ctypes_release(struct sp_ctypes *ct)
 	if (ct && ct->btf) {
 		btf__free(ct->btf);
 		ct->btf = NULL;
+		ct->btf_tried = false; /* a later pass may load it again */
 	}
 }
 

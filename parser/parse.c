@@ -64,6 +64,7 @@ int sp_parse_ex(struct sp_arena *a, const struct sp_source *src, struct sp_diag 
 	if (!ps.prog)
 		ps.prog = sp_node_new(a, SP_N_PROGRAM, (struct sp_span){ 0, src->len });
 	ps.prog->ctypes = ps.ct;
+	sp_ctypes_release(ps.ct); /* sema loads BTF again if it needs it */
 	*out = ps.prog;
 	if (rc && sp_diag_errors(d) == before)
 		sp_diag_at(d, SP_DIAG_ERROR, (struct sp_span){ src->len, src->len },
