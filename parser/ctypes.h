@@ -115,6 +115,10 @@ struct sp_cparam {
 };
 int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char *func,
 			   struct sp_cparam **out, int *n);
+/* ctypes_btf.c: a raw tracepoint's arguments (__bpf_trace_EVENT), reg = the
+ * index in the raw context. 0, -ENOENT, -ENODATA (no BTF). */
+int sp_ctypes_btf_rawtp_params(struct sp_ctypes *ct, const char *event, struct sp_cparam **out,
+			       int *n);
 /* Completes r from the struct/union of that name in binary's DWARF. */
 bool sp_ctypes_dwarf_record(struct sp_ctypes *ct, const char *binary, struct sp_record *r);
 

@@ -15,6 +15,7 @@
  */
 #include <bpf/btf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arena.h"
@@ -195,4 +196,40 @@ bool sp_ctypes_btf_enum(struct sp_ctypes *ct, const char *name, int64_t *v)
 			}
 	}
 	return false;
+}
+
+/* The arguments of raw tracepoint `event`: the parameters of BTF's
+ * `__bpf_trace_EVENT` function (named; `btf_trace_EVENT`'s are not),
+ * after the void *__data the raw context does not carry, typed in kernel
+ * memory. */
+int sp_ctypes_btf_rawtp_params(struct sp_ctypes *ct, const char *event, struct sp_cparam **out,
+			       int *n)
+{
+	struct btf *btf = vmlinux(ct);
+	const struct btf_type *t;
+	const struct btf_param *p;
+	char name[256];
+	__s32 id;
+	int i, k;
+
+	if (!btf)
+		return -ENODATA;
+	snprintf(name, sizeof(name), "__bpf_trace_%s", event);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	if (id <= 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, (__u32)id)->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+		return -ENOENT;
+	k = btf_vlen(t) - 1;
+	*out = sp_arena_alloc(ct->a, (size_t)(k ? k : 1) * sizeof(**out));
+	for (i = 0, p = btf_params(t) + 1; i < k; i++, p++) {
+		const char *pn = btf__name_by_offset(btf, p->name_off);
+
+		(*out)[i].name = sp_arena_strdup(ct->a, pn ? pn : "");
+		(*out)[i].type = from_btf(ct, btf, p->type, 0);
+		(*out)[i].reg = i;
+	}
+	*n = k;
+	return 0;
 }

@@ -620,10 +620,8 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	if (s->probe_mask & P_UPROBE)
 		return sema_uprobe_arg(s, n);
-	if (s->probe_mask & P_RAWTRACEPOINT) {
-		sema_err(s, n->span, "'args' of raw tracepoints is not supported: use arg0..arg9");
-		return n->type = sp_type_new(s->a, SP_T_NONE);
-	}
+	if (s->probe_mask & P_RAWTRACEPOINT)
+		return sema_rawtp_arg(s, n);
 	if (!s->o->tp_fields)
 		return n->type = s->u64;
 	for (i = 0; i < s->probe->list.len; i++) {

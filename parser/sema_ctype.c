@@ -433,3 +433,48 @@ struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n)
 	}
 	return n->type = ps[i].type;
 }
+
+/* args.NAME in a raw tracepoint: the tracepoint's argument NAME, typed
+ * from BTF (__bpf_trace_EVENT); it becomes argI. */
+struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n)
+{
+	const struct sp_attach *at = s->probe->list.items[0]->attach;
+	const char *event = at->func ? at->func : at->target;
+	struct sp_cparam *ps;
+	int np, i, err;
+
+	if (!event || strpbrk(event, "*?[")) {
+		sema_err(s, n->span, "args.%s needs a raw tracepoint on one named event", n->name);
+		return n->type = none(s);
+	}
+	err = sp_ctypes_btf_rawtp_params(s->ct, event, &ps, &np);
+	if (err) {
+		sema_err(s, n->span, "no BTF description of raw tracepoint '%s'%s", event,
+			 err == -ENODATA ? " (the kernel has no BTF)" : "");
+		return n->type = none(s);
+	}
+	for (i = 0; i < np && strcmp(ps[i].name, n->name); i++)
+		;
+	if (i == np) {
+		const char *cands[64], *hint;
+
+		for (i = 0; i < np && i < 64; i++)
+			cands[i] = ps[i].name;
+		sema_err(s, n->span, "raw tracepoint '%s' has no argument '%s'", event, n->name);
+		hint = sp_did_you_mean(n->name, cands, np < 64 ? np : 64);
+		if (hint)
+			sema_note(s, n->span, "did you mean '%s'?", hint);
+		return n->type = none(s);
+	}
+	if (ps[i].type->kind != SP_T_INT && ps[i].type->kind != SP_T_PTR) {
+		sema_err(s, n->span, "argument '%s' of raw tracepoint '%s' is not an integer or a "
+			 "pointer", n->name, event);
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_BUILTIN;
+		n->name = sp_arena_printf(s->a, "arg%d", i);
+		n->a = NULL;
+	}
+	return n->type = ps[i].type;
+}

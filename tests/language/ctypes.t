@@ -284,3 +284,11 @@ uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; printf("%d %s %
 { .x = -5, .y = 200 }
 
 
+### rawtracepoint_args
+# opts: -c "/bin/true"
+# bpftrace: skip 0.17 has no rawtracepoint probes (0.18), and their args came from BTF in 0.24
+rawtracepoint:sched_process_exec { printf("%s %s %d\n", str(args.bprm->filename), args.p->comm, args.old_pid == (int32)pid); }
+--- stdout
+/bin/true true 1
+
+
