@@ -105,7 +105,10 @@ static void fill_record(struct sp_ctypes *ct, struct sp_record *r, Dwarf_Die *di
 	r->filling = true;
 	if (dwarf_child(die, &m) == 0) {
 		do {
-			if (dwarf_tag(&m) == DW_TAG_member && n < 256)
+			/* a C++ base class is an anonymous member: its fields show
+			 * through, as anonymous structs' do */
+			if ((dwarf_tag(&m) == DW_TAG_member || dwarf_tag(&m) == DW_TAG_inheritance) &&
+			    n < 256)
 				member(ct, &m, &fields[n++], depth);
 		} while (dwarf_siblingof(&m, &m) == 0);
 	}

@@ -218,6 +218,17 @@ def t_uprobe_cpp_dwarf_args(ctx):
         expect(r, r"^@this: 1$")
 
 
+def t_uprobe_cpp_base_class(ctx):
+    """A field of a C++ base class is reached through the derived class
+    (DWARF's DW_TAG_inheritance is an anonymous member)."""
+    ctx.require_bpf()
+    w = ctx.workload("cpp_inherit")
+    r = ok(trace(ctx, "uprobe:%s:_Z8describeP6Square { @id = args.s->id; @side = args.s->side; }"
+                 % w, w))
+    expect(r, r"^@id: 7$")
+    expect(r, r"^@side: 3$")
+
+
 def t_uprobe_cpp_overloads(ctx):
     ctx.require_bpf()
     w = cpp(ctx)
