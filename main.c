@@ -458,6 +458,18 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	return 0;
 }
 
+/* -l: the listing, with -v each uprobe's and raw tracepoint's arguments
+ * (the front end's DWARF/BTF reader, handed to the runtime as a hook). */
+static int list_probes(const struct cli *c)
+{
+	struct sp_arglister *al = sp_arglister_new();
+	int err = sp_list_probes_ex(c->list_pattern, c->run.pid, c->run.verbose > 0,
+				    al ? sp_list_args : NULL, al, stdout);
+
+	sp_arglister_free(al);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {0};
@@ -470,8 +482,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &c))
 		return 1;
 	if (c.list)
-		return sp_list_probes_ex(c.list_pattern, c.run.pid, c.run.verbose > 0,
-					 sp_dwarf_list_params, stdout) ? 1 : 0;
+		return list_probes(&c);
 	struct sp_source *src = load_source(&c);
 	if (!src)
 		return 1;

@@ -16,10 +16,12 @@
 #include <bpf/btf.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
 #include "ctypes.h"
+#include "frontend.h"
 
 static struct btf *vmlinux(struct sp_ctypes *ct)
 {
@@ -232,4 +234,86 @@ int sp_ctypes_btf_rawtp_params(struct sp_ctypes *ct, const char *event, struct s
 	}
 	*n = k;
 	return 0;
+}
+
+/* C spelling of BTF type id into buf (appending): "struct task_struct *". */
+static void btf_spell(const struct btf *btf, __u32 id, char *buf, size_t len, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	size_t n = strlen(buf);
+	const char *name;
+
+	if (!t || id == 0 || depth > 8) {
+		snprintf(buf + n, len - n, "void");
+		return;
+	}
+	name = btf__name_by_offset(btf, t->name_off);
+	if (btf_is_ptr(t)) {
+		btf_spell(btf, t->type, buf, len, depth + 1);
+		n = strlen(buf);
+		snprintf(buf + n, len - n, " *");
+	} else if (btf_is_const(t) || btf_is_volatile(t)) {
+		snprintf(buf + n, len - n, "%s ", btf_is_const(t) ? "const" : "volatile");
+		btf_spell(btf, t->type, buf, len, depth + 1);
+	} else if (btf_is_composite(t) || btf_is_enum(t)) {
+		snprintf(buf + n, len - n, "%s %s", btf_is_union(t) ? "union" :
+			 btf_is_enum(t) ? "enum" : "struct", name ? name : "");
+	} else {
+		snprintf(buf + n, len - n, "%s", name && *name ? name : "?");
+	}
+}
+
+/* `-lv` of a raw tracepoint: its arguments from BTF, "    TYPE NAME". */
+static int list_rawtp_args(struct btf *btf, const char *event, FILE *out)
+{
+	const struct btf_type *t = NULL;
+	const struct btf_param *p;
+	char name[256];
+	__s32 id;
+
+	if (!btf)
+		return -ENODATA;
+	snprintf(name, sizeof(name), "__bpf_trace_%s", event);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	if (id > 0)
+		t = btf__type_by_id(btf, btf__type_by_id(btf, (__u32)id)->type);
+	for (int i = 1; t && btf_is_func_proto(t) && i < btf_vlen(t); i++) {
+		char ctype[128] = "";
+
+		p = btf_params(t) + i;
+		btf_spell(btf, p->type, ctype, sizeof(ctype), 0);
+		fprintf(out, "    %s %s\n", ctype, btf__name_by_offset(btf, p->name_off));
+	}
+	return 0;
+}
+
+/* The listing's hook: ctx is a struct sp_arglister (BTF loaded once). */
+struct sp_arglister {
+	struct btf *btf;
+	bool tried;
+};
+
+struct sp_arglister *sp_arglister_new(void)
+{
+	return calloc(1, sizeof(struct sp_arglister));
+}
+
+void sp_arglister_free(struct sp_arglister *l)
+{
+	if (l)
+		btf__free(l->btf);
+	free(l);
+}
+
+int sp_list_args(void *ctx, const char *binary, const char *func, FILE *out)
+{
+	struct sp_arglister *l = ctx;
+
+	if (binary)
+		return sp_dwarf_list_params(binary, func, out);
+	if (!l->tried) {
+		l->tried = true;
+		l->btf = btf__load_vmlinux_btf();
+	}
+	return l->btf ? list_rawtp_args(l->btf, func, out) : -ENODATA;
 }

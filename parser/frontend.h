@@ -86,6 +86,13 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 /* `-lv`: prints the parameters of `func` in `binary` from its DWARF, one
  * "    TYPE NAME" line each (bpftrace's listing). 0 or -errno. */
 int sp_dwarf_list_params(const char *binary, const char *func, FILE *out);
+/* The same for a uprobe (binary set) or, with binary NULL, the arguments
+ * of raw tracepoint `func` from the kernel's BTF: the listing's hook; ctx
+ * is an sp_arglister (which keeps BTF loaded between calls). */
+struct sp_arglister;
+struct sp_arglister *sp_arglister_new(void); /* NULL and errno on failure */
+void sp_arglister_free(struct sp_arglister *l); /* accepts NULL */
+int sp_list_args(void *ctx, const char *binary, const char *func, FILE *out);
 
 /* S-expression dump used by the golden tests (--dump ast). */
 void sp_ast_dump(FILE *f, const struct sp_node *n, bool with_types);

@@ -53,6 +53,7 @@ struct lister {
 	const char *line_glob; /* whole-line filter, or NULL */
 	const char *what;      /* the pattern, for messages */
 	sp_list_params_fn params; /* -v on uprobes: the driver's parameter lister */
+	void *params_ctx;
 };
 
 const char *sp_probe_alias(const char *p)
@@ -168,7 +169,8 @@ static int list_rawtps(struct lister *l, const char *name)
 		if (i > 0 && !strcmp(strchr(v[i - 1], ':'), colon))
 			continue;
 		snprintf(line, sizeof(line), "rawtracepoint:%s", colon + 1);
-		emit(l, line);
+		if (emit(l, line) && l->verbose && l->params)
+			l->params(l->params_ctx, NULL, colon + 1, l->out);
 	}
 	sp_strv_free(v, n);
 	return 0;
@@ -272,7 +274,7 @@ static void list_file_funcs(struct lister *l, const char *prov, const char *path
 		if (sp_func_demangled(&f.v[i]))
 			fprintf(l->out, "    %s\n", f.v[i].demangled);
 		else if (l->params)
-			l->params(path, f.v[i].name, l->out);
+			l->params(l->params_ctx, path, f.v[i].name, l->out);
 	}
 	sp_funcs__free(&f);
 }
@@ -384,14 +386,14 @@ static int list_all(struct lister *l)
 
 int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out)
 {
-	return sp_list_probes_ex(pattern, pid, verbose, NULL, out);
+	return sp_list_probes_ex(pattern, pid, verbose, NULL, NULL, out);
 }
 
 int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,
-		      FILE *out)
+		      void *params_ctx, FILE *out)
 {
 	struct lister l = { .out = out, .pid = pid, .verbose = verbose, .what = pattern,
-			    .params = params };
+			    .params = params, .params_ctx = params_ctx };
 	char *copy, *f[MAX_FIELDS], *glob = NULL;
 	const char *prov;
 	size_t i;

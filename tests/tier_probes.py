@@ -540,6 +540,15 @@ def t_list_uprobe_params(ctx):
         raise AssertionError("got %r\n%r" % (r.out.splitlines(), r))
 
 
+def t_list_rawtracepoint_args(ctx):
+    """-lv shows a raw tracepoint's arguments from BTF, as args.NAME types them."""
+    r = ok(list_run(ctx, "-lv", "rawtracepoint:sched_switch"))
+    for want in ("rawtracepoint:sched_switch", "    struct task_struct * prev",
+                 "    struct task_struct * next"):
+        if want not in r.out.splitlines():
+            raise AssertionError("%r missing\n%r" % (want, r))
+
+
 def t_list_usdt(ctx):
     w = usdt_w(ctx)
     r = ok(list_run(ctx, "-l", "usdt:%s:*" % w))
