@@ -71,6 +71,10 @@ struct cli {
 	const char **script_kv; /* --param NAME=VALUE, in order */
 	int nscript_kv;
 	bool list_scripts;
+	const char *incdirs[16];   /* -I DIR */
+	int nincdirs;
+	const char *includes[16];  /* --include FILE */
+	int nincludes;
 };
 
 enum {
@@ -84,6 +88,7 @@ enum {
 	OPT_STRLEN,
 	OPT_PARAM,
 	OPT_LIST_SCRIPTS,
+	OPT_INCLUDE,
 };
 
 static void usage(FILE *f)
@@ -109,6 +114,8 @@ static void usage(FILE *f)
 		"  --title TEXT     title of the flame graph\n"
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
 		"  --unsafe         allow system()\n"
+		"  -I DIR           look for #include files in DIR\n"
+		"  --include FILE   read FILE's C definitions before the program\n"
 		"  --emit-elf FILE  write the BPF object to FILE\n"
 		"  --param K=V      set a script parameter (see --list-scripts)\n"
 		"  --list-scripts   list the stdlib scripts, their purpose and parameters\n"
@@ -357,6 +364,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"strlen", required_argument, NULL, OPT_STRLEN},
 		{"param", required_argument, NULL, OPT_PARAM},
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
+		{"include", required_argument, NULL, OPT_INCLUDE},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -372,7 +380,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return -EINVAL;
 	}
 	int opt;
-	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:lvhV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:I:lvhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			c->prog_text = optarg;
@@ -408,6 +416,19 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'l':
 			c->list = true;
 			break;
+		case 'I':
+		case OPT_INCLUDE: {
+			const char **v = opt == 'I' ? c->incdirs : c->includes;
+			int *n = opt == 'I' ? &c->nincdirs : &c->nincludes;
+
+			if (*n >= 16) {
+				fprintf(stderr, "sprof: too many %s options (at most 16)\n",
+					opt == 'I' ? "-I" : "--include");
+				return -EINVAL;
+			}
+			v[(*n)++] = optarg;
+			break;
+		}
 		case 'v':
 			c->run.verbose++;
 			break;
@@ -599,11 +620,24 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.tp_fields = tp_fields,
 		.tp_ctx = arena,
 	};
+	char dir[PATH_MAX];
+	struct sp_parse_opts po = {
+		.incdirs = c->incdirs, .nincdirs = c->nincdirs,
+		.includes = c->includes, .nincludes = c->nincludes,
+	};
+
 	if (script_params(c, src, arena, &si))
 		return 1;
 	if (c->dump == DUMP_TOKENS)
 		return sp_tokens_dump(stdout, arena, src, d) || sp_diag_errors(d) ? 1 : 0;
-	sp_parse(arena, src, d, &prog);
+	if (c->prog_file && strchr(c->prog_file, '/')) { /* #include "x": next to the script */
+		snprintf(dir, sizeof(dir), "%s", c->prog_file);
+		*strrchr(dir, '/') = '\0';
+		po.script_dir = dir[0] ? dir : "/";
+	} else if (c->prog_file) {
+		po.script_dir = ".";
+	}
+	sp_parse_ex(arena, src, d, &po, &prog);
 	if (sp_diag_errors(d) || !prog)
 		return 1;
 	if (sp_script_params_bind(arena, prog, &si, d))
@@ -631,6 +665,18 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	return 0;
 }
 
+/* -l: the listing, with -v each uprobe's and raw tracepoint's arguments
+ * (the front end's DWARF/BTF reader, handed to the runtime as a hook). */
+static int list_probes(const struct cli *c)
+{
+	struct sp_arglister *al = sp_arglister_new();
+	int err = sp_list_probes_ex(c->list_pattern, c->run.pid, c->run.verbose > 0,
+				    al ? sp_list_args : NULL, al, stdout);
+
+	sp_arglister_free(al);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {0};
@@ -647,7 +693,7 @@ int main(int argc, char **argv)
 		return list_scripts(stdout);
 	}
 	if (c.list)
-		return sp_list_probes(c.list_pattern, c.run.pid, c.run.verbose > 0, stdout) ? 1 : 0;
+		return list_probes(&c);
 	struct sp_source *src = load_source(&c);
 	if (!src)
 		return 1;

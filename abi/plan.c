@@ -58,6 +58,7 @@ static void field_free(struct sp_plan_field *f)
 	free(f->elems);
 	free(f->fmt);
 	free(f->name);
+	free(f->member);
 }
 
 void sp_plan_free(struct sp_plan *p)

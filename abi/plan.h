@@ -96,6 +96,10 @@ enum sp_field_kind {
 	SP_F_NONE,   /* no key (scalar map): size 0 */
 	SP_F_TIMESTAMP, /* u64 ns from strftime(fmt, ns); fmt: the format */
 	SP_F_INET,   /* ntop(): 4 (IPv4) or 16 (IPv6) address bytes */
+	SP_F_RECORD, /* C struct/union: elems are its members (member names them;
+	              * bit_size != 0: a bitfield of the word at offset) */
+	SP_F_ARRAY,  /* C array: elems are its elements */
+	SP_F_PTR,    /* C pointer: u64 address, printed in hex */
 };
 
 struct sp_plan_field {
@@ -111,6 +115,8 @@ struct sp_plan_field {
 	char *fmt;         /* TIMESTAMP: strftime format (may be NULL: "%H:%M:%S") */
 	char *name;        /* key part written as a builtin ("pid", "tid", "comm"), else NULL:
 	                    * reports use it as a label name */
+	char *member;      /* element of a RECORD: the member's name */
+	uint8_t bit_off, bit_size; /* INT member of a RECORD: a bitfield */
 };
 
 /* Layout of a user stack slot in a key: the stack id in sp_stacks and the

@@ -171,6 +171,13 @@ LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool
 LLVMValueRef cg_str_eq(struct cg *g, const struct sp_node *x, const struct sp_node *y,
 		       uint32_t limit);
 
+/* cg_ctype.c */
+uint32_t cg_ptr_step(const struct sp_type *t);
+LLVMValueRef cg_cread(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_addrof(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_ptr_arith(struct cg *g, const struct sp_node *n, LLVMValueRef a, LLVMValueRef b);
+void cg_cfields(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
+
 /* cg_sym.c */
 LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel);
 

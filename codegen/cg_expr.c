@@ -423,6 +423,8 @@ static LLVMValueRef binop(struct cg *g, const struct sp_node *n)
 	case SP_OP_GE:
 		return compare(g, n, a, b);
 	default:
+		if (n->type && n->type->kind == SP_T_PTR && (n->op == '+' || n->op == '-'))
+			return cg_ptr_arith(g, n, a, b);
 		if (n->op == SP_OP_SHR)
 			sgn = type_of(n->a)->kind == SP_T_INT && type_of(n->a)->is_signed;
 		return cg_norm(g, cg_arith(g, n->op, a, b, sgn), n->type);
@@ -708,7 +710,11 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_TERNARY:
 		return ternary(g, n);
 	case SP_N_CAST:
+		if (n->a->type && (n->a->type->kind == SP_T_ARRAY || n->a->type->kind == SP_T_STRING))
+			return cg_addrof(g, n->a); /* an array decays to its address */
 		return cg_norm(g, cg_expr(g, n->a), n->cast_type ? n->cast_type : n->type);
+	case SP_N_ADDROF:
+		return cg_addrof(g, n->a);
 	case SP_N_TUPLE:
 		return tuple(g, n);
 	case SP_N_TUPLE_INDEX:
@@ -716,7 +722,12 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_INCDEC:
 		return cg_incdec(g, n);
 	case SP_N_FIELD:
-		return tp_field(g, n);
+		if (n->a->kind == SP_N_BUILTIN && n->a->name && !strcmp(n->a->name, "args"))
+			return tp_field(g, n);
+		return cg_cread(g, n);
+	case SP_N_DEREF:
+	case SP_N_INDEX:
+		return cg_cread(g, n);
 	default:
 		cg_error(g, n->span, "'%s' expressions are not supported by codegen yet",
 			 sp_node_kind_name(n->kind));

@@ -195,16 +195,49 @@ static unsigned ptr_align(LLVMValueRef p)
 	return 1;
 }
 
+/* The BPF backend expands memset/memcpy inline only up to a limit (a call
+ * to them cannot be lowered), so big ones (C struct values) go in chunks,
+ * with an empty asm "memory" barrier between them so the optimizer does not
+ * merge them back into one. */
+#define CG_MEMCPY_CHUNK 512
+
+static void barrier(struct cg *g)
+{
+	LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->C), NULL, 0, 0);
+	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, "", 0, "~{memory}", 9, 1, 0,
+					     LLVMInlineAsmDialectATT, 0);
+
+	LLVMBuildCall2(g->B, fty, asm_, NULL, 0, "");
+}
+
+static uint32_t chunk(uint32_t size, uint32_t off)
+{
+	return size - off < CG_MEMCPY_CHUNK ? size - off : CG_MEMCPY_CHUNK;
+}
+
 void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size)
 {
-	if (size)
-		LLVMBuildMemSet(g->B, p, LLVMConstInt(g->i8, 0, 0), cg_u64(g, size), ptr_align(p));
+	for (uint32_t off = 0; off < size; off += CG_MEMCPY_CHUNK) {
+		LLVMValueRef d = off ? cg_gep(g, p, off) : p;
+
+		if (off)
+			barrier(g);
+		LLVMBuildMemSet(g->B, d, LLVMConstInt(g->i8, 0, 0), cg_u64(g, chunk(size, off)),
+				ptr_align(d));
+	}
 }
 
 void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size)
 {
-	if (size && dst != src)
-		LLVMBuildMemCpy(g->B, dst, ptr_align(dst), src, ptr_align(src), cg_u64(g, size));
+	if (dst == src)
+		return;
+	for (uint32_t off = 0; off < size; off += CG_MEMCPY_CHUNK) {
+		LLVMValueRef d = off ? cg_gep(g, dst, off) : dst, s = off ? cg_gep(g, src, off) : src;
+
+		if (off)
+			barrier(g);
+		LLVMBuildMemCpy(g->B, d, ptr_align(d), s, ptr_align(s), cg_u64(g, chunk(size, off)));
+	}
 }
 
 LLVMBasicBlockRef cg_block(struct cg *g, const char *name)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "codegen/cg.h"
+#include "parser/ctypes.h"
 
 bool cg_is_scalar(const struct sp_type *t)
 {
@@ -57,6 +58,10 @@ uint32_t cg_align(const struct sp_type *t)
 				a = ea;
 		}
 		return a;
+	case SP_T_RECORD:
+		return t->rec->align > 8 ? 8 : t->rec->align ? t->rec->align : 1;
+	case SP_T_ARRAY:
+		return cg_align(t->pointee);
 	default:
 		return 1;
 	}
@@ -96,6 +101,9 @@ uint32_t cg_size(const struct sp_type *t)
 		return t->size + 1; /* u8 length, then the bytes */
 	case SP_T_TUPLE:
 		return cg_round_up(cg_tuple_offset(t, t->nelems), cg_align(t));
+	case SP_T_RECORD:
+	case SP_T_ARRAY:
+		return sp_type_csize(t);
 	default:
 		return 0;
 	}
@@ -122,6 +130,12 @@ static enum sp_field_kind field_kind(const struct sp_type *t)
 		return SP_F_TIMESTAMP;
 	case SP_T_INET:
 		return SP_F_INET;
+	case SP_T_RECORD:
+		return SP_F_RECORD;
+	case SP_T_ARRAY:
+		return SP_F_ARRAY;
+	case SP_T_PTR:
+		return t->pointee ? SP_F_PTR : SP_F_INT;
 	case SP_T_NONE:
 	case SP_T_VOID:
 		return SP_F_NONE;
@@ -139,6 +153,10 @@ void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
 	f->is_signed = t->kind == SP_T_INT && t->is_signed;
 	f->stack_limit = t->stack_limit;
 	f->stack_mode = t->stack_mode;
+	if (t->kind == SP_T_RECORD || t->kind == SP_T_ARRAY) {
+		cg_cfields(t, off, f);
+		return;
+	}
 	if (t->kind != SP_T_TUPLE)
 		return;
 	f->nelems = t->nelems;

@@ -25,6 +25,7 @@ static void stmt(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp_type *t)
 {
 	int id = var->scope_id;
+	LLVMBuilderRef body;
 	uint32_t size;
 
 	if (id < 0 || id >= g->nvars) {
@@ -38,8 +39,10 @@ LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp
 	size = cg_size(t);
 	g->var_types[id] = t;
 	g->vars[id] = cg_var_alloca(g, size < 8 ? 8 : size, var->name);
-	LLVMBuildMemSet(g->IB, g->vars[id], LLVMConstInt(g->i8, 0, 0), cg_u64(g, size < 8 ? 8 : size),
-			8);
+	body = g->B; /* zeroed in the init block, in chunks when big */
+	g->B = g->IB;
+	cg_memset0(g, g->vars[id], size < 8 ? 8 : size);
+	g->B = body;
 	return g->vars[id];
 }
 
@@ -76,6 +79,7 @@ static void assign_map(struct cg *g, const struct sp_node *n)
 		return;
 	}
 	v = cg_expr(g, n->b);
+	v = LLVMBuildMul(g->B, v, cg_u64(g, cg_ptr_step(n->a->type)), "");
 	cg_map_rmw(g, n->a, n->op, v, false);
 }
 
@@ -101,6 +105,7 @@ static void assign_var(struct cg *g, const struct sp_node *n)
 		return;
 	}
 	v = cg_expr(g, n->b);
+	v = LLVMBuildMul(g->B, v, cg_u64(g, cg_ptr_step(t)), "");
 	v = cg_norm(g, cg_arith(g, n->op, cg_load_int(g, p, t), v, sgn(t)), t);
 	cg_store_int(g, p, v, cg_size(t));
 }
@@ -114,11 +119,11 @@ LLVMValueRef cg_incdec(struct cg *g, const struct sp_node *n)
 	const struct sp_type *t;
 
 	if (n->a->kind == SP_N_MAP)
-		return cg_map_rmw(g, n->a, op, cg_u64(g, 1), !n->prefix);
+		return cg_map_rmw(g, n->a, op, cg_u64(g, cg_ptr_step(n->a->type)), !n->prefix);
 	p = cg_var_ptr(g, n->a, n->a->type);
 	t = var_type(g, n->a);
 	old = cg_load_int(g, p, t);
-	nv = cg_norm(g, cg_arith(g, op, old, cg_u64(g, 1), sgn(t)), t);
+	nv = cg_norm(g, cg_arith(g, op, old, cg_u64(g, cg_ptr_step(t)), sgn(t)), t);
 	cg_store_int(g, p, nv, cg_size(t));
 	return n->prefix ? nv : old;
 }
@@ -275,8 +280,13 @@ static int add_printf(struct cg *g, const char *fmt, const struct sp_node *const
 	if (!v)
 		return -1;
 	p->printfs = v;
-	for (int i = 0; i < n && i < 32; i++)
+	for (int i = 0; i < n && i < 32; i++) {
+		static const struct sp_type addr = { .kind = SP_T_INT, .size = 8 };
+
 		types[i] = event_type(args[i]->type);
+		if (fmt && types[i]->kind == SP_T_PTR) /* printf("%d %p", ptr) */
+			types[i] = &addr;
+	}
 	v[p->nprintfs].fmt = fmt ? strdup(fmt) : NULL;
 	cg_tuple_fields(types, n < 32 ? n : 32, &v[p->nprintfs].args);
 	for (int i = 0; i < n && i < 32; i++)
@@ -530,6 +540,8 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return cg_addr_call(g, n, f[0] == 'k');
 	if (!strcmp(f, "strftime") && n->list.len == 2)
 		return cg_expr(g, n->list.items[1]);
+	if ((!strcmp(f, "uptr") || !strcmp(f, "kptr")) && n->list.len == 1)
+		return cg_expr(g, n->list.items[0]); /* only the type changes */
 	if (cg_agg_kind(f) != SP_AGG_NONE)
 		cg_error(g, n->span, "%s() can only be assigned to a map: @m = %s(...)", f, f);
 	else

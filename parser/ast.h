@@ -18,6 +18,7 @@
 
 struct sp_arena;
 struct sp_tp_field;
+struct sp_ctypes;
 
 /* X(kind, dump-name) */
 #define SP_NODE_KINDS(X)                                              \
@@ -47,7 +48,12 @@ struct sp_tp_field;
 	X(CAST, "cast")           /* cast_type; a */                   \
 	X(TUPLE, "tuple")         /* list: elements */                 \
 	X(FIELD, "field")         /* a.name or a->name (arrow) */      \
-	X(TUPLE_INDEX, "tindex")  /* a.N: ival */
+	X(TUPLE_INDEX, "tindex")  /* a.N: ival */                        \
+	X(INDEX, "index")         /* a[b]: a pointer or array */          \
+	X(DEREF, "deref")         /* *a */                               \
+	X(ADDROF, "addrof")       /* &a: a is an object in probed memory */ \
+	X(SIZEOF, "sizeof")       /* sizeof(cast_type) or sizeof(a) */     \
+	X(OFFSETOF, "offsetof")   /* offsetof(cast_type, name) */
 
 enum sp_node_kind {
 #define X(k, s) SP_N_##k,
@@ -124,6 +130,9 @@ struct sp_node {
 					* (TUPLE for several keys); NULL: no keys */
 	const struct sp_tp_field *tp_field; /* FIELD on `args`: the tracepoint
 					     * field (NULL when sema had no format) */
+	struct sp_ctypes *ctypes;      /* PROGRAM: the script's C types (ctypes.h) */
+	uint32_t field_off;            /* FIELD on a record: byte offset (sema) */
+	uint8_t bit_off, bit_size;     /* FIELD: a bitfield's bits (bit_size 0: none) */
 };
 
 struct sp_node *sp_node_new(struct sp_arena *a, enum sp_node_kind kind, struct sp_span span);

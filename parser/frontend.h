@@ -20,7 +20,9 @@ struct sp_source;
 /* One field of a tracepoint's format (tracefs events/CAT/NAME/format).
  * Layout shared with codegen/cg.h's copy (same guard), so either header
  * may come first. sema types a field as: char[N] or __data_loc char[] ->
- * string; a pointer (even char *) -> u64, read it with str(); 1/2/4/8-byte
+ * string; `struct S *` -> a pointer to S when BTF knows S (user memory for
+ * syscall tracepoints), any other pointer (even char *) -> u64, read it with
+ * str(); 1/2/4/8-byte
  * integers -> that size and sign; anything else is an error. */
 #ifndef SP_TP_FIELD_DEFINED
 #define SP_TP_FIELD_DEFINED
@@ -61,12 +63,37 @@ struct sp_sema_opts {
 /* Parse: sets *out to the PROGRAM node (possibly partial on error). */
 int sp_parse(struct sp_arena *a, const struct sp_source *src, struct sp_diag *d,
 	     struct sp_node **out);
+
+/* Where #include finds files, and headers included before the script
+ * (--include). no_btf: never read the kernel's BTF (tests). */
+struct sp_parse_opts {
+	const char *script_dir;   /* #include "x": NULL for -e */
+	const char *const *incdirs; /* -I DIR */
+	int nincdirs;
+	const char *const *includes; /* --include FILE */
+	int nincludes;
+	bool no_btf;
+};
+
+int sp_parse_ex(struct sp_arena *a, const struct sp_source *src, struct sp_diag *d,
+		const struct sp_parse_opts *o, struct sp_node **out);
 /* Type check in place. Besides typing, sema rewrites positional
  * parameters into literals: `$N` becomes INT (0 when not given; an error
  * when not a number), `$#` INT, and `str($N)` STR. ATTACH nodes get their
  * sp_attach fields filled (attach.c). */
 int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts *o,
 	    struct sp_diag *d);
+/* `-lv`: prints the parameters of `func` in `binary` from its DWARF, one
+ * "    TYPE NAME" line each (bpftrace's listing). 0 or -errno. */
+int sp_dwarf_list_params(const char *binary, const char *func, FILE *out);
+/* The same for a uprobe (binary set) or, with binary NULL, the arguments
+ * of raw tracepoint `func` from the kernel's BTF: the listing's hook; ctx
+ * is an sp_arglister (which keeps BTF loaded between calls). */
+struct sp_arglister;
+struct sp_arglister *sp_arglister_new(void); /* NULL and errno on failure */
+void sp_arglister_free(struct sp_arglister *l); /* accepts NULL */
+int sp_list_args(void *ctx, const char *binary, const char *func, FILE *out);
+
 /* S-expression dump used by the golden tests (--dump ast). */
 void sp_ast_dump(FILE *f, const struct sp_node *n, bool with_types);
 

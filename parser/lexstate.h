@@ -15,6 +15,8 @@
 struct sp_arena;
 struct sp_diag;
 struct sp_source;
+struct sp_ctypes;
+struct sp_parse_opts;
 
 #define SP_LEX_MAX_NEST 256
 
@@ -42,7 +44,22 @@ struct sp_pstate {
 	char stack[SP_LEX_MAX_NEST];
 	int paren;             /* '(' depth inside a predicate */
 	int probe_errors;      /* syntax errors reported */
+	/* C types and the preprocessor (pp.c) */
+	struct sp_ctypes *ct;
+	const struct sp_parse_opts *popts;
+	uint32_t pp_active;    /* bit i: the i-th open #if is in a kept branch */
+	uint32_t pp_taken;     /* bit i: a branch of the i-th #if was kept already */
+	int pp_depth;
+	struct sp_span pp_open[32]; /* where each open #if is */
+	const char *pp_seen[256]; /* system headers whose #defines were read */
+	int pp_nseen;
+	int pp_resume;         /* start condition to go back to after skipped lines */
 };
+
+/* pp.c: a directive line starting at '#'; true when the lines that follow
+ * are to be skipped (a false #if branch). */
+bool sp_pp_directive(struct sp_pstate *ps, const char *text, struct sp_span sp);
+void sp_pp_include(struct sp_pstate *ps, const char *name, bool local, struct sp_span sp);
 
 /* An attach point, its span, and a probe-type provider name check
  * shared by the lexer's '>' look-ahead and attach.c. */

@@ -1,6 +1,7 @@
 /* parser/parser.y: the pure bison grammar of sprof programs.
  *
- *   program  := probe*
+ *   program  := (probe | cdef)*
+ *   cdef     := struct/union/enum definitions (one CDEF token, cdecl.c)
  *   probe    := attach (',' attach)* ['/' expr '/'] block
  *   block    := '{' stmts '}' | '<' stmts '>'      (see lexer.l for '>')
  *   stmts    := (simple ';' | compound | ';')* [simple]
@@ -10,7 +11,10 @@
  *             | 'while' '(' expr ')' body | 'unroll' '(' expr ')' body
  *   expr     := C expressions with C precedence, '?:', casts '(u32)x',
  *               '++'/'--' on maps and variables, calls f(a, b), maps
- *               @m[k1, k2], tuples (a, b), a.field, a->field, t.0
+ *               @m[k1, k2], tuples (a, b), a.field, a->field, t.0,
+ *               C casts '(struct foo *)x', '*p', '&p->f', 'p[i]', sizeof(type|expr),
+ *               offsetof(type, field)
+ *   type     := TYPE | ('struct' | 'union') IDENT | 'enum' IDENT | type '*' 
  *
  * Attach points arrive as whole ATTACH tokens; attach.c splits them during
  * sema. Every node carries its byte span. A syntax error is reported with
@@ -60,6 +64,7 @@ void spyerror(SPYLTYPE *lloc, struct sp_pstate *ps, const char *msg);
 #include "parser/lexstate.h"
 #include "parser/source.h"
 #include "parser/types.h"
+#include "parser/ctypes.h"
 
 #define A (ps->arena)
 
@@ -125,6 +130,26 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 		n->type = sp_type_int(ps->arena, 8, false);
 	return n;
 }
+
+static struct sp_node *mk_typed(struct sp_pstate *ps, enum sp_node_kind k, struct sp_span sp,
+				struct sp_type *t, struct sp_node *a)
+{
+	struct sp_node *n = mk(ps, k, sp, a, NULL, NULL);
+
+	n->cast_type = t;
+	return n;
+}
+
+static struct sp_type *record_ref(struct sp_pstate *ps, const char *name, bool is_union)
+{
+	return sp_type_record(ps->arena, sp_ctypes_record(ps->ct, name, is_union));
+}
+
+static void cdef(struct sp_pstate *ps, struct sp_span sp)
+{
+	ps->probe_errors += sp_cdecl_parse(ps->ct, ps->diag, ps->text + sp.begin,
+					   sp.end - sp.begin, sp.begin);
+}
 }
 
 %union {
@@ -134,6 +159,7 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 	int64_t ival;
 	int op;
 	struct sp_node *node;
+	struct sp_type *type;
 }
 
 %token YYEOF 0 "end of input"
@@ -144,7 +170,9 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 %token <str> POSITIONAL "positional parameter"
 %token <num> INT "integer"
 %token <sval> STRING "string"
-%token <ival> TYPE "type name"
+%token <type> TYPE "type name"
+%token CDEF "C definition"
+%token STRUCT "'struct'" UNION "'union'" ENUM "'enum'" SIZEOF "'sizeof'" OFFSETOF "'offsetof'"
 %token PRED_OPEN "'/' (predicate)"
 %token PRED_CLOSE "'/' (end of predicate)"
 %token ABLOCK_OPEN "'<' (block)"
@@ -163,6 +191,7 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 %type <node> probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
+%type <type> type_name
 
 %right '?' ':'
 %left LOR
@@ -176,6 +205,8 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 %left '+' '-'
 %left '*' '/' '%'
 %precedence '!' '~' UMINUS CAST
+%precedence MAPNAME
+%precedence '[' 
 
 %%
 
@@ -187,6 +218,7 @@ probes:
 	%empty { $$ = mk(ps, SP_N_PROGRAM, @$, NULL, NULL, NULL); }
 	| probes probe { $$ = $1; $2->probe_index = $1->list.len; sp_list_push(A, &$1->list, $2); }
 	| probes error { $$ = $1; }
+	| probes CDEF { $$ = $1; cdef(ps, @2); }
 	;
 
 probe:
@@ -273,7 +305,7 @@ lvalue:
 	;
 
 map:
-	MAP { $$ = mk_named(ps, SP_N_MAP, @$, $1); }
+	MAP %prec MAPNAME { $$ = mk_named(ps, SP_N_MAP, @$, $1); }
 	| MAP '[' args ']' { $$ = with_list(mk_named(ps, SP_N_MAP, @$, $1), $3); }
 	;
 
@@ -300,10 +332,9 @@ expr:
 	| '!' expr { $$ = mk_op(ps, SP_N_UNOP, @$, '!', $2, NULL); }
 	| '~' expr { $$ = mk_op(ps, SP_N_UNOP, @$, '~', $2, NULL); }
 	| '-' expr %prec UMINUS { $$ = mk_op(ps, SP_N_UNOP, @$, '-', $2, NULL); }
-	| '(' TYPE ')' expr %prec CAST {
-		$$ = mk(ps, SP_N_CAST, @$, $4, NULL, NULL);
-		$$->cast_type = sp_type_int(A, (uint32_t)($2 & 0xff), ($2 & 0x100) != 0);
-	}
+	| '(' type_name ')' expr %prec CAST { $$ = mk_typed(ps, SP_N_CAST, @$, $2, $4); }
+	| '*' expr %prec UMINUS { $$ = mk(ps, SP_N_DEREF, @$, $2, NULL, NULL); }
+	| '&' expr %prec UMINUS { $$ = mk(ps, SP_N_ADDROF, @$, $2, NULL, NULL); }
 	| INC lvalue { $$ = mk_incdec(ps, @$, '+', true, $2); }
 	| DEC lvalue { $$ = mk_incdec(ps, @$, '-', true, $2); }
 	| lvalue INC { $$ = mk_incdec(ps, @$, '+', false, $1); }
@@ -316,6 +347,15 @@ postfix:
 	| postfix '.' IDENT { $$ = mk_named(ps, SP_N_FIELD, @$, $3); $$->a = $1; }
 	| postfix ARROW IDENT { $$ = mk_named(ps, SP_N_FIELD, @$, $3); $$->a = $1; $$->arrow = true; }
 	| postfix '.' INT { $$ = mk(ps, SP_N_TUPLE_INDEX, @$, $1, NULL, NULL); $$->ival = $3.v; }
+	| postfix '[' expr ']' { $$ = mk(ps, SP_N_INDEX, @$, $1, $3, NULL); }
+	;
+
+type_name:
+	TYPE
+	| STRUCT IDENT { $$ = record_ref(ps, $2, false); }
+	| UNION IDENT { $$ = record_ref(ps, $2, true); }
+	| ENUM IDENT { $$ = sp_type_int(A, 4, false); }
+	| type_name '*' { $$ = sp_type_ptr(A, $1, false); }
 	;
 
 primary:
@@ -327,6 +367,12 @@ primary:
 	| map
 	| VAR { $$ = mk_named(ps, SP_N_VAR, @$, $1); }
 	| POSITIONAL { $$ = mk_positional(ps, @$, $1); }
+	| SIZEOF '(' type_name ')' { $$ = mk_typed(ps, SP_N_SIZEOF, @$, $3, NULL); }
+	| SIZEOF '(' expr ')' { $$ = mk_typed(ps, SP_N_SIZEOF, @$, NULL, $3); }
+	| OFFSETOF '(' type_name ',' IDENT ')' {
+		$$ = mk_typed(ps, SP_N_OFFSETOF, @$, $3, NULL);
+		$$->name = $5;
+	}
 	| '(' expr ')' { $$ = $2; }
 	| '(' expr ',' args ')' {
 		$$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL);

@@ -19,6 +19,7 @@
 #include "parser/arena.h"
 #include "parser/probes.h"
 #include "parser/sema.h"
+#include "parser/ctypes.h"
 
 static void vreport(struct sema *s, enum sp_diag_level lv, struct sp_span sp, const char *fmt,
 		    va_list ap)
@@ -191,6 +192,9 @@ static void assign_var(struct sema *s, struct sp_node *n)
 	if (n->op) {
 		struct sp_type *cur = sema_var_read(s, lv);
 
+		if (cur && cur->kind == SP_T_PTR && cur->pointee && sp_type_is_int(t) &&
+		    (n->op == '+' || n->op == '-'))
+			return;
 		if (!sp_type_is_int(cur) || !sp_type_is_int(t)) {
 			char op[4];
 
@@ -223,6 +227,8 @@ static void assign_map(struct sema *s, struct sp_node *n)
 		else if (cur->kind == SP_T_AGG)
 			sema_err(s, n->span, "aggregation '%s' (%s) cannot be used in arithmetic",
 				 m->name, sema_tstr(s, cur));
+		else if (cur->kind == SP_T_PTR && cur->pointee && (n->op == '+' || n->op == '-'))
+			; /* pointer arithmetic */
 		else if (!sp_type_is_int(cur))
 			sema_err(s, n->span, "invalid operand to compound assignment: '%s'",
 				 sema_tstr(s, cur));
@@ -334,6 +340,7 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 	s.strlen = s.o->strlen > 0 ? s.o->strlen : SP_DEFAULT_STRLEN;
 	s.u64 = sp_type_int(a, 8, false);
 	s.s64 = sp_type_int(a, 8, true);
+	s.ct = prog->ctypes ? prog->ctypes : (prog->ctypes = sp_ctypes_new(a));
 	for (int i = 0; i < prog->list.len; i++) {
 		struct sp_node *p = prog->list.items[i];
 
@@ -347,5 +354,6 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 	run_pass(&s, prog);
 	if (prog->list.len == 0 && sp_diag_errors(d) == 0)
 		sp_diag_at(d, SP_DIAG_ERROR, prog->span, "the program has no probes");
+	sp_ctypes_release(s.ct);
 	return sp_diag_errors(d) - before;
 }

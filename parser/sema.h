@@ -58,6 +58,7 @@ struct sema {
 	struct sp_node *probe;
 	int strlen;
 	struct sp_type *u64, *s64;
+	struct sp_ctypes *ct;      /* the program's C types */
 	char tbuf[4][128];         /* sema_tstr() results, used round-robin */
 	int tnext;
 };
@@ -86,5 +87,21 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n);
 struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value);
 struct sp_type *sema_args_field(struct sema *s, struct sp_node *n);
 bool sema_is_agg_call(const struct sp_node *n);
+
+/* sema_ctype.c */
+bool sema_complete(struct sema *s, struct sp_type *t, struct sp_span at);
+struct sp_type *sema_cast(struct sema *s, struct sp_node *n);
+struct sp_type *sema_deref(struct sema *s, struct sp_node *n);
+struct sp_type *sema_addrof(struct sema *s, struct sp_node *n);
+struct sp_type *sema_index(struct sema *s, struct sp_node *n);
+struct sp_type *sema_cfield(struct sema *s, struct sp_node *n, struct sp_type *t);
+struct sp_type *sema_ptr_binop(struct sema *s, struct sp_node *n, struct sp_type *x,
+			       struct sp_type *y);
+struct sp_type *sema_sizeof(struct sema *s, struct sp_node *n);
+struct sp_type *sema_offsetof(struct sema *s, struct sp_node *n);
+struct sp_type *sema_curtask(struct sema *s);
+struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n);
+struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n);
+struct sp_type *sema_addr_space(struct sema *s, struct sp_type *t, bool user);
 
 #endif

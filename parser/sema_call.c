@@ -14,6 +14,7 @@
 #include "parser/arena.h"
 #include "parser/probes.h"
 #include "parser/sema.h"
+#include "parser/ctypes.h"
 
 enum result { R_U64, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
 	      R_TIMESTAMP, R_INET, R_SPECIAL };
@@ -109,7 +110,15 @@ static struct sp_type *result_type(struct sema *s, enum result r)
 struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 {
 	const struct builtin *b = lookup(n->name, false);
+	int64_t v;
 
+	if (!b && sp_ctypes_btf_enum(s->ct, n->name, &v)) { /* a kernel enumerator */
+		if (!s->quiet) {
+			n->kind = SP_N_INT;
+			n->ival = v;
+		}
+		return n->type = s->s64;
+	}
 	if (!b) {
 		if (lookup(n->name, true))
 			sema_err(s, n->span, "'%s' is a function: write '%s(...)'", n->name, n->name);
@@ -125,6 +134,8 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 	}
 	if (!strcmp(n->name, "comm"))
 		return n->type = sp_type_string(s->a, 16);
+	if (!strcmp(n->name, "curtask"))
+		return n->type = sema_curtask(s);
 	/* USDT arguments carry their sign in the probe's spec ("-4@%eax") and
 	 * arrive sign-extended: signed 64-bit, as in bpftrace */
 	if (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9' &&
@@ -471,6 +482,8 @@ static void special(struct sema *s, struct sp_node *n)
 	}
 	if (!strcmp(n->name, "ntop") && n->list.len)
 		ntop_size(n);
+	if ((!strcmp(n->name, "uptr") || !strcmp(n->name, "kptr")) && n->list.len == 1)
+		n->type = sema_addr_space(s, n->list.items[0]->type, n->name[0] == 'u');
 	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
 		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
 	if (!strcmp(n->name, "delete") && n->list.items[0]->kind == SP_N_MAP &&
@@ -518,8 +531,35 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 
 /* --- tracepoint args ----------------------------------------------------------- */
 
-static struct sp_type *field_type(struct sema *s, const struct sp_tp_field *f)
+/* "struct foo *" or "const struct foo *": a pointer to that record when
+ * BTF knows it (syscall arguments point into user memory). */
+static struct sp_type *record_pointer(struct sema *s, const struct sp_tp_field *f, bool user)
 {
+	const char *t = f->type ? strstr(f->type, "struct ") : NULL;
+	char name[128];
+	struct sp_record *r;
+	size_t n;
+
+	if (!t || strchr(t, '*') != strrchr(t, '*'))
+		return NULL;
+	t += 7;
+	n = strcspn(t, " *");
+	if (n == 0 || n >= sizeof(name))
+		return NULL;
+	memcpy(name, t, n);
+	name[n] = '\0';
+	r = sp_ctypes_record(s->ct, name, false);
+	if (!sp_ctypes_complete(s->ct, r))
+		return NULL;
+	return sp_type_ptr(s->a, sp_type_record(s->a, r), user);
+}
+
+static struct sp_type *field_type(struct sema *s, const struct sp_tp_field *f, bool user)
+{
+	struct sp_type *t;
+
+	if (f->is_pointer && !f->is_string && (t = record_pointer(s, f, user)))
+		return t;
 	if (f->is_pointer)
 		return s->u64;
 	if (f->is_string)
@@ -572,15 +612,16 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 {
 	const struct builtin *b = lookup("args", false);
 	const struct sp_tp_field *f, *first = NULL;
+	const char *cat = NULL;
 	int i;
 
 	n->a->type = sp_type_new(s->a, SP_T_PTR);
 	if (!allowed(s, n->a, b))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
-	if (s->probe_mask & P_RAWTRACEPOINT) {
-		sema_err(s, n->span, "'args' of raw tracepoints is not supported: use arg0..arg9");
-		return n->type = sp_type_new(s->a, SP_T_NONE);
-	}
+	if (s->probe_mask & P_UPROBE)
+		return sema_uprobe_arg(s, n);
+	if (s->probe_mask & P_RAWTRACEPOINT)
+		return sema_rawtp_arg(s, n);
 	if (!s->o->tp_fields)
 		return n->type = s->u64;
 	for (i = 0; i < s->probe->list.len; i++) {
@@ -591,12 +632,14 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 		f = find_field(s, n, at);
 		if (!f)
 			return n->type = sp_type_new(s->a, SP_T_NONE);
+		if (!first)
+			cat = at->attach->target;
 		first = first ? first : f;
 	}
 	if (!first)
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	n->tp_field = first;
-	n->type = field_type(s, first);
+	n->type = field_type(s, first, cat && !strcmp(cat, "syscalls"));
 	if (!n->type) {
 		sema_err(s, n->span, "field '%s' of %u bytes is not an integer or a string", n->name,
 			 first->size);

@@ -256,6 +256,8 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 		return n->type = none(s);
 	if (sp_type_is_none(x) || sp_type_is_none(y))
 		return n->type = none(s);
+	if (x->kind == SP_T_PTR || y->kind == SP_T_PTR)
+		return n->type = sema_ptr_binop(s, n, x, y);
 	if (x->kind == SP_T_STRING && y->kind == SP_T_STRING && eq)
 		return n->type = s->u64;
 	if ((x->kind == SP_T_STRING && y->kind == SP_T_INT) ||
@@ -284,6 +286,8 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 
 	if (agg_operand(s, n->a) || sp_type_is_none(t))
 		return n->type = none(s);
+	if (n->op == '!' && t->kind == SP_T_PTR)
+		return n->type = s->u64;
 	if (t->kind != SP_T_INT) {
 		sema_err(s, n->span, "invalid operand to '%s': '%s'", sp_op_str(n->op, op),
 			 sema_tstr(s, t));
@@ -334,6 +338,8 @@ static struct sp_type *incdec(struct sema *s, struct sp_node *n)
 			 n->op == '+' ? "++" : "--", lv->name, sema_tstr(s, t));
 		return n->type = none(s);
 	}
+	if (t && t->kind == SP_T_PTR && t->pointee)
+		return n->type = t;
 	if (!sp_type_is_int(t)) {
 		sema_err(s, n->span, "cannot use '%s' on '%s' of type '%s'",
 			 n->op == '+' ? "++" : "--", lv->name, sema_tstr(s, t));
@@ -376,17 +382,6 @@ static struct sp_type *tuple_index(struct sema *s, struct sp_node *n)
 	return n->type = t->elems[n->ival];
 }
 
-static struct sp_type *cast(struct sema *s, struct sp_node *n)
-{
-	struct sp_type *t = sema_value(s, n->a);
-
-	if (!sp_type_is_int(t) && t->kind != SP_T_PTR) {
-		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(s, t),
-			 sema_tstr(s, n->cast_type));
-		return n->type = none(s);
-	}
-	return n->type = n->cast_type;
-}
 
 static struct sp_type *positional(struct sema *s, struct sp_node *n)
 {
@@ -429,9 +424,9 @@ static struct sp_type *field(struct sema *s, struct sp_node *n)
 	if (n->a->kind == SP_N_BUILTIN && !strcmp(n->a->name, "args"))
 		return sema_args_field(s, n);
 	t = sema_value(s, n->a);
-	if (!sp_type_is_none(t))
-		sema_err(s, n->span, "'%s' has no field '%s'", sema_tstr(s, t), n->name);
-	return n->type = none(s);
+	if (sp_type_is_none(t))
+		return n->type = none(s);
+	return sema_cfield(s, n, t);
 }
 
 static struct sp_type *expr_kind(struct sema *s, struct sp_node *n)
@@ -458,7 +453,17 @@ static struct sp_type *expr_kind(struct sema *s, struct sp_node *n)
 	case SP_N_TERNARY:
 		return ternary(s, n);
 	case SP_N_CAST:
-		return cast(s, n);
+		return sema_cast(s, n);
+	case SP_N_DEREF:
+		return sema_deref(s, n);
+	case SP_N_ADDROF:
+		return sema_addrof(s, n);
+	case SP_N_INDEX:
+		return sema_index(s, n);
+	case SP_N_SIZEOF:
+		return sema_sizeof(s, n);
+	case SP_N_OFFSETOF:
+		return sema_offsetof(s, n);
 	case SP_N_TUPLE:
 		return tuple(s, n);
 	case SP_N_FIELD:

@@ -10,6 +10,7 @@
 
 #include "parser/arena.h"
 #include "parser/types.h"
+#include "parser/ctypes.h"
 
 static const char *const kind_names[] = {
 #define X(k, s) s,
@@ -85,6 +86,51 @@ struct sp_type *sp_type_stack(struct sp_arena *a, enum sp_type_kind kind, int li
 	return t;
 }
 
+struct sp_type *sp_type_ptr(struct sp_arena *a, struct sp_type *to, bool user)
+{
+	struct sp_type *t = sp_type_new(a, SP_T_PTR);
+
+	t->pointee = to;
+	t->user = user;
+	t->size = 8;
+	return t;
+}
+
+struct sp_type *sp_type_array(struct sp_arena *a, struct sp_type *elem, uint32_t count)
+{
+	struct sp_type *t = sp_type_new(a, SP_T_ARRAY);
+
+	t->pointee = elem;
+	t->count = count;
+	t->size = sp_type_csize(elem) * count;
+	return t;
+}
+
+struct sp_type *sp_type_record(struct sp_arena *a, struct sp_record *rec)
+{
+	struct sp_type *t = sp_type_new(a, SP_T_RECORD);
+
+	t->rec = rec;
+	t->size = rec->size;
+	return t;
+}
+
+uint32_t sp_type_csize(const struct sp_type *t)
+{
+	if (!t)
+		return 0;
+	switch (t->kind) {
+	case SP_T_RECORD:
+		return t->rec->complete ? t->rec->size : 0;
+	case SP_T_ARRAY:
+		return sp_type_csize(t->pointee) * t->count;
+	case SP_T_PTR:
+		return 8;
+	default:
+		return t->size;
+	}
+}
+
 const char *sp_agg_name(enum sp_agg_kind agg)
 {
 	return agg <= SP_AGG_LHIST ? agg_names[agg] : "?";
@@ -140,6 +186,14 @@ bool sp_type_equal(const struct sp_type *x, const struct sp_type *y)
 		return elems_match(x, y, true);
 	case SP_T_AGG:
 		return agg_equal(x, y);
+	case SP_T_PTR:
+		if (!x->pointee || !y->pointee)
+			return !x->pointee && !y->pointee;
+		return sp_type_equal(x->pointee, y->pointee);
+	case SP_T_ARRAY:
+		return x->count == y->count && sp_type_equal(x->pointee, y->pointee);
+	case SP_T_RECORD:
+		return x->rec == y->rec;
 	default:
 		return true;
 	}
@@ -194,11 +248,15 @@ static int stack_fmt(const struct sp_type *t, char *buf, int len)
 
 static int type_fmt(const struct sp_type *t, char *buf, int len)
 {
+	int n;
+
 	if (!t)
 		return snprintf(buf, (size_t)len, "none");
 	switch (t->kind) {
 	case SP_T_INT:
 		return snprintf(buf, (size_t)len, "%c%u", t->is_signed ? 's' : 'u', t->size * 8);
+	case SP_T_VOID:
+		return snprintf(buf, (size_t)len, "void");
 	case SP_T_STRING:
 	case SP_T_BUF:
 	case SP_T_INET:
@@ -208,6 +266,17 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 		return stack_fmt(t, buf, len);
 	case SP_T_TUPLE:
 		return tuple_fmt(t, buf, len);
+	case SP_T_PTR:
+		if (!t->pointee)
+			return snprintf(buf, (size_t)len, "ptr");
+		n = type_fmt(t->pointee, buf, len);
+		return n < len ? n + snprintf(buf + n, (size_t)(len - n), " *") : n;
+	case SP_T_ARRAY:
+		n = type_fmt(t->pointee, buf, len);
+		return n < len ? n + snprintf(buf + n, (size_t)(len - n), "[%u]", t->count) : n;
+	case SP_T_RECORD:
+		return snprintf(buf, (size_t)len, "%s %s", t->rec->is_union ? "union" : "struct",
+				t->rec->name[0] ? t->rec->name : "(anonymous)");
 	case SP_T_AGG:
 		if (t->agg == SP_AGG_LHIST)
 			return snprintf(buf, (size_t)len, "lhist(%lld, %lld, %lld)",

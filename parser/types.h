@@ -21,13 +21,15 @@ struct sp_arena;
 	X(USTACK, "ustack") /* stack_limit, stack_mode */ \
 	X(KSTACK, "kstack")                          \
 	X(TUPLE, "tuple")   /* elems */               \
-	X(PTR, "ptr")       /* untyped pointer (arg0 ...) */ \
+	X(PTR, "ptr")       /* pointer: pointee (NULL: untyped), user */ \
 	X(AGG, "agg")       /* aggregation value: agg */ \
 	X(USYM, "usym")     /* address printed as a user symbol */ \
 	X(KSYM, "ksym")     /* address printed as a kernel symbol */ \
 	X(BUF, "buffer")    /* size: bytes of data (buf(p, n)) */ \
 	X(TIMESTAMP, "timestamp") /* strftime(fmt, ns): ns printed as time */ \
-	X(INET, "inet")     /* ntop([af,] addr): size 4 or 16 address bytes */
+	X(INET, "inet")     /* ntop([af,] addr): size 4 or 16 address bytes */ \
+	X(RECORD, "record") /* C struct or union: rec; size rec->size */ \
+	X(ARRAY, "array")   /* C array: elem[count]; size elem->size * count */
 
 enum sp_type_kind {
 #define X(k, s) SP_T_##k,
@@ -37,6 +39,8 @@ enum sp_type_kind {
 
 #define SP_DEFAULT_STACK_LIMIT 127
 #define SP_DEFAULT_STRLEN 64
+
+struct sp_record;
 
 struct sp_type {
 	enum sp_type_kind kind;
@@ -48,6 +52,11 @@ struct sp_type {
 	int64_t lhist_min, lhist_max, lhist_step; /* AGG LHIST */
 	int nelems;           /* TUPLE */
 	struct sp_type **elems;
+	struct sp_type *pointee; /* PTR (NULL: untyped, e.g. arg0); ARRAY: element */
+	bool user;            /* PTR: points into user memory (uprobe/usdt arguments),
+	                       * else kernel memory (curtask, tracepoints, BTF types) */
+	uint32_t count;       /* ARRAY: elements */
+	struct sp_record *rec; /* RECORD */
 };
 
 struct sp_type *sp_type_new(struct sp_arena *a, enum sp_type_kind kind);
@@ -62,6 +71,13 @@ struct sp_type *sp_type_agg(struct sp_arena *a, enum sp_agg_kind agg);
 struct sp_type *sp_type_stack(struct sp_arena *a, enum sp_type_kind kind, int limit,
 			      enum sp_stack_mode mode);
 const char *sp_agg_name(enum sp_agg_kind agg);
+/* Pointer to `to` (NULL: untyped) in user or kernel memory. */
+struct sp_type *sp_type_ptr(struct sp_arena *a, struct sp_type *to, bool user);
+struct sp_type *sp_type_array(struct sp_arena *a, struct sp_type *elem, uint32_t count);
+struct sp_type *sp_type_record(struct sp_arena *a, struct sp_record *rec);
+/* Bytes of a C object of type t (records and arrays included; 0 when
+ * incomplete or void). */
+uint32_t sp_type_csize(const struct sp_type *t);
 /* INT, or NONE (an earlier error, not reported again). */
 bool sp_type_is_int(const struct sp_type *t);
 bool sp_type_is_none(const struct sp_type *t);

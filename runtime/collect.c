@@ -36,6 +36,7 @@
 #include "base/clock.h"
 #include "base/hash.h"
 #include "base/vec.h"
+#include "runtime/cvalue.h"
 
 /* ---- memory pools -------------------------------------------------------- */
 
@@ -387,6 +388,20 @@ static char *decode_inet(struct sp_collector *c, const uint8_t *d, uint32_t size
 	return pool_strndup(c->cur, buf, sizeof(buf));
 }
 
+static int decode_c(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
+		    struct sp_kval *out)
+{
+	char *text = sp_cvalue_text(f, base, false), *json = sp_cvalue_text(f, base, true);
+
+	out->kind = SP_F_STR;
+	out->i = f->kind == SP_F_PTR ? read_int(base + f->offset, 8, false) : 0;
+	out->s = text ? pool_strndup(c->cur, text, strlen(text) + 1) : NULL;
+	out->json = json ? pool_strndup(c->cur, json, strlen(json) + 1) : NULL;
+	free(text);
+	free(json);
+	return out->s && out->json ? 0 : -ENOMEM;
+}
+
 static int decode(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
 		  uint32_t pid, struct sp_kval *out)
 {
@@ -452,6 +467,10 @@ static int decode(struct sp_collector *c, const struct sp_plan_field *f, const u
 		out->s = f->kind == SP_F_INET ? decode_inet(c, d, f->size) :
 			 decode_time(c, f->fmt, (uint64_t)out->i);
 		return out->s ? 0 : -ENOMEM;
+	case SP_F_RECORD:
+	case SP_F_ARRAY:
+	case SP_F_PTR: /* C values: shown as text, like timestamps */
+		return decode_c(c, f, base, out);
 	case SP_F_NONE:
 		return 0;
 	}

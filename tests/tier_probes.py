@@ -206,6 +206,29 @@ def t_uprobe_cpp_mangled(ctx):
            r"^@: %d$" % N)
 
 
+def t_uprobe_cpp_dwarf_args(ctx):
+    """args.NAME of a C++ member function from DWARF, by mangled and by
+    demangled name; `this` is the first argument."""
+    ctx.require_bpf()
+    w = cpp(ctx)
+    for name in ("_ZN6shapes6Widget4pokeEi", '"shapes::Widget::poke"'):
+        r = ok(trace(ctx, 'uprobe:%s:%s /args.x == 2/ { @x = args.x; @this = args.this != 0; }'
+                     % (w, name), "%s %d" % (w, N)))
+        expect(r, r"^@x: 2$")
+        expect(r, r"^@this: 1$")
+
+
+def t_uprobe_cpp_base_class(ctx):
+    """A field of a C++ base class is reached through the derived class
+    (DWARF's DW_TAG_inheritance is an anonymous member)."""
+    ctx.require_bpf()
+    w = ctx.workload("cpp_inherit")
+    r = ok(trace(ctx, "uprobe:%s:_Z8describeP6Square { @id = args.s->id; @side = args.s->side; }"
+                 % w, w))
+    expect(r, r"^@id: 7$")
+    expect(r, r"^@side: 3$")
+
+
 def t_uprobe_cpp_overloads(ctx):
     ctx.require_bpf()
     w = cpp(ctx)
@@ -506,6 +529,24 @@ def t_list_uprobes(ctx):
     r = ok(list_run(ctx, "-l", "uprobe:libc:malloc"))
     if not any(l.endswith(":malloc") and "libc.so" in l for l in lines(r)):
         raise AssertionError(repr(r))
+
+
+def t_list_uprobe_params(ctx):
+    """-lv shows a function's parameters from DWARF, as bpftrace does."""
+    w = calls(ctx)
+    r = ok(list_run(ctx, "-lv", "uprobe:%s:probe_args8" % w))
+    want = ["uprobe:%s:probe_args8" % w] + ["    long int a%d" % i for i in range(8)]
+    if r.out.splitlines() != want:
+        raise AssertionError("got %r\n%r" % (r.out.splitlines(), r))
+
+
+def t_list_rawtracepoint_args(ctx):
+    """-lv shows a raw tracepoint's arguments from BTF, as args.NAME types them."""
+    r = ok(list_run(ctx, "-lv", "rawtracepoint:sched_switch"))
+    for want in ("rawtracepoint:sched_switch", "    struct task_struct * prev",
+                 "    struct task_struct * next"):
+        if want not in r.out.splitlines():
+            raise AssertionError("%r missing\n%r" % (want, r))
 
 
 def t_list_usdt(ctx):

@@ -156,7 +156,14 @@ static int list_all(struct sp_lister *l)
 
 int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out)
 {
-	struct sp_lister l = { .out = out, .pid = pid, .verbose = verbose, .what = pattern };
+	return sp_list_probes_ex(pattern, pid, verbose, NULL, NULL, out);
+}
+
+int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,
+		      void *params_ctx, FILE *out)
+{
+	struct sp_lister l = { .out = out, .pid = pid, .verbose = verbose, .what = pattern,
+			       .params = params, .params_ctx = params_ctx };
 	char *copy, *f[MAX_FIELDS], *glob = NULL;
 	const char *prov;
 	size_t i;

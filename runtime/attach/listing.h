@@ -24,6 +24,18 @@
  * stderr ("cannot list 'uprobe:./app:*': binary './app' not found"). A
  * pattern that matches nothing prints nothing and returns 0. */
 int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out);
+/* Same; with verbose, each uprobe function and raw tracepoint is followed by
+ * what params() prints for it (binary NULL for a raw tracepoint; the driver
+ * passes the front end's DWARF/BTF lister: this layer reads no types). */
+typedef int (*sp_list_params_fn)(void *ctx, const char *binary, const char *func, FILE *out);
+int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,
+		      void *params_ctx, FILE *out);
+/* Same; with verbose, each uprobe function and raw tracepoint is followed by
+ * what params() prints for it (binary NULL for a raw tracepoint; the driver
+ * passes the front end's DWARF/BTF lister: this layer reads no types). */
+typedef int (*sp_list_params_fn)(void *ctx, const char *binary, const char *func, FILE *out);
+int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,
+		      void *params_ctx, FILE *out);
 
 /* Canonical probe type name for a provider or its alias ("t" ->
  * "tracepoint"); NULL when unknown. */

@@ -76,6 +76,10 @@ struct sp_lister {
 	bool verbose;
 	const char *line_glob; /* whole-line filter, or NULL */
 	const char *what;      /* the pattern, for messages */
+	/* -v on uprobes and raw tracepoints: the driver's parameter lister
+	 * (runtime/attach/listing.h's sp_list_params_fn), or NULL */
+	int (*params)(void *ctx, const char *binary, const char *func, FILE *out);
+	void *params_ctx;
 };
 /* Print one attach point unless the filter rejects it; true when printed. */
 bool sp_lister_emit(struct sp_lister *l, const char *line);

@@ -75,7 +75,8 @@ static int list_rawtps(struct sp_lister *l, const char *name)
 		if (i > 0 && !strcmp(strchr(v[i - 1], ':'), colon))
 			continue;
 		snprintf(line, sizeof(line), "rawtracepoint:%s", colon + 1);
-		sp_lister_emit(l, line);
+		if (sp_lister_emit(l, line) && l->verbose && l->params)
+			l->params(l->params_ctx, NULL, colon + 1, l->out);
 	}
 	sp_strv_free(v, n);
 	return 0;

@@ -505,8 +505,12 @@ static void list_file_funcs(struct sp_lister *l, const char *prov, const char *p
 		if (i > 0 && !strcmp(f.v[i].name, f.v[i - 1].name))
 			continue;
 		snprintf(line, sizeof(line), "%s:%s:%s", prov, path, f.v[i].name);
-		if (sp_lister_emit(l, line) && l->verbose && sp_func_demangled(&f.v[i]))
+		if (!sp_lister_emit(l, line) || !l->verbose)
+			continue;
+		if (sp_func_demangled(&f.v[i]))
 			fprintf(l->out, "    %s\n", f.v[i].demangled);
+		else if (l->params)
+			l->params(l->params_ctx, path, f.v[i].name, l->out);
 	}
 	sp_funcs__free(&f);
 }

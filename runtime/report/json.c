@@ -39,6 +39,10 @@ static void json_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_fie
 	size_t len = 0;
 	FILE *mf;
 
+	if (k->json) { /* a C value, already JSON */
+		fputs(k->json, f);
+		return;
+	}
 	switch (k->kind) {
 	case SP_F_INT:
 		sp_text_int(f, k);

@@ -44,6 +44,7 @@ struct sp_kval {
 	struct sp_stack *stack; /* USTACK, KSTACK */
 	int n;                /* TUPLE */
 	struct sp_kval *elems;
+	const char *json;     /* C records/arrays/pointers (kind STR): the value as JSON */
 };
 
 struct sp_value {

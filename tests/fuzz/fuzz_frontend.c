@@ -8,7 +8,7 @@
  *   cmake --build build --target sp_parser     # generates lexer.c/parser.c
  *   clang-16 -g -O1 -fsanitize=fuzzer,address,undefined -Iparser -Ibuild \
  *       tests/fuzz/fuzz_frontend.c parser/[a-z]*.c build/lexer.c build/parser.c \
- *       -o build/fuzz_frontend
+ *       -lbpf -ldw -o build/fuzz_frontend
  *   build/fuzz_frontend -max_total_time=60 -max_len=512 tests/parse
  */
 #include <errno.h>

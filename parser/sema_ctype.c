@@ -1,0 +1,480 @@
+/* parser/sema_ctype.c: typing of C-typed expressions.
+ *
+ * Pointers, records (struct/union) and arrays, as bpftrace types them:
+ *   (T *)x      x an integer or a pointer; the pointer is in user memory in
+ *               uprobe/uretprobe/usdt probes (their arguments), else kernel
+ *               memory; a pointer cast from a pointer keeps its space
+ *   *p  p[i]    a pointer with a complete pointee; arrays index too
+ *   p->f  s.f   a field of a record through a pointer, or of a record
+ *               value; `.` on a pointer dereferences it (bpftrace >= 0.25)
+ *   p + n, p - n, p++, p += n   scaled by the pointee's size
+ *   p == q, p < q, p == 0       compare addresses
+ *   sizeof(T), sizeof(e), offsetof(struct S, f)   become integer literals
+ * Values read through a pointer remember its address space, so a pointer
+ * field read from user memory is a user pointer too. `curtask` is a
+ * `struct task_struct *` when the kernel has BTF. A struct the script names
+ * but does not define comes from the probed binary's DWARF in u-probes,
+ * else from the kernel's BTF.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "parser/arena.h"
+#include "parser/ctypes.h"
+#include "parser/probes.h"
+#include "parser/sema.h"
+
+static struct sp_type *none(struct sema *s)
+{
+	return sp_type_new(s->a, SP_T_NONE);
+}
+
+/* t as found in memory of the given space (pointers, records, arrays). */
+static struct sp_type *in_space(struct sema *s, struct sp_type *t, bool user)
+{
+	struct sp_type *c;
+
+	if (t->kind != SP_T_PTR && t->kind != SP_T_RECORD && t->kind != SP_T_ARRAY)
+		return t;
+	if (t->user == user)
+		return t;
+	c = sp_arena_alloc(s->a, sizeof(*c));
+	*c = *t;
+	c->user = user;
+	return c;
+}
+
+/* Completes a record (from BTF when the script did not define it);
+ * reports an unknown one. */
+/* A record the script did not define, from the debug info of the binary
+ * a u-probe or USDT probe of the current probe attaches to. */
+static bool from_probed_binary(struct sema *s, struct sp_record *r)
+{
+	for (int i = 0; s->probe && i < s->probe->list.len; i++) {
+		const struct sp_attach *at = s->probe->list.items[i]->attach;
+
+		if (at && at->target && (s->probe_mask & P_UPROBES) &&
+		    sp_ctypes_dwarf_record(s->ct, at->target, r))
+			return true;
+	}
+	return false;
+}
+
+bool sema_complete(struct sema *s, struct sp_type *t, struct sp_span at)
+{
+	if (!t || t->kind != SP_T_RECORD)
+		return true;
+	/* in u-probes the probed program's own struct wins over a kernel one
+	 * of the same name (struct stat, struct timespec ...) */
+	if (from_probed_binary(s, t->rec) || sp_ctypes_complete(s->ct, t->rec)) {
+		t->size = t->rec->size;
+		return true;
+	}
+	sema_err(s, at, "unknown %s '%s'", sp_record_kind(t->rec), t->rec->name);
+	return false;
+}
+
+/* A record used as a value is printed whole: complete the records
+ * embedded in it (BTF converts them lazily). */
+static void complete_embedded(struct sema *s, struct sp_type *t, int depth)
+{
+	struct sp_record *r;
+
+	while (t && t->kind == SP_T_ARRAY)
+		t = t->pointee;
+	if (!t || t->kind != SP_T_RECORD || depth > 16 || !sp_ctypes_complete(s->ct, t->rec))
+		return;
+	r = t->rec;
+	for (int i = 0; i < r->nfields; i++)
+		complete_embedded(s, r->fields[i].type, depth + 1);
+}
+
+/* uptr(x) / kptr(x): x as a pointer into user or kernel memory (an
+ * integer becomes an untyped pointer, which a cast then types). */
+struct sp_type *sema_addr_space(struct sema *s, struct sp_type *t, bool user)
+{
+	if (!t || sp_type_is_none(t))
+		return none(s);
+	if (t->kind == SP_T_PTR)
+		return in_space(s, t, user);
+	return sp_type_ptr(s->a, NULL, user);
+}
+
+static bool default_user(struct sema *s)
+{
+	return s->probe_mask && !(s->probe_mask & ~(uint32_t)P_UPROBES);
+}
+
+static bool in_memory(const struct sp_node *n, bool *user);
+
+struct sp_type *sema_cast(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *to = n->cast_type, *t = sema_value(s, n->a);
+	bool user = false;
+
+	if (to->kind == SP_T_PTR && to->pointee && !sema_complete(s, to->pointee, n->span))
+		return n->type = none(s);
+	if (sp_type_is_none(t))
+		return n->type = none(s);
+	if (to->kind == SP_T_PTR && (t->kind == SP_T_ARRAY || t->kind == SP_T_STRING) &&
+	    in_memory(n->a, &user)) /* an array in probed memory decays to its address */
+		return n->type = in_space(s, to, user);
+	if ((to->kind != SP_T_INT && to->kind != SP_T_PTR) ||
+	    (!sp_type_is_int(t) && t->kind != SP_T_PTR)) {
+		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(s, t), sema_tstr(s, to));
+		return n->type = none(s);
+	}
+	if (to->kind == SP_T_PTR)
+		to = in_space(s, to, t->kind == SP_T_PTR ? t->user : default_user(s));
+	return n->type = to;
+}
+
+/* The object a pointer of type t points to, checked. */
+static struct sp_type *pointee(struct sema *s, struct sp_node *n, struct sp_type *t,
+			       const char *what)
+{
+	if (t->kind != SP_T_PTR) {
+		sema_err(s, n->span, "cannot %s '%s': it is not a pointer", what, sema_tstr(s, t));
+		return NULL;
+	}
+	if (!t->pointee) {
+		sema_err(s, n->span, "cannot %s an untyped pointer", what);
+		sema_note(s, n->span, "cast it to a typed pointer first, e.g. '(int64 *)'");
+		return NULL;
+	}
+	if (t->pointee->kind == SP_T_VOID) {
+		sema_err(s, n->span, "cannot %s '%s'", what, sema_tstr(s, t));
+		return NULL;
+	}
+	if (!sema_complete(s, t->pointee, n->span))
+		return NULL;
+	complete_embedded(s, t->pointee, 0);
+	return in_space(s, t->pointee, t->user);
+}
+
+/* Is n (already typed) an object in probed memory, reached through a
+ * pointer? *user: its address space. */
+static bool in_memory(const struct sp_node *n, bool *user)
+{
+	const struct sp_type *bt = n->a ? n->a->type : NULL;
+
+	if (!bt || (n->kind != SP_N_DEREF && n->kind != SP_N_FIELD && n->kind != SP_N_INDEX))
+		return false;
+	if (n->kind == SP_N_FIELD && n->a->kind == SP_N_BUILTIN) /* args.x */
+		return false;
+	if (n->kind == SP_N_DEREF || bt->kind == SP_T_PTR) {
+		*user = bt->user;
+		return true;
+	}
+	return in_memory(n->a, user);
+}
+
+/* &x: the address of an object in probed memory, a pointer to its type. */
+struct sp_type *sema_addrof(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_value(s, n->a);
+	bool user = false;
+
+	if (sp_type_is_none(t))
+		return n->type = none(s);
+	if (!in_memory(n->a, &user) || (n->a->kind == SP_N_FIELD && n->a->bit_size)) {
+		sema_err(s, n->span, "'&' needs a field or element reached through a pointer%s",
+			 n->a->kind == SP_N_FIELD && n->a->bit_size ? ", not a bitfield" : "");
+		return n->type = none(s);
+	}
+	return n->type = sp_type_ptr(s->a, t, user);
+}
+
+struct sp_type *sema_deref(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_value(s, n->a), *p;
+
+	if (sp_type_is_none(t))
+		return n->type = none(s);
+	p = pointee(s, n, t, "dereference");
+	return n->type = p ? p : none(s);
+}
+
+struct sp_type *sema_index(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = sema_value(s, n->a), *i = sema_value(s, n->b), *e;
+	int64_t v;
+
+	if (sp_type_is_none(t) || sp_type_is_none(i))
+		return n->type = none(s);
+	if (i->kind != SP_T_INT) {
+		sema_err(s, n->b->span, "an index must be an integer, not '%s'", sema_tstr(s, i));
+		return n->type = none(s);
+	}
+	if (t->kind == SP_T_ARRAY) {
+		if (sema_const_int(n->b, &v) && (v < 0 || (uint64_t)v >= t->count)) {
+			sema_err(s, n->b->span, "index %lld is out of bounds for '%s'", (long long)v,
+				 sema_tstr(s, t));
+			return n->type = none(s);
+		}
+		e = in_space(s, t->pointee, t->user);
+		return n->type = sema_complete(s, e, n->span) ? e : none(s);
+	}
+	if (t->kind == SP_T_STRING) { /* a char array's bytes */
+		if (sema_const_int(n->b, &v) && (v < 0 || (uint64_t)v >= t->size)) {
+			sema_err(s, n->b->span, "index %lld is out of bounds for '%s'", (long long)v,
+				 sema_tstr(s, t));
+			return n->type = none(s);
+		}
+		return n->type = sp_type_int(s->a, 1, true);
+	}
+	if (t->kind != SP_T_PTR) {
+		sema_err(s, n->span, "'[]' needs a pointer, an array or a string, not '%s'",
+			 sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	e = pointee(s, n, t, "index");
+	return n->type = e ? e : none(s);
+}
+
+static void no_field(struct sema *s, struct sp_node *n, struct sp_record *r)
+{
+	const char *cands[256], *hint;
+	int nc = sp_record_field_names(s->ct, r, cands, 256);
+
+	sema_err(s, n->span, "'%s %s' has no field '%s'", sp_record_kind(r), r->name, n->name);
+	hint = sp_did_you_mean(n->name, cands, nc);
+	if (hint)
+		sema_note(s, n->span, "did you mean '%s'?", hint);
+}
+
+/* The record a field access applies to: p->f needs a pointer to a record;
+ * s.f a record, or a pointer to one. */
+static struct sp_type *field_base(struct sema *s, struct sp_node *n, struct sp_type *t)
+{
+	if (t->kind == SP_T_RECORD && !n->arrow)
+		return t;
+	if (t->kind == SP_T_PTR && t->pointee && t->pointee->kind == SP_T_RECORD)
+		return pointee(s, n, t, "dereference");
+	if (t->kind == SP_T_RECORD) {
+		sema_err(s, n->span, "'->' needs a pointer, but '%s' is a struct value",
+			 sema_tstr(s, t));
+		sema_note(s, n->span, "write '.%s' to read the field of a struct value", n->name);
+	} else {
+		sema_err(s, n->span, "'%s' has no field '%s'", sema_tstr(s, t), n->name);
+	}
+	return NULL;
+}
+
+struct sp_type *sema_cfield(struct sema *s, struct sp_node *n, struct sp_type *t)
+{
+	const struct sp_cfield *f;
+	struct sp_type *base = field_base(s, n, t);
+	uint32_t off = 0;
+
+	if (!base)
+		return n->type = none(s);
+	f = sp_record_field(s->ct, base->rec, n->name, &off);
+	if (!f) {
+		no_field(s, n, base->rec);
+		return n->type = none(s);
+	}
+	n->field_off = off;
+	n->bit_off = f->bit_off;
+	n->bit_size = f->bit_size;
+	if (f->type->kind == SP_T_RECORD && !sema_complete(s, f->type, n->span))
+		return n->type = none(s);
+	complete_embedded(s, f->type, 0);
+	return n->type = in_space(s, f->type, base->user);
+}
+
+/* Pointer arithmetic and comparisons; NULL when no operand is a pointer. */
+struct sp_type *sema_ptr_binop(struct sema *s, struct sp_node *n, struct sp_type *x,
+			       struct sp_type *y)
+{
+	bool px = x->kind == SP_T_PTR, py = y->kind == SP_T_PTR;
+	bool cmp = n->op == SP_OP_EQ || n->op == SP_OP_NE || n->op == '<' || n->op == '>' ||
+		   n->op == SP_OP_LE || n->op == SP_OP_GE || n->op == SP_OP_LAND ||
+		   n->op == SP_OP_LOR;
+	char op[4];
+
+	if (!px && !py)
+		return NULL;
+	if (cmp && (px || x->kind == SP_T_INT) && (py || y->kind == SP_T_INT))
+		return s->u64;
+	if (px && !py && y->kind == SP_T_INT && (n->op == '+' || n->op == '-'))
+		return x;
+	if (py && !px && x->kind == SP_T_INT && n->op == '+')
+		return y;
+	sema_err(s, n->span, "invalid operands to '%s': '%s' and '%s'", sp_op_str(n->op, op),
+		 sema_tstr(s, x), sema_tstr(s, y));
+	return none(s);
+}
+
+/* sizeof(T) / sizeof(e): an integer literal (in the reporting pass). */
+struct sp_type *sema_sizeof(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = n->cast_type;
+	uint32_t size;
+
+	if (!t) {
+		t = sema_value(s, n->a);
+		if (sp_type_is_none(t))
+			return n->type = none(s);
+	}
+	if (t->kind == SP_T_RECORD && !sp_ctypes_complete(s->ct, t->rec)) {
+		sema_err(s, n->span, "sizeof of incomplete type '%s'", sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	size = t->kind == SP_T_INT || t->kind == SP_T_STRING ? t->size : sp_type_csize(t);
+	if (t->kind == SP_T_VOID || (size == 0 && t->kind != SP_T_ARRAY)) {
+		sema_err(s, n->span, "sizeof of incomplete type '%s'", sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_INT;
+		n->ival = size;
+		n->a = NULL;
+	}
+	return n->type = s->u64;
+}
+
+struct sp_type *sema_offsetof(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = n->cast_type;
+	const struct sp_cfield *f;
+	uint32_t off = 0;
+
+	if (t->kind != SP_T_RECORD) {
+		sema_err(s, n->span, "offsetof() needs a struct or union, not '%s'",
+			 sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	if (!sema_complete(s, t, n->span))
+		return n->type = none(s);
+	f = sp_record_field(s->ct, t->rec, n->name, &off);
+	if (!f) {
+		no_field(s, n, t->rec);
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_INT;
+		n->ival = off;
+	}
+	return n->type = s->u64;
+}
+
+/* `curtask`: struct task_struct * in kernel memory, when BTF knows it. */
+struct sp_type *sema_curtask(struct sema *s)
+{
+	struct sp_record *r = sp_ctypes_record(s->ct, "task_struct", false);
+
+	if (!sp_ctypes_complete(s->ct, r))
+		return s->u64;
+	return sp_type_ptr(s->a, sp_type_record(s->a, r), false);
+}
+
+static void param_error(struct sema *s, struct sp_node *n, const struct sp_attach *at, int err)
+{
+	if (err == -ENOENT)
+		sema_err(s, n->span, "no function '%s' in the debug info of '%s'", at->func,
+			 at->target);
+	else if (err == -ENODATA)
+		sema_err(s, n->span, "'%s' has no debug info (DWARF): args.%s needs it", at->target,
+			 n->name);
+	else
+		sema_err(s, n->span, "cannot read the debug info of '%s': %s", at->target,
+			 strerror(-err));
+}
+
+static int param_index(struct sema *s, struct sp_node *n, const struct sp_attach *at,
+		       const struct sp_cparam *ps, int np)
+{
+	const char *cands[64], *hint;
+	int i;
+
+	for (i = 0; i < np; i++)
+		if (!strcmp(ps[i].name, n->name))
+			return i;
+	for (i = 0; i < np && i < 64; i++)
+		cands[i] = ps[i].name;
+	sema_err(s, n->span, "function '%s' has no parameter '%s'", at->func, n->name);
+	hint = sp_did_you_mean(n->name, cands, np < 64 ? np : 64);
+	if (hint)
+		sema_note(s, n->span, "did you mean '%s'?", hint);
+	return -1;
+}
+
+/* args.NAME in a uprobe: parameter NAME of the probed function, from DWARF;
+ * it becomes argI (I: its integer register, after the registers of the
+ * parameters before it) typed as the parameter (in the reporting pass). */
+struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n)
+{
+	const struct sp_attach *at = s->probe->list.items[0]->attach;
+	struct sp_cparam *ps;
+	int np, i, err;
+
+	if (!at->target || !at->func || strpbrk(at->func, "*?[") || at->is_addr) {
+		sema_err(s, n->span, "args.%s needs a uprobe on one named function", n->name);
+		return n->type = none(s);
+	}
+	err = sp_ctypes_dwarf_params(s->ct, at->target, at->func, &ps, &np);
+	if (err) {
+		param_error(s, n, at, err);
+		return n->type = none(s);
+	}
+	i = param_index(s, n, at, ps, np);
+	if (i < 0)
+		return n->type = none(s);
+	if (ps[i].reg < 0 || (ps[i].type->kind != SP_T_INT && ps[i].type->kind != SP_T_PTR)) {
+		sema_err(s, n->span, "parameter '%s' (%s) of '%s' is not an integer or a pointer "
+			 "passed in a general-purpose register", n->name, ps[i].ctype, at->func);
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_BUILTIN;
+		n->name = sp_arena_printf(s->a, "arg%d", ps[i].reg);
+		n->a = NULL;
+	}
+	return n->type = ps[i].type;
+}
+
+/* args.NAME in a raw tracepoint: the tracepoint's argument NAME, typed
+ * from BTF (__bpf_trace_EVENT); it becomes argI. */
+struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n)
+{
+	const struct sp_attach *at = s->probe->list.items[0]->attach;
+	const char *event = at->func ? at->func : at->target;
+	struct sp_cparam *ps;
+	int np, i, err;
+
+	if (!event || strpbrk(event, "*?[")) {
+		sema_err(s, n->span, "args.%s needs a raw tracepoint on one named event", n->name);
+		return n->type = none(s);
+	}
+	err = sp_ctypes_btf_rawtp_params(s->ct, event, &ps, &np);
+	if (err) {
+		sema_err(s, n->span, "no BTF description of raw tracepoint '%s'%s", event,
+			 err == -ENODATA ? " (the kernel has no BTF)" : "");
+		return n->type = none(s);
+	}
+	for (i = 0; i < np && strcmp(ps[i].name, n->name); i++)
+		;
+	if (i == np) {
+		const char *cands[64], *hint;
+
+		for (i = 0; i < np && i < 64; i++)
+			cands[i] = ps[i].name;
+		sema_err(s, n->span, "raw tracepoint '%s' has no argument '%s'", event, n->name);
+		hint = sp_did_you_mean(n->name, cands, np < 64 ? np : 64);
+		if (hint)
+			sema_note(s, n->span, "did you mean '%s'?", hint);
+		return n->type = none(s);
+	}
+	if (ps[i].type->kind != SP_T_INT && ps[i].type->kind != SP_T_PTR) {
+		sema_err(s, n->span, "argument '%s' of raw tracepoint '%s' is not an integer or a "
+			 "pointer", n->name, event);
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_BUILTIN;
+		n->name = sp_arena_printf(s->a, "arg%d", i);
+		n->a = NULL;
+	}
+	return n->type = ps[i].type;
+}
