@@ -447,7 +447,8 @@ static int open_readers(struct run *r)
 		sp_symbolizer__add_pid(r->sym, r->tgt.pid, false);
 		sp_unwind__add_pid(r->unw, r->tgt.pid);
 	}
-	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym);
+	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym,
+				     r->o->no_drain ? 0 : r->o->max_keys);
 	if (!r->coll)
 		return -ENOMEM;
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
@@ -583,12 +584,13 @@ static int start_timers(struct run *r)
 
 static void tick(struct run *r)
 {
-	uint64_t n, stacks, lost;
+	uint64_t n, stacks;
+	struct sp_lost lost;
 
 	if (read(r->tickfd, &n, sizeof(n)) < 0)
 		return;
 	sp_collect_counters(r->coll, &stacks, &lost);
-	sp_status__draw(&r->status, now_ns(CLOCK_MONOTONIC) - r->t_start, stacks, lost);
+	sp_status__draw(&r->status, now_ns(CLOCK_MONOTONIC) - r->t_start, stacks, &lost);
 }
 
 static void handle(struct run *r, uint32_t tag)
@@ -773,8 +775,10 @@ static int finish(struct run *r)
 	err = sp_report_write(&prof, &r->ro);
 	fflush(stdout);
 	sp_profile_warn(&prof);
-	if (r->o->verbose)
+	if (r->o->verbose) {
 		sp_unwind__print_stats(r->unw, stderr);
+		sp_collect_print_stats(r->coll, stderr);
+	}
 	detach_links(&r->links);
 	return err;
 }
