@@ -33,6 +33,7 @@
 #include "runtime/collect.h"
 #include "runtime/events.h"
 #include "runtime/load.h"
+#include "runtime/outpath.h"
 #include "runtime/printf.h"
 #include "runtime/attach/probe.h"
 #include "runtime/report/profile.h"
@@ -133,7 +134,7 @@ static int redirect_stdout(struct run *r)
 
 	if (!r->o->output || (r->ro.format != SP_FMT_TEXT && r->ro.format != SP_FMT_JSON))
 		return 0;
-	fd = open(r->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(r->o->output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* read: rescue */
 	if (fd < 0) {
 		err = -errno;
 		fprintf(stderr, "sprof: cannot write '%s': %s\n", r->o->output, strerror(-err));
@@ -772,7 +773,7 @@ static int finish(struct run *r)
 	prof.sample_period_ns = sample_period(r->plan);
 	prof.start_time_ns = r->wall_start;
 	fflush(stdout);
-	err = sp_report_write(&prof, &r->ro);
+	err = sp_outpath_write(&prof, &r->ro, r->o->output, r->saved_stdout >= 0);
 	fflush(stdout);
 	sp_profile_warn(&prof);
 	if (r->o->verbose) {
@@ -813,6 +814,8 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 
 	if (!err)
 		err = setup_report_opts(r);
+	if (!err)
+		err = sp_outpath_check(r->o->output);
 	if (!err)
 		err = setup_ctx(r);
 	if (!err)

@@ -8,6 +8,7 @@ dropped at --max-keys.
 """
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -113,6 +114,44 @@ def t_table_full_says_what_it_dropped(ctx):
     assert len(re.findall(r"^@k\[\d+\]: \d+$", r.out, re.M)) == 100, r
     m = re.search(r"^@k: (\d+) keys dropped, table full at 100 keys \(--max-keys\)$", r.err, re.M)
     assert m and int(m.group(1)) >= 400, r
+
+
+def t_output_into_missing_folder_fails_before_attaching(ctx):
+    ctx.require_bpf()
+    for out in ("/missing-sprof-dir/x.svg", "/missing-sprof-dir/x.txt"):
+        r = ctx.sprof_run("-v", "-o", out, "profile:hz:99 { @[kstack] = count(); }", timeout=30)
+        assert r.rc != 0 and "Attaching" not in r.err, r
+        assert "cannot write '%s': No such file or directory" % out in r.err, r
+
+
+def removed_during_run(ctx, name, want):
+    """-o into a folder removed while sprof runs: the report lands in the
+    fallback file named on stderr, and the exit status says it failed."""
+    d = os.path.join(ctx.workdir, "gone-" + name)
+    os.makedirs(d, exist_ok=True)
+    p = subprocess.Popen([ctx.sprof, "--duration", "1500ms", "-o", os.path.join(d, name),
+                          "profile:hz:199 { @[kstack] = count(); @n = count(); }"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.7)
+    shutil.rmtree(d)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode != 0, (out, err)
+    m = re.search(r"the report is in '([^']+)'", err)
+    assert m, err
+    with open(m.group(1)) as f:
+        text = f.read()
+    os.unlink(m.group(1))
+    assert m.group(1).endswith(name) and want in text, (m.group(1), text[:300], err)
+
+
+def t_output_folder_removed_svg(ctx):
+    ctx.require_bpf()
+    removed_during_run(ctx, "x.svg", "<svg")
+
+
+def t_output_folder_removed_text(ctx):
+    ctx.require_bpf()
+    removed_during_run(ctx, "x.txt", "@n: ")
 
 
 def t_status_line_says_why_samples_are_lost(ctx):
