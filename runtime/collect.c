@@ -105,6 +105,7 @@ struct sp_collector {
 	int ncpus;               /* possible CPUs: per-CPU value slots */
 	int64_t mono_to_wall;    /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 	int stacks_fd;
+	uint32_t stacks_max;     /* sp_stacks entries */
 	uint32_t max_keys;       /* --max-keys: rows a drained map's table may hold */
 	struct stack_slot *slots;
 	size_t nslots, used;
@@ -917,9 +918,12 @@ void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, struct sp_los
 	void *prev = NULL;
 
 	sp_drain_stats(c->drain, &st);
-	while (c->stacks_fd >= 0 && bpf_map_get_next_key(c->stacks_fd, prev, &k) == 0) {
+	/* not drained yet (some may be in the store too); the drain thread
+	 * deletes keys meanwhile, which restarts the walk: bounded */
+	while (c->stacks_fd >= 0 && n < c->stacks_max &&
+	       bpf_map_get_next_key(c->stacks_fd, prev, &k) == 0) {
 		prev = &k;
-		n++; /* not drained yet (some may be in the store too) */
+		n++;
 	}
 	memset(lost, 0, sizeof(*lost));
 	for (int i = 0; i < c->plan->nmaps; i++)
@@ -954,6 +958,7 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
 	}
 	sm = bpf_object__find_map_by_name(obj, SP_MAP_STACKS);
 	c->stacks_fd = sm ? bpf_map__fd(sm) : -1;
+	c->stacks_max = sm ? bpf_map__max_entries(sm) : 0;
 	c->max_keys = max_keys;
 	c->drain = sp_drain__open(plan, obj, max_keys);
 	err = c->drain ? sp_drain__start(c->drain) : -errno;

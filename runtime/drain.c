@@ -17,10 +17,11 @@
  *    everything every 0.5 s. BPF counts the keys it inserted since the
  *    last drain (SP_MAP_FILL) and, when a count reaches the mark written
  *    to sp_config, wakes the thread through a small ring buffer of its own
- *    (SP_MAP_DRAIN_RING); the thread also looks at the counts every 10 ms. Not the run loop: it can be busy for a second reading a new
- *    process's unwind tables, long enough to fill a map at 999 Hz. The
- *    thread blocks every signal (the run loop reads them from a signalfd).
- *    One recursive lock guards the tables and the stack store.
+ *    (SP_MAP_DRAIN_RING); the thread also looks at the counts every 10 ms.
+ *    Not the run loop: it can be busy for a second reading a new process's
+ *    unwind tables, long enough to fill a map at 999 Hz. The thread blocks
+ *    every signal (the run loop reads them from a signalfd). One recursive
+ *    lock guards the tables and the stack store.
  *  - Stacks: each id copied out of sp_stacks keeps its frames here for the
  *    rest of the run. The same id coming back with other frames is a hash
  *    collision (BPF compares frames too, so this is only across drains):
@@ -42,7 +43,7 @@
 
 #define BATCH 256
 #define POLL_NS 10000000L   /* fill counts looked at this often */
-#define ALL_EVERY 50        /* polls between drains of everything (0.5 s) */
+#define ALL_EVERY 50        /* POLL_NS periods between drains of everything (0.5 s) */
 #define ENOTSUPP_ERR 524 /* the kernel's ENOTSUPP, not in libc's errno.h */
 
 struct table {
