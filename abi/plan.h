@@ -230,7 +230,7 @@ const char *sp_probe_type_name(enum sp_probe_type t);
 /* Causes counted in SP_MAP_LOST (map full, ring buffer full and stack map
  * full have their own counters: DR_*, SP_MAP_EVENT_DROPS, SP_MAP_STACK_DROPS). */
 enum sp_lost_cause {
-	SP_LOST_STACK_COLLISION, /* two stacks with the same two hashes: sample not counted */
+	SP_LOST_STACK_COLLISION, /* both hashes of a stack held other stacks: counted without it */
 	SP_LOST_STACK_TRUNCATED, /* a stack reached SP_MAX_FRAMES (kept, but cut) */
 	SP_LOST__COUNT,
 };
@@ -252,7 +252,7 @@ struct sp_config {
 	uint32_t stopped;    /* set at the end of a run: filtered programs return at once */
 	uint32_t drain_at;   /* new keys in a drained map that wake the drain thread (0: never) */
 	uint32_t stack_drain_at; /* the same for sp_stacks */
-	uint32_t pad;
+	uint32_t test_hash_bits; /* tests only: stack ids keep this many low bits (0: 64) */
 };
 
 #endif

@@ -301,6 +301,17 @@ static __always_inline SP_NODEBUG int store_stack(__u64 h, struct sp_stack_val *
 	return s ? same_stack(s, buf) : 1;
 }
 
+/* All 64 bits of a stack hash, or the low sp_config.test_hash_bits (the
+ * drain tier forces collisions with it). */
+static __always_inline SP_NODEBUG __u64 hash_mask(void)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+	__u32 bits = c ? c->test_hash_bits : 0;
+
+	return bits && bits < 64 ? (1ULL << bits) - 1 : ~0ULL;
+}
+
 /* Takes a stack into the scratch buffer and stores it in sp_stacks;
  * returns its id, 0 for an empty stack. */
 static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags)
@@ -309,7 +320,7 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
 	struct hash_ctx hc; /* set field by field: an initializer would be copied
 			     * from .rodata, an extra map for libbpf to create */
-	__u64 h;
+	__u64 h, mask;
 	long n;
 	__u32 nr;
 
@@ -340,16 +351,15 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	hc.h = 0x9e3779b97f4a7c15ULL;
 	hc.nr = nr;
 	bpf_loop(nr, hash_frame, &hc, 0);
-	h = mix64(hc.h ^ nr);
-	if (h == 0)
-		h = 1;
+	mask = hash_mask();
+	h = (mix64(hc.h ^ nr) & mask) | 1;
 	if (nr >= SP_MAX_FRAMES) /* deeper than a stack can hold (not a limit asked for) */
 		sp_count_lost(SP_LOST_STACK_TRUNCATED);
 	/* a different stack under the same hash (a stored stack is compared
-	 * frame by frame) takes a second hash; two collisions lose the sample */
+	 * frame by frame) takes a second hash; two collisions lose the stack */
 	n = store_stack(h, buf);
 	if (n == 0) {
-		h = mix64(h ^ 0x5851f42d4c957f2dULL) | 1;
+		h = (mix64(h ^ 0x5851f42d4c957f2dULL) & mask) | 1;
 		n = store_stack(h, buf);
 	}
 	if (n == 0) {

@@ -889,7 +889,7 @@ void sp_profile_warn(const struct sp_profile *p)
 	snprintf(why, sizeof(why), "stack map full at %u entries: counted without their stack",
 		 p->stack_entries);
 	warn_lost(p->lost_stacks, "stacks", why);
-	warn_lost(p->lost_collisions, "samples", "stack hash collision");
+	warn_lost(p->lost_collisions, "stacks", "hash collision: counted without their stack");
 	if (p->cut_stacks)
 		fprintf(stderr, "sprof: cut: %llu stacks deeper than %d frames (kept, truncated)\n",
 			(unsigned long long)p->cut_stacks, SP_MAX_FRAMES);

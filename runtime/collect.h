@@ -52,7 +52,7 @@ struct sp_lost {
 	uint64_t table_full; /* drained keys a table at --max-keys dropped */
 	uint64_t ring;       /* ring buffer records dropped (printf, exit, ...) */
 	uint64_t stack_full; /* stacks the full stack map could not take */
-	uint64_t collision;  /* samples whose stack collided with another's hashes */
+	uint64_t collision;  /* stacks whose two hashes held other stacks (counted without) */
 	uint64_t truncated;  /* stacks cut at the 127-frame limit (kept) */
 };
 /* Every cause but truncated. */

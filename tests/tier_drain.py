@@ -181,6 +181,27 @@ def t_status_line_says_why_samples_are_lost(ctx):
     assert re.search(r"@t: \d+ updates dropped, map full at 4 keys", err), err
 
 
+def t_stack_hash_collisions_never_merge_stacks(ctx):
+    """Stack ids cut to 2 bits (a test hook: ids 1 and 3 only) collide all
+    the time: BPF compares frames, so at most two stacks are stored, every
+    other sample is counted without its stack and said to be, and no
+    two stacks are ever counted as one."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    r = ctx.sprof_run("-c", wl + " 1", "profile:hz:999 { @[ustack] = count(); @total = count(); }",
+                      timeout=60, env={"SPROF_NO_DRAIN": "1", "SPROF_TEST_STACK_HASH_BITS": "2"})
+    assert r.rc == 0, r
+    total = int(re.search(r"^@total: (\d+)$", r.out, re.M).group(1))
+    stacks = re.findall(r"^@\[((?:\n[ \t]+\S.*)*)\n?\]: (\d+)$", r.out, re.M)
+    full = [frames for frames, _ in stacks if frames.strip()]
+    empty = sum(int(n) for frames, n in stacks if not frames.strip())
+    m = re.search(r"^sprof: lost: (\d+) stacks \(hash collision: counted without their stack\)$",
+                  r.err, re.M)
+    assert m and int(m.group(1)) == empty > 0, r
+    assert 1 <= len(full) <= 2 and len(set(full)) == len(full), r
+    assert sum(int(n) for _, n in stacks) == total, r
+
+
 def tests(ctx):
     for name, fn in sorted(globals().items()):
         if name.startswith("t_") and callable(fn):

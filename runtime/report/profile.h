@@ -78,7 +78,7 @@ struct sp_profile {
 	uint64_t start_time_ns;    /* wall clock, ns since the epoch */
 	uint64_t lost_stacks;      /* stacks dropped (stack map full) */
 	uint64_t lost_events;      /* ring buffer records dropped (printf, exit, ...) */
-	uint64_t lost_collisions;  /* samples dropped: their stack's two hashes held other stacks */
+	uint64_t lost_collisions;  /* stacks dropped: their two hashes held other stacks */
 	uint64_t cut_stacks;       /* stacks cut at the frame limit (SP_MAX_FRAMES) */
 	uint32_t stack_entries;    /* size of the stack map */
 };
