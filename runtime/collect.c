@@ -841,7 +841,7 @@ static void warn_drops(const struct sp_mapdata *d)
 		fprintf(stderr, "%s: %llu updates dropped, map full at %u keys\n", d->map->name,
 			(unsigned long long)d->dropped, d->max_entries);
 	if (d->table_dropped)
-		fprintf(stderr, "%s: %llu keys dropped, table full at %u keys (--max-keys)\n",
+		fprintf(stderr, "%s: %llu drained entries dropped, table full at %u keys (--max-keys)\n",
 			d->map->name, (unsigned long long)d->table_dropped, d->max_keys);
 }
 
@@ -900,7 +900,7 @@ void sp_collect_print_stats(struct sp_collector *c, FILE *f)
 	struct sp_drain_stats st;
 
 	sp_drain_stats(c->drain, &st);
-	fprintf(f, "drain: %llu passes, %llu entries moved, %zu stacks held, %llu keys not kept, "
+	fprintf(f, "drain: %llu passes, %llu entries moved, %zu stacks held, %llu entries not kept, "
 		"%llu stack collisions\n", (unsigned long long)st.drains,
 		(unsigned long long)st.entries, st.stacks, (unsigned long long)st.dropped_keys,
 		(unsigned long long)st.collisions);

@@ -49,7 +49,7 @@ void sp_collect_print_stats(struct sp_collector *c, FILE *f);
 /* Samples lost (or kept without their stack), by cause. */
 struct sp_lost {
 	uint64_t map_full;   /* updates a full BPF map dropped (every map) */
-	uint64_t table_full; /* drained keys a table at --max-keys dropped */
+	uint64_t table_full; /* drained entries a table at --max-keys dropped */
 	uint64_t ring;       /* ring buffer records dropped (printf, exit, ...) */
 	uint64_t stack_full; /* stacks the full stack map could not take */
 	uint64_t collision;  /* stacks whose two hashes held other stacks (counted without) */

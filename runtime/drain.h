@@ -58,7 +58,7 @@ int sp_drain_zero(struct sp_drain *d, int id);
 struct sp_drain_stats {
 	uint64_t drains;          /* passes that moved at least one entry */
 	uint64_t entries;         /* entries moved out of BPF maps */
-	uint64_t dropped_keys;    /* keys not kept: a table was at --max-keys */
+	uint64_t dropped_keys;    /* drained entries of new keys not kept: a table was at --max-keys */
 	uint64_t collisions;      /* stack ids re-used by a different stack */
 	size_t stacks;            /* distinct stacks held */
 };

@@ -112,7 +112,7 @@ def t_table_full_says_what_it_dropped(ctx):
                       'uprobe:%s:record { @k[arg0] = count(); }' % wl, timeout=60)
     assert r.rc == 0, r
     assert len(re.findall(r"^@k\[\d+\]: \d+$", r.out, re.M)) == 100, r
-    m = re.search(r"^@k: (\d+) keys dropped, table full at 100 keys \(--max-keys\)$", r.err, re.M)
+    m = re.search(r"^@k: (\d+) drained entries dropped, table full at 100 keys \(--max-keys\)$", r.err, re.M)
     assert m and int(m.group(1)) >= 400, r
 
 

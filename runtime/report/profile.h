@@ -66,7 +66,7 @@ struct sp_mapdata {
 	struct sp_entry *entries;
 	uint64_t dropped;     /* updates lost because the map was full */
 	uint32_t max_entries;
-	uint64_t table_dropped; /* drained keys not kept: the table was at max_keys */
+	uint64_t table_dropped; /* drained entries of new keys not kept: the table was at max_keys */
 	uint32_t max_keys;
 };
 
