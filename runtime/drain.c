@@ -495,6 +495,15 @@ static int set_marks(struct sp_drain *d)
 	return bpf_map_update_elem(d->config_fd, &zero, &c, BPF_ANY) ? -errno : 0;
 }
 
+/* A drained map, or stacks to move. */
+static bool has_work(const struct sp_drain *d)
+{
+	for (int i = 0; i < d->plan->nmaps; i++)
+		if (d->t[i].m)
+			return true;
+	return d->stacks_fd >= 0 && (d->plan->uses_ustack || d->plan->uses_kstack);
+}
+
 int sp_drain__start(struct sp_drain *d)
 {
 	sigset_t all, old;
@@ -503,7 +512,7 @@ int sp_drain__start(struct sp_drain *d)
 	if (!d || d->started)
 		return 0;
 	err = set_marks(d);
-	if (err || !d->max_keys)
+	if (err || !d->max_keys || !has_work(d))
 		return err;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
