@@ -35,7 +35,8 @@
 #include "runtime/stacks/kallsyms.h"
 #include "runtime/runtime.h"
 #include "sprof_version.h" /* generated: SPROF_VERSION, SPROF_GIT_REV */
-#define DEFAULT_MAX_KEYS 4096
+#define DEFAULT_MAX_KEYS (1u << 20)
+#define DEFAULT_MAP_SIZE 4096
 
 struct sp_stdlib_script {
 	const char *name;
@@ -89,6 +90,7 @@ enum {
 	OPT_PARAM,
 	OPT_LIST_SCRIPTS,
 	OPT_INCLUDE,
+	OPT_MAP_SIZE,
 };
 
 static void usage(FILE *f)
@@ -109,7 +111,10 @@ static void usage(FILE *f)
 		"  -v               verbose: what each probe attached where, full verifier log,\n"
 		"                   libbpf messages\n"
 		"  --duration TIME  stop after TIME (10s, 500ms, 2m)\n"
-		"  --max-keys N     entries per map (env SPROF_MAX_MAP_KEYS; default %d)\n"
+		"  --max-keys N     keys kept per map (env SPROF_MAX_MAP_KEYS; default %u)\n"
+		"  --map-size N     entries per BPF map, at most --max-keys (env SPROF_MAP_SIZE;\n"
+		"                   default %u): aggregations move to user space before\n"
+		"                   it fills, other maps stop there\n"
 		"  --map @NAME      report only this map\n"
 		"  --title TEXT     title of the flame graph\n"
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
@@ -121,7 +126,7 @@ static void usage(FILE *f)
 		"  --list-scripts   list the stdlib scripts, their purpose and parameters\n"
 		"  -h, --help       this text\n"
 		"  -V, --version    version\n",
-		DEFAULT_MAX_KEYS);
+		DEFAULT_MAX_KEYS, DEFAULT_MAP_SIZE);
 }
 
 /* "10s", "500ms", "2m", "1h", "1500us", plain number = seconds. */
@@ -365,6 +370,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"param", required_argument, NULL, OPT_PARAM},
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
 		{"include", required_argument, NULL, OPT_INCLUDE},
+		{"map-size", required_argument, NULL, OPT_MAP_SIZE},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -372,6 +378,14 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	c->run.status_line = true;
 	if (env && parse_u32(env, &c->run.max_keys)) {
 		fprintf(stderr, "sprof: invalid SPROF_MAX_MAP_KEYS '%s': expected a positive number\n", env);
+		return -EINVAL;
+	}
+	const char *envd = getenv("SPROF_NO_DRAIN");
+	c->run.no_drain = envd && strcmp(envd, "1") == 0;
+	const char *envm = getenv("SPROF_MAP_SIZE");
+	c->run.map_size = DEFAULT_MAP_SIZE;
+	if (envm && parse_u32(envm, &c->run.map_size)) {
+		fprintf(stderr, "sprof: invalid SPROF_MAP_SIZE '%s': expected a positive number\n", envm);
 		return -EINVAL;
 	}
 	const char *envs = getenv("SPROF_STRLEN");
@@ -441,6 +455,12 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case OPT_MAX_KEYS:
 			if (parse_u32(optarg, &c->run.max_keys)) {
 				fprintf(stderr, "sprof: invalid --max-keys '%s': expected a positive number\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_MAP_SIZE:
+			if (parse_u32(optarg, &c->run.map_size)) {
+				fprintf(stderr, "sprof: invalid --map-size '%s': expected a positive number\n", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -654,7 +674,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	}
 	struct sp_codegen_opts co = {
 		.sym_addr = sym_addr,
-		.max_keys = c->run.max_keys,
+		.max_keys = c->run.map_size < c->run.max_keys ? c->run.map_size : c->run.max_keys,
 		.dump_ir = c->dump == DUMP_IR ? stdout : NULL,
 		.dump_ir_raw = c->dump == DUMP_IR_RAW ? stdout : NULL,
 	};

@@ -146,6 +146,11 @@ struct sp_plan_map {
 	bool percpu;
 	int64_t lhist_min, lhist_max, lhist_step;
 	char *drops_name;  /* per-CPU counter of updates dropped because the map was full, or NULL */
+	/* An aggregation BPF never reads back (no @m[k] read, no delete()):
+	 * user space drains it into its own table before it fills (lookup and
+	 * delete in batches) and reports from that table. Maps holding state
+	 * are never drained. */
+	bool drain;
 };
 
 /* Records sent from BPF to user space on the "sp_events" ring buffer. Every
@@ -168,6 +173,11 @@ enum sp_event_type {
 	SP_EV_CAT = 9,    /* cat(fmt, ...): id: printfs index; the path is printf-formatted */
 	SP_EV_SYSTEM = 10, /* system(fmt, ...): id: printfs index; the command likewise */
 };
+
+/* Drains: SP_MAP_FILL counts the keys BPF inserted since the last drain,
+ * slot 0 for sp_stacks, slot 1 + i for plan.maps[i]; when a count reaches
+ * sp_config.drain_at (stacks: stack_drain_at) BPF writes the slot (u64) to
+ * SP_MAP_DRAIN_RING, which wakes user space's drain thread. */
 
 struct sp_event_hdr {
 	uint32_t type;
@@ -228,6 +238,17 @@ int sp_probe_type_of(const char *name_or_alias);
 #define SP_MAP_SCRATCH "sp_scratch" /* PERCPU_ARRAY[1]: codegen's big temporaries (internal) */
 #define SP_MAP_EVENT_DROPS "sp_event_drops" /* PERCPU_ARRAY[1] u64: records lost, ring buffer full */
 #define SP_MAP_CONFIG "sp_config" /* ARRAY[1] of struct sp_config, written after load */
+#define SP_MAP_FILL "sp_fill"     /* ARRAY[1 + nmaps] u64: keys inserted since the last drain */
+#define SP_MAP_DRAIN_RING "sp_drain_ring" /* RINGBUF: u64 fill slots that reached their mark */
+#define SP_MAP_LOST "sp_lost"     /* PERCPU_ARRAY[SP_LOST__COUNT] u64: samples lost or cut, by cause */
+
+/* Causes counted in SP_MAP_LOST (map full, ring buffer full and stack map
+ * full have their own counters: DR_*, SP_MAP_EVENT_DROPS, SP_MAP_STACK_DROPS). */
+enum sp_lost_cause {
+	SP_LOST_STACK_COLLISION, /* both hashes of a stack held other stacks: counted without it */
+	SP_LOST_STACK_TRUNCATED, /* a stack reached SP_MAX_FRAMES (kept, but cut) */
+	SP_LOST__COUNT,
+};
 
 /* Names of one expanded attach point (see sp_plan_probe.uses_names). */
 #define SP_PROBE_NAME_LEN 128
@@ -245,6 +266,9 @@ struct sp_config {
 	uint32_t switch_next_pid_off; /* sched_switch record: offset of next_pid (0: unknown) */
 	uint32_t stopped;    /* set at the end of a run: filtered programs return at once */
 	uint32_t wakeup_pid_off; /* sched_wakeup(_new) record: offset of pid (0: unknown) */
+	uint32_t drain_at;   /* new keys in a drained map that wake the drain thread (0: never) */
+	uint32_t stack_drain_at; /* the same for sp_stacks */
+	uint32_t test_hash_bits; /* tests only: stack ids keep this many low bits (0: 64) */
 };
 
 #endif

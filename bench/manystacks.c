@@ -1,13 +1,15 @@
 /* bench/manystacks.c: a workload with ~1000 distinct user stacks.
  *
  * Ten functions f0..f9 call each other three levels deep along the decimal
- * digits of a counter, so 10^3 call paths each burn a little CPU. On exit it
+ * digits of a counter, so 10^3 call paths each burn a little CPU (argv[3]:
+ * levels, default 3, for 10^levels paths; argv[2] "-": no end-time file). On exit it
  * writes its CLOCK_MONOTONIC end time (ns) to the file named by argv[2], so
  * bench/print_stacks.py can measure from the end of sampling to sprof's
  * last printed line.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 typedef void (*fn_t)(int, unsigned);
@@ -41,12 +43,18 @@ int main(int argc, char **argv)
 {
 	fn_t t[10] = {f0, f1, f2, f3, f4, f5, f6, f7, f8, f9};
 	double secs = argc > 1 ? atof(argv[1]) : 3.0;
+	int levels = argc > 3 ? atoi(argv[3]) : 3;
+	unsigned paths = 1;
 	unsigned long long end = now_ns() + (unsigned long long)(secs * 1e9);
 	for (int i = 0; i < 10; i++)
 		table[i] = t[i];
-	for (unsigned p = 0; now_ns() < end; p = (p + 1) % 1000)
-		table[p % 10](2, p / 10);
-	if (argc > 2) {
+	if (levels < 1)
+		levels = 1;
+	for (int i = 0; i < levels && i < 9; i++)
+		paths *= 10;
+	for (unsigned p = 0; now_ns() < end; p = (p + 1) % paths)
+		table[p % 10](levels - 1, p / 10);
+	if (argc > 2 && strcmp(argv[2], "-") != 0) {
 		FILE *f = fopen(argv[2], "w");
 		if (f) {
 			fprintf(f, "%llu\n", now_ns());

@@ -49,6 +49,23 @@ struct {
 	__type(value, __u64);
 } sp_stack_drops SEC(".maps");
 
+/* Keys inserted since the last drain: slot 0 sp_stacks, 1 + i plan map i
+ * (abi/plan.h; the runtime sizes it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sp_fill SEC(".maps");
+
+/* Samples lost or cut, by enum sp_lost_cause. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SP_LOST__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} sp_lost SEC(".maps");
+
 /* func and probe of wildcard attach points, by bpf cookie (the runtime
  * resizes and fills it). */
 struct {
@@ -183,6 +200,48 @@ SP_NODEBUG int sp_running(void)
 	return !c || !c->stopped;
 }
 
+SP_NODEBUG void sp_count_lost(__u32 cause)
+{
+	__u64 *d = bpf_map_lookup_elem(&sp_lost, &cause);
+
+	if (d)
+		*d += 1;
+}
+
+/* Wakes runtime/drain.c's thread when a map needs draining: one record
+ * (the fill slot) per drain cycle. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} sp_drain_ring SEC(".maps");
+
+/* bpf_loop() body of sp_note_insert(): its branches stay inside the
+ * callback, so a probe with map updates in a loop costs the verifier no
+ * more paths than without drains. */
+static long note_insert_cb(__u64 i, void *ctx)
+{
+	__u32 slot = *(__u32 *)ctx, zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+	__u64 *n = bpf_map_lookup_elem(&sp_fill, &slot);
+	__u64 at, old, s = slot;
+
+	if (!c || !n)
+		return 1;
+	at = slot ? c->drain_at : c->stack_drain_at;
+	old = __sync_fetch_and_add(n, 1);
+	if (at && old + 1 == at) /* lost when full: the thread polls too */
+		bpf_ringbuf_output(&sp_drain_ring, &s, sizeof(s), BPF_RB_FORCE_WAKEUP);
+	return 1;
+}
+
+/* A key was inserted into fill slot `slot`: once the count since the last
+ * drain reaches the mark, wake user space (it resets the count when it
+ * drains). */
+SP_NODEBUG void sp_note_insert(__u32 slot)
+{
+	bpf_loop(1, note_insert_cb, &slot, 0);
+}
+
 static __always_inline SP_NODEBUG __u64 mix64(__u64 h)
 {
 	h ^= h >> 33;
@@ -212,6 +271,70 @@ static long hash_frame(__u64 i, void *c)
 	return 0;
 }
 
+struct cmp_ctx {
+	struct sp_stack_val *a, *b;
+	__u32 nr;
+	int diff;
+};
+
+static long cmp_frame(__u64 i, void *c)
+{
+	struct cmp_ctx *x = c;
+
+	if (i >= x->nr || i >= SP_MAX_FRAMES)
+		return 1;
+	if (x->a->ip[i] != x->b->ip[i]) {
+		x->diff = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline SP_NODEBUG int same_stack(struct sp_stack_val *s, struct sp_stack_val *buf)
+{
+	struct cmp_ctx cc;
+
+	if (s->nr != buf->nr)
+		return 0;
+	cc.a = s;
+	cc.b = buf;
+	cc.nr = buf->nr;
+	cc.diff = 0;
+	bpf_loop(buf->nr, cmp_frame, &cc, 0);
+	return !cc.diff;
+}
+
+/* 1: the stack is stored under h (now or before), 0: h holds another
+ * stack, -1: the map is full. */
+static __always_inline SP_NODEBUG int store_stack(__u64 h, struct sp_stack_val *buf)
+{
+	struct sp_stack_val *s = bpf_map_lookup_elem(&sp_stacks, &h);
+	long r;
+
+	if (s) /* lockless: most samples repeat a known stack */
+		return same_stack(s, buf);
+	r = bpf_map_update_elem(&sp_stacks, &h, buf, BPF_NOEXIST);
+	if (r == 0) {
+		sp_note_insert(0);
+		return 1;
+	}
+	if (r != -17 /* EEXIST: another CPU stored it meanwhile */)
+		return -1;
+	s = bpf_map_lookup_elem(&sp_stacks, &h);
+	return s ? same_stack(s, buf) : 1;
+}
+
+/* All 64 bits of a stack hash, or the low sp_config.test_hash_bits (the
+ * drain tier forces collisions with it). */
+static __always_inline SP_NODEBUG __u64 hash_mask(void)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+	__u32 bits = c ? c->test_hash_bits : 0;
+
+	return bits && bits < 64 ? (1ULL << bits) - 1 : ~0ULL;
+}
+
 /* Takes a stack into the scratch buffer and stores it in sp_stacks;
  * returns its id, 0 for an empty stack. */
 static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags)
@@ -220,7 +343,7 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
 	struct hash_ctx hc; /* set field by field: an initializer would be copied
 			     * from .rodata, an extra map for libbpf to create */
-	__u64 h;
+	__u64 h, mask;
 	long n;
 	__u32 nr;
 
@@ -251,14 +374,22 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	hc.h = 0x9e3779b97f4a7c15ULL;
 	hc.nr = nr;
 	bpf_loop(nr, hash_frame, &hc, 0);
-	h = mix64(hc.h ^ nr);
-	if (h == 0)
-		h = 1;
-	/* a lockless lookup first: most samples repeat a known stack */
-	if (bpf_map_lookup_elem(&sp_stacks, &h))
-		return h;
-	n = bpf_map_update_elem(&sp_stacks, &h, buf, BPF_NOEXIST);
-	if (n && n != -17 /* EEXIST */) {
+	mask = hash_mask();
+	h = (mix64(hc.h ^ nr) & mask) | 1;
+	if (nr >= SP_MAX_FRAMES) /* deeper than a stack can hold (not a limit asked for) */
+		sp_count_lost(SP_LOST_STACK_TRUNCATED);
+	/* a different stack under the same hash (a stored stack is compared
+	 * frame by frame) takes a second hash; two collisions lose the stack */
+	n = store_stack(h, buf);
+	if (n == 0) {
+		h = (mix64(h ^ 0x5851f42d4c957f2dULL) & mask) | 1;
+		n = store_stack(h, buf);
+	}
+	if (n == 0) {
+		sp_count_lost(SP_LOST_STACK_COLLISION);
+		return 0;
+	}
+	if (n < 0) {
 		__u64 *d = bpf_map_lookup_elem(&sp_stack_drops, &zero);
 
 		if (d)

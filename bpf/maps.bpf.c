@@ -21,8 +21,9 @@ SP_NODEBUG void sp_count_drop(void *drops)
 }
 
 /* The value slot of `key` on this CPU, inserting `init` first when the key
- * is new; NULL (and a drop counted) when the map is full. */
-SP_NODEBUG void *sp_map_upsert(void *map, void *key, void *init, void *drops)
+ * is new; NULL (and a drop counted) when the map is full. `id` is the map's
+ * plan index: new keys count towards its drain mark. */
+SP_NODEBUG void *sp_map_upsert(void *map, void *key, void *init, void *drops, __u32 id)
 {
 	void *p = bpf_map_lookup_elem(map, key);
 	long r;
@@ -34,6 +35,8 @@ SP_NODEBUG void *sp_map_upsert(void *map, void *key, void *init, void *drops)
 		sp_count_drop(drops);
 		return NULL;
 	}
+	if (r == 0)
+		sp_note_insert(id + 1);
 	return bpf_map_lookup_elem(map, key);
 }
 

@@ -63,6 +63,7 @@ struct cg_map {
 	uint32_t bpf_key_size;     /* key_size (+ 8 for the hist bucket) */
 	uint32_t value_size;
 	int64_t lhist_min, lhist_max, lhist_step;
+	bool bpf_reads;            /* read or deleted in BPF: holds state, never drained */
 	struct sp_span span;       /* first use */
 };
 

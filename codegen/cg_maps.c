@@ -5,7 +5,8 @@
  * stats, hist, lhist) are PERCPU_HASH maps merged by user space; plain
  * values are HASH maps. A scalar map (`@x = ...`) has one u64 key 0, like
  * bpftrace's. hist/lhist keys end in a u64 bucket index, also like
- * bpftrace. Value layouts are described in plan.h.
+ * bpftrace. Value layouts are described in plan.h. Aggregations BPF never
+ * reads back are marked for draining (plan.h: sp_plan_map.drain).
  *
  * Map definitions use the __uint() pointer-to-array trick of libbpf's
  * bpf_helpers.h, built with the DIBuilder (see the spike notes): type,
@@ -357,7 +358,7 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 {
 	const struct sp_node *call = assign->b;
 	struct cg_map *m = cg_map_find(g, assign->a->name);
-	LLVMValueRef key, v = NULL, init, p, args[4];
+	LLVMValueRef key, v = NULL, init, p, args[5];
 	LLVMBasicBlockRef have, done;
 
 	if (!m)
@@ -375,7 +376,8 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 	args[1] = key;
 	args[2] = init;
 	args[3] = m->drops_gv;
-	p = cg_call_fn(g, "sp_map_upsert", args, 4);
+	args[4] = LLVMConstInt(g->i32, (unsigned long long)(m - g->maps), 0);
+	p = cg_call_fn(g, "sp_map_upsert", args, 5);
 	have = cg_block(g, "agg");
 	done = cg_block(g, "agg_done");
 	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
@@ -447,6 +449,7 @@ LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode)
 	if (!m)
 		return cg_u64(g, 0);
 	key = cg_map_key(g, m, mapnode);
+	m->bpf_reads = true;
 	if (m->agg == SP_AGG_NONE)
 		return read_at(g, m, key);
 	args[0] = m->gv;
@@ -517,6 +520,7 @@ void cg_map_delete(struct cg *g, const struct sp_node *mapnode)
 
 	if (!m)
 		return;
+	m->bpf_reads = true;
 	args[0] = m->gv;
 	args[1] = cg_map_key(g, m, mapnode);
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST) {
@@ -587,6 +591,7 @@ void cg_fill_plan_maps(struct cg *g)
 		pm->key_size = m->bpf_key_size;
 		pm->value_size = m->value_size;
 		pm->percpu = m->agg != SP_AGG_NONE;
+		pm->drain = m->agg != SP_AGG_NONE && !m->bpf_reads;
 		pm->lhist_min = m->lhist_min;
 		pm->lhist_max = m->lhist_max;
 		pm->lhist_step = m->lhist_step;

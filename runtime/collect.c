@@ -32,6 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "runtime/collect.h"
+#include "runtime/drain.h"
 #include "runtime/stacks/symbolize.h"
 #include "base/clock.h"
 #include "base/hash.h"
@@ -108,14 +109,11 @@ struct sp_collector {
 	int ncpus;               /* possible CPUs: per-CPU value slots */
 	int64_t mono_to_wall;    /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 	int stacks_fd;
+	uint32_t stacks_max;     /* sp_stacks entries */
+	uint32_t max_keys;       /* --max-keys: rows a drained map's table may hold */
 	struct stack_slot *slots;
 	size_t nslots, used;
-	/* sp_stacks read in one go at the end (sp_collect): ids and values,
-	 * with an open-addressing index of positions + 1 */
-	uint64_t *pre_ids;
-	struct sp_stack_val *pre_vals;
-	uint32_t *pre_index;
-	size_t npre, pre_cap;
+	struct sp_drain *drain;  /* tables of drained maps, stacks copied out */
 };
 
 /* Every key and value of a map through BPF_MAP_LOOKUP_BATCH (two syscalls
@@ -166,58 +164,10 @@ static bool batch_unsupported(long err)
 	return err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP || err == -ENOSPC;
 }
 
-static size_t pre_slot(const struct sp_collector *c, uint64_t id)
-{
-	uint64_t h = id * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h >> 20) & (c->pre_cap - 1);
-}
-
-/* Reads the whole stack map once; falls back to per-id lookups on failure. */
-static void prefetch_stacks(struct sp_collector *c, uint32_t max)
-{
-	uint8_t *ids, *vals;
-	long n = c->stacks_fd >= 0 ?
-		read_batch(c->stacks_fd, sizeof(uint64_t), sizeof(struct sp_stack_val), max, &ids,
-			   &vals) : -ENOENT;
-
-	if (n <= 0) {
-		if (n == 0) {
-			free(ids);
-			free(vals);
-		}
-		return;
-	}
-	c->pre_cap = 1024;
-	while (c->pre_cap < (size_t)n * 2)
-		c->pre_cap *= 2;
-	c->pre_index = calloc(c->pre_cap, sizeof(*c->pre_index));
-	if (!c->pre_index) {
-		free(ids);
-		free(vals);
-		return;
-	}
-	c->pre_ids = (uint64_t *)ids;
-	c->pre_vals = (struct sp_stack_val *)vals;
-	c->npre = (size_t)n;
-	for (size_t i = 0; i < c->npre; i++) {
-		size_t j = pre_slot(c, c->pre_ids[i]);
-
-		while (c->pre_index[j])
-			j = (j + 1) & (c->pre_cap - 1);
-		c->pre_index[j] = (uint32_t)i + 1;
-	}
-}
-
 static int stack_lookup(struct sp_collector *c, uint64_t id, struct sp_stack_val *v)
 {
-	if (c->pre_index) {
-		for (size_t j = pre_slot(c, id); c->pre_index[j]; j = (j + 1) & (c->pre_cap - 1))
-			if (c->pre_ids[c->pre_index[j] - 1] == id) {
-				*v = c->pre_vals[c->pre_index[j] - 1];
-				return 0;
-			}
-	}
+	if (sp_drain_stack(c->drain, id, v) == 0)
+		return 0;
 	return c->stacks_fd >= 0 ? bpf_map_lookup_elem(c->stacks_fd, &id, v) : -ENOENT;
 }
 
@@ -514,11 +464,12 @@ static void merge_minmax(const struct sp_plan_map *m, const uint8_t *vals, size_
 	}
 }
 
+/* percpu: vals holds one slot per CPU (a BPF map), else one (a drained table). */
 static int merge_value(struct sp_collector *c, const struct sp_plan_map *m, const uint8_t *vals,
-		       const uint8_t *key, struct sp_value *out)
+		       const uint8_t *key, bool percpu, struct sp_value *out)
 {
-	size_t stride = m->percpu ? ((m->value_size + 7) & ~7u) : m->value_size;
-	int n = m->percpu ? c->ncpus : 1;
+	size_t stride = percpu ? ((m->value_size + 7) & ~7u) : m->value_size;
+	int n = percpu ? c->ncpus : 1;
 
 	memset(out, 0, sizeof(*out));
 	switch (m->agg) {
@@ -569,6 +520,30 @@ static uint64_t sum_percpu_counter(struct sp_collector *c, const char *name)
 			sum += v[i];
 	free(v);
 	return sum;
+}
+
+/* One slot of the per-CPU SP_MAP_LOST array, summed. */
+static uint64_t lost_counter(struct sp_collector *c, uint32_t cause)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(c->obj, SP_MAP_LOST);
+	uint64_t *v, sum = 0;
+
+	if (!m)
+		return 0;
+	v = calloc((size_t)c->ncpus, sizeof(*v));
+	if (v && bpf_map_lookup_elem(bpf_map__fd(m), &cause, v) == 0)
+		for (int i = 0; i < c->ncpus; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static uint64_t drain_collisions(struct sp_collector *c)
+{
+	struct sp_drain_stats st;
+
+	sp_drain_stats(c->drain, &st);
+	return st.collisions;
 }
 
 static bool is_hist(const struct sp_plan_map *m)
@@ -662,7 +637,7 @@ static int fold_hist(struct sp_collector *c, const struct sp_plan_map *m, struct
 }
 
 static int add_entry(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out,
-		     int *cap, const uint8_t *key, const uint8_t *vals)
+		     int *cap, const uint8_t *key, const uint8_t *vals, bool percpu)
 {
 	struct sp_entry *e;
 	int err = grow_entries(c, out, cap);
@@ -672,21 +647,21 @@ static int add_entry(struct sp_collector *c, const struct sp_plan_map *m, struct
 	e = &out->entries[out->n];
 	err = decode(c, &m->key, key, find_pid(&m->key, key), &e->key);
 	if (!err)
-		err = merge_value(c, m, vals, key, &e->val);
+		err = merge_value(c, m, vals, key, percpu, &e->val);
 	if (!err)
 		out->n++;
 	return err;
 }
 
 static int add_row(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out,
-		   int *cap, struct rows *rows, const uint8_t *key, const uint8_t *vals)
+		   int *cap, struct rows *rows, const uint8_t *key, const uint8_t *vals, bool percpu)
 {
 	struct sp_value v;
 	int err;
 
 	if (!is_hist(m))
-		return add_entry(c, m, out, cap, key, vals);
-	err = merge_value(c, m, vals, key, &v);
+		return add_entry(c, m, out, cap, key, vals, percpu);
+	err = merge_value(c, m, vals, key, percpu, &v);
 	return err ? err : rows_add(rows, key, (uint64_t)v.v);
 }
 
@@ -707,7 +682,7 @@ static int read_rows_batch(struct sp_collector *c, const struct sp_plan_map *m, 
 		return (int)n;
 	for (long i = 0; !err && i < n; i++)
 		err = add_row(c, m, out, &cap, rows, keys + (size_t)i * m->key_size,
-			      vals + (size_t)i * vsz);
+			      vals + (size_t)i * vsz, m->percpu);
 	free(keys);
 	free(vals);
 	return err;
@@ -739,12 +714,30 @@ static int read_rows(struct sp_collector *c, const struct sp_plan_map *m, int fd
 		prev = key;
 		if (bpf_map_lookup_elem(fd, key, vals))
 			continue; /* deleted meanwhile */
-		err = add_row(c, m, out, &cap, rows, key, vals);
+		err = add_row(c, m, out, &cap, rows, key, vals, m->percpu);
 	}
 out_free:
 	free(key);
 	free(next);
 	free(vals);
+	return err;
+}
+
+/* A drained map: drained once more, then its table's rows. */
+static int read_table(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out,
+		      struct rows *rows)
+{
+	int id = (int)(m - c->plan->maps), cap = 0, err = 0;
+	size_t n, stride;
+	uint8_t *r = sp_drain_rows(c->drain, id, &n, &stride, &out->table_dropped);
+
+	if (!r)
+		return -errno;
+	out->max_keys = c->max_keys;
+	for (size_t i = 0; !err && i < n; i++)
+		err = add_row(c, m, out, &cap, rows, r + i * stride, r + i * stride + m->key_size,
+			      false);
+	free(r);
 	return err;
 }
 
@@ -763,12 +756,20 @@ static int collect_map(struct sp_collector *c, const struct sp_plan_map *m,
 	out->max_entries = bpf_map__max_entries(bm);
 	if (is_hist(m) && m->key_size < 8)
 		return -EINVAL;
-	err = read_rows(c, m, bpf_map__fd(bm), out, &rows);
+	if (sp_drain_has(c->drain, (int)(m - c->plan->maps)))
+		err = read_table(c, m, out, &rows);
+	else
+		err = read_rows(c, m, bpf_map__fd(bm), out, &rows);
 	if (!err && is_hist(m))
 		err = fold_hist(c, m, &rows, out);
 	free(rows.v);
 	out->dropped = sum_percpu_counter(c, m->drops_name);
 	return err;
+}
+
+int sp_collect_drain_all(struct sp_collector *c)
+{
+	return sp_drain_all(c->drain);
 }
 
 int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out)
@@ -804,6 +805,8 @@ int sp_collect_clear(struct sp_collector *c, const struct sp_plan_map *m)
 
 	if (!bm)
 		return -ENOENT;
+	if (sp_drain_has(c->drain, (int)(m - c->plan->maps)))
+		return sp_drain_clear(c->drain, (int)(m - c->plan->maps));
 	fd = bpf_map__fd(bm);
 	keys = snapshot_keys(fd, m, bpf_map__max_entries(bm), &n);
 	if (!keys)
@@ -824,6 +827,8 @@ int sp_collect_zero(struct sp_collector *c, const struct sp_plan_map *m)
 
 	if (!bm)
 		return -ENOENT;
+	if (sp_drain_has(c->drain, (int)(m - c->plan->maps)))
+		return sp_drain_zero(c->drain, (int)(m - c->plan->maps));
 	fd = bpf_map__fd(bm);
 	zero = calloc(1, vsz + 8);
 	keys = snapshot_keys(fd, m, bpf_map__max_entries(bm), &n);
@@ -841,6 +846,9 @@ static void warn_drops(const struct sp_mapdata *d)
 	if (d->dropped)
 		fprintf(stderr, "%s: %llu updates dropped, map full at %u keys\n", d->map->name,
 			(unsigned long long)d->dropped, d->max_entries);
+	if (d->table_dropped)
+		fprintf(stderr, "%s: %llu drained entries dropped, table full at %u keys (--max-keys)\n",
+			d->map->name, (unsigned long long)d->table_dropped, d->max_keys);
 }
 
 int sp_collect(struct sp_collector *c, struct sp_profile *out)
@@ -852,8 +860,9 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 	out->maps = pool_alloc(&c->keep, sizeof(*out->maps) * (size_t)(out->nmaps + 1));
 	if (!out->maps)
 		return -ENOMEM;
-	if (sm && !c->pre_index)
-		prefetch_stacks(c, bpf_map__max_entries(sm));
+	err = sp_drain_all(c->drain); /* the stacks too: every id resolves from the store */
+	if (err)
+		fprintf(stderr, "sprof: warning: cannot drain the maps: %s\n", strerror(-err));
 	for (int i = 0; i < c->plan->nmaps; i++) {
 		err = collect_map(c, &c->plan->maps[i], &out->maps[i], &c->keep);
 		if (err) {
@@ -864,44 +873,81 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 	}
 	out->lost_events = sum_percpu_counter(c, SP_MAP_EVENT_DROPS);
 	out->lost_stacks = sum_percpu_counter(c, SP_MAP_STACK_DROPS);
+	out->lost_collisions = lost_counter(c, SP_LOST_STACK_COLLISION) + drain_collisions(c);
+	out->cut_stacks = lost_counter(c, SP_LOST_STACK_TRUNCATED);
 	out->stack_entries = sm ? bpf_map__max_entries(sm) : 0;
 	return 0;
 }
 
-void sp_profile_warn(const struct sp_profile *p)
+static void warn_lost(uint64_t n, const char *what, const char *why)
 {
-	for (int i = 0; i < p->nmaps; i++)
-		warn_drops(&p->maps[i]);
-	if (p->lost_events)
-		fprintf(stderr, "sprof: warning: %llu events lost (printf, exit, ...): the event "
-			"ring buffer was full\n", (unsigned long long)p->lost_events);
-	if (p->lost_stacks)
-		fprintf(stderr, "sprof: warning: %llu stacks dropped: the stack map (%u entries) "
-			"was full or out of memory\n", (unsigned long long)p->lost_stacks,
-			p->stack_entries);
+	if (n)
+		fprintf(stderr, "sprof: lost: %llu %s (%s)\n", (unsigned long long)n, what, why);
 }
 
-void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, uint64_t *lost)
+void sp_profile_warn(const struct sp_profile *p)
 {
-	uint64_t k, n = 0, l = 0;
+	char why[96];
+
+	for (int i = 0; i < p->nmaps; i++)
+		warn_drops(&p->maps[i]);
+	warn_lost(p->lost_events, "events", "ring buffer full: printf, exit, ... records");
+	snprintf(why, sizeof(why), "stack map full at %u entries: counted without their stack",
+		 p->stack_entries);
+	warn_lost(p->lost_stacks, "stacks", why);
+	warn_lost(p->lost_collisions, "stacks", "hash collision: counted without their stack");
+	if (p->cut_stacks)
+		fprintf(stderr, "sprof: cut: %llu stacks deeper than %d frames (kept, truncated)\n",
+			(unsigned long long)p->cut_stacks, SP_MAX_FRAMES);
+}
+
+void sp_collect_print_stats(struct sp_collector *c, FILE *f)
+{
+	struct sp_drain_stats st;
+
+	sp_drain_stats(c->drain, &st);
+	fprintf(f, "drain: %llu passes, %llu entries moved, %zu stacks held, %llu entries not kept, "
+		"%llu stack collisions\n", (unsigned long long)st.drains,
+		(unsigned long long)st.entries, st.stacks, (unsigned long long)st.dropped_keys,
+		(unsigned long long)st.collisions);
+}
+
+uint64_t sp_lost_total(const struct sp_lost *l)
+{
+	return l->map_full + l->table_full + l->ring + l->stack_full + l->collision;
+}
+
+void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, struct sp_lost *lost)
+{
+	struct sp_drain_stats st;
+	uint64_t k, n = 0;
 	void *prev = NULL;
 
-	while (c->stacks_fd >= 0 && bpf_map_get_next_key(c->stacks_fd, prev, &k) == 0) {
+	sp_drain_stats(c->drain, &st);
+	/* not drained yet (some may be in the store too); the drain thread
+	 * deletes keys meanwhile, which restarts the walk: bounded */
+	while (c->stacks_fd >= 0 && n < c->stacks_max &&
+	       bpf_map_get_next_key(c->stacks_fd, prev, &k) == 0) {
 		prev = &k;
 		n++;
 	}
+	memset(lost, 0, sizeof(*lost));
 	for (int i = 0; i < c->plan->nmaps; i++)
-		l += sum_percpu_counter(c, c->plan->maps[i].drops_name);
-	*stacks = n;
-	*lost = l + sum_percpu_counter(c, SP_MAP_STACK_DROPS) +
-		sum_percpu_counter(c, SP_MAP_EVENT_DROPS);
+		lost->map_full += sum_percpu_counter(c, c->plan->maps[i].drops_name);
+	lost->table_full = st.dropped_keys;
+	lost->ring = sum_percpu_counter(c, SP_MAP_EVENT_DROPS);
+	lost->stack_full = sum_percpu_counter(c, SP_MAP_STACK_DROPS);
+	lost->collision = lost_counter(c, SP_LOST_STACK_COLLISION) + st.collisions;
+	lost->truncated = lost_counter(c, SP_LOST_STACK_TRUNCATED);
+	*stacks = st.stacks + n;
 }
 
 struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_object *obj,
-					struct sp_symbolizer *sym)
+					struct sp_symbolizer *sym, uint32_t max_keys)
 {
 	struct sp_collector *c = calloc(1, sizeof(*c));
 	struct bpf_map *sm;
+	int err;
 
 	if (!c)
 		return NULL;
@@ -918,6 +964,15 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
 	}
 	sm = bpf_object__find_map_by_name(obj, SP_MAP_STACKS);
 	c->stacks_fd = sm ? bpf_map__fd(sm) : -1;
+	c->stacks_max = sm ? bpf_map__max_entries(sm) : 0;
+	c->max_keys = max_keys;
+	c->drain = sp_drain__open(plan, obj, max_keys);
+	err = c->drain ? sp_drain__start(c->drain) : -errno;
+	if (err) {
+		sp_collector__destroy(c);
+		errno = -err;
+		return NULL;
+	}
 	return c;
 }
 
@@ -928,8 +983,6 @@ void sp_collector__destroy(struct sp_collector *c)
 	pool_free(&c->keep);
 	pool_free(&c->scratch);
 	free(c->slots);
-	free(c->pre_ids);
-	free(c->pre_vals);
-	free(c->pre_index);
+	sp_drain__destroy(c->drain);
 	free(c);
 }

@@ -3,6 +3,7 @@
 #define SPROF_RUNTIME_COLLECT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "abi/plan.h"
 #include "runtime/report/profile.h"
@@ -11,17 +12,24 @@ struct bpf_object;
 struct sp_symbolizer;
 struct sp_collector;
 
+/* max_keys: rows each drained map's table may hold (--max-keys); 0: no
+ * map is drained (every map is read from BPF at the end, stacks too). */
 struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_object *obj,
-					struct sp_symbolizer *sym);
+					struct sp_symbolizer *sym, uint32_t max_keys);
 /* Everything the collector returned (profiles, decoded keys, strings) lives
  * until destroy. Accepts NULL. */
 void sp_collector__destroy(struct sp_collector *c);
 
 /* Reads every plan map and the drop counters. */
 int sp_collect(struct sp_collector *c, struct sp_profile *out);
-/* "@m: N updates dropped, map full at K keys", lost events and stacks, on
- * stderr (after the report, so they are the last thing seen). */
+/* "@m: N updates dropped, map full at K keys", then one "sprof: lost: N
+ * ... (cause)" line per cause, on stderr (after the report, so they are
+ * the last thing seen). */
 void sp_profile_warn(const struct sp_profile *p);
+/* Drains every drained map and the stacks now (a thread of the collector
+ * does it on its own while running; a periodic report would call this,
+ * then read and clear). */
+int sp_collect_drain_all(struct sp_collector *c);
 /* Reads one map (print() while running); the result lives until
  * sp_collector__reset_scratch(). */
 int sp_collect_map(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out);
@@ -35,8 +43,22 @@ int sp_collect_decode(struct sp_collector *c, const struct sp_plan_field *f, con
 /* Frees what decoding printf arguments allocated (call after each event). */
 void sp_collector__reset_scratch(struct sp_collector *c);
 
-/* Live counters for the status line: distinct stacks stored and updates
- * dropped (full maps + full stack map). */
-void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, uint64_t *lost);
+/* -v: "drain: N passes, N entries moved, ..." */
+void sp_collect_print_stats(struct sp_collector *c, FILE *f);
+
+/* Samples lost (or kept without their stack), by cause. */
+struct sp_lost {
+	uint64_t map_full;   /* updates a full BPF map dropped (every map) */
+	uint64_t table_full; /* drained entries a table at --max-keys dropped */
+	uint64_t ring;       /* ring buffer records dropped (printf, exit, ...) */
+	uint64_t stack_full; /* stacks the full stack map could not take */
+	uint64_t collision;  /* stacks whose two hashes held other stacks (counted without) */
+	uint64_t truncated;  /* stacks cut at the 127-frame limit (kept) */
+};
+/* Every cause but truncated. */
+uint64_t sp_lost_total(const struct sp_lost *l);
+
+/* Live counters for the status line: distinct stacks seen and losses. */
+void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, struct sp_lost *lost);
 
 #endif

@@ -126,13 +126,17 @@ const struct sp_plan_probe *sp_plan_probe_by_prog(const struct sp_plan *plan, co
 
 #define SP_STACKS_PREALLOC 16384
 
-/* Script maps and the stack map get the run's key limit. A key may hold a
- * user and a kernel stack, so stacks get room for two per key. */
+/* Script maps and the stack map get the run's BPF map size. A key may hold
+ * a user and a kernel stack, so stacks get room for two per key. The fill
+ * counters get a slot per map and one for the stacks. */
 static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t max_keys)
 {
 	struct bpf_map *m;
 	int err;
 
+	m = bpf_object__find_map_by_name(l->obj, SP_MAP_FILL);
+	if (m && (err = bpf_map__set_max_entries(m, (uint32_t)plan->nmaps + 1)))
+		return err;
 	if (max_keys == 0)
 		return 0;
 	for (int i = 0; i < plan->nmaps; i++) {
@@ -208,7 +212,7 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 			fprintf(stderr, "  %s\n", l->lines[i]);
 		goto out_free;
 	}
-	err = size_maps(l, plan, o->max_keys);
+	err = size_maps(l, plan, o->map_size && o->map_size < o->max_keys ? o->map_size : o->max_keys);
 	if (err)
 		goto out_free;
 	setup_logs(l);

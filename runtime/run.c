@@ -33,6 +33,7 @@
 #include "runtime/collect.h"
 #include "runtime/events.h"
 #include "runtime/load.h"
+#include "runtime/outpath.h"
 #include "runtime/printf.h"
 #include "runtime/attach/probe.h"
 #include "runtime/attach/verbose.h"
@@ -130,7 +131,7 @@ static int redirect_stdout(struct run *r)
 
 	if (!r->o->output || (r->ro.format != SP_FMT_TEXT && r->ro.format != SP_FMT_JSON))
 		return 0;
-	fd = open(r->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(r->o->output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* read: rescue */
 	if (fd < 0) {
 		err = -errno;
 		fprintf(stderr, "sprof: cannot write '%s': %s\n", r->o->output, strerror(-err));
@@ -436,7 +437,8 @@ static int open_readers(struct run *r)
 	if (r->tgt.pid && r->tgt.running) {
 		sp_process__add(r->sym, r->unw, r->tgt.pid, false);
 	}
-	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym);
+	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym,
+				     r->o->no_drain ? 0 : r->o->max_keys);
 	if (!r->coll)
 		return -ENOMEM;
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
@@ -576,12 +578,13 @@ static int start_timers(struct run *r)
 
 static void tick(struct run *r)
 {
-	uint64_t n, stacks, lost;
+	uint64_t n, stacks;
+	struct sp_lost lost;
 
 	if (read(r->tickfd, &n, sizeof(n)) < 0)
 		return;
 	sp_collect_counters(r->coll, &stacks, &lost);
-	sp_status__draw(&r->status, sp_clock_ns(CLOCK_MONOTONIC) - r->t_start, stacks, lost);
+	sp_status__draw(&r->status, sp_clock_ns(CLOCK_MONOTONIC) - r->t_start, stacks, &lost);
 }
 
 static void handle(struct run *r, uint32_t tag)
@@ -763,11 +766,13 @@ static int finish(struct run *r)
 	prof.sample_period_ns = sample_period(r->plan);
 	prof.start_time_ns = r->wall_start;
 	fflush(stdout);
-	err = sp_report_write(&prof, &r->ro);
+	err = sp_outpath_write(&prof, &r->ro, r->o->output, r->saved_stdout >= 0);
 	fflush(stdout);
 	sp_profile_warn(&prof);
-	if (r->o->verbose)
+	if (r->o->verbose) {
 		sp_unwind__print_stats(r->unw, stderr);
+		sp_collect_print_stats(r->coll, stderr);
+	}
 	detach_links(&r->links);
 	return err;
 }
@@ -803,6 +808,8 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 
 	if (!err)
 		err = setup_report_opts(r);
+	if (!err)
+		err = sp_outpath_check(r->o->output);
 	if (!err)
 		err = setup_ctx(r);
 	if (!err)

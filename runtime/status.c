@@ -1,5 +1,8 @@
 /* runtime/status.c: "0:07  1386 samples  0 lost  212 stacks  Ctrl-C to stop".
  *
+ * Losses are shown by cause once there are any:
+ * "12 lost (map full 10, ring buffer 2)".
+ *
  * Drawn once a second on stderr, only when stderr is a terminal and the
  * driver asked for it; erased (carriage return, clear to end of line)
  * before anything else is printed. Samples are the run counts of the
@@ -60,7 +63,28 @@ static int64_t samples(const struct sp_status *s)
 	return (int64_t)n;
 }
 
-void sp_status__draw(struct sp_status *s, uint64_t elapsed_ns, uint64_t stacks, uint64_t lost)
+static void draw_lost(const struct sp_lost *l)
+{
+	const struct { const char *name; uint64_t n; } why[] = {
+		{ "map full", l->map_full },       { "table full", l->table_full },
+		{ "ring buffer", l->ring },        { "stack map full", l->stack_full },
+		{ "collisions", l->collision },
+	};
+	const char *sep = " (";
+
+	fprintf(stderr, "  %llu lost", (unsigned long long)sp_lost_total(l));
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		if (!why[i].n)
+			continue;
+		fprintf(stderr, "%s%s %llu", sep, why[i].name, (unsigned long long)why[i].n);
+		sep = ", ";
+	}
+	if (sep[0] == ',')
+		fputc(')', stderr);
+}
+
+void sp_status__draw(struct sp_status *s, uint64_t elapsed_ns, uint64_t stacks,
+		     const struct sp_lost *lost)
 {
 	uint64_t sec = elapsed_ns / 1000000000ull;
 	int64_t n;
@@ -72,8 +96,8 @@ void sp_status__draw(struct sp_status *s, uint64_t elapsed_ns, uint64_t stacks, 
 		(unsigned long long)(sec % 60));
 	if (n >= 0)
 		fprintf(stderr, "  %lld samples", (long long)n);
-	fprintf(stderr, "  %llu lost  %llu stacks  Ctrl-C to stop", (unsigned long long)lost,
-		(unsigned long long)stacks);
+	draw_lost(lost);
+	fprintf(stderr, "  %llu stacks  Ctrl-C to stop", (unsigned long long)stacks);
 	fflush(stderr);
 	s->shown = true;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "abi/plan.h"
+#include "runtime/collect.h"
 
 struct bpf_object;
 
@@ -21,7 +22,9 @@ struct sp_status {
  * run statistics the sample count is left out. */
 void sp_status__init(struct sp_status *s, bool want, struct bpf_object *obj,
 		     const struct sp_plan *plan);
-void sp_status__draw(struct sp_status *s, uint64_t elapsed_ns, uint64_t stacks, uint64_t lost);
+/* lost: by cause; the line shows the total and, when not 0, the causes. */
+void sp_status__draw(struct sp_status *s, uint64_t elapsed_ns, uint64_t stacks,
+		     const struct sp_lost *lost);
 /* Erases the line (call before printing anything). */
 void sp_status__clear(struct sp_status *s);
 void sp_status__destroy(struct sp_status *s);

@@ -67,6 +67,8 @@ struct sp_mapdata {
 	struct sp_entry *entries;
 	uint64_t dropped;     /* updates lost because the map was full */
 	uint32_t max_entries;
+	uint64_t table_dropped; /* drained entries of new keys not kept: the table was at max_keys */
+	uint32_t max_keys;
 };
 
 struct sp_profile {
@@ -77,6 +79,8 @@ struct sp_profile {
 	uint64_t start_time_ns;    /* wall clock, ns since the epoch */
 	uint64_t lost_stacks;      /* stacks dropped (stack map full) */
 	uint64_t lost_events;      /* ring buffer records dropped (printf, exit, ...) */
+	uint64_t lost_collisions;  /* stacks dropped: their two hashes held other stacks */
+	uint64_t cut_stacks;       /* stacks cut at the frame limit (SP_MAX_FRAMES) */
 	uint32_t stack_entries;    /* size of the stack map */
 };
 

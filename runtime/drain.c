@@ -1,0 +1,697 @@
+/* runtime/drain.c: aggregations and stacks moved from BPF maps into user-space tables.
+ *
+ * See drain.h for why. How:
+ *
+ *  - A drain reads and deletes in one step, so an update BPF makes between
+ *    a read and a delete is never lost: BPF_MAP_LOOKUP_AND_DELETE_BATCH
+ *    (256 entries a syscall), else per key BPF_MAP_LOOKUP_AND_DELETE_ELEM,
+ *    else (kernels without either for this map type) lookup then delete.
+ *  - Per-CPU values are merged into one CPU's layout (the value layouts of
+ *    abi/plan.h), then merged into the table's row for the key: counts,
+ *    sums, hist/lhist buckets, avg/stats count and total add up; min/max
+ *    keep the extreme of the slots that were set.
+ *  - A table is an array of rows (key bytes, value bytes) and an
+ *    open-addressing index of row positions. It never holds more than
+ *    --max-keys rows: a new key beyond that is dropped and counted.
+ *  - When: a thread of its own drains a map once half of it is new, and
+ *    everything every 0.5 s. BPF counts the keys it inserted since the
+ *    last drain (SP_MAP_FILL) and, when a count reaches the mark written
+ *    to sp_config, wakes the thread through a small ring buffer of its own
+ *    (SP_MAP_DRAIN_RING); the thread also looks at the counts every 10 ms.
+ *    Not the run loop: it can be busy for a second reading a new process's
+ *    unwind tables, long enough to fill a map at 999 Hz. The thread blocks
+ *    every signal (the run loop reads them from a signalfd). One recursive
+ *    lock guards the tables and the stack store.
+ *  - Stacks: each id copied out of sp_stacks keeps its frames here for the
+ *    rest of the run. The same id coming back with other frames is a hash
+ *    collision (BPF compares frames too, so this is only across drains):
+ *    counted, and the first stack kept.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "runtime/drain.h"
+
+#define BATCH 256
+#define POLL_NS 10000000L   /* fill counts looked at this often */
+#define ALL_EVERY 50        /* POLL_NS periods between drains of everything (0.5 s) */
+#define ENOTSUPP_ERR 524 /* the kernel's ENOTSUPP, not in libc's errno.h */
+
+struct table {
+	const struct sp_plan_map *m;
+	int fd, slot;             /* BPF map, fill slot (1 + plan index) */
+	uint32_t bpf_max;
+	size_t ksz, vsz, pvsz;    /* key, merged value, per-CPU value bytes */
+	uint8_t *rows;
+	size_t n, cap;
+	uint32_t *index;          /* row + 1; icap a power of two */
+	size_t icap;
+	uint64_t dropped;
+};
+
+struct stack_ent {
+	uint64_t id;
+	uint32_t nr;
+	uint64_t *ip;
+};
+
+struct sp_drain {
+	const struct sp_plan *plan;
+	int ncpus;
+	uint32_t max_keys;
+	int fill_fd, config_fd, stacks_fd;
+	struct ring_buffer *ring; /* BPF's wake-ups */
+	uint32_t stacks_max;
+	struct table *t;          /* plan->nmaps; t[i].m NULL: not drained */
+	uint8_t *bk, *bv;         /* batch buffers, sized for the largest map */
+	size_t bksz, bvsz;
+	struct stack_ent *st;     /* open addressing on id; id 0 = empty */
+	size_t nst, stcap;
+	struct sp_drain_stats stats;
+	pthread_mutex_t lock;     /* recursive: tables, stack store, stats */
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+};
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+/* ---- values -------------------------------------------------------------- */
+
+static void merge_slot(int agg, int64_t acc[2], const uint8_t *slot)
+{
+	int64_t s[2] = { 0, 0 };
+
+	memcpy(&s[0], slot, 8);
+	if (agg == SP_AGG_MIN || agg == SP_AGG_MAX || agg == SP_AGG_AVG || agg == SP_AGG_STATS)
+		memcpy(&s[1], slot + 8, 8);
+	switch (agg) {
+	case SP_AGG_MIN:
+	case SP_AGG_MAX:
+		if (s[1] && (!acc[1] || (agg == SP_AGG_MIN ? s[0] < acc[0] : s[0] > acc[0]))) {
+			acc[0] = s[0];
+			acc[1] = 1;
+		}
+		break;
+	case SP_AGG_AVG:
+	case SP_AGG_STATS:
+		acc[0] += s[0];
+		acc[1] += s[1];
+		break;
+	default:
+		acc[0] += s[0];
+		break;
+	}
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+static int index_grow(struct table *t)
+{
+	size_t n = t->icap ? t->icap * 2 : 1024;
+	uint32_t *ix = calloc(n, sizeof(*ix));
+
+	if (!ix)
+		return -ENOMEM;
+	for (size_t r = 0; r < t->n; r++) {
+		size_t j = hash_bytes(t->rows + r * (t->ksz + t->vsz), t->ksz) & (n - 1);
+
+		while (ix[j])
+			j = (j + 1) & (n - 1);
+		ix[j] = (uint32_t)r + 1;
+	}
+	free(t->index);
+	t->index = ix;
+	t->icap = n;
+	return 0;
+}
+
+/* The row of `key`, added (zeroed) when new; NULL when the table is full. */
+static uint8_t *table_row(struct sp_drain *d, struct table *t, const uint8_t *key)
+{
+	size_t stride = t->ksz + t->vsz, j;
+	uint8_t *row;
+
+	if ((t->n + 1) * 2 > t->icap && index_grow(t))
+		return NULL;
+	for (j = hash_bytes(key, t->ksz) & (t->icap - 1); t->index[j]; j = (j + 1) & (t->icap - 1)) {
+		row = t->rows + (t->index[j] - 1) * stride;
+		if (memcmp(row, key, t->ksz) == 0)
+			return row;
+	}
+	if (t->n >= d->max_keys)
+		return NULL;
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		uint8_t *nr = realloc(t->rows, ncap * stride);
+
+		if (!nr)
+			return NULL;
+		t->rows = nr;
+		t->cap = ncap;
+	}
+	row = t->rows + t->n * stride;
+	memcpy(row, key, t->ksz);
+	memset(row + t->ksz, 0, t->vsz);
+	t->index[j] = (uint32_t)++t->n;
+	return row;
+}
+
+/* One drained entry (per-CPU values) into the table. */
+static void table_merge(struct sp_drain *d, struct table *t, const uint8_t *key,
+			const uint8_t *vals)
+{
+	size_t stride = t->m->percpu ? (t->m->value_size + 7) & ~(size_t)7 : t->m->value_size;
+	int n = t->m->percpu ? d->ncpus : 1;
+	int64_t in[2] = { 0, 0 }, acc[2] = { 0, 0 };
+	uint8_t *row;
+
+	for (int i = 0; i < n; i++)
+		merge_slot(t->m->agg, in, vals + stride * (size_t)i);
+	row = table_row(d, t, key);
+	if (!row) {
+		t->dropped++;
+		d->stats.dropped_keys++;
+		return;
+	}
+	memcpy(acc, row + t->ksz, t->vsz < 16 ? t->vsz : 16);
+	merge_slot(t->m->agg, acc, (const uint8_t *)in);
+	memcpy(row + t->ksz, acc, t->vsz < 16 ? t->vsz : 16);
+}
+
+/* ---- stacks ------------------------------------------------------------------- */
+
+static size_t stack_slot(const struct sp_drain *d, uint64_t id)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 17) & (d->stcap - 1);
+}
+
+static int stacks_grow(struct sp_drain *d)
+{
+	size_t n = d->stcap ? d->stcap * 2 : 1024, old = d->stcap;
+	struct stack_ent *o = d->st;
+
+	d->st = calloc(n, sizeof(*d->st));
+	if (!d->st) {
+		d->st = o;
+		return -ENOMEM;
+	}
+	d->stcap = n;
+	for (size_t i = 0; i < old; i++) {
+		size_t j;
+
+		if (!o[i].id)
+			continue;
+		for (j = stack_slot(d, o[i].id); d->st[j].id; j = (j + 1) & (n - 1))
+			;
+		d->st[j] = o[i];
+	}
+	free(o);
+	return 0;
+}
+
+static struct stack_ent *stack_find(const struct sp_drain *d, uint64_t id)
+{
+	for (size_t j = d->stcap ? stack_slot(d, id) : 0; d->stcap && d->st[j].id;
+	     j = (j + 1) & (d->stcap - 1))
+		if (d->st[j].id == id)
+			return &d->st[j];
+	return NULL;
+}
+
+static void stack_keep(struct sp_drain *d, uint64_t id, const struct sp_stack_val *v)
+{
+	uint32_t nr = v->nr < SP_MAX_FRAMES ? v->nr : SP_MAX_FRAMES;
+	struct stack_ent *e = stack_find(d, id);
+	size_t j;
+
+	if (e) {
+		if (e->nr != nr || memcmp(e->ip, v->ip, nr * sizeof(uint64_t)) != 0)
+			d->stats.collisions++;
+		return;
+	}
+	if ((d->nst + 1) * 2 > d->stcap && stacks_grow(d))
+		return;
+	for (j = stack_slot(d, id); d->st[j].id; j = (j + 1) & (d->stcap - 1))
+		;
+	d->st[j].ip = malloc(sizeof(uint64_t) * (nr ? nr : 1));
+	if (!d->st[j].ip)
+		return;
+	memcpy(d->st[j].ip, v->ip, nr * sizeof(uint64_t));
+	d->st[j].nr = nr;
+	d->st[j].id = id;
+	d->nst++;
+}
+
+int sp_drain_stack(struct sp_drain *d, uint64_t id, struct sp_stack_val *out)
+{
+	const struct stack_ent *e;
+	int err = -ENOENT;
+
+	if (!d || !id)
+		return -ENOENT;
+	pthread_mutex_lock(&d->lock);
+	e = stack_find(d, id);
+	if (e) {
+		out->nr = e->nr;
+		out->pad = 0;
+		memcpy(out->ip, e->ip, e->nr * sizeof(uint64_t));
+		err = 0;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
+/* ---- draining ------------------------------------------------------------------ */
+
+typedef void (*take_fn)(struct sp_drain *d, void *arg, const uint8_t *key, const uint8_t *val);
+
+static void take_row(struct sp_drain *d, void *arg, const uint8_t *key, const uint8_t *val)
+{
+	table_merge(d, arg, key, val);
+}
+
+static void take_stack(struct sp_drain *d, void *arg, const uint8_t *key, const uint8_t *val)
+{
+	uint64_t id;
+	struct sp_stack_val v;
+
+	(void)arg;
+	memcpy(&id, key, sizeof(id));
+	memcpy(&v, val, sizeof(v));
+	stack_keep(d, id, &v);
+}
+
+static bool batch_unsupported(int err)
+{
+	return err == EINVAL || err == ENOTSUP || err == EOPNOTSUPP || err == ENOTSUPP_ERR;
+}
+
+/* Every entry of fd, read and deleted: in batches, else key by key.
+ * Returns the number of entries taken, or -errno. */
+static long take_all(struct sp_drain *d, int fd, size_t ksz, size_t vsz, uint32_t max,
+		     take_fn fn, void *arg)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint64_t in = 0, out = 0;
+	bool first = true;
+	long taken = 0;
+
+	for (;;) {
+		__u32 count = BATCH;
+		int r = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, d->bk, d->bv,
+							&count, &opts);
+		int e = r ? errno : 0;
+
+		if (r && e != ENOENT) {
+			if (first && batch_unsupported(e))
+				break;
+			return -e;
+		}
+		for (__u32 i = 0; i < count; i++)
+			fn(d, arg, d->bk + i * ksz, d->bv + i * vsz);
+		taken += count;
+		if (r)
+			return taken;
+		in = out;
+		first = false;
+	}
+	/* no batches here: one key at a time, always the first one left */
+	for (uint64_t left = 2 * (uint64_t)max + 16; left--;) {
+		if (bpf_map_get_next_key(fd, NULL, d->bk))
+			break;
+		if (bpf_map_lookup_and_delete_elem(fd, d->bk, d->bv)) {
+			if (!batch_unsupported(errno) || bpf_map_lookup_elem(fd, d->bk, d->bv))
+				continue; /* gone meanwhile */
+			bpf_map_delete_elem(fd, d->bk);
+		}
+		fn(d, arg, d->bk, d->bv);
+		taken++;
+	}
+	return taken;
+}
+
+static void reset_fill(struct sp_drain *d, uint32_t slot)
+{
+	uint64_t zero = 0;
+
+	if (d->fill_fd >= 0)
+		bpf_map_update_elem(d->fill_fd, &slot, &zero, BPF_ANY);
+}
+
+static int drain_map(struct sp_drain *d, struct table *t)
+{
+	long n;
+
+	reset_fill(d, (uint32_t)t->slot); /* before: keys added while draining count */
+	n = take_all(d, t->fd, t->ksz, t->pvsz, t->bpf_max, take_row, t);
+	if (n < 0)
+		return (int)n;
+	d->stats.entries += (uint64_t)n;
+	d->stats.drains += n > 0;
+	return 0;
+}
+
+static int drain_stacks(struct sp_drain *d)
+{
+	long n;
+
+	if (d->stacks_fd < 0)
+		return 0;
+	reset_fill(d, 0);
+	n = take_all(d, d->stacks_fd, sizeof(uint64_t), sizeof(struct sp_stack_val), d->stacks_max,
+		     take_stack, NULL);
+	if (n < 0)
+		return (int)n;
+	d->stats.entries += (uint64_t)n;
+	return 0;
+}
+
+static int drain_all(struct sp_drain *d)
+{
+	int err = 0;
+
+	for (int i = 0; i < d->plan->nmaps; i++) {
+		int e = d->t[i].m ? drain_map(d, &d->t[i]) : 0;
+
+		err = err ? err : e;
+	}
+	if (!err)
+		err = drain_stacks(d); /* after the maps: their keys' stacks are in */
+	return err;
+}
+
+int sp_drain_all(struct sp_drain *d)
+{
+	int err;
+
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	err = drain_all(d);
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
+int sp_drain_map(struct sp_drain *d, int id)
+{
+	int err = 0;
+
+	if (!sp_drain_has(d, id))
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	err = drain_map(d, &d->t[id]);
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
+static uint64_t fill_count(struct sp_drain *d, uint32_t slot)
+{
+	uint64_t n = 0;
+
+	if (d->fill_fd >= 0)
+		bpf_map_lookup_elem(d->fill_fd, &slot, &n);
+	return n;
+}
+
+/* Maps (and the stack map) with half their size inserted since the last drain. */
+static void drain_filling(struct sp_drain *d)
+{
+	for (int i = 0; i < d->plan->nmaps; i++) {
+		struct table *t = &d->t[i];
+
+		if (t->m && fill_count(d, (uint32_t)t->slot) * 2 >= t->bpf_max)
+			drain_map(d, t);
+	}
+	if (d->stacks_fd >= 0 && fill_count(d, 0) * 2 >= d->stacks_max)
+		drain_stacks(d);
+}
+
+static int on_wake(void *ctx, void *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	(void)len;
+	return 0; /* the counts say what to drain */
+}
+
+static void *drain_thread(void *arg)
+{
+	struct sp_drain *d = arg;
+	struct timespec ts = { 0, POLL_NS };
+	uint64_t next_all = 0, now;
+
+	while (!atomic_load(&d->stop)) {
+		if (!d->ring || ring_buffer__poll(d->ring, (int)(POLL_NS / 1000000)) < 0)
+			nanosleep(&ts, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		ts = (struct timespec){ 0, POLL_NS };
+		pthread_mutex_lock(&d->lock);
+		if (now >= next_all) {
+			drain_all(d);
+			next_all = now + ALL_EVERY * (uint64_t)POLL_NS;
+		} else {
+			drain_filling(d);
+		}
+		pthread_mutex_unlock(&d->lock);
+	}
+	return NULL;
+}
+
+/* The drain marks in sp_config: half of each map's size. And a test hook:
+ * SPROF_TEST_STACK_HASH_BITS=N keeps N bits of every stack id, so the
+ * drain tier can see collisions handled. */
+static int set_marks(struct sp_drain *d)
+{
+	const char *bits = getenv("SPROF_TEST_STACK_HASH_BITS");
+	struct sp_config c;
+	uint32_t zero = 0;
+
+	if (d->config_fd < 0 || bpf_map_lookup_elem(d->config_fd, &zero, &c))
+		return 0;
+	c.test_hash_bits = bits ? (uint32_t)strtoul(bits, NULL, 10) : 0;
+	c.stack_drain_at = d->stacks_fd >= 0 ? (d->stacks_max + 1) / 2 : 0;
+	c.drain_at = 0;
+	for (int i = 0; i < d->plan->nmaps; i++)
+		if (d->t[i].m && (!c.drain_at || (d->t[i].bpf_max + 1) / 2 < c.drain_at))
+			c.drain_at = (d->t[i].bpf_max + 1) / 2;
+	return bpf_map_update_elem(d->config_fd, &zero, &c, BPF_ANY) ? -errno : 0;
+}
+
+/* A drained map, or stacks to move. */
+static bool has_work(const struct sp_drain *d)
+{
+	for (int i = 0; i < d->plan->nmaps; i++)
+		if (d->t[i].m)
+			return true;
+	return d->stacks_fd >= 0 && (d->plan->uses_ustack || d->plan->uses_kstack);
+}
+
+int sp_drain__start(struct sp_drain *d)
+{
+	sigset_t all, old;
+	int err;
+
+	if (!d || d->started)
+		return 0;
+	err = set_marks(d);
+	if (err || !d->max_keys || !has_work(d))
+		return err;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&d->thread, NULL, drain_thread, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	d->started = err == 0;
+	return -err;
+}
+
+void sp_drain__stop(struct sp_drain *d)
+{
+	if (!d || !d->started)
+		return;
+	atomic_store(&d->stop, true);
+	pthread_join(d->thread, NULL);
+	d->started = false;
+}
+
+/* ---- the tables' users ---------------------------------------------------------- */
+
+bool sp_drain_has(const struct sp_drain *d, int id)
+{
+	return d && id >= 0 && id < d->plan->nmaps && d->t[id].m;
+}
+
+uint8_t *sp_drain_rows(struct sp_drain *d, int id, size_t *n, size_t *stride, uint64_t *dropped)
+{
+	struct table *t = &d->t[id];
+	uint8_t *copy;
+	int err;
+
+	pthread_mutex_lock(&d->lock);
+	err = drain_map(d, t);
+	*n = t->n;
+	*stride = t->ksz + t->vsz;
+	*dropped = t->dropped;
+	copy = malloc(t->n * *stride + 1);
+	if (copy && t->n)
+		memcpy(copy, t->rows, t->n * *stride);
+	pthread_mutex_unlock(&d->lock);
+	if (err) {
+		free(copy);
+		errno = -err;
+		return NULL;
+	}
+	if (!copy)
+		errno = ENOMEM;
+	return copy;
+}
+
+int sp_drain_clear(struct sp_drain *d, int id)
+{
+	struct table *t = &d->t[id];
+	int err;
+
+	pthread_mutex_lock(&d->lock);
+	err = drain_map(d, t);
+	t->n = 0;
+	if (t->index)
+		memset(t->index, 0, t->icap * sizeof(*t->index));
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
+int sp_drain_zero(struct sp_drain *d, int id)
+{
+	struct table *t = &d->t[id];
+	int err;
+
+	pthread_mutex_lock(&d->lock);
+	err = drain_map(d, t);
+	for (size_t r = 0; r < t->n; r++)
+		memset(t->rows + r * (t->ksz + t->vsz) + t->ksz, 0, t->vsz);
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
+void sp_drain_stats(struct sp_drain *d, struct sp_drain_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	*st = d->stats;
+	st->stacks = d->nst;
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* ---- life ------------------------------------------------------------------------ */
+
+static int map_fd(struct bpf_object *obj, const char *name, uint32_t *max)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	if (!m)
+		return -1;
+	if (max)
+		*max = bpf_map__max_entries(m);
+	return bpf_map__fd(m);
+}
+
+static int setup_tables(struct sp_drain *d, struct bpf_object *obj)
+{
+	d->bksz = sizeof(uint64_t);
+	d->bvsz = sizeof(struct sp_stack_val);
+	for (int i = 0; i < d->plan->nmaps; i++) {
+		const struct sp_plan_map *m = &d->plan->maps[i];
+		struct table *t = &d->t[i];
+
+		t->fd = map_fd(obj, m->bpf_name, &t->bpf_max);
+		if (!m->drain || t->fd < 0 || !d->max_keys)
+			continue;
+		t->m = m;
+		t->slot = 1 + i;
+		t->ksz = m->key_size;
+		t->vsz = m->value_size;
+		t->pvsz = m->percpu ? ((m->value_size + 7) & ~(size_t)7) * (size_t)d->ncpus :
+				      m->value_size;
+		d->bksz = t->ksz > d->bksz ? t->ksz : d->bksz;
+		d->bvsz = t->pvsz > d->bvsz ? t->pvsz : d->bvsz;
+	}
+	d->bk = malloc(d->bksz * BATCH);
+	d->bv = malloc(d->bvsz * BATCH);
+	return d->bk && d->bv ? 0 : -ENOMEM;
+}
+
+struct sp_drain *sp_drain__open(const struct sp_plan *plan, struct bpf_object *obj,
+				uint32_t max_keys)
+{
+	struct sp_drain *d = calloc(1, sizeof(*d));
+	pthread_mutexattr_t ma;
+	int err;
+
+	if (!d)
+		return NULL;
+	d->plan = plan;
+	d->max_keys = max_keys;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&d->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	d->ncpus = libbpf_num_possible_cpus();
+	d->t = calloc((size_t)plan->nmaps + 1, sizeof(*d->t));
+	if (d->ncpus <= 0 || !d->t) {
+		err = d->ncpus <= 0 ? EIO : ENOMEM;
+		goto out_free;
+	}
+	d->fill_fd = map_fd(obj, SP_MAP_FILL, NULL);
+	d->config_fd = map_fd(obj, SP_MAP_CONFIG, NULL);
+	if (max_keys && map_fd(obj, SP_MAP_DRAIN_RING, NULL) >= 0)
+		d->ring = ring_buffer__new(map_fd(obj, SP_MAP_DRAIN_RING, NULL), on_wake, d, NULL);
+	d->stacks_fd = max_keys ? map_fd(obj, SP_MAP_STACKS, &d->stacks_max) : -1;
+	if (setup_tables(d, obj)) {
+		err = ENOMEM;
+		goto out_free;
+	}
+	return d;
+out_free:
+	sp_drain__destroy(d);
+	errno = err;
+	return NULL;
+}
+
+void sp_drain__destroy(struct sp_drain *d)
+{
+	if (!d)
+		return;
+	sp_drain__stop(d);
+	ring_buffer__free(d->ring);
+	pthread_mutex_destroy(&d->lock);
+	for (int i = 0; d->t && i < d->plan->nmaps; i++) {
+		free(d->t[i].rows);
+		free(d->t[i].index);
+	}
+	for (size_t i = 0; i < d->stcap; i++)
+		free(d->st[i].ip);
+	free(d->st);
+	free(d->t);
+	free(d->bk);
+	free(d->bv);
+	free(d);
+}

@@ -1,0 +1,210 @@
+"""Drain tier: aggregations move from BPF maps into user space before a map fills.
+
+Real probes on real workloads (needs root and BPF): a churning system
+sampled at 999 Hz loses no update, maps drained hundreds of times print
+exactly what a never-drained run (SPROF_NO_DRAIN=1) prints, maps holding
+state keep their limit and message, and the user-space table says what it
+dropped at --max-keys.
+"""
+import os
+import re
+import shutil
+import subprocess
+import time
+
+VALUES = ('uprobe:%s:record { @h = hist(arg1); @l = lhist(arg1, 0, 100000, 5000); '
+          '@s = stats(arg1); @a = avg(arg1); @k[arg0] = sum(arg1); @mn[arg0 %% 7] = min(arg1); '
+          '@mx[arg0 %% 5] = max(arg1); @c[arg0 %% 3] = count(); }')
+CHURN = 'profile:hz:999 { @[ustack, kstack] = count(); @total = count(); }'
+
+
+def counts_vs_total(text):
+    """Sum of the stack map's counts and @total."""
+    total = int(re.search(r"^@total: (\d+)$", text, re.M).group(1))
+    counts = [int(x) for x in re.findall(r"\]: (\d+)$", text, re.M)]
+    return sum(counts), total, len(counts)
+
+
+def drain_passes(err):
+    m = re.search(r"^drain: (\d+) passes, (\d+) entries moved", err, re.M)
+    assert m, "no drain statistics (-v): %r" % err
+    return int(m.group(1)), int(m.group(2))
+
+
+def churn(ctx, secs, *args):
+    """sprof system wide while a shell loop starts short processes."""
+    loop = subprocess.Popen(["sh", "-c", "while :; do /bin/true; ls / >/dev/null; "
+                             "sh -c 'echo x | cat >/dev/null'; done"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        r = ctx.sprof_run("-v", "--duration", "%ds" % secs, *args, CHURN, timeout=secs + 90)
+    finally:
+        loop.kill()
+        loop.wait()
+    assert r.rc == 0, r
+    assert not re.search(r"dropped|lost", r.err), r.err[-2000:]
+    s, total, keys = counts_vs_total(r.out)
+    assert s == total and total > secs * 500, "sum %d, @total %d\n%r" % (s, total, r)
+    return keys, drain_passes(r.err)
+
+
+def t_churn_no_update_lost(ctx):
+    """20 s at 999 Hz over two CPUs with process churn: every sample counted."""
+    ctx.require_bpf()
+    keys, (passes, moved) = churn(ctx, 20)
+    assert keys > 1000 and passes >= 20, (keys, passes, moved)
+
+
+def t_churn_small_map_many_drains(ctx):
+    """A 512-entry BPF map (drained at 256 new keys) still loses nothing."""
+    ctx.require_bpf()
+    keys, (passes, moved) = churn(ctx, 8, "--map-size", "512")
+    assert keys > 512 and passes >= 16 and moved > keys, (keys, passes, moved)
+
+
+def t_drained_prints_like_undrained(ctx):
+    """hist, lhist, stats, avg, sum, min, max, count: small maps drained
+    dozens of times print byte for byte what a never-drained run prints."""
+    ctx.require_bpf()
+    wl = ctx.workload("drain_values")
+    cmd = "%s 20000 500 8" % wl
+    base = ctx.sprof_run("-c", cmd, VALUES % wl, timeout=60, env={"SPROF_NO_DRAIN": "1"})
+    assert base.rc == 0 and "@h:" in base.out and "@k[499]" in base.out, base
+    # 256 entries, drained at 128 new keys: the workload's bursts of 8 calls
+    # a millisecond give the drain thread ~16 ms, enough on a loaded VM
+    r = ctx.sprof_run("-v", "--map-size", "256", "-c", cmd, VALUES % wl, timeout=60)
+    assert r.rc == 0 and "dropped" not in r.err, r
+    passes, moved = drain_passes(r.err)
+    assert passes >= 30 and moved >= 500, (passes, moved)
+    assert r.out == base.out, "drained:\n%s\nnever drained:\n%s" % (r.out[-3000:], base.out[-3000:])
+
+
+def t_read_back_maps_are_not_drained(ctx):
+    """A count BPF reads back keeps counting in BPF (a drained one would restart at 0)."""
+    ctx.require_bpf()
+    wl = ctx.workload("drain_values")
+    r = ctx.sprof_run("--map-size", "64", "-c", "%s 3000 500 8" % wl,
+                      'uprobe:%s:record { @n[arg0 %% 3] = count(); '
+                      '$n = @n[arg0 %% 3]; if ($n == 900) { @hit[arg0 %% 3] = 1; } '
+                      '@all[arg0] = count(); }' % wl,
+                      timeout=60)
+    assert r.rc == 0, r
+    assert sorted(re.findall(r"^@hit\[(\d)\]: 1$", r.out, re.M)) == ["0", "1", "2"], r
+    # arg0 = i % 500: residues 0, 1, 2 of 0..499 occur 167, 167, 166 times
+    assert dict(re.findall(r"^@n\[(\d)\]: (\d+)$", r.out, re.M)) == \
+        {"0": "1002", "1": "1002", "2": "996"}, r
+    assert len(re.findall(r"^@all\[\d+\]: 6$", r.out, re.M)) == 500, r
+
+
+def t_state_map_keeps_its_limit(ctx):
+    """@start[k] = nsecs holds state: never drained, full at the BPF map size."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("--map-size", "10", "BEGIN { $i = 0; while ($i < 50) { @start[$i] = nsecs; "
+                      "$i++; } exit(); }", timeout=30)
+    assert r.rc == 0, r
+    assert len(re.findall(r"^@start\[\d+\]: \d+$", r.out, re.M)) == 10, r
+    assert "@start: 40 updates dropped, map full at 10 keys" in r.err, r
+
+
+def t_table_full_says_what_it_dropped(ctx):
+    """--max-keys bounds the user-space table and the drop is reported."""
+    ctx.require_bpf()
+    wl = ctx.workload("drain_values")
+    r = ctx.sprof_run("--max-keys", "100", "-c", "%s 2000 500 8" % wl,
+                      'uprobe:%s:record { @k[arg0] = count(); }' % wl, timeout=60)
+    assert r.rc == 0, r
+    assert len(re.findall(r"^@k\[\d+\]: \d+$", r.out, re.M)) == 100, r
+    m = re.search(r"^@k: (\d+) drained entries dropped, table full at 100 keys \(--max-keys\)$", r.err, re.M)
+    assert m and int(m.group(1)) >= 400, r
+
+
+def t_output_into_missing_folder_fails_before_attaching(ctx):
+    ctx.require_bpf()
+    for out in ("/missing-sprof-dir/x.svg", "/missing-sprof-dir/x.txt"):
+        r = ctx.sprof_run("-v", "-o", out, "profile:hz:99 { @[kstack] = count(); }", timeout=30)
+        assert r.rc != 0 and "Attaching" not in r.err, r
+        assert "cannot write '%s': No such file or directory" % out in r.err, r
+
+
+def removed_during_run(ctx, name, want):
+    """-o into a folder removed while sprof runs: the report lands in the
+    fallback file named on stderr, and the exit status says it failed."""
+    d = os.path.join(ctx.workdir, "gone-" + name)
+    os.makedirs(d, exist_ok=True)
+    p = subprocess.Popen([ctx.sprof, "--duration", "1500ms", "-o", os.path.join(d, name),
+                          "profile:hz:199 { @[kstack] = count(); @n = count(); }"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.7)
+    shutil.rmtree(d)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode != 0, (out, err)
+    m = re.search(r"the report is in '([^']+)'", err)
+    assert m, err
+    with open(m.group(1)) as f:
+        text = f.read()
+    os.unlink(m.group(1))
+    assert m.group(1).endswith(name) and want in text, (m.group(1), text[:300], err)
+
+
+def t_output_folder_removed_svg(ctx):
+    ctx.require_bpf()
+    removed_during_run(ctx, "x.svg", "<svg")
+
+
+def t_output_folder_removed_text(ctx):
+    ctx.require_bpf()
+    removed_during_run(ctx, "x.txt", "@n: ")
+
+
+def t_status_line_says_why_samples_are_lost(ctx):
+    """On a terminal the status line gives the losses by cause."""
+    import pty
+    ctx.require_bpf()
+    master, slave = pty.openpty()
+    with open(os.path.join(ctx.workdir, "status-lost.out"), "w+") as outf:
+        p = subprocess.Popen([ctx.sprof, "--map-size", "4", "--duration", "2300ms",
+                              "profile:hz:199 { @t[nsecs % 1000] = 1; }"],
+                             stdout=outf, stderr=slave, cwd=ctx.workdir)
+        os.close(slave)
+        buf = b""
+        while True:
+            try:
+                d = os.read(master, 4096)
+            except OSError:
+                break
+            if not d:
+                break
+            buf += d
+        p.wait(timeout=20)
+        os.close(master)
+    err = buf.decode(errors="replace")
+    assert p.returncode == 0, err
+    assert re.search(r"0:0[12]  \d+ samples  (\d+) lost \(map full \1\)  \d+ stacks", err), err
+    assert re.search(r"@t: \d+ updates dropped, map full at 4 keys", err), err
+
+
+def t_stack_hash_collisions_never_merge_stacks(ctx):
+    """Stack ids cut to 2 bits (a test hook: ids 1 and 3 only) collide all
+    the time: BPF compares frames, so at most two stacks are stored, every
+    other sample is counted without its stack and said to be, and no
+    two stacks are ever counted as one."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    r = ctx.sprof_run("-c", wl + " 1", "profile:hz:999 { @[ustack] = count(); @total = count(); }",
+                      timeout=60, env={"SPROF_NO_DRAIN": "1", "SPROF_TEST_STACK_HASH_BITS": "2"})
+    assert r.rc == 0, r
+    total = int(re.search(r"^@total: (\d+)$", r.out, re.M).group(1))
+    stacks = re.findall(r"^@\[((?:\n[ \t]+\S.*)*)\n?\]: (\d+)$", r.out, re.M)
+    full = [frames for frames, _ in stacks if frames.strip()]
+    empty = sum(int(n) for frames, n in stacks if not frames.strip())
+    m = re.search(r"^sprof: lost: (\d+) stacks \(hash collision: counted without their stack\)$",
+                  r.err, re.M)
+    assert m and int(m.group(1)) == empty > 0, r
+    assert 1 <= len(full) <= 2 and len(set(full)) == len(full), r
+    assert sum(int(n) for _, n in stacks) == total, r
+
+
+def tests(ctx):
+    for name, fn in sorted(globals().items()):
+        if name.startswith("t_") and callable(fn):
+            yield name[2:], fn
