@@ -39,6 +39,7 @@
 #include "runtime/report/report.h"
 #include "runtime/runtime.h"
 #include "runtime/status.h"
+#include "runtime/stacks/python.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/unwind.h"
@@ -63,6 +64,7 @@ struct run {
 	struct sp_attach_ctx actx;
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
+	struct sp_python *py;     /* CPython frame walker's processes; NULL when none */
 	struct sp_collector *coll;
 	struct sp_events *ev;
 	struct sp_status status;
@@ -246,6 +248,7 @@ static void read_pid(struct run *r, uint32_t pid)
 	if (r->sym)
 		sp_symbolizer__add_pid(r->sym, (pid_t)pid, true);
 	sp_unwind__add_pid(r->unw, (pid_t)pid);
+	sp_python__add_pid(r->py, (pid_t)pid);
 }
 
 /* Adds pid to the set of processes seen; true if it was there already. */
@@ -325,6 +328,7 @@ static void reread_due(struct run *r)
 			bool gone = r->sym && sp_symbolizer__add_pid(r->sym, (pid_t)e.pid, true) == -ESRCH;
 
 			sp_unwind__add_pid(r->unw, (pid_t)e.pid);
+			sp_python__add_pid(r->py, (pid_t)e.pid);
 			if (gone || ++e.done == NREREAD)
 				continue;
 		}
@@ -376,6 +380,9 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 				queue_reread(r, (uint32_t)h->arg);
 			read_pid(r, (uint32_t)h->arg);
 		}
+		return 0;
+	case SP_EV_INTERP_CODE:
+		sp_python__note_code(r->py, (pid_t)h->id, h->arg);
 		return 0;
 	case SP_EV_PRINT:
 	case SP_EV_CLEAR:
@@ -443,13 +450,16 @@ static int open_readers(struct run *r)
 		fprintf(stderr, "sprof: cannot start the symbolizer: %s\n", strerror(errno));
 		return -errno;
 	}
+	r->py = sp_python__open(r->ld->obj);
 	if (r->tgt.pid && r->tgt.running) {
 		sp_symbolizer__add_pid(r->sym, r->tgt.pid, false);
 		sp_unwind__add_pid(r->unw, r->tgt.pid);
+		sp_python__add_pid(r->py, r->tgt.pid);
 	}
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym);
 	if (!r->coll)
 		return -ENOMEM;
+	sp_collector__set_python(r->coll, r->py);
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
 				     .json = r->ro.format == SP_FMT_JSON };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
@@ -773,6 +783,7 @@ static int finish(struct run *r)
 	err = sp_report_write(&prof, &r->ro);
 	fflush(stdout);
 	sp_profile_warn(&prof);
+	sp_python__warn(r->py, stderr);
 	if (r->o->verbose)
 		sp_unwind__print_stats(r->unw, stderr);
 	detach_links(&r->links);
@@ -787,6 +798,7 @@ static void run_destroy(struct run *r)
 	sp_status__destroy(&r->status);
 	sp_events__destroy(r->ev);
 	sp_collector__destroy(r->coll);
+	sp_python__destroy(r->py);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);
 	sp_loader__destroy(r->ld);

@@ -22,7 +22,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TIERS = ["layout", "frontend", "codegen", "unit", "runtime", "formats", "language", "probes", "unwind", "stdlib", "docs", "sanitize"]
+TIERS = ["layout", "frontend", "codegen", "unit", "runtime", "formats", "language", "probes", "unwind", "interp", "stdlib", "docs", "sanitize"]
 
 
 class Skip(Exception):

@@ -1,0 +1,240 @@
+/* bpf/python.bpf.c: CPython frames of the sampled thread, for ustack and pystack.
+ *
+ * A native stack of a Python program shows only the interpreter's C
+ * functions. For processes user space recognised as CPython 3.10-3.13
+ * (runtime/stacks/python.c wrote their offsets into py_procs), this walks
+ * the thread's frame chain: _PyRuntime -> interpreter -> thread state of
+ * the sampled thread (3.11+: the one whose native_thread_id is the tid;
+ * 3.10: the GIL holder) -> current frame -> previous ... and appends one
+ * word per frame to the stack being taken (abi/interp.h): the code object,
+ * the bytecode offset, and whether the frame is the first one its
+ * _PyEval_EvalFrameDefault activation ran, so user space can splice each
+ * activation's frames in place of its C frame. Names and lines are read
+ * later, in user space: each code object is announced once per process
+ * (SP_EV_INTERP_CODE) so it is read while the process is alive.
+ *
+ * Every read is bpf_probe_read_user: a process that exits, a frame being
+ * built or a bad offset cuts the walk there (counted in py_stats), never
+ * more.
+ */
+#include "bpf/sp_bpf.h"
+#include "abi/interp.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct sp_py_proc);
+} py_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SP_PY_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} py_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct sp_py_code_key);
+	__type(value, __u8);
+} py_code_seen SEC(".maps");
+
+#define MAX_THREADS 256
+
+struct py_walk {
+	struct sp_py_proc p;
+	__u64 *ips;
+	__u64 frame;
+	__u32 start, pos, end;
+	__u32 pid;
+	__u32 err;   /* a read failed */
+	__u32 full;  /* no room left */
+};
+
+struct py_find {
+	__u64 t;
+	__u64 found;
+	__u32 tid;
+	__u16 next_off, tid_off;
+};
+
+static __always_inline SP_NODEBUG void py_stat(__u32 idx, __u64 v)
+{
+	__u64 *c = bpf_map_lookup_elem(&py_stats, &idx);
+
+	if (c)
+		*c += v;
+}
+
+static __always_inline SP_NODEBUG int rd(void *dst, __u32 size, __u64 addr)
+{
+	return (int)bpf_probe_read_user(dst, size, (const void *)addr);
+}
+
+/* First sight of a code object in this process: tell user space. */
+static __always_inline SP_NODEBUG void note_code(__u32 pid, __u64 code)
+{
+	struct sp_py_code_key k;
+	__u8 one = 1;
+
+	k.code = code;
+	k.pid = pid;
+	k.pad = 0;
+	if (bpf_map_lookup_elem(&py_code_seen, &k))
+		return;
+	if (bpf_map_update_elem(&py_code_seen, &k, &one, BPF_NOEXIST) != 0)
+		return;
+	if (sp_send_event(SP_EV_INTERP_CODE, pid, code) != 0)
+		bpf_map_delete_elem(&py_code_seen, &k);
+}
+
+/* bpf_loop() body: one thread state of the list. */
+static long py_thread(__u64 i, void *c)
+{
+	struct py_find *s = c;
+	__u32 ntid = 0;
+
+	if (!s->t || rd(&ntid, sizeof(ntid), s->t + s->tid_off))
+		return 1;
+	if (ntid == s->tid) {
+		s->found = s->t;
+		return 1;
+	}
+	if (rd(&s->t, sizeof(s->t), s->t + s->next_off))
+		return 1;
+	return 0;
+}
+
+static __always_inline SP_NODEBUG __u64 find_tstate(const struct sp_py_proc *p, __u32 tid)
+{
+	struct py_find s;
+	__u64 interp = 0;
+
+	s.t = 0;
+	s.found = 0;
+	if (p->tstate_how == SP_PY_TS_GIL) {
+		rd(&s.found, sizeof(s.found), p->runtime + p->tstate_current);
+		return s.found;
+	}
+	if (rd(&interp, sizeof(interp), p->runtime + p->interp_head) || !interp ||
+	    rd(&s.t, sizeof(s.t), interp + p->interp_tstate_head))
+		return 0;
+	s.tid = tid;
+	s.next_off = p->tstate_next;
+	s.tid_off = p->tstate_native_tid;
+	bpf_loop(MAX_THREADS, py_thread, &s, 0);
+	return s.found;
+}
+
+/* The bytecode offset of a frame in code units, SP_PY_OFF_NONE when unknown. */
+static __always_inline SP_NODEBUG __u64 frame_offset(const struct py_walk *w, __u64 f, __u64 code)
+{
+	__u64 instr = 0, base = code + w->p.code_start;
+	__s32 lasti = -1;
+
+	if (w->p.instr == SP_PY_IN_LASTI) {
+		if (rd(&lasti, sizeof(lasti), f + w->p.frame_instr) || lasti < 0 ||
+		    lasti >= (__s32)SP_PY_OFF_NONE)
+			return SP_PY_OFF_NONE;
+		return (__u64)lasti;
+	}
+	if (rd(&instr, sizeof(instr), f + w->p.frame_instr) || instr < base ||
+	    (instr - base) / 2 >= SP_PY_OFF_NONE)
+		return SP_PY_OFF_NONE;
+	return (instr - base) / 2;
+}
+
+static __always_inline SP_NODEBUG void mark_last(struct py_walk *w)
+{
+	__u32 last = w->pos - 1;
+
+	if (w->pos > w->start && last < SP_MAX_FRAMES)
+		w->ips[last] |= SP_PY_GROUP_END;
+}
+
+/* bpf_loop() body: one frame. */
+static long py_frame(__u64 i, void *c)
+{
+	struct py_walk *w = c;
+	__u64 f = w->frame, code = 0, word;
+	__u8 mark = 0;
+	__u32 pos = w->pos;
+
+	if (!f)
+		return 1;
+	if (rd(&code, sizeof(code), f + w->p.frame_code) ||
+	    rd(&w->frame, sizeof(w->frame), f + w->p.frame_back) ||
+	    (w->p.marker != SP_PY_MK_NONE && rd(&mark, 1, f + w->p.frame_marker))) {
+		w->err = 1;
+		return 1;
+	}
+	if (w->p.marker == SP_PY_MK_SHIM && mark == 3) {
+		mark_last(w);
+		return 0;
+	}
+	if (pos >= w->end || pos >= SP_MAX_FRAMES) {
+		w->full = 1;
+		return 1;
+	}
+	word = (code & SP_PY_CODE_MASK) | frame_offset(w, f, code) << SP_PY_OFF_SHIFT;
+	if (w->p.marker == SP_PY_MK_NONE || (w->p.marker == SP_PY_MK_ENTRY && mark))
+		word |= SP_PY_GROUP_END;
+	w->ips[pos] = word;
+	w->pos = pos + 1;
+	note_code(w->pid, code & SP_PY_CODE_MASK);
+	return 0;
+}
+
+/* Native frames a mixed stack keeps: in a known interpreter at most
+ * SP_MAX_FRAMES - SP_PY_RESERVED, so deep C recursion (3.10 runs each
+ * Python call in its own C activation) leaves room for the Python frames. */
+SP_NODEBUG int sp_interp_native_limit(int limit)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	if (limit > SP_MAX_FRAMES - SP_PY_RESERVED && bpf_map_lookup_elem(&py_procs, &pid))
+		return SP_MAX_FRAMES - SP_PY_RESERVED;
+	return limit;
+}
+
+/* Appends the sampled thread's Python frames (innermost first) to ips from
+ * index start, at most up to index end; returns how many. 0 when the
+ * process is no known interpreter or the thread runs no Python code. */
+SP_NODEBUG __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end)
+{
+	__u64 id = bpf_get_current_pid_tgid(), ts, top = 0;
+	__u32 pid = (__u32)(id >> 32);
+	struct sp_py_proc *p = bpf_map_lookup_elem(&py_procs, &pid);
+	struct py_walk w;
+
+	if (!p || start >= SP_MAX_FRAMES)
+		return 0;
+	py_stat(SP_PY_ST_WALKS, 1);
+	__builtin_memcpy(&w.p, p, sizeof(w.p));
+	ts = find_tstate(&w.p, (__u32)id);
+	if (!ts || rd(&top, sizeof(top), ts + w.p.tstate_frame) ||
+	    (w.p.cframe_frame >= 0 && top && rd(&top, sizeof(top), top + (__u64)w.p.cframe_frame))) {
+		py_stat(SP_PY_ST_NOTHREAD, 1);
+		return 0;
+	}
+	w.ips = ips;
+	w.frame = top;
+	w.start = start;
+	w.pos = start;
+	w.end = end;
+	w.pid = pid;
+	w.err = 0;
+	w.full = 0;
+	bpf_loop(SP_MAX_FRAMES, py_frame, &w, 0);
+	mark_last(&w); /* the outermost activation ends where the chain does */
+	if (w.full || (w.frame && !w.err))
+		py_stat(SP_PY_ST_TRUNCATED, 1);
+	if (w.err)
+		py_stat(SP_PY_ST_READERR, 1);
+	py_stat(SP_PY_ST_FRAMES, w.pos - w.start);
+	return w.pos - w.start;
+}
