@@ -231,7 +231,8 @@ SP_NODEBUG __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end)
 	w.full = 0;
 	bpf_loop(SP_MAX_FRAMES, py_frame, &w, 0);
 	mark_last(&w); /* the outermost activation ends where the chain does */
-	if (w.full || (w.frame && !w.err))
+	/* a limit the script gave (pystack(N)) is no loss */
+	if ((w.full || (w.frame && !w.err)) && end >= SP_MAX_FRAMES)
 		py_stat(SP_PY_ST_TRUNCATED, 1);
 	if (w.err)
 		py_stat(SP_PY_ST_READERR, 1);

@@ -159,12 +159,24 @@ def _require_python(ctx, path):
 # ---- report parsing -------------------------------------------------------------------
 
 def parse_stacks(text):
-    """[(key prefix, [frame lines leaf first], count)] of a text report."""
-    out = []
-    for m in re.finditer(r"^@\[(.*?)\n\]: (\d+)$", text, re.S | re.M):
-        lines = m.group(1).split("\n")
-        prefix = lines[0].rstrip(", ")
-        out.append((prefix, [l.strip() for l in lines[1:] if l.strip()], int(m.group(2))))
+    """[(key prefix, [frame lines leaf first], count)] of a text report; a key
+    with an empty stack (`@[]: 3`) gives an empty frame list."""
+    out, cur = [], None
+    for line in text.split("\n"):
+        m = re.match(r"^@\w*\[(.*)\]: (\d+)$", line)
+        if cur is None and m:
+            out.append((m.group(1).rstrip(", "), [], int(m.group(2))))
+            continue
+        m = re.match(r"^@\w*\[(.*)$", line)
+        if cur is None and m:
+            cur = (m.group(1).rstrip(", "), [])
+            continue
+        m = re.match(r"^\]: (\d+)$", line)
+        if cur is not None and m:
+            out.append((cur[0], cur[1], int(m.group(1))))
+            cur = None
+        elif cur is not None and line.strip():
+            cur[1].append(line.strip())
     return out
 
 
@@ -269,7 +281,7 @@ def t_threads(ctx, exe, label):
                     bad += c
     figures(ctx, "interp threads %s: spin_a %d spin_b %d, %d samples on the other "
             "thread's function" % (label, counts["spin_a"], counts["spin_b"], bad))
-    assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, counts
+    assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s\n%s" % (counts, r.out[-3000:], r.err)
     # 3.10 has no per-thread lookup (the GIL holder's stack is shown)
     limit = 0.10 if "3.10" in label else 0.02
     assert bad <= limit * (counts["spin_a"] + counts["spin_b"]), "mixed up threads: %d" % bad
@@ -363,6 +375,38 @@ def t_formats(ctx, exe, label):
     assert {"name": "fib (%s)" % base, "file": script} in ss["shared"]["frames"], ss["shared"]["frames"][:20]
 
 
+def t_pystack(ctx, exe, label):
+    """pystack: the Python frames alone; pystack(2) at most two, no loss reported."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_pystack.py", MIXED % {"secs": "1"})
+    r = profile(ctx, exe, script, "profile:hz:%s { @a[pystack] = count(); @b[pystack(2)] = count(); }" % HZ)
+    assert "truncated" not in r.err, r.err
+    a, b = r.out.split("@b[", 1)
+    sa, sb = parse_stacks(a), parse_stacks("@b[" + b)
+    check_clean(sa + sb)
+    fib = 0
+    for _, frames, c in sa:
+        assert all(py_frame(f) for f in frames), "native frame in pystack: %r" % frames
+        names = [py_frame(f)[0] for f in frames]
+        if names[:1] == ["fib"]:
+            fib += c
+            assert names[-2:] == ["main", "<module>"], frames
+    assert fib >= 30, r.out[-2000:]
+    assert all(0 < len(frames) <= 2 for _, frames, _ in sb if frames), sb
+    assert any(len(frames) == 2 and py_frame(frames[0])[0] == "fib" for _, frames, _ in sb), sb
+
+
+def t_pystack_not_python(ctx):
+    """A process that is no interpreter: pystack is empty, no error."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("-c", "/bin/sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'",
+                      "profile:hz:%s { @[pystack] = count(); @n = count(); }" % HZ, timeout=120)
+    assert r.rc == 0 and r.err.strip() == "", r
+    assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
+    assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+
+
 def t_truncated(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
@@ -380,5 +424,7 @@ def tests(ctx):
             yield "%s_%s" % (name, label), (lambda c, fn=fn, exe=exe, label=label: fn(c, exe, label))
     yield "truncated_debian-3.11", lambda c: t_truncated(c, DEBIAN, "debian-3.11")
     yield "formats_debian-3.11", lambda c: t_formats(c, DEBIAN, "debian-3.11")
+    yield "pystack_debian-3.11", lambda c: t_pystack(c, DEBIAN, "debian-3.11")
+    yield "pystack_not_python", t_pystack_not_python
     for label, exe in old_interpreters()[-1:]:
         yield "old_version_" + label, lambda c, exe=exe, label=label: t_old_version(c, exe, label)
