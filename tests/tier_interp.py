@@ -407,6 +407,25 @@ def t_pystack_not_python(ctx):
     assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
 
 
+def t_pyprofile(ctx):
+    """stdlib/pyprofile.sp by name, as documented: `python3` from PATH, an svg
+    whose Python frames are there, green, under main."""
+    ctx.require_bpf()
+    ctx.require_tool("python3")
+    script = ctx.write("interp_pyprofile.py", MIXED % {"secs": "1"})
+    out = os.path.join(ctx.workdir, "interp_pyprofile.svg")
+    r = ctx.sprof_run("-c", "python3 %s" % script, "pyprofile", "-o", out, timeout=180)
+    assert r.rc == 0, r
+    svg = open(out).read()
+    base = re.escape(os.path.basename(script))
+    for fn in ("main", "fib", "slow"):
+        m = re.search(r'<title>%s \(%s\) \((\d+) samples[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
+                      % (fn, base), svg)
+        assert m, "%s missing from the flame graph" % fn
+        assert int(m.group(3)) > max(int(m.group(2)), int(m.group(4))), "%s not green" % fn
+        assert fn != "main" or int(m.group(1)) >= 60, "main in %s samples" % m.group(1)
+
+
 def t_truncated(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
@@ -426,5 +445,6 @@ def tests(ctx):
     yield "formats_debian-3.11", lambda c: t_formats(c, DEBIAN, "debian-3.11")
     yield "pystack_debian-3.11", lambda c: t_pystack(c, DEBIAN, "debian-3.11")
     yield "pystack_not_python", t_pystack_not_python
+    yield "pyprofile", t_pyprofile
     for label, exe in old_interpreters()[-1:]:
         yield "old_version_" + label, lambda c, exe=exe, label=label: t_old_version(c, exe, label)
