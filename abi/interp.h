@@ -65,10 +65,16 @@ struct sp_py_proc {
 	uint16_t frame_instr;
 	uint16_t frame_marker;
 	uint16_t code_start;       /* bytecode offset in the code object (SP_PY_IN_PTR) */
+	/* what SP_EV_INTERP_CODE records carry (struct sp_py_code_rec) */
+	uint16_t code_firstlineno; /* int */
+	uint16_t code_filename;    /* str */
+	uint16_t code_qualname;    /* str (co_name in 3.10) */
+	uint16_t code_linetable;   /* bytes */
+	uint16_t str_ascii_data;   /* data of a compact ASCII str */
 	uint8_t tstate_how;        /* enum sp_py_tstate_how */
 	uint8_t marker;            /* enum sp_py_marker */
 	uint8_t instr;             /* enum sp_py_instr */
-	uint8_t pad[5];
+	uint8_t pad[7];
 };
 
 /* py_stats (per-CPU u64 counters). */
@@ -78,7 +84,27 @@ enum sp_py_stat {
 	SP_PY_ST_TRUNCATED, /* more frames than room in the stack */
 	SP_PY_ST_READERR,   /* a frame could not be read (stack cut there) */
 	SP_PY_ST_FRAMES,    /* interpreter frames stored */
+	SP_PY_ST_CODE_RETRY, /* code object records the full ring buffer refused (sent again later) */
+	SP_PY_ST_CODE_SENT, /* code object records sent */
 	SP_PY_NSTATS
+};
+
+/* SP_EV_INTERP_CODE record (after struct sp_event_hdr: id the pid, arg
+ * the code object): what BPF could copy of the code object when it first
+ * saw it, so frames of code objects freed (or processes gone) before user
+ * space reads them still get names. A string that is not compact ASCII, or
+ * longer than its buffer, has length 0 (user space then reads the process);
+ * lt_len 0: no line table copied. */
+#define SP_PY_NAME_MAX 128
+#define SP_PY_FILE_MAX 256
+#define SP_PY_LT_MAX 1024
+struct sp_py_code_rec {
+	int32_t firstlineno;
+	uint16_t name_len, file_len, lt_len;
+	uint16_t pad;
+	char name[SP_PY_NAME_MAX];
+	char file[SP_PY_FILE_MAX];
+	uint8_t linetable[SP_PY_LT_MAX];
 };
 
 /* Key of py_code_seen: code objects already reported to user space

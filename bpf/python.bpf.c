@@ -35,13 +35,28 @@ struct {
 	__type(value, __u64);
 } py_stats SEC(".maps");
 
+/* Code objects announced to user space. Preallocated: with
+ * BPF_F_NO_PREALLOC, lookups from the sampling interrupt were seen to find
+ * keys no record was sent for (their frames then stayed unknown). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 16384);
 	__type(key, struct sp_py_code_key);
 	__type(value, __u8);
 } py_code_seen SEC(".maps");
+
+/* An SP_EV_INTERP_CODE record is built here: too big for the BPF stack. */
+struct py_code_event {
+	struct sp_event_hdr hdr;
+	struct sp_py_code_rec rec;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_code_event);
+} py_code_scratch SEC(".maps");
 
 #define MAX_THREADS 256
 
@@ -75,10 +90,50 @@ static __always_inline SP_NODEBUG int rd(void *dst, __u32 size, __u64 addr)
 	return (int)bpf_probe_read_user(dst, size, (const void *)addr);
 }
 
-/* First sight of a code object in this process: tell user space. */
-static __always_inline SP_NODEBUG void note_code(__u32 pid, __u64 code)
+/* A compact ASCII str into dst (max bytes, a power of two); its length,
+ * 0 when it is something else or does not fit. */
+static __always_inline SP_NODEBUG __u16 read_ascii(char *dst, __u32 max, __u64 str, __u16 data_off)
+{
+	__u64 len = 0;
+	__u32 state = 0;
+
+	if (!str || rd(&len, sizeof(len), str + 16) || rd(&state, sizeof(state), str + 32) ||
+	    (state & 0x60) != 0x60 || len == 0 || len >= max)
+		return 0;
+	if (rd(dst, len & (max - 1), str + data_off))
+		return 0;
+	return (__u16)len;
+}
+
+/* What the record can hold of the code object (abi/interp.h). */
+static __always_inline SP_NODEBUG void fill_code(struct py_code_event *ev, const struct sp_py_proc *p,
+						 __u64 code)
+{
+	struct sp_py_code_rec *r = &ev->rec;
+	__u64 name = 0, file = 0, lt = 0, n = 0;
+
+	r->firstlineno = 0;
+	r->name_len = r->file_len = r->lt_len = r->pad = 0;
+	if (rd(&r->firstlineno, sizeof(r->firstlineno), code + p->code_firstlineno) ||
+	    rd(&name, sizeof(name), code + p->code_qualname) ||
+	    rd(&file, sizeof(file), code + p->code_filename) ||
+	    rd(&lt, sizeof(lt), code + p->code_linetable))
+		return;
+	r->name_len = read_ascii(r->name, SP_PY_NAME_MAX, name, p->str_ascii_data);
+	r->file_len = read_ascii(r->file, SP_PY_FILE_MAX, file, p->str_ascii_data);
+	if (!lt || rd(&n, sizeof(n), lt + 16) || n == 0 || n > SP_PY_LT_MAX)
+		return;
+	if (rd(r->linetable, (__u32)n, lt + 32) == 0)
+		r->lt_len = (__u16)n;
+}
+
+/* First sight of a code object in this process: tell user space, with
+ * what BPF can copy of it now (it may be freed before user space looks). */
+static __always_inline SP_NODEBUG void note_code(const struct sp_py_proc *p, __u32 pid, __u64 code)
 {
 	struct sp_py_code_key k;
+	struct py_code_event *ev;
+	__u32 zero = 0;
 	__u8 one = 1;
 
 	k.code = code;
@@ -86,10 +141,19 @@ static __always_inline SP_NODEBUG void note_code(__u32 pid, __u64 code)
 	k.pad = 0;
 	if (bpf_map_lookup_elem(&py_code_seen, &k))
 		return;
-	if (bpf_map_update_elem(&py_code_seen, &k, &one, BPF_NOEXIST) != 0)
+	ev = bpf_map_lookup_elem(&py_code_scratch, &zero);
+	if (!ev || bpf_map_update_elem(&py_code_seen, &k, &one, BPF_NOEXIST) != 0)
 		return;
-	if (sp_send_event(SP_EV_INTERP_CODE, pid, code) != 0)
+	ev->hdr.type = SP_EV_INTERP_CODE;
+	ev->hdr.id = pid;
+	ev->hdr.arg = code;
+	fill_code(ev, p, code);
+	if (sp_send_record(ev, sizeof(*ev)) != 0) {
 		bpf_map_delete_elem(&py_code_seen, &k);
+		py_stat(SP_PY_ST_CODE_RETRY, 1);
+		return;
+	}
+	py_stat(SP_PY_ST_CODE_SENT, 1);
 }
 
 /* bpf_loop() body: one thread state of the list. */
@@ -185,7 +249,7 @@ static long py_frame(__u64 i, void *c)
 		word |= SP_PY_GROUP_END;
 	w->ips[pos] = word;
 	w->pos = pos + 1;
-	note_code(w->pid, code & SP_PY_CODE_MASK);
+	note_code(&w->p, w->pid, code & SP_PY_CODE_MASK);
 	return 0;
 }
 

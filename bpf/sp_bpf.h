@@ -51,6 +51,7 @@ __u64 sp_kstack(void *ctx, int limit);
 void sp_emit_exit(void);
 void sp_emit_event(__u32 type, __u32 id, __u64 arg);
 long sp_send_event(__u32 type, __u32 id, __u64 arg);
+long sp_send_record(const void *rec, __u32 size);
 void sp_event_drop(void);
 __u64 sp_elapsed(void);
 __u64 sp_cpid(void);

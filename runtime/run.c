@@ -382,7 +382,7 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 		}
 		return 0;
 	case SP_EV_INTERP_CODE:
-		sp_python__note_code(r->py, (pid_t)h->id, h->arg);
+		sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
 		return 0;
 	case SP_EV_PRINT:
 	case SP_EV_CLEAR:

@@ -301,6 +301,11 @@ static int register_proc(struct sp_python *py, struct pyproc *p, const struct fo
 		return 0;
 	}
 	w = v->walk;
+	w.code_firstlineno = v->code.firstlineno;
+	w.code_filename = v->code.filename;
+	w.code_qualname = v->code.qualname;
+	w.code_linetable = v->code.linetable;
+	w.str_ascii_data = v->code.ascii_data;
 	w.runtime = f->runtime;
 	w.version = f->hexversion ? f->hexversion : (uint32_t)(0x03000000 | v->minor << 16);
 	if (bpf_map_update_elem(py->procs_fd, &p->pid, &w, BPF_ANY))
@@ -376,26 +381,56 @@ static int code_grow(struct sp_python *py)
 	return 0;
 }
 
+/* What the process still has: the parts the record did not carry. */
 static void code_read(const struct pyproc *p, struct pycode *c)
 {
 	const struct code_layout *cl = &p->v->code;
 	uint8_t b[160];
 	int32_t first;
 
-	if (rmem(p->pid, c->addr, b, sizeof(b)) ||
-	    (p->code_type && u64_at(b, 8) != p->code_type))
-		return;
-	memcpy(&first, b + cl->firstlineno, sizeof(first));
-	c->firstline = first > 0 ? first : 0;
-	c->name = read_str(p->pid, u64_at(b, cl->qualname), cl);
-	c->file = read_str(p->pid, u64_at(b, cl->filename), cl);
-	c->lt = read_bytes(p->pid, u64_at(b, cl->linetable), &c->ltlen);
+	if (!(c->name && c->file && c->lt) &&
+	    !rmem(p->pid, c->addr, b, sizeof(b)) &&
+	    (!p->code_type || u64_at(b, 8) == p->code_type)) {
+		memcpy(&first, b + cl->firstlineno, sizeof(first));
+		c->firstline = first > 0 ? first : 0;
+		if (!c->name)
+			c->name = read_str(p->pid, u64_at(b, cl->qualname), cl);
+		if (!c->file)
+			c->file = read_str(p->pid, u64_at(b, cl->filename), cl);
+		if (!c->lt)
+			c->lt = read_bytes(p->pid, u64_at(b, cl->linetable), &c->ltlen);
+	}
 	c->ok = c->name && c->file;
 }
 
-/* The code object at addr, read now when not cached; a failed read is
- * cached only when `final` (the process will not become readable). */
-static struct pycode *code_get(struct sp_python *py, pid_t pid, uint64_t addr, bool final)
+/* A copied string if it is printable ASCII, else NULL. */
+static char *rec_str(const char *s, size_t len, size_t max)
+{
+	if (len == 0 || len >= max)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return NULL;
+	return strndup(s, len);
+}
+
+/* What BPF copied when it first saw the code object. */
+static void code_from_rec(struct pycode *c, const struct sp_py_code_rec *r)
+{
+	c->firstline = r->firstlineno > 0 ? r->firstlineno : 0;
+	c->name = rec_str(r->name, r->name_len, sizeof(r->name));
+	c->file = rec_str(r->file, r->file_len, sizeof(r->file));
+	if (r->lt_len && r->lt_len <= sizeof(r->linetable) && (c->lt = malloc(r->lt_len))) {
+		memcpy(c->lt, r->linetable, r->lt_len);
+		c->ltlen = r->lt_len;
+	}
+}
+
+/* The code object at addr, from the record or read now when not cached; a
+ * failed read is cached only when `final` (the process will not become
+ * readable). */
+static struct pycode *code_get(struct sp_python *py, pid_t pid, uint64_t addr,
+			       const struct sp_py_code_rec *rec, bool final)
 {
 	struct pyproc *p = proc_get(py, pid, false);
 	struct pycode **slot, *c;
@@ -409,6 +444,8 @@ static struct pycode *code_get(struct sp_python *py, pid_t pid, uint64_t addr, b
 	if (!c)
 		return NULL;
 	*c = (struct pycode){ .addr = addr, .pid = pid, .minor = p->v->minor };
+	if (rec)
+		code_from_rec(c, rec);
 	code_read(p, c);
 	if (!c->ok && !final) {
 		free(c->name), free(c->file), free(c->lt), free(c);
@@ -419,10 +456,16 @@ static struct pycode *code_get(struct sp_python *py, pid_t pid, uint64_t addr, b
 	return c;
 }
 
-void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr)
+void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr, const void *rec,
+			  size_t len)
 {
-	if (py)
-		code_get(py, pid, addr & SP_PY_CODE_MASK, false);
+	struct sp_py_code_rec r;
+
+	if (!py)
+		return;
+	if (rec && len >= sizeof(r))
+		memcpy(&r, rec, sizeof(r));
+	code_get(py, pid, addr & SP_PY_CODE_MASK, rec && len >= sizeof(r) ? &r : NULL, false);
 }
 
 /* --- frames ----------------------------------------------------------------------------- */
@@ -430,7 +473,7 @@ void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr)
 static void interp_frame(struct sp_python *py, pid_t pid, uint64_t word, struct sp_frame *f)
 {
 	uint64_t addr = word & SP_PY_CODE_MASK, off = word >> SP_PY_OFF_SHIFT;
-	struct pycode *c = addr ? code_get(py, pid, addr, true) : NULL;
+	struct pycode *c = addr ? code_get(py, pid, addr, NULL, true) : NULL;
 
 	memset(f, 0, sizeof(*f));
 	f->addr = addr ? addr : 1;

@@ -37,8 +37,11 @@ void sp_python__destroy(struct sp_python *py); /* accepts NULL */
  * CPython. 1 when registered (now or before), 0 when not an interpreter
  * (yet), -errno on failure. py may be NULL. */
 int sp_python__add_pid(struct sp_python *py, pid_t pid);
-/* SP_EV_INTERP_CODE: read the code object at addr of pid now. */
-void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr);
+/* SP_EV_INTERP_CODE: the code object at addr of pid, from the record BPF
+ * copied (struct sp_py_code_rec, len bytes) and what is missing there read
+ * from the process now. */
+void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr, const void *rec,
+			  size_t len);
 
 /* frames[0..nnative) are a stack's native frames, symbolized, leaf first;
  * words its ninterp interpreter words. Rewrites frames (room for
