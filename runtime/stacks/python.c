@@ -71,6 +71,7 @@ struct pyproc {
 	bool registered, warned;
 	uint64_t runtime, code_type;
 	const struct pyver *v;
+	struct code_layout code;   /* v's, or from _Py_DebugOffsets (3.13) */
 };
 
 struct pycode {
@@ -287,6 +288,44 @@ static const struct pyver *version_for(int minor)
 	return NULL;
 }
 
+/* 3.13 describes itself: _Py_DebugOffsets opens _PyRuntime ("xdebugpy",
+ * the version, then u64 offsets; indices as CPython 3.13.0 lays them out,
+ * checked against the gdb table above). The values it has replace the
+ * table's, so a 3.13.x that moved a field still walks right. */
+enum {
+	DO_INTERP_HEAD = 3, DO_THREADS_HEAD = 7, DO_TS_NEXT = 19, DO_TS_FRAME = 21,
+	DO_TS_NATIVE_TID = 23, DO_FR_PREVIOUS = 27, DO_FR_EXECUTABLE = 28, DO_FR_INSTR = 29,
+	DO_FR_OWNER = 31, DO_CO_FILENAME = 33, DO_CO_QUALNAME = 35, DO_CO_LINETABLE = 36,
+	DO_CO_FIRSTLINENO = 37, DO_CO_CODE = 41, DO_N = 42
+};
+
+static bool debug_offsets(pid_t pid, uint64_t runtime, struct sp_py_proc *w,
+			  struct code_layout *cl)
+{
+	static const int used[] = { DO_INTERP_HEAD, DO_THREADS_HEAD, DO_TS_NEXT, DO_TS_FRAME,
+		DO_TS_NATIVE_TID, DO_FR_PREVIOUS, DO_FR_EXECUTABLE, DO_FR_INSTR, DO_FR_OWNER,
+		DO_CO_FILENAME, DO_CO_QUALNAME, DO_CO_LINETABLE, DO_CO_FIRSTLINENO, DO_CO_CODE };
+	uint64_t d[2 + DO_N];
+	uint16_t v[DO_N];
+
+	if (rmem(pid, runtime, d, sizeof(d)) || memcmp(d, "xdebugpy", 8) ||
+	    (d[1] >> 16) != 0x030d)
+		return false;
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
+		if (d[2 + used[i]] > UINT16_MAX) /* the sizes in between are bigger */
+			return false;
+		v[used[i]] = (uint16_t)d[2 + used[i]];
+	}
+	w->interp_head = v[DO_INTERP_HEAD], w->interp_tstate_head = v[DO_THREADS_HEAD];
+	w->tstate_next = v[DO_TS_NEXT], w->tstate_frame = v[DO_TS_FRAME];
+	w->tstate_native_tid = v[DO_TS_NATIVE_TID], w->frame_back = v[DO_FR_PREVIOUS];
+	w->frame_code = v[DO_FR_EXECUTABLE], w->frame_instr = v[DO_FR_INSTR];
+	w->frame_marker = v[DO_FR_OWNER], w->code_start = v[DO_CO_CODE];
+	cl->filename = v[DO_CO_FILENAME], cl->qualname = v[DO_CO_QUALNAME];
+	cl->linetable = v[DO_CO_LINETABLE], cl->firstlineno = v[DO_CO_FIRSTLINENO];
+	return true;
+}
+
 static int register_proc(struct sp_python *py, struct pyproc *p, const struct found *f, int ver)
 {
 	const struct pyver *v = ver / 100 == 3 ? version_for(ver % 100) : NULL;
@@ -301,11 +340,17 @@ static int register_proc(struct sp_python *py, struct pyproc *p, const struct fo
 		return 0;
 	}
 	w = v->walk;
-	w.code_firstlineno = v->code.firstlineno;
-	w.code_filename = v->code.filename;
-	w.code_qualname = v->code.qualname;
-	w.code_linetable = v->code.linetable;
-	w.str_ascii_data = v->code.ascii_data;
+	p->code = v->code;
+	if (v->minor == 13 && !debug_offsets(p->pid, f->runtime, &w, &p->code) && !p->warned) {
+		fprintf(stderr, "sprof: warning: pid %d: python 3.13 without readable "
+			"_Py_DebugOffsets, using the offsets of 3.13.0\n", (int)p->pid);
+		p->warned = true;
+	}
+	w.code_firstlineno = p->code.firstlineno;
+	w.code_filename = p->code.filename;
+	w.code_qualname = p->code.qualname;
+	w.code_linetable = p->code.linetable;
+	w.str_ascii_data = p->code.ascii_data;
 	w.runtime = f->runtime;
 	w.version = f->hexversion ? f->hexversion : (uint32_t)(0x03000000 | v->minor << 16);
 	if (bpf_map_update_elem(py->procs_fd, &p->pid, &w, BPF_ANY))
@@ -384,7 +429,7 @@ static int code_grow(struct sp_python *py)
 /* What the process still has: the parts the record did not carry. */
 static void code_read(const struct pyproc *p, struct pycode *c)
 {
-	const struct code_layout *cl = &p->v->code;
+	const struct code_layout *cl = &p->code;
 	uint8_t b[160];
 	int32_t first;
 
