@@ -30,13 +30,13 @@
 
 /* How the thread state of the sampled thread is found. */
 enum sp_py_tstate_how {
-	SP_PY_TS_GIL = 1,  /* *(runtime + tstate_current): the GIL holder (3.10) */
+	SP_PY_TS_GIL = 1,  /* *(runtime + tstate_current): the GIL holder (3.8-3.10) */
 	SP_PY_TS_LIST = 2, /* the main interpreter's thread list, by native_thread_id (3.11+) */
 };
 
 /* What marks the end of one C activation's frames. */
 enum sp_py_marker {
-	SP_PY_MK_NONE = 0,  /* every frame is its own activation (3.10) */
+	SP_PY_MK_NONE = 0,  /* every frame is its own activation (3.8-3.10) */
 	SP_PY_MK_ENTRY = 1, /* a byte at frame_marker is non-zero on the entry frame (3.11) */
 	SP_PY_MK_SHIM = 2,  /* a byte at frame_marker == 3 on the shim frame between
 			     * activations (3.12+), itself not a Python frame */
@@ -45,11 +45,12 @@ enum sp_py_marker {
 /* Where the instruction of a frame is. */
 enum sp_py_instr {
 	SP_PY_IN_LASTI = 1, /* int at frame_instr: code units (3.10) */
+	SP_PY_IN_LASTI_BYTES = 3, /* int at frame_instr: bytes (3.8, 3.9) */
 	SP_PY_IN_PTR = 2,   /* pointer at frame_instr into the code object's
 			     * bytecode, which starts at code + code_start */
 };
 
-/* Offsets in bytes; all fields fit the walk of CPython 3.10 to 3.13. */
+/* Offsets in bytes; all fields fit the walk of CPython 3.8 to 3.13. */
 struct sp_py_proc {
 	uint64_t runtime;          /* address of _PyRuntime */
 	uint32_t version;          /* PY_VERSION_HEX, 0x030b07f0 */

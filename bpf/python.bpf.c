@@ -1,11 +1,11 @@
 /* bpf/python.bpf.c: CPython frames of the sampled thread, for ustack and pystack.
  *
  * A native stack of a Python program shows only the interpreter's C
- * functions. For processes user space recognised as CPython 3.10-3.13
+ * functions. For processes user space recognised as CPython 3.8-3.13
  * (runtime/stacks/python.c wrote their offsets into py_procs), this walks
  * the thread's frame chain: _PyRuntime -> interpreter -> thread state of
  * the sampled thread (3.11+: the one whose native_thread_id is the tid;
- * 3.10: the GIL holder) -> current frame -> previous ... and appends one
+ * 3.8-3.10: the GIL holder) -> current frame -> previous ... and appends one
  * word per frame to the stack being taken (abi/interp.h): the code object,
  * the bytecode offset, and whether the frame is the first one its
  * _PyEval_EvalFrameDefault activation ran, so user space can splice each
@@ -200,11 +200,12 @@ static __always_inline SP_NODEBUG __u64 frame_offset(const struct py_walk *w, __
 	__u64 instr = 0, base = code + w->p.code_start;
 	__s32 lasti = -1;
 
-	if (w->p.instr == SP_PY_IN_LASTI) {
-		if (rd(&lasti, sizeof(lasti), f + w->p.frame_instr) || lasti < 0 ||
-		    lasti >= (__s32)SP_PY_OFF_NONE)
+	if (w->p.instr == SP_PY_IN_LASTI || w->p.instr == SP_PY_IN_LASTI_BYTES) {
+		if (rd(&lasti, sizeof(lasti), f + w->p.frame_instr) || lasti < 0)
 			return SP_PY_OFF_NONE;
-		return (__u64)lasti;
+		if (w->p.instr == SP_PY_IN_LASTI_BYTES)
+			lasti /= 2;
+		return lasti < (__s32)SP_PY_OFF_NONE ? (__u64)lasti : SP_PY_OFF_NONE;
 	}
 	if (rd(&instr, sizeof(instr), f + w->p.frame_instr) || instr < base ||
 	    (instr - base) / 2 >= SP_PY_OFF_NONE)
@@ -254,7 +255,7 @@ static long py_frame(__u64 i, void *c)
 }
 
 /* Native frames a mixed stack keeps: in a known interpreter at most
- * SP_MAX_FRAMES - SP_PY_RESERVED, so deep C recursion (3.10 runs each
+ * SP_MAX_FRAMES - SP_PY_RESERVED, so deep C recursion (3.8-3.10 run each
  * Python call in its own C activation) leaves room for the Python frames. */
 SP_NODEBUG int sp_interp_native_limit(int limit)
 {

@@ -93,8 +93,26 @@ static int line_310(const uint8_t *tab, size_t len, int firstlineno, uint32_t un
 	return 0;
 }
 
+/* 3.8, 3.9 co_lnotab (PyCode_Addr2Line): (bytes delta u8, line delta s8)
+ * pairs; the line is the one in force at the last start at or below. */
+static int line_lnotab(const uint8_t *tab, size_t len, int firstlineno, uint32_t unit)
+{
+	uint32_t addr = 0, off = unit * 2;
+	int line = firstlineno;
+
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		addr += tab[i];
+		if (addr > off)
+			break;
+		line += (int8_t)tab[i + 1];
+	}
+	return line > 0 ? line : 0;
+}
+
 int sp_py_line(int minor, const uint8_t *tab, size_t len, int firstlineno, uint32_t unit)
 {
+	if (minor <= 9)
+		return line_lnotab(tab, len, firstlineno, unit);
 	if (!tab || len == 0)
 		return 0;
 	return minor >= 11 ? line_311(tab, len, firstlineno, unit)

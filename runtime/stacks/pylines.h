@@ -1,9 +1,10 @@
 /* runtime/stacks/pylines.h: CPython line tables -> the line of a bytecode offset.
  *
  * A Python frame is sampled as (code object, bytecode offset); the line is
- * looked up in the code object's co_linetable, whose format changed in
- * 3.11: 3.10 has (bytes delta, line delta) pairs (Objects/lnotab_notes.txt),
- * 3.11+ the location entries of Objects/locations.md. Pure functions on
+ * looked up in the code object's line table, whose format changed twice:
+ * 3.8/3.9 co_lnotab and 3.10 co_linetable are (bytes delta, line delta)
+ * pairs read two ways (Objects/lnotab_notes.txt), 3.11+ has the location
+ * entries of Objects/locations.md. Pure functions on
  * bytes copied out of the process, so they are unit tested on tables made
  * by real interpreters (tests/unit/test_pylines.c).
  */

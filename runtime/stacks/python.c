@@ -1,7 +1,8 @@
 /* runtime/stacks/python.c: CPython processes registered for the BPF walker, code objects named.
  *
  * The offsets are per minor version (shared/research/interpreters.md §1:
- * checked with gdb on pyenv 3.10.13/3.11.7/3.12.1/3.13.0 and Debian 3.11.2).
+ * checked with gdb on pyenv 3.10.13/3.11.7/3.12.1/3.13.0 and Debian 3.11.2;
+ * 3.8.18 and 3.9.18 with gdb `ptype /o` here).
  * A process is CPython when its executable or a libpython defines
  * _PyRuntime; the version is Py_Version (3.11+) or the file name
  * (python3.10, libpython3.10.so). Everything read from the process is
@@ -43,6 +44,16 @@ struct pyver {
 };
 
 static const struct pyver versions[] = {
+	{ 8, { .interp_head = 32, .tstate_current = 1368, .interp_tstate_head = 8,
+	       .tstate_next = 8, .tstate_frame = 24, .cframe_frame = -1, .frame_code = 32,
+	       .frame_back = 24, .frame_instr = 104, .tstate_how = SP_PY_TS_GIL,
+	       .marker = SP_PY_MK_NONE, .instr = SP_PY_IN_LASTI_BYTES },
+	  { 40, 104, 112, 120, 48, 72 } },
+	{ 9, { .interp_head = 32, .tstate_current = 568, .interp_tstate_head = 8,
+	       .tstate_next = 8, .tstate_frame = 24, .cframe_frame = -1, .frame_code = 32,
+	       .frame_back = 24, .frame_instr = 104, .tstate_how = SP_PY_TS_GIL,
+	       .marker = SP_PY_MK_NONE, .instr = SP_PY_IN_LASTI_BYTES },
+	  { 40, 104, 112, 120, 48, 72 } },
 	{ 10, { .interp_head = 32, .tstate_current = 568, .interp_tstate_head = 8,
 		.tstate_next = 8, .tstate_frame = 24, .cframe_frame = -1, .frame_code = 32,
 		.frame_back = 24, .frame_instr = 96, .tstate_how = SP_PY_TS_GIL,
@@ -334,7 +345,7 @@ static int register_proc(struct sp_python *py, struct pyproc *p, const struct fo
 	if (!v) {
 		if (!p->warned)
 			fprintf(stderr, "sprof: warning: pid %d runs python %d.%d: no interpreter "
-				"stacks for this version (3.10 to 3.13), native frames only\n",
+				"stacks for this version (3.8 to 3.13), native frames only\n",
 				(int)p->pid, ver / 100, ver % 100);
 		p->warned = true;
 		return 0;

@@ -2,7 +2,7 @@
  *
  * sp_python__add_pid() is called whenever the session reads a process's
  * mappings (first sample, exec, the re-reads after it): when the process
- * runs CPython 3.10-3.13 (the executable or a libpython defines _PyRuntime)
+ * runs CPython 3.8-3.13 (the executable or a libpython defines _PyRuntime)
  * its offsets go into the py_procs map, and bpf/python.bpf.c starts
  * appending interpreter frame words to its stacks (abi/interp.h). Other
  * versions get one warning naming the version; their native stacks work.
