@@ -16,12 +16,15 @@
 #define SP_PY_MAP_STATS "py_stats"
 #define SP_PY_MAP_SEEN "py_code_seen"
 
-/* One interpreter frame word: the code object address (8-aligned, below
- * 2^48), bit 0 set on the last (outermost) frame one _PyEval_EvalFrameDefault
- * activation runs, and the bytecode offset in code units in the top 16 bits
+/* One interpreter frame word: bit 0 set on the last (outermost) frame one
+ * _PyEval_EvalFrameDefault activation runs; the code id in bits 1-32 (BPF
+ * numbers each (process, code object address, name object) it sees, so a
+ * code object freed and another allocated at its address stay apart; 0:
+ * unknown), and the bytecode offset in code units in the top 16 bits
  * (SP_PY_OFF_NONE when unknown). */
 #define SP_PY_GROUP_END 1ull
-#define SP_PY_CODE_MASK 0x0000fffffffffff8ull
+#define SP_PY_ID_SHIFT 1
+#define SP_PY_ID_MASK 0xffffffffull
 #define SP_PY_OFF_SHIFT 48
 #define SP_PY_OFF_NONE 0xffffull
 
@@ -93,13 +96,15 @@ enum sp_py_stat {
 /* SP_EV_INTERP_CODE record (after struct sp_event_hdr: id the pid, arg
  * the code object): what BPF could copy of the code object when it first
  * saw it, so frames of code objects freed (or processes gone) before user
- * space reads them still get names. A string that is not compact ASCII, or
+ * space reads them still get names. The header's id is the pid, arg the
+ * code object's address. A string that is not compact ASCII, or
  * longer than its buffer, has length 0 (user space then reads the process);
  * lt_len 0: no line table copied. */
 #define SP_PY_NAME_MAX 128
 #define SP_PY_FILE_MAX 256
 #define SP_PY_LT_MAX 1024
 struct sp_py_code_rec {
+	uint32_t id;               /* the code id frame words carry */
 	int32_t firstlineno;
 	uint16_t name_len, file_len, lt_len;
 	uint16_t pad;
@@ -108,10 +113,12 @@ struct sp_py_code_rec {
 	uint8_t linetable[SP_PY_LT_MAX];
 };
 
-/* Key of py_code_seen: code objects already reported to user space
- * (SP_EV_INTERP_CODE), so it reads each one while the process is alive. */
+/* Key of py_code_seen (value: the code id): code objects already reported
+ * to user space (SP_EV_INTERP_CODE), so it reads each one while the
+ * process is alive. */
 struct sp_py_code_key {
 	uint64_t code;
+	uint64_t name;  /* the name object it points to: tells reused addresses apart */
 	uint32_t pid;
 	uint32_t pad;
 };

@@ -6,8 +6,8 @@
  * the thread's frame chain: _PyRuntime -> interpreter -> thread state of
  * the sampled thread (3.11+: the one whose native_thread_id is the tid;
  * 3.8-3.10: the GIL holder) -> current frame -> previous ... and appends one
- * word per frame to the stack being taken (abi/interp.h): the code object,
- * the bytecode offset, and whether the frame is the first one its
+ * word per frame to the stack being taken (abi/interp.h): an id of the code
+ * object, the bytecode offset, and whether the frame is the first one its
  * _PyEval_EvalFrameDefault activation ran, so user space can splice each
  * activation's frames in place of its C frame. Names and lines are read
  * later, in user space: each code object is announced once per process
@@ -42,8 +42,16 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct sp_py_code_key);
-	__type(value, __u8);
+	__type(value, __u32);
 } py_code_seen SEC(".maps");
+
+/* The last code id given out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} py_code_ids SEC(".maps");
 
 /* An SP_EV_INTERP_CODE record is built here: too big for the BPF stack. */
 struct py_code_event {
@@ -127,33 +135,46 @@ static __always_inline SP_NODEBUG void fill_code(struct py_code_event *ev, const
 		r->lt_len = (__u16)n;
 }
 
-/* First sight of a code object in this process: tell user space, with
- * what BPF can copy of it now (it may be freed before user space looks). */
-static __always_inline SP_NODEBUG void note_code(const struct sp_py_proc *p, __u32 pid, __u64 code)
+/* The code id of a frame's code object; at first sight in this process
+ * a new id, announced to user space with what BPF can copy of the code
+ * object now (it may be freed before user space looks). 0 when unknown. */
+static __always_inline SP_NODEBUG __u32 code_id(const struct sp_py_proc *p, __u32 pid, __u64 code)
 {
 	struct sp_py_code_key k;
 	struct py_code_event *ev;
-	__u32 zero = 0;
-	__u8 one = 1;
+	__u32 zero = 0, id, *known;
+	__u64 *last;
 
 	k.code = code;
+	k.name = 0;
 	k.pid = pid;
 	k.pad = 0;
-	if (bpf_map_lookup_elem(&py_code_seen, &k))
-		return;
+	if (rd(&k.name, sizeof(k.name), code + p->code_qualname))
+		return 0;
+	known = bpf_map_lookup_elem(&py_code_seen, &k);
+	if (known)
+		return *known;
 	ev = bpf_map_lookup_elem(&py_code_scratch, &zero);
-	if (!ev || bpf_map_update_elem(&py_code_seen, &k, &one, BPF_NOEXIST) != 0)
-		return;
+	last = bpf_map_lookup_elem(&py_code_ids, &zero);
+	if (!ev || !last)
+		return 0;
+	id = (__u32)(__sync_fetch_and_add(last, 1) + 1);
+	if (bpf_map_update_elem(&py_code_seen, &k, &id, BPF_NOEXIST) != 0) {
+		known = bpf_map_lookup_elem(&py_code_seen, &k); /* another CPU was first */
+		return known ? *known : 0;
+	}
 	ev->hdr.type = SP_EV_INTERP_CODE;
 	ev->hdr.id = pid;
 	ev->hdr.arg = code;
+	ev->rec.id = id;
 	fill_code(ev, p, code);
 	if (sp_send_record(ev, sizeof(*ev)) != 0) {
 		bpf_map_delete_elem(&py_code_seen, &k);
 		py_stat(SP_PY_ST_CODE_RETRY, 1);
-		return;
+		return 0;
 	}
 	py_stat(SP_PY_ST_CODE_SENT, 1);
+	return id;
 }
 
 /* bpf_loop() body: one thread state of the list. */
@@ -245,12 +266,12 @@ static long py_frame(__u64 i, void *c)
 		w->full = 1;
 		return 1;
 	}
-	word = (code & SP_PY_CODE_MASK) | frame_offset(w, f, code) << SP_PY_OFF_SHIFT;
+	word = (__u64)code_id(&w->p, w->pid, code) << SP_PY_ID_SHIFT |
+	       frame_offset(w, f, code) << SP_PY_OFF_SHIFT;
 	if (w->p.marker == SP_PY_MK_NONE || (w->p.marker == SP_PY_MK_ENTRY && mark))
 		word |= SP_PY_GROUP_END;
 	w->ips[pos] = word;
 	w->pos = pos + 1;
-	note_code(&w->p, w->pid, code & SP_PY_CODE_MASK);
 	return 0;
 }
 

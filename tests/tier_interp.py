@@ -426,6 +426,40 @@ def t_pyprofile(ctx):
         assert fn != "main" or int(m.group(1)) >= 60, "main in %s samples" % m.group(1)
 
 
+REUSE = '''\
+import sys, time, types
+
+def run(name, secs):
+    src = ("def %%s(t):\\n    end = time.process_time() + t\\n"
+           "    while time.process_time() < end:\\n        pass\\n" %% name)
+    co = compile(src, "gen_%%s.py" %% name, "exec").co_consts[0]
+    types.FunctionType(co, {"time": time})(secs)  # no cycle: freed on return
+    return id(co)
+
+ids = {run("alpha" if i %% 2 == 0 else "beta", 0.15) for i in range(8)}
+print("addresses", len(ids), file=sys.stderr)
+'''
+
+
+def t_address_reuse(ctx, exe, label):
+    """Code objects made, run and freed in turn (their addresses reused):
+    every frame keeps its own name and file."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_reuse.py", REUSE % {})
+    r = profile(ctx, exe, script)
+    seen = {}
+    for _, frames, c in parse_stacks(r.out):
+        for f in frames:
+            p = py_frame(f)
+            if p and p[0] in ("alpha", "beta"):
+                assert p[1] == "gen_%s.py" % p[0], "name and file of two functions mixed: %r" % f
+                seen[p[0]] = seen.get(p[0], 0) + c
+    figures(ctx, "interp reuse %s: %r" % (label, seen))
+    assert "addresses 1\n" in r.err, "the two functions did not share an address: %s" % r.err
+    assert seen.get("alpha", 0) >= 20 and seen.get("beta", 0) >= 20, seen
+
+
 def t_truncated(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
@@ -442,6 +476,7 @@ def tests(ctx):
                          ("native_between", t_native_between)):
             yield "%s_%s" % (name, label), (lambda c, fn=fn, exe=exe, label=label: fn(c, exe, label))
     yield "truncated_debian-3.11", lambda c: t_truncated(c, DEBIAN, "debian-3.11")
+    yield "address_reuse_debian-3.11", lambda c: t_address_reuse(c, DEBIAN, "debian-3.11")
     yield "formats_debian-3.11", lambda c: t_formats(c, DEBIAN, "debian-3.11")
     yield "pystack_debian-3.11", lambda c: t_pystack(c, DEBIAN, "debian-3.11")
     yield "pystack_not_python", t_pystack_not_python

@@ -86,9 +86,10 @@ struct pyproc {
 };
 
 struct pycode {
+	uint32_t id;       /* the code id of the frame words (abi/interp.h) */
 	uint64_t addr;
 	pid_t pid;
-	bool ok;
+	bool ok, retried;
 	int minor, firstline;
 	char *name, *file;
 	uint8_t *lt;
@@ -99,7 +100,7 @@ struct sp_python {
 	int procs_fd, stats_fd;
 	struct pyproc *procs;
 	size_t nprocs, proccap;
-	struct pycode **codes; /* open addressing by (pid, addr), codecap a power of two */
+	struct pycode **codes; /* open addressing by (pid, id), codecap a power of two */
 	size_t ncodes, codecap;
 	uint64_t unknown;      /* frames shown as UNKNOWN_FRAME */
 };
@@ -403,18 +404,18 @@ int sp_python__add_pid(struct sp_python *py, pid_t pid)
 
 /* --- code objects ----------------------------------------------------------------------- */
 
-static size_t code_hash(pid_t pid, uint64_t addr)
+static size_t code_hash(pid_t pid, uint32_t id)
 {
-	uint64_t h = (addr ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (id ^ ((uint64_t)(uint32_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
 
 	return (size_t)(h >> 17);
 }
 
-static struct pycode **code_slot(struct sp_python *py, pid_t pid, uint64_t addr)
+static struct pycode **code_slot(struct sp_python *py, pid_t pid, uint32_t id)
 {
-	size_t j = code_hash(pid, addr) & (py->codecap - 1);
+	size_t j = code_hash(pid, id) & (py->codecap - 1);
 
-	while (py->codes[j] && !(py->codes[j]->pid == pid && py->codes[j]->addr == addr))
+	while (py->codes[j] && !(py->codes[j]->pid == pid && py->codes[j]->id == id))
 		j = (j + 1) & (py->codecap - 1);
 	return &py->codes[j];
 }
@@ -432,7 +433,7 @@ static int code_grow(struct sp_python *py)
 	py->codecap = ncap;
 	for (size_t i = 0; i < ocap; i++)
 		if (old[i])
-			*code_slot(py, old[i]->pid, old[i]->addr) = old[i];
+			*code_slot(py, old[i]->pid, old[i]->id) = old[i];
 	free(old);
 	return 0;
 }
@@ -482,33 +483,39 @@ static void code_from_rec(struct pycode *c, const struct sp_py_code_rec *r)
 	}
 }
 
-/* The code object at addr, from the record or read now when not cached; a
- * failed read is cached only when `final` (the process will not become
- * readable). */
-static struct pycode *code_get(struct sp_python *py, pid_t pid, uint64_t addr,
-			       const struct sp_py_code_rec *rec, bool final)
+/* A new code id of pid: what BPF copied, the rest read from the process now. */
+static void code_add(struct sp_python *py, pid_t pid, uint64_t addr,
+		     const struct sp_py_code_rec *rec)
 {
 	struct pyproc *p = proc_get(py, pid, false);
 	struct pycode **slot, *c;
 
-	if (!p || !p->v || ((py->ncodes + 1) * 2 > py->codecap && code_grow(py)))
-		return NULL;
-	slot = code_slot(py, pid, addr);
-	if (*slot)
-		return *slot;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return NULL;
-	*c = (struct pycode){ .addr = addr, .pid = pid, .minor = p->v->minor };
-	if (rec)
-		code_from_rec(c, rec);
+	if (!p || !p->v || !rec->id || ((py->ncodes + 1) * 2 > py->codecap && code_grow(py)))
+		return;
+	slot = code_slot(py, pid, rec->id);
+	if (*slot || !(c = calloc(1, sizeof(*c))))
+		return;
+	*c = (struct pycode){ .id = rec->id, .addr = addr, .pid = pid, .minor = p->v->minor };
+	code_from_rec(c, rec);
 	code_read(p, c);
-	if (!c->ok && !final) {
-		free(c->name), free(c->file), free(c->lt), free(c);
-		return NULL;
-	}
 	*slot = c;
 	py->ncodes++;
+}
+
+/* The code of a frame word; one more read when the first one failed (a
+ * process still alive may have it now). */
+static struct pycode *code_get(struct sp_python *py, pid_t pid, uint32_t id)
+{
+	struct pyproc *p = proc_get(py, pid, false);
+	struct pycode *c;
+
+	if (!p || !p->v || !id || !py->codecap)
+		return NULL;
+	c = *code_slot(py, pid, id);
+	if (c && !c->ok && !c->retried) {
+		c->retried = true;
+		code_read(p, c);
+	}
 	return c;
 }
 
@@ -517,22 +524,22 @@ void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr, const 
 {
 	struct sp_py_code_rec r;
 
-	if (!py)
+	if (!py || !rec || len < sizeof(r))
 		return;
-	if (rec && len >= sizeof(r))
-		memcpy(&r, rec, sizeof(r));
-	code_get(py, pid, addr & SP_PY_CODE_MASK, rec && len >= sizeof(r) ? &r : NULL, false);
+	memcpy(&r, rec, sizeof(r));
+	code_add(py, pid, addr, &r);
 }
 
 /* --- frames ----------------------------------------------------------------------------- */
 
 static void interp_frame(struct sp_python *py, pid_t pid, uint64_t word, struct sp_frame *f)
 {
-	uint64_t addr = word & SP_PY_CODE_MASK, off = word >> SP_PY_OFF_SHIFT;
-	struct pycode *c = addr ? code_get(py, pid, addr, NULL, true) : NULL;
+	uint32_t id = (uint32_t)((word >> SP_PY_ID_SHIFT) & SP_PY_ID_MASK);
+	uint64_t off = word >> SP_PY_OFF_SHIFT;
+	struct pycode *c = code_get(py, pid, id);
 
 	memset(f, 0, sizeof(*f));
-	f->addr = addr ? addr : 1;
+	f->addr = c ? c->addr : 1; /* never 0: a zero address ends a stack */
 	f->kind = SP_FRAME_INTERP;
 	if (!c || !c->ok) {
 		f->sym = UNKNOWN_FRAME;

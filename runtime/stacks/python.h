@@ -7,9 +7,10 @@
  * appending interpreter frame words to its stacks (abi/interp.h). Other
  * versions get one warning naming the version; their native stacks work.
  *
- * Code objects are read from the process (process_vm_readv) when BPF
- * announces them (SP_EV_INTERP_CODE), while the process is alive: name,
- * file, first line and the line table, cached by (pid, address).
+ * BPF numbers the code objects it sees and announces each new one
+ * (SP_EV_INTERP_CODE) with its name, file, first line and line table as far
+ * as it could copy them; what is missing is read from the process
+ * (process_vm_readv) at once. Cached by (pid, code id).
  * sp_python__splice() then turns a stack's interpreter words into frames
  * placed where _PyEval_EvalFrameDefault ran: kind SP_FRAME_INTERP, sym the
  * qualified name, srcfile/srcline the file and line, or
