@@ -179,7 +179,8 @@ def t_bpf_python_stacks(ctx):
             raise AssertionError("CI=true but %s is missing (.ci/setup installs python3.11)" % py)
         raise ctx.Skip("%s not installed" % py)
     script = ctx.write("san_py.py", "def f(n):\n    return n if n < 2 else f(n - 1) + f(n - 2)\n"
-                       "for _ in range(60):\n    f(15)\n")
+                       "import time\nend = time.process_time() + 1\n"
+                       "while time.process_time() < end:\n    f(15)\n")
     r = san_run(ctx, ["-c", "%s %s" % (py, script), "-e",
                       "profile:hz:199 { @[ustack] = count(); @p[pystack] = count(); }"],
                 timeout=120)
