@@ -652,5 +652,5 @@ void sp_python__warn(struct sp_python *py, FILE *f)
 			trunc, walks, SP_MAX_FRAMES, err);
 	if (py->unknown)
 		fprintf(f, "sprof: python stacks: %" PRIu64 " frames of distinct stacks shown as "
-			UNKNOWN_FRAME " (code objects gone before they were read)\n", py->unknown);
+			UNKNOWN_FRAME " (code objects that could not be read)\n", py->unknown);
 }
