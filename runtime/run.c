@@ -72,6 +72,8 @@ struct run {
 	int *cpus;
 	int epfd, sigfd, durfd, tickfd, rereadfd;
 	struct reread { uint32_t pid; unsigned done; uint64_t first; } *rereads;
+	struct held { struct sp_event_hdr h; void *data; size_t len; } *held;
+	size_t nheld, heldcap; /* output records held to the end of a drain (hold_record) */
 	size_t nrereads, rereadcap;
 	sigset_t oldmask;
 	bool masked, stop;
@@ -363,10 +365,68 @@ static void note_arg_pids(struct run *r, const struct sp_event_hdr *h, const voi
 	}
 }
 
+/* printf/print of a value holding a user stack, in a program that walks
+ * interpreter frames. */
+static bool has_stack_arg(struct run *r, const struct sp_event_hdr *h)
+{
+	const struct sp_plan_field *args;
+
+	if (!r->py || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
+	    h->id >= (uint32_t)r->plan->nprintfs)
+		return false;
+	args = &r->plan->printfs[h->id].args;
+	for (int i = 0; args->kind == SP_F_TUPLE && i < args->nelems; i++)
+		if (args->elems[i].kind == SP_F_USTACK)
+			return true;
+	return false;
+}
+
+/* A printf record is reserved before its arguments are computed, so the
+ * records BPF sends while taking a stack argument (the names of Python
+ * functions seen for the first time) come after it: such a record, and
+ * every output record after it (to keep their order), is held to the end
+ * of the drain. False when it could not be held (it is handled now). */
+static bool hold_record(struct run *r, const struct sp_event_hdr *h, const void *data, size_t len)
+{
+	struct held *e;
+
+	if (r->nheld == r->heldcap) {
+		size_t ncap = r->heldcap ? r->heldcap * 2 : 64;
+		struct held *nv = realloc(r->held, ncap * sizeof(*nv));
+
+		if (!nv)
+			return false;
+		r->held = nv;
+		r->heldcap = ncap;
+	}
+	e = &r->held[r->nheld];
+	e->h = *h;
+	e->len = len;
+	e->data = malloc(len ? len : 1);
+	if (!e->data)
+		return false;
+	memcpy(e->data, data, len);
+	r->nheld++;
+	return true;
+}
+
+static int output_record(struct run *r, const struct sp_event_hdr *h, const void *data,
+			 size_t len);
+
+static void release_held(struct run *r)
+{
+	size_t n = r->nheld;
+
+	r->nheld = 0;
+	for (size_t i = 0; i < n; i++) {
+		output_record(r, &r->held[i].h, r->held[i].data, r->held[i].len);
+		free(r->held[i].data);
+	}
+}
+
 static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, size_t len)
 {
 	struct run *r = ctx;
-	int err = 0;
 
 	switch (h->type) {
 	case SP_EV_EXIT:
@@ -384,6 +444,19 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 	case SP_EV_INTERP_CODE:
 		sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
 		return 0;
+	default:
+		if ((r->nheld || has_stack_arg(r, h)) && hold_record(r, h, data, len))
+			return 0;
+		return output_record(r, h, data, len);
+	}
+}
+
+static int output_record(struct run *r, const struct sp_event_hdr *h, const void *data,
+			 size_t len)
+{
+	int err = 0;
+
+	switch (h->type) {
 	case SP_EV_PRINT:
 	case SP_EV_CLEAR:
 	case SP_EV_ZERO:
@@ -411,6 +484,7 @@ static int drain_events(struct run *r, bool all)
 {
 	int n = sp_events__drain(r->ev, all ? 0 : EVENT_BUDGET);
 
+	release_held(r);
 	fflush(stdout);
 	return n < 0 ? n : 0;
 }
@@ -812,6 +886,9 @@ static void run_destroy(struct run *r)
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	free(r->pids);
 	free(r->rereads);
+	for (size_t i = 0; i < r->nheld; i++)
+		free(r->held[i].data);
+	free(r->held);
 	free(r->cpus);
 }
 

@@ -460,6 +460,20 @@ def t_address_reuse(ctx, exe, label):
     assert seen.get("alpha", 0) >= 20 and seen.get("beta", 0) >= 20, seen
 
 
+def t_printf_pystack(ctx, exe, label):
+    """printf of a Python stack: every function named, the first event too
+    (its printf record comes before the records naming the functions)."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_printf.py", MIXED % {"secs": "1"})
+    r = profile(ctx, exe, script, 'profile:hz:20 { printf("s\\n%s\\n", pystack(4)); }')
+    blocks = [b.strip().split("\n") for b in r.out.split("s\n")[1:]]
+    named = [b for b in blocks if b and b != [""]]
+    assert len(named) >= 10, r.out[-2000:]
+    assert UNKNOWN not in r.out, r.out[:3000]
+    assert all(py_frame(f.strip()) for b in named for f in b), r.out[:3000]
+
+
 def t_truncated(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
@@ -481,5 +495,6 @@ def tests(ctx):
     yield "pystack_debian-3.11", lambda c: t_pystack(c, DEBIAN, "debian-3.11")
     yield "pystack_not_python", t_pystack_not_python
     yield "pyprofile", t_pyprofile
+    yield "printf_pystack_debian-3.11", lambda c: t_printf_pystack(c, DEBIAN, "debian-3.11")
     for label, exe in old_interpreters()[-1:]:
         yield "old_version_" + label, lambda c, exe=exe, label=label: t_old_version(c, exe, label)
