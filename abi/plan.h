@@ -131,7 +131,8 @@ struct sp_ustack_key {
 #define SP_MAX_FRAMES 127
 struct sp_stack_val {
 	uint32_t nr;
-	uint32_t pad;
+	uint32_t ninterp; /* interpreter frame words after the nr native ones
+			   * (abi/interp.h); nr + ninterp <= SP_MAX_FRAMES */
 	uint64_t ip[SP_MAX_FRAMES];
 };
 
@@ -172,6 +173,8 @@ enum sp_event_type {
 	                   * format ("%H:%M:%S\n" when not given); no args */
 	SP_EV_CAT = 9,    /* cat(fmt, ...): id: printfs index; the path is printf-formatted */
 	SP_EV_SYSTEM = 10, /* system(fmt, ...): id: printfs index; the command likewise */
+	SP_EV_INTERP_CODE = 11, /* an interpreter frame's code object seen for the first
+	                         * time: id: pid, arg: its address (abi/interp.h) */
 };
 
 /* Drains: SP_MAP_FILL counts the keys BPF inserted since the last drain,

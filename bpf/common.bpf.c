@@ -8,6 +8,10 @@
  * another on a hash-bucket collision, and a full map is counted in
  * sp_stack_drops instead of dropping silently.
  *
+ * Interpreter frames: user stacks of processes user space registered as
+ * CPython get the Python frames appended after the native ones
+ * (bpf/python.bpf.c, struct sp_stack_val.ninterp); pystack takes only those.
+ *
  * New processes: the first user stack from a process sends SP_EV_NEWPID on
  * the ring buffer, so user space snapshots /proc/PID/maps while the process
  * is alive and can symbolize it after it exits.
@@ -294,13 +298,13 @@ static __always_inline SP_NODEBUG int same_stack(struct sp_stack_val *s, struct 
 {
 	struct cmp_ctx cc;
 
-	if (s->nr != buf->nr)
+	if (s->nr != buf->nr || s->ninterp != buf->ninterp)
 		return 0;
 	cc.a = s;
 	cc.b = buf;
-	cc.nr = buf->nr;
+	cc.nr = buf->nr + buf->ninterp; /* native frames, then interpreter frames */
 	cc.diff = 0;
-	bpf_loop(buf->nr, cmp_frame, &cc, 0);
+	bpf_loop(cc.nr, cmp_frame, &cc, 0);
 	return !cc.diff;
 }
 
@@ -335,9 +339,13 @@ static __always_inline SP_NODEBUG __u64 hash_mask(void)
 	return bits && bits < 64 ? (1ULL << bits) - 1 : ~0ULL;
 }
 
+/* What take_stack() adds to a user stack: interpreter frames
+ * (bpf/python.bpf.c) after the native ones, or only those (pystack). */
+enum { INTERP_NONE, INTERP_MIXED, INTERP_ONLY };
+
 /* Takes a stack into the scratch buffer and stores it in sp_stacks;
  * returns its id, 0 for an empty stack. */
-static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags)
+static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags, int interp)
 {
 	__u32 zero = 0;
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
@@ -353,29 +361,38 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		limit = 1;
 	if (limit > SP_MAX_FRAMES)
 		limit = SP_MAX_FRAMES;
+	if (interp == INTERP_MIXED)
+		limit = sp_interp_native_limit(limit);
 	/* user stacks: the .eh_frame unwinder when user space gave it tables
 	 * for this process (bpf/unwind.bpf.c), else the kernel's frame-pointer
 	 * walk */
 	n = -1;
-	if (flags & BPF_F_USER_STACK)
+	if (interp == INTERP_ONLY)
+		n = 0;
+	else if (flags & BPF_F_USER_STACK)
 		n = sp_unwind_user(ctx, buf->ip, limit);
 	if (n < 0) {
 		n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
 		n = n > 0 ? n / (long)sizeof(__u64) : 0;
 	}
-	if (n <= 0)
+	if (n < 0 || (n == 0 && interp != INTERP_ONLY))
 		return 0;
 	nr = (__u32)n;
 	if (nr > SP_MAX_FRAMES)
 		nr = SP_MAX_FRAMES;
 	buf->nr = nr;
-	buf->pad = 0;
+	buf->ninterp = 0;
+	if (interp)
+		buf->ninterp = sp_interp_frames(buf->ip, nr,
+						interp == INTERP_ONLY ? (__u32)limit : SP_MAX_FRAMES);
+	if (nr + buf->ninterp == 0)
+		return 0;
 	hc.buf = buf;
 	hc.h = 0x9e3779b97f4a7c15ULL;
-	hc.nr = nr;
-	bpf_loop(nr, hash_frame, &hc, 0);
+	hc.nr = nr + buf->ninterp;
+	bpf_loop(hc.nr, hash_frame, &hc, 0);
 	mask = hash_mask();
-	h = (mix64(hc.h ^ nr) & mask) | 1;
+	h = (mix64(hc.h ^ nr ^ ((__u64)buf->ninterp << 32)) & mask) | 1;
 	if (nr >= SP_MAX_FRAMES) /* deeper than a stack can hold (not a limit asked for) */
 		sp_count_lost(SP_LOST_STACK_TRUNCATED);
 	/* a different stack under the same hash (a stored stack is compared
@@ -422,16 +439,28 @@ SP_NODEBUG void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 
-	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK);
+	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK, INTERP_MIXED);
 	out->pid = pid;
 	out->pad = 0;
 	if (out->stack_id) /* kernel threads have no user frames to symbolize */
 		note_pid(pid);
 }
 
+/* pystack: the interpreter frames alone. The pid is noted even while the
+ * stack is empty: user space recognises interpreters from that. */
+SP_NODEBUG void sp_pystack(void *ctx, struct sp_ustack_key *out, int limit)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK, INTERP_ONLY);
+	out->pid = pid;
+	out->pad = 0;
+	note_pid(pid);
+}
+
 SP_NODEBUG __u64 sp_kstack(void *ctx, int limit)
 {
-	return take_stack(ctx, limit, 0);
+	return take_stack(ctx, limit, 0, INTERP_NONE);
 }
 
 /* `func` (which 0) or `probe` (which 1) of the attach point that fired,

@@ -38,6 +38,13 @@ SP_NODEBUG long sp_send_event(__u32 type, __u32 id, __u64 arg)
 	return bpf_ringbuf_output(&sp_events, &h, sizeof(h), BPF_RB_FORCE_WAKEUP);
 }
 
+/* A whole record (struct sp_event_hdr first) of a constant size; 0 or
+ * non-zero when the ring buffer is full (not counted). */
+SP_NODEBUG long sp_send_record(const void *rec, __u32 size)
+{
+	return bpf_ringbuf_output(&sp_events, (void *)rec, size, BPF_RB_FORCE_WAKEUP);
+}
+
 /* An event that is lost when the ring buffer is full, and counted. */
 SP_NODEBUG void sp_emit_event(__u32 type, __u32 id, __u64 arg)
 {

@@ -46,10 +46,12 @@ typedef __s64 int64_t;
 /* common.bpf.c */
 int sp_filter(void);
 void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit);
+void sp_pystack(void *ctx, struct sp_ustack_key *out, int limit);
 __u64 sp_kstack(void *ctx, int limit);
 void sp_emit_exit(void);
 void sp_emit_event(__u32 type, __u32 id, __u64 arg);
 long sp_send_event(__u32 type, __u32 id, __u64 arg);
+long sp_send_record(const void *rec, __u32 size);
 void sp_event_drop(void);
 __u64 sp_elapsed(void);
 __u64 sp_cpid(void);
@@ -59,6 +61,10 @@ long sp_read_str(char *dst, __u32 size, const void *src, int user);
 long sp_read(void *dst, __u32 size, const void *src, int user);
 void sp_note_insert(__u32 slot);
 void sp_count_lost(__u32 cause);
+
+/* python.bpf.c */
+__u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end);
+int sp_interp_native_limit(int limit);
 
 /* maps.bpf.c */
 void sp_count_drop(void *drops);

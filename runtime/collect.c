@@ -33,6 +33,7 @@
 
 #include "runtime/collect.h"
 #include "runtime/drain.h"
+#include "runtime/stacks/python.h"
 #include "runtime/stacks/symbolize.h"
 #include "base/clock.h"
 #include "base/hash.h"
@@ -104,6 +105,7 @@ struct sp_collector {
 	const struct sp_plan *plan;
 	struct bpf_object *obj;
 	struct sp_symbolizer *sym;
+	struct sp_python *py;    /* interpreter frames of user stacks, or NULL */
 	struct pool keep, scratch;
 	struct pool *cur;        /* where decoding allocates */
 	int ncpus;               /* possible CPUs: per-CPU value slots */
@@ -232,8 +234,9 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 		return NULL;
 	if (id && stack_lookup(c, id, &v) == 0) {
 		uint32_t nr = v.nr < SP_MAX_FRAMES ? v.nr : SP_MAX_FRAMES;
+		uint32_t ni = kernel || v.ninterp > SP_MAX_FRAMES - nr ? 0 : v.ninterp;
 
-		st->frames = pool_alloc(c->cur, sizeof(*st->frames) * (nr ? nr : 1));
+		st->frames = pool_alloc(c->cur, sizeof(*st->frames) * (nr + ni ? nr + ni : 1));
 		if (!st->frames)
 			return NULL;
 		for (uint32_t i = 0; i < nr; i++) {
@@ -242,7 +245,8 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 			else
 				sp_symbolize_user(c->sym, (pid_t)pid, v.ip[i], i == 0, &st->frames[i]);
 		}
-		st->n = (int)nr;
+		st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
+					  (int)nr);
 		st->truncated = limit > 0 && (int)nr >= limit;
 	}
 	if (slot) {
@@ -974,6 +978,11 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
 		return NULL;
 	}
 	return c;
+}
+
+void sp_collector__set_python(struct sp_collector *c, struct sp_python *py)
+{
+	c->py = py;
 }
 
 void sp_collector__destroy(struct sp_collector *c)

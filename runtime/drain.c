@@ -60,7 +60,7 @@ struct table {
 
 struct stack_ent {
 	uint64_t id;
-	uint32_t nr;
+	uint32_t nr, ninterp;   /* native frames, then interpreter frames in ip */
 	uint64_t *ip;
 };
 
@@ -238,11 +238,14 @@ static struct stack_ent *stack_find(const struct sp_drain *d, uint64_t id)
 static void stack_keep(struct sp_drain *d, uint64_t id, const struct sp_stack_val *v)
 {
 	uint32_t nr = v->nr < SP_MAX_FRAMES ? v->nr : SP_MAX_FRAMES;
+	uint32_t ni = v->ninterp <= SP_MAX_FRAMES - nr ? v->ninterp : SP_MAX_FRAMES - nr;
+	uint32_t all = nr + ni;
 	struct stack_ent *e = stack_find(d, id);
 	size_t j;
 
 	if (e) {
-		if (e->nr != nr || memcmp(e->ip, v->ip, nr * sizeof(uint64_t)) != 0)
+		if (e->nr != nr || e->ninterp != ni ||
+		    memcmp(e->ip, v->ip, all * sizeof(uint64_t)) != 0)
 			d->stats.collisions++;
 		return;
 	}
@@ -250,11 +253,12 @@ static void stack_keep(struct sp_drain *d, uint64_t id, const struct sp_stack_va
 		return;
 	for (j = stack_slot(d, id); d->st[j].id; j = (j + 1) & (d->stcap - 1))
 		;
-	d->st[j].ip = malloc(sizeof(uint64_t) * (nr ? nr : 1));
+	d->st[j].ip = malloc(sizeof(uint64_t) * (all ? all : 1));
 	if (!d->st[j].ip)
 		return;
-	memcpy(d->st[j].ip, v->ip, nr * sizeof(uint64_t));
+	memcpy(d->st[j].ip, v->ip, all * sizeof(uint64_t));
 	d->st[j].nr = nr;
+	d->st[j].ninterp = ni;
 	d->st[j].id = id;
 	d->nst++;
 }
@@ -270,8 +274,8 @@ int sp_drain_stack(struct sp_drain *d, uint64_t id, struct sp_stack_val *out)
 	e = stack_find(d, id);
 	if (e) {
 		out->nr = e->nr;
-		out->pad = 0;
-		memcpy(out->ip, e->ip, e->nr * sizeof(uint64_t));
+		out->ninterp = e->ninterp;
+		memcpy(out->ip, e->ip, (e->nr + e->ninterp) * sizeof(uint64_t));
 		err = 0;
 	}
 	pthread_mutex_unlock(&d->lock);

@@ -42,6 +42,7 @@
 #include "runtime/runtime.h"
 #include "runtime/status.h"
 #include "runtime/stacks/process.h"
+#include "runtime/stacks/python.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/unwind.h"
@@ -69,6 +70,8 @@ struct run {
 	struct sp_resolved *resolved; /* attach points resolved once for the run */
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
+	struct sp_python *py;     /* CPython frame walker's processes; NULL when none */
+	struct sp_consumers procs; /* sym, unw, py: fed one maps snapshot per process event */
 	struct sp_collector *coll;
 	struct sp_events *ev;
 	struct sp_status status;
@@ -76,6 +79,8 @@ struct run {
 	int *cpus;
 	int epfd, sigfd, durfd, tickfd, rereadfd;
 	struct reread { uint32_t pid; unsigned done; uint64_t first; } *rereads;
+	struct held { struct sp_event_hdr h; void *data; size_t len; } *held;
+	size_t nheld, heldcap; /* output records held to the end of a drain (hold_record) */
 	size_t nrereads, rereadcap;
 	sigset_t oldmask;
 	bool masked, stop;
@@ -241,7 +246,7 @@ static int map_event(struct run *r, const struct sp_event_hdr *h)
  * first), so printf arguments holding a user stack read unknown pids too. */
 static void read_pid(struct run *r, uint32_t pid)
 {
-	sp_process__add(r->sym, r->unw, (pid_t)pid, true);
+	sp_process__add(&r->procs, (pid_t)pid, true);
 }
 
 /* Adds pid to the set of processes seen; true if it was there already. */
@@ -311,7 +316,7 @@ static void reread_due(struct run *r)
 		struct reread e = r->rereads[i];
 
 		if (now >= e.first + reread_after_ns[e.done]) {
-			bool gone = sp_process__add(r->sym, r->unw, (pid_t)e.pid, true) == -ESRCH;
+			bool gone = sp_process__add(&r->procs, (pid_t)e.pid, true) == -ESRCH;
 
 			if (gone || ++e.done == NREREAD)
 				continue;
@@ -347,10 +352,68 @@ static void note_arg_pids(struct run *r, const struct sp_event_hdr *h, const voi
 	}
 }
 
+/* printf/print of a value holding a user stack, in a program that walks
+ * interpreter frames. */
+static bool has_stack_arg(struct run *r, const struct sp_event_hdr *h)
+{
+	const struct sp_plan_field *args;
+
+	if (!r->py || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
+	    h->id >= (uint32_t)r->plan->nprintfs)
+		return false;
+	args = &r->plan->printfs[h->id].args;
+	for (int i = 0; args->kind == SP_F_TUPLE && i < args->nelems; i++)
+		if (args->elems[i].kind == SP_F_USTACK)
+			return true;
+	return false;
+}
+
+/* A printf record is reserved before its arguments are computed, so the
+ * records BPF sends while taking a stack argument (the names of Python
+ * functions seen for the first time) come after it: such a record, and
+ * every output record after it (to keep their order), is held to the end
+ * of the drain. False when it could not be held (it is handled now). */
+static bool hold_record(struct run *r, const struct sp_event_hdr *h, const void *data, size_t len)
+{
+	struct held *e;
+
+	if (r->nheld == r->heldcap) {
+		size_t ncap = r->heldcap ? r->heldcap * 2 : 64;
+		struct held *nv = realloc(r->held, ncap * sizeof(*nv));
+
+		if (!nv)
+			return false;
+		r->held = nv;
+		r->heldcap = ncap;
+	}
+	e = &r->held[r->nheld];
+	e->h = *h;
+	e->len = len;
+	e->data = malloc(len ? len : 1);
+	if (!e->data)
+		return false;
+	memcpy(e->data, data, len);
+	r->nheld++;
+	return true;
+}
+
+static int output_record(struct run *r, const struct sp_event_hdr *h, const void *data,
+			 size_t len);
+
+static void release_held(struct run *r)
+{
+	size_t n = r->nheld;
+
+	r->nheld = 0;
+	for (size_t i = 0; i < n; i++) {
+		output_record(r, &r->held[i].h, r->held[i].data, r->held[i].len);
+		free(r->held[i].data);
+	}
+}
+
 static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, size_t len)
 {
 	struct run *r = ctx;
-	int err = 0;
 
 	switch (h->type) {
 	case SP_EV_EXIT:
@@ -365,6 +428,22 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 			read_pid(r, (uint32_t)h->arg);
 		}
 		return 0;
+	case SP_EV_INTERP_CODE:
+		sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
+		return 0;
+	default:
+		if ((r->nheld || has_stack_arg(r, h)) && hold_record(r, h, data, len))
+			return 0;
+		return output_record(r, h, data, len);
+	}
+}
+
+static int output_record(struct run *r, const struct sp_event_hdr *h, const void *data,
+			 size_t len)
+{
+	int err = 0;
+
+	switch (h->type) {
 	case SP_EV_PRINT:
 	case SP_EV_CLEAR:
 	case SP_EV_ZERO:
@@ -392,6 +471,7 @@ static int drain_events(struct run *r, bool all)
 {
 	int n = sp_events__drain(r->ev, all ? 0 : EVENT_BUDGET);
 
+	release_held(r);
 	fflush(stdout);
 	return n < 0 ? n : 0;
 }
@@ -434,13 +514,15 @@ static int open_readers(struct run *r)
 	/* one open per object file for names and unwind tables (the unwinder
 	 * is destroyed first, the symbolizer owns the cache) */
 	sp_unwind__share_objcache(r->unw, sp_symbolizer__objcache(r->sym));
-	if (r->tgt.pid && r->tgt.running) {
-		sp_process__add(r->sym, r->unw, r->tgt.pid, false);
-	}
+	r->py = sp_python__open(r->ld->obj);
+	r->procs = (struct sp_consumers){ .sym = r->sym, .unw = r->unw, .py = r->py };
+	if (r->tgt.pid && r->tgt.running)
+		sp_process__add(&r->procs, r->tgt.pid, false);
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym,
 				     r->o->no_drain ? 0 : r->o->max_keys);
 	if (!r->coll)
 		return -ENOMEM;
+	sp_collector__set_python(r->coll, r->py);
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
 				     .json = r->ro.format == SP_FMT_JSON };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
@@ -769,6 +851,7 @@ static int finish(struct run *r)
 	err = sp_outpath_write(&prof, &r->ro, r->o->output, r->saved_stdout >= 0);
 	fflush(stdout);
 	sp_profile_warn(&prof);
+	sp_python__warn(r->py, stderr);
 	if (r->o->verbose) {
 		sp_unwind__print_stats(r->unw, stderr);
 		sp_collect_print_stats(r->coll, stderr);
@@ -785,6 +868,7 @@ static void run_destroy(struct run *r)
 	sp_status__destroy(&r->status);
 	sp_events__destroy(r->ev);
 	sp_collector__destroy(r->coll);
+	sp_python__destroy(r->py);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);
 	sp_resolved_free(&r->resolved);
@@ -799,6 +883,9 @@ static void run_destroy(struct run *r)
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	free(r->pids);
 	free(r->rereads);
+	for (size_t i = 0; i < r->nheld; i++)
+		free(r->held[i].data);
+	free(r->held);
 	free(r->cpus);
 }
 

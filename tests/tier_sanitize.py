@@ -10,7 +10,8 @@ own dependency check makes a second run cheap. The sanitized sprof then runs
     -d ir (0, or 1 with a located error as in the codegen corpus);
   - every tests/codegen program with -d ir (exit 1 only where it has ERROR);
   - every unit test binary;
-  - a few real BPF runs as root: BEGIN/exit, profile -c with ustack,
+  - a few real BPF runs as root: BEGIN/exit, profile -c with ustack (and
+    of a Python program, with pystack),
     a printf-heavy interval program, -f json, -o svg / pprof / folded /
     speedscope, cleared maps printed, a missing raw tracepoint, and a
     tracepoint wildcard stopped by --duration with END;
@@ -168,6 +169,25 @@ def t_bpf_profile_ustack(ctx):
     assert r.rc == 0, r
     assert re.search(r"^\s+(hot|warm)\+\d+$", r.out, re.M), r
     assert "end\n" in r.out, r
+
+
+def t_bpf_python_stacks(ctx):
+    """Python frames (runtime/stacks/python.c): code objects copied, read and
+    spliced, a mixed and a Python-only stack, after the process exited."""
+    ctx.require_bpf()
+    py = "/usr/bin/python3.11"
+    if not os.path.exists(py):
+        if ctx.ci:
+            raise AssertionError("CI=true but %s is missing (.ci/setup installs python3.11)" % py)
+        raise ctx.Skip("%s not installed" % py)
+    script = ctx.write("san_py.py", "def f(n):\n    return n if n < 2 else f(n - 1) + f(n - 2)\n"
+                       "import time\nend = time.process_time() + 1\n"
+                       "while time.process_time() < end:\n    f(15)\n")
+    r = san_run(ctx, ["-c", "%s %s" % (py, script), "-e",
+                      "profile:hz:199 { @[ustack] = count(); @p[pystack] = count(); }"],
+                timeout=120)
+    assert r.rc == 0, r
+    assert re.search(r"^\s+f \(san_py.py:2\)$", r.out, re.M), r
 
 
 def t_bpf_printf_interval(ctx):

@@ -316,8 +316,11 @@ def t_python(ctx):
     def whole(env):
         stacks, _ = _sprof(ctx, "%s %s" % (py, script), prog, env=env)
         total = sum(n for _, n in stacks)
+        # the interpreter loop, or the Python frames that take its place
+        # (tier_interp.py)
         good = sum(n for f, n in stacks if f and _fn(f[-1]) == "_start" and
-                   any(_fn(x) == "_PyEval_EvalFrameDefault" for x in f))
+                   any(_fn(x) == "_PyEval_EvalFrameDefault" or "(unwind_py.py:" in x
+                       for x in f))
         return good, total
     g, t = whole(None)
     gf, tf = whole({"SPROF_NO_DWARF": "1"})

@@ -46,7 +46,7 @@ bool sp_map_is_flame(const struct sp_mapdata *m);
 const struct sp_plan_field *sp_key_field(const struct sp_mapdata *m, int i);
 
 /* One element of a stack path, root first. */
-enum sp_pe_kind { SP_PE_LABEL, SP_PE_USER, SP_PE_KERNEL, SP_PE_UNKNOWN };
+enum sp_pe_kind { SP_PE_LABEL, SP_PE_USER, SP_PE_KERNEL, SP_PE_UNKNOWN, SP_PE_INTERP };
 struct sp_pelem {
 	char *name;                  /* owned */
 	enum sp_pe_kind kind;

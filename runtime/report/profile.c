@@ -41,9 +41,23 @@ uint64_t sp_entry_weight(const struct sp_entry *e)
 	return e->val.v > 0 ? (uint64_t)e->val.v : 0;
 }
 
+/* The file name without its directories. */
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
 const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len)
 {
-	if (f->sym)
+	if (f->kind == SP_FRAME_INTERP && f->sym && f->srcfile && f->srcline > 0)
+		snprintf(buf, len, "%s (%s:%d)", f->sym, base_name(f->srcfile), f->srcline);
+	else if (f->kind == SP_FRAME_INTERP && f->sym && f->srcfile)
+		snprintf(buf, len, "%s (%s)", f->sym, base_name(f->srcfile));
+	else if (f->kind == SP_FRAME_INTERP && f->sym)
+		snprintf(buf, len, "%s", f->sym);
+	else if (f->sym)
 		snprintf(buf, len, "%s+%" PRIu64, f->sym, f->off);
 	else
 		snprintf(buf, len, "0x%" PRIx64, f->addr);
@@ -54,6 +68,10 @@ const char *sp_frame_func(const struct sp_frame *f, char *buf, size_t len)
 {
 	const char *base;
 
+	if (f->kind == SP_FRAME_INTERP && f->sym && f->srcfile) {
+		snprintf(buf, len, "%s (%s)", f->sym, base_name(f->srcfile));
+		return buf;
+	}
 	if (f->sym)
 		return f->sym;
 	if (!f->module || !*f->module || f->kind == SP_FRAME_KERNEL)

@@ -13,7 +13,9 @@
 
 #include "abi/plan.h"
 
-enum sp_frame_kind { SP_FRAME_USER, SP_FRAME_KERNEL, SP_FRAME_UNKNOWN };
+/* INTERP: an interpreted function (runtime/stacks/python.c): sym is its
+ * name, srcfile/srcline where it runs, addr its code object. */
+enum sp_frame_kind { SP_FRAME_USER, SP_FRAME_KERNEL, SP_FRAME_UNKNOWN, SP_FRAME_INTERP };
 
 struct sp_frame {
 	uint64_t addr;          /* absolute address as sampled */

@@ -9,7 +9,8 @@
  * substring when the pattern does not compile; Ctrl-F, the Search button or
  * ?s=term) highlighting matches and showing the share of samples matched.
  * Colours tell frame kinds apart: user frames warm yellow, kernel frames
- * orange-red, key parts (comm, pid) blue, unresolved frames grey; the shade
+ * orange-red, interpreted (Python) frames green, key parts (comm, pid) blue,
+ * unresolved frames grey; the shade
  * comes from a hash of the name so a function keeps its colour.
  *
  * Written from scratch: flamegraph.pl's licence (CDDL) keeps it out of the tree.
@@ -333,6 +334,8 @@ static void frame_colour(char *buf, size_t len, const struct node *n, bool root)
 		snprintf(buf, len, "rgb(%d,%d,%d)", 220 + (int)(35 * a), 60 + (int)(60 * b), (int)(30 * c));
 	else if (n->kind == SP_PE_UNKNOWN)
 		snprintf(buf, len, "rgb(%d,%d,%d)", 170 + (int)(30 * a), 170 + (int)(30 * a), 170 + (int)(30 * a));
+	else if (n->kind == SP_PE_INTERP) /* interpreted code: greens */
+		snprintf(buf, len, "rgb(%d,%d,%d)", 60 + (int)(50 * a), 175 + (int)(55 * b), 80 + (int)(50 * c));
 	else if (n->kind == SP_PE_LABEL)
 		snprintf(buf, len, "rgb(%d,%d,%d)", 110 + (int)(40 * a), 160 + (int)(40 * b), 220 + (int)(35 * c));
 	else

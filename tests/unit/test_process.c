@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 	pid = start_sleep();
 
 	before = sp_procmaps__reads();
-	CHECK(sp_process__add(sym, unw, pid, true) == 0, "add the process");
+	CHECK(sp_process__add(&(struct sp_consumers){ .sym = sym, .unw = unw }, pid, true) == 0, "add the process");
 	CHECK(sp_procmaps__reads() - before == 1, "one read of /proc/%d/maps for two consumers, got %lu",
 	      (int)pid, sp_procmaps__reads() - before);
 	CHECK(sp_symbolizer__has_pid(sym, pid), "the symbolizer holds the process");
@@ -112,18 +112,18 @@ int main(int argc, char **argv)
 
 	/* A second event (dlopen, exec): again one read. */
 	before = sp_procmaps__reads();
-	sp_process__add(sym, unw, pid, true);
+	sp_process__add(&(struct sp_consumers){ .sym = sym, .unw = unw }, pid, true);
 	CHECK(sp_procmaps__reads() - before == 1, "a refresh reads once, got %lu",
 	      sp_procmaps__reads() - before);
 
 	/* Known to the symbolizer, not refreshed, no unwinder: nothing to read. */
 	before = sp_procmaps__reads();
-	sp_process__add(sym, NULL, pid, false);
+	sp_process__add(&(struct sp_consumers){ .sym = sym }, pid, false);
 	CHECK(sp_procmaps__reads() == before, "a known process is not read again");
 
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	CHECK(sp_process__add(sym, unw, pid, true) == -ESRCH, "a gone process is -ESRCH");
+	CHECK(sp_process__add(&(struct sp_consumers){ .sym = sym, .unw = unw }, pid, true) == -ESRCH, "a gone process is -ESRCH");
 
 	sp_symbolizer__destroy(sym);
 	sp_unwind__destroy(unw);

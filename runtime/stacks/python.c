@@ -1,0 +1,666 @@
+/* runtime/stacks/python.c: CPython processes registered for the BPF walker, code objects named.
+ *
+ * The offsets are per minor version (shared/research/interpreters.md §1:
+ * checked with gdb on pyenv 3.10.13/3.11.7/3.12.1/3.13.0 and Debian 3.11.2;
+ * 3.8.18 and 3.9.18 with gdb `ptype /o` here).
+ * A process is CPython when its executable or a libpython defines
+ * _PyRuntime; the version is Py_Version (3.11+) or the file name
+ * (python3.10, libpython3.10.so). Everything read from the process is
+ * checked (the code object's type is PyCode_Type, strings are short,
+ * compact and printable) so a bad read shows as "[unknown python frame]",
+ * never as garbage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "abi/interp.h"
+#include "runtime/elf/syms.h"
+#include "runtime/stacks/procmaps.h"
+#include "runtime/stacks/pylines.h"
+#include "runtime/stacks/python.h"
+
+#define MAX_STR 1024
+#define MAX_LINETABLE (1u << 20)
+#define UNKNOWN_FRAME "[unknown python frame]"
+
+/* Where a code object and its strings keep what a frame shows. */
+struct code_layout {
+	uint16_t firstlineno, filename, qualname, linetable;
+	uint16_t ascii_data, compact_data; /* str data after the header */
+};
+
+struct pyver {
+	int minor;
+	struct sp_py_proc walk;
+	struct code_layout code;
+};
+
+static const struct pyver versions[] = {
+	{ 8, { .interp_head = 32, .tstate_current = 1368, .interp_tstate_head = 8,
+	       .tstate_next = 8, .tstate_frame = 24, .cframe_frame = -1, .frame_code = 32,
+	       .frame_back = 24, .frame_instr = 104, .tstate_how = SP_PY_TS_GIL,
+	       .marker = SP_PY_MK_NONE, .instr = SP_PY_IN_LASTI_BYTES },
+	  { 40, 104, 112, 120, 48, 72 } },
+	{ 9, { .interp_head = 32, .tstate_current = 568, .interp_tstate_head = 8,
+	       .tstate_next = 8, .tstate_frame = 24, .cframe_frame = -1, .frame_code = 32,
+	       .frame_back = 24, .frame_instr = 104, .tstate_how = SP_PY_TS_GIL,
+	       .marker = SP_PY_MK_NONE, .instr = SP_PY_IN_LASTI_BYTES },
+	  { 40, 104, 112, 120, 48, 72 } },
+	{ 10, { .interp_head = 32, .tstate_current = 568, .interp_tstate_head = 8,
+		.tstate_next = 8, .tstate_frame = 24, .cframe_frame = -1, .frame_code = 32,
+		.frame_back = 24, .frame_instr = 96, .tstate_how = SP_PY_TS_GIL,
+		.marker = SP_PY_MK_NONE, .instr = SP_PY_IN_LASTI },
+	  { 40, 104, 112, 120, 48, 72 } },
+	{ 11, { .interp_head = 40, .tstate_current = 576, .interp_tstate_head = 16,
+		.tstate_next = 8, .tstate_native_tid = 160, .tstate_frame = 56, .cframe_frame = 8,
+		.frame_code = 32, .frame_back = 48, .frame_instr = 56, .frame_marker = 68,
+		.code_start = 184, .tstate_how = SP_PY_TS_LIST, .marker = SP_PY_MK_ENTRY,
+		.instr = SP_PY_IN_PTR },
+	  { 72, 112, 128, 136, 48, 72 } },
+	{ 12, { .interp_head = 40, .interp_tstate_head = 72, .tstate_next = 8,
+		.tstate_native_tid = 144, .tstate_frame = 56, .cframe_frame = 0, .frame_code = 0,
+		.frame_back = 8, .frame_instr = 56, .frame_marker = 70, .code_start = 192,
+		.tstate_how = SP_PY_TS_LIST, .marker = SP_PY_MK_SHIM, .instr = SP_PY_IN_PTR },
+	  { 68, 112, 128, 136, 40, 56 } },
+	{ 13, { .interp_head = 632, .interp_tstate_head = 7344, .tstate_next = 8,
+		.tstate_native_tid = 160, .tstate_frame = 72, .cframe_frame = -1, .frame_code = 0,
+		.frame_back = 8, .frame_instr = 56, .frame_marker = 70, .code_start = 200,
+		.tstate_how = SP_PY_TS_LIST, .marker = SP_PY_MK_SHIM, .instr = SP_PY_IN_PTR },
+	  { 68, 112, 128, 136, 40, 56 } },
+};
+
+struct pyproc {
+	pid_t pid;
+	bool registered, warned;
+	uint64_t runtime, code_type;
+	const struct pyver *v;
+	struct code_layout code;   /* v's, or from _Py_DebugOffsets (3.13) */
+};
+
+struct pycode {
+	uint32_t id;       /* the code id of the frame words (abi/interp.h) */
+	uint64_t addr;
+	pid_t pid;
+	bool ok, retried;
+	int minor, firstline;
+	char *name, *file;
+	uint8_t *lt;
+	size_t ltlen;
+};
+
+struct sp_python {
+	int procs_fd, stats_fd;
+	struct pyproc *procs;
+	size_t nprocs, proccap;
+	struct pycode **codes; /* open addressing by (pid, id), codecap a power of two */
+	size_t ncodes, codecap;
+	uint64_t unknown;      /* frames shown as UNKNOWN_FRAME */
+};
+
+/* --- process memory ------------------------------------------------------------------- */
+
+static int rmem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+	if (!addr)
+		return -EFAULT;
+	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static uint64_t u64_at(const uint8_t *b, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+/* One code point as UTF-8 into o (room for 4); returns the bytes written. */
+static int utf8(uint32_t c, char *o)
+{
+	if (c < 0x80)
+		return o[0] = (char)c, 1;
+	if (c < 0x800)
+		return o[0] = (char)(0xc0 | c >> 6), o[1] = (char)(0x80 | (c & 0x3f)), 2;
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | c >> 12), o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | c >> 18), o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((c >> 6) & 0x3f)), o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* A str object as UTF-8 (malloc'd), NULL when it is not a short compact
+ * string or holds control characters. */
+static char *read_str(pid_t pid, uint64_t obj, const struct code_layout *cl)
+{
+	uint8_t hdr[40], data[MAX_STR * 4];
+	uint32_t state, kind;
+	uint64_t len;
+	char *s, *o;
+
+	if (rmem(pid, obj, hdr, sizeof(hdr)))
+		return NULL;
+	len = u64_at(hdr, 16);
+	memcpy(&state, hdr + 32, sizeof(state));
+	kind = (state >> 2) & 7;
+	if (len == 0 || len > MAX_STR || !(state & 0x20) || (kind != 1 && kind != 2 && kind != 4))
+		return NULL;
+	if (rmem(pid, obj + ((state & 0x40) ? cl->ascii_data : cl->compact_data), data, len * kind))
+		return NULL;
+	s = o = malloc(len * 4 + 1);
+	for (uint64_t i = 0; s && i < len; i++) {
+		uint32_t c = kind == 1 ? data[i] : kind == 2 ? ((uint16_t *)data)[i] : ((uint32_t *)data)[i];
+
+		if (c < 0x20 || c == 0x7f || c > 0x10ffff) {
+			free(s);
+			return NULL;
+		}
+		o += utf8(c, o);
+	}
+	if (s)
+		*o = 0;
+	return s;
+}
+
+/* A bytes object's contents (malloc'd), NULL when unreadable. */
+static uint8_t *read_bytes(pid_t pid, uint64_t obj, size_t *len)
+{
+	uint8_t hdr[24], *b;
+	uint64_t n;
+
+	if (rmem(pid, obj, hdr, sizeof(hdr)))
+		return NULL;
+	n = u64_at(hdr, 16);
+	if (n == 0 || n > MAX_LINETABLE || !(b = malloc(n)))
+		return NULL;
+	if (rmem(pid, obj + 32, b, n)) {
+		free(b);
+		return NULL;
+	}
+	*len = n;
+	return b;
+}
+
+/* --- processes -------------------------------------------------------------------------- */
+
+static struct pyproc *proc_get(struct sp_python *py, pid_t pid, bool add)
+{
+	for (size_t i = 0; i < py->nprocs; i++)
+		if (py->procs[i].pid == pid)
+			return &py->procs[i];
+	if (!add)
+		return NULL;
+	if (py->nprocs == py->proccap) {
+		size_t ncap = py->proccap ? py->proccap * 2 : 16;
+		struct pyproc *nv = realloc(py->procs, ncap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		py->procs = nv;
+		py->proccap = ncap;
+	}
+	py->procs[py->nprocs] = (struct pyproc){ .pid = pid };
+	return &py->procs[py->nprocs++];
+}
+
+/* "3.N" from a file name like python3.11 or libpython3.10.so.1.0: major*100+minor, 0 if none. */
+static int version_from_path(const char *path)
+{
+	const char *b = strrchr(path, '/'), *p;
+	int major, minor;
+
+	b = b ? b + 1 : path;
+	p = strstr(b, "python");
+	if (!p || sscanf(p + 6, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major * 100 + minor;
+}
+
+/* What one mapped file tells: _PyRuntime, PyCode_Type, Py_Version. */
+struct found {
+	uint64_t runtime, code_type;
+	uint32_t hexversion;
+	int pathver;
+};
+
+static bool probe_file(pid_t pid, const struct sp_procmap *m, struct found *out)
+{
+	char root[64];
+	uint64_t rt, v0, a;
+	struct sp_elf *e;
+	int fd = sp_procmap__open(m, pid, true);
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	e = sp_elf__open_fd(fd, m->path, root);
+	if (!e)
+		return false;
+	if (sp_elf__symbol_vaddr(e, "_PyRuntime", &rt) == 0 &&
+	    sp_elf__foff_to_vaddr(e, m->pgoff, &v0)) {
+		uint64_t bias = m->start - v0;
+
+		out->runtime = rt + bias;
+		if (sp_elf__symbol_vaddr(e, "PyCode_Type", &a) == 0)
+			out->code_type = a + bias;
+		if (sp_elf__symbol_vaddr(e, "Py_Version", &a) == 0)
+			rmem(pid, a + bias, &out->hexversion, sizeof(out->hexversion));
+		ok = true;
+	}
+	sp_elf__destroy(e);
+	return ok;
+}
+
+/* Finds the interpreter in pid's executable mappings (the process layer's
+ * snapshot): files named *python* (the executable or libpython). */
+static int find_interp(pid_t pid, const struct sp_procmaps *pm, struct found *out)
+{
+	const char *last = NULL;
+	int ret = 0;
+
+	for (int i = 0; i < pm->n && !ret; i++) {
+		const struct sp_procmap *m = &pm->maps[i];
+		const char *b = m->path ? strrchr(m->path, '/') : NULL;
+
+		if (m->kind != SP_MAP_FILE || !b || !strstr(b, "python") ||
+		    (last && strcmp(last, m->path) == 0))
+			continue;
+		last = m->path;
+		out->pathver = version_from_path(m->path);
+		if (probe_file(pid, m, out))
+			ret = 1;
+		else if (out->pathver && out->pathver < 300)
+			ret = 2; /* python 2: no _PyRuntime, but an interpreter */
+	}
+	return ret;
+}
+
+static const struct pyver *version_for(int minor)
+{
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		if (versions[i].minor == minor)
+			return &versions[i];
+	return NULL;
+}
+
+/* 3.13 describes itself: _Py_DebugOffsets opens _PyRuntime ("xdebugpy",
+ * the version, then u64 offsets; indices as CPython 3.13.0 lays them out,
+ * checked against the gdb table above). The values it has replace the
+ * table's, so a 3.13.x that moved a field still walks right. */
+enum {
+	DO_INTERP_HEAD = 3, DO_THREADS_HEAD = 7, DO_TS_NEXT = 19, DO_TS_FRAME = 21,
+	DO_TS_NATIVE_TID = 23, DO_FR_PREVIOUS = 27, DO_FR_EXECUTABLE = 28, DO_FR_INSTR = 29,
+	DO_FR_OWNER = 31, DO_CO_FILENAME = 33, DO_CO_QUALNAME = 35, DO_CO_LINETABLE = 36,
+	DO_CO_FIRSTLINENO = 37, DO_CO_CODE = 41, DO_N = 42
+};
+
+static bool debug_offsets(pid_t pid, uint64_t runtime, struct sp_py_proc *w,
+			  struct code_layout *cl)
+{
+	static const int used[] = { DO_INTERP_HEAD, DO_THREADS_HEAD, DO_TS_NEXT, DO_TS_FRAME,
+		DO_TS_NATIVE_TID, DO_FR_PREVIOUS, DO_FR_EXECUTABLE, DO_FR_INSTR, DO_FR_OWNER,
+		DO_CO_FILENAME, DO_CO_QUALNAME, DO_CO_LINETABLE, DO_CO_FIRSTLINENO, DO_CO_CODE };
+	uint64_t d[2 + DO_N];
+	uint16_t v[DO_N];
+
+	if (rmem(pid, runtime, d, sizeof(d)) || memcmp(d, "xdebugpy", 8) ||
+	    (d[1] >> 16) != 0x030d)
+		return false;
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
+		if (d[2 + used[i]] > UINT16_MAX) /* the sizes in between are bigger */
+			return false;
+		v[used[i]] = (uint16_t)d[2 + used[i]];
+	}
+	w->interp_head = v[DO_INTERP_HEAD], w->interp_tstate_head = v[DO_THREADS_HEAD];
+	w->tstate_next = v[DO_TS_NEXT], w->tstate_frame = v[DO_TS_FRAME];
+	w->tstate_native_tid = v[DO_TS_NATIVE_TID], w->frame_back = v[DO_FR_PREVIOUS];
+	w->frame_code = v[DO_FR_EXECUTABLE], w->frame_instr = v[DO_FR_INSTR];
+	w->frame_marker = v[DO_FR_OWNER], w->code_start = v[DO_CO_CODE];
+	cl->filename = v[DO_CO_FILENAME], cl->qualname = v[DO_CO_QUALNAME];
+	cl->linetable = v[DO_CO_LINETABLE], cl->firstlineno = v[DO_CO_FIRSTLINENO];
+	return true;
+}
+
+static int register_proc(struct sp_python *py, struct pyproc *p, const struct found *f, int ver)
+{
+	const struct pyver *v = ver / 100 == 3 ? version_for(ver % 100) : NULL;
+	struct sp_py_proc w;
+
+	if (!v) {
+		if (!p->warned)
+			fprintf(stderr, "sprof: warning: pid %d runs python %d.%d: no interpreter "
+				"stacks for this version (3.8 to 3.13), native frames only\n",
+				(int)p->pid, ver / 100, ver % 100);
+		p->warned = true;
+		return 0;
+	}
+	w = v->walk;
+	p->code = v->code;
+	if (v->minor == 13 && !debug_offsets(p->pid, f->runtime, &w, &p->code) && !p->warned) {
+		fprintf(stderr, "sprof: warning: pid %d: python 3.13 without readable "
+			"_Py_DebugOffsets, using the offsets of 3.13.0\n", (int)p->pid);
+		p->warned = true;
+	}
+	w.code_firstlineno = p->code.firstlineno;
+	w.code_filename = p->code.filename;
+	w.code_qualname = p->code.qualname;
+	w.code_linetable = p->code.linetable;
+	w.str_ascii_data = p->code.ascii_data;
+	w.runtime = f->runtime;
+	w.version = f->hexversion ? f->hexversion : (uint32_t)(0x03000000 | v->minor << 16);
+	if (bpf_map_update_elem(py->procs_fd, &p->pid, &w, BPF_ANY))
+		return -errno;
+	p->registered = true;
+	p->runtime = f->runtime;
+	p->code_type = f->code_type;
+	p->v = v;
+	return 1;
+}
+
+int sp_python__add_pid(struct sp_python *py, pid_t pid)
+{
+	struct sp_procmaps pm = { 0 };
+	int err;
+
+	if (!py || pid <= 0)
+		return 0;
+	err = sp_procmaps__read(&pm, pid, NULL);
+	if (!err)
+		err = sp_python__add_maps(py, pid, &pm);
+	sp_procmaps__free(&pm);
+	return err;
+}
+
+int sp_python__add_maps(struct sp_python *py, pid_t pid, const struct sp_procmaps *pm)
+{
+	struct found f = { 0 };
+	struct pyproc *p;
+	int ret, ver;
+
+	if (!py || pid <= 0)
+		return 0;
+	p = proc_get(py, pid, true);
+	if (!p)
+		return -ENOMEM;
+	ret = find_interp(pid, pm, &f);
+	if (ret <= 0)
+		return ret;
+	ver = f.hexversion ? (int)(f.hexversion >> 24) * 100 + (int)((f.hexversion >> 16) & 0xff)
+			   : f.pathver;
+	if (p->registered && p->runtime == f.runtime)
+		return 1;
+	if (!ver) {
+		if (!p->warned)
+			fprintf(stderr, "sprof: warning: pid %d: python of unknown version: no "
+				"interpreter stacks, native frames only\n", (int)pid);
+		p->warned = true;
+		return 0;
+	}
+	return register_proc(py, p, &f, ver);
+}
+
+/* --- code objects ----------------------------------------------------------------------- */
+
+static size_t code_hash(pid_t pid, uint32_t id)
+{
+	uint64_t h = (id ^ ((uint64_t)(uint32_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 17);
+}
+
+static struct pycode **code_slot(struct sp_python *py, pid_t pid, uint32_t id)
+{
+	size_t j = code_hash(pid, id) & (py->codecap - 1);
+
+	while (py->codes[j] && !(py->codes[j]->pid == pid && py->codes[j]->id == id))
+		j = (j + 1) & (py->codecap - 1);
+	return &py->codes[j];
+}
+
+static int code_grow(struct sp_python *py)
+{
+	size_t ocap = py->codecap, ncap = ocap ? ocap * 2 : 1024;
+	struct pycode **old = py->codes;
+
+	py->codes = calloc(ncap, sizeof(*py->codes));
+	if (!py->codes) {
+		py->codes = old;
+		return -ENOMEM;
+	}
+	py->codecap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i])
+			*code_slot(py, old[i]->pid, old[i]->id) = old[i];
+	free(old);
+	return 0;
+}
+
+/* What the process still has: the parts the record did not carry. */
+static void code_read(const struct pyproc *p, struct pycode *c)
+{
+	const struct code_layout *cl = &p->code;
+	uint8_t b[160];
+	int32_t first;
+
+	if (!(c->name && c->file && c->lt) &&
+	    !rmem(p->pid, c->addr, b, sizeof(b)) &&
+	    (!p->code_type || u64_at(b, 8) == p->code_type)) {
+		memcpy(&first, b + cl->firstlineno, sizeof(first));
+		c->firstline = first > 0 ? first : 0;
+		if (!c->name)
+			c->name = read_str(p->pid, u64_at(b, cl->qualname), cl);
+		if (!c->file)
+			c->file = read_str(p->pid, u64_at(b, cl->filename), cl);
+		if (!c->lt)
+			c->lt = read_bytes(p->pid, u64_at(b, cl->linetable), &c->ltlen);
+	}
+	c->ok = c->name && c->file;
+}
+
+/* A copied string if it is printable ASCII, else NULL. */
+static char *rec_str(const char *s, size_t len, size_t max)
+{
+	if (len == 0 || len >= max)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return NULL;
+	return strndup(s, len);
+}
+
+/* What BPF copied when it first saw the code object. */
+static void code_from_rec(struct pycode *c, const struct sp_py_code_rec *r)
+{
+	c->firstline = r->firstlineno > 0 ? r->firstlineno : 0;
+	c->name = rec_str(r->name, r->name_len, sizeof(r->name));
+	c->file = rec_str(r->file, r->file_len, sizeof(r->file));
+	if (r->lt_len && r->lt_len <= sizeof(r->linetable) && (c->lt = malloc(r->lt_len))) {
+		memcpy(c->lt, r->linetable, r->lt_len);
+		c->ltlen = r->lt_len;
+	}
+}
+
+/* A new code id of pid: what BPF copied, the rest read from the process now. */
+static void code_add(struct sp_python *py, pid_t pid, uint64_t addr,
+		     const struct sp_py_code_rec *rec)
+{
+	struct pyproc *p = proc_get(py, pid, false);
+	struct pycode **slot, *c;
+
+	if (!p || !p->v || !rec->id || ((py->ncodes + 1) * 2 > py->codecap && code_grow(py)))
+		return;
+	slot = code_slot(py, pid, rec->id);
+	if (*slot || !(c = calloc(1, sizeof(*c))))
+		return;
+	*c = (struct pycode){ .id = rec->id, .addr = addr, .pid = pid, .minor = p->v->minor };
+	code_from_rec(c, rec);
+	code_read(p, c);
+	*slot = c;
+	py->ncodes++;
+}
+
+/* The code of a frame word; one more read when the first one failed (a
+ * process still alive may have it now). */
+static struct pycode *code_get(struct sp_python *py, pid_t pid, uint32_t id)
+{
+	struct pyproc *p = proc_get(py, pid, false);
+	struct pycode *c;
+
+	if (!p || !p->v || !id || !py->codecap)
+		return NULL;
+	c = *code_slot(py, pid, id);
+	if (c && !c->ok && !c->retried) {
+		c->retried = true;
+		code_read(p, c);
+	}
+	return c;
+}
+
+void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr, const void *rec,
+			  size_t len)
+{
+	struct sp_py_code_rec r;
+
+	if (!py || !rec || len < sizeof(r))
+		return;
+	memcpy(&r, rec, sizeof(r));
+	code_add(py, pid, addr, &r);
+}
+
+/* --- frames ----------------------------------------------------------------------------- */
+
+static void interp_frame(struct sp_python *py, pid_t pid, uint64_t word, struct sp_frame *f)
+{
+	uint32_t id = (uint32_t)((word >> SP_PY_ID_SHIFT) & SP_PY_ID_MASK);
+	uint64_t off = word >> SP_PY_OFF_SHIFT;
+	struct pycode *c = code_get(py, pid, id);
+
+	memset(f, 0, sizeof(*f));
+	f->addr = c ? c->addr : 1; /* never 0: a zero address ends a stack */
+	f->kind = SP_FRAME_INTERP;
+	if (!c || !c->ok) {
+		f->sym = UNKNOWN_FRAME;
+		py->unknown++;
+		return;
+	}
+	f->sym = c->name;
+	f->srcfile = c->file;
+	f->srcline = off == SP_PY_OFF_NONE ? c->firstline
+					   : sp_py_line(c->minor, c->lt, c->ltlen, c->firstline,
+							(uint32_t)off);
+}
+
+static bool is_eval_frame(const struct sp_frame *f)
+{
+	return f->sym && strncmp(f->sym, "_PyEval_EvalFrameDefault", 24) == 0;
+}
+
+int sp_python__splice(struct sp_python *py, pid_t pid, const uint64_t *words, int ninterp,
+		      struct sp_frame *frames, int nnative)
+{
+	struct sp_frame *nat;
+	int n = 0, k = 0;
+
+	if (!py || ninterp <= 0)
+		return nnative;
+	nat = malloc(sizeof(*nat) * (size_t)(nnative ? nnative : 1));
+	if (!nat)
+		return nnative;
+	memcpy(nat, frames, sizeof(*nat) * (size_t)nnative);
+	/* each _PyEval_EvalFrameDefault activation gives way to its frames:
+	 * words up to and including the next group end */
+	for (int i = 0; i < nnative; i++) {
+		if (!is_eval_frame(&nat[i]) || k >= ninterp) {
+			frames[n++] = nat[i];
+			continue;
+		}
+		do
+			interp_frame(py, pid, words[k], &frames[n++]);
+		while (!(words[k++] & SP_PY_GROUP_END) && k < ninterp);
+	}
+	/* activations the native unwinder did not reach: at the root end */
+	while (k < ninterp)
+		interp_frame(py, pid, words[k++], &frames[n++]);
+	free(nat);
+	return n;
+}
+
+/* --- life cycle ------------------------------------------------------------------------- */
+
+struct sp_python *sp_python__open(struct bpf_object *obj)
+{
+	struct bpf_map *pm = bpf_object__find_map_by_name(obj, SP_PY_MAP_PROCS);
+	struct bpf_map *sm = bpf_object__find_map_by_name(obj, SP_PY_MAP_STATS);
+	struct sp_python *py;
+
+	if (!pm || bpf_map__fd(pm) < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	py = calloc(1, sizeof(*py));
+	if (!py)
+		return NULL;
+	py->procs_fd = bpf_map__fd(pm);
+	py->stats_fd = sm ? bpf_map__fd(sm) : -1;
+	return py;
+}
+
+void sp_python__destroy(struct sp_python *py)
+{
+	if (!py)
+		return;
+	for (size_t i = 0; i < py->codecap; i++) {
+		struct pycode *c = py->codes[i];
+
+		if (c)
+			free(c->name), free(c->file), free(c->lt), free(c);
+	}
+	free(py->codes);
+	free(py->procs);
+	free(py);
+}
+
+static uint64_t stat_sum(const struct sp_python *py, uint32_t idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+
+	if (py->stats_fd < 0 || ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
+		return 0;
+	if (bpf_map_lookup_elem(py->stats_fd, &idx, v) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+void sp_python__warn(struct sp_python *py, FILE *f)
+{
+	uint64_t walks, trunc, err;
+
+	if (!py)
+		return;
+	walks = stat_sum(py, SP_PY_ST_WALKS);
+	trunc = stat_sum(py, SP_PY_ST_TRUNCATED);
+	err = stat_sum(py, SP_PY_ST_READERR);
+	if (trunc || err)
+		fprintf(f, "sprof: python stacks: %" PRIu64 " of %" PRIu64 " samples truncated "
+			"(more than %d frames), %" PRIu64 " cut at an unreadable frame\n",
+			trunc, walks, SP_MAX_FRAMES, err);
+	if (py->unknown)
+		fprintf(f, "sprof: python stacks: %" PRIu64 " frames of distinct stacks shown as "
+			UNKNOWN_FRAME " (code objects that could not be read)\n", py->unknown);
+}
