@@ -13,6 +13,11 @@ ustack program: the unwinder's bpf_loop callback (unw_step) is there only
 when take_stack() calls sp_unwind_user(); without it these tests skip. Each prints its figures (share of samples with the
 full chain: DWARF, frame pointers only via SPROF_NO_DWARF=1, bpftrace) and
 appends them to build/tests/artifacts/unwind_figures.txt.
+
+Toolchains (chain/toolchain_*): the same chain built by gcc + GNU ld,
+clang-16 + lld-16 and rustc (both lld layouts: the text segment's p_vaddr -
+p_offset is not 0); >= 95 % of all samples reach main and _start, and the
+share is compared with `perf record --call-graph dwarf` (linux-perf).
 """
 import bisect
 import os
@@ -207,6 +212,107 @@ def _pct(g, t):
     return "%d/%d = %.0f%%" % (g, t, 100.0 * g / t if t else 0)
 
 
+# ---- toolchains: gcc + ld, clang-16 + lld-16, rustc ------------------------------------
+
+def _fresh(out, src, flags):
+    stamp = out + ".flags"
+    old = open(stamp).read() if os.path.exists(stamp) else None
+    return (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src)
+            and old == " ".join(flags))
+
+
+def _build_with(ctx, cmd, src, out, flags):
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    if not _fresh(out, src, flags):
+        ctx.run(cmd, check=True, timeout=300)
+        with open(out + ".flags", "w") as f:
+            f.write(" ".join(flags))
+    return out
+
+
+def _workload_src(name):
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "workloads", name)
+
+
+def _chain_binary(ctx, toolchain):
+    out_dir = os.path.join(ctx.build, "tests", "workloads")
+    if toolchain == "gcc-ld":
+        return _build(ctx, "unwind_chain", O2_NOFP, "o2")
+    if toolchain == "clang-lld":
+        ctx.require_tool("clang-16")
+        ctx.require_tool("ld.lld-16")
+        src, out = _workload_src("unwind_chain.c"), os.path.join(out_dir, "unwind_chain-clang-lld")
+        flags = ["-O2", "-fomit-frame-pointer", "-g", "-fuse-ld=lld",
+                 "--ld-path=" + shutil.which("ld.lld-16")]
+        return _build_with(ctx, ["clang-16"] + flags + ["-o", out, src], src, out, flags)
+    ctx.require_tool("rustc")
+    src, out = _workload_src("unwind_chain.rs"), os.path.join(out_dir, "unwind_chain-rs")
+    flags = ["-O", "-g"]
+    return _build_with(ctx, ["rustc"] + flags + ["-o", out, src], src, out, flags)
+
+
+def _last(name):
+    """`r::chain_leaf` -> `chain_leaf` (Rust paths), C names unchanged."""
+    return name.rsplit("::", 1)[-1]
+
+
+def _toolchain_shares(stacks):
+    """(leaf samples with chain_mid<-chain_outer<-main right after the leaf,
+    leaf samples, samples reaching main and _start, all samples)."""
+    g = t = whole = total = 0
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        total += n
+        if names and "main" in names and names[-1] == "_start":
+            whole += n
+        if names and _last(names[0]) == "chain_leaf":
+            t += n
+            if [_last(x) for x in names[1:4]] == ["chain_mid", "chain_outer", "main"]:
+                g += n
+    return g, t, whole, total
+
+
+def _perf_stacks(ctx, cmd):
+    """The same profile by perf's DWARF unwinder, in _parse_stacks' shape."""
+    data = os.path.join(ctx.workdir, "unwind_perf.data")
+    r = ctx.run(["perf", "record", "-q", "--call-graph", "dwarf", "-F", HZ, "-o", data, "--"]
+                + cmd, timeout=120)
+    if r.rc != 0:
+        raise AssertionError("perf record failed: %r" % r)
+    r = ctx.run(["perf", "script", "-i", data, "-F", "ip,sym"], timeout=120)
+    stacks = []
+    for block in r.out.split("\n\n"):
+        frames = [l.split(None, 1)[1] for l in block.strip().splitlines()
+                  if len(l.split(None, 1)) == 2 and "(inlined)" not in l]
+        if frames:
+            stacks.append((frames, 1))
+    return stacks
+
+
+def _toolchain_test(toolchain, what):
+    def run(ctx):
+        _need_hook(ctx)
+        w = _chain_binary(ctx, toolchain)
+        stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+        g, t, whole, total = _toolchain_shares(stacks)
+        perf = ""
+        pw = ptotal = None
+        if shutil.which("perf"):
+            _, _, pw, ptotal = _toolchain_shares(_perf_stacks(ctx, [w, SECS]))
+            perf = "; perf --call-graph dwarf: %s" % _pct(pw, ptotal)
+        elif ctx.ci:
+            raise AssertionError("CI=true but perf (linux-perf) is not installed")
+        _figure(ctx, "%s: samples reaching main and _start %s; chain_leaf<-chain_mid<-"
+                "chain_outer<-main %s%s" % (what, _pct(whole, total), _pct(g, t), perf))
+        assert t >= 200, "too few samples in chain_leaf: %d" % t
+        assert g >= 0.95 * t, "full chain in only %s" % _pct(g, t)
+        assert whole >= 0.95 * total, "main and _start in only %s" % _pct(whole, total)
+        if ptotal:
+            assert whole / total >= pw / ptotal - 0.05, "worse than perf: %s vs %s" % (
+                _pct(whole, total), _pct(pw, ptotal))
+    return run
+
+
 # ---- tests --------------------------------------------------------------------------
 
 def t_tables_libc(ctx):
@@ -373,6 +479,10 @@ def tests(ctx):
     yield "chain/O2_debug_frame_only", _chain_test(
         O2_NOFP + ("-fno-asynchronous-unwind-tables",), "o2-debug-frame",
         "-O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables (.debug_frame)")
+    yield "chain/toolchain_gcc_ld", _toolchain_test("gcc-ld", "gcc -O2 -fomit-frame-pointer + GNU ld")
+    yield "chain/toolchain_clang_lld", _toolchain_test(
+        "clang-lld", "clang-16 -O2 -fomit-frame-pointer -fuse-ld=lld (lld-16)")
+    yield "chain/toolchain_rustc", _toolchain_test("rustc", "rustc -O -g (lld on current stable)")
     yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry

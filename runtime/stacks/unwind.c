@@ -7,7 +7,8 @@
  * file's rows are a slice [first, first + count) of the array, pcs stored
  * relative to the file's lowest row so they fit 32 bits; each mapping's
  * bias turns a runtime pc into that relative pc:
- *   pc_vaddr = pc - (start - pgoff + p_offset - p_vaddr)   (the PT_LOAD of pgoff)
+ *   pc_vaddr = pc - (start - pgoff + p_offset - p_vaddr)   (the segment the
+ *              mapping shows: runtime/elf/segments.h; lld's layouts need it)
  *   bias     = (start - pgoff + p_offset - p_vaddr) + file_base
  * The vDSO is taken from sprof's own image: one kernel, one vDSO.
  *
@@ -19,6 +20,7 @@
 
 #include "abi/unwind_table.h"
 #include "runtime/elf/ehframe.h"
+#include "runtime/elf/segments.h"
 #include "runtime/stacks/procmaps.h"
 
 #include <bpf/bpf.h>
@@ -36,17 +38,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_LOADS 16
 #define SWEEP_EVERY 64 /* add_pid calls between sweeps for exited processes */
-
-struct unw_load {
-	uint64_t off, vaddr, filesz;
-};
 
 struct unw_file {
 	struct sp_file_id id;
-	int nloads;
-	struct unw_load loads[MAX_LOADS];
+	int nsegs;
+	struct sp_segment segs[SP_MAX_SEGMENTS];
 	uint64_t base;          /* vaddr of the first row */
 	uint32_t first, count;  /* rows in the array; count 0: no table */
 	struct unw_file *next;
@@ -139,21 +136,6 @@ static int lazy_init(struct sp_unwind *u)
 
 /* --- files ------------------------------------------------------------------------- */
 
-static void read_loads(struct unw_file *f, Elf *elf)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n) != 0)
-		return;
-	for (size_t i = 0; i < n && f->nloads < MAX_LOADS; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		f->loads[f->nloads++] = (struct unw_load){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-	}
-}
-
 /* Parse the file's table into the rows array (when it fits). */
 static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf)
 {
@@ -198,7 +180,7 @@ static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf)
 	if (!f)
 		return NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		read_loads(f, elf);
+		f->nsegs = sp_segments__read(elf, f->segs, SP_MAX_SEGMENTS);
 		load_table(u, f, elf);
 	}
 	u->nfiles++;
@@ -256,26 +238,24 @@ static struct unw_file *vdso_file(struct sp_unwind *u)
 
 /* --- processes ----------------------------------------------------------------------- */
 
-/* The mapping's entry; false when the file has no PT_LOAD for it. */
-static bool fill_map(const struct unw_file *f, const struct sp_procmap *m, struct sp_unw_map *out)
+/* The mapping's entry (without rows when the file has none or no
+ * segment for it). Mappings here are executable: the text segment's. */
+static void fill_map(const struct unw_file *f, const struct sp_procmap *m, struct sp_unw_map *out)
 {
+	const struct sp_segment *seg;
+
 	out->start = m->start;
 	out->end = m->end;
 	out->first = out->count = 0;
 	out->bias = 0;
 	if (!f || f->count == 0)
-		return true;
-	for (int i = 0; i < f->nloads; i++) {
-		const struct unw_load *l = &f->loads[i];
-
-		if (m->pgoff < (l->off & ~0xfffull) || m->pgoff >= l->off + l->filesz)
-			continue;
-		out->bias = m->start - m->pgoff + l->off - l->vaddr + f->base;
-		out->first = f->first;
-		out->count = f->count;
-		return true;
-	}
-	return true;
+		return;
+	seg = sp_segments__for_map(f->segs, f->nsegs, m->pgoff, true);
+	if (!seg)
+		return;
+	out->bias = sp_segment__bias(seg, m->start, m->pgoff) + f->base;
+	out->first = f->first;
+	out->count = f->count;
 }
 
 static struct unw_pid *find_pid(struct sp_unwind *u, pid_t pid)
