@@ -18,6 +18,12 @@ Toolchains (chain/toolchain_*): the same chain built by gcc + GNU ld,
 clang-16 + lld-16 and rustc (both lld layouts: the text segment's p_vaddr -
 p_offset is not 0); >= 95 % of all samples reach main and _start, and the
 share is compared with `perf record --call-graph dwarf` (linux-perf).
+
+Go (go/*): tests/workloads/unwind_go.go by `go build` (no .eh_frame; rows
+from .gopclntab): the frameless leaf's caller is in >= 95 % of its samples
+and the chain reaches runtime.main and runtime.goexit; stacks taken inside
+the signal handler of an asynchronous preemption go through runtime.sigtramp
+and the restorer into the preempted goroutine, every frame symbolized.
 """
 import bisect
 import os
@@ -313,6 +319,58 @@ def _toolchain_test(toolchain, what):
     return run
 
 
+# ---- Go: .gopclntab ---------------------------------------------------------------------
+
+def _go_binary(ctx):
+    ctx.require_tool("go")
+    src = _workload_src("unwind_go.go")
+    out = os.path.join(ctx.build, "tests", "workloads", "unwind_go")
+    return _build_with(ctx, ["go", "build", "-o", out, src], src, out, ["go", "build"])
+
+
+def t_go_chain(ctx):
+    _need_hook(ctx)
+    w = _go_binary(ctx)
+    prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
+
+    def shares(env):
+        stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), prog, env=env)
+        g, t = _share(stacks, "main.chainLeaf", ("main.chainMid", "main.chainOuter", "main.main",
+                                                "runtime.main", "runtime.goexit.abi0"))
+        return g, t
+    g, t = shares(None)
+    gf, tf = shares({"SPROF_NO_DWARF": "1"})
+    _figure(ctx, "go build (frameless leaf, .gopclntab): main.chainLeaf<-chainMid<-chainOuter<-"
+            "main.main<-runtime.main<-runtime.goexit in %s; frame pointers only %s"
+            % (_pct(g, t), _pct(gf, tf)))
+    assert t >= 200, "too few samples in main.chainLeaf: %d" % t
+    assert g >= 0.95 * t, "full chain in only %s" % _pct(g, t)
+
+
+def t_go_preempt(ctx):
+    _need_hook(ctx)
+    w = _go_binary(ctx)
+    prog = "uprobe:%s:runtime.doSigPreempt { @[ustack] = count(); }" % w
+    stacks, _ = _sprof(ctx, "%s %s preempt" % (w, SECS), prog)
+    want = ("runtime.sighandler", "runtime.sigtrampgo", "runtime.sigtramp.abi0",
+            "runtime.sigreturn.abi0", "main.spin", "runtime.goexit.abi0")
+    total = good = 0
+    bad = []
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        total += n
+        it = iter(names)
+        ok = all(any(x == c for x in it) for c in want) and names[-1] == "runtime.goexit.abi0"
+        ok = ok and not any(x.startswith(("0x", "[")) for x in names)
+        good += n if ok else 0
+        if not ok and len(bad) < 3:
+            bad.append(" <- ".join(names))
+    _figure(ctx, "go asynchronous preemption (uprobe in the signal handler): through "
+            "runtime.sigtramp and the restorer into main.spin, all symbolized, in %s" % _pct(good, total))
+    assert total >= 20, "too few preemptions: %d" % total
+    assert good >= 0.95 * total, "only %s; e.g.\n%s" % (_pct(good, total), "\n".join(bad))
+
+
 # ---- tests --------------------------------------------------------------------------
 
 def t_tables_libc(ctx):
@@ -483,6 +541,8 @@ def tests(ctx):
     yield "chain/toolchain_clang_lld", _toolchain_test(
         "clang-lld", "clang-16 -O2 -fomit-frame-pointer -fuse-ld=lld (lld-16)")
     yield "chain/toolchain_rustc", _toolchain_test("rustc", "rustc -O -g (lld on current stable)")
+    yield "go/frameless_leaf_gopclntab", t_go_chain
+    yield "go/signal_preemption", t_go_preempt
     yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry
