@@ -24,7 +24,17 @@ from .gopclntab): the frameless leaf's caller is in >= 95 % of its samples
 and the chain reaches runtime.main and runtime.goexit; stacks taken inside
 the signal handler of an asynchronous preemption go through runtime.sigtramp
 and the restorer into the preempted goroutine, every frame symbolized.
+
+From the first instruction (startup/*): tests/workloads/unwind_startup.c
+calls malloc 20,000 times through grab() right at start; uprobe stacks of
+malloc must be complete (malloc<-grab<-main...<-_start) in >= 99 % with
+-c (the child is held at its entry point until its tables are in) and
+system wide for a shell loop starting it 20 times (exec/mmap side-band
+records). Stacks still cut short end in `[truncated]` and are counted on
+stderr. A binary without unwind tables and without frame pointers gives
+`chain_leaf [truncated]`, never wrong callers.
 """
+import signal
 import bisect
 import os
 import re
@@ -371,6 +381,94 @@ def t_go_preempt(ctx):
     assert good >= 0.95 * total, "only %s; e.g.\n%s" % (_pct(good, total), "\n".join(bad))
 
 
+# ---- from the first instruction -----------------------------------------------------------
+
+STARTUP_CHAIN = ("malloc", "grab", "main")
+
+
+def _startup_binary(ctx):
+    return ctx.workload("unwind_startup", cflags=O2_NOFP,
+                        out=os.path.join(ctx.build, "tests", "workloads", "unwind_startup-o2"))
+
+
+def _startup_share(stacks):
+    good = total = 0
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        total += n
+        if names[:3] == list(STARTUP_CHAIN) and names[-1] == "_start":
+            good += n
+    return good, total
+
+
+def _cut_short(err):
+    m = re.search(r"^sprof: (\d+) stacks cut short: unwind tables not loaded yet$", err, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def t_startup_child(ctx):
+    _need_hook(ctx)
+    w = _startup_binary(ctx)
+    stacks, r = _sprof(ctx, w, "uprobe:libc:malloc /pid == cpid/ { @[ustack] = count(); }")
+    g, t = _startup_share(stacks)
+    _figure(ctx, "-c, malloc from the first instruction: complete stacks in %s (%d cut short)"
+            % (_pct(g, t), _cut_short(r.err)))
+    assert t >= 20000, "too few malloc stacks: %d" % t
+    assert g >= 0.99 * t, "complete in only %s" % _pct(g, t)
+
+
+def t_startup_loop(ctx):
+    """System wide: 20 processes started by a shell after sprof is up."""
+    _need_hook(ctx)
+    w = _startup_binary(ctx)
+    comm = os.path.basename(w)[:15]
+    prog = ('uprobe:libc:malloc /comm == "%s"/ { @[ustack] = count(); } '
+            'interval:ms:100 { printf("tick\\n"); }' % comm)
+    p = subprocess.Popen([ctx.sprof, "-e", prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and p.stdout.readline().strip() != "tick":
+            pass
+        ctx.run("for i in $(seq 20); do %s; done" % w, timeout=120, check=True)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    stacks = _parse_stacks(out)
+    g, t = _startup_share(stacks)
+    _figure(ctx, "system wide, a shell loop of 20 processes: complete malloc stacks in %s "
+            "(%d cut short)" % (_pct(g, t), _cut_short(err)))
+    assert t >= 20 * 20000, "too few malloc stacks: %d\n%s" % (t, err[-2000:])
+    assert g >= 0.99 * t, "complete in only %s\n%s" % (_pct(g, t), err[-2000:])
+
+
+def t_no_unwind_info(ctx):
+    """-fno-asynchronous-unwind-tables, no -g, no frame pointers: the user
+    code has no table and rbp is no frame pointer."""
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_chain", ("-O2", "-fomit-frame-pointer", "-fno-asynchronous-unwind-tables"),
+               "o2-noinfo")
+    stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+    total = marked = wrong = 0
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        if not names or names[0] != "chain_leaf":
+            continue
+        total += n
+        marked += n if names[-1] == "[truncated]" else 0
+        callers = [x for x in names[1:] if x != "[truncated]"]
+        if callers and callers != ["chain_mid", "chain_outer", "main"][:len(callers)]:
+            wrong += n
+    _figure(ctx, "no unwind info, no frame pointers: chain_leaf stacks ending in [truncated] %s, "
+            "with wrong callers %d" % (_pct(marked, total), wrong))
+    assert total >= 200, "too few samples in chain_leaf: %d" % total
+    assert wrong == 0, "%d stacks with wrong callers" % wrong
+    assert marked >= 0.95 * total, "[truncated] in only %s" % _pct(marked, total)
+
+
 # ---- tests --------------------------------------------------------------------------
 
 def t_tables_libc(ctx):
@@ -543,6 +641,9 @@ def tests(ctx):
     yield "chain/toolchain_rustc", _toolchain_test("rustc", "rustc -O -g (lld on current stable)")
     yield "go/frameless_leaf_gopclntab", t_go_chain
     yield "go/signal_preemption", t_go_preempt
+    yield "startup/child_from_first_instruction", t_startup_child
+    yield "startup/system_wide_shell_loop", t_startup_loop
+    yield "no_unwind_info_truncated", t_no_unwind_info
     yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry

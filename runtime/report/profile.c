@@ -42,7 +42,9 @@ uint64_t sp_entry_weight(const struct sp_entry *e)
 
 const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len)
 {
-	if (f->sym)
+	if (f->sym && f->kind == SP_FRAME_UNKNOWN) /* a mark: [truncated] */
+		snprintf(buf, len, "%s", f->sym);
+	else if (f->sym)
 		snprintf(buf, len, "%s+%" PRIu64, f->sym, f->off);
 	else
 		snprintf(buf, len, "0x%" PRIx64, f->addr);

@@ -20,7 +20,9 @@
 
 #include "abi/unwind_table.h"
 #include "runtime/elf/ehframe.h"
+#include "runtime/elf/file.h"
 #include "runtime/elf/segments.h"
+#include "runtime/stacks/kofs.h"
 #include "runtime/stacks/procmaps.h"
 
 #include <bpf/bpf.h>
@@ -35,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,8 +58,8 @@ struct unw_pid {
 };
 
 struct sp_unwind {
-	struct bpf_map *rows_map, *procs_map, *stats_map;
-	int procs_fd, stats_fd;
+	struct bpf_map *rows_map, *procs_map, *stats_map, *files_map, *kofs_map;
+	int procs_fd, stats_fd, files_fd;
 	struct sp_unw_row *rows;   /* mmapped array */
 	size_t rows_len;
 	uint32_t max_rows, nrows;
@@ -67,6 +70,7 @@ struct sp_unwind {
 	struct unw_pid *pids;      /* registered processes */
 	int npids, cap_pids, adds;
 	int nfiles, files_with_rows, over_budget;
+	int deferred;              /* big files left to a process's first sample */
 	double parse_ms;
 };
 
@@ -94,7 +98,9 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	u->rows_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_ROWS);
 	u->procs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PROCS);
 	u->stats_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_STATS);
-	if (!u->rows_map || !u->procs_map || !u->stats_map) {
+	u->files_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_FILES);
+	u->kofs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_KOFS);
+	if (!u->rows_map || !u->procs_map || !u->stats_map || !u->files_map || !u->kofs_map) {
 		free(u);
 		errno = ENOENT;
 		return NULL;
@@ -111,6 +117,16 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	return u;
 }
 
+/* The kernel field offsets for bpf_find_vma lookups; without BTF, none. */
+static void publish_kofs(struct sp_unwind *u)
+{
+	struct sp_unw_kofs k;
+	uint32_t zero = 0;
+
+	if (sp_kofs__read(&k) == 0)
+		bpf_map_update_elem(bpf_map__fd(u->kofs_map), &zero, &k, BPF_ANY);
+}
+
 /* After load: the map descriptors and the rows mapping. */
 static int lazy_init(struct sp_unwind *u)
 {
@@ -122,6 +138,8 @@ static int lazy_init(struct sp_unwind *u)
 	fd = bpf_map__fd(u->rows_map);
 	u->procs_fd = bpf_map__fd(u->procs_map);
 	u->stats_fd = bpf_map__fd(u->stats_map);
+	u->files_fd = bpf_map__fd(u->files_map);
+	publish_kofs(u);
 	u->rows_len = ((size_t)u->max_rows * sizeof(struct sp_unw_row) + page - 1) & ~(size_t)(page - 1);
 	u->rows = fd < 0 ? MAP_FAILED
 			 : mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -187,8 +205,43 @@ static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf)
 	return f;
 }
 
-/* The cached file for descriptor fd (consumed). */
-static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
+/* Bytes of call frame information (.eh_frame, .debug_frame, .gopclntab): the parse cost. */
+static uint64_t cfi_size(Elf *elf)
+{
+	static const char *const names[] = { ".eh_frame", ".debug_frame", ".gopclntab" };
+	uint64_t n = 0;
+
+	for (int i = 0; i < 3; i++) {
+		GElf_Shdr sh;
+
+		if (sp_elf_section(elf, names[i], &sh))
+			n += sh.sh_size;
+	}
+	return n;
+}
+
+/* The file's entry in the files map, for mappings BPF finds by itself. */
+static void publish_file(struct sp_unwind *u, const struct unw_file *f)
+{
+	struct sp_unw_file_key key = {
+		.dev = ((uint64_t)major(f->id.dev) << 20) | minor(f->id.dev), /* the kernel's MKDEV */
+		.ino = f->id.ino,
+	};
+	struct sp_unw_file v = { .first = f->first, .count = f->count, .base = f->base };
+
+	for (int i = 0; i < f->nsegs && v.nsegs < SP_UNW_FILE_SEGS; i++) {
+		if (!(f->segs[i].flags & PF_X))
+			continue;
+		v.segs[v.nsegs].off = f->segs[i].off;
+		v.segs[v.nsegs].vaddr = f->segs[i].vaddr;
+		v.segs[v.nsegs++].filesz = f->segs[i].filesz;
+	}
+	bpf_map_update_elem(u->files_fd, &key, &v, BPF_ANY);
+}
+
+/* The cached file for descriptor fd (consumed). `early`: NULL for a file
+ * not parsed yet whose tables are big (not cached: a later call parses it). */
+static struct unw_file *file_for_fd(struct sp_unwind *u, int fd, bool early)
 {
 	struct unw_file *f;
 	struct sp_file_id id;
@@ -205,6 +258,12 @@ static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
 		}
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (early && elf && elf_kind(elf) == ELF_K_ELF && cfi_size(elf) > SP_UNWIND_EARLY_MAX_CFI) {
+		u->deferred++;
+		elf_end(elf);
+		close(fd);
+		return NULL;
+	}
 	f = file_from_elf(u, elf);
 	if (elf)
 		elf_end(elf);
@@ -214,6 +273,7 @@ static struct unw_file *file_for_fd(struct sp_unwind *u, int fd)
 	f->id = id;
 	f->next = u->files;
 	u->files = f;
+	publish_file(u, f);
 	return f;
 }
 
@@ -343,7 +403,107 @@ static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 	return 1;
 }
 
+/* --- incremental: side-band exec and mmap records ------------------------------------ */
+
+/* Drops p's mappings that overlap [start, end) (a MAP_FIXED over them). */
+static void drop_overlaps(struct sp_unw_proc *p, uint64_t start, uint64_t end)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < p->n && i < SP_UNW_MAX_MAPS; i++)
+		if (p->maps[i].end <= start || p->maps[i].start >= end)
+			p->maps[k++] = p->maps[i];
+	p->n = k;
+}
+
+static void insert_map(struct sp_unw_proc *p, const struct unw_file *f, const struct sp_procmap *m)
+{
+	uint32_t at = 0;
+
+	drop_overlaps(p, m->start, m->end);
+	if (p->n >= SP_UNW_MAX_MAPS)
+		return;
+	while (at < p->n && p->maps[at].start < m->start)
+		at++;
+	memmove(&p->maps[at + 1], &p->maps[at], (p->n - at) * sizeof(p->maps[0]));
+	fill_map(f, m, &p->maps[at]);
+	p->n++;
+}
+
+static int store_proc(struct sp_unwind *u, struct unw_pid *e, const struct sp_unw_proc *p)
+{
+	uint32_t key = (uint32_t)e->pid;
+
+	e->maps_hash = maps_hash(p);
+	return bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
+}
+
+int sp_unwind__exec(struct sp_unwind *u, pid_t pid)
+{
+	struct sp_unw_proc *p;
+	struct unw_pid *e;
+	int err;
+
+	if (!u || pid <= 0 || pid == getpid())
+		return 0;
+	err = lazy_init(u);
+	if (err)
+		return err;
+	e = find_pid(u, pid);
+	if (!e && !(e = add_pid_entry(u, pid)))
+		return -ENOMEM;
+	p = calloc(1, sizeof(*p)); /* no mappings, refresh_ns 0: ask at once */
+	if (!p)
+		return -ENOMEM;
+	err = store_proc(u, e, p);
+	free(p);
+	return err;
+}
+
+int sp_unwind__map_added(struct sp_unwind *u, pid_t pid, const struct sp_procmap *m, bool early)
+{
+	struct unw_pid *e = u ? find_pid(u, pid) : NULL;
+	uint32_t key = (uint32_t)pid;
+	struct unw_file *f = NULL;
+	struct sp_unw_proc *p;
+	int err;
+
+	if (!e)
+		return -ENOENT;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(u->procs_fd, &key, p)) {
+		err = -errno;
+		goto out_free;
+	}
+	if (m->kind == SP_MAP_FILE) {
+		int fd = sp_procmap__open(m, pid, false);
+
+		f = fd >= 0 ? file_for_fd(u, fd, early) : NULL;
+	} else if (m->kind == SP_MAP_VDSO) {
+		f = vdso_file(u);
+	}
+	insert_map(p, f, m);
+	err = store_proc(u, e, p);
+out_free:
+	free(p);
+	return err;
+}
+
+static int add_pid(struct sp_unwind *u, pid_t pid, bool early);
+
 int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
+{
+	return add_pid(u, pid, false);
+}
+
+int sp_unwind__add_pid_early(struct sp_unwind *u, pid_t pid)
+{
+	return add_pid(u, pid, true);
+}
+
+static int add_pid(struct sp_unwind *u, pid_t pid, bool early)
 {
 	struct sp_procmaps pm;
 	struct sp_unw_proc *p;
@@ -372,7 +532,7 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 		if (m->kind == SP_MAP_FILE) {
 			int fd = sp_procmap__open(m, pid, false);
 
-			f = fd >= 0 ? file_for_fd(u, fd) : NULL;
+			f = fd >= 0 ? file_for_fd(u, fd, early) : NULL;
 		} else if (m->kind == SP_MAP_VDSO) {
 			f = vdso_file(u);
 		}
@@ -380,6 +540,16 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 	}
 	sp_procmaps__free(&pm);
 	return register_proc(u, pid, p);
+}
+
+int sp_unwind__start(struct sp_unwind *u)
+{
+	return u ? lazy_init(u) : 0;
+}
+
+bool sp_unwind__knows(struct sp_unwind *u, pid_t pid)
+{
+	return u && find_pid(u, pid) != NULL;
 }
 
 void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st)
@@ -398,7 +568,7 @@ void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st)
 	st->parse_ms = u->parse_ms;
 	if (!u->ready || ncpu <= 0)
 		return;
-	for (uint32_t i = 0; i < SP_UNW_ST_NSTATS && i < 8; i++) {
+	for (uint32_t i = 0; i < SP_UNW_ST_NSTATS && i < 16; i++) {
 		uint64_t *v = calloc(ncpu, sizeof(*v));
 
 		if (v && bpf_map_lookup_elem(u->stats_fd, &i, v) == 0)
@@ -419,10 +589,26 @@ void sp_unwind__print_stats(struct sp_unwind *u, FILE *f)
 		"%u/%u rows, parse %.1f ms\n", st.procs, st.files, st.files_with_rows,
 		st.files_over_budget, st.rows, st.max_rows, st.parse_ms);
 	fprintf(f, "unwind: %" PRIu64 " stacks, %" PRIu64 " table frames, %" PRIu64
-		" fp frames, %" PRIu64 " without tables, %" PRIu64 " read errors, %" PRIu64
+		" fp frames, %" PRIu64 " without an entry, %" PRIu64 " read errors, %" PRIu64
 		" truncated, %" PRIu64 " refreshes\n", st.bpf[SP_UNW_ST_SAMPLES],
 		st.bpf[SP_UNW_ST_FRAMES], st.bpf[SP_UNW_ST_FP_FRAMES], st.bpf[SP_UNW_ST_NO_PROC],
 		st.bpf[SP_UNW_ST_READ_ERR], st.bpf[SP_UNW_ST_TRUNCATED], st.bpf[SP_UNW_ST_REFRESH]);
+	fprintf(f, "unwind: %" PRIu64 " cut short (tables not loaded yet), %" PRIu64
+		" cut short (frame-pointer guess in no mapping), %" PRIu64 " mappings by "
+		"bpf_find_vma\n", st.bpf[SP_UNW_ST_NOT_LOADED], st.bpf[SP_UNW_ST_BAD_GUESS],
+		st.bpf[SP_UNW_ST_VMA]);
+}
+
+void sp_unwind__print_summary(struct sp_unwind *u, FILE *f)
+{
+	struct sp_unwind_stats st;
+
+	if (!u)
+		return;
+	sp_unwind__stats(u, &st);
+	if (st.bpf[SP_UNW_ST_NOT_LOADED])
+		fprintf(f, "sprof: %" PRIu64 " stacks cut short: unwind tables not loaded yet\n",
+			st.bpf[SP_UNW_ST_NOT_LOADED]);
 }
 
 void sp_unwind__destroy(struct sp_unwind *u)
