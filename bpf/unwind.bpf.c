@@ -399,17 +399,21 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	struct pt_regs *regs;
 	__u64 cs = 0;
 
-	/* a process without an entry yet: every mapping from the kernel */
+	/* a process without an entry yet: every mapping from the kernel; with
+	 * no unwinder set up (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
 	proc = bpf_map_lookup_elem(&unw_procs, &pid);
-	if (!proc)
+	kofs = bpf_map_lookup_elem(&unw_kofs, &zero);
+	if (!proc) {
 		stat_add(SP_UNW_ST_NO_PROC, 1);
+		if (!kofs || !kofs->ok)
+			return -1;
+	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (!regs || bpf_probe_read_kernel(&cs, sizeof(cs), &regs->cs) || (cs & 3) != 3 ||
 	    bpf_probe_read_kernel(&s.ip, sizeof(s.ip), &regs->rip) ||
 	    bpf_probe_read_kernel(&s.sp, sizeof(s.sp), &regs->rsp) ||
 	    bpf_probe_read_kernel(&s.bp, sizeof(s.bp), &regs->rbp))
 		return -1;
-	kofs = bpf_map_lookup_elem(&unw_kofs, &zero);
 	set_u32(&s.vma_ok, kofs && kofs->ok);
 	set_u32(&s.how, HOW_EXACT);
 	/* as bytes too: one state for processes with and without an entry */

@@ -469,6 +469,19 @@ def t_no_unwind_info(ctx):
     assert marked >= 0.95 * total, "[truncated] in only %s" % _pct(marked, total)
 
 
+def t_fp_only_mode(ctx):
+    """SPROF_NO_DWARF=1: bpf_get_stack's frame-pointer walk, whole on a
+    frame-pointer build (the frameless leaf's caller aside)."""
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_chain", O1_FP, "o1")
+    stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ,
+                       env={"SPROF_NO_DWARF": "1"})
+    g, t = _share(stacks, "chain_leaf", ("chain_outer", "main"), consecutive=False)
+    _figure(ctx, "frame pointers only (SPROF_NO_DWARF=1), -O1 -fno-omit-frame-pointer: "
+            "chain_leaf..chain_outer<-main in %s" % _pct(g, t))
+    assert t >= 200 and g >= 0.9 * t, "frame-pointer stacks whole in only %s" % _pct(g, t)
+
+
 # ---- tests --------------------------------------------------------------------------
 
 def t_tables_libc(ctx):
@@ -644,6 +657,7 @@ def tests(ctx):
     yield "startup/child_from_first_instruction", t_startup_child
     yield "startup/system_wide_shell_loop", t_startup_loop
     yield "no_unwind_info_truncated", t_no_unwind_info
+    yield "fp_only_mode", t_fp_only_mode
     yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry
