@@ -403,6 +403,26 @@ static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 	return 1;
 }
 
+/* The file of mapping m (NULL: none, or not readable). *deferred: an
+ * early call left a big file for later; the mapping is then left out, so
+ * BPF finds it unknown, cuts its stacks short and asks for a full read. */
+static struct unw_file *file_of(struct sp_unwind *u, const struct sp_procmap *m, pid_t pid,
+				bool early, bool *deferred)
+{
+	int before = u->deferred, fd;
+	struct unw_file *f;
+
+	*deferred = false;
+	if (m->kind == SP_MAP_VDSO)
+		return vdso_file(u);
+	if (m->kind != SP_MAP_FILE)
+		return NULL;
+	fd = sp_procmap__open(m, pid, false);
+	f = fd >= 0 ? file_for_fd(u, fd, early) : NULL;
+	*deferred = !f && u->deferred != before;
+	return f;
+}
+
 /* --- incremental: side-band exec and mmap records ------------------------------------ */
 
 /* Drops p's mappings that overlap [start, end) (a MAP_FIXED over them). */
@@ -464,8 +484,9 @@ int sp_unwind__map_added(struct sp_unwind *u, pid_t pid, const struct sp_procmap
 {
 	struct unw_pid *e = u ? find_pid(u, pid) : NULL;
 	uint32_t key = (uint32_t)pid;
-	struct unw_file *f = NULL;
+	struct unw_file *f;
 	struct sp_unw_proc *p;
+	bool deferred;
 	int err;
 
 	if (!e)
@@ -477,12 +498,10 @@ int sp_unwind__map_added(struct sp_unwind *u, pid_t pid, const struct sp_procmap
 		err = -errno;
 		goto out_free;
 	}
-	if (m->kind == SP_MAP_FILE) {
-		int fd = sp_procmap__open(m, pid, false);
-
-		f = fd >= 0 ? file_for_fd(u, fd, early) : NULL;
-	} else if (m->kind == SP_MAP_VDSO) {
-		f = vdso_file(u);
+	f = file_of(u, m, pid, early, &deferred);
+	if (deferred) {
+		err = 0;
+		goto out_free;
 	}
 	insert_map(p, f, m);
 	err = store_proc(u, e, p);
@@ -527,16 +546,11 @@ static int add_pid(struct sp_unwind *u, pid_t pid, bool early)
 	}
 	for (int i = 0; i < pm.n && p->n < SP_UNW_MAX_MAPS; i++) {
 		const struct sp_procmap *m = &pm.maps[i];
-		struct unw_file *f = NULL;
+		bool deferred;
+		struct unw_file *f = file_of(u, m, pid, early, &deferred);
 
-		if (m->kind == SP_MAP_FILE) {
-			int fd = sp_procmap__open(m, pid, false);
-
-			f = fd >= 0 ? file_for_fd(u, fd, early) : NULL;
-		} else if (m->kind == SP_MAP_VDSO) {
-			f = vdso_file(u);
-		}
-		fill_map(f, m, &p->maps[p->n++]);
+		if (!deferred)
+			fill_map(f, m, &p->maps[p->n++]);
 	}
 	sp_procmaps__free(&pm);
 	return register_proc(u, pid, p);
