@@ -20,6 +20,9 @@
  *   FP        no usable rule (gap between FDEs, DWARF expression, other
  *             register): take one frame-pointer step
  *   STOP      outermost frame (return address undefined: _start, clone)
+ *   CUT       the caller cannot be found from here (Go code that switches
+ *             stacks or writes rsp: systemstack, nanotime1): the stack ends,
+ *             marked truncated
  * then RA = *(CFA - 8), rsp = CFA, and rbp = *(CFA + 8 * rbp_off8) when
  * rbp_off8 != 0, else unchanged.
  */
@@ -35,6 +38,7 @@ enum sp_unw_kind {
 	SP_UNW_SIGNAL = 3,
 	SP_UNW_FP = 4,
 	SP_UNW_STOP = 5,
+	SP_UNW_CUT = 6,
 };
 
 /* One row: the rule from `pc` up to the next row's pc. `pc` is relative to

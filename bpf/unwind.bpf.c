@@ -313,6 +313,7 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct
 	case SP_UNW_PLT: cfa = s->sp + 8 + ((s->ip & 15) >= (__u64)r->cfa_off ? 8 : 0); break;
 	case SP_UNW_SIGNAL: return signal_step(s);
 	case SP_UNW_STOP: return 1;
+	case SP_UNW_CUT: s->cut = 1; return 1;
 	default: return fp_step(s);
 	}
 	if (read_u64(&ra, cfa - 8))

@@ -114,12 +114,13 @@ static bool name_is(const char *name, const char *want)
 	return strncmp(name, want, n) == 0 && (name[n] == '\0' || strcmp(name + n, ".abi0") == 0);
 }
 
-/* STOP, SIGNAL, or CFA_RSP when the pcsp table is to be read. */
+/* STOP (outermost), CUT (switches stacks or writes rsp: the caller is
+ * not at rsp + pcsp), SIGNAL, or CFA_RSP when the pcsp table is to be read. */
 static int func_kind(const struct pcln *p, uint64_t func)
 {
-	static const char *const stops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go",
-					     "runtime.systemstack", "runtime.mcall",
-					     "runtime.morestack", "runtime.asmcgocall" };
+	static const char *const stops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go" };
+	static const char *const cuts[] = { "runtime.systemstack", "runtime.mcall",
+					    "runtime.morestack", "runtime.asmcgocall" };
 	const char *name = func_name(p, func);
 
 	if (name_is(name, "runtime.sigreturn") || name_is(name, "runtime.sigreturn__sigaction"))
@@ -128,11 +129,16 @@ static int func_kind(const struct pcln *p, uint64_t func)
 	 * on through the restorer into the interrupted code */
 	if (name_is(name, "runtime.sigtramp") || name_is(name, "runtime.cgoSigtramp"))
 		return SP_UNW_CFA_RSP;
-	if (func_flag(p, func) & (FLAG_TOPFRAME | FLAG_SPWRITE))
+	if (func_flag(p, func) & FLAG_TOPFRAME)
 		return SP_UNW_STOP;
 	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
 		if (name_is(name, stops[i]))
 			return SP_UNW_STOP;
+	if (func_flag(p, func) & FLAG_SPWRITE)
+		return SP_UNW_CUT;
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
+		if (name_is(name, cuts[i]))
+			return SP_UNW_CUT;
 	return SP_UNW_CFA_RSP;
 }
 

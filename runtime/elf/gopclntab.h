@@ -8,9 +8,11 @@
  * frame saved the caller's rbp just below the return address (CFA-16).
  * These become the same rows .eh_frame gives (runtime/elf/ehframe.h), so
  * the BPF unwinder needs nothing Go-specific. Outermost frames
- * (runtime.goexit, mstart, rt0_go) and stack switchers (systemstack,
- * mcall, morestack, asmcgocall) get STOP rows, the signal restorer
- * (runtime.sigreturn) a SIGNAL row.
+ * (runtime.goexit, mstart, rt0_go) get STOP rows, stack switchers and
+ * other functions that write rsp (systemstack, mcall, morestack,
+ * asmcgocall, nanotime1: Go's SPWRITE flag) CUT rows (the stack ends
+ * there, marked truncated), the signal restorer (runtime.sigreturn) a
+ * SIGNAL row.
  *
  * Formats: Go 1.16 (magic 0xfffffffa), 1.18 (0xfffffff0) and 1.20+
  * (0xfffffff1), amd64 (quantum 1, 8-byte pointers); older ones -ENOTSUP.

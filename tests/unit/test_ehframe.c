@@ -56,9 +56,9 @@ static void check(bool ok, const char *fmt, ...)
 
 static const char *kind_name(int k)
 {
-	static const char *const names[] = { "rsp", "rbp", "plt", "signal", "fp", "stop" };
+	static const char *const names[] = { "rsp", "rbp", "plt", "signal", "fp", "stop", "cut" };
 
-	return k >= 0 && k <= SP_UNW_STOP ? names[k] : "?";
+	return k >= 0 && k <= SP_UNW_CUT ? names[k] : "?";
 }
 
 static int load_file(const char *path, struct sp_eh_table *t, double *ms)

@@ -3,7 +3,8 @@
  * Builds tests/workloads/unwind_go.go with `go build` and checks known
  * rows: the frameless leaf main.chainLeaf is CFA=rsp+8 throughout, a
  * function with a frame gets CFA=rsp+8 at entry and rsp+frame+8 with rbp
- * at CFA-16 after its SUBQ, runtime.goexit a STOP row, the signal
+ * at CFA-16 after its SUBQ, runtime.goexit a STOP row, runtime.systemstack
+ * (it switches stacks) a CUT row, the signal
  * restorer runtime.sigreturn a SIGNAL row from one byte before its entry,
  * the rows are sorted and merged; then corrupted copies of the section
  * must neither crash nor loop, and a header of an unknown version says
@@ -96,7 +97,7 @@ static void test_rows(const char *bin, Elf *elf)
 	struct sp_eh_table t;
 	uint64_t leaf = sym_addr(bin, "main.chainLeaf"), mid = sym_addr(bin, "main.chainMid");
 	uint64_t goexit = sym_addr(bin, "runtime.goexit.abi0"), sigret = sym_addr(bin, "runtime.sigreturn.abi0");
-	uint64_t body;
+	uint64_t systemstack = sym_addr(bin, "runtime.systemstack.abi0"), body;
 	int err = sp_eh_table__from_elf(&t, elf);
 
 	if (!sigret)
@@ -113,6 +114,8 @@ static void test_rows(const char *bin, Elf *elf)
 	check(body && row_is(&t, body, SP_UNW_CFA_RSP, 24, -16),
 	      "main.chainMid after SUBQ $16: CFA=rsp+24, rbp at CFA-16");
 	check(goexit && row_is(&t, goexit, SP_UNW_STOP, 0, 0), "runtime.goexit: STOP");
+	check(systemstack && row_is(&t, systemstack, SP_UNW_CUT, 0, 0),
+	      "runtime.systemstack (switches stacks): CUT");
 	check(sigret && row_is(&t, sigret - 1, SP_UNW_SIGNAL, 0, 0) &&
 	      row_is(&t, sigret, SP_UNW_SIGNAL, 0, 0),
 	      "runtime.sigreturn: SIGNAL from one byte before its entry");
