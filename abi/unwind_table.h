@@ -7,7 +7,9 @@
  * (SP_UNW_MAP_ROWS), each file a sorted slice of it. A process is a sorted
  * list of its executable mappings (SP_UNW_MAP_PROCS, by tgid), each naming
  * the slice of its file. The BPF side looks up the mapping of a pc, binary
- * searches the slice, and steps to the caller.
+ * searches the slice, and steps to the caller. A pc in no registered
+ * mapping is looked up in the kernel (bpf_find_vma) and placed through
+ * the files map (SP_UNW_MAP_FILES).
  *
  * Row rules, x86-64 (98.7 % of .eh_frame rows are CFA=rsp+off, the rest
  * almost all CFA=rbp+off; RA is always at CFA-8):
@@ -18,6 +20,9 @@
  *   FP        no usable rule (gap between FDEs, DWARF expression, other
  *             register): take one frame-pointer step
  *   STOP      outermost frame (return address undefined: _start, clone)
+ *   CUT       the caller cannot be found from here (Go code that switches
+ *             stacks or writes rsp: systemstack, nanotime1): the stack ends,
+ *             marked truncated
  * then RA = *(CFA - 8), rsp = CFA, and rbp = *(CFA + 8 * rbp_off8) when
  * rbp_off8 != 0, else unchanged.
  */
@@ -33,6 +38,7 @@ enum sp_unw_kind {
 	SP_UNW_SIGNAL = 3,
 	SP_UNW_FP = 4,
 	SP_UNW_STOP = 5,
+	SP_UNW_CUT = 6,
 };
 
 /* One row: the rule from `pc` up to the next row's pc. `pc` is relative to
@@ -68,22 +74,63 @@ struct sp_unw_proc {
 };
 #define SP_UNW_REFRESH_NS 200000000ull
 
+/* Value of SP_UNW_MAP_FILES, by the kernel's identity of the file (its
+ * super_block's s_dev, MKDEV encoding, and inode number): every file user
+ * space made rows for (count 0: no table, frame-pointer steps), with its
+ * executable PT_LOADs, so BPF can place a mapping it finds with
+ * bpf_find_vma (a process or mapping user space has not registered yet):
+ *   bias = vma start - pgoff + seg.off - seg.vaddr + base
+ * for the segment whose page-aligned offset range holds pgoff. */
+struct sp_unw_file_key {
+	__u64 dev, ino;
+};
+#define SP_UNW_FILE_SEGS 4
+struct sp_unw_file {
+	__u32 first, count;
+	__u64 base;               /* vaddr of the first row */
+	__u32 nsegs, pad;
+	struct {
+		__u64 off, vaddr, filesz;
+	} segs[SP_UNW_FILE_SEGS];
+};
+#define SP_UNW_MAX_FILES 8192
+
+/* Value 0 of SP_UNW_MAP_KOFS: byte offsets of the kernel fields read from a
+ * vma (runtime/stacks/kofs.c, from vmlinux BTF); ok 0: no vma lookups. */
+struct sp_unw_kofs {
+	__u32 ok;
+	__u32 vm_start, vm_end, vm_pgoff, vm_flags, vm_file;
+	__u32 f_inode, i_ino, i_sb, s_dev;
+};
+
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
 enum sp_unw_stat {
 	SP_UNW_ST_SAMPLES,   /* stacks taken by the DWARF unwinder */
 	SP_UNW_ST_FRAMES,    /* frames from table rows */
 	SP_UNW_ST_FP_FRAMES, /* frames from frame-pointer steps (no table or rule) */
-	SP_UNW_ST_NO_PROC,   /* stacks of processes without tables (left to bpf_get_stack) */
+	SP_UNW_ST_NO_PROC,   /* stacks of processes without an entry (mappings from the kernel) */
 	SP_UNW_ST_READ_ERR,  /* a stack read failed: the stack ends there */
 	SP_UNW_ST_TRUNCATED, /* the frame limit was reached */
 	SP_UNW_ST_REFRESH,   /* maps re-read requests (pc in no known mapping) */
+	SP_UNW_ST_NOT_LOADED, /* stacks cut short: a frame's pc in no known mapping
+	                       * (tables not loaded yet: a new mmap, dlopen, exec) */
+	SP_UNW_ST_BAD_GUESS, /* stacks cut short: a frame-pointer step (no table
+	                      * rule) gave a return address in no mapping */
+	SP_UNW_ST_VMA,       /* mappings found by bpf_find_vma (not registered yet) */
 	SP_UNW_ST_NSTATS,
 };
+
+/* The last "frame" of a stack the unwinder could not finish (a read
+ * failed, no mapping, a frame-pointer guess rejected); not an address:
+ * user space shows it as `[truncated]`. Stacks that end at an outermost
+ * frame (_start, clone, runtime.goexit), a zero return address or the
+ * frame limit have none. */
+#define SP_UNW_IP_TRUNCATED 0xfffffffffffffff1ull
 
 #ifdef __bpf__
 /* bpf/unwind.bpf.c: the current task's user stack into ips[0..max), as
  * bpf_get_stack(BPF_F_USER_STACK) would return it; the number of frames,
- * or -1 when the process has no tables (then take bpf_get_stack's). */
+ * or -1 when the user registers cannot be read (then take bpf_get_stack's). */
 int sp_unwind_user(void *ctx, __u64 *ips, int max);
 #endif
 
@@ -93,5 +140,7 @@ int sp_unwind_user(void *ctx, __u64 *ips, int max);
 #define SP_UNW_MAP_ROWS "unw_rows"
 #define SP_UNW_MAP_PROCS "unw_procs"
 #define SP_UNW_MAP_STATS "unw_stats"
+#define SP_UNW_MAP_FILES "unw_files"
+#define SP_UNW_MAP_KOFS "unw_kofs"
 
 #endif

@@ -13,17 +13,32 @@
  * (bpf_task_pt_regs), which is right in every program type: a sample or
  * probe that hit user mode saved exactly these, one in the kernel (syscall,
  * kprobe) has them from its kernel entry. The walk is one bpf_loop with
- * bounded binary searches inside (~21k instructions verified, ~30 ms); all
- * state is one small struct on the BPF stack. Cost on this VM: ~0.5 us
- * plus ~40 ns a frame (5.4 us for 115 frames; bpf_get_stack ~0.8 us).
+ * bounded binary searches inside (~47k instructions verified per stack
+ * site); all state is one small struct on the BPF stack, its flags written
+ * as bytes (set_u32) so that the verifier's states of the loop body merge.
+ * Cost on this VM: ~0.5 us plus ~40 ns a frame (5.4 us for 115 frames;
+ * bpf_get_stack ~0.8 us).
+ *
+ * A pc in no mapping of the process's entry (or a process without one:
+ * it exec'd a millisecond ago) is looked up in the kernel with
+ * bpf_find_vma, and the vma's file (device, inode) in the files map: a
+ * file seen in any process before is unwound at once.
  *
  * Output is bpf_get_stack's: ips[0] the pc, then return addresses (user
- * space subtracts 1 when symbolizing callers).
+ * space subtracts 1 when symbolizing callers). A walk that cannot finish
+ * ends with SP_UNW_IP_TRUNCATED instead of guessing on: a pc in no known
+ * mapping (its tables are not loaded yet; counted, and user space is
+ * asked to re-read the mappings), a frame-pointer step whose return
+ * address is in no mapping (code without tables and without frame
+ * pointers: rbp was no frame pointer), a stack read that fails.
  */
 #include "bpf/sp_bpf.h"
 #include "abi/unwind_table.h"
 
 #include <asm/ptrace.h>
+
+struct task_struct;
+struct vm_area_struct;
 
 /* Sizes are placeholders: runtime/unwind.c sets them before load. Unused,
  * they cost a few bytes. */
@@ -44,6 +59,21 @@ struct {
 } unw_procs SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SP_UNW_MAX_FILES);
+	__type(key, struct sp_unw_file_key);
+	__type(value, struct sp_unw_file);
+} unw_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_unw_kofs);
+} unw_kofs SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SP_UNW_ST_NSTATS);
 	__type(key, __u32);
@@ -57,11 +87,12 @@ struct {
 struct unw_state {
 	__u64 ip, sp, bp;
 	__u64 *ips;
-	struct sp_unw_proc *proc;
-	__u64 proc_addr;             /* the same as a plain number (see addr_of) */
+	__u64 proc_addr;             /* the process's entry as a plain number (see addr_of); 0: none */
 	__u32 n, max;
 	__u32 nmaps;
-	__u32 exact;  /* ip is not a return address (leaf, signal frame) */
+	__u32 how;    /* what ip is: HOW_RA, HOW_EXACT, HOW_GUESS */
+	__u32 cut;    /* the walk stopped early: append the truncation mark */
+	__u32 vma_ok; /* kernel field offsets known: vma lookups possible */
 	struct sp_unw_map m;         /* the mapping of the current pc */
 };
 
@@ -84,6 +115,13 @@ static __always_inline SP_NODEBUG __u64 addr_of(void *p)
 
 	bpf_probe_read_kernel(&a, sizeof(a), &p);
 	return a;
+}
+
+/* Writes v into *dst as bytes: the verifier keeps no exact value of it,
+ * so states of the loop body that differ only there still merge. */
+static __always_inline SP_NODEBUG void set_u32(__u32 *dst, __u32 v)
+{
+	bpf_probe_read_kernel(dst, sizeof(*dst), &v);
 }
 
 static __always_inline SP_NODEBUG __u64 read_k64(__u64 addr)
@@ -146,21 +184,109 @@ static __always_inline SP_NODEBUG bool find_row(struct unw_state *s, __u64 pc,
 	return true;
 }
 
+/* --- mappings user space has not registered: the kernel's vma ------------------------ */
+
+#define VM_EXEC_FLAG 0x4
+
+/* unw_state.how: what the current ip is */
+#define HOW_RA 0    /* a return address from a table rule (look up ip - 1) */
+#define HOW_EXACT 1 /* the interrupted pc itself (leaf, signal frame) */
+#define HOW_GUESS 2 /* a return address from a frame-pointer step */
+
+/* Fields of the vma (offsets from vmlinux BTF); false without offsets or file. */
+static __always_inline SP_NODEBUG bool vma_file(__u64 vma, const struct sp_unw_kofs *k,
+						struct sp_unw_file_key *key)
+{
+	__u64 file = read_k64(vma + k->vm_file), inode, sb;
+	__u32 dev = 0;
+
+	inode = file ? read_k64(file + k->f_inode) : 0;
+	sb = inode ? read_k64(inode + k->i_sb) : 0;
+	if (!sb || bpf_probe_read_kernel(&dev, sizeof(dev), (void *)(sb + k->s_dev)))
+		return false;
+	key->dev = dev;
+	key->ino = read_k64(inode + k->i_ino);
+	return true;
+}
+
+/* The segment of f a mapping at file offset pgoff shows: its entry in m. */
+static __always_inline SP_NODEBUG void place(struct sp_unw_map *m, const struct sp_unw_file *f,
+					     __u64 pgoff)
+{
+	for (int i = 0; i < SP_UNW_FILE_SEGS && i < (int)f->nsegs; i++) {
+		if (pgoff < (f->segs[i].off & ~0xfffull) || pgoff >= f->segs[i].off + f->segs[i].filesz)
+			continue;
+		m->bias = m->start - pgoff + f->segs[i].off - f->segs[i].vaddr + f->base;
+		m->first = f->first;
+		m->count = f->count;
+		break;
+	}
+}
+
+/* bpf_find_vma callback, ctx the unwinder's state: the executable vma
+ * holding the pc becomes s->m, with the rows of its file when the files
+ * map has them, without (frame-pointer steps) for anonymous code. A file
+ * whose tables are not loaded yet, or a vma that is not code, leaves an
+ * empty s->m. All of it here, and s->m written as bytes: the unwinder's
+ * loop body keeps no state of it, so its states still merge. */
+static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *c)
+{
+	struct unw_state *s = c;
+	struct sp_unw_map m = {};
+	struct sp_unw_file_key key = {};
+	struct sp_unw_file *f = NULL;
+	__u32 zero = 0;
+	struct sp_unw_kofs *k = bpf_map_lookup_elem(&unw_kofs, &zero);
+	__u64 a = addr_of(vma), pgoff;
+	bool has_file;
+
+	if (k && (read_k64(a + k->vm_flags) & VM_EXEC_FLAG)) {
+		m.start = read_k64(a + k->vm_start);
+		m.end = read_k64(a + k->vm_end);
+		pgoff = read_k64(a + k->vm_pgoff) << 12;
+		has_file = vma_file(a, k, &key);
+		f = has_file ? bpf_map_lookup_elem(&unw_files, &key) : NULL;
+		if (f)
+			place(&m, f, pgoff);
+		else if (has_file)
+			m.start = m.end = 0; /* tables not loaded yet */
+	}
+	bpf_probe_read_kernel(&s->m, sizeof(s->m), &m);
+	return 0;
+}
+
+/* s->m from the kernel's vma of pc (see vma_cb); false when it has none. */
+static __always_inline SP_NODEBUG bool vma_map(struct unw_state *s, __u64 pc)
+{
+	if (!s->vma_ok)
+		return false;
+	stat_add(SP_UNW_ST_VMA, 1);
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_cb, s, 0))
+		return false;
+	return pc >= s->m.start && pc < s->m.end;
+}
+
 static __always_inline SP_NODEBUG int read_u64(__u64 *dst, __u64 addr)
 {
 	return bpf_probe_read_user(dst, sizeof(*dst), (void *)addr);
 }
 
-/* One frame-pointer step: the fallback where no table has a rule. */
+/* One frame-pointer step: the fallback where no table has a rule. rbp 0
+ * ends the chain (_start clears it). The return address is checked by
+ * the next step: in no mapping, it was a guess from a register that held
+ * no frame pointer. */
 static __always_inline SP_NODEBUG int fp_step(struct unw_state *s)
 {
 	__u64 ra = 0, bp = 0;
 
+	if (s->bp == 0)
+		return 1;
 	if (s->bp < s->sp || read_u64(&ra, s->bp + 8) || read_u64(&bp, s->bp))
 		return -1;
 	s->sp = s->bp + 16;
 	s->bp = bp;
 	s->ip = ra;
+	set_u32(&s->how, HOW_GUESS);
 	stat_add(SP_UNW_ST_FP_FRAMES, 1);
 	return 0;
 }
@@ -173,7 +299,7 @@ static __always_inline SP_NODEBUG int signal_step(struct unw_state *s)
 	if (read_u64(&s->bp, g + 10 * 8) || read_u64(&s->ip, g + 16 * 8) ||
 	    read_u64(&s->sp, g + 15 * 8))
 		return -1;
-	s->exact = 1;
+	set_u32(&s->how, HOW_EXACT);
 	return 0;
 }
 
@@ -187,6 +313,7 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct
 	case SP_UNW_PLT: cfa = s->sp + 8 + ((s->ip & 15) >= (__u64)r->cfa_off ? 8 : 0); break;
 	case SP_UNW_SIGNAL: return signal_step(s);
 	case SP_UNW_STOP: return 1;
+	case SP_UNW_CUT: s->cut = 1; return 1;
 	default: return fp_step(s);
 	}
 	if (read_u64(&ra, cfa - 8))
@@ -199,11 +326,15 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct
 	return s->sp > old_sp ? 0 : -1;
 }
 
-static __always_inline SP_NODEBUG void ask_refresh(struct sp_unw_proc *p)
+/* The process's entry is looked up again here (a rare path): a map-value
+ * pointer in the loop state would split the verifier's states too. */
+static __always_inline SP_NODEBUG void ask_refresh(void)
 {
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct sp_unw_proc *p = bpf_map_lookup_elem(&unw_procs, &pid);
 	__u64 now = bpf_ktime_get_ns();
 
-	if (now - p->refresh_ns < SP_UNW_REFRESH_NS)
+	if (!p || now - p->refresh_ns < SP_UNW_REFRESH_NS)
 		return;
 	p->refresh_ns = now;
 	stat_add(SP_UNW_ST_REFRESH, 1);
@@ -211,7 +342,12 @@ static __always_inline SP_NODEBUG void ask_refresh(struct sp_unw_proc *p)
 }
 
 /* bpf_loop body: record the current frame, then step to its caller.
- * Returns 1 to stop. Keeps debug info: it stays a BPF subprogram. */
+ * Returns 1 to stop. Keeps debug info: it stays a BPF subprogram.
+ * A pc in no known mapping ends the walk: a table's return address is a
+ * real frame whose file has no table yet (kept, counted, a re-read asked
+ * for), a frame-pointer guess is dropped. Either way, and after a failed
+ * read, sp_unwind_user() appends the truncation mark (s->cut): written
+ * only on the way out, it splits no states of the loop. */
 static long unw_step(__u64 i, void *c)
 {
 	struct unw_state *s = c;
@@ -228,33 +364,50 @@ static long unw_step(__u64 i, void *c)
 		stat_add(SP_UNW_ST_TRUNCATED, 1);
 		return 1;
 	}
+	key = s->how == HOW_EXACT ? s->ip : s->ip - 1;
+	/* callers are mostly in the mapping of the frame before */
+	have_map = (key >= s->m.start && key < s->m.end) || find_map(s, key) || vma_map(s, key);
+	if (!have_map && s->how == HOW_GUESS) {
+		stat_add(SP_UNW_ST_BAD_GUESS, 1);
+		s->cut = 1;
+		return 1;
+	}
 	s->ips[i] = s->ip;
 	s->n = (__u32)i + 1;
-	key = s->exact ? s->ip : s->ip - 1;
-	s->exact = 0;
-	/* callers are mostly in the mapping of the frame before */
-	have_map = (key >= s->m.start && key < s->m.end) || find_map(s, key);
-	if (have_map)
-		have_row = find_row(s, key, &r);
-	else
-		ask_refresh(s->proc);
+	set_u32(&s->how, HOW_RA);
+	if (!have_map) {
+		ask_refresh();
+		stat_add(SP_UNW_ST_NOT_LOADED, 1);
+		s->cut = 1;
+		return 1;
+	}
+	have_row = find_row(s, key, &r);
 	err = have_row ? row_step(s, &r) : fp_step(s);
-	if (err < 0)
+	if (err < 0) {
 		stat_add(SP_UNW_ST_READ_ERR, 1);
+		s->cut = 1;
+	}
 	return err != 0;
 }
 
 SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	struct unw_state s = { .ips = ips, .exact = 1 };
+	struct unw_state s = { .ips = ips };
+	struct sp_unw_proc *proc;
+	struct sp_unw_kofs *kofs;
+	__u32 zero = 0;
 	struct pt_regs *regs;
 	__u64 cs = 0;
 
-	s.proc = bpf_map_lookup_elem(&unw_procs, &pid);
-	if (!s.proc) {
+	/* a process without an entry yet: every mapping from the kernel; with
+	 * no unwinder set up (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
+	proc = bpf_map_lookup_elem(&unw_procs, &pid);
+	kofs = bpf_map_lookup_elem(&unw_kofs, &zero);
+	if (!proc) {
 		stat_add(SP_UNW_ST_NO_PROC, 1);
-		return -1;
+		if (!kofs || !kofs->ok)
+			return -1;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (!regs || bpf_probe_read_kernel(&cs, sizeof(cs), &regs->cs) || (cs & 3) != 3 ||
@@ -262,10 +415,20 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	    bpf_probe_read_kernel(&s.sp, sizeof(s.sp), &regs->rsp) ||
 	    bpf_probe_read_kernel(&s.bp, sizeof(s.bp), &regs->rbp))
 		return -1;
-	s.proc_addr = addr_of(s.proc);
-	s.nmaps = s.proc->n < SP_UNW_MAX_MAPS ? s.proc->n : SP_UNW_MAX_MAPS;
+	set_u32(&s.vma_ok, kofs && kofs->ok);
+	set_u32(&s.how, HOW_EXACT);
+	/* as bytes too: one state for processes with and without an entry */
+	if (proc) {
+		s.proc_addr = addr_of(proc);
+		set_u32(&s.nmaps, proc->n < SP_UNW_MAX_MAPS ? proc->n : SP_UNW_MAX_MAPS);
+	} else {
+		bpf_probe_read_kernel(&s.proc_addr, sizeof(s.proc_addr), &s.nmaps);
+		set_u32(&s.nmaps, 0);
+	}
 	s.max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
 	bpf_loop(SP_MAX_FRAMES, unw_step, &s, 0);
 	stat_add(SP_UNW_ST_SAMPLES, 1);
+	if (s.cut && s.n < s.max && s.n < SP_MAX_FRAMES)
+		ips[s.n++] = SP_UNW_IP_TRUNCATED;
 	return (int)s.n;
 }

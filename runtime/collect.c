@@ -34,6 +34,7 @@
 #include "runtime/collect.h"
 #include "runtime/drain.h"
 #include "runtime/stacks/python.h"
+#include "abi/unwind_table.h"
 #include "runtime/stacks/symbolize.h"
 #include "base/clock.h"
 #include "base/hash.h"
@@ -240,14 +241,18 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 		if (!st->frames)
 			return NULL;
 		for (uint32_t i = 0; i < nr; i++) {
-			if (kernel)
+			if (!kernel && v.ip[i] == SP_UNW_IP_TRUNCATED) {
+				st->frames[i] = (struct sp_frame){ .addr = v.ip[i], .sym = "[truncated]",
+								   .kind = SP_FRAME_UNKNOWN };
+				st->truncated = true;
+			} else if (kernel)
 				sp_symbolize_kernel(c->sym, v.ip[i], i == 0, &st->frames[i]);
 			else
 				sp_symbolize_user(c->sym, (pid_t)pid, v.ip[i], i == 0, &st->frames[i]);
 		}
 		st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
 					  (int)nr);
-		st->truncated = limit > 0 && (int)nr >= limit;
+		st->truncated = st->truncated || (limit > 0 && (int)nr >= limit);
 	}
 	if (slot) {
 		*slot = (struct stack_slot){ .id = id, .pid = pid, .kernel = kernel, .used = true,

@@ -45,11 +45,12 @@
 #include "runtime/stacks/python.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
+#include "runtime/stacks/sideband.h"
 #include "runtime/stacks/unwind.h"
 #include "base/clock.h"
 #include "base/vec.h"
 
-enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK, TAG_REREAD };
+enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK, TAG_REREAD, TAG_SIDEBAND };
 
 /* A new process's mappings are read again this long after its first
  * sample: a sample taken while ld.so was still mapping libraries would
@@ -72,6 +73,7 @@ struct run {
 	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
 	struct sp_python *py;     /* CPython frame walker's processes; NULL when none */
 	struct sp_consumers procs; /* sym, unw, py: fed one maps snapshot per process event */
+	struct sp_sideband *sb;   /* exec/mmap records for unw; NULL without */
 	struct sp_collector *coll;
 	struct sp_events *ev;
 	struct sp_status status;
@@ -638,6 +640,10 @@ static int setup_loop(struct run *r)
 		err = epoll_add(r, sp_events__fd(r->ev), TAG_EVENTS);
 	if (!err)
 		err = epoll_add(r, r->tgt.pidfd, TAG_TARGET);
+	/* without it (no perf events) tables come at first samples, as before */
+	r->sb = r->unw ? sp_sideband__open(r->unw, r->tgt.pid) : NULL;
+	if (!err)
+		err = epoll_add(r, sp_sideband__fd(r->sb), TAG_SIDEBAND);
 	return err;
 }
 
@@ -694,6 +700,9 @@ static void handle(struct run *r, uint32_t tag)
 		break;
 	case TAG_REREAD:
 		reread_due(r);
+		break;
+	case TAG_SIDEBAND:
+		sp_sideband__drain(r->sb);
 		break;
 	}
 }
@@ -851,6 +860,7 @@ static int finish(struct run *r)
 	err = sp_outpath_write(&prof, &r->ro, r->o->output, r->saved_stdout >= 0);
 	fflush(stdout);
 	sp_profile_warn(&prof);
+	sp_unwind__print_summary(r->unw, stderr);
 	sp_python__warn(r->py, stderr);
 	if (r->o->verbose) {
 		sp_unwind__print_stats(r->unw, stderr);
@@ -869,6 +879,7 @@ static void run_destroy(struct run *r)
 	sp_events__destroy(r->ev);
 	sp_collector__destroy(r->coll);
 	sp_python__destroy(r->py);
+	sp_sideband__destroy(r->sb);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);
 	sp_resolved_free(&r->resolved);

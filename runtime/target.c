@@ -14,16 +14,25 @@
  * stops once exec is complete, run.c records its mappings, and it is
  * detached. Where tracing is refused (sprof itself under strace, Yama),
  * /proc/PID/maps is polled until the new program's vDSO shows instead.
+ *
+ * At the exec stop only the program, ld.so and the vDSO are mapped; the
+ * libraries come from ld.so, and a stack taken in them before the
+ * unwinder has their tables is cut short. So the traced child is run on to
+ * its program's entry point (AT_ENTRY, a one-byte int3 there, put back
+ * when it is hit): by then every DT_NEEDED library is mapped, and its
+ * first instruction runs with complete tables.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -347,6 +356,75 @@ static void wait_exec_stop(struct sp_target *t)
 	}
 }
 
+/* The program's entry point (AT_ENTRY of /proc/PID/auxv); 0 when unknown. */
+static uint64_t entry_point(pid_t pid)
+{
+	char path[64];
+	uint64_t av[2], entry = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fread(av, sizeof(av), 1, f) == 1 && av[0] != 0)
+		if (av[0] == 9 /* AT_ENTRY */)
+			entry = av[1];
+	fclose(f);
+	return entry;
+}
+
+/* Waits for the int3 at `entry`, passing other signals on; true when the
+ * child stopped there (rip put back on the entry), false when it ended. */
+static bool wait_breakpoint(struct sp_target *t, uint64_t entry)
+{
+	struct user_regs_struct regs;
+	int st;
+
+	for (;;) {
+		pid_t w = waitpid(t->pid, &st, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->reaped = w >= 0;
+			return false;
+		}
+		if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && st >> 16 == 0 &&
+		    ptrace(PTRACE_GETREGS, t->pid, 0, &regs) == 0 && regs.rip == entry + 1) {
+			regs.rip = entry;
+			return ptrace(PTRACE_SETREGS, t->pid, 0, &regs) == 0;
+		}
+		ptrace(PTRACE_CONT, t->pid, 0,
+		       (void *)(long)(WIFSTOPPED(st) && st >> 16 == 0 ? WSTOPSIG(st) : 0));
+	}
+}
+
+/* Exec-stopped child: on to its entry point, where ld.so has mapped its
+ * libraries. Stays at the exec stop when the breakpoint cannot be set. */
+static void run_to_entry(struct sp_target *t)
+{
+	uint64_t entry = entry_point(t->pid);
+	long word;
+	bool hit;
+
+	if (!entry)
+		return;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->pid, (void *)entry, 0);
+	if (errno || ptrace(PTRACE_POKETEXT, t->pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)))
+		return;
+	if (ptrace(PTRACE_CONT, t->pid, 0, 0)) {
+		ptrace(PTRACE_POKETEXT, t->pid, (void *)entry, (void *)word);
+		return;
+	}
+	hit = wait_breakpoint(t, entry);
+	if (hit)
+		ptrace(PTRACE_POKETEXT, t->pid, (void *)entry, (void *)word);
+	else
+		t->stopped = t->traced = false;
+}
+
 int sp_target__release(struct sp_target *t)
 {
 	int e = 0;
@@ -370,9 +448,11 @@ int sp_target__release(struct sp_target *t)
 		return -e;
 	}
 	t->running = true;
-	if (t->traced)
+	if (t->traced) {
 		wait_exec_stop(t);
-	else
+		if (t->stopped)
+			run_to_entry(t);
+	} else
 		wait_exec_mapped(t->pid);
 	return 0;
 }

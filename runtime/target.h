@@ -29,9 +29,10 @@ void sp_free_args(char **argv);
 int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd);
 /* Lets a held child exec; waits until exec happened (or failed: message
  * "cannot run 'CMD': ..." printed). When it could be traced, the child is
- * left stopped right after exec, its program and ld.so mapped, so they can
- * be recorded before it runs (and perhaps exits within a millisecond);
- * sp_target__resume() lets it go. No-op for -p. */
+ * left stopped at its program's entry point, the program, ld.so and the
+ * libraries ld.so loaded mapped, so they can be recorded (and the unwinder
+ * get their tables) before it runs (and perhaps exits within a
+ * millisecond); sp_target__resume() lets it go. No-op for -p. */
 int sp_target__release(struct sp_target *t);
 void sp_target__resume(struct sp_target *t);
 /* Reaps the child if it exited; true when the target is gone. */

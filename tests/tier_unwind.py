@@ -13,7 +13,28 @@ ustack program: the unwinder's bpf_loop callback (unw_step) is there only
 when take_stack() calls sp_unwind_user(); without it these tests skip. Each prints its figures (share of samples with the
 full chain: DWARF, frame pointers only via SPROF_NO_DWARF=1, bpftrace) and
 appends them to build/tests/artifacts/unwind_figures.txt.
+
+Toolchains (chain/toolchain_*): the same chain built by gcc + GNU ld,
+clang-16 + lld-16 and rustc (both lld layouts: the text segment's p_vaddr -
+p_offset is not 0); >= 95 % of all samples reach main and _start, and the
+share is compared with `perf record --call-graph dwarf` (linux-perf).
+
+Go (go/*): tests/workloads/unwind_go.go by `go build` (no .eh_frame; rows
+from .gopclntab): the frameless leaf's caller is in >= 95 % of its samples
+and the chain reaches runtime.main and runtime.goexit; stacks taken inside
+the signal handler of an asynchronous preemption go through runtime.sigtramp
+and the restorer into the preempted goroutine, every frame symbolized.
+
+From the first instruction (startup/*): tests/workloads/unwind_startup.c
+calls malloc 20,000 times through grab() right at start; uprobe stacks of
+malloc must be complete (malloc<-grab<-main...<-_start) in >= 99 % with
+-c (the child is held at its entry point until its tables are in) and
+system wide for a shell loop starting it 20 times (exec/mmap side-band
+records). Stacks still cut short end in `[truncated]` and are counted on
+stderr. A binary without unwind tables and without frame pointers gives
+`chain_leaf [truncated]`, never wrong callers.
 """
+import signal
 import bisect
 import os
 import re
@@ -207,6 +228,260 @@ def _pct(g, t):
     return "%d/%d = %.0f%%" % (g, t, 100.0 * g / t if t else 0)
 
 
+# ---- toolchains: gcc + ld, clang-16 + lld-16, rustc ------------------------------------
+
+def _fresh(out, src, flags):
+    stamp = out + ".flags"
+    old = open(stamp).read() if os.path.exists(stamp) else None
+    return (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src)
+            and old == " ".join(flags))
+
+
+def _build_with(ctx, cmd, src, out, flags):
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    if not _fresh(out, src, flags):
+        ctx.run(cmd, check=True, timeout=300)
+        with open(out + ".flags", "w") as f:
+            f.write(" ".join(flags))
+    return out
+
+
+def _workload_src(name):
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "workloads", name)
+
+
+def _chain_binary(ctx, toolchain):
+    out_dir = os.path.join(ctx.build, "tests", "workloads")
+    if toolchain == "gcc-ld":
+        return _build(ctx, "unwind_chain", O2_NOFP, "o2")
+    if toolchain == "clang-lld":
+        ctx.require_tool("clang-16")
+        ctx.require_tool("ld.lld-16")
+        src, out = _workload_src("unwind_chain.c"), os.path.join(out_dir, "unwind_chain-clang-lld")
+        flags = ["-O2", "-fomit-frame-pointer", "-g", "-fuse-ld=lld",
+                 "--ld-path=" + shutil.which("ld.lld-16")]
+        return _build_with(ctx, ["clang-16"] + flags + ["-o", out, src], src, out, flags)
+    ctx.require_tool("rustc")
+    src, out = _workload_src("unwind_chain.rs"), os.path.join(out_dir, "unwind_chain-rs")
+    flags = ["-O", "-g"]
+    return _build_with(ctx, ["rustc"] + flags + ["-o", out, src], src, out, flags)
+
+
+def _last(name):
+    """`r::chain_leaf` -> `chain_leaf` (Rust paths), C names unchanged."""
+    return name.rsplit("::", 1)[-1]
+
+
+def _toolchain_shares(stacks):
+    """(leaf samples with chain_mid<-chain_outer<-main right after the leaf,
+    leaf samples, samples reaching main and _start, all samples)."""
+    g = t = whole = total = 0
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        total += n
+        if names and "main" in names and names[-1] == "_start":
+            whole += n
+        if names and _last(names[0]) == "chain_leaf":
+            t += n
+            if [_last(x) for x in names[1:4]] == ["chain_mid", "chain_outer", "main"]:
+                g += n
+    return g, t, whole, total
+
+
+def _perf_stacks(ctx, cmd):
+    """The same profile by perf's DWARF unwinder, in _parse_stacks' shape."""
+    data = os.path.join(ctx.workdir, "unwind_perf.data")
+    r = ctx.run(["perf", "record", "-q", "--call-graph", "dwarf", "-F", HZ, "-o", data, "--"]
+                + cmd, timeout=120)
+    if r.rc != 0:
+        raise AssertionError("perf record failed: %r" % r)
+    r = ctx.run(["perf", "script", "-i", data, "-F", "ip,sym"], timeout=120)
+    stacks = []
+    for block in r.out.split("\n\n"):
+        frames = [l.split(None, 1)[1] for l in block.strip().splitlines()
+                  if len(l.split(None, 1)) == 2 and "(inlined)" not in l]
+        if frames:
+            stacks.append((frames, 1))
+    return stacks
+
+
+def _toolchain_test(toolchain, what):
+    def run(ctx):
+        _need_hook(ctx)
+        w = _chain_binary(ctx, toolchain)
+        stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+        g, t, whole, total = _toolchain_shares(stacks)
+        perf = ""
+        pw = ptotal = None
+        if shutil.which("perf"):
+            _, _, pw, ptotal = _toolchain_shares(_perf_stacks(ctx, [w, SECS]))
+            perf = "; perf --call-graph dwarf: %s" % _pct(pw, ptotal)
+        elif ctx.ci:
+            raise AssertionError("CI=true but perf (linux-perf) is not installed")
+        _figure(ctx, "%s: samples reaching main and _start %s; chain_leaf<-chain_mid<-"
+                "chain_outer<-main %s%s" % (what, _pct(whole, total), _pct(g, t), perf))
+        assert t >= 200, "too few samples in chain_leaf: %d" % t
+        assert g >= 0.95 * t, "full chain in only %s" % _pct(g, t)
+        assert whole >= 0.95 * total, "main and _start in only %s" % _pct(whole, total)
+        if ptotal:
+            assert whole / total >= pw / ptotal - 0.05, "worse than perf: %s vs %s" % (
+                _pct(whole, total), _pct(pw, ptotal))
+    return run
+
+
+# ---- Go: .gopclntab ---------------------------------------------------------------------
+
+def _go_binary(ctx):
+    ctx.require_tool("go")
+    src = _workload_src("unwind_go.go")
+    out = os.path.join(ctx.build, "tests", "workloads", "unwind_go")
+    return _build_with(ctx, ["go", "build", "-o", out, src], src, out, ["go", "build"])
+
+
+def t_go_chain(ctx):
+    _need_hook(ctx)
+    w = _go_binary(ctx)
+    prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
+
+    def shares(env):
+        stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), prog, env=env)
+        g, t = _share(stacks, "main.chainLeaf", ("main.chainMid", "main.chainOuter", "main.main",
+                                                "runtime.main", "runtime.goexit.abi0"))
+        return g, t
+    g, t = shares(None)
+    gf, tf = shares({"SPROF_NO_DWARF": "1"})
+    _figure(ctx, "go build (frameless leaf, .gopclntab): main.chainLeaf<-chainMid<-chainOuter<-"
+            "main.main<-runtime.main<-runtime.goexit in %s; frame pointers only %s"
+            % (_pct(g, t), _pct(gf, tf)))
+    assert t >= 200, "too few samples in main.chainLeaf: %d" % t
+    assert g >= 0.95 * t, "full chain in only %s" % _pct(g, t)
+
+
+def t_go_preempt(ctx):
+    _need_hook(ctx)
+    w = _go_binary(ctx)
+    prog = "uprobe:%s:runtime.doSigPreempt { @[ustack] = count(); }" % w
+    stacks, _ = _sprof(ctx, "%s %s preempt" % (w, SECS), prog)
+    want = ("runtime.sighandler", "runtime.sigtrampgo", "runtime.sigtramp.abi0",
+            "runtime.sigreturn.abi0", "main.spin", "runtime.goexit.abi0")
+    total = good = 0
+    bad = []
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        total += n
+        it = iter(names)
+        ok = all(any(x == c for x in it) for c in want) and names[-1] == "runtime.goexit.abi0"
+        ok = ok and not any(x.startswith(("0x", "[")) for x in names)
+        good += n if ok else 0
+        if not ok and len(bad) < 3:
+            bad.append(" <- ".join(names))
+    _figure(ctx, "go asynchronous preemption (uprobe in the signal handler): through "
+            "runtime.sigtramp and the restorer into main.spin, all symbolized, in %s" % _pct(good, total))
+    assert total >= 20, "too few preemptions: %d" % total
+    assert good >= 0.95 * total, "only %s; e.g.\n%s" % (_pct(good, total), "\n".join(bad))
+
+
+# ---- from the first instruction -----------------------------------------------------------
+
+STARTUP_CHAIN = ("malloc", "grab", "main")
+
+
+def _startup_binary(ctx):
+    return ctx.workload("unwind_startup", cflags=O2_NOFP,
+                        out=os.path.join(ctx.build, "tests", "workloads", "unwind_startup-o2"))
+
+
+def _startup_share(stacks):
+    good = total = 0
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        total += n
+        if names[:3] == list(STARTUP_CHAIN) and names[-1] == "_start":
+            good += n
+    return good, total
+
+
+def _cut_short(err):
+    m = re.search(r"^sprof: (\d+) stacks cut short: unwind tables not loaded yet$", err, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def t_startup_child(ctx):
+    _need_hook(ctx)
+    w = _startup_binary(ctx)
+    stacks, r = _sprof(ctx, w, "uprobe:libc:malloc /pid == cpid/ { @[ustack] = count(); }")
+    g, t = _startup_share(stacks)
+    _figure(ctx, "-c, malloc from the first instruction: complete stacks in %s (%d cut short)"
+            % (_pct(g, t), _cut_short(r.err)))
+    assert t >= 20000, "too few malloc stacks: %d" % t
+    assert g >= 0.99 * t, "complete in only %s" % _pct(g, t)
+
+
+def t_startup_loop(ctx):
+    """System wide: 20 processes started by a shell after sprof is up."""
+    _need_hook(ctx)
+    w = _startup_binary(ctx)
+    comm = os.path.basename(w)[:15]
+    prog = ('uprobe:libc:malloc /comm == "%s"/ { @[ustack] = count(); } '
+            'interval:ms:100 { printf("tick\\n"); }' % comm)
+    p = subprocess.Popen([ctx.sprof, "-e", prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and p.stdout.readline().strip() != "tick":
+            pass
+        ctx.run("for i in $(seq 20); do %s; done" % w, timeout=120, check=True)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    stacks = _parse_stacks(out)
+    g, t = _startup_share(stacks)
+    _figure(ctx, "system wide, a shell loop of 20 processes: complete malloc stacks in %s "
+            "(%d cut short)" % (_pct(g, t), _cut_short(err)))
+    assert t >= 20 * 20000, "too few malloc stacks: %d\n%s" % (t, err[-2000:])
+    assert g >= 0.99 * t, "complete in only %s\n%s" % (_pct(g, t), err[-2000:])
+
+
+def t_no_unwind_info(ctx):
+    """-fno-asynchronous-unwind-tables, no -g, no frame pointers: the user
+    code has no table and rbp is no frame pointer."""
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_chain", ("-O2", "-fomit-frame-pointer", "-fno-asynchronous-unwind-tables"),
+               "o2-noinfo")
+    stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+    total = marked = wrong = 0
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        if not names or names[0] != "chain_leaf":
+            continue
+        total += n
+        marked += n if names[-1] == "[truncated]" else 0
+        callers = [x for x in names[1:] if x != "[truncated]"]
+        if callers and callers != ["chain_mid", "chain_outer", "main"][:len(callers)]:
+            wrong += n
+    _figure(ctx, "no unwind info, no frame pointers: chain_leaf stacks ending in [truncated] %s, "
+            "with wrong callers %d" % (_pct(marked, total), wrong))
+    assert total >= 200, "too few samples in chain_leaf: %d" % total
+    assert wrong == 0, "%d stacks with wrong callers" % wrong
+    assert marked >= 0.95 * total, "[truncated] in only %s" % _pct(marked, total)
+
+
+def t_fp_only_mode(ctx):
+    """SPROF_NO_DWARF=1: bpf_get_stack's frame-pointer walk, whole on a
+    frame-pointer build (the frameless leaf's caller aside)."""
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_chain", O1_FP, "o1")
+    stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ,
+                       env={"SPROF_NO_DWARF": "1"})
+    g, t = _share(stacks, "chain_leaf", ("chain_outer", "main"), consecutive=False)
+    _figure(ctx, "frame pointers only (SPROF_NO_DWARF=1), -O1 -fno-omit-frame-pointer: "
+            "chain_leaf..chain_outer<-main in %s" % _pct(g, t))
+    assert t >= 200 and g >= 0.9 * t, "frame-pointer stacks whole in only %s" % _pct(g, t)
+
+
 # ---- tests --------------------------------------------------------------------------
 
 def t_tables_libc(ctx):
@@ -376,6 +651,16 @@ def tests(ctx):
     yield "chain/O2_debug_frame_only", _chain_test(
         O2_NOFP + ("-fno-asynchronous-unwind-tables",), "o2-debug-frame",
         "-O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables (.debug_frame)")
+    yield "chain/toolchain_gcc_ld", _toolchain_test("gcc-ld", "gcc -O2 -fomit-frame-pointer + GNU ld")
+    yield "chain/toolchain_clang_lld", _toolchain_test(
+        "clang-lld", "clang-16 -O2 -fomit-frame-pointer -fuse-ld=lld (lld-16)")
+    yield "chain/toolchain_rustc", _toolchain_test("rustc", "rustc -O -g (lld on current stable)")
+    yield "go/frameless_leaf_gopclntab", t_go_chain
+    yield "go/signal_preemption", t_go_preempt
+    yield "startup/child_from_first_instruction", t_startup_child
+    yield "startup/system_wide_shell_loop", t_startup_loop
+    yield "no_unwind_info_truncated", t_no_unwind_info
+    yield "fp_only_mode", t_fp_only_mode
     yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry

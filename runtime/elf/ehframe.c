@@ -17,6 +17,7 @@
  */
 #include "runtime/elf/ehframe.h"
 #include "runtime/elf/file.h"
+#include "runtime/elf/gopclntab.h"
 
 #include "abi/unwind_table.h"
 #include "base/search.h"
@@ -517,6 +518,12 @@ int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 		if (sh.sh_flags & SHF_COMPRESSED)
 			continue; /* compressed .debug_frame: not handled */
 		err = sp_eh_parse(t, d->d_buf, d->d_size, sh.sh_addr, i == 1);
+	}
+	if (!err) {
+		/* Go binaries: no .eh_frame (cgo ones have it for the C code) */
+		err = sp_gopclntab__from_elf(t, elf);
+		if (err == -ENOENT || err == -ENOTSUP || err == -EINVAL)
+			err = 0;
 	}
 	if (!err && t->n == 0)
 		err = -ENOENT;

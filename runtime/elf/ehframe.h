@@ -48,7 +48,8 @@ int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_
 int sp_eh_table__finish(struct sp_eh_table *t);
 /* .eh_frame and .debug_frame of `elf` (code built with
  * -fno-asynchronous-unwind-tables has only the latter; .eh_frame wins where
- * both describe an address); -ENOENT when it has neither. */
+ * both describe an address), and a Go binary's .gopclntab
+ * (runtime/elf/gopclntab.h); -ENOENT when it has none of them. */
 int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf);
 /* The row that covers pc (the last row with row.pc <= pc), or NULL. */
 const struct sp_eh_row *sp_eh_table__find(const struct sp_eh_table *t, uint64_t pc);

@@ -388,6 +388,12 @@ static bool symbolize_file(struct sp_symbolizer *s, const struct sp_map *m, uint
 	if (look < m->start || !sp_elf__foff_to_vaddr(e, look - m->start + m->pgoff, &vaddr))
 		return false;
 	sym = sp_elf__find(e, vaddr);
+	/* a signal restorer is "returned" to at its first byte (Go's has no
+	 * padding symbol before it) */
+	if (!sym && !leaf && sp_elf__foff_to_vaddr(e, addr - m->start + m->pgoff, &vaddr)) {
+		sym = sp_elf__find(e, vaddr);
+		look = addr;
+	}
 	if (!sym)
 		return false;
 	out->sym = s->demangle ? sp_elf_sym__name(sym) : sym->name;

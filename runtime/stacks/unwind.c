@@ -7,7 +7,8 @@
  * file's rows are a slice [first, first + count) of the array, pcs stored
  * relative to the file's lowest row so they fit 32 bits; each mapping's
  * bias turns a runtime pc into that relative pc:
- *   pc_vaddr = pc - (start - pgoff + p_offset - p_vaddr)   (the PT_LOAD of pgoff)
+ *   pc_vaddr = pc - (start - pgoff + p_offset - p_vaddr)   (the segment the
+ *              mapping shows: runtime/elf/segments.h; lld's layouts need it)
  *   bias     = (start - pgoff + p_offset - p_vaddr) + file_base
  * The vDSO is taken from sprof's own image: one kernel, one vDSO.
  *
@@ -19,12 +20,12 @@
 
 #include "abi/unwind_table.h"
 #include "runtime/elf/ehframe.h"
+#include "runtime/elf/file.h"
 #include "runtime/elf/objcache.h"
+#include "runtime/elf/segments.h"
 #include "runtime/elf/syms.h"
+#include "runtime/stacks/kofs.h"
 #include "runtime/stacks/procmaps.h"
-#include "base/clock.h"
-#include "base/hash.h"
-#include "base/vec.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -38,21 +39,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_LOADS 16
 #define SWEEP_EVERY 64 /* add_pid calls between sweeps for exited processes */
 
-struct unw_load {
-	uint64_t off, vaddr, filesz;
-	bool exec;              /* PF_X: the one an executable mapping is of */
-};
-
 struct unw_file {
-	const struct sp_objfile *of; /* the shared object file (runtime/elf/objcache.h) */
-	int nloads;
-	struct unw_load loads[MAX_LOADS];
+	struct sp_file_id id;
+	int nsegs;
+	struct sp_segment segs[SP_MAX_SEGMENTS];
 	uint64_t base;          /* vaddr of the first row */
 	uint32_t first, count;  /* rows in the array; count 0: no table */
 	struct unw_file *next;
@@ -64,8 +60,8 @@ struct unw_pid {
 };
 
 struct sp_unwind {
-	struct bpf_map *rows_map, *procs_map, *stats_map;
-	int procs_fd, stats_fd;
+	struct bpf_map *rows_map, *procs_map, *stats_map, *files_map, *kofs_map;
+	int procs_fd, stats_fd, files_fd;
 	struct sp_unw_row *rows;   /* mmapped array */
 	size_t rows_len;
 	uint32_t max_rows, nrows;
@@ -76,8 +72,17 @@ struct sp_unwind {
 	struct unw_pid *pids;      /* registered processes */
 	int npids, cap_pids, adds;
 	int nfiles, files_with_rows, over_budget;
+	int deferred;              /* big files left to a process's first sample */
 	double parse_ms;
 };
+
+static double ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 {
@@ -94,14 +99,16 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	u->objs = sp_objcache__new();
 	u->own_objs = true;
 	if (!u->objs) {
-		free(u);
+		sp_unwind__destroy(u);
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
 	u->rows_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_ROWS);
 	u->procs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PROCS);
 	u->stats_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_STATS);
-	if (!u->rows_map || !u->procs_map || !u->stats_map) {
+	u->files_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_FILES);
+	u->kofs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_KOFS);
+	if (!u->rows_map || !u->procs_map || !u->stats_map || !u->files_map || !u->kofs_map) {
 		sp_unwind__destroy(u);
 		errno = ENOENT;
 		return NULL;
@@ -131,6 +138,16 @@ int sp_unwind__share_objcache(struct sp_unwind *u, struct sp_objcache *objs)
 	return 0;
 }
 
+/* The kernel field offsets for bpf_find_vma lookups; without BTF, none. */
+static void publish_kofs(struct sp_unwind *u)
+{
+	struct sp_unw_kofs k;
+	uint32_t zero = 0;
+
+	if (sp_kofs__read(&k) == 0)
+		bpf_map_update_elem(bpf_map__fd(u->kofs_map), &zero, &k, BPF_ANY);
+}
+
 /* After load: the map descriptors and the rows mapping. */
 static int lazy_init(struct sp_unwind *u)
 {
@@ -142,6 +159,8 @@ static int lazy_init(struct sp_unwind *u)
 	fd = bpf_map__fd(u->rows_map);
 	u->procs_fd = bpf_map__fd(u->procs_map);
 	u->stats_fd = bpf_map__fd(u->stats_map);
+	u->files_fd = bpf_map__fd(u->files_map);
+	publish_kofs(u);
 	u->rows_len = ((size_t)u->max_rows * sizeof(struct sp_unw_row) + page - 1) & ~(size_t)(page - 1);
 	u->rows = fd < 0 ? MAP_FAILED
 			 : mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -156,30 +175,14 @@ static int lazy_init(struct sp_unwind *u)
 
 /* --- files ------------------------------------------------------------------------- */
 
-static void read_loads(struct unw_file *f, Elf *elf)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n) != 0)
-		return;
-	for (size_t i = 0; i < n && f->nloads < MAX_LOADS; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		f->loads[f->nloads++] = (struct unw_load){ ph.p_offset, ph.p_vaddr, ph.p_filesz,
-							   (ph.p_flags & PF_X) != 0 };
-	}
-}
-
 /* Parse the file's table into the rows array (when it fits). */
 static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf)
 {
 	struct sp_eh_table t;
-	double t0 = (sp_mono_s() * 1e3);
+	double t0 = ms_now();
 	int err = sp_eh_table__from_elf(&t, elf);
 
-	u->parse_ms += (sp_mono_s() * 1e3) - t0;
+	u->parse_ms += ms_now() - t0;
 	if (err)
 		return;
 	if (t.rows[t.n - 1].pc - t.rows[0].pc > 0xffffffffull) {
@@ -216,88 +219,108 @@ static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf)
 	if (!f)
 		return NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		read_loads(f, elf);
+		f->nsegs = sp_segments__read(elf, f->segs, SP_MAX_SEGMENTS);
 		load_table(u, f, elf);
 	}
 	u->nfiles++;
 	return f;
 }
 
-/* The unwinder's entry for a shared object file (rows parsed on first use). */
-static struct unw_file *file_for(struct sp_unwind *u, const struct sp_objfile *of)
+/* Bytes of call frame information (.eh_frame, .debug_frame, .gopclntab): the parse cost. */
+static uint64_t cfi_size(Elf *elf)
+{
+	static const char *const names[] = { ".eh_frame", ".debug_frame", ".gopclntab" };
+	uint64_t n = 0;
+
+	for (int i = 0; i < 3; i++) {
+		GElf_Shdr sh;
+
+		if (sp_elf_section(elf, names[i], &sh))
+			n += sh.sh_size;
+	}
+	return n;
+}
+
+/* The file's entry in the files map, for mappings BPF finds by itself. */
+static void publish_file(struct sp_unwind *u, const struct unw_file *f)
+{
+	struct sp_unw_file_key key = {
+		.dev = ((uint64_t)major(f->id.dev) << 20) | minor(f->id.dev), /* the kernel's MKDEV */
+		.ino = f->id.ino,
+	};
+	struct sp_unw_file v = { .first = f->first, .count = f->count, .base = f->base };
+
+	for (int i = 0; i < f->nsegs && v.nsegs < SP_UNW_FILE_SEGS; i++) {
+		if (!(f->segs[i].flags & PF_X))
+			continue;
+		v.segs[v.nsegs].off = f->segs[i].off;
+		v.segs[v.nsegs].vaddr = f->segs[i].vaddr;
+		v.segs[v.nsegs++].filesz = f->segs[i].filesz;
+	}
+	bpf_map_update_elem(u->files_fd, &key, &v, BPF_ANY);
+}
+
+/* The unwinder's entry for an object file of the shared cache (opened
+ * once for the symbolizer and the unwinder, runtime/elf/objcache.h).
+ * `early`: NULL for a file not parsed yet whose tables are big (a later
+ * call parses it). */
+static struct unw_file *file_for(struct sp_unwind *u, const struct sp_objfile *of, bool early)
 {
 	struct unw_file *f;
+	Elf *elf;
 
 	if (!of)
 		return NULL;
 	for (f = u->files; f; f = f->next)
-		if (f->of == of)
+		if (sp_file_id__eq(&f->id, &of->id))
 			return f;
-	f = file_from_elf(u, of->elf ? sp_elf__libelf(of->elf) : NULL);
+	elf = of->elf ? (Elf *)sp_elf__libelf(of->elf) : NULL;
+	if (early && elf && elf_kind(elf) == ELF_K_ELF && cfi_size(elf) > SP_UNWIND_EARLY_MAX_CFI) {
+		u->deferred++;
+		return NULL;
+	}
+	f = file_from_elf(u, elf);
 	if (!f)
 		return NULL;
-	f->of = of;
+	f->id = of->id;
 	f->next = u->files;
 	u->files = f;
+	if (f->id.ino) /* not the vDSO: BPF finds only file mappings by inode */
+		publish_file(u, f);
 	return f;
 }
 
-static struct unw_file *map_file(struct sp_unwind *u, pid_t pid, const struct sp_procmap *m)
+/* sprof's own vDSO image (one for every process). */
+static struct unw_file *vdso_file(struct sp_unwind *u)
 {
 	const void *image;
-	char root[64];
 	size_t size;
-	int fd;
 
-	if (m->kind == SP_MAP_VDSO) /* sprof's own image stands for every process's */
-		return sp_procmaps__self_vdso(&image, &size)
-			       ? file_for(u, sp_objcache__vdso(u->objs, image, size)) : NULL;
-	if (m->kind != SP_MAP_FILE || (fd = sp_procmap__open(m, pid, false)) < 0)
+	if (!sp_procmaps__self_vdso(&image, &size))
 		return NULL;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	return file_for(u, sp_objcache__get_fd(u->objs, fd, m->path, root));
+	return file_for(u, sp_objcache__vdso(u->objs, image, size), false);
 }
 
 /* --- processes ----------------------------------------------------------------------- */
 
-/* The PT_LOAD an executable mapping at page offset `pgoff` is of. Two can
- * share the page (lld, rustc's default linker, starts the code segment in
- * the page the read-only one ends in, with p_vaddr - p_offset = 0x1000):
- * the executable one. */
-static const struct unw_load *load_of(const struct unw_file *f, uint64_t pgoff)
+/* The mapping's entry (without rows when the file has none or no
+ * segment for it). Mappings here are executable: the text segment's. */
+static void fill_map(const struct unw_file *f, const struct sp_procmap *m, struct sp_unw_map *out)
 {
-	const struct unw_load *found = NULL;
-
-	for (int i = 0; i < f->nloads; i++) {
-		const struct unw_load *l = &f->loads[i];
-
-		if (pgoff < (l->off & ~0xfffull) || pgoff >= l->off + l->filesz)
-			continue;
-		if (l->exec)
-			return l;
-		found = found ? found : l;
-	}
-	return found;
-}
-
-/* The mapping's entry; false when the file has no PT_LOAD for it. */
-static bool fill_map(const struct unw_file *f, const struct sp_procmap *m, struct sp_unw_map *out)
-{
-	const struct unw_load *l;
+	const struct sp_segment *seg;
 
 	out->start = m->start;
 	out->end = m->end;
 	out->first = out->count = 0;
 	out->bias = 0;
 	if (!f || f->count == 0)
-		return true;
-	l = load_of(f, m->pgoff);
-	if (l) {
-		out->bias = m->start - m->pgoff + l->off - l->vaddr + f->base;
-		out->first = f->first;
-		out->count = f->count;
-	}
-	return true;
+		return;
+	seg = sp_segments__for_map(f->segs, f->nsegs, m->pgoff, true);
+	if (!seg)
+		return;
+	out->bias = sp_segment__bias(seg, m->start, m->pgoff) + f->base;
+	out->first = f->first;
+	out->count = f->count;
 }
 
 static struct unw_pid *find_pid(struct sp_unwind *u, pid_t pid)
@@ -310,21 +333,27 @@ static struct unw_pid *find_pid(struct sp_unwind *u, pid_t pid)
 
 static struct unw_pid *add_pid_entry(struct sp_unwind *u, pid_t pid)
 {
-	if (SP_GROW(u->pids, u->cap_pids, u->npids + 1, 64))
-		return NULL;
+	if (u->npids == u->cap_pids) {
+		int ncap = u->cap_pids ? u->cap_pids * 2 : 64;
+		struct unw_pid *n = realloc(u->pids, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		u->pids = n;
+		u->cap_pids = ncap;
+	}
 	u->pids[u->npids] = (struct unw_pid){ .pid = pid };
 	return &u->pids[u->npids++];
 }
 
 static uint64_t maps_hash(const struct sp_unw_proc *p)
 {
-	uint64_t h = SP_HASH_INIT;
+	uint64_t h = 1469598103934665603ull;
 
 	for (uint32_t i = 0; i < p->n; i++) {
-		uint64_t m[3] = { p->maps[i].start, p->maps[i].end,
-				  p->maps[i].bias ^ p->maps[i].count };
-
-		h = sp_hash_bytes(h, m, sizeof(m));
+		h = (h ^ p->maps[i].start) * 1099511628211ull;
+		h = (h ^ p->maps[i].end) * 1099511628211ull;
+		h = (h ^ p->maps[i].bias ^ p->maps[i].count) * 1099511628211ull;
 	}
 	return h;
 }
@@ -345,6 +374,14 @@ static void sweep(struct sp_unwind *u)
 	u->npids = k;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 /* Store p (consumed) as pid's entry; 1 when its mappings changed. */
 static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 {
@@ -359,7 +396,7 @@ static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 	}
 	/* a first read may precede the dynamic loader's work: allow a refresh
 	 * request at once; after that at most every SP_UNW_REFRESH_NS */
-	p->refresh_ns = e ? sp_mono_ns() : 0;
+	p->refresh_ns = e ? mono_ns() : 0;
 	err = bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
 	free(p);
 	if (err)
@@ -371,13 +408,141 @@ static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 	return 1;
 }
 
+/* The file of mapping m (NULL: none, or not readable). *deferred: an
+ * early call left a big file for later; the mapping is then left out, so
+ * BPF finds it unknown, cuts its stacks short and asks for a full read. */
+static struct unw_file *file_of(struct sp_unwind *u, const struct sp_procmap *m, pid_t pid,
+				bool early, bool *deferred)
+{
+	int before = u->deferred, fd;
+	struct unw_file *f;
+
+	*deferred = false;
+	if (m->kind == SP_MAP_VDSO)
+		return vdso_file(u);
+	if (m->kind != SP_MAP_FILE)
+		return NULL;
+	fd = sp_procmap__open(m, pid, false);
+	if (fd >= 0) {
+		char root[64];
+
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+		f = file_for(u, sp_objcache__get_fd(u->objs, fd, m->path, root), early);
+	} else {
+		f = NULL;
+	}
+	*deferred = !f && u->deferred != before;
+	return f;
+}
+
+/* --- incremental: side-band exec and mmap records ------------------------------------ */
+
+/* Drops p's mappings that overlap [start, end) (a MAP_FIXED over them). */
+static void drop_overlaps(struct sp_unw_proc *p, uint64_t start, uint64_t end)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < p->n && i < SP_UNW_MAX_MAPS; i++)
+		if (p->maps[i].end <= start || p->maps[i].start >= end)
+			p->maps[k++] = p->maps[i];
+	p->n = k;
+}
+
+static void insert_map(struct sp_unw_proc *p, const struct unw_file *f, const struct sp_procmap *m)
+{
+	uint32_t at = 0;
+
+	drop_overlaps(p, m->start, m->end);
+	if (p->n >= SP_UNW_MAX_MAPS)
+		return;
+	while (at < p->n && p->maps[at].start < m->start)
+		at++;
+	memmove(&p->maps[at + 1], &p->maps[at], (p->n - at) * sizeof(p->maps[0]));
+	fill_map(f, m, &p->maps[at]);
+	p->n++;
+}
+
+static int store_proc(struct sp_unwind *u, struct unw_pid *e, const struct sp_unw_proc *p)
+{
+	uint32_t key = (uint32_t)e->pid;
+
+	e->maps_hash = maps_hash(p);
+	return bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
+}
+
+int sp_unwind__exec(struct sp_unwind *u, pid_t pid)
+{
+	struct sp_unw_proc *p;
+	struct unw_pid *e;
+	int err;
+
+	if (!u || pid <= 0 || pid == getpid())
+		return 0;
+	err = lazy_init(u);
+	if (err)
+		return err;
+	e = find_pid(u, pid);
+	if (!e && !(e = add_pid_entry(u, pid)))
+		return -ENOMEM;
+	p = calloc(1, sizeof(*p)); /* no mappings, refresh_ns 0: ask at once */
+	if (!p)
+		return -ENOMEM;
+	err = store_proc(u, e, p);
+	free(p);
+	return err;
+}
+
+int sp_unwind__map_added(struct sp_unwind *u, pid_t pid, const struct sp_procmap *m, bool early)
+{
+	struct unw_pid *e = u ? find_pid(u, pid) : NULL;
+	uint32_t key = (uint32_t)pid;
+	struct unw_file *f;
+	struct sp_unw_proc *p;
+	bool deferred;
+	int err;
+
+	if (!e)
+		return -ENOENT;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(u->procs_fd, &key, p)) {
+		err = -errno;
+		goto out_free;
+	}
+	f = file_of(u, m, pid, early, &deferred);
+	if (deferred) {
+		err = 0;
+		goto out_free;
+	}
+	insert_map(p, f, m);
+	err = store_proc(u, e, p);
+out_free:
+	free(p);
+	return err;
+}
+
+static int add_pid(struct sp_unwind *u, pid_t pid, bool early);
+
+int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
+{
+	return add_pid(u, pid, false);
+}
+
+int sp_unwind__add_pid_early(struct sp_unwind *u, pid_t pid)
+{
+	return add_pid(u, pid, true);
+}
+
 bool sp_unwind__wants(const struct sp_unwind *u, pid_t pid)
 {
 	/* sprof itself: its static LLVM alone is ~450k rows */
-	return u && pid > 0 && pid != getpid() && !u->failed;
+	return u && pid > 0 && pid != getpid();
 }
 
-int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
+static int add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm, bool early);
+
+static int add_pid(struct sp_unwind *u, pid_t pid, bool early)
 {
 	struct sp_procmaps pm;
 	int err;
@@ -386,18 +551,21 @@ int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 		return 0;
 	err = sp_procmaps__read(&pm, pid, NULL);
 	if (!err)
-		err = sp_unwind__add_maps(u, pid, &pm);
+		err = add_maps(u, pid, &pm, early);
 	sp_procmaps__free(&pm);
 	return err;
 }
 
 int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm)
 {
+	return sp_unwind__wants(u, pid) ? add_maps(u, pid, pm, false) : 0;
+}
+
+static int add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm, bool early)
+{
 	struct sp_unw_proc *p;
 	int err;
 
-	if (!sp_unwind__wants(u, pid))
-		return 0;
 	err = lazy_init(u);
 	if (err)
 		return err;
@@ -408,10 +576,23 @@ int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps
 		return -ENOMEM;
 	for (int i = 0; i < pm->n && p->n < SP_UNW_MAX_MAPS; i++) {
 		const struct sp_procmap *m = &pm->maps[i];
+		bool deferred;
+		struct unw_file *f = file_of(u, m, pid, early, &deferred);
 
-		fill_map(map_file(u, pid, m), m, &p->maps[p->n++]);
+		if (!deferred)
+			fill_map(f, m, &p->maps[p->n++]);
 	}
 	return register_proc(u, pid, p);
+}
+
+int sp_unwind__start(struct sp_unwind *u)
+{
+	return u ? lazy_init(u) : 0;
+}
+
+bool sp_unwind__knows(struct sp_unwind *u, pid_t pid)
+{
+	return u && find_pid(u, pid) != NULL;
 }
 
 void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st)
@@ -430,7 +611,7 @@ void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st)
 	st->parse_ms = u->parse_ms;
 	if (!u->ready || ncpu <= 0)
 		return;
-	for (uint32_t i = 0; i < SP_UNW_ST_NSTATS && i < 8; i++) {
+	for (uint32_t i = 0; i < SP_UNW_ST_NSTATS && i < 16; i++) {
 		uint64_t *v = calloc(ncpu, sizeof(*v));
 
 		if (v && bpf_map_lookup_elem(u->stats_fd, &i, v) == 0)
@@ -451,10 +632,26 @@ void sp_unwind__print_stats(struct sp_unwind *u, FILE *f)
 		"%u/%u rows, parse %.1f ms\n", st.procs, st.files, st.files_with_rows,
 		st.files_over_budget, st.rows, st.max_rows, st.parse_ms);
 	fprintf(f, "unwind: %" PRIu64 " stacks, %" PRIu64 " table frames, %" PRIu64
-		" fp frames, %" PRIu64 " without tables, %" PRIu64 " read errors, %" PRIu64
+		" fp frames, %" PRIu64 " without an entry, %" PRIu64 " read errors, %" PRIu64
 		" truncated, %" PRIu64 " refreshes\n", st.bpf[SP_UNW_ST_SAMPLES],
 		st.bpf[SP_UNW_ST_FRAMES], st.bpf[SP_UNW_ST_FP_FRAMES], st.bpf[SP_UNW_ST_NO_PROC],
 		st.bpf[SP_UNW_ST_READ_ERR], st.bpf[SP_UNW_ST_TRUNCATED], st.bpf[SP_UNW_ST_REFRESH]);
+	fprintf(f, "unwind: %" PRIu64 " cut short (tables not loaded yet), %" PRIu64
+		" cut short (frame-pointer guess in no mapping), %" PRIu64 " mappings by "
+		"bpf_find_vma\n", st.bpf[SP_UNW_ST_NOT_LOADED], st.bpf[SP_UNW_ST_BAD_GUESS],
+		st.bpf[SP_UNW_ST_VMA]);
+}
+
+void sp_unwind__print_summary(struct sp_unwind *u, FILE *f)
+{
+	struct sp_unwind_stats st;
+
+	if (!u)
+		return;
+	sp_unwind__stats(u, &st);
+	if (st.bpf[SP_UNW_ST_NOT_LOADED])
+		fprintf(f, "sprof: %" PRIu64 " stacks cut short: unwind tables not loaded yet\n",
+			st.bpf[SP_UNW_ST_NOT_LOADED]);
 }
 
 void sp_unwind__destroy(struct sp_unwind *u)

@@ -1,7 +1,9 @@
 /* runtime/stacks/unwind.h: feed the BPF DWARF unwinder (bpf/unwind.bpf.c) its tables.
  *
  * Per file (device, inode, size, mtime), once: .eh_frame -> rows
- * (runtime/ehframe.c), appended to the shared rows array, which is mmapped.
+ * (runtime/ehframe.c), appended to the shared rows array, which is mmapped,
+ * and an entry in the files map (by the kernel's device and inode), so BPF
+ * can place a mapping it was not told about (bpf_find_vma).
  * Per process: its executable mappings with the row slice and load bias of
  * each, one entry of the procs map. Call sp_unwind__open() on the opened,
  * not yet loaded object (it sizes the maps), sp_unwind__add_pid() after
@@ -51,15 +53,41 @@ int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps
 /* False for NULL, sprof itself, and an unwinder whose maps failed. */
 bool sp_unwind__wants(const struct sp_unwind *u, pid_t pid);
 
+/* After load: the kernel field offsets for BPF's own mapping lookups
+ * (runtime/stacks/kofs.h). Done by the first add_pid otherwise. 0 or -errno. */
+int sp_unwind__start(struct sp_unwind *u);
+/* true when pid's mappings are registered (by add_pid, and it is not gone). */
+bool sp_unwind__knows(struct sp_unwind *u, pid_t pid);
+
+/* The same before a process's first sample (an exec seen system wide):
+ * files with more than SP_UNWIND_EARLY_MAX_CFI bytes of tables not parsed
+ * yet are left out, so the caller stays quick; its first sample's
+ * sp_unwind__add_pid() adds them. */
+#define SP_UNWIND_EARLY_MAX_CFI (512u << 10)
+int sp_unwind__add_pid_early(struct sp_unwind *u, pid_t pid);
+
+/* Side-band records (runtime/stacks/sideband.c), applied to the entry
+ * BPF holds without reading /proc/PID/maps: pid exec'd (its mappings are
+ * gone: an empty entry, made if needed), pid mapped code (m; the file is
+ * opened through /proc/PID/map_files and parsed unless cached; `early` as
+ * for add_pid_early). 0 or -errno; map_added: -ENOENT for an unknown pid. */
+struct sp_procmap;
+int sp_unwind__exec(struct sp_unwind *u, pid_t pid);
+int sp_unwind__map_added(struct sp_unwind *u, pid_t pid, const struct sp_procmap *m, bool early);
+
 struct sp_unwind_stats {
 	int procs, files, files_with_rows;
 	uint32_t rows, max_rows;
 	int files_over_budget;
 	double parse_ms;          /* time spent parsing .eh_frame */
-	uint64_t bpf[8];          /* enum sp_unw_stat counters, summed over CPUs */
+	uint64_t bpf[16];         /* enum sp_unw_stat counters, summed over CPUs */
 };
 void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st);
 /* Two lines of the above ("unwind: ..."); u may be NULL. */
 void sp_unwind__print_stats(struct sp_unwind *u, FILE *f);
+/* What the user should know, after the report: stacks cut short because
+ * a process's tables were not loaded yet ("sprof: N stacks cut short:
+ * unwind tables not loaded yet"). Nothing when all is well; u may be NULL. */
+void sp_unwind__print_summary(struct sp_unwind *u, FILE *f);
 
 #endif

@@ -7,7 +7,10 @@
  * STOP row; a -fno-asynchronous-unwind-tables build (.debug_frame merged
  * with .eh_frame); then libc (signal trampoline, PLT, row count, parse time) and a
  * hand-made section (remember/restore_state, 64-bit lengths, unknown
- * expressions).
+ * expressions); lld's segment layout (p_vaddr - p_offset != 0 for the text):
+ * the segment and bias of a text mapping, by hand and on a clang-16
+ * -fuse-ld=lld build (missing clang-16/lld-16: a skip line, a failure
+ * under CI=true).
  *
  *   test_ehframe                run the checks
  *   test_ehframe --dump FILE    print FILE's rows: "pc kind cfa_off rbp_off"
@@ -31,6 +34,7 @@
 
 #include "abi/unwind_table.h"
 #include "runtime/elf/ehframe.h"
+#include "runtime/elf/segments.h"
 #include "runtime/elf/syms.h"
 
 static int passed, failed;
@@ -52,9 +56,9 @@ static void check(bool ok, const char *fmt, ...)
 
 static const char *kind_name(int k)
 {
-	static const char *const names[] = { "rsp", "rbp", "plt", "signal", "fp", "stop" };
+	static const char *const names[] = { "rsp", "rbp", "plt", "signal", "fp", "stop", "cut" };
 
-	return k >= 0 && k <= SP_UNW_STOP ? names[k] : "?";
+	return k >= 0 && k <= SP_UNW_CUT ? names[k] : "?";
 }
 
 static int load_file(const char *path, struct sp_eh_table *t, double *ms)
@@ -323,6 +327,87 @@ static void test_synthetic(void)
 	sp_eh_table__free(&t);
 }
 
+/* The rustc 1.95 binary of the research notes (lld 22): the text mapping
+ * "55721b6f7000 r-xp 00013000" is also inside the first (read-only)
+ * segment's range; its bias must come from the executable one. */
+static void test_lld_segments_by_hand(void)
+{
+	static const struct sp_segment segs[] = {
+		{ 0x000000, 0x000000, 0x013f40, PF_R },
+		{ 0x013f40, 0x014f40, 0x040000, PF_R | PF_X },
+		{ 0x0545f0, 0x0565f0, 0x002000, PF_R | PF_W },
+		{ 0x056fd8, 0x059fd8, 0x000100, PF_R | PF_W },
+	};
+	const struct sp_segment *s = sp_segments__for_map(segs, 4, 0x13000, true);
+	uint64_t start = 0x55721b6f7000ull, bias = s ? sp_segment__bias(s, start, 0x13000) : 0;
+
+	check(s == &segs[1], "lld layout: the text mapping at pgoff 0x13000 shows the R E segment");
+	check(bias && 0x55721b6f9f10ull - bias == 0x16f10,
+	      "lld layout: hash_work at 0x55721b6f9f10 is vaddr 0x16f10 (got %#" PRIx64 ")",
+	      0x55721b6f9f10ull - bias);
+	check(sp_segments__for_map(segs, 4, 0x13000, false) == &segs[0],
+	      "lld layout: without the exec preference the R segment is first (the old bug)");
+	check(sp_segments__for_map(segs, 4, 0x60000, true) == NULL, "no segment past the file");
+}
+
+/* A real lld build: map its text segment the way the kernel does (at a
+ * page-aligned vaddr and offset), then check that a function's runtime
+ * address goes back to its own rows. */
+static void test_lld_binary(const char *bin)
+{
+	int fd = open(bin, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	struct sp_segment segs[SP_MAX_SEGMENTS];
+	const struct sp_segment *text = NULL, *s;
+	uint64_t base = 0x555555554000ull, start, pgoff, pc, leaf = sym_addr(bin, "chain_leaf");
+	int n = elf ? sp_segments__read(elf, segs, SP_MAX_SEGMENTS) : 0;
+	struct sp_eh_table t;
+
+	for (int i = 0; i < n && !text; i++)
+		if (segs[i].flags & PF_X)
+			text = &segs[i];
+	check(text && text->vaddr != text->off, "lld build: text segment p_vaddr - p_offset = %#" PRIx64,
+	      text ? text->vaddr - text->off : 0);
+	if (!text || !leaf || load_file(bin, &t, NULL) != 0) {
+		check(false, "lld build: segments, chain_leaf and rows");
+		goto out;
+	}
+	start = base + (text->vaddr & ~0xfffull);
+	pgoff = text->off & ~0xfffull;
+	s = sp_segments__for_map(segs, n, pgoff, true);
+	pc = base + leaf; /* where the loader put chain_leaf */
+	check(s == text, "lld build: the text mapping shows the text segment");
+	check(s && pc - sp_segment__bias(s, start, pgoff) == leaf,
+	      "lld build: chain_leaf's runtime pc maps back to its vaddr");
+	check(row_is(&t, leaf, SP_UNW_CFA_RSP, 8, 0), "lld build: chain_leaf entry: CFA=rsp+8");
+	sp_eh_table__free(&t);
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void lld_build(const char *dir, const char *src)
+{
+	char bin[4200], cmd[9000];
+	bool ci = getenv("CI") && strcmp(getenv("CI"), "true") == 0;
+
+	if (system("command -v clang-16 >/dev/null && command -v ld.lld-16 >/dev/null") != 0) {
+		if (ci)
+			check(false, "lld layout: clang-16 and lld-16 are installed (.ci/setup)");
+		else
+			printf("skip lld build: no clang-16 or ld.lld-16\n");
+		return;
+	}
+	snprintf(bin, sizeof(bin), "%s/chain-lld", dir);
+	snprintf(cmd, sizeof(cmd), "clang-16 -O2 -fomit-frame-pointer -fuse-ld=lld "
+		 "--ld-path=$(command -v ld.lld-16) -o %s %s", bin, src);
+	check(system(cmd) == 0, "build %s", cmd);
+	test_lld_binary(bin);
+	unlink(bin);
+}
+
 /* Corrupted sections (libc's .eh_frame with random bytes changed) must
  * neither crash nor loop; rows stay sorted. */
 static void test_corrupt(void)
@@ -378,6 +463,7 @@ int main(int argc, char **argv)
 	test_synthetic();
 	test_libc();
 	test_corrupt();
+	test_lld_segments_by_hand();
 	snprintf(src, sizeof(src), "%s/../workloads/unwind_chain.c", dirname(file));
 	if (!mkdtemp(dir) || system("command -v gcc >/dev/null") != 0) {
 		printf("skip: no scratch dir or no gcc\n");
@@ -399,6 +485,7 @@ int main(int argc, char **argv)
 	check(system(cmd) == 0, "build %s", cmd);
 	test_debug_frame(bin);
 	unlink(bin);
+	lld_build(dir, src);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -6,15 +6,24 @@
  * frame-pointer walk gives garbage) and -O1 -fno-omit-frame-pointer (gcc
  * leaves the leaf frameless, so a frame-pointer walk skips chain_mid).
  *
+ * Also built by clang (-fuse-ld=lld: lld's segment layout), where noipa
+ * is spelled noinline.
+ *
  *   unwind_chain [SECONDS]      (default 2)
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
+#define NOIPA __attribute__((noipa))
+#endif
+
 static volatile uint64_t sink;
 
-__attribute__((noipa)) uint64_t chain_leaf(uint64_t seed)
+NOIPA uint64_t chain_leaf(uint64_t seed)
 {
 	uint64_t h = seed;
 
@@ -23,14 +32,14 @@ __attribute__((noipa)) uint64_t chain_leaf(uint64_t seed)
 	return h;
 }
 
-__attribute__((noipa)) uint64_t chain_mid(uint64_t seed)
+NOIPA uint64_t chain_mid(uint64_t seed)
 {
 	uint64_t a = chain_leaf(seed);
 
 	return a ^ (seed >> 3);
 }
 
-__attribute__((noipa)) uint64_t chain_outer(uint64_t seed)
+NOIPA uint64_t chain_outer(uint64_t seed)
 {
 	uint64_t a = chain_mid(seed + 1);
 

@@ -1,0 +1,69 @@
+/* runtime/stacks/kofs.c: vm_area_struct, file, inode and super_block field offsets from vmlinux BTF.
+ *
+ * Members are found by name through anonymous structs and unions (6.x
+ * kernels keep vm_flags in a union, vm_start in an anonymous struct), the
+ * offsets summed on the way down.
+ */
+#include "runtime/stacks/kofs.h"
+
+#include <bpf/btf.h>
+#include <errno.h>
+#include <string.h>
+
+/* Byte offset of member `name` of struct/union type `id` (anonymous
+ * members searched too); -1 when absent. */
+static long member_off(const struct btf *btf, __u32 id, const char *name, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || depth > 4 || (!btf_is_struct(t) && !btf_is_union(t)))
+		return -1;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+		long sub;
+
+		if (n && n[0] && strcmp(n, name) == 0)
+			return btf_member_bit_offset(t, i) / 8;
+		if (n && n[0])
+			continue;
+		sub = member_off(btf, btf__resolve_type(btf, m->type), name, depth + 1);
+		if (sub >= 0)
+			return btf_member_bit_offset(t, i) / 8 + sub;
+	}
+	return -1;
+}
+
+static int field(const struct btf *btf, const char *type, const char *name, __u32 *out)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	long off = id > 0 ? member_off(btf, (__u32)id, name, 0) : -1;
+
+	if (off < 0)
+		return -ENOENT;
+	*out = (__u32)off;
+	return 0;
+}
+
+int sp_kofs__read(struct sp_unw_kofs *k)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	if (!btf)
+		return -ENOENT;
+	err = field(btf, "vm_area_struct", "vm_start", &k->vm_start) ?:
+	      field(btf, "vm_area_struct", "vm_end", &k->vm_end) ?:
+	      field(btf, "vm_area_struct", "vm_pgoff", &k->vm_pgoff) ?:
+	      field(btf, "vm_area_struct", "vm_flags", &k->vm_flags) ?:
+	      field(btf, "vm_area_struct", "vm_file", &k->vm_file) ?:
+	      field(btf, "file", "f_inode", &k->f_inode) ?:
+	      field(btf, "inode", "i_ino", &k->i_ino) ?:
+	      field(btf, "inode", "i_sb", &k->i_sb) ?:
+	      field(btf, "super_block", "s_dev", &k->s_dev);
+	btf__free(btf);
+	k->ok = err == 0;
+	return err;
+}

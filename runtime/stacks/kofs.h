@@ -1,0 +1,21 @@
+/* runtime/stacks/kofs.h: offsets of the kernel fields the BPF unwinder reads from a vma.
+ *
+ * A process the unwinder has no entry for yet (a new exec, sprof's
+ * tables a millisecond late), or a pc in a mapping it has not been told
+ * about, is looked up in the kernel: bpf_find_vma gives the vma holding
+ * the pc, and its start, end, file offset, flags and file (device,
+ * inode) name the file whose tables are in the files map (abi/unwind_table.h).
+ * The fields are read with bpf_probe_read_kernel at offsets taken from the
+ * running kernel's BTF (/sys/kernel/btf/vmlinux), so no kernel headers or
+ * CO-RE are needed at build time.
+ */
+#ifndef SPROF_RUNTIME_STACKS_KOFS_H
+#define SPROF_RUNTIME_STACKS_KOFS_H
+
+#include "abi/unwind_table.h"
+
+/* Fills k from vmlinux BTF (k->ok = 1). 0 or -errno (-ENOENT: no BTF or a
+ * field is missing: the BPF side then skips vma lookups). */
+int sp_kofs__read(struct sp_unw_kofs *k);
+
+#endif

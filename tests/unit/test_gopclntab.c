@@ -1,0 +1,189 @@
+/* tests/unit/test_gopclntab.c: Go's .gopclntab -> unwind rows (runtime/elf/gopclntab.c).
+ *
+ * Builds tests/workloads/unwind_go.go with `go build` and checks known
+ * rows: the frameless leaf main.chainLeaf is CFA=rsp+8 throughout, a
+ * function with a frame gets CFA=rsp+8 at entry and rsp+frame+8 with rbp
+ * at CFA-16 after its SUBQ, runtime.goexit a STOP row, runtime.systemstack
+ * (it switches stacks) a CUT row, the signal
+ * restorer runtime.sigreturn a SIGNAL row from one byte before its entry,
+ * the rows are sorted and merged; then corrupted copies of the section
+ * must neither crash nor loop, and a header of an unknown version says
+ * ENOTSUP. Exits 77 when go is missing (a failure under CI=true).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "abi/unwind_table.h"
+#include "runtime/elf/ehframe.h"
+#include "runtime/elf/file.h"
+#include "runtime/elf/gopclntab.h"
+#include "runtime/elf/syms.h"
+
+static int passed, failed;
+
+static void check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+static uint64_t sym_addr(const char *path, const char *name)
+{
+	struct sp_elf *e = sp_elf__open_path(path);
+	uint64_t a = e ? sp_elf__lookup_name(e, name) : 0;
+
+	sp_elf__destroy(e);
+	return a;
+}
+
+static bool row_is(const struct sp_eh_table *t, uint64_t pc, int kind, int cfa_off, int rbp_off)
+{
+	const struct sp_eh_row *r = pc ? sp_eh_table__find(t, pc) : NULL;
+
+	if (!r) {
+		printf("  no row for %#" PRIx64 "\n", pc);
+		return false;
+	}
+	if (r->kind == kind && r->cfa_off == cfa_off && r->rbp_off == rbp_off)
+		return true;
+	printf("  row at %#" PRIx64 " for %#" PRIx64 ": kind %d %d %d\n", r->pc, pc, r->kind,
+	       r->cfa_off, r->rbp_off);
+	return false;
+}
+
+static bool sorted_and_merged(const struct sp_eh_table *t)
+{
+	for (int i = 1; i < t->n; i++) {
+		const struct sp_eh_row *a = &t->rows[i - 1], *b = &t->rows[i];
+
+		if (a->pc >= b->pc || (a->kind == b->kind && a->cfa_off == b->cfa_off &&
+				       a->rbp_off == b->rbp_off))
+			return false;
+	}
+	return true;
+}
+
+/* The first pc in [from, from + 64) whose row differs from from's. */
+static uint64_t next_rule(const struct sp_eh_table *t, uint64_t from)
+{
+	const struct sp_eh_row *r0 = sp_eh_table__find(t, from);
+
+	for (uint64_t pc = from + 1; r0 && pc < from + 64; pc++)
+		if (sp_eh_table__find(t, pc) != r0)
+			return pc;
+	return 0;
+}
+
+static void test_rows(const char *bin, Elf *elf)
+{
+	struct sp_eh_table t;
+	uint64_t leaf = sym_addr(bin, "main.chainLeaf"), mid = sym_addr(bin, "main.chainMid");
+	uint64_t goexit = sym_addr(bin, "runtime.goexit.abi0"), sigret = sym_addr(bin, "runtime.sigreturn.abi0");
+	uint64_t systemstack = sym_addr(bin, "runtime.systemstack.abi0"), body;
+	int err = sp_eh_table__from_elf(&t, elf);
+
+	if (!sigret)
+		sigret = sym_addr(bin, "runtime.sigreturn__sigaction.abi0");
+	check(err == 0 && t.n > 1000, "go binary: %d rows from .gopclntab (err %d)", t.n, err);
+	if (err)
+		return;
+	check(sorted_and_merged(&t), "rows sorted, consecutive rules differ");
+	check(leaf && row_is(&t, leaf, SP_UNW_CFA_RSP, 8, 0), "main.chainLeaf entry: CFA=rsp+8");
+	check(leaf && row_is(&t, leaf + 20, SP_UNW_CFA_RSP, 8, 0),
+	      "main.chainLeaf body (frameless): CFA=rsp+8");
+	check(mid && row_is(&t, mid, SP_UNW_CFA_RSP, 8, 0), "main.chainMid entry: CFA=rsp+8");
+	body = mid ? next_rule(&t, mid) : 0;
+	check(body && row_is(&t, body, SP_UNW_CFA_RSP, 24, -16),
+	      "main.chainMid after SUBQ $16: CFA=rsp+24, rbp at CFA-16");
+	check(goexit && row_is(&t, goexit, SP_UNW_STOP, 0, 0), "runtime.goexit: STOP");
+	check(systemstack && row_is(&t, systemstack, SP_UNW_CUT, 0, 0),
+	      "runtime.systemstack (switches stacks): CUT");
+	check(sigret && row_is(&t, sigret - 1, SP_UNW_SIGNAL, 0, 0) &&
+	      row_is(&t, sigret, SP_UNW_SIGNAL, 0, 0),
+	      "runtime.sigreturn: SIGNAL from one byte before its entry");
+	sp_eh_table__free(&t);
+}
+
+static void test_corrupt(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = sp_elf_section(elf, ".gopclntab", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	uint8_t *copy = d ? malloc(d->d_size) : NULL;
+	int ok = 0, runs = 200;
+	struct sp_eh_table t = { 0 };
+
+	if (!copy) {
+		check(false, "corrupt: .gopclntab of the go binary");
+		return;
+	}
+	srand(1);
+	for (int i = 0; i < runs; i++) {
+		memcpy(copy, d->d_buf, d->d_size);
+		for (int k = 0; k < 1 + i % 16; k++)
+			copy[(size_t)rand() % (i % 3 ? d->d_size : 80)] = (uint8_t)rand();
+		if (sp_gopclntab_parse(&t, copy, d->d_size, 0) != -ENOMEM &&
+		    sp_eh_table__finish(&t) == 0 && sorted_and_merged(&t))
+			ok++;
+		sp_eh_table__free(&t);
+	}
+	check(ok == runs, "corrupt sections: %d of %d without crash, rows sorted", ok, runs);
+	memcpy(copy, d->d_buf, d->d_size);
+	copy[0] = 0xfb; /* Go 1.2's magic */
+	check(sp_gopclntab_parse(&t, copy, d->d_size, 0) == -ENOTSUP, "Go 1.2 header: ENOTSUP");
+	sp_eh_table__free(&t);
+	check(sp_gopclntab_parse(&t, copy, 10, 0) == -EINVAL, "short section: EINVAL");
+	free(copy);
+}
+
+int main(void)
+{
+	char file[] = __FILE__, src[4096], dir[] = "/tmp/sp-gotest-XXXXXX", bin[4200], cmd[9000];
+	bool ci = getenv("CI") && strcmp(getenv("CI"), "true") == 0;
+	int fd;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(src, sizeof(src), "%s/../workloads/unwind_go.go", dirname(file));
+	if (!mkdtemp(dir) || system("command -v go >/dev/null") != 0) {
+		printf("skip: no scratch dir or no go\n");
+		return ci ? 1 : 77;
+	}
+	snprintf(bin, sizeof(bin), "%s/unwind_go", dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && go build -o %s %s", dir, bin, src);
+	check(system(cmd) == 0, "build %s", cmd);
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (elf) {
+		test_rows(bin, elf);
+		test_corrupt(elf);
+		elf_end(elf);
+	} else {
+		check(false, "open %s", bin);
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(bin);
+	rmdir(dir);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
