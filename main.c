@@ -76,7 +76,8 @@ static void usage(FILE *f)
 		"  -p PID           trace only this process (all its threads)\n"
 		"  -c 'CMD ARGS'    run CMD, trace only it, stop when it exits\n"
 		"  -o FILE          write the report to FILE (format from its extension)\n"
-		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope\n"
+		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope,\n"
+		"                   residency\n"
 		"  -d ast|ir|ir-raw print the typed AST or the LLVM IR and exit\n"
 		"  -l [PATTERN]     list probes (with -v: arguments and fields)\n"
 		"  -v               verbose: full verifier log, libbpf messages\n"
@@ -273,7 +274,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'f':
 			if (sp_format_parse(optarg) < 0) {
-				fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, svg, pprof, speedscope)\n",
+				fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, svg, pprof, speedscope, residency)\n",
 					optarg);
 				return -EINVAL;
 			}

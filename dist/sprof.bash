@@ -33,7 +33,7 @@ _sprof()
     local names probes IFS=$'\n'
     COMPREPLY=()
     case $prev in
-    -f) COMPREPLY=($(compgen -W $'text\njson\nfolded\nsvg\npprof\nspeedscope' -- "$cur")); return ;;
+    -f) COMPREPLY=($(compgen -W $'text\njson\nfolded\nsvg\npprof\nspeedscope\nresidency' -- "$cur")); return ;;
     -d) COMPREPLY=($(compgen -W $'ast\nir\nir-raw' -- "$cur")); return ;;
     -o|--emit-elf) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -c) COMPREPLY=($(compgen -c -- "$cur")); return ;;

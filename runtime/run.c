@@ -107,7 +107,7 @@ static int setup_report_opts(struct run *r)
 		f = sp_format_parse(o->format);
 		if (f < 0) {
 			fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, "
-				"svg, pprof, speedscope)\n", o->format);
+				"svg, pprof, speedscope, residency)\n", o->format);
 			return -EINVAL;
 		}
 	} else if (o->output) {

@@ -13,6 +13,7 @@ this tier hands them to the programs people open them with:
               (served from 127.0.0.1, in Chromium) opens the speedscope,
               pprof and folded files and lists hot above warm
   folded      per-leaf sums equal the text report's counts
+  residency   shares add up to 100%, largest first, leaf first, hot above warm
   text, json  byte-identical to bpftrace 0.17 on deterministic programs
               (when bpftrace is installed)
 Then, when sprof can load BPF, the same checks on a real profile of
@@ -416,6 +417,44 @@ def test_e2e_json(ctx):
     assert any("hot+" in k for k in maps["@"]), list(maps["@"])[:5]
 
 
+RESIDENCY_LINE = re.compile(r"^ ?(\d+\.\d)%  (\S.*)$")
+
+
+def residency_rows(text):
+    rows = []
+    for line in text.splitlines():
+        m = RESIDENCY_LINE.match(line)
+        assert m, "bad residency line %r" % line
+        rows.append((float(m.group(1)), m.group(2).split(";")))
+    return rows
+
+
+def test_e2e_residency(ctx):
+    """-f residency: share per stack, largest first, leaf first; hot() above warm()"""
+    require_workload(ctx)
+    ctx.require_bpf()
+    r = ctx.sprof_run("-c", ctx.workload("hotwarm"), "-f", "residency", "-e", MULTI_PROGRAM,
+                      "--map", "@u", timeout=120)
+    assert r.rc == 0, repr(r)
+    rows = residency_rows(r.out)
+    assert rows, r.out
+    shares = [p for p, _ in rows]
+    assert shares == sorted(shares, reverse=True), r.out
+    assert abs(sum(shares) - 100) < 0.05 * len(rows) + 0.1, (sum(shares), r.out)
+    leaves = [st[0] for _, st in rows]
+    assert leaves[0] == "hot", r.out
+    assert "warm" in leaves and rows[0][1][1] == "main", r.out
+    hot = sum(p for p, st in rows if st[0] == "hot")
+    warm = sum(p for p, st in rows if st[0] == "warm")
+    assert hot > 1.3 * warm > 0, (hot, warm, r.out)
+    # without --map: both stack maps, one after the other; the comm of @'s key is the last frame
+    r = ctx.sprof_run("-c", ctx.workload("hotwarm"), "-f", "residency", "-e", MULTI_PROGRAM, timeout=120)
+    assert r.rc == 0, repr(r)
+    rows = residency_rows(r.out)
+    assert any(st[-1] == "hotwarm" and st[0] == "hot" for _, st in rows), r.out
+    assert abs(sum(p for p, _ in rows) - 200) < 0.05 * len(rows) + 0.2, r.out
+
+
 # Deterministic maps of every kind, printed by both at exit (bpftrace 0.17).
 DIFF_PROGRAMS = [
     'BEGIN { @h = hist(5); @h = hist(1000); @h = hist(0); @h = hist(-3); @l = lhist(15, 0, 40, 10); '
@@ -471,5 +510,6 @@ def tests(ctx):
     yield "e2e_speedscope", test_e2e_speedscope
     yield "e2e_multi_map", test_e2e_multi_map
     yield "e2e_json", test_e2e_json
+    yield "e2e_residency", test_e2e_residency
     yield "text_vs_bpftrace", test_text_vs_bpftrace
     yield "json_vs_bpftrace", test_json_vs_bpftrace
