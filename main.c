@@ -23,6 +23,7 @@
 #include "parser/source.h"
 #include "runtime/attach/listing.h"
 #include "runtime/attach/resolve.h"
+#include "runtime/report/diff.h"
 #include "runtime/report/report.h"
 #include "runtime/attach/tracefs.h"
 #include "runtime/elf/funcs.h"
@@ -63,6 +64,7 @@ enum {
 	OPT_EMIT_ELF,
 	OPT_NO_STATUS,
 	OPT_STRLEN,
+	OPT_TOP,
 };
 
 static void usage(FILE *f)
@@ -71,6 +73,7 @@ static void usage(FILE *f)
 		"usage: sprof [options] PROGRAM [ARGS...]\n"
 		"       sprof [options] -e PROGRAM [ARGS...]\n"
 		"       sprof [options] FILE.sp [ARGS...]\n"
+		"       sprof diff [-o FILE] [-f text|svg] BASE NEW   what changed between two profiles\n"
 		"\n"
 		"  -e TEXT          program text\n"
 		"  -p PID           trace only this process (all its threads)\n"
@@ -499,6 +502,71 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	return 0;
 }
 
+static void diff_usage(FILE *f)
+{
+	fprintf(f, "usage: sprof diff [-o FILE] [-f text|svg] [--title TEXT] [--top N] BASE NEW\n"
+		   "  BASE, NEW: pprof (.pb.gz) or folded files\n"
+		   "  -o FILE     write to FILE (svg when it ends in .svg)\n"
+		   "  -f FORMAT   text (the functions whose share changed most) or svg (differential\n"
+		   "              flame graph: red grew, blue shrank)\n");
+}
+
+/* sprof diff BASE NEW: runtime/report/diff.c does the work. */
+static int diff_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"title", required_argument, NULL, OPT_TITLE},
+		{"top", required_argument, NULL, OPT_TOP},
+		{NULL, 0, NULL, 0},
+	};
+	struct sp_diff_opts o = { .format = SP_FMT_TEXT };
+	const char *fmt = NULL;
+	uint32_t top;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'f':
+			fmt = optarg;
+			break;
+		case OPT_TITLE:
+			o.title = optarg;
+			break;
+		case OPT_TOP:
+			if (parse_u32(optarg, &top)) {
+				fprintf(stderr, "sprof: invalid --top '%s': expected a positive number\n", optarg);
+				return 1;
+			}
+			o.top = (int)(top > 1000000 ? 1000000 : top);
+			break;
+		case 'h':
+			diff_usage(stdout);
+			return 0;
+		default:
+			diff_usage(stderr);
+			return 1;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "sprof diff: expected two profiles, BASE and NEW\n");
+		diff_usage(stderr);
+		return 1;
+	}
+	if (fmt && strcmp(fmt, "text") && strcmp(fmt, "svg") && strcmp(fmt, "flamegraph")) {
+		fprintf(stderr, "sprof diff: unknown format '%s' (text, svg)\n", fmt);
+		return 1;
+	}
+	if (fmt ? strcmp(fmt, "text") != 0 : o.output && sp_format_from_path(o.output) == SP_FMT_SVG)
+		o.format = SP_FMT_SVG;
+	o.base = argv[optind];
+	o.cur = argv[optind + 1];
+	return sp_diff(&o) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {0};
@@ -508,6 +576,8 @@ int main(int argc, char **argv)
 	struct sp_diag diag;
 	int rc = 1;
 
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return diff_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
 	if (c.list)
