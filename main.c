@@ -23,6 +23,7 @@
 #include "parser/source.h"
 #include "runtime/attach/listing.h"
 #include "runtime/attach/resolve.h"
+#include "runtime/report/clickhouse.h"
 #include "runtime/report/diff.h"
 #include "runtime/report/report.h"
 #include "runtime/attach/tracefs.h"
@@ -65,6 +66,13 @@ enum {
 	OPT_NO_STATUS,
 	OPT_STRLEN,
 	OPT_TOP,
+	OPT_EXPORT,
+	OPT_HOST_NAME,
+	OPT_RETENTION,
+	OPT_FROM,
+	OPT_WHERE,
+	OPT_SINCE,
+	OPT_UNTIL,
 };
 
 static void usage(FILE *f)
@@ -74,6 +82,8 @@ static void usage(FILE *f)
 		"       sprof [options] -e PROGRAM [ARGS...]\n"
 		"       sprof [options] FILE.sp [ARGS...]\n"
 		"       sprof diff [-o FILE] [-f text|svg] BASE NEW   what changed between two profiles\n"
+		"       sprof report --from clickhouse://... [-o FILE] [-f FORMAT] [--where SQL]\n"
+		"                    [--since TIME] [--until TIME]   a fleet's profile from ClickHouse\n"
 		"\n"
 		"  -e TEXT          program text\n"
 		"  -p PID           trace only this process (all its threads)\n"
@@ -89,6 +99,9 @@ static void usage(FILE *f)
 		"  --map @NAME      report only this map\n"
 		"  --title TEXT     title of the flame graph\n"
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
+		"  --export URL     also send the stacks to clickhouse://[USER[:PASS]@]HOST[:PORT]/DB.TABLE\n"
+		"  --host-name NAME host name in exported rows (default: gethostname)\n"
+		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
 		"  --unsafe         allow system()\n"
 		"  --emit-elf FILE  write the BPF object to FILE\n"
 		"  -h, --help       this text\n"
@@ -113,6 +126,8 @@ static int parse_duration(const char *s, uint64_t *ns)
 		mult = 60e9;
 	else if (!strcmp(end, "h"))
 		mult = 3600e9;
+	else if (!strcmp(end, "d"))
+		mult = 86400e9;
 	else if (*end && strcmp(end, "s"))
 		return -EINVAL;
 	*ns = (uint64_t)(v * mult);
@@ -239,6 +254,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"emit-elf", required_argument, NULL, OPT_EMIT_ELF},
 		{"no-status", no_argument, NULL, OPT_NO_STATUS},
 		{"strlen", required_argument, NULL, OPT_STRLEN},
+		{"export", required_argument, NULL, OPT_EXPORT},
+		{"host-name", required_argument, NULL, OPT_HOST_NAME},
+		{"retention", required_argument, NULL, OPT_RETENTION},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -340,6 +358,22 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case OPT_NO_STATUS:
 			c->run.status_line = false;
 			break;
+		case OPT_EXPORT:
+			c->run.export_url = optarg;
+			break;
+		case OPT_HOST_NAME:
+			c->run.host_name = optarg;
+			break;
+		case OPT_RETENTION: {
+			uint64_t ns;
+
+			if (parse_duration(optarg, &ns) || ns < 1000000000ull) {
+				fprintf(stderr, "sprof: invalid --retention '%s' (e.g. 7d, 12h)\n", optarg);
+				return -EINVAL;
+			}
+			c->run.retention_s = ns / 1000000000ull;
+			break;
+		}
 		default:
 			usage(stderr);
 			return -EINVAL;
@@ -567,6 +601,100 @@ static int diff_main(int argc, char **argv)
 	return sp_diff(&o) ? 1 : 0;
 }
 
+static void report_usage(FILE *f)
+{
+	fprintf(f, "usage: sprof report --from clickhouse://[USER[:PASS]@]HOST[:PORT]/DB.TABLE [options]\n"
+		   "  -o FILE          write to FILE (format from its extension)\n"
+		   "  -f FORMAT        text, json, folded, svg, pprof, speedscope, residency\n"
+		   "  --where SQL      only rows matching this condition (host = 'web1')\n"
+		   "  --since TIME     only rows of the last TIME (1h, 30m, 7d)\n"
+		   "  --until TIME     only rows older than TIME ago\n"
+		   "  --map @NAME      only rows of this map\n"
+		   "  --title TEXT     title of the flame graph\n");
+}
+
+static int report_time(const char *opt, const char *arg, uint64_t *secs)
+{
+	uint64_t ns;
+
+	if (parse_duration(arg, &ns) || ns < 1000000000ull) {
+		fprintf(stderr, "sprof report: invalid %s '%s' (e.g. 1h, 30m, 7d)\n", opt, arg);
+		return -EINVAL;
+	}
+	*secs = ns / 1000000000ull;
+	return 0;
+}
+
+static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, struct sp_report_opts *ro,
+		       const char **fmt)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},       {"from", required_argument, NULL, OPT_FROM},
+		{"where", required_argument, NULL, OPT_WHERE}, {"since", required_argument, NULL, OPT_SINCE},
+		{"until", required_argument, NULL, OPT_UNTIL}, {"map", required_argument, NULL, OPT_MAP},
+		{"title", required_argument, NULL, OPT_TITLE}, {NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': ro->output = optarg; break;
+		case 'f': *fmt = optarg; break;
+		case OPT_FROM: q->url = optarg; break;
+		case OPT_WHERE: q->where = optarg; break;
+		case OPT_MAP: q->map = ro->map_filter = optarg; break;
+		case OPT_TITLE: ro->title = optarg; break;
+		case OPT_SINCE:
+			if (report_time("--since", optarg, &q->since_s))
+				return -EINVAL;
+			break;
+		case OPT_UNTIL:
+			if (report_time("--until", optarg, &q->until_s))
+				return -EINVAL;
+			break;
+		case 'h':
+			report_usage(stdout);
+			exit(0);
+		default:
+			report_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (!q->url || optind != argc) {
+		fprintf(stderr, "sprof report: %s\n", q->url ? "unexpected arguments" : "--from URL is needed");
+		report_usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* sprof report --from clickhouse://...: the stacks ClickHouse sums, through
+ * the usual writers. */
+static int report_main(int argc, char **argv)
+{
+	struct sp_clickhouse_query q = { 0 };
+	struct sp_report_opts ro = { .width = 1200 };
+	struct sp_profile prof;
+	const char *fmt = NULL;
+	int f, err;
+
+	if (report_args(argc, argv, &q, &ro, &fmt))
+		return 1;
+	f = fmt ? sp_format_parse(fmt) : (int)sp_format_from_path(ro.output);
+	if (f < 0) {
+		fprintf(stderr, "sprof report: unknown output format '%s' (text, json, folded, svg, pprof, "
+				"speedscope, residency)\n", fmt);
+		return 1;
+	}
+	ro.format = (enum sp_format)f;
+	ro.map_filter = NULL; /* the query kept that map; the profile's one map is "@" */
+	if (sp_clickhouse_fetch(&q, &prof))
+		return 1;
+	err = sp_report_write(&prof, &ro);
+	sp_clickhouse_profile_free(&prof);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {0};
@@ -578,6 +706,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return report_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
 	if (c.list)

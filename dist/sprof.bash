@@ -27,7 +27,7 @@ _sprof()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local line=${COMP_LINE:0:COMP_POINT} word bin=${COMP_WORDS[0]}
     local opts="-e -p -c -o -f -d -l -v --duration --max-keys --map --title --strlen
-                --unsafe --emit-elf -h --help -V --version"
+                --export --host-name --retention --unsafe --emit-elf -h --help -V --version"
     local types="BEGIN END profile:hz: interval:s: interval:ms: software: hardware:
                  uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:"
     local names probes IFS=$'\n'
@@ -38,7 +38,7 @@ _sprof()
     -o|--emit-elf) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -c) COMPREPLY=($(compgen -c -- "$cur")); return ;;
     -p) COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null | tr -d ' ')" -- "$cur")); return ;;
-    -e|--duration|--max-keys|--map|--title|--strlen) return ;;
+    -e|--duration|--max-keys|--map|--title|--strlen|--export|--host-name|--retention) return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "${opts//[[:space:]]/$'\n'}" -- "$cur"))

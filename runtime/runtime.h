@@ -32,6 +32,9 @@ struct sp_run_opts {
 	uint64_t duration_ns;   /* --duration; 0 = until stopped */
 	uint32_t max_keys;      /* map size actually used */
 	bool status_line;       /* live status on stderr (when it is a tty) */
+	const char *export_url; /* --export clickhouse://...; NULL = none */
+	const char *host_name;  /* --host-name for exported rows; NULL = gethostname() */
+	uint64_t retention_s;   /* --retention: drop exported days older than this */
 	sp_diag_fn diag;
 	void *diag_ctx;
 };
