@@ -23,6 +23,7 @@ The server is stopped when the tier ends.
 import atexit
 import os
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -190,41 +191,62 @@ def test_retention(ctx):
     assert old == 0 and new > 0, (old, new)
 
 
+def start_sprof(ctx, *args):
+    """sprof in the background, its stderr lines collected as they come."""
+    proc = subprocess.Popen([ctx.sprof] + list(args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            cwd=ctx.workdir, text=True)
+    lines = []
+
+    def reader():
+        for line in proc.stderr:
+            lines.append(line)
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    return proc, lines, t
+
+
+def wait_for(cond, secs, what):
+    end = time.time() + secs
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)
+
+
 def test_outage(ctx):
     """stopped mid-run: retried until the server is back; gone for good: lost rows counted"""
     srv = server(ctx)
     url = srv.url("fleet.outage")
     ctx.require_bpf()
     wl = ctx.workload("shift")
-
-    def bounce():
-        time.sleep(0.5)
-        srv.stop()
-        time.sleep(2.0)  # the run ends (1.5 s) and the first inserts fail
-        srv.start()
-
-    t = threading.Thread(target=bounce)
-    t.start()
-    r = ctx.sprof_run("--export", url, "--host-name", "bounced", "-c", wl + " beta 1.5", "-o", os.devnull,
-                      "-e", PROGRAM, timeout=120)
-    t.join()
-    assert r.rc == 0, repr(r)
-    assert "insert failed" in r.err and "retrying" in r.err and "lost" not in r.err, r.err
+    # the server stops during the run and comes back once sprof reports the failed insert
+    proc, lines, t = start_sprof(ctx, "--export", url, "--host-name", "bounced", "-c", wl + " beta 3",
+                                 "-o", os.devnull, "-e", PROGRAM)
+    time.sleep(1)
+    srv.stop()
+    assert proc.poll() is None, "the run ended before the server was down: %s" % "".join(lines)
+    wait_for(lambda: any("retrying" in l for l in lines) or proc.poll() is not None, 60, "a retry")
+    srv.start()
+    rc = proc.wait(60)
+    t.join(10)
+    err = "".join(lines)
+    assert rc == 0 and "insert failed" in err and "retrying" in err and "lost" not in err, (rc, err)
     leaves = leaf_counts(srv, "fleet.outage", "bounced")
     assert leaves and leaves[0][0] == "beta", leaves
-
-    def kill():
-        time.sleep(0.5)
-        srv.stop()
-
-    t = threading.Thread(target=kill)
-    t.start()
-    r = ctx.sprof_run("--export", url, "--host-name", "gone", "-c", wl + " beta 1", "-o", os.devnull,
-                      "-e", PROGRAM, timeout=120)
-    t.join()
-    assert r.rc != 0, repr(r)
-    m = re.search(r"clickhouse://127\.0\.0\.1:\d+/fleet\.outage: (\d+) rows lost \(1 batch not sent\)", r.err)
-    assert m and int(m.group(1)) > 0 and r.err.count("retrying") == 1, r.err
+    # the server gone for good: every retry fails, the rows are counted as lost
+    proc, lines, t = start_sprof(ctx, "--export", url, "--host-name", "gone", "-c", wl + " beta 3",
+                                 "-o", os.devnull, "-e", PROGRAM)
+    time.sleep(1)
+    srv.stop()
+    assert proc.poll() is None, "the run ended before the server was down: %s" % "".join(lines)
+    rc = proc.wait(60)
+    t.join(10)
+    err = "".join(lines)
+    assert rc != 0, err
+    m = re.search(r"clickhouse://127\.0\.0\.1:\d+/fleet\.outage: (\d+) rows lost \(1 batch not sent\)", err)
+    assert m and int(m.group(1)) > 0 and err.count("retrying") == 1, err
     server(ctx)  # back for the next tests
     assert leaf_counts(srv, "fleet.outage", "gone") == []
 
