@@ -542,7 +542,9 @@ static void diff_usage(FILE *f)
 		   "  BASE, NEW: pprof (.pb.gz) or folded files\n"
 		   "  -o FILE     write to FILE (svg when it ends in .svg)\n"
 		   "  -f FORMAT   text (the functions whose share changed most) or svg (differential\n"
-		   "              flame graph: red grew, blue shrank)\n");
+		   "              flame graph: red grew, blue shrank)\n"
+		   "  --top N     text: the N functions whose share changed most\n"
+		   "  --title T   svg: the title\n");
 }
 
 /* sprof diff BASE NEW: runtime/report/diff.c does the work. */
