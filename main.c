@@ -73,6 +73,7 @@ enum {
 	OPT_WHERE,
 	OPT_SINCE,
 	OPT_UNTIL,
+	OPT_BY,
 };
 
 static void usage(FILE *f)
@@ -612,6 +613,7 @@ static void report_usage(FILE *f)
 		   "  --since TIME     only rows of the last TIME (1h, 30m, 7d)\n"
 		   "  --until TIME     only rows older than TIME ago\n"
 		   "  --map @NAME      only rows of this map\n"
+		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames\n"
 		   "  --title TEXT     title of the flame graph\n");
 }
 
@@ -634,7 +636,8 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		{"help", no_argument, NULL, 'h'},       {"from", required_argument, NULL, OPT_FROM},
 		{"where", required_argument, NULL, OPT_WHERE}, {"since", required_argument, NULL, OPT_SINCE},
 		{"until", required_argument, NULL, OPT_UNTIL}, {"map", required_argument, NULL, OPT_MAP},
-		{"title", required_argument, NULL, OPT_TITLE}, {NULL, 0, NULL, 0},
+		{"title", required_argument, NULL, OPT_TITLE}, {"by", required_argument, NULL, OPT_BY},
+		{NULL, 0, NULL, 0},
 	};
 	int opt;
 
@@ -644,6 +647,7 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		case 'f': *fmt = optarg; break;
 		case OPT_FROM: q->url = optarg; break;
 		case OPT_WHERE: q->where = optarg; break;
+		case OPT_BY: q->by = optarg; break;
 		case OPT_MAP: q->map = ro->map_filter = optarg; break;
 		case OPT_TITLE: ro->title = optarg; break;
 		case OPT_SINCE:

@@ -7,7 +7,8 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
                and a different hot function: the table holds both hosts' rows,
                each with its own hot function on top, comm, pid, build ids
   report       `sprof report --from` one SVG with both hosts' stacks; --where
-               keeps one host; --since/--until; every output format
+               keeps one host; --by host puts each under its own frame;
+               --since/--until; every output format
   errors       bad URL, closed port, wrong password, a table of another
                schema: one `cannot export to clickhouse://...` line, non-zero
                exit, nothing started (-c's command never ran)
@@ -130,6 +131,23 @@ def test_report(ctx):
         assert r.rc == 0 and os.path.getsize(path) > 0, (ext, r)
     with open(os.path.join(ctx.workdir, "fleet.txt")) as f:
         assert "alpha+0" in f.read()
+    # --by host: each host's stacks under its own leading frame
+    r = ctx.sprof_run("report", "--from", url, "--by", "host", "-f", "folded", timeout=60)
+    assert r.rc == 0, repr(r)
+    per = {}
+    for line in r.out.splitlines():
+        frames, n = line.rsplit(" ", 1)
+        frames = frames.split(";")
+        per.setdefault(frames[0], {}).setdefault(frames[-1], 0)
+        per[frames[0]][frames[-1]] += int(n)
+    assert set(per) == {"web1", "web2"}, list(per)
+    assert max(per["web1"], key=per["web1"].get) == "alpha", per["web1"]
+    assert max(per["web2"], key=per["web2"].get) == "beta", per["web2"]
+    out = os.path.join(ctx.workdir, "fleet-by.svg")
+    r = ctx.sprof_run("report", "--from", url, "--by", "host,comm", "-o", out, timeout=60)
+    assert r.rc == 0 and {"web1", "web2", "shift", "alpha"} <= set(svg_names(out)), repr(r)
+    r = ctx.sprof_run("report", "--from", url, "--by", "stack", timeout=60)
+    assert r.rc != 0 and "--by takes host, map, comm, pid" in r.err, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--where", "no_such_column = 1", "-f", "folded", timeout=60)
     assert r.rc != 0 and "cannot read from clickhouse://" in r.err and "no_such_column" in r.err, repr(r)
 

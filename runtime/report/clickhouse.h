@@ -52,10 +52,13 @@ struct sp_clickhouse_query {
 	const char *where;        /* SQL condition, or NULL */
 	uint64_t since_s, until_s; /* seconds before now; 0 = no bound */
 	const char *map;          /* "@name" or NULL */
+	const char *by;           /* "host,comm": these columns lead each stack, or NULL */
 };
 
 /* Stacks aggregated in ClickHouse (GROUP BY stack) as a profile with one
- * map "@" keyed by the stack; free it with sp_clickhouse_profile_free. */
+ * map "@" keyed by the stack (with `by`: by those columns, then the stack,
+ * the columns as leading key parts); free it with sp_clickhouse_profile_free.
+ * An unknown `by` column is -EINVAL with a message. */
 int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *out);
 void sp_clickhouse_profile_free(struct sp_profile *p);
 
