@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "codegen/codegen.h"
@@ -610,23 +611,51 @@ static void report_usage(FILE *f)
 		   "  -o FILE          write to FILE (format from its extension)\n"
 		   "  -f FORMAT        text, json, folded, svg, pprof, speedscope, residency\n"
 		   "  --where SQL      only rows matching this condition (host = 'web1')\n"
-		   "  --since TIME     only rows of the last TIME (1h, 30m, 7d)\n"
-		   "  --until TIME     only rows older than TIME ago\n"
+		   "  --since TIME     only rows of the last TIME (1h, 30m, 7d) or since a UTC time\n"
+		   "                   ('2026-11-25 06:00:00', '2026-11-25')\n"
+		   "  --until TIME     only rows older than TIME ago, or before a UTC time\n"
 		   "  --map @NAME      only rows of this map\n"
 		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames\n"
 		   "  --title TEXT     title of the flame graph\n");
 }
 
-static int report_time(const char *opt, const char *arg, uint64_t *secs)
+/* "2026-11-25", "2026-11-25 06:00", "2026-11-25T06:00:30" (UTC) -> seconds since the epoch. */
+static int parse_utc(const char *s, uint64_t *at)
+{
+	struct tm tm = { 0 };
+	char sep = ' ', rest;
+	int n = sscanf(s, "%4d-%2d-%2d%c%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &sep,
+		       &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &rest);
+	time_t t;
+
+	if (n != 3 && n != 6 && n != 7)
+		return -EINVAL;
+	if ((n > 3 && sep != ' ' && sep != 'T') || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return -EINVAL;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	t = timegm(&tm);
+	if (t <= 0)
+		return -EINVAL;
+	*at = (uint64_t)t;
+	return 0;
+}
+
+/* --since/--until: a time ago (1h) or a UTC date and time. */
+static int report_time(const char *opt, const char *arg, uint64_t *ago, uint64_t *at)
 {
 	uint64_t ns;
 
-	if (parse_duration(arg, &ns) || ns < 1000000000ull) {
-		fprintf(stderr, "sprof report: invalid %s '%s' (e.g. 1h, 30m, 7d)\n", opt, arg);
-		return -EINVAL;
+	if (!parse_duration(arg, &ns) && ns >= 1000000000ull) {
+		*ago = ns / 1000000000ull;
+		return 0;
 	}
-	*secs = ns / 1000000000ull;
-	return 0;
+	if (!parse_utc(arg, at))
+		return 0;
+	fprintf(stderr, "sprof report: invalid %s '%s' (a time ago: 1h, 30m, 7d; or a UTC time: "
+			"'2026-11-25 06:00:00')\n", opt, arg);
+	return -EINVAL;
 }
 
 static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, struct sp_report_opts *ro,
@@ -651,11 +680,11 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		case OPT_MAP: q->map = ro->map_filter = optarg; break;
 		case OPT_TITLE: ro->title = optarg; break;
 		case OPT_SINCE:
-			if (report_time("--since", optarg, &q->since_s))
+			if (report_time("--since", optarg, &q->since_s, &q->since_at))
 				return -EINVAL;
 			break;
 		case OPT_UNTIL:
-			if (report_time("--until", optarg, &q->until_s))
+			if (report_time("--until", optarg, &q->until_s, &q->until_at))
 				return -EINVAL;
 			break;
 		case 'h':

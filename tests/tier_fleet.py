@@ -125,6 +125,15 @@ def test_report(ctx):
     assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--until", "1h", "-f", "folded", timeout=60)
     assert r.rc == 0 and r.out.strip() == "", repr(r)
+    # absolute UTC times
+    r = ctx.sprof_run("report", "--from", url, "--since", "2000-01-01", "--until", "2999-01-01 00:00:00",
+                      "-f", "folded", timeout=60)
+    assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
+    for opt, when in (("--until", "2000-01-01T00:00"), ("--since", "2999-01-01")):
+        r = ctx.sprof_run("report", "--from", url, opt, when, "-f", "folded", timeout=60)
+        assert r.rc == 0 and r.out.strip() == "", (opt, when, r)
+    r = ctx.sprof_run("report", "--from", url, "--since", "yesterday", timeout=60)
+    assert r.rc != 0 and "invalid --since 'yesterday'" in r.err, repr(r)
     for ext in ("txt", "json", "folded", "pb.gz", "speedscope.json"):
         path = os.path.join(ctx.workdir, "fleet." + ext)
         r = ctx.sprof_run("report", "--from", url, "-o", path, timeout=60)

@@ -80,6 +80,10 @@ static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_qu
 		fprintf(f, " AND time >= now() - %llu", (unsigned long long)q->since_s);
 	if (q->until_s)
 		fprintf(f, " AND time < now() - %llu", (unsigned long long)q->until_s);
+	if (q->since_at)
+		fprintf(f, " AND time >= toDateTime(%llu)", (unsigned long long)q->since_at);
+	if (q->until_at)
+		fprintf(f, " AND time < toDateTime(%llu)", (unsigned long long)q->until_at);
 	if (q->map) {
 		fputs(" AND map = '", f);
 		for (const char *p = q->map; *p; p++)

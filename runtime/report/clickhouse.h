@@ -51,6 +51,7 @@ struct sp_clickhouse_query {
 	const char *url;
 	const char *where;        /* SQL condition, or NULL */
 	uint64_t since_s, until_s; /* seconds before now; 0 = no bound */
+	uint64_t since_at, until_at; /* or seconds since the epoch; 0 = no bound */
 	const char *map;          /* "@name" or NULL */
 	const char *by;           /* "host,comm": these columns lead each stack, or NULL */
 };
