@@ -27,15 +27,40 @@ static bool ident_ok(const char *s)
 	return true;
 }
 
-/* user[:password]@ before the host, percent-decoding not needed for plain names. */
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A copy of s with %XX sequences decoded (a password may hold ':' or '/'). */
+static char *pct_decode(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (s[0] == '%' && hexval(s[1]) >= 0 && hexval(s[2]) >= 0) {
+			*o++ = (char)(hexval(s[1]) * 16 + hexval(s[2]));
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* user[:password]@ before the host, percent-encoded as in any URL. */
 static int parse_auth(char *auth, struct sp_ch_conn *c)
 {
 	char *colon = strchr(auth, ':');
 
 	if (colon)
 		*colon = '\0';
-	c->user = strdup(auth);
-	c->password = colon ? strdup(colon + 1) : NULL;
+	c->user = pct_decode(auth);
+	c->password = colon ? pct_decode(colon + 1) : NULL;
 	return c->user && (!colon || c->password) ? 0 : -ENOMEM;
 }
 
@@ -44,6 +69,17 @@ static int parse_hostport(char *hp, struct sp_ch_conn *c, char *err, size_t errl
 	char *colon = strrchr(hp, ':'), *end;
 	long port = 8123;
 
+	if (hp[0] == '[') { /* [::1]:8123 */
+		char *close = strchr(hp, ']');
+
+		if (!close || (close[1] && close[1] != ':')) {
+			snprintf(err, errlen, "bad host '%s'", hp);
+			return -EINVAL;
+		}
+		colon = close[1] ? close + 1 : NULL;
+		*close = '\0';
+		hp++;
+	}
 	if (colon) {
 		*colon = '\0';
 		port = strtol(colon + 1, &end, 10);
@@ -87,8 +123,10 @@ static int make_shown(struct sp_ch_conn *c)
 	c->shown = malloc(n);
 	if (!c->shown)
 		return -ENOMEM;
-	snprintf(c->shown, n, "clickhouse://%s%s%s:%d/%s.%s", c->user ? c->user : "", c->user ? "@" : "",
-		 c->host, c->port, c->db, c->table);
+	bool v6 = strchr(c->host, ':') != NULL;
+
+	snprintf(c->shown, n, "clickhouse://%s%s%s%s%s:%d/%s.%s", c->user ? c->user : "", c->user ? "@" : "",
+		 v6 ? "[" : "", c->host, v6 ? "]" : "", c->port, c->db, c->table);
 	return 0;
 }
 

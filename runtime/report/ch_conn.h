@@ -17,7 +17,8 @@ struct sp_ch_conn {
 	int timeout_ms;
 };
 
-/* "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE"; err gets the reason. */
+/* "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE" (user and password
+ * percent-encoded, an IPv6 host in brackets); err gets the reason. */
 int sp_ch_conn_parse(const char *url, struct sp_ch_conn *c, char *err, size_t errlen);
 void sp_ch_conn_free(struct sp_ch_conn *c);
 /* Runs sql (with data as the body of an INSERT when data is set); 0 with

@@ -229,9 +229,10 @@ static char *request_head(const struct sp_http_req *r)
 	}
 	head = malloc(cap);
 	if (head)
-		snprintf(head, cap, "POST %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: sprof\r\n%s"
+		snprintf(head, cap, "POST %s HTTP/1.1\r\nHost: %s%s%s:%d\r\nUser-Agent: sprof\r\n%s"
 				    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-			 r->target, r->host, r->port, auth, r->len);
+			 r->target, strchr(r->host, ':') ? "[" : "", r->host, strchr(r->host, ':') ? "]" : "",
+			 r->port, auth, r->len);
 	return head;
 }
 

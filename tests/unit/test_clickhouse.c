@@ -89,6 +89,7 @@ static void bad_urls(void)
 	static const char *const bad[] = {
 		"http://127.0.0.1/db.t", "clickhouse://127.0.0.1:8123/db", "clickhouse://127.0.0.1:0/db.t",
 		"clickhouse://127.0.0.1:99999/db.t", "clickhouse:///db.t", "clickhouse://h/db.t;DROP",
+		"clickhouse://[::1/db.t", "clickhouse://[::1]x/db.t",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -100,9 +101,27 @@ static void bad_urls(void)
 	}
 }
 
+/* IPv6 hosts in brackets, percent-encoded passwords: parsed, then refused by a closed port. */
+static void good_urls(void)
+{
+	static const char *const good[] = {
+		"clickhouse://[::1]:1/db.t", "clickhouse://u:p%40ss%3Aword@127.0.0.1:1/db.t",
+	};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct sp_clickhouse_opts o = { .url = good[i], .timeout_ms = 500 };
+		struct sp_clickhouse *ch = sp_clickhouse__open(&o);
+
+		CHECK(ch != NULL, "'%s' must parse", good[i]);
+		CHECK(!ch || sp_clickhouse__prepare(ch) < 0, "'%s': nobody listens on port 1", good[i]);
+		sp_clickhouse__destroy(ch);
+	}
+}
+
 int main(void)
 {
 	rows();
+	good_urls();
 	queue_bound();
 	bad_urls();
 	printf("%s clickhouse: %d passed, %d failed\n", failed ? "FAIL" : "ok", passed, failed);
