@@ -21,6 +21,12 @@
 #include "codegen/codegen.h"
 #include "parser/arena.h"
 #include "parser/frontend.h"
+#include "parser/params.h"
+#include "parser/tokens.h"
+#include "parser/typedump.h"
+#include "codegen/plan_dump.h"
+#include "runtime/elf/bpf_disasm.h"
+#include "runtime/verifier.h"
 #include "parser/source.h"
 #include "runtime/attach/listing.h"
 #include "runtime/attach/resolve.h"
@@ -40,7 +46,17 @@ struct sp_stdlib_script {
 };
 extern const struct sp_stdlib_script sp_stdlib[];
 
-enum dump_kind { DUMP_NONE, DUMP_AST, DUMP_IR, DUMP_IR_RAW };
+/* -d STAGE, in pipeline order */
+enum dump_kind {
+	DUMP_NONE, DUMP_TOKENS, DUMP_AST, DUMP_TYPES, DUMP_IR, DUMP_IR_RAW, DUMP_BPF,
+	DUMP_VERIFIER, DUMP_PLAN,
+};
+
+static const char *const dump_names[] = {
+	[DUMP_TOKENS] = "tokens", [DUMP_AST] = "ast", [DUMP_TYPES] = "types", [DUMP_IR] = "ir",
+	[DUMP_IR_RAW] = "ir-raw", [DUMP_BPF] = "bpf", [DUMP_VERIFIER] = "verifier",
+	[DUMP_PLAN] = "plan",
+};
 
 struct cli {
 	const char *prog_text;  /* -e */
@@ -55,6 +71,9 @@ struct cli {
 	bool list;
 	const char *list_pattern;
 	int strlen_;
+	const char **script_kv; /* --param NAME=VALUE, in order */
+	int nscript_kv;
+	bool list_scripts;
 };
 
 enum {
@@ -75,6 +94,8 @@ enum {
 	OPT_SINCE,
 	OPT_UNTIL,
 	OPT_BY,
+	OPT_PARAM,
+	OPT_LIST_SCRIPTS,
 };
 
 static void usage(FILE *f)
@@ -93,9 +114,11 @@ static void usage(FILE *f)
 		"  -o FILE          write the report to FILE (format from its extension)\n"
 		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope,\n"
 		"                   residency\n"
-		"  -d ast|ir|ir-raw print the typed AST or the LLVM IR and exit\n"
+		"  -d STAGE         print one stage and exit: tokens, ast, types, ir, ir-raw,\n"
+		"                   bpf, verifier (loads: root), plan\n"
 		"  -l [PATTERN]     list probes (with -v: arguments and fields)\n"
-		"  -v               verbose: full verifier log, libbpf messages\n"
+		"  -v               verbose: what each probe attached where, full verifier log,\n"
+		"                   libbpf messages\n"
 		"  --duration TIME  stop after TIME (10s, 500ms, 2m)\n"
 		"  --max-keys N     entries per map (env SPROF_MAX_MAP_KEYS; default %d)\n"
 		"  --map @NAME      report only this map\n"
@@ -106,6 +129,8 @@ static void usage(FILE *f)
 		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
 		"  --unsafe         allow system()\n"
 		"  --emit-elf FILE  write the BPF object to FILE\n"
+		"  --param K=V      set a script parameter (see --list-scripts)\n"
+		"  --list-scripts   list the stdlib scripts, their purpose and parameters\n"
 		"  -h, --help       this text\n"
 		"  -V, --version    version\n",
 		DEFAULT_MAX_KEYS);
@@ -156,8 +181,11 @@ static int parse_strlen(const char *s, int *out)
 	return 0;
 }
 
+/* "offcpu", "offcpu.sp" or "stdlib/offcpu.sp" (when no such file exists) */
 static const char *find_stdlib(const char *name)
 {
+	if (!strncmp(name, "stdlib/", 7))
+		name += 7;
 	for (int i = 0; sp_stdlib[i].name; i++) {
 		const char *n = sp_stdlib[i].name;
 		size_t len = strlen(n) - 3; /* without ".sp" */
@@ -227,8 +255,17 @@ static struct sp_source *stdlib_source(const char *name)
 	if (!stdlib_file(name, path))
 		return sp_source_from_string(name, find_stdlib(name));
 	src = sp_source_from_file(path);
-	if (!src)
+	if (!src) {
 		fprintf(stderr, "sprof: cannot read script '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	/* named as typed, wherever it was found: diagnostics, -d output and
+	 * messages read the same for the on-disk and the built-in copy */
+	char *shown = strdup(name);
+	if (shown) {
+		free((char *)src->name);
+		src->name = shown;
+	}
 	return src;
 }
 
@@ -241,6 +278,89 @@ static bool looks_like_file(const char *arg)
 	/* a name ending in .sp/.bt, or a path, that does not exist: report it */
 	return (n > 3 && (!strcmp(arg + n - 3, ".sp") || !strcmp(arg + n - 3, ".bt"))) ||
 	       (strchr(arg, '/') && !strpbrk(arg, " {}<>:;"));
+}
+
+static int parse_dump(const char *s, enum dump_kind *out)
+{
+	for (int k = DUMP_TOKENS; k <= DUMP_PLAN; k++)
+		if (!strcmp(s, dump_names[k])) {
+			*out = (enum dump_kind)k;
+			return 0;
+		}
+	fprintf(stderr, "sprof: unknown stage '%s' for -d (tokens, ast, types, ir, ir-raw, bpf, "
+		"verifier, plan)\n", s);
+	return -EINVAL;
+}
+
+/* -d bpf|verifier|plan: the stages after codegen */
+static int dump_object(const struct cli *c, const struct sp_source *src,
+		       const struct sp_plan *plan, const void *obj, size_t len)
+{
+	switch (c->dump) {
+	case DUMP_BPF:
+		return sp_bpf_disasm(stdout, obj, len, src->name, src->text) ? 1 : 0;
+	case DUMP_VERIFIER:
+		return sp_verifier_dump(plan, obj, len, src->text, &c->run, stdout) ? 1 : 0;
+	case DUMP_PLAN:
+		sp_plan_dump(stdout, plan);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int add_script_kv(struct cli *c, int argc, const char *kv)
+{
+	if (!c->script_kv)
+		c->script_kv = calloc((size_t)argc, sizeof(*c->script_kv));
+	if (!c->script_kv)
+		return -ENOMEM;
+	c->script_kv[c->nscript_kv++] = kv;
+	return 0;
+}
+
+/* --list-scripts: each stdlib script, its purpose line and parameters */
+static int list_scripts(FILE *f)
+{
+	struct sp_arena *a = sp_arena_new();
+	char err[256];
+
+	for (int i = 0; sp_stdlib[i].name; i++) {
+		struct sp_script_info si;
+		const char *n = sp_stdlib[i].name;
+
+		if (sp_script_info_parse(a, sp_stdlib[i].text, &si, err, sizeof(err)))
+			fprintf(stderr, "sprof: %s: %s\n", n, err);
+		fprintf(f, "%-12.*s %s\n", (int)(strlen(n) - 3), n, si.purpose ? si.purpose : "");
+		sp_script_params_print(f, &si, "             --param ");
+	}
+	sp_arena_destroy(a);
+	return 0;
+}
+
+/* The script's declared parameters with the --param values bound; prints
+ * the error and the valid parameters when one is wrong. */
+static int script_params(const struct cli *c, const struct sp_source *src, struct sp_arena *a,
+			 struct sp_script_info *si)
+{
+	char err[512];
+	int i = 0;
+
+	if (sp_script_info_parse(a, src->text, si, err, sizeof(err)))
+		goto fail;
+	for (; i < c->nscript_kv; i++)
+		if (sp_script_param_set(si, c->script_kv[i], err, sizeof(err)))
+			goto fail;
+	if (sp_script_params_check(si, err, sizeof(err)))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "sprof: %s: %s\n", src->name, err);
+	if (si->nparams) {
+		fprintf(stderr, "parameters of %s:\n", src->name);
+		sp_script_params_print(stderr, si, "  --param ");
+	}
+	return -EINVAL;
 }
 
 static int parse_args(int argc, char **argv, struct cli *c)
@@ -259,6 +379,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"export", required_argument, NULL, OPT_EXPORT},
 		{"host-name", required_argument, NULL, OPT_HOST_NAME},
 		{"retention", required_argument, NULL, OPT_RETENTION},
+		{"param", required_argument, NULL, OPT_PARAM},
+		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -304,16 +426,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			c->run.format = optarg;
 			break;
 		case 'd':
-			if (!strcmp(optarg, "ast"))
-				c->dump = DUMP_AST;
-			else if (!strcmp(optarg, "ir"))
-				c->dump = DUMP_IR;
-			else if (!strcmp(optarg, "ir-raw"))
-				c->dump = DUMP_IR_RAW;
-			else {
-				fprintf(stderr, "sprof: unknown dump '%s' (ast, ir, ir-raw)\n", optarg);
+			if (parse_dump(optarg, &c->dump))
 				return -EINVAL;
-			}
 			break;
 		case 'l':
 			c->list = true;
@@ -376,12 +490,21 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			c->run.retention_s = ns / 1000000000ull;
 			break;
 		}
+		case OPT_PARAM:
+			if (add_script_kv(c, argc, optarg))
+				return -ENOMEM;
+			break;
+		case OPT_LIST_SCRIPTS:
+			c->list_scripts = true;
+			break;
 		default:
 			usage(stderr);
 			return -EINVAL;
 		}
 	}
 	int i = optind;
+	if (c->list_scripts)
+		return 0;
 	if (c->list) {
 		if (i < argc)
 			c->list_pattern = argv[i++];
@@ -507,6 +630,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
 	struct sp_node *prog = NULL;
+	struct sp_script_info si;
 	struct sp_sema_opts so = {
 		.strlen = c->strlen_ ? c->strlen_ : SP_DEFAULT_STRLEN,
 		.nparams = c->nparams,
@@ -515,14 +639,23 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.tp_fields = tp_fields,
 		.tp_ctx = arena,
 	};
+	if (script_params(c, src, arena, &si))
+		return 1;
+	if (c->dump == DUMP_TOKENS)
+		return sp_tokens_dump(stdout, arena, src, d) || sp_diag_errors(d) ? 1 : 0;
 	sp_parse(arena, src, d, &prog);
 	if (sp_diag_errors(d) || !prog)
+		return 1;
+	if (sp_script_params_bind(arena, prog, &si, d))
 		return 1;
 	sp_sema(arena, prog, &so, d);
 	if (sp_diag_errors(d))
 		return 1;
-	if (c->dump == DUMP_AST) {
-		sp_ast_dump(stdout, prog, true);
+	if (c->dump == DUMP_AST || c->dump == DUMP_TYPES) {
+		if (c->dump == DUMP_AST)
+			sp_ast_dump(stdout, prog, true);
+		else
+			sp_types_dump(stdout, prog);
 		return 0;
 	}
 	struct sp_codegen_opts co = {
@@ -745,6 +878,10 @@ int main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
+	if (c.list_scripts) {
+		free(c.script_kv);
+		return list_scripts(stdout);
+	}
 	if (c.list)
 		return sp_list_probes(c.list_pattern, c.run.pid, c.run.verbose > 0, stdout) ? 1 : 0;
 	struct sp_source *src = load_source(&c);
@@ -755,7 +892,7 @@ int main(int argc, char **argv)
 	if (compile(&c, src, &diag, arena, &plan, &obj, &objlen))
 		goto out;
 	if (c.dump != DUMP_NONE) {
-		rc = 0;
+		rc = dump_object(&c, src, plan, obj, objlen);
 		goto out;
 	}
 	c.run.diag = runtime_diag;
@@ -766,5 +903,6 @@ out:
 	sp_plan_free(plan);
 	sp_arena_destroy(arena);
 	sp_source_free(src);
+	free(c.script_kv);
 	return rc;
 }

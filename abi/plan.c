@@ -20,6 +20,17 @@ static const char *const probe_aliases[] = {
 #undef X
 };
 
+static const char *const probe_usage[] = {
+#define X(k, n, a, u) u,
+	SP_PROBE_TYPES(X)
+#undef X
+};
+
+const char *sp_probe_type_usage(enum sp_probe_type t)
+{
+	return (int)t < 0 || t >= SP_PROBE__COUNT ? "" : probe_usage[t];
+}
+
 const char *sp_probe_type_alias(enum sp_probe_type t)
 {
 	return (int)t < 0 || t >= SP_PROBE__COUNT ? "" : probe_aliases[t];

@@ -205,6 +205,8 @@ struct sp_plan {
 
 void sp_plan_free(struct sp_plan *p); /* accepts NULL */
 const char *sp_probe_type_name(enum sp_probe_type t);
+/* The attach-point shape shown for a malformed one ("uprobe:PATH:FUNCTION[+OFFSET]"). */
+const char *sp_probe_type_usage(enum sp_probe_type t);
 /* bpftrace's alias ("t" for tracepoint), or "". */
 const char *sp_probe_type_alias(enum sp_probe_type t);
 /* The type a canonical name or an alias names, or -1. */
@@ -236,7 +238,7 @@ struct sp_config {
 	uint32_t self_pid;   /* sprof itself: never traced when target_pid is 0 */
 	uint32_t switch_next_pid_off; /* sched_switch record: offset of next_pid (0: unknown) */
 	uint32_t stopped;    /* set at the end of a run: filtered programs return at once */
-	uint32_t pad;
+	uint32_t wakeup_pid_off; /* sched_wakeup(_new) record: offset of pid (0: unknown) */
 };
 
 #endif

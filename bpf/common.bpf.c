@@ -97,28 +97,51 @@ SP_NODEBUG int sp_filter(void)
 	return tgid == c->target_pid;
 }
 
-/* The filter of tracepoint:sched:sched_switch programs: the event belongs
- * to the target when the task leaving the CPU (current) or the one coming
- * in (next_pid, a thread id in the record) is one of its threads. */
-SP_NODEBUG int sp_filter_switch(void *ctx)
+/* The event belongs to the target when current is one of its threads
+ * (remembered in swf_target_tids) or when the thread id at byte `off` of
+ * the tracepoint record is one seen before. */
+static __always_inline int filter_tid_field(void *ctx, struct sp_config *c, __u32 off)
 {
-	__u32 zero = 0, next = 0;
+	__u32 other = 0;
 	__u8 one = 1;
-	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
 	__u64 id = bpf_get_current_pid_tgid();
 
-	if (!c || c->target_pid == 0 || c->stopped)
-		return sp_filter();
 	if ((__u32)(id >> 32) == c->target_pid) {
 		__u32 tid = (__u32)id;
 		bpf_map_update_elem(&swf_target_tids, &tid, &one, BPF_ANY);
 		return 1;
 	}
-	if (c->switch_next_pid_off == 0 || c->switch_next_pid_off > 4096)
+	if (off == 0 || off > 4096)
 		return 0;
-	if (bpf_probe_read_kernel(&next, sizeof(next), (char *)ctx + c->switch_next_pid_off))
+	if (bpf_probe_read_kernel(&other, sizeof(other), (char *)ctx + off))
 		return 0;
-	return bpf_map_lookup_elem(&swf_target_tids, &next) != 0;
+	return bpf_map_lookup_elem(&swf_target_tids, &other) != 0;
+}
+
+/* The filter of tracepoint:sched:sched_switch programs: the task leaving
+ * the CPU (current) or the one coming in (next_pid) is the target's. */
+SP_NODEBUG int sp_filter_switch(void *ctx)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	if (!c || c->target_pid == 0 || c->stopped)
+		return sp_filter();
+	return filter_tid_field(ctx, c, c->switch_next_pid_off);
+}
+
+/* The filter of sched_wakeup/sched_wakeup_new programs: the waker
+ * (current) or the woken thread (pid) is the target's. A wakeup runs in
+ * the waker's context, often an interrupt in some other task, so run-queue
+ * and waker scripts need the second half. */
+SP_NODEBUG int sp_filter_wakeup(void *ctx)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	if (!c || c->target_pid == 0 || c->stopped)
+		return sp_filter();
+	return filter_tid_field(ctx, c, c->wakeup_pid_off);
 }
 
 SP_NODEBUG __u64 sp_elapsed(void)

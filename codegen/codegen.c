@@ -312,6 +312,19 @@ static void fn_end(struct cg *g, const struct sp_node *at)
 	g->sp = NULL;
 }
 
+/* The -p/-c filter of scheduler tracepoints that run in another task's
+ * context for the target's threads (bpf/common.bpf.c), or NULL: sp_filter. */
+static const char *sched_filter(int type, const struct sp_attach *a)
+{
+	if (type != SP_PROBE_TRACEPOINT || !a->target || !a->func || strcmp(a->target, "sched"))
+		return NULL;
+	if (!strcmp(a->func, "sched_switch"))
+		return "sp_filter_switch";
+	if (!strcmp(a->func, "sched_wakeup") || !strcmp(a->func, "sched_wakeup_new"))
+		return "sp_filter_wakeup";
+	return NULL;
+}
+
 /* One BPF program for one attach point of a probe block. */
 static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_node *at, int idx)
 {
@@ -332,9 +345,8 @@ static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_
 	/* -p: only the target's events; BEGIN, END and interval timers are not
 	 * events of a process: intervals only stop after exit() or the run's end */
 	if (type != SP_PROBE_BEGIN && type != SP_PROBE_END) {
-		bool sw = type == SP_PROBE_TRACEPOINT && at->attach->target && at->attach->func &&
-			  !strcmp(at->attach->target, "sched") && !strcmp(at->attach->func, "sched_switch");
-		LLVMValueRef ok = sw ? cg_call_fn(g, "sp_filter_switch", &g->ctx, 1)
+		const char *tf = sched_filter(type, at->attach);
+		LLVMValueRef ok = tf ? cg_call_fn(g, tf, &g->ctx, 1)
 				  : type == SP_PROBE_INTERVAL ? cg_call_fn(g, "sp_running", NULL, 0)
 				  : cg_call_fn(g, "sp_filter", NULL, 0);
 		LLVMBasicBlockRef go = cg_block(g, "filtered");

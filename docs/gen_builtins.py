@@ -15,6 +15,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = os.path.join(ROOT, "stdlib", "builtins.def")
 PROBES_H = os.path.join(ROOT, "parser", "probes.h")
+PLAN_H = os.path.join(ROOT, "abi", "plan.h")  # the probe type table itself
 DOC = os.path.join(ROOT, "docs", "language.md")
 
 ARG = {"i": "int", "s": "str", "S": "\"text\"", "c": "const", "m": "@map", "k": "@map[key]",
@@ -26,8 +27,12 @@ ROW = re.compile(r'^SP_BUILTIN_(VAR|FN)\((.*)\)\s*$')
 
 
 def probe_masks():
-    """P_ALL and the P_<GROUP> macros of parser/probes.h, as sets of probe names."""
-    kinds = re.findall(r'X\((\w+), "([^"]+)"', open(PROBES_H).read())
+    """P_ALL and the P_<GROUP> macros of parser/probes.h, as sets of probe names
+    (the probe types themselves are abi/plan.h's SP_PROBE_TYPES)."""
+    plan = open(PLAN_H).read()
+    table = plan[plan.index("#define SP_PROBE_TYPES(X)"):]
+    table = table[:table.index("\n\n")]
+    kinds = re.findall(r'X\((\w+), "([^"]+)"', table)
     names = {"P_" + k: {n} for k, n in kinds}
     allnames = [n for _, n in kinds]
     names["P_ALL"] = set(allnames)

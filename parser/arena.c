@@ -104,3 +104,20 @@ char *sp_arena_strdup(struct sp_arena *a, const char *s)
 	return sp_arena_strndup(a, s, strlen(s));
 }
 
+char *sp_arena_printf(struct sp_arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	p = sp_arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}

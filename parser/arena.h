@@ -17,5 +17,7 @@ void sp_arena_destroy(struct sp_arena *a); /* accepts NULL */
 void *sp_arena_alloc(struct sp_arena *a, size_t size); /* zeroed, 16-aligned */
 char *sp_arena_strdup(struct sp_arena *a, const char *s);
 char *sp_arena_strndup(struct sp_arena *a, const char *s, size_t n);
+char *sp_arena_printf(struct sp_arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif

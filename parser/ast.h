@@ -91,6 +91,7 @@ struct sp_attach {
 	bool has_value;
 	bool has_offset;
 	bool is_addr;         /* uprobe:PATH:0xADDR */
+	bool expanded;        /* script parameters substituted into raw (params.c) */
 };
 
 struct sp_node;

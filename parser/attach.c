@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/perf_events.h"
 #include "parser/arena.h"
 #include "parser/diag.h"
 #include "parser/lexstate.h"
@@ -25,40 +26,22 @@
 #define MAX_FIELDS 8
 #define MAX_HZ 100000
 
-static const char *const kind_names[] = {
-#define X(k, n, a, u) n,
-	SP_PROBE_KINDS(X)
-#undef X
-};
-static const char *const kind_aliases[] = {
-#define X(k, n, a, u) a,
-	SP_PROBE_KINDS(X)
-#undef X
-};
-static const char *const kind_usage[] = {
-#define X(k, n, a, u) u,
-	SP_PROBE_KINDS(X)
-#undef X
-};
-
 /* Types bpftrace has that sprof does not (yet): a clear error, not a typo. */
 static const char *const unsupported[] = {
 	"fentry", "fexit", "kfunc", "kretfunc", "f", "fr", "watchpoint", "w",
 	"asyncwatchpoint", "aw", "iter", "it", "self", "test", "bench",
 };
 
-/* name, alias (or NULL), default period comes from the runtime */
+/* name, alias (or NULL): abi/perf_events.h's table (periods are the runtime's) */
 static const char *const software_events[][2] = {
-	{ "cpu-clock", "cpu" }, { "task-clock", NULL }, { "page-faults", "faults" },
-	{ "context-switches", "cs" }, { "cpu-migrations", NULL }, { "minor-faults", NULL },
-	{ "major-faults", NULL }, { "alignment-faults", NULL }, { "emulation-faults", NULL },
-	{ "dummy", NULL }, { "bpf-output", NULL },
+#define X(name, alias, config, period) { name, alias },
+	SP_SOFTWARE_EVENTS(X)
+#undef X
 };
 static const char *const hardware_events[][2] = {
-	{ "cpu-cycles", "cycles" }, { "instructions", NULL }, { "cache-references", NULL },
-	{ "cache-misses", NULL }, { "branch-instructions", "branches" },
-	{ "branch-misses", NULL }, { "bus-cycles", NULL }, { "frontend-stalls", NULL },
-	{ "backend-stalls", NULL }, { "ref-cycles", NULL },
+#define X(name, alias, config, period) { name, alias },
+	SP_HARDWARE_EVENTS(X)
+#undef X
 };
 
 struct field {
@@ -79,7 +62,7 @@ struct ap {
 
 const char *sp_probe_kind_name(enum sp_probe_kind k)
 {
-	return k < SP_PK__COUNT ? kind_names[k] : "?";
+	return k < SP_PK__COUNT ? sp_probe_type_name((enum sp_probe_type)k) : "?";
 }
 
 bool sp_is_probe_type_name(const char *s, uint32_t len)
@@ -87,8 +70,8 @@ bool sp_is_probe_type_name(const char *s, uint32_t len)
 	int i;
 
 	for (i = 0; i < SP_PK__COUNT; i++)
-		if ((strlen(kind_names[i]) == len && !strncmp(s, kind_names[i], len)) ||
-		    (strlen(kind_aliases[i]) == len && !strncmp(s, kind_aliases[i], len)))
+		if ((strlen(sp_probe_type_name(i)) == len && !strncmp(s, sp_probe_type_name(i), len)) ||
+		    (strlen(sp_probe_type_alias(i)) == len && !strncmp(s, sp_probe_type_alias(i), len)))
 			return true;
 	return false;
 }
@@ -154,10 +137,10 @@ static int find_kind(struct ap *p)
 	size_t i;
 
 	for (i = 0; i < SP_PK__COUNT; i++) {
-		if (!strcmp(name, kind_names[i]) || !strcmp(name, kind_aliases[i]))
+		if (!strcmp(name, sp_probe_type_name(i)) || !strcmp(name, sp_probe_type_alias(i)))
 			return (int)i;
-		cands[2 * i] = kind_names[i];
-		cands[2 * i + 1] = kind_aliases[i];
+		cands[2 * i] = sp_probe_type_name(i);
+		cands[2 * i + 1] = sp_probe_type_alias(i);
 	}
 	for (i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++) {
 		if (!strcmp(name, unsupported[i])) {
@@ -177,20 +160,20 @@ static bool need_fields(struct ap *p, int kind, int min, int max)
 {
 	if (p->n < min) {
 		sp_diag_at(p->d, SP_DIAG_ERROR, p->node->span,
-			   "incomplete attach point '%s', expected '%s'", p->at->raw, kind_usage[kind]);
+			   "incomplete attach point '%s', expected '%s'", p->at->raw, sp_probe_type_usage(kind));
 		return false;
 	}
 	if (max && p->n > max) {
 		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, max),
 			   "too many fields in attach point '%s', expected '%s'", p->at->raw,
-			   kind_usage[kind]);
+			   sp_probe_type_usage(kind));
 		return false;
 	}
 	for (int i = 1; i < p->n && i < (max ? max : p->n); i++) {
 		if (!p->f[i].text[0]) {
 			sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i),
 				   "empty field in attach point '%s', expected '%s'", p->at->raw,
-				   kind_usage[kind]);
+				   sp_probe_type_usage(kind));
 			return false;
 		}
 	}
@@ -286,7 +269,7 @@ static bool parse_event(struct ap *p, int kind, const char *const (*evs)[2], int
 	}
 	if (i == nev) {
 		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1), "unknown %s event '%s'",
-			   kind_names[kind], name);
+			   sp_probe_type_name(kind), name);
 		hint = sp_did_you_mean(name, cands, nc);
 		if (hint)
 			sp_diag_note(p->d, field_span(p, 1), "did you mean '%s'?", hint);
@@ -415,7 +398,8 @@ static const char *expand(struct sp_arena *a, const char *raw, int nparams, char
 int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *node, int nparams,
 		    char **params)
 {
-	struct ap p = { .arena = a, .d = d, .node = node, .at = node->attach };
+	struct ap p = { .arena = a, .d = d, .node = node, .at = node->attach,
+			.expanded = node->attach->expanded };
 	int kind;
 
 	if (strchr(p.at->raw, '$')) {
@@ -426,7 +410,7 @@ int sp_attach_parse(struct sp_arena *a, struct sp_diag *d, struct sp_node *node,
 	kind = find_kind(&p);
 	if (kind < 0)
 		return -1;
-	p.at->provider = kind_names[kind];
+	p.at->provider = sp_probe_type_name(kind);
 	if (!parse_fields(&p, kind))
 		p.at->provider = NULL; /* half-parsed: sema must not use its fields */
 	return kind;

@@ -411,3 +411,10 @@ void spyerror(SPYLTYPE *lloc, struct sp_pstate *ps, const char *msg)
 	sp_diag_at(ps->diag, SP_DIAG_ERROR, *lloc, "%s", msg);
 	ps->probe_errors++;
 }
+
+/* The grammar's name of token `tok` as the lexer returns it ("attach
+ * point", "'{'", "identifier"), for -d tokens (tokens.c). */
+const char *sp_token_name(int tok)
+{
+	return yysymbol_name(YYTRANSLATE(tok));
+}

@@ -547,18 +547,20 @@ int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struc
 	return 0;
 }
 
-/* Where sched_switch's record keeps next_pid, for the -p filter of off-CPU
- * scripts (bpf/common.bpf.c sp_filter_switch); 0 when tracefs cannot say. */
-static uint32_t switch_next_pid_offset(void)
+/* Where a sched tracepoint's record keeps a thread id (sched_switch:
+ * next_pid, sched_wakeup: pid), for the -p filter of off-CPU and run-queue
+ * scripts (bpf/common.bpf.c sp_filter_switch, sp_filter_wakeup); 0 when
+ * tracefs cannot say. */
+static uint32_t sched_tid_offset(const char *event, const char *field)
 {
 	struct sp_tracefs_field *f = NULL;
 	uint32_t off = 0;
 	int n = 0;
 
-	if (sp_tracepoint_fields("sched", "sched_switch", &f, &n))
+	if (sp_tracepoint_fields("sched", event, &f, &n))
 		return 0;
 	for (int i = 0; i < n; i++)
-		if (!strcmp(f[i].name, "next_pid") && f[i].size == 4)
+		if (!strcmp(f[i].name, field) && f[i].size == 4)
 			off = f[i].offset;
 	sp_tracefs_fields_free(f, n);
 	return off;
@@ -580,8 +582,10 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
 		return -ENOENT;
 	}
 	c.self_pid = (uint32_t)getpid();
-	if (target && bpf_object__find_map_by_name(l->obj, "swf_target_tids"))
-		c.switch_next_pid_off = switch_next_pid_offset();
+	if (target && bpf_object__find_map_by_name(l->obj, "swf_target_tids")) {
+		c.switch_next_pid_off = sched_tid_offset("sched_switch", "next_pid");
+		c.wakeup_pid_off = sched_tid_offset("sched_wakeup", "pid");
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock: `elapsed` */
 	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);

@@ -35,6 +35,7 @@
 #include "runtime/load.h"
 #include "runtime/printf.h"
 #include "runtime/attach/probe.h"
+#include "runtime/attach/verbose.h"
 #include "runtime/report/profile.h"
 #include "runtime/report/clickhouse.h"
 #include "runtime/report/report.h"
@@ -66,6 +67,7 @@ struct run {
 	struct sp_links links;    /* every probe but interval timers */
 	struct sp_links ilinks;   /* interval timers: unfiltered, so detached first */
 	struct sp_attach_ctx actx;
+	struct sp_resolved *resolved; /* attach points resolved once for the run */
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
 	struct sp_collector *coll;
@@ -209,7 +211,7 @@ static int setup_ctx(struct run *r)
 	}
 	r->actx = (struct sp_attach_ctx){ .pid = r->o->pid, .ncpus = n, .cpus = r->cpus,
 					  .verbose = r->o->verbose > 0, .err = r->err,
-					  .errlen = sizeof(r->err) };
+					  .errlen = sizeof(r->err), .resolved = &r->resolved };
 	return 0;
 }
 
@@ -420,7 +422,7 @@ static int load(struct run *r, const void *obj, size_t objlen)
 	if (!r->ld)
 		return -errno;
 	/* probe types' own sizing before load (wildcard names, uprobe_multi) */
-	err = sp_probes_prepare(r->ld->obj, r->plan, r->tgt.pid);
+	err = sp_probes_prepare(r->ld->obj, r->plan, &r->actx);
 	if (err) {
 		fprintf(stderr, "sprof: cannot prepare the probes: %s\n", strerror(-err));
 		return err;
@@ -483,12 +485,16 @@ static int attach_all(struct run *r)
 			report_probe_error(r, p);
 			return -ENOENT;
 		}
-		err = ops->attach(p, prog, &r->actx,
-				  p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links);
+		struct sp_links *links = p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links;
+		int nl = links->n, nf = links->nfds;
+
+		err = ops->attach(p, prog, &r->actx, links);
 		if (err) {
 			report_probe_error(r, p);
 			return err;
 		}
+		if (r->o->verbose)
+			sp_attach_report(stderr, p, links, nl, nf);
 		n++;
 	}
 	return n;
@@ -799,6 +805,7 @@ static void run_destroy(struct run *r)
 	sp_collector__destroy(r->coll);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);
+	sp_resolved_free(&r->resolved);
 	sp_loader__destroy(r->ld);
 	sp_target__destroy(&r->tgt);
 	int fds[] = { r->epfd, r->sigfd, r->durfd, r->tickfd, r->rereadfd };

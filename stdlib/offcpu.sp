@@ -1,5 +1,5 @@
 #!/usr/bin/env sprof
-// Off-CPU time: where threads block, and for how long (microseconds).
+// purpose: off-CPU time (microseconds) by process name, kernel and user stack: where threads block
 //   sudo sprof -c ./server stdlib/offcpu.sp -o server.svg
 //   sudo sprof -p 1234 offcpu --duration 10s
 // When a thread is switched out, its stacks and the time are kept; when it
@@ -21,3 +21,4 @@ tracepoint:sched:sched_switch {
     delete(@offcpu_ts[args.next_pid]);
   }
 }
+END { clear(@offcpu_ts); clear(@offcpu_kstack); clear(@offcpu_ustack); }

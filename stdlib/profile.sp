@@ -1,4 +1,6 @@
 #!/usr/bin/env sprof
-// On-CPU profile of user and kernel stacks at 99 Hz, per process name.
-// sprof -c ./app stdlib/profile.sp -o app.svg
-profile:hz:99 { @[comm, kstack, ustack] = count(); }
+// purpose: on-CPU profile: user and kernel stacks sampled on every CPU, per process name
+// param hz int 99: samples per second on each CPU
+//   sudo sprof -c ./app profile -o app.svg
+//   sudo sprof -p 1234 profile --param hz=999 --duration 10s
+profile:hz:$hz { @[comm, kstack, ustack] = count(); }

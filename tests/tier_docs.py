@@ -10,6 +10,17 @@ exactly. Info-string words after `sprof` tune the run:
     ```sprof fails                                  must exit non-zero (stderr is compared with `output`)
 
 Paths in args are relative to the repository root; `build/` means the build tree.
+
+A fenced block whose info string is `console` holds shell sessions: each
+`$ ` line is a command (a leading `sudo` is dropped, `sprof` is the built
+binary, `build/` the build tree, `build/tests/workloads/NAME` is built from
+tests/workloads/) run from the repository root; it must exit 0 (`fails` in
+the info string: non-zero). The lines after it are a sample of its output:
+timings and stack offsets change from run to run, so what is checked is that
+every map the sample shows (`@name` starting a line) is printed by the real
+run too, and every `sprof:` error line and `probe '...'` line (-v) of the
+sample appears in its stderr.
+`console exact` compares stdout exactly.
 """
 import glob
 import os
@@ -84,11 +95,57 @@ def make_test(path, line, words, text, expect):
     return fn
 
 
+def console_sessions(path):
+    """Yield (lineno, words, command, sample) for every `$ ` line of console blocks."""
+    for start, info, words, text in blocks(path):
+        if info != "console":
+            continue
+        cmd, sample, at = None, [], start
+        lines = text.split("\n")[:-1]  # the block's text ends with a newline
+        for k, line in enumerate(lines):
+            if line.startswith("$ "):
+                if cmd:
+                    yield at, words, cmd, "".join(s + "\n" for s in sample)
+                cmd, sample, at = line[2:], [], start + k + 1
+            elif cmd is not None:
+                sample.append(line)
+        if cmd:
+            yield at, words, cmd, "".join(s + "\n" for s in sample)
+
+
+def shell_command(ctx, cmd):
+    cmd = re.sub(r"(^|[;&|(]\s*)sudo\s+", r"\1", cmd)
+    cmd = re.sub(r"(^|[;&|(]\s*)sprof\b", lambda m: m.group(1) + shlex.quote(ctx.sprof), cmd)
+    for name in set(re.findall(r"build/tests/workloads/(\w+)", cmd)):
+        ctx.workload(name)
+    return re.sub(r"(?<![\w/.])build/", ctx.build + "/", cmd)
+
+
+def make_console_test(path, line, words, cmd, sample):
+    def fn(ctx):
+        ctx.require_bpf()
+        fails = "fails" in words.split()
+        r = ctx.run(shell_command(ctx, cmd), cwd=ctx.root, timeout=120)
+        where = "%s:%d: %s" % (path, line, cmd)
+        assert (r.rc != 0) == fails, "%s: exit %d\n%r" % (where, r.rc, r)
+        if "exact" in words.split():
+            assert r.out == sample, "%s: output differs:\n--- got\n%s--- want\n%s" % (where, r.out, sample)
+            return
+        got_maps = set(re.findall(r"^(@\w*)", r.out, re.M))
+        for m in set(re.findall(r"^(@\w*)", sample, re.M)):
+            assert m in got_maps, "%s: the sample shows %s, the run does not:\n%r" % (where, m, r)
+        for e in re.findall(r"^(?:sprof: |probe ').*$", sample, re.M):
+            assert e in r.err, "%s: no '%s' on stderr:\n%r" % (where, e, r)
+    return fn
+
+
 def tests(ctx):
     files = [os.path.join(ctx.root, "README.md")] + sorted(glob.glob(os.path.join(ctx.root, "docs", "*.md")))
     for path in files:
         for line, words, text, expect in examples(path):
             yield "%s:%d" % (os.path.relpath(path, ctx.root), line), make_test(path, line, words, text, expect)
+        for line, words, cmd, sample in console_sessions(path):
+            yield "%s:%d" % (os.path.relpath(path, ctx.root), line), make_console_test(path, line, words, cmd, sample)
     for sp in sorted(glob.glob(os.path.join(ctx.root, "examples", "*.sp"))):
         text = open(sp).read()
         m = re.search(r"sudo build/sprof (.*) examples/", text)

@@ -125,7 +125,7 @@ def t_bash_completion(ctx):
     """the bash completion offers formats after -f, stdlib scripts, options and probe names"""
     assert sorted(complete(ctx, ["sprof", "-f", ""])) == sorted(FORMATS)
     assert complete(ctx, ["sprof", "-f", "s"]) == ["svg", "speedscope"]
-    assert complete(ctx, ["sprof", "off"]) == ["offcpu"]
+    assert complete(ctx, ["sprof", "off"]) == ["offcpu", "offwake"]
     got = complete(ctx, ["sprof", "-"])
     assert set(help_options(ctx)) <= set(got), got
     assert complete(ctx, ["sprof", "--dur"]) == ["--duration"]

@@ -106,7 +106,7 @@ def t_pid_filter(ctx):
         b.wait()
     assert r.rc == 0, r
     keys = dict((int(k), int(v)) for k, v in re.findall(r"^@\[(\d+)\]: (\d+)$", r.out, re.M))
-    assert keys.get(a.pid, 0) > 50, r
+    assert keys.get(a.pid, 0) > 10, r  # 199 Hz for 1 s; a loaded 2-core CI machine gives ~35
     assert set(keys) == {a.pid}, r
 
 

@@ -14,7 +14,9 @@ own dependency check makes a second run cheap. The sanitized sprof then runs
     a printf-heavy interval program, -f json, -o svg / pprof / folded /
     speedscope, -f residency, sprof diff (and its readers on damaged
     files), cleared maps printed, a missing raw tracepoint, and a
-    tracepoint wildcard stopped by --duration with END.
+    tracepoint wildcard stopped by --duration with END;
+  - --list-scripts, script parameters and -d tokens/types/plan/bpf of every
+    stdlib script; -d verifier, -v's attach report and a memleak run.
 
 A sanitizer report on stderr ("ERROR: AddressSanitizer", "LeakSanitizer",
 "runtime error:") fails the test, whatever the exit status.
@@ -257,12 +259,45 @@ def t_bpf_tracepoints_duration(ctx):
     assert r.out.startswith("end\n") and "@[tracepoint:syscalls:sys_enter_open" in r.out, r
 
 
+# ---- scripts, parameters and the -d stages ---------------------------------------
+
+def t_stages_every_script(ctx):
+    """--list-scripts, parameter errors, and -d tokens/types/plan/bpf of every
+    stdlib script (parameters bound, the object disassembled)"""
+    r = san_run(ctx, ["--list-scripts"])
+    assert r.rc == 0, r
+    params = {"funclatency": ["--param", "func=/bin/true:main"],
+              "funccount": ["--param", "pattern=/bin/true:ma*"],
+              "usdt": ["--param", "probe=/bin/true:p:n"]}
+    for sp in sorted(glob.glob(os.path.join(ctx.root, "stdlib", "*.sp"))):
+        name = os.path.basename(sp)[:-3]
+        for stage in ("tokens", "types", "plan", "bpf"):
+            r = san_run(ctx, ["-d", stage, name] + params.get(name, []))
+            assert r.rc == 0, (name, stage, r)
+    for bad in (["--param", "age=soon"], ["--param", "x=1"], ["--param", "noequals"]):
+        r = san_run(ctx, ["-d", "ast", "memleak"] + bad)
+        assert r.rc == 1 and "memleak" in r.err, r
+    r = san_run(ctx, ["-d", "ast", "-e", "BEGIN { $x = 1; } uprobe:$nope:f {}"])
+    assert r.rc == 1 and "is not a parameter" in r.err, r
+
+
+def t_bpf_verifier_and_attach_report(ctx):
+    """-d verifier and -v's attach report, memleak's queue walk"""
+    ctx.require_bpf()
+    r = san_run(ctx, ["-d", "verifier", "funclatency", "--param", "func=/bin/true:main"],
+                timeout=120)
+    assert r.rc == 0 and "processed" in r.out, r
+    w = ctx.workload("stdlib_work")
+    r = san_run(ctx, ["-v", "-c", w + " alloc", "memleak", "--param", "age=200ms"], timeout=120)
+    assert r.rc == 0 and "uprobe_multi" in r.err and "leak_some+" in r.out, r
+
+
 def tests(ctx):
     yield "build", t_build
     for name in unit_targets(ctx):
         yield "unit/" + name, unit_test(name)
     for name, fn in sorted(globals().items()):
-        if name.startswith("t_bpf_") and callable(fn):
+        if name.startswith(("t_bpf_", "t_stages_")) and callable(fn):
             yield name[2:], fn
     for sub in ("parse", "sema"):
         for path in sorted(glob.glob(os.path.join(ctx.tests_dir, sub, "*.test"))):

@@ -16,6 +16,7 @@
 
 #include "runtime/attach/probe.h"
 #include "runtime/attach/tracefs.h"
+#include "base/glob.h"
 
 static bool kprobes_available(void)
 {
@@ -74,14 +75,49 @@ static int kprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	return sp_links_push(links, link);
 }
 
+/* Only where the kernel has kprobes: available_filter_functions names them. */
+static int list_kprobes(struct sp_lister *l, const char *glob)
+{
+	char root[256], path[320], buf[512], line[600];
+	FILE *f;
+
+	if (sp_tracefs_root(root, sizeof(root)))
+		return 0;
+	snprintf(path, sizeof(path), "%s/kprobe_events", root);
+	if (access(path, F_OK) && access("/sys/bus/event_source/devices/kprobe", F_OK))
+		return 0;
+	snprintf(path, sizeof(path), "%s/available_filter_functions", root);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, " \t\n")] = '\0';
+		if (!*buf || (glob && !sp_glob_match(glob, buf)))
+			continue;
+		snprintf(line, sizeof(line), "kprobe:%s", buf);
+		sp_lister_emit(l, line);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int kprobe_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	const char *a = nf > 1 && *f[1] ? f[1] : NULL, *b = nf > 2 && *f[2] ? f[2] : NULL;
+
+	return list_kprobes(l, b ? b : a);
+}
+
 const struct sp_probe_ops sp_probe_kprobe_ops = {
 	.type = SP_PROBE_KPROBE,
 	.validate = kprobe_validate,
 	.attach = kprobe_attach,
+	.list = kprobe_list,
 };
 
 const struct sp_probe_ops sp_probe_kretprobe_ops = {
 	.type = SP_PROBE_KRETPROBE,
 	.validate = kprobe_validate,
 	.attach = kprobe_attach,
+	.list = kprobe_list,
 };

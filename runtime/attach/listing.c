@@ -1,11 +1,12 @@
 /* runtime/attach/listing.c: `sprof -l` (see listing.h).
  *
- * Both walk the same catalogues: tracefs for tracepoints, fixed tables for
- * software and hardware events, an ELF's symbols for uprobes, its
- * .note.stapsdt for USDT, and /proc/PID/maps for "this process and its
- * libraries". A pattern is split at ':' into a provider (alias or glob)
- * and the provider's fields; a pattern without ':' is a substring (or glob)
- * of the whole printed line.
+ * A pattern is split at ':' into a provider (alias or glob) and the
+ * provider's fields; a pattern without ':' is a substring (or glob) of the
+ * whole printed line. Each probe type lists itself through the list op of
+ * its row in runtime/attach/probe.c's table, from the catalogue it attaches
+ * from (tracefs, abi/perf_events.h, an ELF's symbols or USDT notes); this
+ * file dispatches, filters lines and finds the files a user pattern names
+ * (a binary, or with -p the process and its libraries).
  */
 #define _GNU_SOURCE
 #include "runtime/attach/listing.h"
@@ -17,9 +18,8 @@
 #include <unistd.h>
 
 #include "abi/plan.h"
+#include "runtime/attach/probe.h"
 #include "runtime/attach/resolve.h"
-#include "runtime/attach/tracefs.h"
-#include "runtime/elf/usdt_notes.h"
 
 #define MAX_FIELDS 5
 
@@ -28,23 +28,6 @@ static const char *const providers[] = {
 	"tracepoint", "rawtracepoint", "software", "hardware", "kprobe", "uprobe", "usdt",
 };
 
-static const char *const sw_events[] = {
-	"alignment-faults", "bpf-output", "context-switches", "cpu-clock", "cpu-migrations",
-	"dummy", "emulation-faults", "major-faults", "minor-faults", "page-faults", "task-clock",
-};
-
-static const char *const hw_events[] = {
-	"backend-stalls", "branch-instructions", "branch-misses", "bus-cycles", "cache-misses",
-	"cache-references", "cpu-cycles", "frontend-stalls", "instructions", "ref-cycles",
-};
-
-struct lister {
-	FILE *out;
-	pid_t pid;
-	bool verbose;
-	const char *line_glob; /* whole-line filter, or NULL */
-	const char *what;      /* the pattern, for messages */
-};
 
 const char *sp_probe_alias(const char *p)
 {
@@ -77,126 +60,12 @@ static int split_fields(char *s, char **f)
 	return n;
 }
 
-static bool emit(struct lister *l, const char *line)
+bool sp_lister_emit(struct sp_lister *l, const char *line)
 {
 	if (l->line_glob && !sp_glob_match(l->line_glob, line))
 		return false;
 	fprintf(l->out, "%s\n", line);
 	return true;
-}
-
-/* --- tracepoints, raw tracepoints, perf events, kprobes ---------------------------- */
-
-static void print_tp_fields(struct lister *l, const char *catname)
-{
-	char buf[512], *name;
-	struct sp_tracefs_field *f;
-	int i, n;
-
-	snprintf(buf, sizeof(buf), "%s", catname);
-	name = strchr(buf, ':');
-	if (!name)
-		return;
-	*name++ = '\0';
-	if (sp_tracepoint_fields(buf, name, &f, &n))
-		return;
-	for (i = 0; i < n; i++) {
-		const char *br = strchr(f[i].type, '[');
-
-		if (f[i].is_common)
-			continue;
-		if (br && !f[i].is_data_loc)
-			fprintf(l->out, "    %.*s %s%s\n", (int)(br - f[i].type), f[i].type, f[i].name,
-				br);
-		else
-			fprintf(l->out, "    %s %s\n", f[i].type, f[i].name);
-	}
-	sp_tracefs_fields_free(f, n);
-}
-
-static int list_tracepoints(struct lister *l, const char *cat, const char *name)
-{
-	char **v, line[600];
-	int i, n, err;
-
-	err = sp_tracepoints_list(cat, name, &v, &n);
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	for (i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), "tracepoint:%s", v[i]);
-		if (emit(l, line) && l->verbose)
-			print_tp_fields(l, v[i]);
-	}
-	sp_strv_free(v, n);
-	return 0;
-}
-
-static int cmp_after_colon(const void *a, const void *b)
-{
-	const char *x = strchr(*(char *const *)a, ':'), *y = strchr(*(char *const *)b, ':');
-
-	return strcmp(x, y);
-}
-
-static int list_rawtps(struct lister *l, const char *name)
-{
-	char **v, line[600];
-	int i, n, err = sp_tracepoints_list(NULL, name, &v, &n);
-
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_after_colon);
-	for (i = 0; i < n; i++) {
-		const char *colon = strchr(v[i], ':');
-
-		if (i > 0 && !strcmp(strchr(v[i - 1], ':'), colon))
-			continue;
-		snprintf(line, sizeof(line), "rawtracepoint:%s", colon + 1);
-		emit(l, line);
-	}
-	sp_strv_free(v, n);
-	return 0;
-}
-
-static void list_table(struct lister *l, const char *prov, const char *const *names, size_t n,
-		       const char *glob)
-{
-	char line[128];
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (glob && !sp_glob_match(glob, names[i]))
-			continue;
-		snprintf(line, sizeof(line), "%s:%s:", prov, names[i]);
-		emit(l, line);
-	}
-}
-
-/* Only where the kernel has kprobes: available_filter_functions names them. */
-static int list_kprobes(struct lister *l, const char *glob)
-{
-	char root[256], path[320], buf[512], line[600];
-	FILE *f;
-
-	if (sp_tracefs_root(root, sizeof(root)))
-		return 0;
-	snprintf(path, sizeof(path), "%s/kprobe_events", root);
-	if (access(path, F_OK) && access("/sys/bus/event_source/devices/kprobe", F_OK))
-		return 0;
-	snprintf(path, sizeof(path), "%s/available_filter_functions", root);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(buf, sizeof(buf), f)) {
-		buf[strcspn(buf, " \t\n")] = '\0';
-		if (!*buf || (glob && !sp_glob_match(glob, buf)))
-			continue;
-		snprintf(line, sizeof(line), "kprobe:%s", buf);
-		emit(l, line);
-	}
-	fclose(f);
-	return 0;
 }
 
 /* --- uprobes and USDT ---------------------------------------------------------- */
@@ -207,7 +76,7 @@ static bool target_is_any(const char *t)
 }
 
 /* The files a uprobe/usdt pattern's target names. */
-static int list_targets(struct lister *l, const char *target, char ***paths, int *n)
+static int list_targets(struct sp_lister *l, const char *target, char ***paths, int *n)
 {
 	char path[PATH_MAX];
 	int err;
@@ -236,115 +105,37 @@ static int list_targets(struct lister *l, const char *target, char ***paths, int
 	return 0;
 }
 
-static void list_file_funcs(struct lister *l, const char *prov, const char *path,
-			    const char *glob)
-{
-	struct sp_funcs f;
-	int i;
-
-	if (sp_funcs__load(&f, path))
-		return;
-	for (i = 0; i < f.n; i++) {
-		char line[PATH_MAX + 600];
-
-		if (glob && !sp_func_matches(&f.v[i], glob))
-			continue;
-		if (i > 0 && !strcmp(f.v[i].name, f.v[i - 1].name))
-			continue;
-		snprintf(line, sizeof(line), "%s:%s:%s", prov, path, f.v[i].name);
-		if (emit(l, line) && l->verbose && sp_func_demangled(&f.v[i]))
-			fprintf(l->out, "    %s\n", f.v[i].demangled);
-	}
-	sp_funcs__free(&f);
-}
-
-static void print_usdt_args(struct lister *l, const char *args)
-{
-	char *copy = strdup(args), *tok, *save = NULL;
-	int i = 0;
-
-	if (!copy)
-		return;
-	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		fprintf(l->out, "    arg%d: %s\n", i++, tok);
-	free(copy);
-}
-
-static void list_file_usdt(struct lister *l, const char *path, const char *prov,
-			   const char *name)
-{
-	struct sp_usdt_notes u;
-	int i, j;
-
-	if (sp_usdt_notes__load(&u, path))
-		return;
-	for (i = 0; i < u.n; i++) {
-		const struct sp_usdt_note *n = &u.v[i];
-		char line[PATH_MAX + 600];
-
-		if ((prov && !sp_glob_match(prov, n->provider)) || (name && !sp_glob_match(name, n->name)))
-			continue;
-		/* One line per probe, not per site. */
-		for (j = 0; j < i; j++)
-			if (!strcmp(u.v[j].provider, n->provider) && !strcmp(u.v[j].name, n->name))
-				break;
-		if (j < i)
-			continue;
-		snprintf(line, sizeof(line), "usdt:%s:%s:%s", path, n->provider, n->name);
-		if (emit(l, line) && l->verbose)
-			print_usdt_args(l, n->args);
-	}
-	sp_usdt_notes__free(&u);
-}
-
-static int list_user(struct lister *l, const char *prov, char **f, int nf)
-{
-	char **paths;
-	int i, n, err = list_targets(l, nf > 1 ? f[1] : NULL, &paths, &n);
-
-	for (i = 0; i < n && !err; i++) {
-		if (strcmp(prov, "usdt") == 0)
-			list_file_usdt(l, paths[i], nf > 3 ? f[2] : NULL,
-				       nf > 3 ? f[3] : nf > 2 ? f[2] : NULL);
-		else
-			list_file_funcs(l, prov, paths[i], nf > 2 ? f[2] : NULL);
-	}
-	sp_strv_free(paths, n);
-	return err;
-}
-
 /* --- dispatch -------------------------------------------------------------- */
 
-static int list_provider(struct lister *l, const char *prov, char **f, int nf, bool wild)
+int sp_lister_user_targets(struct sp_lister *l, const char *prov, char **f, int nf, bool wild,
+			   char ***paths, int *n)
 {
-	const char *a = nf > 1 && *f[1] ? f[1] : NULL, *b = nf > 2 && *f[2] ? f[2] : NULL;
+	const char *a = nf > 1 && *f[1] ? f[1] : NULL;
 
-	if (!strcmp(prov, "tracepoint"))
-		return list_tracepoints(l, a, b);
-	if (!strcmp(prov, "rawtracepoint"))
-		return list_rawtps(l, b ? b : a);
-	if (!strcmp(prov, "software"))
-		return list_table(l, prov, sw_events, sizeof(sw_events) / sizeof(*sw_events), a), 0;
-	if (!strcmp(prov, "hardware"))
-		return list_table(l, prov, hw_events, sizeof(hw_events) / sizeof(*hw_events), a), 0;
-	if (!strcmp(prov, "kprobe") || !strcmp(prov, "kretprobe"))
-		return list_kprobes(l, b ? b : a);
-	if (!strcmp(prov, "uprobe") || !strcmp(prov, "uretprobe") || !strcmp(prov, "usdt")) {
-		/* "*:./app:*" lists the app's probes; "*" alone does not scan ELF files. */
-		if (wild && target_is_any(a) && l->pid <= 0)
-			return 0;
-		if (!a && l->pid <= 0) {
-			fprintf(stderr, "error: cannot list '%s': name a binary (%s:BINARY:*) or a "
-				"process (-p PID)\n", l->what, prov);
-			return -EINVAL;
-		}
-		return list_user(l, prov, f, nf);
+	*paths = NULL;
+	*n = 0;
+	/* "*:./app:*" lists the app's probes; "*" alone does not scan ELF files. */
+	if (wild && target_is_any(a) && l->pid <= 0)
+		return 0;
+	if (!a && l->pid <= 0) {
+		fprintf(stderr, "error: cannot list '%s': name a binary (%s:BINARY:*) or a "
+			"process (-p PID)\n", l->what, prov);
+		return -EINVAL;
 	}
-	return 0;
+	return list_targets(l, a, paths, n);
+}
+
+/* --- dispatch: each probe type lists itself (runtime/attach/probe.h) ------------- */
+
+static int list_provider(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	const struct sp_probe_ops *ops = sp_probe_ops_for(sp_probe_type_of(prov));
+
+	return ops && ops->list ? ops->list(l, prov, f, nf, wild) : 0;
 }
 
 /* No provider: the kernel's probes, or with -p the process's own. */
-static int list_all(struct lister *l)
+static int list_all(struct sp_lister *l)
 {
 	char *f[] = { "*", "*", "*" };
 	size_t i;
@@ -365,7 +156,7 @@ static int list_all(struct lister *l)
 
 int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out)
 {
-	struct lister l = { .out = out, .pid = pid, .verbose = verbose, .what = pattern };
+	struct sp_lister l = { .out = out, .pid = pid, .verbose = verbose, .what = pattern };
 	char *copy, *f[MAX_FIELDS], *glob = NULL;
 	const char *prov;
 	size_t i;

@@ -20,7 +20,9 @@
 
 #include <bpf/libbpf.h>
 
+#include "abi/perf_events.h"
 #include "runtime/attach/probe.h"
+#include "base/glob.h"
 
 #define MAX_HZ 100000
 
@@ -31,30 +33,15 @@ struct perf_event_name {
 };
 
 static const struct perf_event_name sw_events[] = {
-	{ "alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1 },
-	{ "bpf-output", NULL, PERF_COUNT_SW_BPF_OUTPUT, 1 },
-	{ "context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
-	{ "cpu-clock", "cpu", PERF_COUNT_SW_CPU_CLOCK, 1000000 },
-	{ "cpu-migrations", NULL, PERF_COUNT_SW_CPU_MIGRATIONS, 1 },
-	{ "dummy", NULL, PERF_COUNT_SW_DUMMY, 1 },
-	{ "emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS, 1 },
-	{ "major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1 },
-	{ "minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN, 100 },
-	{ "page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS, 100 },
-	{ "task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK, 1 },
+#define X(name, alias, config, period) { name, alias, config, period },
+	SP_SOFTWARE_EVENTS(X)
+#undef X
 };
 
 static const struct perf_event_name hw_events[] = {
-	{ "backend-stalls", NULL, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1000000 },
-	{ "branch-instructions", "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100000 },
-	{ "branch-misses", NULL, PERF_COUNT_HW_BRANCH_MISSES, 100000 },
-	{ "bus-cycles", NULL, PERF_COUNT_HW_BUS_CYCLES, 100000 },
-	{ "cache-misses", NULL, PERF_COUNT_HW_CACHE_MISSES, 1000000 },
-	{ "cache-references", NULL, PERF_COUNT_HW_CACHE_REFERENCES, 1000000 },
-	{ "cpu-cycles", "cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000 },
-	{ "frontend-stalls", NULL, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000 },
-	{ "instructions", NULL, PERF_COUNT_HW_INSTRUCTIONS, 1000000 },
-	{ "ref-cycles", NULL, PERF_COUNT_HW_REF_CPU_CYCLES, 1000000 },
+#define X(name, alias, config, period) { name, alias, config, period },
+	SP_HARDWARE_EVENTS(X)
+#undef X
 };
 
 static int perf_open(struct perf_event_attr *a, int cpu)
@@ -297,6 +284,33 @@ static int hardware_attach(const struct sp_plan_probe *p, struct bpf_program *pr
 	return err ? err : attach_cpus(p, prog, &a, ctx->cpus, ctx->ncpus, ctx, links);
 }
 
+static void list_events(struct sp_lister *l, const char *prov, const struct perf_event_name *t,
+			size_t n, const char *glob)
+{
+	char line[128];
+
+	for (size_t i = 0; i < n; i++) {
+		if (glob && !sp_glob_match(glob, t[i].name))
+			continue;
+		snprintf(line, sizeof(line), "%s:%s:", prov, t[i].name);
+		sp_lister_emit(l, line);
+	}
+}
+
+static int sw_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	list_events(l, prov, sw_events, sizeof(sw_events) / sizeof(*sw_events),
+		    nf > 1 && *f[1] ? f[1] : NULL);
+	return 0;
+}
+
+static int hw_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	list_events(l, prov, hw_events, sizeof(hw_events) / sizeof(*hw_events),
+		    nf > 1 && *f[1] ? f[1] : NULL);
+	return 0;
+}
+
 const struct sp_probe_ops sp_probe_profile_ops = {
 	.type = SP_PROBE_PROFILE, .validate = profile_validate, .attach = profile_attach,
 };
@@ -305,7 +319,9 @@ const struct sp_probe_ops sp_probe_interval_ops = {
 };
 const struct sp_probe_ops sp_probe_software_ops = {
 	.type = SP_PROBE_SOFTWARE, .validate = software_validate, .attach = software_attach,
+	.list = sw_list,
 };
 const struct sp_probe_ops sp_probe_hardware_ops = {
 	.type = SP_PROBE_HARDWARE, .validate = hardware_validate, .attach = hardware_attach,
+	.list = hw_list,
 };

@@ -48,7 +48,8 @@ const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)
 	return NULL;
 }
 
-int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t pid)
+int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan,
+		      struct sp_attach_ctx *ctx)
 {
 	struct bpf_map *names = bpf_object__find_map_by_name(obj, SP_MAP_PROBE_NAMES);
 	int i, total = 0;
@@ -62,7 +63,7 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t 
 			ops->prepare(bpf_object__find_program_by_name(obj, p->prog));
 		if (!p->uses_names)
 			continue;
-		n = ops && ops->count ? ops->count(p, pid) : 1;
+		n = ops && ops->count ? ops->count(p, ctx) : 1;
 		total += n > 0 ? n : 0; /* validate() already reported errors */
 	}
 	if (!names || total == 0)
@@ -73,6 +74,71 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan, pid_t 
 	if (total > (int)SP_USDT_KEY_BASE)
 		total = (int)SP_USDT_KEY_BASE;
 	return bpf_map__set_max_entries(names, (uint32_t)total);
+}
+
+void *sp_resolved_find(const struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, pid_t pid)
+{
+	for (struct sp_resolved *r = ctx->resolved ? *ctx->resolved : NULL; r; r = r->next)
+		if (r->p == p && r->pid == pid)
+			return r->data;
+	return NULL;
+}
+
+void *sp_resolved_keep(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, pid_t pid,
+		       void *data, void (*free_fn)(void *data))
+{
+	struct sp_resolved *r;
+
+	if (!ctx->resolved)
+		return data; /* no memo: the caller keeps it (sp_resolved_put frees it) */
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		free_fn(data);
+		return NULL;
+	}
+	*r = (struct sp_resolved){ .p = p, .pid = pid, .data = data, .free = free_fn,
+				   .next = *ctx->resolved };
+	*ctx->resolved = r;
+	return data;
+}
+
+int sp_resolved_get(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, size_t size,
+		    sp_resolve_fn resolve, void (*free_fn)(void *data), void **out)
+{
+	void *data = sp_resolved_find(ctx, p, ctx->pid);
+	int err;
+
+	if (data) {
+		*out = data;
+		return 0;
+	}
+	data = calloc(1, size);
+	if (!data)
+		return -ENOMEM;
+	err = resolve(p, ctx, data);
+	if (err) {
+		free_fn(data);
+		return err;
+	}
+	*out = sp_resolved_keep(ctx, p, ctx->pid, data, free_fn);
+	return *out ? 0 : -ENOMEM;
+}
+
+void sp_resolved_put(struct sp_attach_ctx *ctx, void *data, void (*free_fn)(void *data))
+{
+	if (!ctx->resolved)
+		free_fn(data);
+}
+
+void sp_resolved_free(struct sp_resolved **memo)
+{
+	while (memo && *memo) {
+		struct sp_resolved *next = (*memo)->next;
+
+		(*memo)->free((*memo)->data);
+		free(*memo);
+		*memo = next;
+	}
 }
 
 int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int err,

@@ -9,11 +9,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
 
 #include "runtime/attach/probe.h"
+#include "runtime/attach/resolve.h"
 #include "runtime/attach/tracefs.h"
 
 static const char *rawtp_name(const struct sp_plan_probe *p)
@@ -51,8 +53,44 @@ static int rawtp_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 	return sp_links_push(links, link);
 }
 
+static int cmp_after_colon(const void *a, const void *b)
+{
+	const char *x = strchr(*(char *const *)a, ':'), *y = strchr(*(char *const *)b, ':');
+
+	return strcmp(x, y);
+}
+
+static int list_rawtps(struct sp_lister *l, const char *name)
+{
+	char **v, line[600];
+	int i, n, err = sp_tracepoints_list(NULL, name, &v, &n);
+
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_after_colon);
+	for (i = 0; i < n; i++) {
+		const char *colon = strchr(v[i], ':');
+
+		if (i > 0 && !strcmp(strchr(v[i - 1], ':'), colon))
+			continue;
+		snprintf(line, sizeof(line), "rawtracepoint:%s", colon + 1);
+		sp_lister_emit(l, line);
+	}
+	sp_strv_free(v, n);
+	return 0;
+}
+
+static int rawtp_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	const char *a = nf > 1 && *f[1] ? f[1] : NULL, *b = nf > 2 && *f[2] ? f[2] : NULL;
+
+	return list_rawtps(l, b ? b : a);
+}
+
 const struct sp_probe_ops sp_probe_rawtracepoint_ops = {
 	.type = SP_PROBE_RAWTRACEPOINT,
 	.validate = rawtp_validate,
 	.attach = rawtp_attach,
+	.list = rawtp_list,
 };

@@ -112,15 +112,62 @@ static int tp_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 	return err;
 }
 
-static int tracepoint_count(const struct sp_plan_probe *p, pid_t pid)
+static int tracepoint_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	char msg[256];
-	struct sp_attach_ctx ctx = { .err = msg, .errlen = sizeof(msg) };
 	char **v;
-	int n, err = tp_expand(p, &ctx, &v, &n);
+	int n, err = tp_expand(p, ctx, &v, &n);
 
 	sp_strv_free(v, n);
 	return err ? err : n;
+}
+
+static void print_tp_fields(struct sp_lister *l, const char *catname)
+{
+	char buf[512], *name;
+	struct sp_tracefs_field *f;
+	int i, n;
+
+	snprintf(buf, sizeof(buf), "%s", catname);
+	name = strchr(buf, ':');
+	if (!name)
+		return;
+	*name++ = '\0';
+	if (sp_tracepoint_fields(buf, name, &f, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		const char *br = strchr(f[i].type, '[');
+
+		if (f[i].is_common)
+			continue;
+		if (br && !f[i].is_data_loc)
+			fprintf(l->out, "    %.*s %s%s\n", (int)(br - f[i].type), f[i].type, f[i].name,
+				br);
+		else
+			fprintf(l->out, "    %s %s\n", f[i].type, f[i].name);
+	}
+	sp_tracefs_fields_free(f, n);
+}
+
+static int list_tracepoints(struct sp_lister *l, const char *cat, const char *name)
+{
+	char **v, line[600];
+	int i, n, err;
+
+	err = sp_tracepoints_list(cat, name, &v, &n);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	for (i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "tracepoint:%s", v[i]);
+		if (sp_lister_emit(l, line) && l->verbose)
+			print_tp_fields(l, v[i]);
+	}
+	sp_strv_free(v, n);
+	return 0;
+}
+
+static int tp_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	return list_tracepoints(l, nf > 1 && *f[1] ? f[1] : NULL, nf > 2 && *f[2] ? f[2] : NULL);
 }
 
 const struct sp_probe_ops sp_probe_tracepoint_ops = {
@@ -128,4 +175,5 @@ const struct sp_probe_ops sp_probe_tracepoint_ops = {
 	.validate = tp_validate,
 	.attach = tp_attach,
 	.count = tracepoint_count,
+	.list = tp_list,
 };

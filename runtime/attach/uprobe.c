@@ -212,12 +212,37 @@ static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *
 	return add_funcs(p, ctx, u);
 }
 
+static void upoints_destroy(void *data)
+{
+	upoints_free(data);
+	free(data);
+}
+
+static int upoints_resolve_any(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *u)
+{
+	return upoints_resolve(p, ctx, u);
+}
+
+/* The probe's points, resolved once per (probe, pid) for the run. */
+static int upoints_get(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		       struct upoints **out)
+{
+	return sp_resolved_get(ctx, p, sizeof(**out), upoints_resolve_any, upoints_destroy,
+			       (void **)out);
+}
+
+static void upoints_put(struct sp_attach_ctx *ctx, struct upoints *u)
+{
+	sp_resolved_put(ctx, u, upoints_destroy);
+}
+
 static int uprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	struct upoints u;
-	int err = upoints_resolve(p, ctx, &u);
+	struct upoints *u;
+	int err = upoints_get(p, ctx, &u);
 
-	upoints_free(&u);
+	if (!err)
+		upoints_put(ctx, u);
 	return err;
 }
 
@@ -432,35 +457,69 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 			 struct sp_attach_ctx *ctx, struct sp_links *links)
 {
-	struct upoints u;
+	struct upoints *u;
 	double start = sp_mono_s();
-	int err = upoints_resolve(p, ctx, &u);
+	int err = upoints_get(p, ctx, &u);
 
-	if (!err && p->uses_names)
-		err = record_names(p, ctx, &u);
+	if (err)
+		return err;
+	if (p->uses_names)
+		err = record_names(p, ctx, u);
 	if (!err) {
-		err = attach_multi(p, prog, ctx, &u, links);
+		err = attach_multi(p, prog, ctx, u, links);
 		if (err == -EOPNOTSUPP)
-			err = attach_each(p, prog, ctx, &u, links);
+			err = attach_each(p, prog, ctx, u, links);
 	}
-	if (!err && ctx->verbose && u.n > 1)
-		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u.n, u.path,
+	if (!err && ctx->verbose && u->n > 1)
+		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u->n, u->path,
 			sp_mono_s() - start);
-	upoints_free(&u);
+	upoints_put(ctx, u);
 	return err;
 }
 
-static int uprobe_count(const struct sp_plan_probe *p, pid_t pid)
+static int uprobe_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	char err[256];
-	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
-	struct upoints u;
-	int n = upoints_resolve(p, &ctx, &u);
+	struct upoints *u;
+	int n = upoints_get(p, ctx, &u);
 
-	if (n == 0)
-		n = u.n;
-	upoints_free(&u);
+	if (n == 0) {
+		n = u->n;
+		upoints_put(ctx, u);
+	}
 	return n;
+}
+
+static void list_file_funcs(struct sp_lister *l, const char *prov, const char *path,
+			    const char *glob)
+{
+	struct sp_funcs f;
+	int i;
+
+	if (sp_funcs__load(&f, path))
+		return;
+	for (i = 0; i < f.n; i++) {
+		char line[PATH_MAX + 600];
+
+		if (glob && !sp_func_matches(&f.v[i], glob))
+			continue;
+		if (i > 0 && !strcmp(f.v[i].name, f.v[i - 1].name))
+			continue;
+		snprintf(line, sizeof(line), "%s:%s:%s", prov, path, f.v[i].name);
+		if (sp_lister_emit(l, line) && l->verbose && sp_func_demangled(&f.v[i]))
+			fprintf(l->out, "    %s\n", f.v[i].demangled);
+	}
+	sp_funcs__free(&f);
+}
+
+static int uprobe_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	char **paths;
+	int n, err = sp_lister_user_targets(l, prov, f, nf, wild, &paths, &n);
+
+	for (int i = 0; i < n && !err; i++)
+		list_file_funcs(l, prov, paths[i], nf > 2 ? f[2] : NULL);
+	sp_strv_free(paths, n);
+	return err;
 }
 
 const struct sp_probe_ops sp_probe_uprobe_ops = {
@@ -469,6 +528,7 @@ const struct sp_probe_ops sp_probe_uprobe_ops = {
 	.attach = uprobe_attach,
 	.prepare = sp_uprobe_prepare,
 	.count = uprobe_count,
+	.list = uprobe_list,
 };
 
 const struct sp_probe_ops sp_probe_uretprobe_ops = {
@@ -477,4 +537,5 @@ const struct sp_probe_ops sp_probe_uretprobe_ops = {
 	.attach = uprobe_attach,
 	.prepare = sp_uprobe_prepare,
 	.count = uprobe_count,
+	.list = uprobe_list,
 };

@@ -188,12 +188,37 @@ static int usdt_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	return check_ambiguous(p, ctx, u);
 }
 
+static void points_destroy(void *data)
+{
+	points_free(data);
+	free(data);
+}
+
+static int usdt_resolve_any(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *u)
+{
+	return usdt_resolve(p, ctx, u);
+}
+
+/* The probe's sites, resolved once per (probe, pid) for the run. */
+static int points_get(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		      struct usdt_points **out)
+{
+	return sp_resolved_get(ctx, p, sizeof(**out), usdt_resolve_any, points_destroy,
+			       (void **)out);
+}
+
+static void points_put(struct sp_attach_ctx *ctx, struct usdt_points *u)
+{
+	sp_resolved_put(ctx, u, points_destroy);
+}
+
 static int usdt_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	struct usdt_points u;
-	int err = usdt_resolve(p, ctx, &u);
+	struct usdt_points *u;
+	int err = points_get(p, ctx, &u);
 
-	points_free(&u);
+	if (!err)
+		points_put(ctx, u);
 	return err;
 }
 
@@ -356,36 +381,87 @@ static int usdt_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 		       struct sp_attach_ctx *ctx, struct sp_links *links)
 {
 	struct bpf_map *specs = bpf_object__find_map_by_name(ctx->obj, SP_MAP_USDT_SPECS);
-	struct usdt_points u;
-	int base = 0, fd, err = usdt_resolve(p, ctx, &u);
+	struct usdt_points *u;
+	int base = 0, fd, err = points_get(p, ctx, &u);
 
-	if (!err && !specs)
+	if (err)
+		return err;
+	if (!specs)
 		err = sp_probe_fail(ctx, p, -ENOENT, "the BPF object has no '%s' map",
 				    SP_MAP_USDT_SPECS);
 	fd = specs ? bpf_map__fd(specs) : -1;
 	if (!err && p->uses_names) {
-		base = record_names(p, ctx, &u);
+		base = record_names(p, ctx, u);
 		err = base < 0 ? base : 0;
 	} else if (!err) {
 		base = (int)first_free_key(fd);
 	}
 	if (!err)
-		err = attach_sites(p, prog, ctx, &u, (uint32_t)base, fd, links);
-	points_free(&u);
+		err = attach_sites(p, prog, ctx, u, (uint32_t)base, fd, links);
+	points_put(ctx, u);
 	return err;
 }
 
-static int usdt_count(const struct sp_plan_probe *p, pid_t pid)
+static int usdt_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	char err[256];
-	struct sp_attach_ctx ctx = { .pid = pid, .err = err, .errlen = sizeof(err) };
-	struct usdt_points u;
-	int n = usdt_resolve(p, &ctx, &u);
+	struct usdt_points *u;
+	int n = points_get(p, ctx, &u);
 
-	if (n == 0)
-		n = u.n;
-	points_free(&u);
+	if (n == 0) {
+		n = u->n;
+		points_put(ctx, u);
+	}
 	return n;
+}
+
+static void print_usdt_args(struct sp_lister *l, const char *args)
+{
+	char *copy = strdup(args), *tok, *save = NULL;
+	int i = 0;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		fprintf(l->out, "    arg%d: %s\n", i++, tok);
+	free(copy);
+}
+
+static void list_file_usdt(struct sp_lister *l, const char *path, const char *prov,
+			   const char *name)
+{
+	struct sp_usdt_notes u;
+	int i, j;
+
+	if (sp_usdt_notes__load(&u, path))
+		return;
+	for (i = 0; i < u.n; i++) {
+		const struct sp_usdt_note *n = &u.v[i];
+		char line[PATH_MAX + 600];
+
+		if ((prov && !sp_glob_match(prov, n->provider)) || (name && !sp_glob_match(name, n->name)))
+			continue;
+		/* One line per probe, not per site. */
+		for (j = 0; j < i; j++)
+			if (!strcmp(u.v[j].provider, n->provider) && !strcmp(u.v[j].name, n->name))
+				break;
+		if (j < i)
+			continue;
+		snprintf(line, sizeof(line), "usdt:%s:%s:%s", path, n->provider, n->name);
+		if (sp_lister_emit(l, line) && l->verbose)
+			print_usdt_args(l, n->args);
+	}
+	sp_usdt_notes__free(&u);
+}
+
+static int usdt_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	char **paths;
+	int n, err = sp_lister_user_targets(l, prov, f, nf, wild, &paths, &n);
+
+	for (int i = 0; i < n && !err; i++)
+		list_file_usdt(l, paths[i], nf > 3 ? f[2] : NULL, nf > 3 ? f[3] : nf > 2 ? f[2] : NULL);
+	sp_strv_free(paths, n);
+	return err;
 }
 
 const struct sp_probe_ops sp_probe_usdt_ops = {
@@ -394,4 +470,5 @@ const struct sp_probe_ops sp_probe_usdt_ops = {
 	.attach = usdt_attach,
 	.prepare = sp_uprobe_prepare,
 	.count = usdt_count,
+	.list = usdt_list,
 };
