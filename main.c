@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "codegen/codegen.h"
@@ -29,6 +30,8 @@
 #include "parser/source.h"
 #include "runtime/attach/listing.h"
 #include "runtime/attach/resolve.h"
+#include "runtime/report/clickhouse.h"
+#include "runtime/report/diff.h"
 #include "runtime/report/report.h"
 #include "runtime/attach/tracefs.h"
 #include "runtime/elf/funcs.h"
@@ -87,6 +90,15 @@ enum {
 	OPT_EMIT_ELF,
 	OPT_NO_STATUS,
 	OPT_STRLEN,
+	OPT_TOP,
+	OPT_EXPORT,
+	OPT_HOST_NAME,
+	OPT_RETENTION,
+	OPT_FROM,
+	OPT_WHERE,
+	OPT_SINCE,
+	OPT_UNTIL,
+	OPT_BY,
 	OPT_PARAM,
 	OPT_LIST_SCRIPTS,
 	OPT_INCLUDE,
@@ -99,12 +111,16 @@ static void usage(FILE *f)
 		"usage: sprof [options] PROGRAM [ARGS...]\n"
 		"       sprof [options] -e PROGRAM [ARGS...]\n"
 		"       sprof [options] FILE.sp [ARGS...]\n"
+		"       sprof diff [-o FILE] [-f text|svg] BASE NEW   what changed between two profiles\n"
+		"       sprof report --from clickhouse://... [-o FILE] [-f FORMAT] [--where SQL]\n"
+		"                    [--since TIME] [--until TIME]   a fleet's profile from ClickHouse\n"
 		"\n"
 		"  -e TEXT          program text\n"
 		"  -p PID           trace only this process (all its threads)\n"
 		"  -c 'CMD ARGS'    run CMD, trace only it, stop when it exits\n"
 		"  -o FILE          write the report to FILE (format from its extension)\n"
-		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope\n"
+		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope,\n"
+		"                   residency\n"
 		"  -d STAGE         print one stage and exit: tokens, ast, types, ir, ir-raw,\n"
 		"                   bpf, verifier (loads: root), plan\n"
 		"  -l [PATTERN]     list probes (with -v: arguments and fields)\n"
@@ -118,6 +134,9 @@ static void usage(FILE *f)
 		"  --map @NAME      report only this map\n"
 		"  --title TEXT     title of the flame graph\n"
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
+		"  --export URL     also send the stacks to clickhouse://[USER[:PASS]@]HOST[:PORT]/DB.TABLE\n"
+		"  --host-name NAME host name in exported rows (default: gethostname)\n"
+		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
 		"  --unsafe         allow system()\n"
 		"  -I DIR           look for #include files in DIR\n"
 		"  --include FILE   read FILE's C definitions before the program\n"
@@ -146,6 +165,8 @@ static int parse_duration(const char *s, uint64_t *ns)
 		mult = 60e9;
 	else if (!strcmp(end, "h"))
 		mult = 3600e9;
+	else if (!strcmp(end, "d"))
+		mult = 86400e9;
 	else if (*end && strcmp(end, "s"))
 		return -EINVAL;
 	*ns = (uint64_t)(v * mult);
@@ -367,6 +388,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"emit-elf", required_argument, NULL, OPT_EMIT_ELF},
 		{"no-status", no_argument, NULL, OPT_NO_STATUS},
 		{"strlen", required_argument, NULL, OPT_STRLEN},
+		{"export", required_argument, NULL, OPT_EXPORT},
+		{"host-name", required_argument, NULL, OPT_HOST_NAME},
+		{"retention", required_argument, NULL, OPT_RETENTION},
 		{"param", required_argument, NULL, OPT_PARAM},
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
 		{"include", required_argument, NULL, OPT_INCLUDE},
@@ -417,7 +441,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'f':
 			if (sp_format_parse(optarg) < 0) {
-				fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, svg, pprof, speedscope)\n",
+				fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, svg, pprof, speedscope, residency)\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -491,6 +515,22 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case OPT_NO_STATUS:
 			c->run.status_line = false;
 			break;
+		case OPT_EXPORT:
+			c->run.export_url = optarg;
+			break;
+		case OPT_HOST_NAME:
+			c->run.host_name = optarg;
+			break;
+		case OPT_RETENTION: {
+			uint64_t ns;
+
+			if (parse_duration(optarg, &ns) || ns < 1000000000ull) {
+				fprintf(stderr, "sprof: invalid --retention '%s' (e.g. 7d, 12h)\n", optarg);
+				return -EINVAL;
+			}
+			c->run.retention_s = ns / 1000000000ull;
+			break;
+		}
 		case OPT_PARAM:
 			if (add_script_kv(c, argc, optarg))
 				return -ENOMEM;
@@ -697,6 +737,198 @@ static int list_probes(const struct cli *c)
 	return err ? 1 : 0;
 }
 
+static void diff_usage(FILE *f)
+{
+	fprintf(f, "usage: sprof diff [-o FILE] [-f text|svg] [--title TEXT] [--top N] BASE NEW\n"
+		   "  BASE, NEW: pprof (.pb.gz) or folded files\n"
+		   "  -o FILE     write to FILE (svg when it ends in .svg)\n"
+		   "  -f FORMAT   text (the functions whose share changed most) or svg (differential\n"
+		   "              flame graph: red grew, blue shrank)\n"
+		   "  --top N     text: the N functions whose share changed most\n"
+		   "  --title T   svg: the title\n");
+}
+
+/* sprof diff BASE NEW: runtime/report/diff.c does the work. */
+static int diff_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"title", required_argument, NULL, OPT_TITLE},
+		{"top", required_argument, NULL, OPT_TOP},
+		{NULL, 0, NULL, 0},
+	};
+	struct sp_diff_opts o = { .format = SP_FMT_TEXT };
+	const char *fmt = NULL;
+	uint32_t top;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'f':
+			fmt = optarg;
+			break;
+		case OPT_TITLE:
+			o.title = optarg;
+			break;
+		case OPT_TOP:
+			if (parse_u32(optarg, &top)) {
+				fprintf(stderr, "sprof: invalid --top '%s': expected a positive number\n", optarg);
+				return 1;
+			}
+			o.top = (int)(top > 1000000 ? 1000000 : top);
+			break;
+		case 'h':
+			diff_usage(stdout);
+			return 0;
+		default:
+			diff_usage(stderr);
+			return 1;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "sprof diff: expected two profiles, BASE and NEW\n");
+		diff_usage(stderr);
+		return 1;
+	}
+	if (fmt && strcmp(fmt, "text") && strcmp(fmt, "svg") && strcmp(fmt, "flamegraph")) {
+		fprintf(stderr, "sprof diff: unknown format '%s' (text, svg)\n", fmt);
+		return 1;
+	}
+	if (fmt ? strcmp(fmt, "text") != 0 : o.output && sp_format_from_path(o.output) == SP_FMT_SVG)
+		o.format = SP_FMT_SVG;
+	o.base = argv[optind];
+	o.cur = argv[optind + 1];
+	return sp_diff(&o) ? 1 : 0;
+}
+
+static void report_usage(FILE *f)
+{
+	fprintf(f, "usage: sprof report --from clickhouse://[USER[:PASS]@]HOST[:PORT]/DB.TABLE [options]\n"
+		   "  -o FILE          write to FILE (format from its extension)\n"
+		   "  -f FORMAT        text, json, folded, svg, pprof, speedscope, residency\n"
+		   "  --where SQL      only rows matching this condition (host = 'web1')\n"
+		   "  --since TIME     only rows of the last TIME (1h, 30m, 7d) or since a UTC time\n"
+		   "                   ('2026-11-25 06:00:00', '2026-11-25')\n"
+		   "  --until TIME     only rows older than TIME ago, or before a UTC time\n"
+		   "  --map @NAME      only rows of this map\n"
+		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames\n"
+		   "  --title TEXT     title of the flame graph\n");
+}
+
+/* "2026-11-25", "2026-11-25 06:00", "2026-11-25T06:00:30" (UTC) -> seconds since the epoch. */
+static int parse_utc(const char *s, uint64_t *at)
+{
+	struct tm tm = { 0 };
+	char sep = ' ', rest;
+	int n = sscanf(s, "%4d-%2d-%2d%c%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &sep,
+		       &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &rest);
+	time_t t;
+
+	if (n != 3 && n != 6 && n != 7)
+		return -EINVAL;
+	if ((n > 3 && sep != ' ' && sep != 'T') || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return -EINVAL;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	t = timegm(&tm);
+	if (t <= 0)
+		return -EINVAL;
+	*at = (uint64_t)t;
+	return 0;
+}
+
+/* --since/--until: a time ago (1h) or a UTC date and time. */
+static int report_time(const char *opt, const char *arg, uint64_t *ago, uint64_t *at)
+{
+	uint64_t ns;
+
+	if (!parse_duration(arg, &ns) && ns >= 1000000000ull) {
+		*ago = ns / 1000000000ull;
+		return 0;
+	}
+	if (!parse_utc(arg, at))
+		return 0;
+	fprintf(stderr, "sprof report: invalid %s '%s' (a time ago: 1h, 30m, 7d; or a UTC time: "
+			"'2026-11-25 06:00:00')\n", opt, arg);
+	return -EINVAL;
+}
+
+static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, struct sp_report_opts *ro,
+		       const char **fmt)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},       {"from", required_argument, NULL, OPT_FROM},
+		{"where", required_argument, NULL, OPT_WHERE}, {"since", required_argument, NULL, OPT_SINCE},
+		{"until", required_argument, NULL, OPT_UNTIL}, {"map", required_argument, NULL, OPT_MAP},
+		{"title", required_argument, NULL, OPT_TITLE}, {"by", required_argument, NULL, OPT_BY},
+		{NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': ro->output = optarg; break;
+		case 'f': *fmt = optarg; break;
+		case OPT_FROM: q->url = optarg; break;
+		case OPT_WHERE: q->where = optarg; break;
+		case OPT_BY: q->by = optarg; break;
+		case OPT_MAP: q->map = ro->map_filter = optarg; break;
+		case OPT_TITLE: ro->title = optarg; break;
+		case OPT_SINCE:
+			if (report_time("--since", optarg, &q->since_s, &q->since_at))
+				return -EINVAL;
+			break;
+		case OPT_UNTIL:
+			if (report_time("--until", optarg, &q->until_s, &q->until_at))
+				return -EINVAL;
+			break;
+		case 'h':
+			report_usage(stdout);
+			exit(0);
+		default:
+			report_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (!q->url || optind != argc) {
+		fprintf(stderr, "sprof report: %s\n", q->url ? "unexpected arguments" : "--from URL is needed");
+		report_usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* sprof report --from clickhouse://...: the stacks ClickHouse sums, through
+ * the usual writers. */
+static int report_main(int argc, char **argv)
+{
+	struct sp_clickhouse_query q = { 0 };
+	struct sp_report_opts ro = { .width = 1200 };
+	struct sp_profile prof;
+	const char *fmt = NULL;
+	int f, err;
+
+	if (report_args(argc, argv, &q, &ro, &fmt))
+		return 1;
+	f = fmt ? sp_format_parse(fmt) : (int)sp_format_from_path(ro.output);
+	if (f < 0) {
+		fprintf(stderr, "sprof report: unknown output format '%s' (text, json, folded, svg, pprof, "
+				"speedscope, residency)\n", fmt);
+		return 1;
+	}
+	ro.format = (enum sp_format)f;
+	ro.map_filter = NULL; /* the query kept that map; the profile's one map is "@" */
+	if (sp_clickhouse_fetch(&q, &prof))
+		return 1;
+	err = sp_report_write(&prof, &ro);
+	sp_clickhouse_profile_free(&prof);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {0};
@@ -706,6 +938,10 @@ int main(int argc, char **argv)
 	struct sp_diag diag;
 	int rc = 1;
 
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return report_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
 	if (c.list_scripts) {

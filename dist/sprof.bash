@@ -27,18 +27,18 @@ _sprof()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local line=${COMP_LINE:0:COMP_POINT} word bin=${COMP_WORDS[0]}
     local opts="-e -p -c -o -f -d -l -v --duration --max-keys --map --title --strlen
-                --map-size --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
+                --map-size --export --host-name --retention --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
     local types="BEGIN END profile:hz: interval:s: interval:ms: software: hardware:
                  uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:"
     local names probes IFS=$'\n'
     COMPREPLY=()
     case $prev in
-    -f) COMPREPLY=($(compgen -W $'text\njson\nfolded\nsvg\npprof\nspeedscope' -- "$cur")); return ;;
+    -f) COMPREPLY=($(compgen -W $'text\njson\nfolded\nsvg\npprof\nspeedscope\nresidency' -- "$cur")); return ;;
     -d) COMPREPLY=($(compgen -W $'tokens\nast\ntypes\nir\nir-raw\nbpf\nverifier\nplan' -- "$cur")); return ;;
     -o|--emit-elf|--include) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -c) COMPREPLY=($(compgen -c -- "$cur")); return ;;
     -p) COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null | tr -d ' ')" -- "$cur")); return ;;
-    -e|--duration|--max-keys|--map-size|--map|--title|--strlen|--param) return ;;
+    -e|--duration|--max-keys|--map-size|--map|--title|--strlen|--param|--export|--host-name|--retention) return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "${opts//[[:space:]]/$'\n'}" -- "$cur"))

@@ -38,6 +38,7 @@
 #include "runtime/attach/probe.h"
 #include "runtime/attach/verbose.h"
 #include "runtime/report/profile.h"
+#include "runtime/report/clickhouse.h"
 #include "runtime/report/report.h"
 #include "runtime/runtime.h"
 #include "runtime/status.h"
@@ -63,6 +64,7 @@ struct run {
 	const struct sp_plan *plan;
 	const struct sp_run_opts *o;
 	struct sp_report_opts ro;
+	struct sp_clickhouse *ch; /* --export, or NULL */
 	struct sp_target tgt;
 	struct sp_loader *ld;
 	struct sp_links links;    /* every probe but interval timers */
@@ -117,7 +119,7 @@ static int setup_report_opts(struct run *r)
 		f = sp_format_parse(o->format);
 		if (f < 0) {
 			fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, "
-				"svg, pprof, speedscope)\n", o->format);
+				"svg, pprof, speedscope, residency)\n", o->format);
 			return -EINVAL;
 		}
 	} else if (o->output) {
@@ -127,6 +129,21 @@ static int setup_report_opts(struct run *r)
 					 .map_filter = o->map_filter, .title = o->title,
 					 .width = 1200 };
 	return 0;
+}
+
+/* --export: the server, credentials and table are checked before anything
+ * is loaded or started, so a bad URL costs nothing. */
+static int open_export(struct run *r)
+{
+	struct sp_clickhouse_opts co = { .url = r->o->export_url, .host_name = r->o->host_name,
+					 .retention_s = r->o->retention_s };
+
+	if (!r->o->export_url)
+		return 0;
+	r->ch = sp_clickhouse__open(&co);
+	if (!r->ch)
+		return -errno ? -errno : -EINVAL;
+	return sp_clickhouse__prepare(r->ch);
 }
 
 /* -o with text or json: everything sprof prints (printf, print, maps) goes
@@ -859,6 +876,11 @@ static int finish(struct run *r)
 	fflush(stdout);
 	err = sp_outpath_write(&prof, &r->ro, r->o->output, r->saved_stdout >= 0);
 	fflush(stdout);
+	if (r->ch) {
+		int e = sp_clickhouse__export(r->ch, &prof);
+
+		err = err ? err : e;
+	}
 	sp_profile_warn(&prof);
 	sp_unwind__print_summary(r->unw, stderr);
 	sp_python__warn(r->py, stderr);
@@ -873,6 +895,7 @@ static int finish(struct run *r)
 static void run_destroy(struct run *r)
 {
 	restore_stdout(r);
+	sp_clickhouse__destroy(r->ch);
 	sp_links_destroy(&r->ilinks);
 	sp_links_destroy(&r->links);
 	sp_status__destroy(&r->status);
@@ -908,6 +931,8 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 		err = setup_report_opts(r);
 	if (!err)
 		err = sp_outpath_check(r->o->output);
+	if (!err)
+		err = open_export(r);
 	if (!err)
 		err = setup_ctx(r);
 	if (!err)

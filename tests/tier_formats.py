@@ -13,6 +13,10 @@ this tier hands them to the programs people open them with:
               (served from 127.0.0.1, in Chromium) opens the speedscope,
               pprof and folded files and lists hot above warm
   folded      per-leaf sums equal the text report's counts
+  residency   shares add up to 100%, largest first, leaf first, hot above warm
+  diff        `sprof diff` of two runs of tests/workloads/shift.c (no hot function,
+              then beta() hot): beta tops the text table and is red in the SVG,
+              from pprof and folded inputs alike
   text, json  byte-identical to bpftrace 0.17 on deterministic programs
               (when bpftrace is installed)
 Then, when sprof can load BPF, the same checks on a real profile of
@@ -416,6 +420,131 @@ def test_e2e_json(ctx):
     assert any("hot+" in k for k in maps["@"]), list(maps["@"])[:5]
 
 
+RESIDENCY_LINE = re.compile(r"^ ?(\d+\.\d)%  (\S.*)$")
+
+
+def residency_rows(text):
+    rows = []
+    for line in text.splitlines():
+        m = RESIDENCY_LINE.match(line)
+        assert m, "bad residency line %r" % line
+        rows.append((float(m.group(1)), m.group(2).split(";")))
+    return rows
+
+
+def test_e2e_residency(ctx):
+    """-f residency: share per stack, largest first, leaf first; hot() above warm()"""
+    require_workload(ctx)
+    ctx.require_bpf()
+    r = ctx.sprof_run("-c", ctx.workload("hotwarm"), "-f", "residency", "-e", MULTI_PROGRAM,
+                      "--map", "@u", timeout=120)
+    assert r.rc == 0, repr(r)
+    rows = residency_rows(r.out)
+    assert rows, r.out
+    shares = [p for p, _ in rows]
+    assert shares == sorted(shares, reverse=True), r.out
+    assert abs(sum(shares) - 100) < 0.05 * len(rows) + 0.1, (sum(shares), r.out)
+    leaves = [st[0] for _, st in rows]
+    assert leaves[0] == "hot", r.out
+    assert "warm" in leaves and rows[0][1][1] == "main", r.out
+    hot = sum(p for p, st in rows if st[0] == "hot")
+    warm = sum(p for p, st in rows if st[0] == "warm")
+    assert hot > 1.3 * warm > 0, (hot, warm, r.out)
+    # without --map: both stack maps, one after the other; the comm of @'s key is the last frame
+    r = ctx.sprof_run("-c", ctx.workload("hotwarm"), "-f", "residency", "-e", MULTI_PROGRAM, timeout=120)
+    assert r.rc == 0, repr(r)
+    rows = residency_rows(r.out)
+    assert any(st[-1] == "hotwarm" and st[0] == "hot" for _, st in rows), r.out
+    assert abs(sum(p for p, _ in rows) - 200) < 0.05 * len(rows) + 0.2, r.out
+
+
+def shift_profile(ctx, hot, out_name):
+    ctx.require_bpf()
+    path = os.path.join(ctx.workdir, out_name)
+    if os.path.exists(path):
+        os.unlink(path)
+    r = ctx.sprof_run("-c", "%s %s 1" % (ctx.workload("shift"), hot), "-o", path, "-e", E2E_PROGRAM,
+                      timeout=120)
+    assert r.rc == 0 and os.path.exists(path), repr(r)
+    return path
+
+
+DIFF_ROW = re.compile(r"^\s+([-\d.]+)%\s+([-\d.]+)%\s+([-+\d.]+)%\s+([-\d.]+)%\s+([-\d.]+)%\s+([-+\d.]+)%  (.+)$")
+
+
+def diff_rows(text):
+    lines = text.splitlines()
+    assert lines[0].startswith("base ") and lines[1].split()[0] == "self", text
+    rows = []
+    for line in lines[2:]:
+        m = DIFF_ROW.match(line)
+        assert m, "bad diff row %r" % line
+        rows.append((m.group(7), [float(m.group(i)) for i in range(1, 7)]))
+    return rows
+
+
+def svg_fill(path, name):
+    """Fill of the widest frame called name in an SVG flame graph, as (r, g, b)."""
+    frames = [g for g in svg_frames(path) if g.get("data-name") == name]
+    assert frames, "no frame %s in %s" % (name, path)
+    g = max(frames, key=lambda g: int(g.get("data-n")))
+    rect = g.find("{http://www.w3.org/2000/svg}rect")
+    return tuple(int(x) for x in re.match(r"rgb\((\d+),(\d+),(\d+)\)", rect.get("fill")).groups())
+
+
+def test_e2e_diff(ctx):
+    """sprof diff: the function that became hot tops the table and is red in the SVG"""
+    if not os.path.exists(ctx.sprof):
+        raise AssertionError("%s not built" % ctx.sprof)
+    base = shift_profile(ctx, "none", "shift-none.pb.gz")
+    new = shift_profile(ctx, "beta", "shift-beta.pb.gz")
+    folded = shift_profile(ctx, "beta", "shift-beta.folded")
+    for cur in (new, folded):
+        r = ctx.sprof_run("diff", base, cur, timeout=60)
+        assert r.rc == 0 and not r.err, repr(r)
+        rows = diff_rows(r.out)
+        name, v = rows[0]
+        assert name == "beta", r.out
+        assert v[2] > 20 and v[5] > 20 and 15 < v[0] < 50 and v[1] > 50, r.out
+        others = {n: x for n, x in rows if n in ("alpha", "gamma_")}
+        assert all(x[2] < -5 for x in others.values()) and len(others) == 2, r.out
+    svg = os.path.join(ctx.workdir, "shift-diff.svg")
+    r = ctx.sprof_run("diff", base, new, "-o", svg, timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    red, green, blue = svg_fill(svg, "beta")
+    assert red == 255 and green < 180 and blue < 180, (red, green, blue)
+    red, green, blue = svg_fill(svg, "alpha")
+    assert blue == 255 and red < 255 and green < 255, (red, green, blue)
+    # widths are NEW's samples: beta holds most of the graph
+    beta = max(int(g.get("data-n")) for g in svg_frames(svg) if g.get("data-name") == "beta")
+    root = [g for g in svg_frames(svg) if g.get("data-d") == "0"][0]
+    assert beta > 0.5 * int(root.get("data-n")), (beta, root.get("data-n"))
+    # --top keeps the first rows; a bad input is named
+    r = ctx.sprof_run("diff", "--top", "1", base, folded, timeout=60)
+    assert r.rc == 0 and len(diff_rows(r.out)) == 1, repr(r)
+    bad = ctx.write("bad.folded", "main;foo\n")
+    r = ctx.sprof_run("diff", base, bad, timeout=60)
+    assert r.rc != 0 and "bad.folded':1: not a folded stack line" in r.err, repr(r)
+    r = ctx.sprof_run("diff", base, os.path.join(ctx.workdir, "missing.pb.gz"), timeout=60)
+    assert r.rc != 0 and "cannot read" in r.err and "missing.pb.gz" in r.err, repr(r)
+
+
+def test_diff_go_pprof(ctx):
+    """a profile re-encoded by Go's pprof reads the same: the diff against the original is all zero"""
+    ctx.require_tool("go")
+    orig = shift_profile(ctx, "alpha", "shift-alpha.pb.gz")
+    go = os.path.join(ctx.workdir, "shift-alpha-go.pb.gz")
+    with open(go, "wb") as f:
+        r = subprocess.run(["go", "tool", "pprof", "-proto", orig], stdout=f, stderr=subprocess.PIPE,
+                           timeout=120, env=dict(os.environ, PPROF_TMPDIR=ctx.workdir))
+    assert r.returncode == 0, r.stderr
+    r = ctx.sprof_run("diff", orig, go, timeout=60)
+    assert r.rc == 0, repr(r)
+    rows = diff_rows(r.out)
+    assert rows and all(abs(v[2]) < 0.005 and abs(v[5]) < 0.005 for _, v in rows), r.out
+    assert "alpha" in [n for n, _ in rows], r.out
+
+
 # Deterministic maps of every kind, printed by both at exit (bpftrace 0.17).
 DIFF_PROGRAMS = [
     'BEGIN { @h = hist(5); @h = hist(1000); @h = hist(0); @h = hist(-3); @l = lhist(15, 0, 40, 10); '
@@ -471,5 +600,8 @@ def tests(ctx):
     yield "e2e_speedscope", test_e2e_speedscope
     yield "e2e_multi_map", test_e2e_multi_map
     yield "e2e_json", test_e2e_json
+    yield "e2e_residency", test_e2e_residency
+    yield "e2e_diff", test_e2e_diff
+    yield "diff_go_pprof", test_diff_go_pprof
     yield "text_vs_bpftrace", test_text_vs_bpftrace
     yield "json_vs_bpftrace", test_json_vs_bpftrace

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import time
 
-FORMATS = ["text", "json", "folded", "svg", "pprof", "speedscope"]
+FORMATS = ["text", "json", "folded", "svg", "pprof", "speedscope", "residency"]
 NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
 _prefix = {}
 
@@ -150,6 +150,8 @@ for i in {1..100}; do
   [[ $out == *$4* ]] && break
   sleep 0.1
 done
+sleep 0.3  # the rest of a listing that spans several rows
+zpty -r -t z chunk && out+=$chunk
 print -r -- "$out"
 zpty -d z
 """

@@ -13,7 +13,8 @@ own dependency check makes a second run cheap. The sanitized sprof then runs
   - a few real BPF runs as root: BEGIN/exit, profile -c with ustack (and
     of a Python program, with pystack),
     a printf-heavy interval program, -f json, -o svg / pprof / folded /
-    speedscope, cleared maps printed, a missing raw tracepoint, and a
+    speedscope, -f residency, sprof diff (and its readers on damaged
+    files), cleared maps printed, a missing raw tracepoint, and a
     tracepoint wildcard stopped by --duration with END;
   - --list-scripts, script parameters and -d tokens/types/plan/bpf of every
     stdlib script; -d verifier, -v's attach report and a memleak run.
@@ -222,6 +223,34 @@ def t_bpf_svg_pprof(ctx):
                           "profile:hz:199 { @[ustack] = count(); }"], timeout=60)
         assert r.rc == 0, r
         assert os.path.getsize(path) > 100, (out, r)
+
+
+def t_bpf_residency_diff(ctx):
+    """-f residency, then sprof diff of pprof and folded files (text and svg), and the readers
+    on damaged input: a truncated gzip, bytes that are not protobuf, a folded line without count"""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    r = san_run(ctx, ["-f", "residency", "-c", wl + " 0.5", "-e", "profile:hz:199 { @[comm, ustack] = count(); }"])
+    assert r.rc == 0 and "%  " in r.out, r
+    files = []
+    for out in ("san-a.pb.gz", "san-b.folded"):
+        path = os.path.join(ctx.workdir, out)
+        r = san_run(ctx, ["-o", path, "-c", wl + " 0.5", "-e", "profile:hz:199 { @[ustack] = count(); }"])
+        assert r.rc == 0, r
+        files.append(path)
+    r = san_run(ctx, ["diff"] + files)
+    assert r.rc == 0 and "function" in r.out, r
+    r = san_run(ctx, ["diff", "-o", os.path.join(ctx.workdir, "san-diff.svg")] + files)
+    assert r.rc == 0, r
+    data = open(files[0], "rb").read()
+    bad = {"san-cut.pb.gz": data[: len(data) // 2], "san-junk.pb": bytes(range(256)) * 4,
+           "san-bad.folded": b"main;foo\n"}
+    for name, content in bad.items():
+        path = os.path.join(ctx.workdir, name)
+        with open(path, "wb") as f:
+            f.write(content)
+        r = san_run(ctx, ["diff", files[0], path])
+        assert r.rc == 1 and name in r.err, r
 
 
 def t_bpf_empty_and_missing(ctx):

@@ -40,7 +40,7 @@ static size_t trailing_number(const char *s, size_t n, size_t *blank)
 	return n - i;
 }
 
-static void folded_name(FILE *f, const char *s, enum sp_pe_kind kind)
+void sp_folded_name(FILE *f, const char *s, enum sp_pe_kind kind)
 {
 	size_t n = strlen(s), blank = n, num = trailing_number(s, n, &blank);
 
@@ -72,7 +72,7 @@ int sp_report_folded(FILE *f, const struct sp_mapdata *m)
 		for (int j = 0; j < v[i].n; j++) {
 			if (j)
 				fputc(';', f);
-			folded_name(f, v[i].el[j].name, v[i].el[j].kind);
+			sp_folded_name(f, v[i].el[j].name, v[i].el[j].kind);
 		}
 		fprintf(f, " %" PRIu64 "\n", v[i].weight);
 	}

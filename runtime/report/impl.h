@@ -99,8 +99,16 @@ void sp_json_strn(FILE *f, const char *s, size_t n);
 FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **path);
 int sp_report_close(FILE *f, char *path);
 
+/* A frame name as folded lines write it (';' -> ':', "_[k]" for kernel frames). */
+void sp_folded_name(FILE *f, const char *s, enum sp_pe_kind kind);
+
 int sp_report_folded(FILE *f, const struct sp_mapdata *m);
+int sp_report_residency(FILE *f, const struct sp_mapdata *m);
 int sp_report_svg(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o);
+/* A flame graph of paths read back from files (cur); with base, the
+ * differential one: widths from cur, colours from the change of share. */
+int sp_report_svg_paths(FILE *f, const struct sp_path *cur, int ncur, const struct sp_path *base,
+			int nbase, const char *subtitle, const struct sp_report_opts *o);
 int sp_report_pprof(FILE *f, const struct sp_profile *p, const struct sp_mapdata *m);
 int sp_report_speedscope(FILE *f, const struct sp_profile *p, const struct sp_mapdata **maps, int nmaps);
 

@@ -16,6 +16,7 @@
 static const char *const fmt_names[] = {
 	[SP_FMT_TEXT] = "text",     [SP_FMT_JSON] = "json",   [SP_FMT_FOLDED] = "folded",
 	[SP_FMT_SVG] = "svg",       [SP_FMT_PPROF] = "pprof", [SP_FMT_SPEEDSCOPE] = "speedscope",
+	[SP_FMT_RESIDENCY] = "residency",
 };
 
 /* Extensions, longest first so ".speedscope.json" wins over ".json". */
@@ -197,6 +198,9 @@ static int write_one(const struct sp_profile *p, const struct sp_mapdata *m,
 	case SP_FMT_SVG:
 		err = sp_report_svg(f, m, o);
 		break;
+	case SP_FMT_RESIDENCY:
+		err = sp_report_residency(f, m);
+		break;
 	default:
 		err = sp_report_pprof(f, p, m);
 		break;
@@ -250,7 +254,7 @@ static int write_flame(const struct sp_profile *p, const struct sp_report_opts *
 		fprintf(stderr, "error: pprof output is gzip'd binary: write it with -o FILE.pb.gz\n");
 		err = -EINVAL;
 	}
-	if (!err && n > 1 && !o->output && o->format != SP_FMT_FOLDED) {
+	if (!err && n > 1 && !o->output && o->format != SP_FMT_FOLDED && o->format != SP_FMT_RESIDENCY) {
 		fprintf(stderr, "error: %d maps hold stacks: write them with -o FILE (one file per map) "
 				"or pick one with --map\n", n);
 		err = -EINVAL;
@@ -282,6 +286,7 @@ int sp_report_write(const struct sp_profile *p, const struct sp_report_opts *o)
 	case SP_FMT_SVG:
 	case SP_FMT_PPROF:
 	case SP_FMT_SPEEDSCOPE:
+	case SP_FMT_RESIDENCY:
 		return write_flame(p, o);
 	}
 	fprintf(stderr, "error: unknown report format %d\n", (int)o->format);

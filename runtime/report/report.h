@@ -2,7 +2,7 @@
  *
  * text (bpftrace's map printing, the default), json (bpftrace's -f json
  * lines), folded, svg (sprof's own interactive flame graph), pprof
- * (gzip'd profile.proto) and speedscope. The format follows -o's extension
+ * (gzip'd profile.proto), speedscope and residency (each stack's share). The format follows -o's extension
  * when -f is absent.
  */
 #ifndef SPROF_RUNTIME_REPORT_REPORT_H
@@ -12,7 +12,8 @@
 
 #include "runtime/report/profile.h"
 
-enum sp_format { SP_FMT_TEXT, SP_FMT_JSON, SP_FMT_FOLDED, SP_FMT_SVG, SP_FMT_PPROF, SP_FMT_SPEEDSCOPE };
+enum sp_format { SP_FMT_TEXT, SP_FMT_JSON, SP_FMT_FOLDED, SP_FMT_SVG, SP_FMT_PPROF, SP_FMT_SPEEDSCOPE,
+		 SP_FMT_RESIDENCY };
 
 struct sp_report_opts {
 	enum sp_format format;

@@ -13,6 +13,13 @@
  * unresolved frames grey; the shade
  * comes from a hash of the name so a function keeps its colour.
  *
+ * The differential flame graph (`sprof diff`) is the same tree and the same
+ * writer: widths are the new profile's samples, and each node also carries
+ * its samples in the base profile; the fill then tells the change of the
+ * node's share of all samples (red grew, blue shrank, the deeper the more,
+ * relative to the largest change; white unchanged), and the tooltip shows
+ * the share before and after.
+ *
  * Written from scratch: flamegraph.pl's licence (CDDL) keeps it out of the tree.
  */
 #include <errno.h>
@@ -183,6 +190,7 @@ struct node {
 	char *name;
 	enum sp_pe_kind kind;
 	uint64_t total;
+	uint64_t base;  /* diff: samples in the base profile */
 	int n, cap;
 	struct node **kids;
 };
@@ -226,16 +234,17 @@ static struct node *node_child(struct node *p, const char *name, enum sp_pe_kind
 	return c;
 }
 
-static int tree_add(struct node *root, const struct sp_path *p)
+/* Adds a path's weight to its nodes' totals, or (base) to their base counts. */
+static int tree_add(struct node *root, const struct sp_path *p, bool base)
 {
 	struct node *n = root;
 
-	root->total += p->weight;
+	*(base ? &root->base : &root->total) += p->weight;
 	for (int i = 0; i < p->n; i++) {
 		n = node_child(n, p->el[i].name, p->el[i].kind);
 		if (!n)
 			return -ENOMEM;
-		n->total += p->weight;
+		*(base ? &n->base : &n->total) += p->weight;
 	}
 	return 0;
 }
@@ -274,7 +283,7 @@ static int build_tree(const struct sp_mapdata *m, struct node **out)
 		if (err)
 			break;
 		if (p.weight)
-			err = tree_add(root, &p);
+			err = tree_add(root, &p, false);
 		sp_path_free(&p);
 	}
 	if (err) {
@@ -364,11 +373,63 @@ static void fitted(FILE *f, const char *name, double w)
 
 struct svg_ctx {
 	FILE *f;
+	bool diff;        /* colour by change of share against the base counts */
+	uint64_t base_total;
+	double max_delta; /* largest |change of share| of any drawn node */
 	const char *unit; /* "samples" for count maps, else the aggregation ("sum") */
 	double scale;  /* px per sample */
 	int height;
 	uint64_t total;
 };
+
+static double share(uint64_t v, uint64_t total)
+{
+	return total ? (double)v / (double)total : 0.0;
+}
+
+static double node_delta(const struct svg_ctx *c, const struct node *n)
+{
+	return share(n->total, c->total) - share(n->base, c->base_total);
+}
+
+static void find_max_delta(struct svg_ctx *c, const struct node *n)
+{
+	double d = fabs(node_delta(c, n));
+
+	if (n->total * c->scale < MIN_W)
+		return;
+	c->max_delta = d > c->max_delta ? d : c->max_delta;
+	for (int i = 0; i < n->n; i++)
+		find_max_delta(c, n->kids[i]);
+}
+
+/* Red for a share that grew, blue for one that shrank, white unchanged. */
+static void diff_colour(char *buf, size_t len, const struct svg_ctx *c, const struct node *n)
+{
+	double d = node_delta(c, n), t = c->max_delta > 0 ? fabs(d) / c->max_delta : 0;
+	int v = 255 - (int)(200 * (t > 1 ? 1 : t));
+
+	if (d > 0)
+		snprintf(buf, len, "rgb(255,%d,%d)", v, v);
+	else if (d < 0)
+		snprintf(buf, len, "rgb(%d,%d,255)", v, v);
+	else
+		snprintf(buf, len, "rgb(255,255,255)");
+}
+
+static void frame_title(struct svg_ctx *c, const struct node *n)
+{
+	xml_text(c->f, n->name);
+	if (n->kind == SP_PE_KERNEL)
+		fputs(" [kernel]", c->f);
+	if (!c->diff) {
+		fprintf(c->f, " (%" PRIu64 " %s, %.2f%%)", n->total, c->unit, 100 * share(n->total, c->total));
+		return;
+	}
+	fprintf(c->f, " (%" PRIu64 " %s, %.2f%%; base %" PRIu64 ", %.2f%%; %+.2f%%)", n->total, c->unit,
+		100 * share(n->total, c->total), n->base, 100 * share(n->base, c->base_total),
+		100 * node_delta(c, n));
+}
 
 static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start, int depth)
 {
@@ -378,16 +439,18 @@ static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start,
 
 	if (w < MIN_W)
 		return;
-	frame_colour(fill, sizeof(fill), n, depth == 0);
+	if (c->diff)
+		diff_colour(fill, sizeof(fill), c, n);
+	else
+		frame_colour(fill, sizeof(fill), n, depth == 0);
 	fprintf(c->f, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\" data-d=\"%d\" data-name=\"",
 		start, n->total, depth);
 	xml_text(c->f, n->name);
+	if (c->diff)
+		fprintf(c->f, "\" data-delta=\"%.6f", node_delta(c, n));
 	fputs("\"><title>", c->f);
-	xml_text(c->f, n->name);
-	if (n->kind == SP_PE_KERNEL)
-		fputs(" [kernel]", c->f);
-	fprintf(c->f, " (%" PRIu64 " %s, %.2f%%)</title>", n->total, c->unit,
-		c->total ? 100.0 * n->total / c->total : 0.0);
+	frame_title(c, n);
+	fputs("</title>", c->f);
 	fprintf(c->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/>",
 		x, y, w, FRAME_H - 1, fill);
 	fprintf(c->f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 10.5);
@@ -399,7 +462,7 @@ static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start,
 	}
 }
 
-static void write_header(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o,
+static void write_header(FILE *f, const char *subtitle, const struct sp_report_opts *o,
 			 const struct svg_ctx *c, int width)
 {
 	int height = c->height;
@@ -415,8 +478,11 @@ static void write_header(FILE *f, const struct sp_mapdata *m, const struct sp_re
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", width / 2);
 	xml_text(f, o->title ? o->title : "Flame Graph");
 	fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"38\" text-anchor=\"middle\">", width / 2);
-	xml_text(f, m->map && m->map->name ? m->map->name : "@");
-	fprintf(f, ": %" PRIu64 " %s</text>\n", total, c->unit);
+	xml_text(f, subtitle);
+	fprintf(f, ": %" PRIu64 " %s", total, c->unit);
+	if (c->diff)
+		fprintf(f, " (base %" PRIu64 "; red grew, blue shrank)", c->base_total);
+	fputs("</text>\n", f);
 	/* Buttons are a text over an invisible box that takes the clicks, so
 	 * they work whatever the fonts. */
 	fprintf(f, "<g id=\"unzoom\" class=\"hide\"><rect x=\"%d\" y=\"6\" width=\"96\" height=\"22\" "
@@ -449,24 +515,51 @@ static const char *weight_unit(const struct sp_mapdata *m)
 	}
 }
 
+static void write_svg(struct svg_ctx *c, struct node *root, const char *subtitle,
+		      const struct sp_report_opts *o)
+{
+	int width = o->width > 0 ? o->width : 1200;
+
+	width = width < 200 ? 200 : width;
+	c->total = root->total;
+	c->base_total = root->base;
+	c->height = TOP_H + BOTTOM_H + tree_depth(root) * FRAME_H;
+	c->scale = root->total ? (double)(width - 2 * PAD) / root->total : 0;
+	if (c->diff)
+		find_max_delta(c, root);
+	write_header(c->f, subtitle, o, c, width);
+	fputs("<g id=\"frames\">\n", c->f);
+	if (root->total)
+		write_frame(c, root, 0, 0);
+	fputs("</g>\n</svg>\n", c->f);
+}
+
 int sp_report_svg(FILE *f, const struct sp_mapdata *m, const struct sp_report_opts *o)
 {
 	struct node *root = NULL;
-	int err = build_tree(m, &root), width = o->width > 0 ? o->width : 1200;
-	struct svg_ctx c = { .f = f };
+	int err = build_tree(m, &root);
+	struct svg_ctx c = { .f = f, .unit = weight_unit(m) };
 
 	if (err)
 		return err;
-	width = width < 200 ? 200 : width;
-	c.total = root->total;
-	c.unit = weight_unit(m);
-	c.height = TOP_H + BOTTOM_H + tree_depth(root) * FRAME_H;
-	c.scale = root->total ? (double)(width - 2 * PAD) / root->total : 0;
-	write_header(f, m, o, &c, width);
-	fputs("<g id=\"frames\">\n", f);
-	if (root->total)
-		write_frame(&c, root, 0, 0);
-	fputs("</g>\n</svg>\n", f);
+	write_svg(&c, root, m->map && m->map->name ? m->map->name : "@", o);
 	node_free(root);
 	return 0;
+}
+
+int sp_report_svg_paths(FILE *f, const struct sp_path *cur, int ncur, const struct sp_path *base,
+			int nbase, const char *subtitle, const struct sp_report_opts *o)
+{
+	struct node *root = node_new("all", SP_PE_LABEL);
+	struct svg_ctx c = { .f = f, .unit = "samples", .diff = base != NULL };
+	int err = root ? 0 : -ENOMEM;
+
+	for (int i = 0; i < ncur && !err; i++)
+		err = cur[i].weight ? tree_add(root, &cur[i], false) : 0;
+	for (int i = 0; i < nbase && !err; i++)
+		err = base[i].weight ? tree_add(root, &base[i], true) : 0;
+	if (!err)
+		write_svg(&c, root, subtitle, o);
+	node_free(root);
+	return err;
 }

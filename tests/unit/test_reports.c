@@ -605,6 +605,21 @@ static void test_folded(void)
 	free(s);
 }
 
+/* -f residency: shares of the map's total, largest first, stacks leaf first. */
+static void test_residency(void)
+{
+	struct sp_mapdata maps[2] = { comm_stack_map("@"), ustack_map() };
+	struct sp_profile p = { .nmaps = 1, .maps = maps };
+	char *s = report(&p, SP_FMT_RESIDENCY, "hotwarm.residency", NULL);
+
+	CHECK(strcmp(s, "56.7%  hot;main;__libc_start_call_main;hotwarm\n"
+			"28.3%  warm;main;__libc_start_call_main;hotwarm\n"
+			" 8.5%  read_zero_[k];vfs_read_[k];__libc_read;main;__libc_start_call_main;hotwarm\n"
+			" 5.7%  spin;main;my:app_12\n"
+			" 0.8%  [hotwarm];main;hotwarm\n") == 0, "residency:\n%s", s);
+	free(s);
+}
+
 /* Files for tests/tier_formats.py: one map for the consumers, two maps for naming. */
 static void test_consumer_files(void)
 {
@@ -662,6 +677,7 @@ int main(int argc, char **argv)
 	test_json_events();
 	test_folded();
 	test_zero_frame();
+	test_residency();
 	test_consumer_files();
 	for (int i = 0; i < nfixtures; i++)
 		free(fixtures[i]);

@@ -1,0 +1,257 @@
+/* runtime/report/ch_conn.c: ClickHouse URLs and statements over HTTP.
+ *
+ * A statement goes in the POST body, or, for an INSERT whose rows are the
+ * body, in the query string. User and password travel as HTTP Basic
+ * authentication, which ClickHouse 18.16 and current releases both accept.
+ * A refused statement comes back with a status other than 200 and the
+ * server's message as the body ("Code: 193, e.displayText() = ...: Wrong
+ * password for user x"); its first line, without the e.what() tail, becomes
+ * the error text.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/report/ch_conn.h"
+
+static bool ident_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A copy of s with %XX sequences decoded (a password may hold ':' or '/'). */
+static char *pct_decode(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (s[0] == '%' && hexval(s[1]) >= 0 && hexval(s[2]) >= 0) {
+			*o++ = (char)(hexval(s[1]) * 16 + hexval(s[2]));
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* user[:password]@ before the host, percent-encoded as in any URL. */
+static int parse_auth(char *auth, struct sp_ch_conn *c)
+{
+	char *colon = strchr(auth, ':');
+
+	if (colon)
+		*colon = '\0';
+	c->user = pct_decode(auth);
+	c->password = colon ? pct_decode(colon + 1) : NULL;
+	return c->user && (!colon || c->password) ? 0 : -ENOMEM;
+}
+
+static int parse_hostport(char *hp, struct sp_ch_conn *c, char *err, size_t errlen)
+{
+	char *colon = strrchr(hp, ':'), *end;
+	long port = 8123;
+
+	if (hp[0] == '[') { /* [::1]:8123 */
+		char *close = strchr(hp, ']');
+
+		if (!close || (close[1] && close[1] != ':')) {
+			snprintf(err, errlen, "bad host '%s'", hp);
+			return -EINVAL;
+		}
+		colon = close[1] ? close + 1 : NULL;
+		*close = '\0';
+		hp++;
+	}
+	if (colon) {
+		*colon = '\0';
+		port = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || port <= 0 || port > 65535) {
+			snprintf(err, errlen, "bad port '%s'", colon + 1);
+			return -EINVAL;
+		}
+	}
+	if (!*hp) {
+		snprintf(err, errlen, "no host");
+		return -EINVAL;
+	}
+	c->host = strdup(hp);
+	c->port = (int)port;
+	return c->host ? 0 : -ENOMEM;
+}
+
+static int parse_table(const char *path, struct sp_ch_conn *c, char *err, size_t errlen)
+{
+	const char *dot = strchr(path, '.');
+
+	if (!dot) {
+		snprintf(err, errlen, "expected /DATABASE.TABLE after the host");
+		return -EINVAL;
+	}
+	c->db = strndup(path, (size_t)(dot - path));
+	c->table = strdup(dot + 1);
+	if (!c->db || !c->table)
+		return -ENOMEM;
+	if (!ident_ok(c->db) || !ident_ok(c->table)) {
+		snprintf(err, errlen, "database and table names are letters, digits and '_'");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int make_shown(struct sp_ch_conn *c)
+{
+	size_t n = strlen(c->host) + strlen(c->db) + strlen(c->table) + (c->user ? strlen(c->user) : 0) + 40;
+
+	c->shown = malloc(n);
+	if (!c->shown)
+		return -ENOMEM;
+	bool v6 = strchr(c->host, ':') != NULL;
+
+	snprintf(c->shown, n, "clickhouse://%s%s%s%s%s:%d/%s.%s", c->user ? c->user : "", c->user ? "@" : "",
+		 v6 ? "[" : "", c->host, v6 ? "]" : "", c->port, c->db, c->table);
+	return 0;
+}
+
+static int env_auth(struct sp_ch_conn *c)
+{
+	const char *u = getenv("SPROF_CLICKHOUSE_USER"), *p = getenv("SPROF_CLICKHOUSE_PASSWORD");
+
+	if (!c->user && u && *u && !(c->user = strdup(u)))
+		return -ENOMEM;
+	if (!c->password && p && !(c->password = strdup(p)))
+		return -ENOMEM;
+	return 0;
+}
+
+int sp_ch_conn_parse(const char *url, struct sp_ch_conn *c, char *err, size_t errlen)
+{
+	static const char scheme[] = "clickhouse://";
+	char *rest, *slash, *at;
+	int e;
+
+	memset(c, 0, sizeof(*c));
+	c->timeout_ms = 10000;
+	if (strncmp(url, scheme, sizeof(scheme) - 1) != 0) {
+		snprintf(err, errlen, "the URL must start with clickhouse://");
+		return -EINVAL;
+	}
+	rest = strdup(url + sizeof(scheme) - 1);
+	if (!rest)
+		return -ENOMEM;
+	slash = strchr(rest, '/');
+	if (slash)
+		*slash = '\0';
+	at = strrchr(rest, '@');
+	if (at)
+		*at = '\0';
+	e = at ? parse_auth(rest, c) : 0;
+	if (!e)
+		e = parse_hostport(at ? at + 1 : rest, c, err, errlen);
+	if (!e && !slash) {
+		snprintf(err, errlen, "expected /DATABASE.TABLE after the host");
+		e = -EINVAL;
+	}
+	if (!e)
+		e = parse_table(slash + 1, c, err, errlen);
+	if (!e)
+		e = env_auth(c);
+	if (!e)
+		e = make_shown(c);
+	free(rest);
+	if (e == -ENOMEM)
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	if (e)
+		sp_ch_conn_free(c);
+	return e;
+}
+
+void sp_ch_conn_free(struct sp_ch_conn *c)
+{
+	free(c->host);
+	free(c->db);
+	free(c->table);
+	free(c->user);
+	free(c->password);
+	free(c->shown);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The server's message: its first line, without ", e.what() = ..." */
+static void server_error(const struct sp_http_resp *r, char *err, size_t errlen)
+{
+	const char *b = r->body && *r->body ? r->body : "(no message)";
+	size_t n = strcspn(b, "\r\n");
+	const char *what = strstr(b, ", e.what() = ");
+
+	if (what && (size_t)(what - b) < n)
+		n = (size_t)(what - b);
+	snprintf(err, errlen, "server answered %d: %.*s", r->status, (int)n, b);
+}
+
+int sp_ch_exec(const struct sp_ch_conn *c, const char *sql, const void *data, size_t len,
+	       struct sp_http_resp *resp, char *err, size_t errlen)
+{
+	char *q = data ? sp_url_encode(sql) : NULL, *target = NULL;
+	struct sp_http_req r = { .host = c->host, .port = c->port, .user = c->user, .password = c->password,
+				 .timeout_ms = c->timeout_ms };
+	int e;
+
+	if (data && !q)
+		return -ENOMEM;
+	target = malloc((q ? strlen(q) : 0) + 16);
+	if (!target) {
+		free(q);
+		return -ENOMEM;
+	}
+	sprintf(target, q ? "/?query=%s" : "/", q ? q : "");
+	r.target = target;
+	r.body = data ? data : sql;
+	r.len = data ? len : strlen(sql);
+	e = sp_http_post(&r, resp, err, errlen);
+	if (!e && resp->status != 200) {
+		int status = resp->status;
+
+		server_error(resp, err, errlen);
+		sp_http_resp_free(resp);
+		e = status == 401 || status == 403 ? -EACCES : -EIO;
+	}
+	free(target);
+	free(q);
+	return e;
+}
+
+void sp_ch_unescape(char *s)
+{
+	static const char from[] = "tnrbf0'\\", to[] = "\t\n\r\b\f\0'\\";
+	char *o = s;
+
+	for (; *s; s++) {
+		const char *k = s[0] == '\\' && s[1] ? strchr(from, s[1]) : NULL;
+
+		if (k) {
+			*o++ = to[k - from];
+			s++;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}

@@ -1,0 +1,32 @@
+/* runtime/report/ch_conn.h: the connection half of clickhouse.c, shared with
+ * its exporter (ch_export.c) and reader (ch_fetch.c): the parsed URL and
+ * one SQL statement sent over HTTP with the server's error as text. */
+#ifndef SPROF_RUNTIME_REPORT_CH_CONN_H
+#define SPROF_RUNTIME_REPORT_CH_CONN_H
+
+#include <stddef.h>
+
+#include "runtime/report/http.h"
+
+struct sp_ch_conn {
+	char *host;
+	int port;
+	char *db, *table;
+	char *user, *password; /* NULL: the server's default user */
+	char *shown;           /* the URL without the password, for messages */
+	int timeout_ms;
+};
+
+/* "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE" (user and password
+ * percent-encoded, an IPv6 host in brackets); err gets the reason. */
+int sp_ch_conn_parse(const char *url, struct sp_ch_conn *c, char *err, size_t errlen);
+void sp_ch_conn_free(struct sp_ch_conn *c);
+/* Runs sql (with data as the body of an INSERT when data is set); 0 with
+ * the answer in resp (status 200), else -errno with err holding the reason
+ * (the server's own message for a refused statement). */
+int sp_ch_exec(const struct sp_ch_conn *c, const char *sql, const void *data, size_t len,
+	       struct sp_http_resp *resp, char *err, size_t errlen);
+/* TabSeparated field unescaping, in place (\t \n \\ \' ...). */
+void sp_ch_unescape(char *s);
+
+#endif

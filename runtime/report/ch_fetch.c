@@ -1,0 +1,295 @@
+/* runtime/report/ch_fetch.c: `sprof report --from clickhouse://...`.
+ *
+ * ClickHouse does the aggregation: one statement sums the counts per stack
+ * over the rows the time range, --map and --where select, and returns each
+ * stack as its frames joined by \x1f (a byte no symbol holds) in
+ * TabSeparated text. Every answer row becomes an entry of one map "@" keyed
+ * by a user stack (frames named, no addresses; "_[k]" names are kernel
+ * frames again), led with --by by the values of those columns (host, comm,
+ * ...) as string key parts, so every writer (text, json, folded, svg, pprof,
+ * speedscope, residency) prints a fleet's profile as it prints a run's.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/report/ch_conn.h"
+#include "runtime/report/clickhouse.h"
+#include "base/vec.h"
+
+/* Columns --by may name: the ones that tell rows apart besides the stack. */
+static const char *const by_columns[] = { "host", "map", "comm", "pid" };
+#define MAX_BY 4
+
+struct fetch {
+	struct sp_plan_map map;            /* "@": key (by columns..., ustack) */
+	struct sp_plan_field fields[MAX_BY + 1];
+	const char *by[MAX_BY];
+	int nby;
+};
+
+/* "host,comm" -> f->by; false (message printed) for other names. */
+static bool parse_by(struct fetch *f, const char *by)
+{
+	const char *p = by;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		size_t i = 0;
+
+		while (i < sizeof(by_columns) / sizeof(by_columns[0]) &&
+		       (strlen(by_columns[i]) != n || strncmp(by_columns[i], p, n) != 0))
+			i++;
+		if (i == sizeof(by_columns) / sizeof(by_columns[0]) || f->nby == MAX_BY) {
+			fprintf(stderr, "sprof report: --by takes host, map, comm, pid (comma-separated), "
+					"not '%.*s'\n", (int)n, p);
+			return false;
+		}
+		f->by[f->nby++] = by_columns[i];
+		p += n + (p[n] == ',');
+	}
+	return true;
+}
+
+static void plan_key(struct fetch *f)
+{
+	f->map = (struct sp_plan_map){ .name = "@", .agg = SP_AGG_COUNT, .key = { .kind = SP_F_USTACK } };
+	if (!f->nby)
+		return;
+	for (int i = 0; i < f->nby; i++)
+		f->fields[i] = (struct sp_plan_field){ .kind = SP_F_STR, .name = (char *)f->by[i] };
+	f->fields[f->nby] = (struct sp_plan_field){ .kind = SP_F_USTACK };
+	f->map.key = (struct sp_plan_field){ .kind = SP_F_TUPLE, .nelems = f->nby + 1, .elems = f->fields };
+}
+
+static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_query *q, const struct fetch *fe)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	if (!f)
+		return NULL;
+	fputs("SELECT sum(count)", f);
+	for (int i = 0; i < fe->nby; i++)
+		fprintf(f, ", toString(%s)", fe->by[i]);
+	fprintf(f, ", arrayStringConcat(stack, '\\x1f') FROM %s.%s WHERE length(stack) > 0", c->db, c->table);
+	if (q->since_s)
+		fprintf(f, " AND time >= now() - %llu", (unsigned long long)q->since_s);
+	if (q->until_s)
+		fprintf(f, " AND time < now() - %llu", (unsigned long long)q->until_s);
+	if (q->since_at)
+		fprintf(f, " AND time >= toDateTime(%llu)", (unsigned long long)q->since_at);
+	if (q->until_at)
+		fprintf(f, " AND time < toDateTime(%llu)", (unsigned long long)q->until_at);
+	if (q->map) {
+		fputs(" AND map = '", f);
+		for (const char *p = q->map; *p; p++)
+			fprintf(f, *p == '\'' || *p == '\\' ? "\\%c" : "%c", *p);
+		fputc('\'', f);
+	}
+	if (q->where)
+		fprintf(f, " AND (%s)", q->where);
+	fputs(" GROUP BY ", f);
+	for (int i = 0; i < fe->nby; i++)
+		fprintf(f, "%s, ", fe->by[i]);
+	fputs("stack FORMAT TabSeparated", f);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int frame_from(struct sp_frame *fr, const char *name, size_t n)
+{
+	memset(fr, 0, sizeof(*fr));
+	if (n > 4 && memcmp(name + n - 4, "_[k]", 4) == 0) {
+		n -= 4;
+		fr->kind = SP_FRAME_KERNEL;
+	}
+	fr->sym = strndup(name, n);
+	return fr->sym ? 0 : -ENOMEM;
+}
+
+/* "frames\x1f..." -> a leaf-first stack. */
+static int parse_stack(char *text, struct sp_stack **out)
+{
+	struct sp_stack *st = calloc(1, sizeof(*st));
+	int n = 1, err = 0;
+	char *p = text;
+
+	if (!st)
+		return -ENOMEM;
+	for (char *c = text; *c; c++)
+		n += *c == '\x1f';
+	st->frames = calloc((size_t)n, sizeof(*st->frames));
+	if (!st->frames) {
+		free(st);
+		return -ENOMEM;
+	}
+	for (int i = n - 1; i >= 0 && !err; i--) {
+		size_t len = strcspn(p, "\x1f");
+
+		err = frame_from(&st->frames[i], p, len);
+		st->n++;
+		p += len + (p[len] != '\0');
+	}
+	*out = st;
+	return err;
+}
+
+/* The next tab-separated field of *line, unescaped; NULL when none is left. */
+static char *next_field(char **line)
+{
+	char *f = *line, *tab;
+
+	if (!f)
+		return NULL;
+	tab = strchr(f, '\t');
+	if (tab)
+		*tab = '\0';
+	*line = tab ? tab + 1 : NULL;
+	sp_ch_unescape(f);
+	return f;
+}
+
+/* The key: the by columns as strings, then the stack (or the stack alone). */
+static int row_key(struct sp_kval *k, char **line, int nby)
+{
+	struct sp_kval *el = k;
+	char *stack;
+
+	if (nby) {
+		k->kind = SP_F_TUPLE;
+		k->elems = calloc((size_t)nby + 1, sizeof(*k->elems));
+		if (!k->elems)
+			return -ENOMEM;
+		k->n = nby + 1;
+		for (int i = 0; i < nby; i++) {
+			char *v = next_field(line);
+
+			k->elems[i].kind = SP_F_STR;
+			k->elems[i].s = v ? strdup(v) : NULL;
+			if (!k->elems[i].s)
+				return v ? -ENOMEM : -EPROTO;
+		}
+		el = &k->elems[nby];
+	}
+	stack = next_field(line);
+	if (!stack)
+		return -EPROTO;
+	el->kind = SP_F_USTACK;
+	return parse_stack(stack, &el->stack);
+}
+
+static int add_row(struct sp_mapdata *m, int *cap, char *line, int nby)
+{
+	char *count = next_field(&line), *end;
+	unsigned long long n;
+	struct sp_entry *e;
+
+	if (!count)
+		return -EPROTO;
+	n = strtoull(count, &end, 10);
+	if (*end)
+		return -EPROTO;
+	if (SP_GROW(m->entries, *cap, m->n + 1, 256))
+		return -ENOMEM;
+	e = &m->entries[m->n++];
+	memset(e, 0, sizeof(*e));
+	e->val.v = (int64_t)n;
+	return row_key(&e->key, &line, nby);
+}
+
+static int parse_answer(char *body, struct sp_mapdata *m, int nby)
+{
+	char *save = NULL;
+	int cap = 0, err = 0;
+
+	for (char *line = strtok_r(body, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save))
+		err = add_row(m, &cap, line, nby);
+	return err;
+}
+
+int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *out)
+{
+	struct fetch *fe = calloc(1, sizeof(*fe));
+	struct sp_ch_conn c;
+	struct sp_http_resp r = { 0 };
+	char err[512] = "", *sql = NULL;
+	int e = fe ? sp_ch_conn_parse(q->url, &c, err, sizeof(err)) : -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (e) {
+		fprintf(stderr, "sprof: cannot read from %s: %s\n", q->url, *err ? err : strerror(-e));
+		free(fe);
+		return e;
+	}
+	if (!parse_by(fe, q->by)) {
+		sp_ch_conn_free(&c);
+		free(fe);
+		return -EINVAL;
+	}
+	plan_key(fe);
+	out->maps = calloc(1, sizeof(*out->maps));
+	if (out->maps) {
+		out->nmaps = 1;
+		out->maps[0].map = &fe->map; /* fe is freed with the profile */
+	} else {
+		free(fe);
+	}
+	sql = out->maps ? query_sql(&c, q, fe) : NULL;
+	e = sql && out->maps ? 0 : -ENOMEM;
+	if (!e)
+		e = sp_ch_exec(&c, sql, NULL, 0, &r, err, sizeof(err));
+	if (!e)
+		e = parse_answer(r.body, &out->maps[0], fe->nby);
+	if (e == -EPROTO)
+		snprintf(err, sizeof(err), "unexpected answer from the server");
+	if (e)
+		fprintf(stderr, "sprof: cannot read from %s: %s\n", c.shown, *err ? err : strerror(-e));
+	sp_http_resp_free(&r);
+	free(sql);
+	sp_ch_conn_free(&c);
+	if (e)
+		sp_clickhouse_profile_free(out);
+	return e;
+}
+
+static void free_stack(struct sp_stack *st)
+{
+	for (int k = 0; st && k < st->n; k++)
+		free((char *)st->frames[k].sym);
+	if (st)
+		free(st->frames);
+	free(st);
+}
+
+static void free_key(struct sp_kval *k)
+{
+	if (k->kind == SP_F_USTACK)
+		free_stack(k->stack);
+	if (k->kind == SP_F_STR)
+		free((char *)k->s);
+	for (int i = 0; k->kind == SP_F_TUPLE && i < k->n; i++)
+		free_key(&k->elems[i]);
+	if (k->kind == SP_F_TUPLE)
+		free(k->elems);
+}
+
+void sp_clickhouse_profile_free(struct sp_profile *p)
+{
+	for (int i = 0; i < p->nmaps; i++) {
+		struct sp_mapdata *m = &p->maps[i];
+
+		for (int j = 0; j < m->n; j++)
+			free_key(&m->entries[j].key);
+		free(m->entries);
+		free((void *)m->map); /* the struct fetch it is the first member of */
+	}
+	free(p->maps);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,311 @@
+/* runtime/report/clickhouse.c: the --export session: check the server and
+ * the table before attaching, send batches with retries, drop old days.
+ *
+ * The table (created when missing):
+ *
+ *   time DateTime('UTC'), host String, map String, pid UInt32, comm String,
+ *   key Array(String), stack Array(String), build_ids Array(String),
+ *   offsets Array(UInt64), count UInt64
+ *   ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)
+ *
+ * `stack` is root first; build_ids[i] and offsets[i] locate stack[i] in its
+ * file. ClickHouse 18.16 (Debian 12's) has no TTL, so --retention lists the
+ * table's day partitions and drops those older than the retention with
+ * ALTER TABLE ... DROP PARTITION, at start and after every export. A batch
+ * is the JSONEachRow text of one export; batches that could not be sent
+ * wait (oldest dropped past max_pending) and the rows lost are counted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/report/ch_conn.h"
+#include "runtime/report/ch_rows.h"
+#include "runtime/report/clickhouse.h"
+#include "base/vec.h"
+
+static const struct {
+	const char *name, *type;
+} columns[] = {
+	{ "time", "DateTime('UTC')" }, { "host", "String" },        { "map", "String" },
+	{ "pid", "UInt32" },           { "comm", "String" },        { "key", "Array(String)" },
+	{ "stack", "Array(String)" },  { "build_ids", "Array(String)" }, { "offsets", "Array(UInt64)" },
+	{ "count", "UInt64" },
+};
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+struct batch {
+	char *rows;
+	size_t len;
+	uint64_t nrows;
+};
+
+struct sp_clickhouse {
+	struct sp_ch_conn c;
+	char host_name[256];
+	uint64_t retention_s;
+	int attempts, backoff_ms, max_pending;
+	struct batch *pending;
+	int npending, cap;
+	uint64_t dropped_rows, dropped_batches;
+};
+
+struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
+{
+	struct sp_clickhouse *ch = calloc(1, sizeof(*ch));
+	char err[256];
+	int e;
+
+	if (!ch)
+		return NULL;
+	e = sp_ch_conn_parse(o->url, &ch->c, err, sizeof(err));
+	if (e) {
+		fprintf(stderr, "sprof: cannot export to %s: %s\n", o->url, err);
+		free(ch);
+		errno = -e;
+		return NULL;
+	}
+	if (o->timeout_ms > 0)
+		ch->c.timeout_ms = o->timeout_ms;
+	if (o->host_name)
+		snprintf(ch->host_name, sizeof(ch->host_name), "%s", o->host_name);
+	else if (gethostname(ch->host_name, sizeof(ch->host_name) - 1) != 0)
+		strcpy(ch->host_name, "localhost");
+	ch->retention_s = o->retention_s;
+	ch->attempts = o->attempts > 0 ? o->attempts : 6;
+	ch->backoff_ms = o->backoff_ms > 0 ? o->backoff_ms : 200;
+	ch->max_pending = o->max_pending > 0 ? o->max_pending : 16;
+	return ch;
+}
+
+static int exec_sql(struct sp_clickhouse *ch, const char *sql, char **answer, char *err, size_t errlen)
+{
+	struct sp_http_resp r;
+	int e = sp_ch_exec(&ch->c, sql, NULL, 0, &r, err, errlen);
+
+	if (e)
+		return e;
+	if (answer)
+		*answer = r.body;
+	else
+		sp_http_resp_free(&r);
+	return 0;
+}
+
+static char *create_sql(const struct sp_clickhouse *ch)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "CREATE TABLE IF NOT EXISTS %s.%s (", ch->c.db, ch->c.table);
+	for (size_t i = 0; i < NCOLUMNS; i++)
+		fprintf(f, "%s%s %s", i ? ", " : "", columns[i].name, columns[i].type);
+	fputs(") ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)", f);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Every column sprof writes is there with its type. */
+static int check_schema(struct sp_clickhouse *ch, char *err, size_t errlen)
+{
+	char sql[512], *ans = NULL, *line, *save = NULL;
+	bool seen[NCOLUMNS] = { false };
+	int e;
+
+	snprintf(sql, sizeof(sql), "SELECT name, type FROM system.columns WHERE database = '%s' AND "
+				   "table = '%s' FORMAT TabSeparated", ch->c.db, ch->c.table);
+	e = exec_sql(ch, sql, &ans, err, errlen);
+	for (line = e ? NULL : strtok_r(ans, "\n", &save); line && !e; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+
+		if (!tab)
+			continue;
+		*tab = '\0';
+		sp_ch_unescape(line);
+		sp_ch_unescape(tab + 1);
+		for (size_t i = 0; i < NCOLUMNS; i++) {
+			if (strcmp(line, columns[i].name) != 0)
+				continue;
+			seen[i] = true;
+			if (strcmp(tab + 1, columns[i].type) != 0) {
+				snprintf(err, errlen, "table %s.%s has another schema: column '%s' is %s, "
+						      "sprof writes %s", ch->c.db, ch->c.table, line, tab + 1,
+					 columns[i].type);
+				e = -EINVAL;
+			}
+		}
+	}
+	for (size_t i = 0; i < NCOLUMNS && !e; i++) {
+		if (!seen[i]) {
+			snprintf(err, errlen, "table %s.%s has another schema: no column '%s' (%s)", ch->c.db,
+				 ch->c.table, columns[i].name, columns[i].type);
+			e = -EINVAL;
+		}
+	}
+	free(ans);
+	return e;
+}
+
+/* Drops the day partitions older than the retention; returns how many. */
+static int drop_old_days(struct sp_clickhouse *ch, char *err, size_t errlen)
+{
+	char sql[512], cutoff[16], *ans = NULL, *line, *save = NULL;
+	time_t t = time(NULL) - (time_t)ch->retention_s;
+	struct tm tm;
+	int e, dropped = 0;
+
+	if (!ch->retention_s)
+		return 0;
+	gmtime_r(&t, &tm);
+	strftime(cutoff, sizeof(cutoff), "%Y-%m-%d", &tm);
+	snprintf(sql, sizeof(sql), "SELECT DISTINCT partition FROM system.parts WHERE database = '%s' AND "
+				   "table = '%s' AND active FORMAT TabSeparated", ch->c.db, ch->c.table);
+	e = exec_sql(ch, sql, &ans, err, errlen);
+	for (line = e ? NULL : strtok_r(ans, "\n", &save); line && !e; line = strtok_r(NULL, "\n", &save)) {
+		sp_ch_unescape(line);
+		if (line[0] == '\'')
+			memmove(line, line + 1, strlen(line)); /* newer servers quote the value */
+		line[strcspn(line, "'")] = '\0';
+		if (strlen(line) != 10 || strcmp(line, cutoff) >= 0)
+			continue;
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s DROP PARTITION '%s'", ch->c.db, ch->c.table, line);
+		e = exec_sql(ch, sql, NULL, err, errlen);
+		dropped += !e;
+	}
+	free(ans);
+	return e ? e : dropped;
+}
+
+int sp_clickhouse__prepare(struct sp_clickhouse *ch)
+{
+	char err[512] = "", sql[256], *create = create_sql(ch);
+	int e = create ? 0 : -ENOMEM;
+
+	if (!e)
+		e = exec_sql(ch, "SELECT version()", NULL, err, sizeof(err));
+	snprintf(sql, sizeof(sql), "CREATE DATABASE IF NOT EXISTS %s", ch->c.db);
+	if (!e)
+		e = exec_sql(ch, sql, NULL, err, sizeof(err));
+	if (!e)
+		e = exec_sql(ch, create, NULL, err, sizeof(err));
+	if (!e)
+		e = check_schema(ch, err, sizeof(err));
+	if (!e && (e = drop_old_days(ch, err, sizeof(err))) > 0)
+		e = 0;
+	free(create);
+	if (e)
+		fprintf(stderr, "sprof: cannot export to %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
+	return e < 0 ? e : 0;
+}
+
+/* --- batches ------------------------------------------------------------------------ */
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int send_batch(struct sp_clickhouse *ch, const struct batch *b, char *err, size_t errlen)
+{
+	char sql[256];
+	int e = -EIO, wait = ch->backoff_ms;
+
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT JSONEachRow", ch->c.db, ch->c.table);
+	for (int i = 0; i < ch->attempts; i++) {
+		struct sp_http_resp r;
+
+		if (i) {
+			sleep_ms(wait);
+			wait = wait * 2 > 5000 ? 5000 : wait * 2;
+		}
+		e = sp_ch_exec(&ch->c, sql, b->rows, b->len, &r, err, errlen);
+		if (!e) {
+			sp_http_resp_free(&r);
+			return 0;
+		}
+		if (i == 0 && ch->attempts > 1)
+			fprintf(stderr, "sprof: %s: insert failed (%s), retrying up to %d times\n", ch->c.shown,
+				err, ch->attempts - 1);
+	}
+	return e;
+}
+
+static void drop_oldest(struct sp_clickhouse *ch)
+{
+	ch->dropped_rows += ch->pending[0].nrows;
+	ch->dropped_batches++;
+	free(ch->pending[0].rows);
+	memmove(ch->pending, ch->pending + 1, sizeof(*ch->pending) * (size_t)--ch->npending);
+}
+
+static int queue(struct sp_clickhouse *ch, struct batch b)
+{
+	while (ch->npending >= ch->max_pending)
+		drop_oldest(ch);
+	if (SP_GROW(ch->pending, ch->cap, ch->npending + 1, 4)) {
+		free(b.rows);
+		return -ENOMEM;
+	}
+	ch->pending[ch->npending++] = b;
+	return 0;
+}
+
+int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p)
+{
+	struct batch b = { 0 };
+	char err[512] = "";
+	int e = sp_ch_rows(p, ch->host_name, &b.rows, &b.len, &b.nrows);
+
+	if (e) {
+		fprintf(stderr, "sprof: %s: cannot build the rows: %s\n", ch->c.shown, strerror(-e));
+		return e;
+	}
+	if (b.nrows == 0)
+		free(b.rows);
+	else if ((e = queue(ch, b)))
+		return e;
+	while (ch->npending && !(e = send_batch(ch, &ch->pending[0], err, sizeof(err)))) {
+		free(ch->pending[0].rows);
+		memmove(ch->pending, ch->pending + 1, sizeof(*ch->pending) * (size_t)--ch->npending);
+	}
+	if (e) {
+		fprintf(stderr, "sprof: %s: insert failed (%s); %d batch%s waiting\n", ch->c.shown, err,
+			ch->npending, ch->npending == 1 ? "" : "es");
+		return -EIO;
+	}
+	if (drop_old_days(ch, err, sizeof(err)) < 0)
+		fprintf(stderr, "sprof: %s: cannot drop old partitions: %s\n", ch->c.shown, err);
+	return 0;
+}
+
+uint64_t sp_clickhouse__dropped_rows(const struct sp_clickhouse *ch)
+{
+	return ch->dropped_rows;
+}
+
+void sp_clickhouse__destroy(struct sp_clickhouse *ch)
+{
+	if (!ch)
+		return;
+	while (ch->npending)
+		drop_oldest(ch);
+	if (ch->dropped_rows)
+		fprintf(stderr, "sprof: %s: %llu rows lost (%llu batch%s not sent)\n", ch->c.shown,
+			(unsigned long long)ch->dropped_rows, (unsigned long long)ch->dropped_batches,
+			ch->dropped_batches == 1 ? "" : "es");
+	free(ch->pending);
+	sp_ch_conn_free(&ch->c);
+	free(ch);
+}

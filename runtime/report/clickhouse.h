@@ -1,0 +1,66 @@
+/* runtime/report/clickhouse.h: profiles to and from a ClickHouse table.
+ *
+ * `--export clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE` sends the
+ * run's stacks over ClickHouse's HTTP interface (port 8123 by default; user
+ * and password from the URL, else SPROF_CLICKHOUSE_USER/_PASSWORD), one row
+ * per map entry: time, host name, map, pid, comm, the key's other parts,
+ * the stack as frame names (root first) with the build id and file offset
+ * of each frame, and the count. `sprof report --from URL` reads them back
+ * aggregated by stack into a profile the usual writers print. The table is
+ * created on first use (MergeTree, partitioned by day, ordered by host and
+ * time, in SQL that ClickHouse 18.16 and current releases both accept);
+ * --retention drops day partitions older than it.
+ */
+#ifndef SPROF_RUNTIME_REPORT_CLICKHOUSE_H
+#define SPROF_RUNTIME_REPORT_CLICKHOUSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/report/profile.h"
+
+struct sp_clickhouse_opts {
+	const char *url;          /* clickhouse://... */
+	const char *host_name;    /* --host-name; NULL = gethostname() */
+	uint64_t retention_s;     /* --retention; 0 = keep everything */
+	int attempts;             /* tries per batch (0: 6, over about 6 s) */
+	int backoff_ms;           /* first wait between tries, doubling (0: 200) */
+	int max_pending;          /* batches kept while the server is away (0: 16) */
+	int timeout_ms;           /* per connect/send/receive (0: 10000) */
+};
+
+struct sp_clickhouse;
+
+/* Parses the URL; NULL with errno set and the message printed. */
+struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o);
+/* Before attaching: the server answers, the credentials work, the table
+ * exists (created when missing) with sprof's columns, old partitions are
+ * dropped. 0 or -errno with one message `cannot export to URL: ...`. */
+int sp_clickhouse__prepare(struct sp_clickhouse *ch);
+/* Export this profile now: its rows become one batch, sent with the
+ * batches still pending (oldest first), each retried with backoff; when
+ * the server stays away the batch waits, and past max_pending the oldest
+ * is dropped. 0 when nothing is left pending, else -EIO (warning printed). */
+int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p);
+/* Rows dropped so far (batches that were never sent). */
+uint64_t sp_clickhouse__dropped_rows(const struct sp_clickhouse *ch);
+/* Pending batches are dropped; prints the rows lost, if any. */
+void sp_clickhouse__destroy(struct sp_clickhouse *ch);
+
+struct sp_clickhouse_query {
+	const char *url;
+	const char *where;        /* SQL condition, or NULL */
+	uint64_t since_s, until_s; /* seconds before now; 0 = no bound */
+	uint64_t since_at, until_at; /* or seconds since the epoch; 0 = no bound */
+	const char *map;          /* "@name" or NULL */
+	const char *by;           /* "host,comm": these columns lead each stack, or NULL */
+};
+
+/* Stacks aggregated in ClickHouse (GROUP BY stack) as a profile with one
+ * map "@" keyed by the stack (with `by`: by those columns, then the stack,
+ * the columns as leading key parts); free it with sp_clickhouse_profile_free.
+ * An unknown `by` column is -EINVAL with a message. */
+int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *out);
+void sp_clickhouse_profile_free(struct sp_profile *p);
+
+#endif

@@ -1,0 +1,319 @@
+"""tests/tier_fleet.py: continuous profiling for a fleet, against a real ClickHouse.
+
+The tier starts its own clickhouse-server (Debian 12's 18.16, .ci/setup
+installs it) on loopback with a data folder in the work directory and free
+ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
+  export       two runs of tests/workloads/shift.c with different --host-name
+               and a different hot function: the table holds both hosts' rows,
+               each with its own hot function on top, comm, pid, build ids
+  report       `sprof report --from` one SVG with both hosts' stacks; --where
+               keeps one host; --by host puts each under its own frame;
+               --since/--until; every output format
+  errors       bad URL, closed port, wrong password, a table of another
+               schema: one `cannot export to clickhouse://...` line, non-zero
+               exit, nothing started (-c's command never ran)
+  credentials  user and password from the URL and from SPROF_CLICKHOUSE_*
+  retention    rows 10 days old are dropped by --retention 7d, today's stay
+  outage       the server stopped during a run: the insert is retried and,
+               the server back within the retries, the rows arrive; the
+               server gone for good: the lost rows are counted at exit
+  distributed  a Distributed table over the two-shard loopback cluster
+               test_cluster_two_shards_localhost takes the export and reports
+The server is stopped when the tier ends.
+"""
+import atexit
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "fleet"))
+import chserver  # noqa: E402
+
+PROGRAM = "profile:hz:999 { @[comm, ustack] = count(); }"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def noise(err):
+    """stderr without the counts every profile may end with (a stack or two of
+    a starting process cut short): what is left is a real complaint."""
+    return "\n".join(l for l in err.splitlines() if l.strip() and "cut short" not in l)
+
+
+def server(ctx):
+    """The tier's ClickHouse server, started on first use."""
+    srv = getattr(ctx, "_ch", None)
+    if srv and srv.proc and srv.proc.poll() is None:
+        return srv
+    if chserver.server_binary() is None:
+        ctx.require_tool("clickhouse-server")
+    if not srv:
+        srv = chserver.Server(os.path.join(ctx.workdir, "clickhouse"))
+        atexit.register(srv.stop)
+        ctx._ch = srv
+    srv.start()
+    return srv
+
+
+def q(srv, sql):
+    return [line.split("\t") for line in srv.query(sql).splitlines()]
+
+
+def profile_run(ctx, url, host, hot, *extra, secs="1"):
+    ctx.require_bpf()
+    wl = ctx.workload("shift")
+    return ctx.sprof_run("--export", url, "--host-name", host, "-c", "%s %s %s" % (wl, hot, secs),
+                         "-o", os.devnull, *extra, "-e", PROGRAM, timeout=120)
+
+
+def leaf_counts(srv, table, host):
+    rows = q(srv, "SELECT stack[length(stack)] AS leaf, sum(count) FROM %s WHERE host = '%s' "
+                  "GROUP BY leaf ORDER BY sum(count) DESC" % (table, host))
+    return [(leaf, int(n)) for leaf, n in rows]
+
+
+def test_export(ctx):
+    srv = server(ctx)
+    url = srv.url("fleet.stacks")
+    for host, hot in (("web1", "alpha"), ("web2", "beta")):
+        r = profile_run(ctx, url, host, hot)
+        assert r.rc == 0 and "cannot export" not in r.err, repr(r)
+    for host, hot in (("web1", "alpha"), ("web2", "beta")):
+        leaves = leaf_counts(srv, "fleet.stacks", host)
+        assert leaves and leaves[0][0] == hot, (host, leaves)
+        assert {"alpha", "beta", "gamma_"} <= {l for l, _ in leaves}, leaves
+    rows = q(srv, "SELECT DISTINCT comm, pid > 0, map, length(build_ids) = length(stack), "
+                  "length(offsets) = length(stack), stack[1] FROM fleet.stacks WHERE stack[length(stack)] = 'alpha'")
+    assert all(r[:5] == ["shift", "1", "@", "1", "1"] for r in rows), rows
+    ids = q(srv, "SELECT build_ids[length(build_ids)] FROM fleet.stacks WHERE stack[length(stack)] = 'alpha' LIMIT 1")
+    assert re.match(r"^[0-9a-f]{16,}$", ids[0][0]), ids
+    # the schema sprof created: MergeTree, by day, ordered by host and time
+    eng = q(srv, "SELECT engine, partition_key, sorting_key FROM system.tables WHERE database = 'fleet' "
+                 "AND name = 'stacks'")
+    assert eng[0][0] == "MergeTree" and "toDate(time)" in eng[0][1] and "host, time" in eng[0][2], eng
+
+
+def svg_names(path):
+    return [g.get("data-name") for g in ET.parse(path).getroot().iter(SVG + "g") if g.get("data-name")]
+
+
+def svg_total(path):
+    return int(ET.parse(path).getroot().get("data-total"))
+
+
+def test_report(ctx):
+    srv = server(ctx)
+    if not q(srv, "EXISTS TABLE fleet.stacks")[0][0] == "1":
+        test_export(ctx)
+    url = srv.url("fleet.stacks")
+    out = os.path.join(ctx.workdir, "fleet.svg")
+    r = ctx.sprof_run("report", "--from", url, "-o", out, "--title", "fleet", timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    names = svg_names(out)
+    assert {"alpha", "beta", "gamma_", "main"} <= set(names), names
+    total = int(q(srv, "SELECT sum(count) FROM fleet.stacks WHERE length(stack) > 0")[0][0])
+    assert svg_total(out) == total, (svg_total(out), total)
+    for host, hot in (("web1", "alpha"), ("web2", "beta")):
+        r = ctx.sprof_run("report", "--from", url, "--where", "host = '%s'" % host, "-f", "residency",
+                          timeout=60)
+        assert r.rc == 0, repr(r)
+        first = r.out.splitlines()[0]
+        assert first.split()[1].split(";")[0] == hot, r.out
+        r = ctx.sprof_run("report", "--from", url, "--where", "host = '%s'" % host, "-f", "folded", timeout=60)
+        got = sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines())
+        want = int(q(srv, "SELECT sum(count) FROM fleet.stacks WHERE host = '%s' AND length(stack) > 0" % host)[0][0])
+        assert got == want, (host, got, want)
+    r = ctx.sprof_run("report", "--from", url, "--since", "1h", "-f", "folded", timeout=60)
+    assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
+    r = ctx.sprof_run("report", "--from", url, "--until", "1h", "-f", "folded", timeout=60)
+    assert r.rc == 0 and r.out.strip() == "", repr(r)
+    # absolute UTC times
+    r = ctx.sprof_run("report", "--from", url, "--since", "2000-01-01", "--until", "2999-01-01 00:00:00",
+                      "-f", "folded", timeout=60)
+    assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
+    for opt, when in (("--until", "2000-01-01T00:00"), ("--since", "2999-01-01")):
+        r = ctx.sprof_run("report", "--from", url, opt, when, "-f", "folded", timeout=60)
+        assert r.rc == 0 and r.out.strip() == "", (opt, when, r)
+    r = ctx.sprof_run("report", "--from", url, "--since", "yesterday", timeout=60)
+    assert r.rc != 0 and "invalid --since 'yesterday'" in r.err, repr(r)
+    for ext in ("txt", "json", "folded", "pb.gz", "speedscope.json"):
+        path = os.path.join(ctx.workdir, "fleet." + ext)
+        r = ctx.sprof_run("report", "--from", url, "-o", path, timeout=60)
+        assert r.rc == 0 and os.path.getsize(path) > 0, (ext, r)
+    with open(os.path.join(ctx.workdir, "fleet.txt")) as f:
+        assert "alpha+0" in f.read()
+    # --by host: each host's stacks under its own leading frame
+    r = ctx.sprof_run("report", "--from", url, "--by", "host", "-f", "folded", timeout=60)
+    assert r.rc == 0, repr(r)
+    per = {}
+    for line in r.out.splitlines():
+        frames, n = line.rsplit(" ", 1)
+        frames = frames.split(";")
+        per.setdefault(frames[0], {}).setdefault(frames[-1], 0)
+        per[frames[0]][frames[-1]] += int(n)
+    assert set(per) == {"web1", "web2"}, list(per)
+    assert max(per["web1"], key=per["web1"].get) == "alpha", per["web1"]
+    assert max(per["web2"], key=per["web2"].get) == "beta", per["web2"]
+    out = os.path.join(ctx.workdir, "fleet-by.svg")
+    r = ctx.sprof_run("report", "--from", url, "--by", "host,comm", "-o", out, timeout=60)
+    assert r.rc == 0 and {"web1", "web2", "shift", "alpha"} <= set(svg_names(out)), repr(r)
+    r = ctx.sprof_run("report", "--from", url, "--by", "stack", timeout=60)
+    assert r.rc != 0 and "--by takes host, map, comm, pid" in r.err, repr(r)
+    r = ctx.sprof_run("report", "--from", url, "--where", "no_such_column = 1", "-f", "folded", timeout=60)
+    assert r.rc != 0 and "cannot read from clickhouse://" in r.err and "no_such_column" in r.err, repr(r)
+
+
+def expect_refused(ctx, url, want):
+    marker = os.path.join(ctx.workdir, "started")
+    if os.path.exists(marker):
+        os.unlink(marker)
+    r = ctx.sprof_run("--export", url, "-c", "/usr/bin/touch " + marker, "-e", PROGRAM, timeout=60)
+    assert r.rc != 0, repr(r)
+    lines = [l for l in r.err.splitlines() if l.strip()]
+    assert len(lines) == 1 and lines[0].startswith("sprof: cannot export to ") and want in lines[0], r.err
+    assert not os.path.exists(marker), "the command ran although the export could not work"
+
+
+def test_errors(ctx):
+    ctx.require_bpf()
+    srv = server(ctx)
+    expect_refused(ctx, "http://127.0.0.1:%d/fleet.stacks" % srv.http, "must start with clickhouse://")
+    expect_refused(ctx, "clickhouse://127.0.0.1:%d/fleet" % srv.http, "DATABASE.TABLE")
+    closed = chserver.free_port()
+    expect_refused(ctx, "clickhouse://127.0.0.1:%d/fleet.stacks" % closed, "Connection refused")
+    expect_refused(ctx, srv.url("fleet.stacks", auth="sprof:wrong@"), "Wrong password for user sprof")
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    srv.query("CREATE TABLE IF NOT EXISTS fleet.other (time DateTime, host String, count Int32) "
+              "ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY time")
+    expect_refused(ctx, srv.url("fleet.other"), "has another schema")
+
+
+def test_credentials(ctx):
+    srv = server(ctx)
+    r = profile_run(ctx, srv.url("fleet.auth", auth="sprof:secret@"), "auth1", "gamma", secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    wl = ctx.workload("shift")
+    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "--host-name", "auth2", "-c", wl + " gamma 0.3",
+                 "-o", os.devnull, "-e", PROGRAM], timeout=120,
+                env={"SPROF_CLICKHOUSE_USER": "sprof", "SPROF_CLICKHOUSE_PASSWORD": "secret"})
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "-c", wl + " gamma 0.3", "-o", os.devnull,
+                 "-e", PROGRAM], timeout=120,
+                env={"SPROF_CLICKHOUSE_USER": "sprof", "SPROF_CLICKHOUSE_PASSWORD": "nope"})
+    assert r.rc != 0 and "Wrong password" in r.err, repr(r)
+    hosts = {h for (h,) in q(srv, "SELECT DISTINCT host FROM fleet.auth")}
+    assert hosts == {"auth1", "auth2"}, hosts
+
+
+def test_retention(ctx):
+    srv = server(ctx)
+    r = profile_run(ctx, srv.url("fleet.ret"), "ret", "alpha", secs="0.3")
+    assert r.rc == 0, repr(r)
+    srv.query("INSERT INTO fleet.ret SELECT time - 10 * 86400, host, map, pid, comm, key, stack, build_ids, "
+              "offsets, count FROM fleet.ret")
+    days = {d for (d,) in q(srv, "SELECT DISTINCT toDate(time) FROM fleet.ret")}
+    assert len(days) == 2, days
+    r = profile_run(ctx, srv.url("fleet.ret"), "ret", "alpha", "--retention", "7d", secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    old = int(q(srv, "SELECT count() FROM fleet.ret WHERE time < now() - 7 * 86400")[0][0])
+    new = int(q(srv, "SELECT count() FROM fleet.ret WHERE time >= now() - 86400")[0][0])
+    assert old == 0 and new > 0, (old, new)
+
+
+def start_sprof(ctx, *args):
+    """sprof in the background, its stderr lines collected as they come."""
+    proc = subprocess.Popen([ctx.sprof] + list(args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            cwd=ctx.workdir, text=True)
+    lines = []
+
+    def reader():
+        for line in proc.stderr:
+            lines.append(line)
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    return proc, lines, t
+
+
+def wait_for(cond, secs, what):
+    end = time.time() + secs
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def test_outage(ctx):
+    """stopped mid-run: retried until the server is back; gone for good: lost rows counted"""
+    srv = server(ctx)
+    url = srv.url("fleet.outage")
+    ctx.require_bpf()
+    wl = ctx.workload("shift")
+    # the server stops during the run and comes back once sprof reports the failed insert
+    proc, lines, t = start_sprof(ctx, "--export", url, "--host-name", "bounced", "-c", wl + " beta 3",
+                                 "-o", os.devnull, "-e", PROGRAM)
+    time.sleep(1)
+    srv.stop()
+    assert proc.poll() is None, "the run ended before the server was down: %s" % "".join(lines)
+    wait_for(lambda: any("retrying" in l for l in lines) or proc.poll() is not None, 60, "a retry")
+    srv.start()
+    rc = proc.wait(60)
+    t.join(10)
+    err = "".join(lines)
+    assert rc == 0 and "insert failed" in err and "retrying" in err and "lost" not in err, (rc, err)
+    leaves = leaf_counts(srv, "fleet.outage", "bounced")
+    assert leaves and leaves[0][0] == "beta", leaves
+    # the server gone for good: every retry fails, the rows are counted as lost
+    proc, lines, t = start_sprof(ctx, "--export", url, "--host-name", "gone", "-c", wl + " beta 3",
+                                 "-o", os.devnull, "-e", PROGRAM)
+    time.sleep(1)
+    srv.stop()
+    assert proc.poll() is None, "the run ended before the server was down: %s" % "".join(lines)
+    rc = proc.wait(60)
+    t.join(10)
+    err = "".join(lines)
+    assert rc != 0, err
+    m = re.search(r"clickhouse://127\.0\.0\.1:\d+/fleet\.outage: (\d+) rows lost \(1 batch not sent\)", err)
+    assert m and int(m.group(1)) > 0 and err.count("retrying") == 1, err
+    server(ctx)  # back for the next tests
+    assert leaf_counts(srv, "fleet.outage", "gone") == []
+
+
+def test_distributed(ctx):
+    """a Distributed table over two loopback shards takes the export and reports"""
+    srv = server(ctx)
+    r = profile_run(ctx, srv.url("fleet.local"), "prep", "alpha", secs="0.2")  # creates the local table
+    assert r.rc == 0, repr(r)
+    srv.query("CREATE TABLE IF NOT EXISTS fleet.dist AS fleet.local "
+              "ENGINE = Distributed(test_cluster_two_shards_localhost, fleet, local, rand())")
+    r = profile_run(ctx, srv.url("fleet.dist"), "dist", "gamma")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    deadline = time.time() + 30
+    while time.time() < deadline:  # inserts into a Distributed table arrive asynchronously
+        rows = int(q(srv, "SELECT count() FROM fleet.local WHERE host = 'dist'")[0][0])
+        if rows:
+            break
+        time.sleep(0.5)
+    leaves = leaf_counts(srv, "fleet.local", "dist")
+    assert leaves and leaves[0][0] == "gamma_", leaves
+    r = ctx.sprof_run("report", "--from", srv.url("fleet.dist"), "--where", "host = 'dist'", "-f", "residency",
+                      timeout=60)
+    assert r.rc == 0 and r.out.splitlines()[0].split()[1].startswith("gamma_;"), repr(r)
+
+
+def tests(ctx):
+    yield "export", test_export
+    yield "report", test_report
+    yield "errors", test_errors
+    yield "credentials", test_credentials
+    yield "retention", test_retention
+    yield "outage", test_outage
+    yield "distributed", test_distributed
+    srv = getattr(ctx, "_ch", None)
+    if srv:
+        srv.stop()

@@ -1,0 +1,129 @@
+/* tests/unit/test_clickhouse.c: the ClickHouse exporter without a server.
+ *
+ * The rows one export sends (JSONEachRow: host, map, comm, pid, key parts,
+ * stack root first with kernel frames marked, count); the batch queue when
+ * the server stays away (a loopback port nobody listens on): every export
+ * fails, batches wait up to max_pending and the oldest are dropped, with
+ * the rows counted; URLs that cannot work are refused before any connect.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/report/ch_rows.h"
+#include "runtime/report/clickhouse.h"
+#include "tests/unit/check.h"
+
+static struct sp_frame frames[3] = {
+	{ .addr = 0x1010, .sym = "leaf", .build_id = "abcd", .file_off = 0x10, .kind = SP_FRAME_USER },
+	{ .addr = 0x2020, .sym = "main", .build_id = "abcd", .file_off = 0x20, .kind = SP_FRAME_USER },
+	{ .addr = 0xffff0, .sym = "do_sys_open", .kind = SP_FRAME_KERNEL },
+};
+static struct sp_stack ustack = { .n = 2, .frames = frames };
+static struct sp_stack kstack = { .n = 1, .frames = frames + 2 };
+static struct sp_plan_field key_fields[3] = {
+	{ .kind = SP_F_STR, .size = 16, .name = "comm" },
+	{ .kind = SP_F_USTACK },
+	{ .kind = SP_F_KSTACK },
+};
+static struct sp_plan_map plan_map = {
+	.name = "@on", .agg = SP_AGG_COUNT, .key = { .kind = SP_F_TUPLE, .nelems = 3, .elems = key_fields },
+};
+
+static void profile(struct sp_profile *p, struct sp_mapdata *m, struct sp_entry *e, struct sp_kval *k)
+{
+	k[0] = (struct sp_kval){ .kind = SP_F_STR, .s = "app" };
+	k[1] = (struct sp_kval){ .kind = SP_F_USTACK, .pid = 42, .stack = &ustack };
+	k[2] = (struct sp_kval){ .kind = SP_F_KSTACK, .stack = &kstack };
+	*e = (struct sp_entry){ .key = { .kind = SP_F_TUPLE, .n = 3, .elems = k }, .val = { .v = 7 } };
+	*m = (struct sp_mapdata){ .map = &plan_map, .n = 1, .entries = e };
+	*p = (struct sp_profile){ .nmaps = 1, .maps = m };
+}
+
+static void rows(void)
+{
+	struct sp_profile p;
+	struct sp_mapdata m;
+	struct sp_entry e;
+	struct sp_kval k[3];
+	char *out = NULL;
+	size_t len = 0;
+	uint64_t n = 0;
+
+	profile(&p, &m, &e, k);
+	CHECK(sp_ch_rows(&p, "web1", &out, &len, &n) == 0 && n == 1, "rows: %d", (int)n);
+	CHECK(out && strstr(out, "\"host\":\"web1\",\"map\":\"@on\",\"pid\":42,\"comm\":\"app\",\"key\":[]"),
+	      "row head: %s", out);
+	CHECK(out && strstr(out, "\"stack\":[\"main\",\"leaf\",\"do_sys_open_[k]\"]"), "stack: %s", out);
+	CHECK(out && strstr(out, "\"build_ids\":[\"abcd\",\"abcd\",\"\"],\"offsets\":[32,16,0],\"count\":7}\n"),
+	      "build ids, offsets, count: %s", out);
+	free(out);
+}
+
+static void queue_bound(void)
+{
+	struct sp_clickhouse_opts o = { .url = "clickhouse://127.0.0.1:1/db.t", .host_name = "h",
+					.attempts = 2, .backoff_ms = 1, .max_pending = 2, .timeout_ms = 500 };
+	struct sp_clickhouse *ch = sp_clickhouse__open(&o);
+	struct sp_profile p;
+	struct sp_mapdata m;
+	struct sp_entry e;
+	struct sp_kval k[3];
+
+	CHECK(ch != NULL, "open: %s", strerror(errno));
+	if (!ch)
+		return;
+	profile(&p, &m, &e, k);
+	CHECK(sp_clickhouse__prepare(ch) < 0, "prepare against a closed port must fail");
+	for (int i = 0; i < 5; i++)
+		CHECK(sp_clickhouse__export(ch, &p) == -EIO, "export %d must fail", i);
+	/* 5 one-row batches, 2 kept: 3 dropped */
+	CHECK(sp_clickhouse__dropped_rows(ch) == 3, "dropped %llu",
+	      (unsigned long long)sp_clickhouse__dropped_rows(ch));
+	sp_clickhouse__destroy(ch);
+}
+
+static void bad_urls(void)
+{
+	static const char *const bad[] = {
+		"http://127.0.0.1/db.t", "clickhouse://127.0.0.1:8123/db", "clickhouse://127.0.0.1:0/db.t",
+		"clickhouse://127.0.0.1:99999/db.t", "clickhouse:///db.t", "clickhouse://h/db.t;DROP",
+		"clickhouse://[::1/db.t", "clickhouse://[::1]x/db.t",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sp_clickhouse_opts o = { .url = bad[i] };
+		struct sp_clickhouse *ch = sp_clickhouse__open(&o);
+
+		CHECK(!ch && errno == EINVAL, "'%s' must be refused", bad[i]);
+		sp_clickhouse__destroy(ch);
+	}
+}
+
+/* IPv6 hosts in brackets, percent-encoded passwords: parsed, then refused by a closed port. */
+static void good_urls(void)
+{
+	static const char *const good[] = {
+		"clickhouse://[::1]:1/db.t", "clickhouse://u:p%40ss%3Aword@127.0.0.1:1/db.t",
+	};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct sp_clickhouse_opts o = { .url = good[i], .timeout_ms = 500 };
+		struct sp_clickhouse *ch = sp_clickhouse__open(&o);
+
+		CHECK(ch != NULL, "'%s' must parse", good[i]);
+		CHECK(!ch || sp_clickhouse__prepare(ch) < 0, "'%s': nobody listens on port 1", good[i]);
+		sp_clickhouse__destroy(ch);
+	}
+}
+
+int main(void)
+{
+	rows();
+	good_urls();
+	queue_bound();
+	bad_urls();
+	printf("%s clickhouse: %d passed, %d failed\n", failed ? "FAIL" : "ok", passed, failed);
+	return failed ? 1 : 0;
+}
