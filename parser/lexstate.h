@@ -42,6 +42,7 @@ struct sp_pstate {
 	char stack[SP_LEX_MAX_NEST];
 	int paren;             /* '(' depth inside a predicate */
 	int probe_errors;      /* syntax errors reported */
+	bool too_deep;         /* SP_MAX_DEPTH exceeded (reported once) */
 };
 
 /* An attach point, its span, and a probe-type provider name check
