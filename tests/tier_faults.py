@@ -18,7 +18,9 @@
   - huge inputs: a 1 MB script, 10,000 probes, nesting 10,000 deep, a 1 MB
     string literal, 100,000 chained operators: a located error or a
     result, in bounded memory (peak RSS read by /usr/bin/time), never a
-    crash.
+    crash;
+  - a 40 s soak (bench/soak.py --check): flat RSS, bounded CPU, losses
+    reported.
 """
 import json
 import os
@@ -335,6 +337,19 @@ def t_huge_probe_count(ctx):
     assert r.rc == 0, r.short
 
 
+# ---- soak -------------------------------------------------------------------------
+
+def t_soak_short(ctx):
+    """bench/soak.py for 40 s: RSS flat after the first quarter, CPU bounded,
+    every loss counted while running also reported at the end."""
+    ctx.require_bpf()
+    r = ctx.run([os.environ.get("PYTHON", "python3"), os.path.join(ctx.root, "bench", "soak.py"),
+                 "--seconds", "40", "--interval", "4", "--check", "--sprof", ctx.sprof],
+                timeout=400)
+    assert r.rc == 0, r
+    assert "flat" in r.out and "problem:" not in r.out, r
+
+
 def tests(ctx):
     yield "sigkill_leaves_nothing", t_sigkill_leaves_nothing
     yield "sigterm_ends_run", signal_ends_run(signal.SIGTERM)
@@ -348,3 +363,4 @@ def tests(ctx):
     yield "huge_script_runs", t_huge_script_runs
     yield "huge_string_literal", t_huge_string_literal
     yield "huge_probe_count", t_huge_probe_count
+    yield "soak_short", t_soak_short
