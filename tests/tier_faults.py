@@ -9,7 +9,8 @@
   - SIGTERM and SIGHUP end the run and print the maps; a second SIGINT
     right after the first still ends it promptly; SIGINT while thousands
     of uprobes attach (`uprobe:libc:*` on one process) ends the run within
-    seconds, leaving nothing attached;
+    seconds, leaving nothing attached, and the traced process still
+    computes right (no uprobe on an AVX-512 first instruction);
   - the target's binary deleted and replaced while profiled (names still
     come from the open file); a library dlopen'd and dlclosed hundreds of
     times a second;
@@ -227,6 +228,26 @@ def t_sigint_while_attaching_libc(ctx):
         target.wait()
 
 
+def t_libc_wildcard_keeps_target_correct(ctx):
+    """Every libc function uprobed in a process that checks its own printf:
+    it must keep computing right (a uprobe on glibc's __strchrnul_evex, an
+    AVX-512 first instruction, made every printf print garbage)."""
+    ctx.require_bpf()
+    wl = ctx.workload("printf_check", cflags=("-O1", "-g"))
+    target = subprocess.Popen([wl, "120"], stdout=subprocess.PIPE, text=True)
+    try:
+        r = ctx.sprof_run("-p", str(target.pid), "--duration", "2s", "-e",
+                          "uprobe:libc:* { @ = count(); }", timeout=180)
+        assert r.rc == 0, r
+        assert re.search(r"^@: [1-9]\d*$", r.out, re.M), r
+    finally:
+        target.send_signal(signal.SIGINT)
+        out, _ = target.communicate(timeout=30)
+    m = re.search(r"n=(\d+) bad=(\d+)", out)
+    assert m and int(m.group(1)) > 0, out
+    assert int(m.group(2)) == 0, "the traced process computed wrong results:\n" + out
+
+
 # ---- the target changes under sprof -------------------------------------------
 
 def t_binary_deleted_and_replaced(ctx):
@@ -356,6 +377,7 @@ def tests(ctx):
     yield "sighup_ends_run", signal_ends_run(signal.SIGHUP)
     yield "second_sigint_quick_exit", t_second_sigint_quick_exit
     yield "sigint_while_attaching_libc", t_sigint_while_attaching_libc
+    yield "libc_wildcard_keeps_target_correct", t_libc_wildcard_keeps_target_correct
     yield "binary_deleted_and_replaced", t_binary_deleted_and_replaced
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
