@@ -17,7 +17,7 @@
   - a printf flood into a stdout nobody reads: the records the ring buffer
     could not take are counted and printed at the end;
   - huge inputs: a 1 MB script, 10,000 probes, nesting 10,000 deep, a 1 MB
-    string literal, 100,000 chained operators: a located error or a
+    string literal, 100,000 chained operators, 131,072 distinct stacks: a located error or a
     result, in bounded memory (peak RSS read by /usr/bin/time), never a
     crash;
   - a 40 s soak (bench/soak.py --check): flat RSS, bounded CPU, losses
@@ -358,6 +358,24 @@ def t_huge_probe_count(ctx):
     assert r.rc == 0, r.short
 
 
+def t_huge_distinct_stacks(ctx):
+    """131,072 distinct user stacks (a uprobe on a leaf reached through every
+    17-level path): all of them printed when the map is big enough, the
+    excess counted and reported when it is not; peak RSS bounded."""
+    ctx.require_bpf()
+    wl = ctx.workload("stacks_many", cflags=("-O1", "-g", "-fno-omit-frame-pointer"))
+    prog = "uprobe:%s:leaf { @[ustack] = count(); }" % wl
+    r = ctx.run(["/usr/bin/time", "-f", "maxrss %M", ctx.sprof, "--max-keys", "200000",
+                 "-c", wl, "-e", prog], timeout=300)
+    assert r.rc == 0, r.err[-3000:]
+    rss = int(re.search(r"maxrss (\d+)", r.err).group(1))
+    assert rss < HUGE_RSS_KB, "peak RSS %d KB" % rss
+    assert r.out.count("\n@[") + r.out.startswith("@[") == 131072, r.err[-3000:]
+    r = ctx.sprof_run("-c", wl, "-e", prog, timeout=300)
+    assert r.rc == 0, r.err[-3000:]
+    assert re.search(r"@: \d+ updates dropped, map full at 4096 keys", r.err), r.err[-3000:]
+
+
 # ---- soak -------------------------------------------------------------------------
 
 def t_soak_short(ctx):
@@ -385,4 +403,5 @@ def tests(ctx):
     yield "huge_script_runs", t_huge_script_runs
     yield "huge_string_literal", t_huge_string_literal
     yield "huge_probe_count", t_huge_probe_count
+    yield "huge_distinct_stacks", t_huge_distinct_stacks
     yield "soak_short", t_soak_short
