@@ -11,7 +11,8 @@
     of uprobes attach (`uprobe:libc:*` on one process) ends the run within
     seconds, leaving nothing attached, and the traced process still
     computes right (no uprobe on an AVX-512 first instruction);
-  - the target's binary deleted and replaced while profiled (names still
+  - the target exiting mid-run (the run ends, stacks still named); the
+    target's binary deleted and replaced while profiled (names still
     come from the open file); a library dlopen'd and dlclosed hundreds of
     times a second;
   - a printf flood into a stdout nobody reads: the records the ring buffer
@@ -250,6 +251,24 @@ def t_libc_wildcard_keeps_target_correct(ctx):
 
 # ---- the target changes under sprof -------------------------------------------
 
+def t_target_exits_mid_run(ctx):
+    """-p target with a uprobe and stacks exits after 1 s: the run ends by
+    itself, prints symbolized stacks, and leaves nothing attached."""
+    ctx.require_bpf()
+    ctx.require_tool("bpftool")
+    wl = ctx.workload("hotwarm")
+    target = subprocess.Popen([wl, "1"], stdout=subprocess.DEVNULL)
+    p, err = start_sprof(ctx, ["-p", str(target.pid), "-e", "uprobe:%s:warm { @w = count(); } "
+                               "profile:hz:199 { @[ustack] = count(); }" % wl], "faults_exit.err")
+    time.sleep(0.5)
+    held = bpf_ids(p.pid) if p.poll() is None else (set(), set(), 0)
+    out, _ = p.communicate(timeout=30)
+    target.wait()
+    assert p.returncode == 0, (p.returncode, open(err.name).read())
+    assert re.search(r"^\s+hot\+\d+$", out, re.M), out[-3000:]
+    assert_gone(held[0], held[1])
+
+
 def t_binary_deleted_and_replaced(ctx):
     ctx.require_bpf()
     wl = os.path.join(ctx.workdir, "faults_hotwarm")
@@ -396,6 +415,7 @@ def tests(ctx):
     yield "second_sigint_quick_exit", t_second_sigint_quick_exit
     yield "sigint_while_attaching_libc", t_sigint_while_attaching_libc
     yield "libc_wildcard_keeps_target_correct", t_libc_wildcard_keeps_target_correct
+    yield "target_exits_mid_run", t_target_exits_mid_run
     yield "binary_deleted_and_replaced", t_binary_deleted_and_replaced
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
