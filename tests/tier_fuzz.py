@@ -16,8 +16,9 @@ import re
 import shutil
 
 TARGETS = ["frontend", "elf", "maps", "report", "demangle"]
-# executions per target (seeds included): about 60 s in all on 2 loaded cores
-RUNS = {"frontend": 800, "elf": 20000, "maps": 40000, "report": 1500, "demangle": 100000}
+# executions per target (seeds included): about 60 s in all on 2 idle cores (each
+# target stops at 120 s on a loaded machine)
+RUNS = {"frontend": 20000, "elf": 80000, "maps": 200000, "report": 6000, "demangle": 400000}
 MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
            "ERROR: libFuzzer", "SUMMARY: ")
 
