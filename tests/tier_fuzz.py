@@ -65,7 +65,9 @@ def fuzz_test(target):
         os.makedirs(scratch)
         arts = os.path.join(d, "artifacts")
         os.makedirs(arts, exist_ok=True)
-        r = ctx.run([os.path.join(d, "fuzz_" + target), "-runs=%d" % RUNS[target],
+        dic = os.path.join(ctx.tests_dir, "fuzz", target + ".dict")
+        extra = ["-dict=" + dic] if os.path.exists(dic) else []
+        r = ctx.run([os.path.join(d, "fuzz_" + target), "-runs=%d" % RUNS[target]] + extra + [
                      "-max_total_time=120", "-timeout=25", "-max_len=65536", "-seed=1",
                      "-print_final_stats=1", "-artifact_prefix=%s/%s-" % (arts, target),
                      scratch, os.path.join(ctx.tests_dir, "fuzz", "corpus", target)],

@@ -25,7 +25,8 @@ status=0
 for t in "${targets[@]}"; do
   mkdir -p "$build/corpus/$t"
   log=$build/fuzz_$t.log
-  "$build/fuzz_$t" -max_total_time="$secs" -max_len=65536 -timeout=25 -rss_limit_mb=2048 \
+  dict=(); [ -f "$src/tests/fuzz/$t.dict" ] && dict=(-dict="$src/tests/fuzz/$t.dict")
+  "$build/fuzz_$t" "${dict[@]}" -max_total_time="$secs" -max_len=65536 -timeout=25 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$build/artifacts/${t}-" \
       "$build/corpus/$t" "$src/tests/fuzz/corpus/$t" >"$log" 2>&1
   rc=$?
