@@ -343,7 +343,8 @@ static void event_record(struct cg *g, int type, int id, const struct sp_node *c
 static void fmt_call(struct cg *g, const struct sp_node *n, int type)
 {
 	const struct sp_node *fmt = n->list.len ? n->list.items[0] : NULL;
-	const struct sp_node *const *args = (const struct sp_node *const *)n->list.items + 1;
+	/* items is NULL for time() (no pointer arithmetic on it: UB) */
+	const struct sp_node *const *args = fmt ? (const struct sp_node *const *)n->list.items + 1 : NULL;
 	int id;
 
 	if (type == SP_EV_TIME && !fmt) {

@@ -133,7 +133,14 @@ struct sp_node {
 	struct sp_ctypes *ctypes;      /* PROGRAM: the script's C types (ctypes.h) */
 	uint32_t field_off;            /* FIELD on a record: byte offset (sema) */
 	uint8_t bit_off, bit_size;     /* FIELD: a bitfield's bits (bit_size 0: none) */
+	uint32_t depth;                /* 1 + the deepest of a, b, c (set by the parser) */
 };
+
+/* Deepest expression tree the parser accepts: sema and codegen recurse on
+ * a, b and c, so `1 + 1 + ... + 1` with 100,000 terms would overflow the C
+ * stack. Nesting through blocks and parentheses is bounded by the parser's
+ * own stack (YYMAXDEPTH); both end in a located error. */
+#define SP_MAX_DEPTH 2000
 
 struct sp_node *sp_node_new(struct sp_arena *a, enum sp_node_kind kind, struct sp_span span);
 int sp_list_push(struct sp_arena *a, struct sp_list *l, struct sp_node *n);

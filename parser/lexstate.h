@@ -54,6 +54,7 @@ struct sp_pstate {
 	const char *pp_seen[256]; /* system headers whose #defines were read */
 	int pp_nseen;
 	int pp_resume;         /* start condition to go back to after skipped lines */
+	bool too_deep;         /* SP_MAX_DEPTH exceeded (reported once) */
 };
 
 /* pp.c: a directive line starting at '#'; true when the lines that follow

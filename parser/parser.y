@@ -72,10 +72,24 @@ static struct sp_node *mk(struct sp_pstate *ps, enum sp_node_kind k, struct sp_s
 			  struct sp_node *a, struct sp_node *b, struct sp_node *c)
 {
 	struct sp_node *n = sp_node_new(ps->arena, k, sp);
+	uint32_t d = 0;
 
 	n->a = a;
 	n->b = b;
 	n->c = c;
+	for (int i = 0; i < 3; i++) {
+		const struct sp_node *ch = i == 0 ? a : i == 1 ? b : c;
+
+		if (ch && ch->depth > d)
+			d = ch->depth;
+	}
+	n->depth = d + 1;
+	if (n->depth > SP_MAX_DEPTH && !ps->too_deep) {
+		ps->too_deep = true;
+		sp_diag_at(ps->diag, SP_DIAG_ERROR, sp, "expression nested too deeply (more than %d "
+			"levels): split it with variables", SP_MAX_DEPTH);
+		ps->probe_errors++;
+	}
 	return n;
 }
 
@@ -454,6 +468,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct sp_pstate *ps)
 
 void spyerror(SPYLTYPE *lloc, struct sp_pstate *ps, const char *msg)
 {
+	if (!strcmp(msg, "memory exhausted")) /* bison's stack is YYMAXDEPTH deep */
+		msg = "program nested too deeply (blocks, parentheses or operators)";
 	sp_diag_at(ps->diag, SP_DIAG_ERROR, *lloc, "%s", msg);
 	ps->probe_errors++;
 }

@@ -435,6 +435,10 @@ static struct sp_type *expr_kind(struct sema *s, struct sp_node *n)
 	case SP_N_INT:
 		return n->type ? n->type : (n->type = s->s64);
 	case SP_N_STR:
+		/* strings live in fixed buffers on the BPF side (--strlen's limit) */
+		if (n->len + 1 > SP_MAX_STRING)
+			sema_err(s, n->span, "string literal of %u bytes is longer than a string can be "
+				 "(%d bytes with its NUL)", (unsigned)n->len, SP_MAX_STRING);
 		return n->type = sp_type_string(s->a, n->len + 1);
 	case SP_N_BUILTIN:
 		return sema_builtin(s, n);

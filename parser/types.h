@@ -39,6 +39,7 @@ enum sp_type_kind {
 
 #define SP_DEFAULT_STACK_LIMIT 127
 #define SP_DEFAULT_STRLEN 64
+#define SP_MAX_STRING 1024 /* --strlen and string literals: at most this many bytes */
 
 struct sp_record;
 

@@ -6,7 +6,7 @@
  *   -> drain events -> collect -> report -> detach (slow: after the report)
  *
  * The loop sleeps in one epoll_wait on: the event ring buffer, a signalfd
- * (SIGINT, SIGTERM; SIGCHLD with -c), the target's pidfd, a --duration
+ * (SIGINT, SIGTERM, SIGHUP; SIGCHLD with -c), the target's pidfd, a --duration
  * timerfd and a 1 s status timerfd. It has no timeout of its own: an
  * exit() record, a signal or the target's exit wakes it at once, so
  * `BEGIN { exit(); }` ends as soon as BEGIN has run (nothing else is
@@ -575,6 +575,8 @@ static int attach_all(struct run *r)
 		int nl = links->n, nf = links->nfds;
 
 		err = ops->attach(p, prog, &r->actx, links);
+		if (err == -EINTR) /* Ctrl-C while attaching: the loop reads it and ends the run */
+			return n;
 		if (err) {
 			report_probe_error(r, p);
 			return err;
@@ -640,6 +642,7 @@ static int setup_loop(struct run *r)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP); /* a closed terminal ends the run like Ctrl-C, with the report */
 	if (r->tgt.child)
 		sigaddset(&set, SIGCHLD); /* the child's end, should pidfds be missing */
 	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask))

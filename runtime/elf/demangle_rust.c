@@ -931,10 +931,11 @@ static bool const_str(struct rd *r)
 	print(r, "\"");
 	while (!eat(r, '_')) {
 		int hi = hexval(next(r)), lo = hexval(next(r));
-		unsigned byte = (unsigned)(hi << 4 | lo);
+		unsigned byte;
 
 		if (hi < 0 || lo < 0)
 			return fail(r);
+		byte = (unsigned)(hi << 4 | lo);
 		if (need) {
 			if ((byte & 0xc0) != 0x80)
 				return fail(r);

@@ -120,6 +120,8 @@ void sp_lines__clean_path(char *p)
 	bool abs = p[0] == '/';
 	char *r = p, *w = p, *base;
 
+	if (!*p)
+		return; /* "" has no room for the "." written below */
 	if (abs)
 		*w++ = *r++;
 	base = w; /* ".." never goes above this */

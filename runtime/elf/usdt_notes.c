@@ -54,11 +54,12 @@ int sp_usdt_note_parse(const void *desc, uint32_t len, struct sp_usdt_note *out)
 	memcpy(&out->semaphore, p + 16, 8);
 	prov = p + 24;
 	name = memchr(prov, 0, end - prov);
-	if (!name++ || name >= end)
+	if (!name || ++name >= end) /* no ++ on NULL: undefined */
 		return -EINVAL;
 	args = memchr(name, 0, end - name);
-	if (!args++)
+	if (!args)
 		return -EINVAL;
+	args++;
 	if (args >= end || !memchr(args, 0, end - args))
 		args = "";
 	out->provider = strdup(prov);

@@ -83,7 +83,7 @@ static void json_hist(FILE *f, const struct sp_value *v, int div)
 			fprintf(f, "\"min\": %d, \"max\": %d, ", i - 1, i - 1);
 		else
 			fprintf(f, "\"min\": %" PRIu64 ", \"max\": %" PRIu64 ", ", (uint64_t)1 << (i - 2),
-				((uint64_t)1 << (i - 1)) - 1);
+				i - 1 < 64 ? ((uint64_t)1 << (i - 1)) - 1 : UINT64_MAX); /* the last: [2^63, 2^64) */
 		fprintf(f, "\"count\": %" PRIu64 "}", v->buckets[i] / (uint64_t)div);
 	}
 	fputc(']', f);

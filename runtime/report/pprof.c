@@ -35,7 +35,7 @@ struct pb {
 
 static void pb_raw(struct pb *b, const void *p, size_t n)
 {
-	if (b->err)
+	if (b->err || n == 0) /* an empty message's bytes may be NULL (memcpy: UB) */
 		return;
 	if (b->n + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 256;

@@ -1,15 +1,11 @@
-/* tests/fuzz/fuzz_frontend.c: libFuzzer entry for the front end.
+/* tests/fuzz/fuzz_frontend.c: libFuzzer entry for the front end and codegen.
  *
  * Parses and type-checks arbitrary bytes (with positional parameters and
- * a fake tracepoint format so those paths run too) and dumps the tree; the
- * front end must never crash, hang or leak whatever the input. Not part of
- * the default build:
- *
- *   cmake --build build --target sp_parser     # generates lexer.c/parser.c
- *   clang-16 -g -O1 -fsanitize=fuzzer,address,undefined -Iparser -Ibuild \
- *       tests/fuzz/fuzz_frontend.c parser/[a-z]*.c build/lexer.c build/parser.c \
- *       -lbpf -ldw -o build/fuzz_frontend
- *   build/fuzz_frontend -max_total_time=60 -max_len=512 tests/parse
+ * a fake tracepoint format so those paths run too), dumps the tree and, when
+ * the program is valid, compiles it to a BPF object (never loaded); the
+ * compiler must never crash, hang or leak whatever the input. Built by
+ * -DSPROF_FUZZ=ON (tests/tier_fuzz.py, tests/fuzz/run.sh); the seed corpus
+ * is tests/fuzz/corpus/frontend.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -17,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/plan.h"
+#include "codegen/codegen.h"
 #include "parser/arena.h"
 #include "parser/diag.h"
 #include "parser/frontend.h"
@@ -44,6 +42,20 @@ static int tp_fields(void *ctx, const char *cat, const char *event,
 	return 0;
 }
 
+/* Codegen with the lighter pass pipeline (the IR sprof builds is what is
+ * under test, not LLVM's optimizer) and small maps. */
+static void compile(const struct sp_node *prog, const struct sp_source *src, struct sp_diag *d)
+{
+	struct sp_codegen_opts co = { .max_keys = 64, .passes = SP_CODEGEN_FAST_PASSES };
+	struct sp_plan *plan = NULL;
+	void *obj = NULL;
+	size_t objlen = 0;
+
+	sp_codegen(prog, src, &co, d, &plan, &obj, &objlen);
+	free(obj);
+	sp_plan_free(plan);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -68,6 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sp_sema(a, prog, &o, &d);
 	if (prog)
 		sp_ast_dump(null, prog, true);
+	if (prog && !sp_diag_errors(&d))
+		compile(prog, src, &d);
 	fclose(null);
 	sp_arena_destroy(a);
 	sp_source_free(src);
