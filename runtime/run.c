@@ -396,15 +396,8 @@ static bool hold_record(struct run *r, const struct sp_event_hdr *h, const void 
 {
 	struct held *e;
 
-	if (r->nheld == r->heldcap) {
-		size_t ncap = r->heldcap ? r->heldcap * 2 : 64;
-		struct held *nv = realloc(r->held, ncap * sizeof(*nv));
-
-		if (!nv)
-			return false;
-		r->held = nv;
-		r->heldcap = ncap;
-	}
+	if (SP_GROW(r->held, r->heldcap, r->nheld + 1, 64))
+		return false;
 	e = &r->held[r->nheld];
 	e->h = *h;
 	e->len = len;

@@ -15,6 +15,7 @@
 #include "runtime/elf/file.h"
 
 #include "abi/unwind_table.h"
+#include "base/vec.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -145,15 +146,8 @@ static int func_kind(const struct pcln *p, uint64_t func)
 static int push_prio(struct sp_eh_table *t, struct pcln *p, uint64_t pc, struct sp_eh_row r,
 		     uint8_t prio)
 {
-	if (t->n == p->cap) {
-		int ncap = p->cap ? p->cap * 2 : 4096;
-		struct sp_eh_row *n = realloc(t->rows, (size_t)ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->rows = n;
-		p->cap = ncap;
-	}
+	if (SP_GROW(t->rows, p->cap, t->n + 1, 4096))
+		return -ENOMEM;
 	r.pc = pc;
 	r.prio = prio;
 	t->rows[t->n++] = r;

@@ -26,6 +26,7 @@
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/pylines.h"
 #include "runtime/stacks/python.h"
+#include "base/vec.h"
 
 #define MAX_STR 1024
 #define MAX_LINETABLE (1u << 20)
@@ -202,15 +203,8 @@ static struct pyproc *proc_get(struct sp_python *py, pid_t pid, bool add)
 			return &py->procs[i];
 	if (!add)
 		return NULL;
-	if (py->nprocs == py->proccap) {
-		size_t ncap = py->proccap ? py->proccap * 2 : 16;
-		struct pyproc *nv = realloc(py->procs, ncap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		py->procs = nv;
-		py->proccap = ncap;
-	}
+	if (SP_GROW(py->procs, py->proccap, py->nprocs + 1, 16))
+		return NULL;
 	py->procs[py->nprocs] = (struct pyproc){ .pid = pid };
 	return &py->procs[py->nprocs++];
 }

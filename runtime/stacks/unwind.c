@@ -26,6 +26,7 @@
 #include "runtime/elf/syms.h"
 #include "runtime/stacks/kofs.h"
 #include "runtime/stacks/procmaps.h"
+#include "base/vec.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -333,15 +334,8 @@ static struct unw_pid *find_pid(struct sp_unwind *u, pid_t pid)
 
 static struct unw_pid *add_pid_entry(struct sp_unwind *u, pid_t pid)
 {
-	if (u->npids == u->cap_pids) {
-		int ncap = u->cap_pids ? u->cap_pids * 2 : 64;
-		struct unw_pid *n = realloc(u->pids, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		u->pids = n;
-		u->cap_pids = ncap;
-	}
+	if (SP_GROW(u->pids, u->cap_pids, u->npids + 1, 64))
+		return NULL;
 	u->pids[u->npids] = (struct unw_pid){ .pid = pid };
 	return &u->pids[u->npids++];
 }
