@@ -345,6 +345,22 @@ enum { INTERP_NONE, INTERP_MIXED, INTERP_ONLY };
 
 /* Takes a stack into the scratch buffer and stores it in sp_stacks;
  * returns its id, 0 for an empty stack. */
+/* The user-stack unwinder as a global BPF function: the verifier checks
+ * it once per program instead of at every user stack the program takes
+ * (each inlined copy costs ~100k verified instructions; four stacks in one
+ * probe went over the million-instruction limit). It fills the per-CPU
+ * scratch stack that take_stack() reads; codegen keeps it out of line
+ * (codegen/codegen.c: SP_GLOBAL_HELPERS). */
+__attribute__((noinline)) int sp_unwind_global(int max)
+{
+	__u32 zero = 0;
+	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
+
+	if (!buf)
+		return -1;
+	return sp_unwind_user((void *)0, buf->ip, max);
+}
+
 static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags, int interp)
 {
 	__u32 zero = 0;
@@ -370,7 +386,7 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	if (interp == INTERP_ONLY)
 		n = 0;
 	else if (flags & BPF_F_USER_STACK)
-		n = sp_unwind_user(ctx, buf->ip, limit);
+		n = sp_unwind_global(limit);
 	if (n < 0) {
 		n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
 		n = n > 0 ? n / (long)sizeof(__u64) : 0;

@@ -81,8 +81,25 @@ static void set_dl(struct cg *g, LLVMModuleRef m)
 	LLVMDisposeTargetData(td);
 }
 
+/* Helpers that stay global BPF functions, out of line: the verifier checks
+ * a global function once per program, not at every call (bpf/common.bpf.c's
+ * unwinder is ~100k verified instructions a copy). */
+static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global" };
+
+static bool is_global_helper(LLVMValueRef f)
+{
+	size_t len;
+	const char *name = LLVMGetValueName2(f, &len);
+
+	for (size_t i = 0; i < sizeof(SP_GLOBAL_HELPERS) / sizeof(SP_GLOBAL_HELPERS[0]); i++)
+		if (strlen(SP_GLOBAL_HELPERS[i]) == len && !strncmp(name, SP_GLOBAL_HELPERS[i], len))
+			return true;
+	return false;
+}
+
 /* Links bpf/NAME.bpf.c's bitcode into the module, then makes every helper
- * function internal and always-inline (maps stay external for libbpf). */
+ * function internal and always-inline (maps stay external for libbpf), but
+ * the few global ones above. */
 static int link_helpers(struct cg *g)
 {
 	size_t len = (size_t)(sp_bpf_helpers_bc_end - sp_bpf_helpers_bc);
@@ -105,7 +122,7 @@ static int link_helpers(struct cg *g)
 		return -EINVAL;
 	}
 	for (LLVMValueRef f = LLVMGetFirstFunction(g->M); f; f = LLVMGetNextFunction(f)) {
-		if (LLVMIsDeclaration(f))
+		if (LLVMIsDeclaration(f) || is_global_helper(f))
 			continue;
 		LLVMSetLinkage(f, LLVMInternalLinkage);
 		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, ni);
@@ -420,8 +437,8 @@ static void drop_unused_helpers(struct cg *g)
 		again = false;
 		for (; f; f = next) {
 			next = LLVMGetNextFunction(f);
-			if (LLVMIsDeclaration(f) || LLVMGetLinkage(f) != LLVMInternalLinkage ||
-			    LLVMGetFirstUse(f))
+			if (LLVMIsDeclaration(f) || LLVMGetFirstUse(f) ||
+			    (LLVMGetLinkage(f) != LLVMInternalLinkage && !is_global_helper(f)))
 				continue;
 			LLVMDeleteFunction(f);
 			again = true;
