@@ -25,7 +25,8 @@ import time
 
 HZ = "199"
 
-FRAME_RE = re.compile(r"^(\S.*?) \(([^()]+?):(\d+)\)$")
+# "fib (app.py:6)"; frozen modules have no line table: "<module> (<frozen getpath>)"
+FRAME_RE = re.compile(r"^(\S.*?) \(([^()]+?)(?::(\d+))?\)$")
 UNKNOWN = "[unknown python frame]"
 
 MIXED = '''\
@@ -187,7 +188,7 @@ def py_frame(line):
     m = FRAME_RE.match(line)
     if not m or "+" in m.group(1).split(" ")[0]:
         return None
-    return (m.group(1), m.group(2), int(m.group(3)))
+    return (m.group(1), m.group(2), int(m.group(3) or 0))
 
 
 def check_clean(stacks):
