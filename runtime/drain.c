@@ -14,7 +14,9 @@
  *    open-addressing index of row positions. It never holds more than
  *    --max-keys rows: a new key beyond that is dropped and counted.
  *  - When: a thread of its own drains a map once half of it is new, and
- *    everything every 0.5 s. BPF counts the keys it inserted since the
+ *    every 0.5 s the maps an eighth new (a map whose keys stay few stays
+ *    in BPF until the end: a drain races BPF updates of the keys it
+ *    deletes). BPF counts the keys it inserted since the
  *    last drain (SP_MAP_FILL) and, when a count reaches the mark written
  *    to sp_config, wakes the thread through a small ring buffer of its own
  *    (SP_MAP_DRAIN_RING); the thread also looks at the counts every 10 ms.
@@ -434,16 +436,20 @@ static uint64_t fill_count(struct sp_drain *d, uint32_t slot)
 	return n;
 }
 
-/* Maps (and the stack map) with half their size inserted since the last drain. */
-static void drain_filling(struct sp_drain *d)
+/* Maps (and the stack map) with at least 1/2^shift of their size inserted
+ * since the last drain. A map whose keys stay few is left in BPF until the
+ * end: draining races BPF updates of the key being deleted (an update
+ * between lookup and delete is lost), so only maps that need the room are
+ * drained while probes run. */
+static void drain_filling(struct sp_drain *d, unsigned shift)
 {
 	for (int i = 0; i < d->plan->nmaps; i++) {
 		struct table *t = &d->t[i];
 
-		if (t->m && fill_count(d, (uint32_t)t->slot) * 2 >= t->bpf_max)
+		if (t->m && fill_count(d, (uint32_t)t->slot) << shift >= t->bpf_max)
 			drain_map(d, t);
 	}
-	if (d->stacks_fd >= 0 && fill_count(d, 0) * 2 >= d->stacks_max)
+	if (d->stacks_fd >= 0 && fill_count(d, 0) << shift >= d->stacks_max)
 		drain_stacks(d);
 }
 
@@ -468,11 +474,11 @@ static void *drain_thread(void *arg)
 		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 		ts = (struct timespec){ 0, POLL_NS };
 		pthread_mutex_lock(&d->lock);
-		if (now >= next_all) {
-			drain_all(d);
+		if (now >= next_all) { /* the periodic pass: maps an eighth full */
+			drain_filling(d, 3);
 			next_all = now + ALL_EVERY * (uint64_t)POLL_NS;
 		} else {
-			drain_filling(d);
+			drain_filling(d, 1);
 		}
 		pthread_mutex_unlock(&d->lock);
 	}
