@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	struct sp_unwind_stats st;
 	unsigned long before;
 	pid_t pid;
-	int fd;
+	int fd, err;
 
 	(void)argc;
 	if (geteuid() != 0) {
@@ -102,7 +102,8 @@ int main(int argc, char **argv)
 	pid = start_sleep();
 
 	before = sp_procmaps__reads();
-	CHECK(sp_process__add(&(struct sp_consumers){ .sym = sym, .unw = unw }, pid, true) == 0, "add the process");
+	err = sp_process__add(&(struct sp_consumers){ .sym = sym, .unw = unw }, pid, true);
+	CHECK(err == 0, "add the process: %s", strerror(-err));
 	CHECK(sp_procmaps__reads() - before == 1, "one read of /proc/%d/maps for two consumers, got %lu",
 	      (int)pid, sp_procmaps__reads() - before);
 	CHECK(sp_symbolizer__has_pid(sym, pid), "the symbolizer holds the process");
