@@ -27,11 +27,12 @@
 #include "runtime/stacks/unwind.h"
 #include "tests/unit/check.h"
 
-/* `sleep 30`, returned once the dynamic loader has mapped its libc (so the
- * mappings are the ones it keeps while sleeping). */
+/* `sleep 30`, returned once it runs sleep (not the fork of this test, which
+ * maps libc too) and the dynamic loader has mapped its libc, so the
+ * mappings are the ones it keeps while sleeping. */
 static pid_t start_sleep(void)
 {
-	char path[64], line[512];
+	char path[64], exe[64], target[PATH_MAX], line[512];
 	pid_t pid = fork();
 
 	if (pid == 0) {
@@ -39,12 +40,18 @@ static pid_t start_sleep(void)
 		_exit(127);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	for (int i = 0; i < 400; i++) {
 		FILE *f = fopen(path, "re");
+		ssize_t n = readlink(exe, target, sizeof(target) - 1);
 		int ready = 0;
 
-		while (f && !ready && fgets(line, sizeof(line), f))
-			ready = strstr(line, "/libc.so") != NULL;
+		/* the forked copy maps libc too: first the exec, then its libc */
+		if (n > 0) {
+			target[n] = '\0';
+			while (f && strstr(target, "sleep") && !ready && fgets(line, sizeof(line), f))
+				ready = strstr(line, "/libc.so") != NULL;
+		}
 		if (f)
 			fclose(f);
 		if (ready)
