@@ -19,6 +19,8 @@
 #include "runtime/stacks/unwind.h"
 
 #include "abi/unwind_table.h"
+#include "base/clock.h"
+#include "base/hash.h"
 #include "runtime/elf/ehframe.h"
 #include "runtime/elf/file.h"
 #include "runtime/elf/objcache.h"
@@ -76,14 +78,6 @@ struct sp_unwind {
 	int deferred;              /* big files left to a process's first sample */
 	double parse_ms;
 };
-
-static double ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 {
@@ -180,10 +174,10 @@ static int lazy_init(struct sp_unwind *u)
 static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf)
 {
 	struct sp_eh_table t;
-	double t0 = ms_now();
+	double t0 = (sp_mono_s() * 1e3);
 	int err = sp_eh_table__from_elf(&t, elf);
 
-	u->parse_ms += ms_now() - t0;
+	u->parse_ms += (sp_mono_s() * 1e3) - t0;
 	if (err)
 		return;
 	if (t.rows[t.n - 1].pc - t.rows[0].pc > 0xffffffffull) {
@@ -342,12 +336,13 @@ static struct unw_pid *add_pid_entry(struct sp_unwind *u, pid_t pid)
 
 static uint64_t maps_hash(const struct sp_unw_proc *p)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = SP_HASH_INIT;
 
 	for (uint32_t i = 0; i < p->n; i++) {
-		h = (h ^ p->maps[i].start) * 1099511628211ull;
-		h = (h ^ p->maps[i].end) * 1099511628211ull;
-		h = (h ^ p->maps[i].bias ^ p->maps[i].count) * 1099511628211ull;
+		uint64_t m[3] = { p->maps[i].start, p->maps[i].end,
+				  p->maps[i].bias ^ p->maps[i].count };
+
+		h = sp_hash_bytes(h, m, sizeof(m));
 	}
 	return h;
 }
@@ -368,14 +363,6 @@ static void sweep(struct sp_unwind *u)
 	u->npids = k;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Store p (consumed) as pid's entry; 1 when its mappings changed. */
 static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 {
@@ -390,7 +377,7 @@ static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 	}
 	/* a first read may precede the dynamic loader's work: allow a refresh
 	 * request at once; after that at most every SP_UNW_REFRESH_NS */
-	p->refresh_ns = e ? mono_ns() : 0;
+	p->refresh_ns = e ? sp_mono_ns() : 0;
 	err = bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
 	free(p);
 	if (err)
