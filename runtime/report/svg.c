@@ -354,11 +354,13 @@ static void frame_colour(char *buf, size_t len, const struct node *n, bool root)
 /* The label as the script's fit() would cut it. */
 static void fitted(FILE *f, const char *name, double w)
 {
-	int n = (int)floor((w - 6) / FONT_W), len = (int)strlen(name);
+	double cols = floor((w - 6) / FONT_W);
+	int n, len = (int)strlen(name);
 	char *cut;
 
-	if (n < 3)
+	if (!(cols >= 3)) /* also NaN */
 		return;
+	n = cols > len ? len : (int)cols; /* a wide frame may be wider than any int */
 	if (len <= n) {
 		xml_text(f, name);
 		return;
