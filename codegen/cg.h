@@ -125,6 +125,10 @@ LLVMValueRef cg_call_helper(struct cg *g, int id, LLVMTypeRef ret, LLVMValueRef 
 LLVMValueRef cg_call_fn(struct cg *g, const char *name, LLVMValueRef *args, int nargs);
 LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint32_t off);
 void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size);
+/* An empty asm "memory" clobber: the optimizer does not merge stores across
+ * it (into a memset or memcpy the BPF backend could not lower). */
+void cg_barrier(struct cg *g);
+#define CG_MEMCPY_CHUNK 512
 void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMBasicBlockRef cg_block(struct cg *g, const char *name);
 void cg_dead_block(struct cg *g);

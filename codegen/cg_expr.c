@@ -39,6 +39,8 @@ static void str_into(struct cg *g, LLVMValueRef p, const char *s, uint32_t len, 
 		uint32_t n = len - off < 8 ? len - off : 8;
 
 		memcpy(&w, s + off, n); /* BPF and the host are little-endian */
+		if (off && off % CG_MEMCPY_CHUNK == 0) /* a long run of one byte must not */
+			cg_barrier(g);                  /* become one memset too big to lower */
 		if (n == 8)
 			cg_store_int(g, cg_gep(g, p, off), cg_u64(g, w), 8);
 		else

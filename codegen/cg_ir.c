@@ -199,9 +199,8 @@ static unsigned ptr_align(LLVMValueRef p)
  * to them cannot be lowered), so big ones (C struct values) go in chunks,
  * with an empty asm "memory" barrier between them so the optimizer does not
  * merge them back into one. */
-#define CG_MEMCPY_CHUNK 512
-
-static void barrier(struct cg *g)
+/* See cg.h. */
+void cg_barrier(struct cg *g)
 {
 	LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->C), NULL, 0, 0);
 	LLVMValueRef asm_ = LLVMGetInlineAsm(fty, "", 0, "~{memory}", 9, 1, 0,
@@ -221,7 +220,7 @@ void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size)
 		LLVMValueRef d = off ? cg_gep(g, p, off) : p;
 
 		if (off)
-			barrier(g);
+			cg_barrier(g);
 		LLVMBuildMemSet(g->B, d, LLVMConstInt(g->i8, 0, 0), cg_u64(g, chunk(size, off)),
 				ptr_align(d));
 	}
@@ -235,7 +234,7 @@ void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size)
 		LLVMValueRef d = off ? cg_gep(g, dst, off) : dst, s = off ? cg_gep(g, src, off) : src;
 
 		if (off)
-			barrier(g);
+			cg_barrier(g);
 		LLVMBuildMemCpy(g->B, d, ptr_align(d), s, ptr_align(s), cg_u64(g, chunk(size, off)));
 	}
 }

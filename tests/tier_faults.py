@@ -366,6 +366,16 @@ def t_huge_string_literal(ctx):
     assert r.rc == 1 or "AAAA" in r.out, r.short
 
 
+def t_longest_literals(ctx):
+    """string literals of one repeated byte just under the 1,024-byte limit run
+    (LLVM merged their stores into one memset the BPF backend cannot lower)"""
+    ctx.require_bpf()
+    for n in (1021, 1022, 1023):
+        text = 'BEGIN { $s = "%s"; printf("%%s|%%s\\n", "%s", $s); exit(); }\n' % ("a" * n, "b" * n)
+        r = huge_run(ctx, "faults_lit_%d.sp" % n, text, args=())
+        assert r.rc == 0 and ("b" * n + "|" + "a" * min(n, 63)) in r.out, (n, r.short)
+
+
 def t_huge_probe_count(ctx):
     """10,000 probes through the front end; 1,000 through codegen too (10,000
     take minutes of LLVM time on a loaded machine: bounded, but slow)."""
@@ -425,6 +435,7 @@ def tests(ctx):
     yield "huge_nesting", t_huge_nesting
     yield "huge_script_runs", t_huge_script_runs
     yield "huge_string_literal", t_huge_string_literal
+    yield "longest_literals", t_longest_literals
     yield "huge_probe_count", t_huge_probe_count
     yield "huge_distinct_stacks", t_huge_distinct_stacks
     yield "soak_short", t_soak_short
