@@ -36,23 +36,8 @@
 #include "runtime/elf/ehframe.h"
 #include "runtime/elf/segments.h"
 #include "runtime/elf/syms.h"
+#include "tests/unit/check.h"
 
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 static const char *kind_name(int k)
 {

@@ -27,23 +27,8 @@
 #include "runtime/elf/file.h"
 #include "runtime/elf/gopclntab.h"
 #include "runtime/elf/syms.h"
+#include "tests/unit/check.h"
 
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 static uint64_t sym_addr(const char *path, const char *name)
 {
