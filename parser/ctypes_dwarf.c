@@ -337,6 +337,20 @@ static bool find_func(struct dw *d, const char *func, Dwarf_Die *out)
 	return false;
 }
 
+/* The debug info of `binary` open in d, and its function `func` in fn. */
+static int open_func(struct dw *d, const char *binary, const char *func, Dwarf_Die *fn)
+{
+	int err = dw_open(d, binary);
+
+	if (err)
+		return err;
+	if (!find_func(d, func, fn)) {
+		dw_close(d);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static int read_params(struct sp_ctypes *ct, const char *binary, const char *func,
 		       struct sp_cparam **out, int *n)
 {
@@ -347,13 +361,9 @@ static int read_params(struct sp_ctypes *ct, const char *binary, const char *fun
 	struct dw d;
 	int err, k = 0;
 
-	err = dw_open(&d, binary);
+	err = open_func(&d, binary, func, &fn);
 	if (err)
 		return err;
-	if (!find_func(&d, func, &fn)) {
-		dw_close(&d);
-		return -ENOENT;
-	}
 	if (dwarf_child(&fn, &p) == 0) {
 		do {
 			const char *name = dwarf_diename(&p);
@@ -445,13 +455,9 @@ int sp_dwarf_list_params(const char *binary, const char *func, FILE *out)
 	struct dw d;
 	int err;
 
-	err = dw_open(&d, binary);
+	err = open_func(&d, binary, func, &fn);
 	if (err)
 		return err;
-	if (!find_func(&d, func, &fn)) {
-		dw_close(&d);
-		return -ENOENT;
-	}
 	if (dwarf_child(&fn, &p) == 0) {
 		do {
 			const char *name = dwarf_diename(&p);
