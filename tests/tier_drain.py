@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import time
 
+from helpers import read_pty  # noqa: E402
+
 VALUES = ('uprobe:%s:record { @h = hist(arg1); @l = lhist(arg1, 0, 100000, 5000); '
           '@s = stats(arg1); @a = avg(arg1); @k[arg0] = sum(arg1); @mn[arg0 %% 7] = min(arg1); '
           '@mx[arg0 %% 5] = max(arg1); @c[arg0 %% 3] = count(); }')
@@ -158,27 +160,11 @@ def t_output_folder_removed_text(ctx):
 
 def t_status_line_says_why_samples_are_lost(ctx):
     """On a terminal the status line gives the losses by cause."""
-    import pty
     ctx.require_bpf()
-    master, slave = pty.openpty()
-    with open(os.path.join(ctx.workdir, "status-lost.out"), "w+") as outf:
-        p = subprocess.Popen([ctx.sprof, "--map-size", "4", "--duration", "2300ms",
-                              "profile:hz:199 { @t[nsecs % 1000] = 1; }"],
-                             stdout=outf, stderr=slave, cwd=ctx.workdir)
-        os.close(slave)
-        buf = b""
-        while True:
-            try:
-                d = os.read(master, 4096)
-            except OSError:
-                break
-            if not d:
-                break
-            buf += d
-        p.wait(timeout=20)
-        os.close(master)
-    err = buf.decode(errors="replace")
-    assert p.returncode == 0, err
+    rc, err, _ = read_pty([ctx.sprof, "--map-size", "4", "--duration", "2300ms",
+                           "profile:hz:199 { @t[nsecs % 1000] = 1; }"],
+                          os.path.join(ctx.workdir, "status-lost.out"), ctx.workdir)
+    assert rc == 0, err
     assert re.search(r"0:0[12]  \d+ samples  (\d+) lost \(map full \1\)  \d+ stacks", err), err
     assert re.search(r"@t: \d+ updates dropped, map full at 4 keys", err), err
 

@@ -24,6 +24,8 @@ import os
 import re
 import time
 
+from helpers import text_stacks  # noqa: E402
+
 
 def _figure(ctx, text):
     print("    " + text, flush=True)
@@ -31,14 +33,7 @@ def _figure(ctx, text):
         f.write(time.strftime("%H:%M:%S ") + text + "\n")
 
 
-def _parse_stacks(text, map_name="@"):
-    """[(frames, count)] of a text report's stack map."""
-    out = []
-    pat = re.compile(r"^%s\[\n(.*?)\n\]: (\d+)$" % re.escape(map_name), re.S | re.M)
-    for m in pat.finditer(text):
-        frames = [f.strip() for f in m.group(1).splitlines() if f.strip()]
-        out.append((frames, int(m.group(2))))
-    return out
+_parse_stacks = text_stacks
 
 
 def _name(frame):
@@ -149,8 +144,10 @@ def t_node_perf_map(ctx):
     ctx.require_bpf()
     ctx.require_tool("node")
     js = os.path.join(ctx.tests_dir, "workloads", "lang_node.js")
-    prog = "profile:hz:99 /pid == cpid/ { @[ustack] = count(); @pid[pid] = count(); }"
-    r = ctx.sprof_run("-c", "node --perf-basic-prof %s 2" % js, "-e", prog, timeout=120)
+    # 299 Hz for 3 s: enough samples even when a loaded machine gives node a
+    # small share of a core (the loop runs by the wall clock)
+    prog = "profile:hz:299 /pid == cpid/ { @[ustack] = count(); @pid[pid] = count(); }"
+    r = ctx.sprof_run("-c", "node --perf-basic-prof %s 3" % js, "-e", prog, timeout=120)
     _unlink_perf_maps(ctx, r.out)
     assert r.rc == 0, "sprof failed: %r" % r
     assert "malformed" not in r.err, "node's perf map has malformed lines? %r" % r.err

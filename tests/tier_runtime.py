@@ -9,16 +9,13 @@ import signal
 import subprocess
 import time
 
+from helpers import read_pty, text_stacks  # noqa: E402
+
 HOTWARM_SPEC = 'profile:hz:999 %s @[ustack] = count(); %s'
 
 
 def parse_stacks(text):
-    """bpftrace's `@[\\n frames \\n]: N` entries -> list of (frames, count)."""
-    out = []
-    for m in re.finditer(r"^@\w*\[\n((?:[ \t]+\S.*\n)*)\]: (\d+)$", text, re.M):
-        frames = [l.strip() for l in m.group(1).splitlines() if l.strip()]
-        out.append((frames, int(m.group(2))))
-    return out
+    return text_stacks(text, None)
 
 
 def leaf_totals(stacks):
@@ -212,30 +209,10 @@ def t_sigint_prints(ctx):
 
 def t_status_line_on_tty(ctx):
     """stderr a terminal: a status line once a second, erased at the end."""
-    import pty
     ctx.require_bpf()
-    master, slave = pty.openpty()
-    # stdout to a file: a pipe nobody reads while we drain the pty could fill
-    # and block sprof, which then never closes the pty
-    with open(os.path.join(ctx.workdir, "status.out"), "w+") as outf:
-        p = subprocess.Popen([ctx.sprof, "--duration", "2300ms", "profile:hz:99 { @ = count(); }"],
-                             stdout=outf, stderr=slave, cwd=ctx.workdir)
-        os.close(slave)
-        buf = b""
-        while True:
-            try:
-                d = os.read(master, 4096)
-            except OSError:
-                break
-            if not d:
-                break
-            buf += d
-        p.wait(timeout=20)
-        os.close(master)
-        outf.seek(0)
-        out = outf.read()
-    err = buf.decode(errors="replace")
-    assert p.returncode == 0, (out, err)
+    rc, err, out = read_pty([ctx.sprof, "--duration", "2300ms", "profile:hz:99 { @ = count(); }"],
+                            os.path.join(ctx.workdir, "status.out"), ctx.workdir)
+    assert rc == 0, (out, err)
     assert re.search(r"0:01  \d+ samples  \d+ lost  \d+ stacks  Ctrl-C to stop", err), err
     assert err.endswith("\r\x1b[K"), repr(err[-40:])
     assert "Ctrl-C" not in out, out

@@ -42,6 +42,8 @@ import shutil
 import subprocess
 import time
 
+from helpers import text_stacks  # noqa: E402
+
 HZ = "999"
 SECS = "2"
 
@@ -164,14 +166,7 @@ O2_NOFP = ("-O2", "-fomit-frame-pointer", "-g")
 O1_FP = ("-O1", "-fno-omit-frame-pointer", "-g")
 
 
-def _parse_stacks(text, map_name="@"):
-    """[(frames, count)] of a text report's map (bpftrace's format too)."""
-    out = []
-    pat = re.compile(r"^%s\[\n(.*?)\n\]: (\d+)$" % re.escape(map_name), re.S | re.M)
-    for m in pat.finditer(text):
-        frames = [f.strip() for f in m.group(1).splitlines() if f.strip()]
-        out.append((frames, int(m.group(2))))
-    return out
+_parse_stacks = text_stacks
 
 
 def _fn(frame):
