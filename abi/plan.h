@@ -89,7 +89,7 @@ enum sp_field_kind {
 	SP_F_STR,    /* size bytes, NUL padded */
 	SP_F_USTACK, /* struct sp_ustack_key (16 bytes) */
 	SP_F_KSTACK, /* u64 stack id (8 bytes) */
-	SP_F_USYM,   /* u64 user address; pid taken from the key's USTACK or 0 */
+	SP_F_USYM,   /* struct sp_usym: user address and the pid it belongs to */
 	SP_F_KSYM,   /* u64 kernel address */
 	SP_F_TUPLE,  /* elems at their offsets */
 	SP_F_BUF,    /* u8 len + bytes */
@@ -121,6 +121,14 @@ struct sp_plan_field {
 
 /* Layout of a user stack slot in a key: the stack id in sp_stacks and the
  * process it was taken in, so it can be symbolized after the process exits. */
+/* A usym() value: the address and the process whose mappings name it
+ * (bpftrace's layout too), so it prints by name without a ustack beside it. */
+struct sp_usym {
+	uint64_t addr;
+	uint32_t pid;
+	uint32_t pad;
+};
+
 struct sp_ustack_key {
 	uint64_t stack_id; /* 0: empty stack */
 	uint32_t pid;

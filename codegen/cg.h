@@ -186,6 +186,12 @@ void cg_cfields(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
 /* cg_sym.c */
 LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel);
 
+/* cg_machine.c: reg(), sargN, signal(), cgroupid() */
+LLVMValueRef cg_reg_call(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_sarg(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_signal_call(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_cgroupid_call(struct cg *g, const struct sp_node *n);
+
 /* cg_stmt.c */
 void cg_block_stmts(struct cg *g, const struct sp_node *block);
 LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);

@@ -278,6 +278,8 @@ LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
 		return func_builtin(g, n);
 	if (!strcmp(b, "retval") || (!strncmp(b, "arg", 3) && b[3] >= '0' && b[3] <= '9'))
 		return arg_builtin(g, n);
+	if (!strncmp(b, "sarg", 4) && b[4] >= '0' && b[4] <= '9')
+		return cg_sarg(g, n);
 	cg_error(g, n->span, "builtin '%s' is not supported by codegen yet", b);
 	return cg_u64(g, 0);
 }

@@ -22,7 +22,6 @@ bool cg_is_scalar(const struct sp_type *t)
 	case SP_T_INT:
 	case SP_T_PTR:
 	case SP_T_KSTACK:
-	case SP_T_USYM:
 	case SP_T_KSYM:
 	case SP_T_TIMESTAMP:
 		return true;
@@ -88,12 +87,13 @@ uint32_t cg_size(const struct sp_type *t)
 		return t->size ? t->size : 8;
 	case SP_T_PTR:
 	case SP_T_KSTACK:
-	case SP_T_USYM:
 	case SP_T_KSYM:
 	case SP_T_TIMESTAMP:
 		return 8;
 	case SP_T_USTACK:
 		return sizeof(struct sp_ustack_key);
+	case SP_T_USYM:
+		return sizeof(struct sp_usym);
 	case SP_T_STRING:
 	case SP_T_INET:
 		return t->size;

@@ -499,6 +499,22 @@ static LLVMValueRef strncmp_call(struct cg *g, const struct sp_node *n)
 	return LLVMBuildXor(g->B, eq, cg_u64(g, 1), "");
 }
 
+/* usym(addr): the address and this process's pid (struct sp_usym); the
+ * pid is noted so user space reads its mappings while it lives. */
+static LLVMValueRef usym_call(struct cg *g, const struct sp_node *n)
+{
+	LLVMValueRef v = cg_expr(g, n->list.items[0]);
+	LLVMValueRef p = cg_alloca(g, sizeof(struct sp_usym), "usym");
+	LLVMValueRef pid = LLVMBuildLShr(g->B, cg_call_helper(g, BPF_FUNC_get_current_pid_tgid,
+							      g->i64, NULL, 0),
+					 cg_u64(g, 32), "");
+
+	cg_store_int(g, p, v, 8);
+	cg_store_int(g, cg_gep(g, p, 8), pid, 8); /* pid and the zero pad */
+	cg_call_fn(g, "sp_note_pid", NULL, 0);
+	return p;
+}
+
 LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 {
 	const char *f = n->name;
@@ -530,15 +546,18 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return strncmp_call(g, n);
 	if (!strcmp(f, "buf"))
 		return buf_call(g, n);
-	if ((!strcmp(f, "usym") || !strcmp(f, "ksym")) && n->list.len == 1) {
-		LLVMValueRef v = cg_expr(g, n->list.items[0]);
-
-		if (f[0] == 'u') /* symbolized later: user space needs the mappings */
-			cg_call_fn(g, "sp_note_pid", NULL, 0);
-		return v;
-	}
+	if (!strcmp(f, "usym") && n->list.len == 1)
+		return usym_call(g, n);
+	if (!strcmp(f, "ksym") && n->list.len == 1)
+		return cg_expr(g, n->list.items[0]);
 	if (!strcmp(f, "kaddr") || !strcmp(f, "uaddr"))
 		return cg_addr_call(g, n, f[0] == 'k');
+	if (!strcmp(f, "reg"))
+		return cg_reg_call(g, n);
+	if (!strcmp(f, "signal"))
+		return cg_signal_call(g, n);
+	if (!strcmp(f, "cgroupid"))
+		return cg_cgroupid_call(g, n);
 	if (!strcmp(f, "strftime") && n->list.len == 2)
 		return cg_expr(g, n->list.items[1]);
 	if ((!strcmp(f, "uptr") || !strcmp(f, "kptr")) && n->list.len == 1)

@@ -13,6 +13,7 @@
 
 #include "parser/arena.h"
 #include "parser/probes.h"
+#include "parser/machine.h"
 #include "parser/sema.h"
 #include "parser/ctypes.h"
 
@@ -99,7 +100,7 @@ static struct sp_type *result_type(struct sema *s, enum result r)
 	case R_VOID: return sp_type_new(s->a, SP_T_VOID);
 	case R_USTACK: return sp_type_stack(s->a, SP_T_USTACK, SP_DEFAULT_STACK_LIMIT, SP_STACK_BPFTRACE);
 	case R_KSTACK: return sp_type_stack(s->a, SP_T_KSTACK, SP_DEFAULT_STACK_LIMIT, SP_STACK_BPFTRACE);
-	case R_USYM: { struct sp_type *t = sp_type_new(s->a, SP_T_USYM); t->size = 8; return t; }
+	case R_USYM: { struct sp_type *t = sp_type_new(s->a, SP_T_USYM); t->size = 16; return t; }
 	case R_KSYM: { struct sp_type *t = sp_type_new(s->a, SP_T_KSYM); t->size = 8; return t; }
 	case R_TIMESTAMP: { struct sp_type *t = sp_type_new(s->a, SP_T_TIMESTAMP); t->size = 8; return t; }
 	case R_INET: { struct sp_type *t = sp_type_new(s->a, SP_T_INET); t->size = 16; return t; }
@@ -464,6 +465,29 @@ static void ntop_size(struct sp_node *n)
 		n->type->size = 4;
 }
 
+/* reg("name") names a register; signal(SIG) a signal (a name or a number)
+ * and needs --unsafe, as in bpftrace. */
+static void machine_args(struct sema *s, struct sp_node *n)
+{
+	const struct sp_node *a = n->list.len == 1 ? n->list.items[0] : NULL;
+	int64_t v;
+
+	if (!a)
+		return;
+	if (n->name[0] == 'r') {
+		if (sp_reg_offset(a->str) < 0)
+			sema_err(s, a->span, "unknown register '%s' (registers: %s)", a->str,
+				 sp_reg_names());
+		return;
+	}
+	if (!s->o->unsafe)
+		sema_err(s, n->span, "signal() is unsafe: run sprof with --unsafe to allow it");
+	if (a->kind == SP_N_STR && sp_signal_number(a->str) < 0)
+		sema_err(s, a->span, "unknown signal '%s'", a->str);
+	else if (a->kind != SP_N_STR && (!sema_const_int(a, &v) || v < 1 || v > 64))
+		sema_err(s, a->span, "signal() needs a signal name or a number from 1 to 64");
+}
+
 static void special(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -472,6 +496,8 @@ static void special(struct sema *s, struct sp_node *n)
 		check_format(s, n);
 	if (!strcmp(n->name, "system") && !s->o->unsafe)
 		sema_err(s, n->span, "system() is unsafe: run sprof with --unsafe to allow it");
+	if (!strcmp(n->name, "reg") || !strcmp(n->name, "signal"))
+		machine_args(s, n);
 	if (!strcmp(n->name, "buf") && n->list.len == 2 &&
 	    sema_const_int(n->list.items[1], &v)) {
 		if (v < 1 || v > s->strlen)

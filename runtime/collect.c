@@ -398,6 +398,8 @@ static int decode(struct sp_collector *c, const struct sp_plan_field *f, const u
 	case SP_F_USYM:
 	case SP_F_KSYM:
 		out->i = read_int(d, 8, false);
+		if (f->kind == SP_F_USYM && f->size >= sizeof(struct sp_usym) && read_int(d + 8, 4, false))
+			pid = (uint32_t)read_int(d + 8, 4, false);
 		if (f->kind == SP_F_USYM)
 			sp_symbolize_user(c->sym, (pid_t)pid, (uint64_t)out->i, true, &fr);
 		else

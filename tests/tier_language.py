@@ -236,6 +236,20 @@ def t_builtins_doc(ctx):
                                  "`python3 docs/gen_builtins.py --update`")
 
 
+def t_cgroupid(ctx):
+    """cgroupid("path") is the cgroup v2 id (the directory's inode), resolved
+    while compiling, equal to the cgroup builtin for a task in it; a path
+    that is no cgroup v2 directory is an error at its argument"""
+    ctx.require_bpf()
+    mounts = [l.split()[1] for l in open("/proc/self/mounts") if l.split()[2] == "cgroup2"]
+    assert mounts, "no cgroup2 file system mounted"
+    root = mounts[0]
+    r = ctx.sprof_run("-e", 'BEGIN { printf("%%d\\n", cgroupid("%s")); exit(); }' % root)
+    assert r.rc == 0 and r.out.split() == [str(os.stat(root).st_ino)], r
+    r = ctx.sprof_run("-e", 'BEGIN { printf("%d\\n", cgroupid("/nonexistent/cg")); exit(); }')
+    assert r.rc == 1 and "cgroupid(): no cgroup v2 id for '/nonexistent/cg'" in r.err and "^" in r.err, r
+
+
 def load_exprgen(ctx):
     import importlib.util
     spec = importlib.util.spec_from_file_location("exprgen", os.path.join(ctx.tests_dir, "language", "exprgen.py"))
@@ -280,6 +294,7 @@ def t_expr_bpftrace(seed):
 
 def tests(ctx):
     yield "builtins_doc", t_builtins_doc
+    yield "cgroupid", t_cgroupid
     for seed in range(1, 6):
         yield "expr_model/%d" % seed, t_expr_model(seed)
     files = sorted(glob.glob(os.path.join(ctx.tests_dir, "language", "*.t")))

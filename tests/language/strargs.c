@@ -5,6 +5,8 @@
  *
  * take_str(s, n)  called N times with "hello world" and 11; returns n + i
  * take_fn(f, i)   called N times with the address of cb, for usym(arg0)
+ * take_many(1..8) called N times: its 7th and 8th arguments are on the
+ *                 stack (sarg0, sarg1), the others in registers (reg("di"))
  * greeting        a global string, for uaddr("greeting")
  * Built -O0 with frame pointers, so ustack is main <- take_str.
  */
@@ -32,6 +34,11 @@ NOINLINE int take_fn(int (*f)(int), int i)
 	return f(i);
 }
 
+NOINLINE long take_many(long a, long b, long c, long d, long e, long f, long g, long h)
+{
+	return a + b + c + d + e + f + g + h;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3;
@@ -40,6 +47,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		take_str(hello, 11, i);
 		sink += take_fn(cb, i);
+		sink += take_many(1, 2, 3, 4, 5, 6, 70 + i, 80 + i);
 	}
 	return (int)(sink & 0);
 }

@@ -114,7 +114,6 @@ uprobe:$WORKLOAD:take_str { @p[ustack(perf, 2)] = count(); @r[ustack(raw, 2)] = 
 ### usym_of_argument
 # workload: strargs
 # opts: -c "$WORKLOAD 2"
-# known: a usym() value is stored without the pid (codegen/cg_layout.c: 8 bytes), so runtime/collect.c resolves it only when the same record holds a ustack; alone it prints as hex. bpftrace resolves it (`@u[cb]` with -p on a live process)
 # bpftrace: skip 0.17 resolves func, usym and ustack in user space when it prints them; a -c child has exited by then and 0.17 prints bare addresses (bpftrace issue #246), differently from run to run
 uprobe:$WORKLOAD:take_fn { printf("%s\n", usym(arg0)); @u[usym(arg0)] = count(); }
 --- stdout
@@ -161,3 +160,24 @@ uretprobe:$WORKLOAD:take_fn { @f[func, comm, retval] = count(); }
 
 @f[take_fn, strargs, 0]: 1
 @f[take_fn, strargs, 2]: 1
+### stack_args_and_registers
+# workload: strargs
+# opts: -c "$WORKLOAD 3"
+# bpftrace: skip 0.17 resolves usym in user space when it prints it; a -c child has exited by then and 0.17 prints a bare address (bpftrace issue #246), differently from run to run
+uprobe:$WORKLOAD:take_many { printf("%d %d %d %d %s\n", sarg0, sarg1, reg("di"), reg("si"), usym(reg("ip"))); @[sarg1 - sarg0] = count(); }
+--- stdout
+70 80 1 2 take_many
+71 81 1 2 take_many
+72 82 1 2 take_many
+
+
+@[10]: 3
+### signal_ends_the_target
+# workload: strargs
+# opts: --unsafe -c "$WORKLOAD 5"
+uprobe:$WORKLOAD:take_str { printf("%d\n", arg2); if (arg2 == 1) { signal("SIGKILL"); } }
+--- stdout
+0
+1
+
+
