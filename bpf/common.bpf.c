@@ -294,12 +294,19 @@ static long cmp_frame(__u64 i, void *c)
 	return 0;
 }
 
-static __always_inline SP_NODEBUG int same_stack(struct sp_stack_val *s, struct sp_stack_val *buf)
+/* Whether stored stack s is buf. With all 64 bits of hash in the key, equal
+ * depths and leaves are enough (two stacks agreeing there by chance: about
+ * 2^-64 per pair); a test's shortened hash (sp_config.test_hash_bits)
+ * compares every frame. */
+static __always_inline SP_NODEBUG int same_stack(struct sp_stack_val *s, struct sp_stack_val *buf,
+						 int all)
 {
 	struct cmp_ctx cc;
 
-	if (s->nr != buf->nr || s->ninterp != buf->ninterp)
+	if (s->nr != buf->nr || s->ninterp != buf->ninterp || s->ip[0] != buf->ip[0])
 		return 0;
+	if (!all)
+		return 1;
 	cc.a = s;
 	cc.b = buf;
 	cc.nr = buf->nr + buf->ninterp; /* native frames, then interpreter frames */
@@ -310,13 +317,13 @@ static __always_inline SP_NODEBUG int same_stack(struct sp_stack_val *s, struct 
 
 /* 1: the stack is stored under h (now or before), 0: h holds another
  * stack, -1: the map is full. */
-static __always_inline SP_NODEBUG int store_stack(__u64 h, struct sp_stack_val *buf)
+static __always_inline SP_NODEBUG int store_stack(__u64 h, struct sp_stack_val *buf, int all)
 {
 	struct sp_stack_val *s = bpf_map_lookup_elem(&sp_stacks, &h);
 	long r;
 
 	if (s) /* lockless: most samples repeat a known stack */
-		return same_stack(s, buf);
+		return same_stack(s, buf, all);
 	r = bpf_map_update_elem(&sp_stacks, &h, buf, BPF_NOEXIST);
 	if (r == 0) {
 		sp_note_insert(0);
@@ -325,7 +332,7 @@ static __always_inline SP_NODEBUG int store_stack(__u64 h, struct sp_stack_val *
 	if (r != -17 /* EEXIST: another CPU stored it meanwhile */)
 		return -1;
 	s = bpf_map_lookup_elem(&sp_stacks, &h);
-	return s ? same_stack(s, buf) : 1;
+	return s ? same_stack(s, buf, all) : 1;
 }
 
 /* All 64 bits of a stack hash, or the low sp_config.test_hash_bits (the
@@ -413,10 +420,10 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		sp_count_lost(SP_LOST_STACK_TRUNCATED);
 	/* a different stack under the same hash (a stored stack is compared
 	 * frame by frame) takes a second hash; two collisions lose the stack */
-	n = store_stack(h, buf);
+	n = store_stack(h, buf, mask != ~0ULL);
 	if (n == 0) {
 		h = (mix64(h ^ 0x5851f42d4c957f2dULL) & mask) | 1;
-		n = store_stack(h, buf);
+		n = store_stack(h, buf, mask != ~0ULL);
 	}
 	if (n == 0) {
 		sp_count_lost(SP_LOST_STACK_COLLISION);

@@ -316,10 +316,17 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct
 	case SP_UNW_CUT: s->cut = 1; return 1;
 	default: return fp_step(s);
 	}
-	if (read_u64(&ra, cfa - 8))
+	if (r->rbp_off8 == -2) { /* the usual frame: saved rbp right below the return address */
+		__u64 pair[2];
+
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)(cfa - 16)))
+			return -1;
+		s->bp = pair[0];
+		ra = pair[1];
+	} else if (read_u64(&ra, cfa - 8) ||
+		   (r->rbp_off8 && read_u64(&s->bp, cfa + (__s64)r->rbp_off8 * 8))) {
 		return -1;
-	if (r->rbp_off8 && read_u64(&s->bp, cfa + (__s64)r->rbp_off8 * 8))
-		return -1;
+	}
 	s->sp = cfa;
 	s->ip = ra;
 	stat_add(SP_UNW_ST_FRAMES, 1);
