@@ -106,7 +106,7 @@ struct sp_unw_kofs {
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
 enum sp_unw_stat {
 	SP_UNW_ST_SAMPLES,   /* stacks taken by the DWARF unwinder */
-	SP_UNW_ST_FRAMES,    /* frames from table rows */
+	SP_UNW_ST_FRAMES,    /* frames recorded, all ways */
 	SP_UNW_ST_FP_FRAMES, /* frames from frame-pointer steps (no table or rule) */
 	SP_UNW_ST_NO_PROC,   /* stacks of processes without an entry (mappings from the kernel) */
 	SP_UNW_ST_READ_ERR,  /* a stack read failed: the stack ends there */

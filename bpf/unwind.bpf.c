@@ -329,7 +329,6 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct
 	}
 	s->sp = cfa;
 	s->ip = ra;
-	stat_add(SP_UNW_ST_FRAMES, 1);
 	return s->sp > old_sp ? 0 : -1;
 }
 
@@ -381,7 +380,7 @@ static long unw_step(__u64 i, void *c)
 	}
 	s->ips[i] = s->ip;
 	s->n = (__u32)i + 1;
-	set_u32(&s->how, HOW_RA);
+	s->how = HOW_RA; /* a plain store: the verifier sees ~25k more insns, a frame costs ~25 ns less */
 	if (!have_map) {
 		ask_refresh();
 		stat_add(SP_UNW_ST_NOT_LOADED, 1);
@@ -435,6 +434,7 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	s.max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
 	bpf_loop(SP_MAX_FRAMES, unw_step, &s, 0);
 	stat_add(SP_UNW_ST_SAMPLES, 1);
+	stat_add(SP_UNW_ST_FRAMES, s.n); /* once, not a map update a frame */
 	if (s.cut && s.n < s.max && s.n < SP_MAX_FRAMES)
 		ips[s.n++] = SP_UNW_IP_TRUNCATED;
 	return (int)s.n;

@@ -612,8 +612,8 @@ void sp_unwind__print_stats(struct sp_unwind *u, FILE *f)
 	fprintf(f, "unwind: %d processes, %d files (%d with tables, %d over budget), "
 		"%u/%u rows, parse %.1f ms\n", st.procs, st.files, st.files_with_rows,
 		st.files_over_budget, st.rows, st.max_rows, st.parse_ms);
-	fprintf(f, "unwind: %" PRIu64 " stacks, %" PRIu64 " table frames, %" PRIu64
-		" fp frames, %" PRIu64 " without an entry, %" PRIu64 " read errors, %" PRIu64
+	fprintf(f, "unwind: %" PRIu64 " stacks, %" PRIu64 " frames (%" PRIu64
+		" of them by frame pointers), %" PRIu64 " without an entry, %" PRIu64 " read errors, %" PRIu64
 		" truncated, %" PRIu64 " refreshes\n", st.bpf[SP_UNW_ST_SAMPLES],
 		st.bpf[SP_UNW_ST_FRAMES], st.bpf[SP_UNW_ST_FP_FRAMES], st.bpf[SP_UNW_ST_NO_PROC],
 		st.bpf[SP_UNW_ST_READ_ERR], st.bpf[SP_UNW_ST_TRUNCATED], st.bpf[SP_UNW_ST_REFRESH]);
