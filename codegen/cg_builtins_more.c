@@ -72,7 +72,8 @@ static LLVMValueRef macaddr_call(struct cg *g, const struct sp_node *n)
 	LLVMValueRef buf = cg_alloca(g, 8, "mac"), args[4];
 
 	cg_memset0(g, buf, 8);
-	if (a->type && (a->type->kind == SP_T_ARRAY || a->type->kind == SP_T_RECORD)) {
+	if (a->type && (a->type->kind == SP_T_ARRAY || a->type->kind == SP_T_RECORD ||
+			a->type->kind == SP_T_STRING)) {
 		cg_memcpy(g, buf, cg_expr(g, a), 6);
 	} else {
 		args[0] = buf;

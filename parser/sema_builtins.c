@@ -58,7 +58,8 @@ static void text_type(struct sema *s, struct sp_node *n)
 	n->type->fmt = how;
 }
 
-/* macaddr(p): 6 bytes at an address, or a 6-byte array. */
+/* macaddr(p): 6 bytes at an address, or a 6-byte array (a char[6]
+ * member types as string[6]); a string literal is refused, as bpftrace does. */
 static void macaddr_check(struct sema *s, struct sp_node *n)
 {
 	const struct sp_node *arg = n->list.items[0];
@@ -66,14 +67,15 @@ static void macaddr_check(struct sema *s, struct sp_node *n)
 
 	if (!t || sp_type_is_none(t))
 		return;
-	if (arg->kind == SP_N_STR || t->kind == SP_T_STRING)
-		sema_err(s, arg->span, "macaddr() argument must be an address or a 6-byte array, not '%s'",
-			 sema_tstr(s, t));
+	if (arg->kind == SP_N_STR)
+		sema_err(s, arg->span, "macaddr() does not take a string literal: give an address or a 6-byte array");
+	else if (t->kind == SP_T_STRING && t->size != 6) /* a char[6] member is a string[6] */
+		sema_err(s, arg->span, "macaddr() argument must be 6 bytes in size, not %u", t->size);
 	else if ((t->kind == SP_T_ARRAY || t->kind == SP_T_RECORD) && sp_type_csize(t) != 6)
 		sema_err(s, arg->span, "macaddr() argument must be 6 bytes in size, not %u",
 			 sp_type_csize(t));
 	else if (t->kind != SP_T_INT && t->kind != SP_T_PTR && t->kind != SP_T_ARRAY &&
-		 t->kind != SP_T_RECORD)
+		 t->kind != SP_T_RECORD && t->kind != SP_T_STRING)
 		sema_err(s, arg->span, "macaddr() argument must be an address or a 6-byte array, not '%s'",
 			 sema_tstr(s, t));
 }

@@ -104,6 +104,29 @@ uprobe:$WORKLOAD:take_str /arg2 == 1/ { printf("%s\n", macaddr(arg0)); @[macaddr
 
 
 @[68:65:6C:6C:6F:20]: 1
+### macaddr_struct_member
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+struct M { char mac[6]; } uprobe:$WORKLOAD:take_str /arg2 == 1/ { $s = (struct M *)arg0; printf("P: %s\n", macaddr($s->mac)); @[macaddr($s->mac)] = 1; @v[1] = macaddr($s->mac); }
+--- stdout
+P: 68:65:6C:6C:6F:20
+
+
+@[68:65:6C:6C:6F:20]: 1
+@v[1]: 68:65:6C:6C:6F:20
+### bswap_bpftrace_cases
+BEGIN { printf("%llx %x %x %x %llx %x\n", bswap(0x1122334455667788), bswap((int32)0x12345678), bswap((int16)0x1234), bswap((int8)0x12), bswap(0x12340000 + 0x5678), bswap(bswap(0x1234))); exit(); }
+--- stdout
+8877665544332211 78563412 3412 12 7856341200000000 1234
+
+
+### pton_ntop_with_family
+BEGIN { printf("IP: %s %s\n", ntop(2, pton("127.0.0.1")), ntop(10, pton("::1"))); printf("%rx|%rh\n", buf("Hello\0", 6), buf("Hello\0", 6)); exit(); }
+--- stdout
+IP: 127.0.0.1 ::1
+\x48\x65\x6c\x6c\x6f\x00|48 65 6c 6c 6f 00
+
+
 ### join_argv
 # workload: strargs
 # opts: -c "$WORKLOAD 2"
@@ -165,10 +188,10 @@ BEGIN { @k = kstack($1); @p = kstack(perf, $1); exit(); }
 
 
 @k: 
-    bpf_prog_58c0643c69b50f7b_BEGIN_0+153
+FRAME
 
 @p: 
-	ffffffffc002986f bpf_prog_58c0643c69b50f7b_BEGIN_0+2215
+FRAME
 
 ### positional_lhist
 # params: 0 10 2
