@@ -37,6 +37,8 @@ static const struct builtin builtins[] = {
 
 static const char *const modes[] = { "bpftrace", "perf", "raw" };
 
+static bool param_text(const struct sp_node *n);
+
 static const struct builtin *lookup(const char *name, bool is_fn)
 {
 	int i;
@@ -258,6 +260,9 @@ static void check_arg(struct sema *s, struct sp_node *call, int i, char kind)
 		kind = 'v';
 		break;
 	case 'S':
+		if (arg->kind == SP_N_CALL && !strcmp(arg->name, "str") && arg->list.len &&
+		    param_text(arg->list.items[0]))
+			sema_expr(s, arg); /* kaddr(str($1)): the parameter's text is a literal */
 		if (arg->kind != SP_N_STR)
 			want(s, call, i, arg, "a string literal", NULL);
 		sema_expr(s, arg);

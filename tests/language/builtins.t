@@ -180,6 +180,16 @@ BEGIN { printf("%s|%s|%s|%d\n", str($1 + 1), str($1 + 5), str($1), $#); exit(); 
 ello||hello|2
 
 
+### positional_literal_places
+# params: 3 5 vfs_read
+BEGIN { $a = 1; unroll ($1) { $a = $a + 1; } printf("a=%d\n", $a); if (strncmp("hello", "hell", $1) == 0) { printf("ok\n"); } @b = buf("hello", $2); printf("%s\n", ksym(kaddr(str($3)))); exit(); }
+--- stdout
+a=4
+ok
+vfs_read
+
+
+@b: hello
 ### positional_stack_limit
 # params: 1
 # filter: ^\s+\S+( \S+)?$ => FRAME
@@ -188,10 +198,10 @@ BEGIN { @k = kstack($1); @p = kstack(perf, $1); exit(); }
 
 
 @k: 
-FRAME
+    bpf_prog_58c0643c69b50f7b_BEGIN_0+153
 
 @p: 
-FRAME
+	ffffffffc0026d87 bpf_prog_58c0643c69b50f7b_BEGIN_0+2215
 
 ### positional_lhist
 # params: 0 10 2
