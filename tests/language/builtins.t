@@ -14,6 +14,17 @@ BEGIN { $s = "hello world"; printf("%d %d %d %d %d\n", strcontains($s, "o w"), s
 yes
 
 
+### strcontains_long_strings
+# workload: strargs
+# opts: -c "$WORKLOAD 2"
+# sprof: --strlen 1024
+# bpftrace: differs 0.17 cannot compile it: "BPF stack limit of 512 bytes is exceeded" (three str() and strcontains() copies on the stack); sprof searches in a per-CPU buffer with bpf_loop
+uprobe:$WORKLOAD:take_str /arg2 == 1/ { $s = str(arg0); printf("%d %d %d\n", strcontains($s, "o w"), strcontains($s, str(arg0 + 6)), strcontains($s, "xyz")); }
+--- stdout
+1 1 0
+
+
+--- bpftrace
 ### numaid
 BEGIN { printf("%d\n", numaid); @[numaid] = count(); exit(); }
 --- stdout
@@ -201,7 +212,7 @@ BEGIN { @k = kstack($1); @p = kstack(perf, $1); exit(); }
     bpf_prog_58c0643c69b50f7b_BEGIN_0+153
 
 @p: 
-	ffffffffc0026d87 bpf_prog_58c0643c69b50f7b_BEGIN_0+2215
+	ffffffffc0027a87 bpf_prog_58c0643c69b50f7b_BEGIN_0+2215
 
 ### positional_lhist
 # params: 0 10 2
