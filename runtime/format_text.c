@@ -3,8 +3,10 @@
  * username (a uid: its name from the password database), strerror (an
  * errno value: its message), macaddr (6 bytes: AA:BB:CC:DD:EE:FF) and
  * cgroup_path (a cgroup id: "hierarchy:path" for every mounted cgroup
- * hierarchy, cgroup2 as "unified" first, then the v1 ones by name, joined
- * by ",", only the hierarchies matching the filter when one is given), each
+ * hierarchy that has it, cgroup2 as "unified" first, then the v1 ones by
+ * name, joined by ",", only the hierarchies matching the filter when one is
+ * given; bpftrace 0.17 also matches files whose inode number happens to be
+ * the id, sprof only cgroup directories), each
  * printed as bpftrace 0.17 prints it. Resolved when printed, in user space,
  * because BPF cannot read the password database or walk cgroupfs.
  */
@@ -131,11 +133,10 @@ static char *cgroup_path(uint64_t id, const char *filter)
 
 		if (filter && *filter && fnmatch(filter, roots[i].name, 0) != 0)
 			continue;
-		path[0] = '\0';
 		if (stat(roots[i].dir, &st) == 0 && st.st_ino == id)
 			snprintf(path, sizeof(path), "/");
-		else
-			find_ino(roots[i].dir, "", id, path, sizeof(path), 0);
+		else if (!find_ino(roots[i].dir, "", id, path, sizeof(path), 0))
+			continue; /* not in this hierarchy: left out, as bpftrace does */
 		fprintf(m, "%s%s:%s", shown++ ? "," : "", roots[i].name, path);
 	}
 	fclose(m);
