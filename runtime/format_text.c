@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -118,16 +119,14 @@ static int cgroup_roots(struct root *roots, int max)
 	return n;
 }
 
-static char *cgroup_path(uint64_t id, const char *filter)
+static char *cgroup_path_walk(uint64_t id, const char *filter)
 {
-	static struct root roots[32];
+	struct root *roots = calloc(32, sizeof(*roots));
 	char *text = NULL, path[PATH_MAX_LEN];
 	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	int n = cgroup_roots(roots, 32), i, shown = 0;
+	FILE *m = roots ? open_memstream(&text, &len) : NULL;
+	int n = m ? cgroup_roots(roots, 32) : 0, i, shown = 0;
 
-	if (!m)
-		return NULL;
 	for (i = 0; i < n; i++) {
 		struct stat st;
 
@@ -139,7 +138,46 @@ static char *cgroup_path(uint64_t id, const char *filter)
 			continue; /* not in this hierarchy: left out, as bpftrace does */
 		fprintf(m, "%s%s:%s", shown++ ? "," : "", roots[i].name, path);
 	}
-	fclose(m);
+	if (m)
+		fclose(m);
+	free(roots);
+	return text;
+}
+
+/* The walk reads every cgroup directory: a map with many keys of a few
+ * cgroups asks for the same ids again, so recent answers are kept. */
+#define CG_CACHE 64
+static struct {
+	uint64_t id;
+	char *filter, *text;
+} cg_cache[CG_CACHE];
+static unsigned cg_next;
+static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *cgroup_path(uint64_t id, const char *filter)
+{
+	char *text = NULL;
+	int i;
+
+	filter = filter ? filter : "";
+	pthread_mutex_lock(&cg_lock);
+	for (i = 0; i < CG_CACHE && !text; i++)
+		if (cg_cache[i].text && cg_cache[i].id == id && !strcmp(cg_cache[i].filter, filter))
+			text = strdup(cg_cache[i].text);
+	pthread_mutex_unlock(&cg_lock);
+	if (text)
+		return text;
+	text = cgroup_path_walk(id, filter);
+	if (!text)
+		return NULL;
+	pthread_mutex_lock(&cg_lock);
+	i = (int)(cg_next++ % CG_CACHE);
+	free(cg_cache[i].filter);
+	free(cg_cache[i].text);
+	cg_cache[i].id = id;
+	cg_cache[i].filter = strdup(filter);
+	cg_cache[i].text = cg_cache[i].filter ? strdup(text) : NULL;
+	pthread_mutex_unlock(&cg_lock);
 	return text;
 }
 
