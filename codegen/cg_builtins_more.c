@@ -1,12 +1,12 @@
 /* codegen/cg_builtins_more.c: the smaller builtins, one function each.
  *
  * bswap (LLVM's bswap intrinsic at the argument's size), strcontains (a
- * bounded search in bpf/common.bpf.c), strerror / cgroup_path / macaddr
+ * bpf_loop search in bpf/strings.bpf.c), strerror / cgroup_path / macaddr
  * (an 8-byte value user space prints as text: runtime/format_text.c),
  * pton (the literal's bytes, parsed here), join (one ring-buffer record of
  * up to SP_JOIN_ARGNUM strings, filled by bpf/events.bpf.c) and debugf
  * (bpf_trace_printk). Kept apart from cg_stmt.c's core calls so adding a
- * builtin touches one table row in cg_call_more() and nothing else.
+ * builtin touches this file and one line in cg_call_more().
  */
 #include <arpa/inet.h>
 #include <linux/bpf.h>
