@@ -275,9 +275,8 @@ static int64_t read_int(const uint8_t *p, uint32_t size, bool is_signed)
 	}
 }
 
-/* bpftrace's %r: printable bytes as is, others as \xNN. */
-/* The bytes escaped as bpftrace's %r prints them; the raw bytes follow
- * the text's NUL in the same allocation (*raw). */
+/* bpftrace's %r: printable bytes as is, others as \xNN; the raw bytes
+ * follow the text's NUL in the same allocation (*raw, *len: for %rx, %rh). */
 static char *decode_buf(struct pool *p, const uint8_t *d, uint32_t size, const uint8_t **raw,
 			int64_t *len)
 {
