@@ -179,6 +179,13 @@ end 0
 
 
 
+### exit_stops_a_busy_probe
+# filter: (?s)\A.*?exit\n => exit\n
+profile:hz:997 { printf("tick\n"); } interval:ms:100 { printf("exit\n"); exit(); }
+--- stdout
+exit
+
+
 ### exit_flushes_partial_line
 BEGIN { printf("no newline"); exit(); }
 --- stdout
