@@ -16,11 +16,16 @@
 #include "parser/arena.h"
 #include "parser/sema.h"
 
-/* bswap(x): the bytes of x reversed, at x's size, unsigned. */
+/* bswap(x): the bytes of x reversed, at x's size, unsigned; a variable
+ * has the size of the value first assigned to it, as in bpftrace 0.17
+ * ($dport = $sk->__sk_common.skc_dport; bswap($dport) swaps 2 bytes). */
 static void bswap_type(struct sema *s, struct sp_node *n)
 {
 	const struct sp_type *t = n->list.items[0]->type;
 	uint32_t size = t && t->kind == SP_T_INT && t->size ? t->size : 8;
+
+	if (t && t->kind == SP_T_INT && n->list.items[0]->kind == SP_N_VAR && t->src_size)
+		size = t->src_size;
 
 	n->type = sp_type_int(s->a, size, false);
 }

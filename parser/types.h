@@ -61,6 +61,8 @@ struct sp_type {
 	uint32_t count;       /* ARRAY: elements */
 	struct sp_record *rec; /* RECORD */
 	const char *fmt;      /* TIMESTAMP: the strftime format; TEXT: how to print */
+	uint32_t src_size;    /* INT of a variable: the size of the value first assigned
+	                       * (variables are 64-bit; bswap($port) swaps that many bytes) */
 };
 
 struct sp_type *sp_type_new(struct sp_arena *a, enum sp_type_kind kind);

@@ -7,6 +7,14 @@ BEGIN { printf("%x %x %lx %x\n", bswap((uint16)0x1234), bswap((uint32)0x12345678
 
 
 @[16777216]: 1
+### bswap_of_a_narrow_variable
+BEGIN { $d = (uint16)0x1234; $d = bswap($d); printf("%x\n", $d); $e = (uint32)0x12345678; printf("%x\n", bswap($e)); $f = 0x1234; printf("%lx\n", bswap($f)); exit(); }
+--- stdout
+3412
+78563412
+3412000000000000
+
+
 ### strcontains
 BEGIN { $s = "hello world"; printf("%d %d %d %d %d\n", strcontains($s, "o w"), strcontains($s, "xyz"), strcontains($s, ""), strcontains("", "a"), strcontains(comm, comm)); if (strcontains($s, "world")) { printf("yes\n"); } exit(); }
 --- stdout
