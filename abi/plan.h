@@ -100,6 +100,8 @@ enum sp_field_kind {
 	              * bit_size != 0: a bitfield of the word at offset) */
 	SP_F_ARRAY,  /* C array: elems are its elements */
 	SP_F_PTR,    /* C pointer: u64 address, printed in hex */
+	SP_F_TEXT,   /* u64 printed as text (runtime/format_text.c); fmt: how
+	              * ("username", "strerror", "cgroup_path[:FILTER]", "macaddr") */
 };
 
 struct sp_plan_field {
@@ -112,7 +114,7 @@ struct sp_plan_field {
 	int stack_mode;    /* enum sp_stack_mode */
 	int nelems;        /* TUPLE */
 	struct sp_plan_field *elems;
-	char *fmt;         /* TIMESTAMP: strftime format (may be NULL: "%H:%M:%S") */
+	char *fmt;         /* TIMESTAMP: strftime format (may be NULL: "%H:%M:%S"); TEXT: how */
 	char *name;        /* key part written as a builtin ("pid", "tid", "comm"), else NULL:
 	                    * reports use it as a label name */
 	char *member;      /* element of a RECORD: the member's name */
@@ -183,12 +185,18 @@ enum sp_event_type {
 	SP_EV_SYSTEM = 10, /* system(fmt, ...): id: printfs index; the command likewise */
 	SP_EV_INTERP_CODE = 11, /* an interpreter frame's code object seen for the first
 	                         * time: id: pid, arg: its address (abi/interp.h) */
+	SP_EV_JOIN = 12,  /* join(argv[, delim]): id: printfs index (fmt: the delimiter);
+	                   * SP_JOIN_ARGNUM NUL-padded strings of SP_JOIN_ARGSIZE bytes
+	                   * follow, the first empty one ends the list */
 };
 
 /* Drains: SP_MAP_FILL counts the keys BPF inserted since the last drain,
  * slot 0 for sp_stacks, slot 1 + i for plan.maps[i]; when a count reaches
  * sp_config.drain_at (stacks: stack_drain_at) BPF writes the slot (u64) to
  * SP_MAP_DRAIN_RING, which wakes user space's drain thread. */
+
+#define SP_JOIN_ARGNUM 16    /* bpftrace 0.17's join(): 16 strings */
+#define SP_JOIN_ARGSIZE 1024 /* of up to 1023 bytes each */
 
 struct sp_event_hdr {
 	uint32_t type;

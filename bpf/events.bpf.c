@@ -51,3 +51,39 @@ SP_NODEBUG void sp_emit_event(__u32 type, __u32 id, __u64 arg)
 	if (sp_send_event(type, id, arg))
 		sp_event_drop();
 }
+
+/* join(argv): the strings of a NULL-ended array of pointers, at most
+ * SP_JOIN_ARGNUM, in one record (SP_EV_JOIN); an empty slot ends them. */
+SP_NODEBUG void sp_join(__u32 id, const void *arr, int user)
+{
+	struct sp_event_hdr *h = bpf_ringbuf_reserve(&sp_events, sizeof(*h) +
+						     SP_JOIN_ARGNUM * SP_JOIN_ARGSIZE, 0);
+	const void *p;
+	char *slot;
+	long r;
+	int i;
+
+	if (!h) {
+		sp_event_drop();
+		return;
+	}
+	h->type = SP_EV_JOIN;
+	h->id = id;
+	h->arg = 0;
+	for (i = 0; i < SP_JOIN_ARGNUM; i++) {
+		slot = (char *)(h + 1) + i * SP_JOIN_ARGSIZE;
+		slot[0] = 0;
+		p = NULL;
+		r = user ? -1 : bpf_probe_read_kernel(&p, sizeof(p), (const char *)arr + i * 8);
+		if (r < 0)
+			r = bpf_probe_read_user(&p, sizeof(p), (const char *)arr + i * 8);
+		if (r < 0 || !p)
+			break;
+		r = user ? -1 : bpf_probe_read_kernel_str(slot, SP_JOIN_ARGSIZE, p);
+		if (r < 0)
+			r = bpf_probe_read_user_str(slot, SP_JOIN_ARGSIZE, p);
+		if (r < 0)
+			slot[0] = 0;
+	}
+	bpf_ringbuf_submit(h, 0);
+}

@@ -191,8 +191,13 @@ LLVMValueRef cg_reg_call(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_sarg(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_signal_call(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_cgroupid_call(struct cg *g, const struct sp_node *n);
+/* cg_builtins_more.c: bswap, strcontains, strerror, cgroup_path, macaddr,
+ * pton, join, debugf; NULL when n is none of them */
+LLVMValueRef cg_call_more(struct cg *g, const struct sp_node *n);
 
 /* cg_stmt.c */
+/* A plan.printfs entry (fmt copied, may be NULL); its index or -1. */
+int cg_add_printf(struct cg *g, const char *fmt, const struct sp_node *const *args, int n);
 void cg_block_stmts(struct cg *g, const struct sp_node *block);
 LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp_type *t);

@@ -242,6 +242,7 @@ static const struct {
 	{ "rand", BPF_FUNC_get_prandom_u32, NULL },
 	{ "cgroup", BPF_FUNC_get_current_cgroup_id, NULL },
 	{ "curtask", BPF_FUNC_get_current_task, NULL },
+	{ "numaid", BPF_FUNC_get_numa_node_id, NULL },
 	{ "elapsed", 0, "sp_elapsed" },
 	{ "cpid", 0, "sp_cpid" },
 };
@@ -266,7 +267,7 @@ LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
 	}
 	if (!strcmp(b, "pid") || !strcmp(b, "tid"))
 		return pid_tgid(g, b[0] == 'p');
-	if (!strcmp(b, "uid") || !strcmp(b, "gid"))
+	if (!strcmp(b, "uid") || !strcmp(b, "gid") || !strcmp(b, "username"))
 		return uid_gid(g, b[0] == 'g');
 	if (!strcmp(b, "comm"))
 		return comm_builtin(g, n);
@@ -668,6 +669,10 @@ static LLVMValueRef ntop_call(struct cg *g, const struct sp_node *n)
 	cg_memset0(g, buf, size);
 	if (!a)
 		return buf;
+	if (a->type && a->type->kind == SP_T_ARRAY) { /* ntop(pton("...")) */
+		cg_memcpy(g, buf, cg_expr(g, a), size);
+		return buf;
+	}
 	if (size == 4 || (a->type && a->type->kind == SP_T_INT)) {
 		cg_store_int(g, buf, cg_expr(g, a), size < 8 ? size : 8);
 		return buf;

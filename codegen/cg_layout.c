@@ -24,6 +24,7 @@ bool cg_is_scalar(const struct sp_type *t)
 	case SP_T_KSTACK:
 	case SP_T_KSYM:
 	case SP_T_TIMESTAMP:
+	case SP_T_TEXT:
 		return true;
 	default:
 		return false;
@@ -48,6 +49,7 @@ uint32_t cg_align(const struct sp_type *t)
 	case SP_T_KSYM:
 	case SP_T_USTACK:
 	case SP_T_TIMESTAMP:
+	case SP_T_TEXT:
 		return 8;
 	case SP_T_TUPLE:
 		for (int i = 0; i < t->nelems; i++) {
@@ -89,6 +91,7 @@ uint32_t cg_size(const struct sp_type *t)
 	case SP_T_KSTACK:
 	case SP_T_KSYM:
 	case SP_T_TIMESTAMP:
+	case SP_T_TEXT:
 		return 8;
 	case SP_T_USTACK:
 		return sizeof(struct sp_ustack_key);
@@ -128,6 +131,8 @@ static enum sp_field_kind field_kind(const struct sp_type *t)
 		return SP_F_BUF;
 	case SP_T_TIMESTAMP:
 		return SP_F_TIMESTAMP;
+	case SP_T_TEXT:
+		return SP_F_TEXT;
 	case SP_T_INET:
 		return SP_F_INET;
 	case SP_T_RECORD:
@@ -153,6 +158,8 @@ void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
 	f->is_signed = t->kind == SP_T_INT && t->is_signed;
 	f->stack_limit = t->stack_limit;
 	f->stack_mode = t->stack_mode;
+	if (t->fmt && (t->kind == SP_T_TIMESTAMP || t->kind == SP_T_TEXT))
+		f->fmt = strdup(t->fmt); /* carried by the type: variables and tuples keep it */
 	if (t->kind == SP_T_RECORD || t->kind == SP_T_ARRAY) {
 		cg_cfields(t, off, f);
 		return;

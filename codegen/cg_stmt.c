@@ -271,7 +271,7 @@ static const struct sp_type *event_type(const struct sp_type *t)
 	return t;
 }
 
-static int add_printf(struct cg *g, const char *fmt, const struct sp_node *const *args, int n)
+int cg_add_printf(struct cg *g, const char *fmt, const struct sp_node *const *args, int n)
 {
 	struct sp_plan *p = g->plan;
 	const struct sp_type *types[32];
@@ -348,7 +348,7 @@ static void fmt_call(struct cg *g, const struct sp_node *n, int type)
 	int id;
 
 	if (type == SP_EV_TIME && !fmt) {
-		id = add_printf(g, "%H:%M:%S\n", NULL, 0);
+		id = cg_add_printf(g, "%H:%M:%S\n", NULL, 0);
 		if (id >= 0)
 			event_record(g, type, id, NULL, 0);
 		return;
@@ -361,7 +361,7 @@ static void fmt_call(struct cg *g, const struct sp_node *n, int type)
 		cg_error(g, n->span, "%s takes at most 32 arguments", n->name);
 		return;
 	}
-	id = add_printf(g, fmt->str, args, n->list.len - 1);
+	id = cg_add_printf(g, fmt->str, args, n->list.len - 1);
 	if (id >= 0)
 		event_record(g, type, id, args, n->list.len - 1);
 }
@@ -383,7 +383,7 @@ static void map_event(struct cg *g, const struct sp_node *n, int type)
 	if (id < 0) {
 		if (type == SP_EV_PRINT && n->list.len == 1) { /* print(value) */
 			const struct sp_node *v = n->list.items[0];
-			int pid = add_printf(g, NULL, &v, 1);
+			int pid = cg_add_printf(g, NULL, &v, 1);
 
 			if (pid >= 0)
 				event_record(g, SP_EV_PRINT_VALUE, pid, &v, 1);
@@ -462,6 +462,7 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
 {
 	uint32_t size = n->type && n->type->kind == SP_T_BUF ? n->type->size : 64;
+	const struct sp_type *src_t = n->list.len ? n->list.items[0]->type : NULL;
 	LLVMValueRef buf, len, args[4];
 
 	if (n->list.len < 1) {
@@ -476,6 +477,13 @@ static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
 		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
 
 		len = LLVMBuildSelect(g->B, small, want, len, "");
+	}
+	if (src_t && src_t->kind == SP_T_STRING) {
+		/* a string's bytes, NUL padded to n (never what lies past it) */
+		cg_memcpy(g, cg_gep(g, buf, 1), cg_expr(g, n->list.items[0]),
+			  src_t->size < size ? src_t->size : size);
+		cg_store_int(g, buf, len, 1);
+		return buf;
 	}
 	args[0] = cg_gep(g, buf, 1);
 	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
@@ -562,6 +570,10 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return cg_expr(g, n->list.items[1]);
 	if ((!strcmp(f, "uptr") || !strcmp(f, "kptr")) && n->list.len == 1)
 		return cg_expr(g, n->list.items[0]); /* only the type changes */
+	LLVMValueRef more = cg_call_more(g, n);
+
+	if (more)
+		return more;
 	if (cg_agg_kind(f) != SP_AGG_NONE)
 		cg_error(g, n->span, "%s() can only be assigned to a map: @m = %s(...)", f, f);
 	else

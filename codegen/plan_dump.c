@@ -16,6 +16,7 @@ static const char *field_kind(enum sp_field_kind k)
 		[SP_F_KSTACK] = "kstack", [SP_F_USYM] = "usym", [SP_F_KSYM] = "ksym",
 		[SP_F_TUPLE] = "tuple", [SP_F_BUF] = "buf", [SP_F_NONE] = "none",
 		[SP_F_TIMESTAMP] = "timestamp", [SP_F_INET] = "inet",
+		[SP_F_TEXT] = "text",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) && names[k] ? names[k] : "?";

@@ -22,7 +22,7 @@ ARG = {"i": "int", "s": "str", "S": "\"text\"", "c": "const", "m": "@map", "k": 
        "v": "value", "M": "@map or value", "x": "mode or limit", "a": "addr or str"}
 RESULT = {"U64": "u64", "STRING": "string", "VOID": "—", "AGG": "aggregation", "USTACK": "ustack",
           "KSTACK": "kstack", "USYM": "usym", "KSYM": "ksym", "BUF": "buf", "TIMESTAMP": "timestamp",
-          "INET": "inet", "SPECIAL": "fields"}
+          "INET": "inet", "TEXT": "text", "SPECIAL": "varies"}
 ROW = re.compile(r'^SP_BUILTIN_(VAR|FN)\((.*)\)\s*$')
 
 

@@ -160,6 +160,8 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 	} else if (t->size > v->type->size && t->kind != SP_T_INT) {
 		v->type = t; /* strings widen */
 	}
+	if (v->type->kind == SP_T_INT && !v->type->src_size && t->kind == SP_T_INT)
+		v->type->src_size = t->src_size ? t->src_size : t->size; /* for bswap() */
 	if (s->quiet)
 		var_final_note(s, v);
 	lv->scope_id = v->id;

@@ -76,6 +76,16 @@ struct sp_type *sema_expr(struct sema *s, struct sp_node *n);
 /* An expression used as a plain value: no aggregations, no void. */
 struct sp_type *sema_value(struct sema *s, struct sp_node *n);
 struct sp_type *sema_readable(struct sema *s, struct sp_node *n);
+/* parser/sema_builtins.c: bswap, pton, strerror, cgroup_path, macaddr,
+ * debugf (true: n is one of them, typed and checked); username. */
+bool sema_builtin_more(struct sema *s, struct sp_node *n);
+void sema_username(struct sema *s, struct sp_node *n);
+/* $#, a missing $N (0) or a $N whose text is a number */
+bool sema_param_is_int(struct sema *s, const struct sp_node *n);
+/* str($N + k) of a text parameter: rewritten to the text from byte k on
+ * (bpftrace's pointer arithmetic on the string); the string's size, or 0
+ * if n is not that */
+uint32_t sema_str_param_offset(struct sema *s, struct sp_node *n);
 bool sema_const_int(const struct sp_node *n, int64_t *v);
 struct sema_map *sema_map_get(struct sema *s, const char *name);
 struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok);

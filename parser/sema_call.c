@@ -18,7 +18,7 @@
 #include "parser/ctypes.h"
 
 enum result { R_U64, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
-	      R_TIMESTAMP, R_INET, R_SPECIAL };
+	      R_TIMESTAMP, R_INET, R_TEXT, R_SPECIAL };
 
 struct builtin {
 	const char *name;
@@ -37,6 +37,8 @@ static const struct builtin builtins[] = {
 #define NBUILTINS ((int)(sizeof(builtins) / sizeof(builtins[0])))
 
 static const char *const modes[] = { "bpftrace", "perf", "raw" };
+
+static bool param_text(const struct sp_node *n);
 
 static const struct builtin *lookup(const char *name, bool is_fn)
 {
@@ -137,6 +139,10 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 		return n->type = sp_type_string(s->a, 16);
 	if (!strcmp(n->name, "curtask"))
 		return n->type = sema_curtask(s);
+	if (!strcmp(n->name, "username")) {
+		sema_username(s, n);
+		return n->type;
+	}
 	/* USDT arguments carry their sign in the probe's spec ("-4@%eax") and
 	 * arrive sign-extended: signed 64-bit, as in bpftrace */
 	if (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9' &&
@@ -194,6 +200,9 @@ static void stack_arg(struct sema *s, struct sp_node *call, int i, struct sp_nod
 	const char *hint;
 	int64_t v;
 
+	/* kstack($1): the parameter's number (a text one is reported there) */
+	if (arg->kind == SP_N_POSITIONAL && sp_type_is_none(sema_expr(s, arg)))
+		return;
 	if (arg->kind == SP_N_BUILTIN) {
 		int m;
 
@@ -252,6 +261,9 @@ static void check_arg(struct sema *s, struct sp_node *call, int i, char kind)
 		kind = 'v';
 		break;
 	case 'S':
+		if (arg->kind == SP_N_CALL && !strcmp(arg->name, "str") && arg->list.len &&
+		    param_text(arg->list.items[0]))
+			sema_expr(s, arg); /* kaddr(str($1)): the parameter's text is a literal */
 		if (arg->kind != SP_N_STR)
 			want(s, call, i, arg, "a string literal", NULL);
 		sema_expr(s, arg);
@@ -274,7 +286,8 @@ static void check_arg(struct sema *s, struct sp_node *call, int i, char kind)
 		want(s, call, i, arg, "an integer", t);
 	else if (kind == 's' && t->kind != SP_T_STRING)
 		want(s, call, i, arg, "a string", t);
-	else if (kind == 'a' && t->kind != SP_T_INT && t->kind != SP_T_PTR && t->kind != SP_T_STRING)
+	else if (kind == 'a' && t->kind != SP_T_INT && t->kind != SP_T_PTR && t->kind != SP_T_STRING &&
+		 t->kind != SP_T_ARRAY)
 		want(s, call, i, arg, "an address or a string", t);
 }
 
@@ -298,7 +311,8 @@ static bool check_args(struct sema *s, struct sp_node *n, const struct builtin *
 		return false;
 	}
 	for (i = 0; i < nargs; i++)
-		check_arg(s, n, i, b->args[i < nkinds ? i : nkinds - 1]);
+		check_arg(s, n, i, nargs == 1 && !strcmp(n->name, "ntop") ? 'a' : /* ntop(addr) */
+			  b->args[i < nkinds ? i : nkinds - 1]);
 	return true;
 }
 
@@ -459,7 +473,9 @@ static void ntop_size(struct sp_node *n)
 	bool is_int = addr->type && addr->type->kind != SP_T_STRING;
 	int64_t af;
 
-	if (n->list.len == 2 && sema_const_int(n->list.items[0], &af))
+	if (addr->type && addr->type->kind == SP_T_ARRAY) /* ntop(pton("::1")) */
+		n->type->size = sp_type_csize(addr->type) == 16 ? 16 : 4;
+	else if (n->list.len == 2 && sema_const_int(n->list.items[0], &af))
 		n->type->size = af == 10 ? 16 : af == 2 && is_int ? 4 : n->type->size;
 	else if (is_int)
 		n->type->size = 4;
@@ -492,8 +508,11 @@ static void special(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
 
-	if (!strcmp(n->name, "printf") || !strcmp(n->name, "cat") || !strcmp(n->name, "system"))
+	if (!strcmp(n->name, "printf") || !strcmp(n->name, "cat") || !strcmp(n->name, "system") ||
+	    !strcmp(n->name, "debugf"))
 		check_format(s, n);
+	if (sema_builtin_more(s, n))
+		return;
 	if (!strcmp(n->name, "system") && !s->o->unsafe)
 		sema_err(s, n->span, "system() is unsafe: run sprof with --unsafe to allow it");
 	if (!strcmp(n->name, "reg") || !strcmp(n->name, "signal"))
@@ -521,6 +540,7 @@ static void special(struct sema *s, struct sp_node *n)
 struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 {
 	const struct builtin *b = lookup(n->name, true);
+	uint32_t size;
 	bool is_str;
 
 	if (!b) {
@@ -537,6 +557,8 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
 	is_str = !strcmp(n->name, "str");
+	if (is_str && (size = sema_str_param_offset(s, n))) /* str($1 + 1) */
+		return n->type = sp_type_string(s->a, size);
 	if (is_str && (n->list.len == 1 || n->list.len == 2) && param_text(n->list.items[0])) {
 		if (n->list.len == 2)
 			check_arg(s, n, 1, 'c');

@@ -389,8 +389,9 @@ static struct sp_type *positional(struct sema *s, struct sp_node *n)
 	char *end;
 	long long v;
 
-	if (s->quiet) /* rewritten once, in the reporting pass */
+	if (s->quiet && !sema_param_is_int(s, n)) /* errors: in the reporting pass */
 		return s->s64;
+	/* a literal from pass 1 on, so lhist(x, $1, $2, $3) and kstack($1) see constants */
 	n->kind = SP_N_INT;
 	if (!strcmp(n->name, "$#")) {
 		n->ival = s->o->nparams;

@@ -194,6 +194,8 @@ bool sp_type_equal(const struct sp_type *x, const struct sp_type *y)
 		return x->count == y->count && sp_type_equal(x->pointee, y->pointee);
 	case SP_T_RECORD:
 		return x->rec == y->rec;
+	case SP_T_TEXT: /* a user name and an errno message are not the same value */
+		return x->fmt && y->fmt ? !strcmp(x->fmt, y->fmt) : x->fmt == y->fmt;
 	default:
 		return true;
 	}
@@ -277,6 +279,9 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 	case SP_T_RECORD:
 		return snprintf(buf, (size_t)len, "%s %s", t->rec->is_union ? "union" : "struct",
 				t->rec->name[0] ? t->rec->name : "(anonymous)");
+	case SP_T_TEXT: /* "username", "strerror", "cgroup_path" (without the filter) */
+		return snprintf(buf, (size_t)len, "%.*s", t->fmt ? (int)strcspn(t->fmt, ":") : 4,
+				t->fmt ? t->fmt : "text");
 	case SP_T_AGG:
 		if (t->agg == SP_AGG_LHIST)
 			return snprintf(buf, (size_t)len, "lhist(%lld, %lld, %lld)",

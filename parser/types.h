@@ -29,7 +29,9 @@ struct sp_arena;
 	X(TIMESTAMP, "timestamp") /* strftime(fmt, ns): ns printed as time */ \
 	X(INET, "inet")     /* ntop([af,] addr): size 4 or 16 address bytes */ \
 	X(RECORD, "record") /* C struct or union: rec; size rec->size */ \
-	X(ARRAY, "array")   /* C array: elem[count]; size elem->size * count */
+	X(ARRAY, "array")   /* C array: elem[count]; size elem->size * count */ \
+	X(TEXT, "text")     /* u64 user space prints as text; fmt says how: \
+	                     * username, strerror, cgroup_path[:FILTER], macaddr */
 
 enum sp_type_kind {
 #define X(k, s) SP_T_##k,
@@ -58,6 +60,9 @@ struct sp_type {
 	                       * else kernel memory (curtask, tracepoints, BTF types) */
 	uint32_t count;       /* ARRAY: elements */
 	struct sp_record *rec; /* RECORD */
+	const char *fmt;      /* TIMESTAMP: the strftime format; TEXT: how to print */
+	uint32_t src_size;    /* INT of a variable: the size of the value first assigned
+	                       * (variables are 64-bit; bswap($port) swaps that many bytes) */
 };
 
 struct sp_type *sp_type_new(struct sp_arena *a, enum sp_type_kind kind);

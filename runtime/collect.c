@@ -32,6 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "runtime/collect.h"
+#include "runtime/format_text.h"
 #include "runtime/drain.h"
 #include "runtime/stacks/python.h"
 #include "abi/unwind_table.h"
@@ -274,12 +275,19 @@ static int64_t read_int(const uint8_t *p, uint32_t size, bool is_signed)
 	}
 }
 
-/* bpftrace's %r: printable bytes as is, others as \xNN. */
-static char *decode_buf(struct pool *p, const uint8_t *d, uint32_t size)
+/* bpftrace's %r: printable bytes as is, others as \xNN; the raw bytes
+ * follow the text's NUL in the same allocation (*raw, *len: for %rx, %rh). */
+static char *decode_buf(struct pool *p, const uint8_t *d, uint32_t size, const uint8_t **raw,
+			int64_t *len)
 {
 	uint32_t n = d[0] < size - 1 ? d[0] : size - 1;
-	char *s = pool_alloc(p, (size_t)n * 4 + 1), *o = s;
+	char *s = pool_alloc(p, (size_t)n * 5 + 1), *o = s;
 
+	if (s) {
+		memcpy(s + (size_t)n * 4 + 1, d + 1, n);
+		*raw = (const uint8_t *)s + (size_t)n * 4 + 1;
+		*len = n;
+	}
 	for (uint32_t i = 0; s && i < n; i++) {
 		uint8_t ch = d[1 + i];
 
@@ -347,6 +355,19 @@ static char *decode_inet(struct sp_collector *c, const uint8_t *d, uint32_t size
 	return pool_strndup(c->cur, buf, sizeof(buf));
 }
 
+static int decode_text(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *d,
+		       struct sp_kval *out)
+{
+	char *text;
+
+	out->kind = SP_F_STR;
+	out->i = read_int(d, 8, false);
+	text = sp_format_text(f->fmt, (uint64_t)out->i);
+	out->s = pool_strndup(c->cur, text ? text : "", text ? strlen(text) + 1 : 1);
+	free(text);
+	return out->s ? 0 : -ENOMEM;
+}
+
 static int decode_c(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
 		    struct sp_kval *out)
 {
@@ -378,7 +399,7 @@ static int decode(struct sp_collector *c, const struct sp_plan_field *f, const u
 		out->s = pool_strndup(c->cur, (const char *)d, f->size);
 		return out->s ? 0 : -ENOMEM;
 	case SP_F_BUF:
-		out->s = decode_buf(c->cur, d, f->size);
+		out->s = decode_buf(c->cur, d, f->size, &out->raw, &out->i);
 		return out->s ? 0 : -ENOMEM;
 	case SP_F_USTACK: {
 		struct sp_ustack_key k;
@@ -428,6 +449,8 @@ static int decode(struct sp_collector *c, const struct sp_plan_field *f, const u
 		out->s = f->kind == SP_F_INET ? decode_inet(c, d, f->size) :
 			 decode_time(c, f->fmt, (uint64_t)out->i);
 		return out->s ? 0 : -ENOMEM;
+	case SP_F_TEXT: /* username, strerror ...: text from runtime/format_text.c */
+		return decode_text(c, f, d, out);
 	case SP_F_RECORD:
 	case SP_F_ARRAY:
 	case SP_F_PTR: /* C values: shown as text, like timestamps */

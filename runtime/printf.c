@@ -80,9 +80,31 @@ static void print_int(FILE *out, const char *spec, char conv, const struct sp_kv
 	}
 }
 
+/* %rx: every byte as \xNN; %rh: every byte as two hex digits, spaced
+ * (bpftrace 0.17). */
+static void print_hex(FILE *out, const char *spec, char how, const struct sp_kval *v)
+{
+	char *text = NULL, fs[80];
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return;
+	for (int64_t i = 0; v->raw && i < v->i; i++)
+		fprintf(m, how == 'x' ? "\\x%02x" : i ? " %02x" : "%02x", v->raw[i]);
+	fclose(m);
+	snprintf(fs, sizeof(fs), "%ss", spec);
+	fprintf(out, fs, text ? text : "");
+	free(text);
+}
+
 static void print_arg(FILE *out, const char *spec, char conv, const struct sp_kval *v,
 		      const struct sp_plan_field *f)
 {
+	if (v->kind == SP_F_BUF && (conv == 'x' || conv == 'h')) { /* %rx, %rh */
+		print_hex(out, spec, conv, v);
+		return;
+	}
 	char fs[80];
 
 	switch (v->kind) {
@@ -160,6 +182,8 @@ void sp_printf_format(FILE *out, const char *fmt, const struct sp_kval *args, in
 			fputc(conv, out);
 			continue;
 		}
+		if (conv == 'r' && (*fmt == 'x' || *fmt == 'h')) /* %rx, %rh */
+			conv = *fmt++;
 		print_arg(out, spec, conv, &args[next], fields ? &fields[next] : NULL);
 		next++;
 	}
@@ -311,6 +335,34 @@ static int file_event(struct sp_output *o, const struct sp_event_hdr *h,
 	return 0;
 }
 
+/* join(): the record's strings up to the first empty one, joined by the
+ * delimiter (the printf entry's fmt), one line. */
+static int print_join(struct sp_output *o, const struct sp_plan_printf *pf, const char *args,
+		      size_t len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&text, &n);
+
+	if (!m)
+		return -errno;
+	for (size_t i = 0; i < SP_JOIN_ARGNUM && (i + 1) * SP_JOIN_ARGSIZE <= len; i++) {
+		const char *slot = args + i * SP_JOIN_ARGSIZE;
+
+		if (!slot[0])
+			break;
+		if (i)
+			fputs(pf->fmt ? pf->fmt : " ", m);
+		fwrite(slot, 1, strnlen(slot, SP_JOIN_ARGSIZE), m);
+	}
+	if (!o->json)
+		fputc('\n', m);
+	fclose(m);
+	emit(o, "join", text ? text : "");
+	free(text);
+	return 0;
+}
+
 int sp_output_event(struct sp_output *o, const struct sp_event_hdr *h, const void *args,
 		    size_t len)
 {
@@ -337,6 +389,9 @@ int sp_output_event(struct sp_output *o, const struct sp_event_hdr *h, const voi
 	case SP_EV_CAT:
 	case SP_EV_SYSTEM:
 		err = file_event(o, h, pf, args, len);
+		break;
+	case SP_EV_JOIN:
+		err = print_join(o, pf, args, len);
 		break;
 	default:
 		err = -ENOTSUP;

@@ -47,6 +47,7 @@ struct sp_kval {
 	int n;                /* TUPLE */
 	struct sp_kval *elems;
 	const char *json;     /* C records/arrays/pointers (kind STR): the value as JSON */
+	const uint8_t *raw;   /* BUF: the bytes themselves (i: how many), for %rx and %rh */
 };
 
 struct sp_value {
