@@ -744,6 +744,9 @@ static void handle(struct run *r, uint32_t tag)
 		break;
 	case TAG_PERIOD:
 		sp_continuous__tick(r->cont);
+		free(r->pids); /* pids come back as other processes: the set starts over */
+		r->pids = NULL;
+		r->npids = r->pidcap = 0;
 		break;
 	}
 }
