@@ -81,7 +81,7 @@ static void *sender_main(void *arg)
 		stop = tx->stop;
 		pthread_mutex_unlock(&tx->lock);
 		sp_clickhouse__flush(c->io.ch); /* what fails stays queued for the next wake */
-	} while (!stop);
+	} while (!stop); /* stopped during a flush: one more, for the last period */
 	return NULL;
 }
 
@@ -287,7 +287,8 @@ int sp_continuous__finish(struct sp_continuous *c)
 
 	emit(c);
 	sender_stop(c);
-	lost = c->io.ch ? sp_clickhouse__dropped_rows(c->io.ch) : 0;
+	lost = c->io.ch ? sp_clickhouse__dropped_rows(c->io.ch) +
+			  (uint64_t)sp_clickhouse__pending(c->io.ch) : 0; /* pending: lost at exit */
 	return c->failed || lost ? -EIO : 0;
 }
 

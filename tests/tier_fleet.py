@@ -26,12 +26,15 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
                4 s around either); rows of many periods in
                ClickHouse, which is stopped for a few seconds meanwhile
                without stopping the periods
+  continuous-server-gone  the server stopped for good during a --continuous
+               run: a file every period still, the rows never sent counted at exit
   continuous-errors  --continuous 0, abc, with -d: a message, non-zero exit
 The server is stopped when the tier ends.
 """
 import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -393,6 +396,32 @@ def test_continuous(ctx):
     assert "lost" not in err or "rows lost" not in err, err
 
 
+def test_continuous_server_gone(ctx):
+    """--continuous with the server gone for good: periods go on, the rows never sent are counted"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = srv.url("fleet.gone")
+    outdir = os.path.join(ctx.workdir, "gone")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    proc, lines, t = start_sprof(ctx, "--continuous", "1s", "--duration", "6s", "--export", url,
+                                 "--host-name", "gone", "-o", os.path.join(outdir, "g-%t.txt"),
+                                 "-e", "profile:hz:99 { @[comm] = count(); }")
+    time.sleep(1.5)
+    srv.stop()
+    try:
+        rc = proc.wait(90)
+        t.join(10)
+    finally:
+        server(ctx)  # back for the next tests
+    err = "".join(lines)
+    assert rc != 0, err
+    m = re.search(r"clickhouse://127\.0\.0\.1:\d+/fleet\.gone: (\d+) rows lost \((\d+) batch(es)? not sent\)",
+                  err)
+    assert m and int(m.group(1)) > 0 and int(m.group(2)) >= 4, err
+    assert len(os.listdir(outdir)) >= 6, os.listdir(outdir)
+
+
 def test_continuous_errors(ctx):
     """--continuous with a bad period or an option it cannot work with"""
     for args, want in ((["--continuous", "0"], "invalid --continuous '0'"),
@@ -413,6 +442,7 @@ def tests(ctx):
     yield "outage", test_outage
     yield "distributed", test_distributed
     yield "continuous", test_continuous
+    yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors
     srv = getattr(ctx, "_ch", None)
     if srv:

@@ -364,6 +364,16 @@ uint64_t sp_clickhouse__dropped_rows(struct sp_clickhouse *ch)
 	return n;
 }
 
+int sp_clickhouse__pending(struct sp_clickhouse *ch)
+{
+	int n;
+
+	pthread_mutex_lock(&ch->lock);
+	n = ch->npending;
+	pthread_mutex_unlock(&ch->lock);
+	return n;
+}
+
 void sp_clickhouse__destroy(struct sp_clickhouse *ch)
 {
 	if (!ch)

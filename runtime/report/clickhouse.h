@@ -54,6 +54,8 @@ int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p);
 int sp_clickhouse__flush(struct sp_clickhouse *ch);
 /* Rows dropped so far (batches that were never sent). */
 uint64_t sp_clickhouse__dropped_rows(struct sp_clickhouse *ch);
+/* Batches waiting to be sent. */
+int sp_clickhouse__pending(struct sp_clickhouse *ch);
 /* Pending batches are dropped; prints the rows lost, if any. */
 void sp_clickhouse__destroy(struct sp_clickhouse *ch);
 
