@@ -739,7 +739,8 @@ static int read_table(struct sp_collector *c, const struct sp_plan_map *m, struc
 {
 	int id = (int)(m - c->plan->maps), cap = 0, err = 0;
 	size_t n, stride;
-	uint8_t *r = c->take ? sp_drain_take(c->drain, id, &n, &stride, &out->table_dropped) :
+	bool take = c->take && c->cur == &c->keep; /* a period's profile, not print() */
+	uint8_t *r = take ? sp_drain_take(c->drain, id, &n, &stride, &out->table_dropped) :
 		     sp_drain_rows(c->drain, id, &n, &stride, &out->table_dropped);
 
 	if (!r)
@@ -771,7 +772,7 @@ static int collect_map(struct sp_collector *c, const struct sp_plan_map *m,
 		err = read_table(c, m, out, &rows);
 	else
 		err = read_rows(c, m, bpf_map__fd(bm), out, &rows);
-	if (!err && c->take && m->drain && !sp_drain_has(c->drain, (int)(m - c->plan->maps)))
+	if (!err && c->take && pool == &c->keep && m->drain && !sp_drain_has(c->drain, (int)(m - c->plan->maps)))
 		err = sp_collect_clear(c, m); /* not drained (SPROF_NO_DRAIN): emptied here */
 	if (!err && is_hist(m))
 		err = fold_hist(c, m, &rows, out);

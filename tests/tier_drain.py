@@ -228,6 +228,23 @@ def t_continuous_periods_add_up(ctx):
     assert period_sums(r.out) == period_sums(base.out), (period_sums(r.out), period_sums(base.out))
 
 
+def t_continuous_print_leaves_periods_whole(ctx):
+    """print(@n) every 50 ms during --continuous periods (written to %t files) empties nothing:
+    the files' counts still add up to every call"""
+    ctx.require_bpf()
+    wl = ctx.workload("drain_values")
+    outdir = os.path.join(ctx.workdir, "print_periods")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    r = ctx.sprof_run("--continuous", "500ms", "-o", os.path.join(outdir, "p-%t.txt"),
+                      "-c", "%s 20000 500 8" % wl,
+                      "uprobe:%s:record { @n = count(); } interval:ms:50 { print(@n); }" % wl, timeout=60)
+    assert r.rc == 0 and len(re.findall(r"^@n: \d+$", r.out, re.M)) >= 10, r
+    files = sorted(os.listdir(outdir))
+    total = sum(period_sums(open(os.path.join(outdir, f)).read()).get("@n", 0) for f in files)
+    assert len(files) >= 3 and total == 20000, (files, total)
+
+
 def tests(ctx):
     for name, fn in sorted(globals().items()):
         if name.startswith("t_") and callable(fn):
