@@ -35,7 +35,6 @@
 
 #define IDLE_FILES 32 /* object files no process maps, kept for the next one */
 #define IDLE_BYTES (16u << 20) /* and their size at most */
-#define SEEN_WALK 65536 /* sp_seen_pids keys looked at per period at most */
 
 /* Loss counters as BPF keeps them: totals since the start. */
 struct totals {
@@ -194,20 +193,22 @@ static int write_period(struct sp_continuous *c, const struct sp_profile *p)
 /* ---- a long run: what is gone goes -------------------------------------------------- */
 
 /* BPF announces a pid once (sp_seen_pids): gone pids leave room, and a
- * pid given out again is announced again. */
+ * pid given out again is announced again. The keys are listed first and
+ * deleted after (a delete during the walk would restart it). */
 static void forget_seen_pids(struct sp_continuous *c)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(c->io.obj, SP_MAP_SEEN_PIDS);
 	int fd = m ? bpf_map__fd(m) : -1;
-	uint32_t k, next;
-	void *prev = NULL;
+	uint32_t max = m ? bpf_map__max_entries(m) : 0, n = 0, *keys;
 
-	for (int left = SEEN_WALK; fd >= 0 && left-- && bpf_map_get_next_key(fd, prev, &next) == 0;) {
-		k = next;
-		prev = &k;
-		if (kill((pid_t)k, 0) != 0 && errno == ESRCH && bpf_map_delete_elem(fd, &k) == 0)
-			prev = NULL; /* the walk starts over: deleted keys are not revisited */
-	}
+	if (fd < 0 || !(keys = malloc(sizeof(*keys) * ((size_t)max + 1))))
+		return;
+	while (n < max && bpf_map_get_next_key(fd, n ? &keys[n - 1] : NULL, &keys[n]) == 0)
+		n++;
+	for (uint32_t i = 0; i < n; i++)
+		if (kill((pid_t)keys[i], 0) != 0 && errno == ESRCH)
+			bpf_map_delete_elem(fd, &keys[i]);
+	free(keys);
 }
 
 /* -v: what is held after a period, to see it stay flat. */

@@ -32,6 +32,7 @@
 #define MAX_STR 1024
 #define MAX_LINETABLE (1u << 20)
 #define UNKNOWN_FRAME "[unknown python frame]"
+#define SEEN_CODES_MAX 16384 /* py_code_seen's size (bpf/python.bpf.c) */
 
 /* Where a code object and its strings keep what a frame shows. */
 struct code_layout {
@@ -643,13 +644,28 @@ static bool pid_gone(pid_t pid)
 	return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
+/* BPF's record of the code objects it sent, for gone processes: the keys
+ * are listed first and deleted after (a delete would restart the walk). */
+static void forget_seen_codes(struct sp_python *py)
+{
+	struct sp_py_code_key *keys;
+	size_t n = 0, max = SEEN_CODES_MAX;
+
+	if (py->seen_fd < 0 || !(keys = malloc(sizeof(*keys) * max)))
+		return;
+	while (n < max && bpf_map_get_next_key(py->seen_fd, n ? &keys[n - 1] : NULL, &keys[n]) == 0)
+		n++;
+	for (size_t i = 0; i < n; i++)
+		if (pid_gone((pid_t)keys[i].pid))
+			bpf_map_delete_elem(py->seen_fd, &keys[i]);
+	free(keys);
+}
+
 /* Code objects of gone processes: ours, and BPF's record that they were sent. */
 static void evict_codes(struct sp_python *py)
 {
-	struct sp_py_code_key k, next;
 	size_t ocap = py->codecap;
 	struct pycode **old = py->codes;
-	void *prev = NULL;
 
 	py->codes = calloc(ocap ? ocap : 1, sizeof(*py->codes));
 	if (!py->codes) {
@@ -666,14 +682,7 @@ static void evict_codes(struct sp_python *py)
 		}
 	}
 	free(old);
-	/* deleting the current key restarts the walk at the first key */
-	for (int left = 1 << 16; py->seen_fd >= 0 && left-- &&
-	     bpf_map_get_next_key(py->seen_fd, prev, &next) == 0;) {
-		k = next;
-		prev = &k;
-		if (pid_gone((pid_t)k.pid) && bpf_map_delete_elem(py->seen_fd, &k) == 0)
-			prev = NULL;
-	}
+	forget_seen_codes(py);
 }
 
 int sp_python__evict(struct sp_python *py)
