@@ -245,6 +245,18 @@ def t_continuous_print_leaves_periods_whole(ctx):
     assert len(files) >= 3 and total == 20000, (files, total)
 
 
+def t_continuous_output_without_t_holds_the_last_period(ctx):
+    """-o without %t: every period overwrites the file, which ends with the last period alone"""
+    ctx.require_bpf()
+    wl = ctx.workload("drain_values")
+    out = os.path.join(ctx.workdir, "last_period.txt")
+    r = ctx.sprof_run("--continuous", "300ms", "-o", out, "-c", "%s 20000 500 8" % wl,
+                      "uprobe:%s:record { @n = count(); }" % wl, timeout=60)
+    assert r.rc == 0 and not r.out.strip(), r
+    counts = re.findall(r"^@n: (\d+)$", open(out).read(), re.M)
+    assert len(counts) <= 1 and (not counts or int(counts[0]) < 20000), (counts, r)
+
+
 def tests(ctx):
     for name, fn in sorted(globals().items()):
         if name.startswith("t_") and callable(fn):
