@@ -103,6 +103,7 @@ enum {
 	OPT_LIST_SCRIPTS,
 	OPT_INCLUDE,
 	OPT_MAP_SIZE,
+	OPT_CONTINUOUS,
 };
 
 static void usage(FILE *f)
@@ -127,6 +128,9 @@ static void usage(FILE *f)
 		"  -v               verbose: what each probe attached where, full verifier log,\n"
 		"                   libbpf messages\n"
 		"  --duration TIME  stop after TIME (10s, 500ms, 2m)\n"
+		"  --continuous PERIOD  never stop sampling; report every PERIOD (10s, 500ms,\n"
+		"                   1m): to stdout, to -o FILE (%%t: the period's UTC time),\n"
+		"                   to --export\n"
 		"  --max-keys N     keys kept per map (env SPROF_MAX_MAP_KEYS; default %u)\n"
 		"  --map-size N     entries per BPF map, at most --max-keys (env SPROF_MAP_SIZE;\n"
 		"                   default %u): aggregations move to user space before\n"
@@ -395,6 +399,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
 		{"include", required_argument, NULL, OPT_INCLUDE},
 		{"map-size", required_argument, NULL, OPT_MAP_SIZE},
+		{"continuous", required_argument, NULL, OPT_CONTINUOUS},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -494,6 +499,14 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				return -EINVAL;
 			}
 			break;
+		case OPT_CONTINUOUS:
+			if (parse_duration(optarg, &c->run.continuous_ns) ||
+			    c->run.continuous_ns < 100000000ull) {
+				fprintf(stderr, "sprof: invalid --continuous '%s' (a period of at least "
+					"100ms: 10s, 500ms, 1m)\n", optarg);
+				return -EINVAL;
+			}
+			break;
 		case OPT_MAP:
 			c->run.map_filter = optarg;
 			break;
@@ -544,6 +557,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		}
 	}
 	int i = optind;
+	if (c->run.continuous_ns && (c->list_scripts || c->list || c->dump != DUMP_NONE)) {
+		fprintf(stderr, "sprof: --continuous cannot be used with %s: it lists or prints "
+			"and exits\n", c->list_scripts ? "--list-scripts" : c->list ? "-l" : "-d");
+		return -EINVAL;
+	}
 	if (c->list_scripts)
 		return 0;
 	if (c->list) {

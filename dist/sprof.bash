@@ -26,7 +26,7 @@ _sprof()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local line=${COMP_LINE:0:COMP_POINT} word bin=${COMP_WORDS[0]}
-    local opts="-e -p -c -o -f -d -l -v --duration --max-keys --map --title --strlen
+    local opts="-e -p -c -o -f -d -l -v --duration --continuous --max-keys --map --title --strlen
                 --map-size --export --host-name --retention --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
     local types="BEGIN END profile:hz: interval:s: interval:ms: software: hardware:
                  uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:"
@@ -38,7 +38,7 @@ _sprof()
     -o|--emit-elf|--include) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -c) COMPREPLY=($(compgen -c -- "$cur")); return ;;
     -p) COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null | tr -d ' ')" -- "$cur")); return ;;
-    -e|--duration|--max-keys|--map-size|--map|--title|--strlen|--param|--export|--host-name|--retention) return ;;
+    -e|--duration|--continuous|--max-keys|--map-size|--map|--title|--strlen|--param|--export|--host-name|--retention) return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "${opts//[[:space:]]/$'\n'}" -- "$cur"))

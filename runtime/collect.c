@@ -118,6 +118,7 @@ struct sp_collector {
 	struct stack_slot *slots;
 	size_t nslots, used;
 	struct sp_drain *drain;  /* tables of drained maps, stacks copied out */
+	bool take;               /* --continuous: reading a table empties it */
 };
 
 /* Every key and value of a map through BPF_MAP_LOOKUP_BATCH (two syscalls
@@ -763,7 +764,9 @@ static int read_table(struct sp_collector *c, const struct sp_plan_map *m, struc
 {
 	int id = (int)(m - c->plan->maps), cap = 0, err = 0;
 	size_t n, stride;
-	uint8_t *r = sp_drain_rows(c->drain, id, &n, &stride, &out->table_dropped);
+	bool take = c->take && c->cur == &c->keep; /* a period's profile, not print() */
+	uint8_t *r = take ? sp_drain_take(c->drain, id, &n, &stride, &out->table_dropped) :
+		     sp_drain_rows(c->drain, id, &n, &stride, &out->table_dropped);
 
 	if (!r)
 		return -errno;
@@ -794,6 +797,8 @@ static int collect_map(struct sp_collector *c, const struct sp_plan_map *m,
 		err = read_table(c, m, out, &rows);
 	else
 		err = read_rows(c, m, bpf_map__fd(bm), out, &rows);
+	if (!err && c->take && pool == &c->keep && m->drain && !sp_drain_has(c->drain, (int)(m - c->plan->maps)))
+		err = sp_collect_clear(c, m); /* not drained (SPROF_NO_DRAIN): emptied here */
 	if (!err && is_hist(m))
 		err = fold_hist(c, m, &rows, out);
 	free(rows.v);
@@ -1008,6 +1013,22 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
 		return NULL;
 	}
 	return c;
+}
+
+void sp_collector__set_take(struct sp_collector *c, bool take)
+{
+	c->take = take;
+}
+
+size_t sp_collector__end_period(struct sp_collector *c)
+{
+	pool_free(&c->keep);
+	pool_free(&c->scratch);
+	free(c->slots);
+	c->slots = NULL;
+	c->nslots = c->used = 0;
+	c->cur = &c->keep;
+	return sp_drain_age_stacks(c->drain);
 }
 
 void sp_collector__set_python(struct sp_collector *c, struct sp_python *py)

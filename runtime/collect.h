@@ -2,6 +2,8 @@
 #ifndef SPROF_RUNTIME_COLLECT_H
 #define SPROF_RUNTIME_COLLECT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -21,6 +23,13 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
  * until destroy. Accepts NULL. */
 void sp_collector__destroy(struct sp_collector *c);
 
+/* --continuous: sp_collect() empties each drained map's table as it reads
+ * it (in one step with the read), so every period starts from nothing. */
+void sp_collector__set_take(struct sp_collector *c, bool take);
+/* After a period's profile was written: frees every profile returned so
+ * far and the symbolized-stack cache, and forgets stacks not seen this
+ * period nor the last (sp_drain_age_stacks; returns that count). */
+size_t sp_collector__end_period(struct sp_collector *c);
 /* Interpreter frames of user stacks are spliced in by py (may be NULL). */
 void sp_collector__set_python(struct sp_collector *c, struct sp_python *py);
 /* Reads every plan map and the drop counters. */

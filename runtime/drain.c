@@ -63,6 +63,7 @@ struct table {
 struct stack_ent {
 	uint64_t id;
 	uint32_t nr, ninterp;   /* native frames, then interpreter frames in ip */
+	uint32_t age;           /* d->age when last copied out of sp_stacks */
 	uint64_t *ip;
 };
 
@@ -78,6 +79,7 @@ struct sp_drain {
 	size_t bksz, bvsz;
 	struct stack_ent *st;     /* open addressing on id; id 0 = empty */
 	size_t nst, stcap;
+	uint32_t age;             /* periods aged so far (sp_drain_age_stacks) */
 	struct sp_drain_stats stats;
 	pthread_mutex_t lock;     /* recursive: tables, stack store, stats */
 	pthread_t thread;
@@ -246,6 +248,7 @@ static void stack_keep(struct sp_drain *d, uint64_t id, const struct sp_stack_va
 	size_t j;
 
 	if (e) {
+		e->age = d->age;
 		if (e->nr != nr || e->ninterp != ni ||
 		    memcmp(e->ip, v->ip, all * sizeof(uint64_t)) != 0)
 			d->stats.collisions++;
@@ -261,6 +264,7 @@ static void stack_keep(struct sp_drain *d, uint64_t id, const struct sp_stack_va
 	memcpy(d->st[j].ip, v->ip, all * sizeof(uint64_t));
 	d->st[j].nr = nr;
 	d->st[j].ninterp = ni;
+	d->st[j].age = d->age;
 	d->st[j].id = id;
 	d->nst++;
 }
@@ -585,6 +589,64 @@ int sp_drain_clear(struct sp_drain *d, int id)
 		memset(t->index, 0, t->icap * sizeof(*t->index));
 	pthread_mutex_unlock(&d->lock);
 	return err;
+}
+
+uint8_t *sp_drain_take(struct sp_drain *d, int id, size_t *n, size_t *stride, uint64_t *dropped)
+{
+	struct table *t = &d->t[id];
+	uint8_t *rows;
+
+	pthread_mutex_lock(&d->lock); /* recursive: the copy and the clear are one step */
+	rows = sp_drain_rows(d, id, n, stride, dropped);
+	if (rows) {
+		t->n = 0;
+		t->dropped = 0;
+		if (t->index)
+			memset(t->index, 0, t->icap * sizeof(*t->index));
+	}
+	pthread_mutex_unlock(&d->lock);
+	return rows;
+}
+
+/* Rebuilds the store with the stacks copied out at age `keep` or later. */
+static void stacks_keep_from(struct sp_drain *d, uint32_t keep)
+{
+	size_t old = d->stcap;
+	struct stack_ent *o = d->st;
+
+	d->st = NULL;
+	d->stcap = d->nst = 0;
+	for (size_t i = 0; i < old; i++) {
+		size_t j;
+
+		if (!o[i].id)
+			continue;
+		if ((int32_t)(o[i].age - keep) < 0 ||
+		    ((d->nst + 1) * 2 > d->stcap && stacks_grow(d))) {
+			free(o[i].ip);
+			continue;
+		}
+		for (j = stack_slot(d, o[i].id); d->st[j].id; j = (j + 1) & (d->stcap - 1))
+			;
+		d->st[j] = o[i];
+		d->nst++;
+	}
+	free(o);
+}
+
+size_t sp_drain_age_stacks(struct sp_drain *d)
+{
+	size_t before;
+
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	before = d->nst;
+	d->age++;
+	stacks_keep_from(d, d->age - 1);
+	before -= d->nst;
+	pthread_mutex_unlock(&d->lock);
+	return before;
 }
 
 int sp_drain_zero(struct sp_drain *d, int id)

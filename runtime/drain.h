@@ -50,6 +50,15 @@ bool sp_drain_has(const struct sp_drain *d, int id);
  * single-CPU layout (value_size); *dropped: keys the table could not take.
  * NULL with errno set on failure. */
 uint8_t *sp_drain_rows(struct sp_drain *d, int id, size_t *n, size_t *stride, uint64_t *dropped);
+/* The same copy, and the table emptied (its dropped count too) in the
+ * same locked step: nothing drained meanwhile falls between (--continuous). */
+uint8_t *sp_drain_take(struct sp_drain *d, int id, size_t *n, size_t *stride, uint64_t *dropped);
+/* Ends a period of the store of stacks: stacks not copied out of sp_stacks
+ * during this period nor the one before are forgotten (a key drained at
+ * the start of a period may hold a stack drained at the end of the last
+ * one; BPF stores a stack again when it is sampled again). Returns the
+ * number forgotten. */
+size_t sp_drain_age_stacks(struct sp_drain *d);
 /* clear(): forgets every key; zero(): zeroes every value, keeping keys.
  * Both drain the BPF map first. */
 int sp_drain_clear(struct sp_drain *d, int id);

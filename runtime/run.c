@@ -31,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "runtime/collect.h"
+#include "runtime/continuous.h"
 #include "runtime/events.h"
 #include "runtime/load.h"
 #include "runtime/outpath.h"
@@ -51,7 +52,8 @@
 #include "base/clock.h"
 #include "base/vec.h"
 
-enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK, TAG_REREAD, TAG_SIDEBAND };
+enum { TAG_EVENTS = 1, TAG_SIGNAL, TAG_TARGET, TAG_DURATION, TAG_TICK, TAG_REREAD, TAG_SIDEBAND,
+       TAG_PERIOD };
 
 /* A new process's mappings are read again this long after its first
  * sample: a sample taken while ld.so was still mapping libraries would
@@ -65,6 +67,7 @@ struct run {
 	const struct sp_run_opts *o;
 	struct sp_report_opts ro;
 	struct sp_clickhouse *ch; /* --export, or NULL */
+	struct sp_continuous *cont; /* --continuous, or NULL */
 	struct sp_target tgt;
 	struct sp_loader *ld;
 	struct sp_links links;    /* every probe but interval timers */
@@ -153,7 +156,8 @@ static int redirect_stdout(struct run *r)
 {
 	int fd, err;
 
-	if (!r->o->output || (r->ro.format != SP_FMT_TEXT && r->ro.format != SP_FMT_JSON))
+	if (!r->o->output || (r->ro.format != SP_FMT_TEXT && r->ro.format != SP_FMT_JSON) ||
+	    r->o->continuous_ns) /* a file per period: runtime/continuous.c */
 		return 0;
 	fd = open(r->o->output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* read: rescue */
 	if (fd < 0) {
@@ -660,6 +664,25 @@ static int setup_loop(struct run *r)
 	return err;
 }
 
+static uint64_t sample_period(const struct sp_plan *plan);
+
+/* --continuous: a report every period (runtime/continuous.c). */
+static int start_periods(struct run *r)
+{
+	struct sp_continuous_io io = { .obj = r->ld->obj, .coll = r->coll, .sym = r->sym,
+				       .unw = r->unw, .py = r->py, .ch = r->ch, .ro = r->ro,
+				       .output = r->o->output, .nmaps = r->plan->nmaps,
+				       .verbose = r->o->verbose,
+				       .sample_period_ns = sample_period(r->plan) };
+
+	r->cont = sp_continuous__open(r->o->continuous_ns, &io);
+	if (!r->cont) {
+		fprintf(stderr, "sprof: cannot start --continuous: %s\n", strerror(errno));
+		return -errno;
+	}
+	return epoll_add(r, sp_continuous__fd(r->cont), TAG_PERIOD);
+}
+
 static int start_timers(struct run *r)
 {
 	int err = 0;
@@ -669,6 +692,8 @@ static int start_timers(struct run *r)
 		if (!err)
 			err = epoll_add(r, r->durfd, TAG_DURATION);
 	}
+	if (!err && r->o->continuous_ns)
+		err = start_periods(r);
 	if (!err && r->status.enabled) {
 		err = arm_timer(&r->tickfd, 1000000000ull, 1000000000ull);
 		if (!err)
@@ -716,6 +741,12 @@ static void handle(struct run *r, uint32_t tag)
 		break;
 	case TAG_SIDEBAND:
 		sp_sideband__drain(r->sb);
+		break;
+	case TAG_PERIOD:
+		sp_continuous__tick(r->cont);
+		free(r->pids); /* pids come back as other processes: the set starts over */
+		r->pids = NULL;
+		r->npids = r->pidcap = 0;
 		break;
 	}
 }
@@ -851,6 +882,16 @@ static void detach_links(struct sp_links *l)
 	sp_links_destroy(l);
 }
 
+static int finish_periods(struct run *r)
+{
+	int err = sp_continuous__finish(r->cont);
+
+	sp_unwind__print_summary(r->unw, stderr);
+	sp_python__warn(r->py, stderr);
+	detach_links(&r->links);
+	return err;
+}
+
 static int finish(struct run *r)
 {
 	struct sp_profile prof = { 0 };
@@ -864,6 +905,8 @@ static int finish(struct run *r)
 	sp_status__clear(&r->status);
 	if (err)
 		return err;
+	if (r->cont) /* the last, partial period */
+		return finish_periods(r);
 	err = sp_collect(r->coll, &prof);
 	if (err)
 		return err;
@@ -891,6 +934,7 @@ static int finish(struct run *r)
 static void run_destroy(struct run *r)
 {
 	restore_stdout(r);
+	sp_continuous__destroy(r->cont); /* its thread sends through r->ch */
 	sp_clickhouse__destroy(r->ch);
 	sp_links_destroy(&r->ilinks);
 	sp_links_destroy(&r->links);

@@ -30,6 +30,7 @@ struct sp_run_opts {
 	const char *map_filter; /* --map @name */
 	const char *title;      /* --title for svg */
 	uint64_t duration_ns;   /* --duration; 0 = until stopped */
+	uint64_t continuous_ns; /* --continuous: a report every period; 0 = one at the end */
 	uint32_t max_keys;      /* --max-keys: keys kept per map in user space (drained maps) */
 	uint32_t map_size;      /* --map-size: entries per BPF map (state maps' limit); 0 = max_keys */
 	bool no_drain;          /* SPROF_NO_DRAIN=1: maps stay in BPF (tests, benchmarks) */

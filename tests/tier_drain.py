@@ -190,6 +190,59 @@ def t_stack_hash_collisions_never_merge_stacks(ctx):
     assert sum(int(n) for _, n in stacks) == total, r
 
 
+def period_sums(text):
+    """{key: sum over the --continuous periods} of every `@map[key]: N` / `@map: N` line."""
+    sums = {}
+    for k, n in re.findall(r"^(@\w*(?:\[[^\]]*\])?): (-?\d+)$", text, re.M):
+        sums[k] = sums.get(k, 0) + int(n)
+    return sums
+
+
+def t_continuous_periods_add_up(ctx):
+    """--continuous 300ms with a 256-entry map drained meanwhile: the periods' counts and sums
+    add up to what one never-drained run counts (nothing lost or counted twice at a cut)."""
+    ctx.require_bpf()
+    wl = ctx.workload("drain_values")
+    cmd = "%s 20000 500 8" % wl
+    prog = "uprobe:%s:record { @n = count(); @c[arg0 %% 3] = count(); @k[arg0 %% 50] = sum(arg1); }" % wl
+    base = ctx.sprof_run("-c", cmd, prog, timeout=60, env={"SPROF_NO_DRAIN": "1"})
+    assert base.rc == 0 and "@n: 20000" in base.out, base
+    r = ctx.sprof_run("--continuous", "300ms", "--map-size", "256", "-c", cmd, prog, timeout=60)
+    assert r.rc == 0 and "lost" not in r.err and "dropped" not in r.err, r
+    periods = re.findall(r"^=== (\d{8}T\d{6}\.\d{3}Z) ===$", r.out, re.M)
+    assert len(periods) >= 3 and len(set(periods)) == len(periods), r.out[:3000]
+    assert period_sums(r.out) == period_sums(base.out), (period_sums(r.out), period_sums(base.out))
+
+
+def t_continuous_print_leaves_periods_whole(ctx):
+    """print(@n) every 50 ms during --continuous periods (written to %t files) empties nothing:
+    the files' counts still add up to every call"""
+    ctx.require_bpf()
+    wl = ctx.workload("drain_values")
+    outdir = os.path.join(ctx.workdir, "print_periods")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    r = ctx.sprof_run("--continuous", "500ms", "-o", os.path.join(outdir, "p-%t.txt"),
+                      "-c", "%s 20000 500 8" % wl,
+                      "uprobe:%s:record { @n = count(); } interval:ms:50 { print(@n); }" % wl, timeout=60)
+    assert r.rc == 0 and len(re.findall(r"^@n: \d+$", r.out, re.M)) >= 10, r
+    files = sorted(os.listdir(outdir))
+    total = sum(period_sums(open(os.path.join(outdir, f)).read()).get("@n", 0) for f in files)
+    assert len(files) >= 3 and total == 20000, (files, total)
+
+
+def t_continuous_output_without_t_holds_the_last_period(ctx):
+    """-o without %t: every period overwrites the file, which ends with the last period alone"""
+    ctx.require_bpf()
+    wl = ctx.workload("drain_values")
+    out = os.path.join(ctx.workdir, "last_period.txt")
+    r = ctx.sprof_run("--continuous", "300ms", "-o", out, "-c", "%s 20000 500 8" % wl,
+                      "uprobe:%s:record { @n = count(); }" % wl, timeout=60)
+    assert r.rc == 0 and not r.out.strip(), r
+    counts = re.findall(r"^@n: (\d+)$", open(out).read(), re.M)
+    assert len(counts) <= 1 and (not counts or int(counts[0]) < 20000), (counts, r)
+
+
 def tests(ctx):
     for name, fn in sorted(globals().items()):
         if name.startswith("t_") and callable(fn):

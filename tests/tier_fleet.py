@@ -19,11 +19,22 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
                server gone for good: the lost rows are counted at exit
   distributed  a Distributed table over the two-shard loopback cluster
                test_cluster_two_shards_localhost takes the export and reports
+  continuous   `--continuous 2s` for 40 s over a shell loop starting 30
+               distinct short-lived binaries (tests/workloads/churn.c): a
+               %t file per period, each with the hot function; RSS at the
+               end within 10 % of RSS after 10 s (medians of the samples of
+               4 s around either); rows of many periods in
+               ClickHouse, which is stopped for a few seconds meanwhile
+               without stopping the periods
+  continuous-server-gone  the server stopped for good during a --continuous
+               run: a file every period still, the rows never sent counted at exit
+  continuous-errors  --continuous 0, abc, with -d: a message, non-zero exit
 The server is stopped when the tier ends.
 """
 import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -306,6 +317,122 @@ def test_distributed(ctx):
     assert r.rc == 0 and r.out.splitlines()[0].split()[1].startswith("gamma_;"), repr(r)
 
 
+CHURN_VARIANTS = 30
+# only the workload's samples: figures must not depend on what else the machine runs
+CHURN_PROGRAM = 'profile:hz:99 /strncmp(comm, "churn_", 6) == 0/ { @[ustack] = count(); }'
+
+
+def churn_loop(ctx):
+    """A shell loop starting CHURN_VARIANTS distinct binaries of churn.c, 100 ms each."""
+    outdir = os.path.join(ctx.build, "tests", "workloads")
+    for i in range(CHURN_VARIANTS):
+        ctx.workload("churn", cflags=("-O1", "-g", "-fno-omit-frame-pointer", "-DVARIANT=%d" % i),
+                     out=os.path.join(outdir, "churn_%d" % i))
+    script = ctx.write("churn.sh", "while :; do for i in $(seq 0 %d); do %s/churn_$i 100; done; done\n"
+                       % (CHURN_VARIANTS - 1, outdir))
+    return subprocess.Popen(["sh", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int(next(l for l in f if l.startswith("VmRSS:")).split()[1])
+
+
+def rss_median(proc, start, end):
+    """The median VmRSS of proc sampled every 0.5 s from `start` to `end` (time.time())."""
+    got = []
+    time.sleep(max(0, start - time.time()))
+    while time.time() < end and proc.poll() is None:
+        got.append(rss_kb(proc.pid))
+        time.sleep(0.5)
+    assert got, "sprof ended before %.0f s" % end
+    return sorted(got)[len(got) // 2]
+
+
+def test_continuous(ctx):
+    """--continuous 2s over 40 s of process churn: files, flat RSS, ClickHouse rows, an outage"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = srv.url("fleet.cont")
+    outdir = os.path.join(ctx.workdir, "periods")
+    os.makedirs(outdir, exist_ok=True)
+    for f in os.listdir(outdir):
+        os.unlink(os.path.join(outdir, f))
+    loop = churn_loop(ctx)
+    try:
+        t0 = time.time()
+        proc, lines, t = start_sprof(ctx, "--continuous", "2s", "--duration", "40s", "--export", url,
+                                     "--host-name", "cont", "-o", os.path.join(outdir, "p-%t.folded"),
+                                     "-e", CHURN_PROGRAM)
+        # RSS swings by a few % within a period (processes come, are read,
+        # and go): the median of the samples around 10 s and around the end
+        rss10 = rss_median(proc, t0 + 8, t0 + 12)
+        time.sleep(max(0, t0 + 14 - time.time()))
+        srv.stop()  # one period or two without the server: sampling goes on
+        stopped = len(os.listdir(outdir))
+        time.sleep(4)
+        during = len(os.listdir(outdir)) - stopped
+        srv.start()
+        rss_end = rss_median(proc, t0 + 34, t0 + 38.5)
+        rc = proc.wait(60)
+        t.join(10)
+    finally:
+        os.killpg(loop.pid, 9)
+        loop.wait()
+    err = "".join(lines)
+    files = sorted(os.listdir(outdir))
+    assert rc == 0, (rc, err)
+    assert 19 <= len(files) <= 21 and all(re.match(r"p-\d{8}T\d{6}Z\.folded$", f) for f in files), files
+    assert during >= 1, "no period written while ClickHouse was down: %s" % files
+    for f in files[:-1]:  # the last period may be a few milliseconds long
+        text = open(os.path.join(outdir, f)).read()
+        assert "churn_hot" in text and "churn_variant_" in text, (f, text[:2000])
+    assert abs(rss_end - rss10) <= rss10 * 0.10, "RSS %d kB after 10 s, %d kB at the end" % (rss10, rss_end)
+    times = int(q(srv, "SELECT uniqExact(time) FROM fleet.cont WHERE host = 'cont'")[0][0])
+    assert times >= 15, "rows of %d periods: %s" % (times, err)
+    leaves = leaf_counts(srv, "fleet.cont", "cont")
+    assert any(leaf == "churn_hot" for leaf, _ in leaves[:3]), leaves[:5]
+    assert "lost" not in err or "rows lost" not in err, err
+
+
+def test_continuous_server_gone(ctx):
+    """--continuous with the server gone for good: periods go on, the rows never sent are counted"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = srv.url("fleet.gone")
+    outdir = os.path.join(ctx.workdir, "gone")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    proc, lines, t = start_sprof(ctx, "--continuous", "1s", "--duration", "6s", "--export", url,
+                                 "--host-name", "gone", "-o", os.path.join(outdir, "g-%t.txt"),
+                                 "-e", "profile:hz:99 { @[comm] = count(); }")
+    time.sleep(1.5)
+    srv.stop()
+    try:
+        rc = proc.wait(90)
+        t.join(10)
+    finally:
+        server(ctx)  # back for the next tests
+    err = "".join(lines)
+    assert rc != 0, err
+    m = re.search(r"clickhouse://127\.0\.0\.1:\d+/fleet\.gone: (\d+) rows lost \((\d+) batch(es)? not sent\)",
+                  err)
+    assert m and int(m.group(1)) > 0 and int(m.group(2)) >= 4, err
+    assert len(os.listdir(outdir)) >= 6, os.listdir(outdir)
+
+
+def test_continuous_errors(ctx):
+    """--continuous with a bad period or an option it cannot work with"""
+    for args, want in ((["--continuous", "0"], "invalid --continuous '0'"),
+                       (["--continuous", "abc"], "invalid --continuous 'abc'"),
+                       (["--continuous", "50ms"], "invalid --continuous '50ms'"),
+                       (["--continuous", "2s", "-d", "ast"], "--continuous cannot be used with -d"),
+                       (["--continuous", "2s", "-l"], "--continuous cannot be used with -l")):
+        r = ctx.sprof_run(*args, "-e", "profile:hz:99 { @[ustack] = count(); }", timeout=30)
+        assert r.rc != 0 and want in r.err and not r.out.strip(), (args, repr(r))
+
+
 def tests(ctx):
     yield "export", test_export
     yield "report", test_report
@@ -314,6 +441,9 @@ def tests(ctx):
     yield "retention", test_retention
     yield "outage", test_outage
     yield "distributed", test_distributed
+    yield "continuous", test_continuous
+    yield "continuous-server-gone", test_continuous_server_gone
+    yield "continuous-errors", test_continuous_errors
     srv = getattr(ctx, "_ch", None)
     if srv:
         srv.stop()

@@ -16,6 +16,8 @@ own dependency check makes a second run cheap. The sanitized sprof then runs
     speedscope, -f residency, sprof diff (and its readers on damaged
     files), cleared maps printed, a missing raw tracepoint, and a
     tracepoint wildcard stopped by --duration with END;
+  - --continuous over process churn (-v: processes and files forgotten
+    between periods);
   - --list-scripts, script parameters and -d tokens/types/plan/bpf of every
     stdlib script; -d verifier, -v's attach report and a memleak run.
 
@@ -31,6 +33,7 @@ import glob
 import json
 import os
 import re
+import subprocess
 
 import tier_frontend
 
@@ -170,6 +173,27 @@ def t_bpf_profile_ustack(ctx):
     assert r.rc == 0, r
     assert re.search(r"^\s+(hot|warm)\+\d+$", r.out, re.M), r
     assert "end\n" in r.out, r
+
+
+def t_bpf_continuous(ctx):
+    """--continuous over process churn: periods written, processes and files forgotten between them"""
+    ctx.require_bpf()
+    outdir = os.path.join(ctx.workdir, "san_periods")
+    os.makedirs(outdir, exist_ok=True)
+    loop = subprocess.Popen(["sh", "-c", "while :; do /bin/true; ls / >/dev/null; done"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        r = san_run(ctx, ["-v", "--continuous", "1s", "--duration", "6s", "-o",
+                          os.path.join(outdir, "p-%t.folded"), "-e",
+                          'profile:hz:199 /comm == "ls" || comm == "true"/ '
+                          '{ @[ustack, kstack] = count(); }'], timeout=120)
+    finally:
+        os.killpg(loop.pid, 9)
+        loop.wait()
+    assert r.rc == 0, r
+    held = re.findall(r"^continuous: period \d+: .*\((\d+) forgotten\)", r.err, re.M)
+    assert len(held) >= 3 and len(os.listdir(outdir)) >= 4, r
+    assert sum(int(n) for n in held) > 0, r  # some processes of the loop were forgotten
 
 
 def t_bpf_python_stacks(ctx):

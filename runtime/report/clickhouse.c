@@ -16,6 +16,8 @@
  * wait (oldest dropped past max_pending) and the rows lost are counted.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +50,11 @@ struct sp_clickhouse {
 	char host_name[256];
 	uint64_t retention_s;
 	int attempts, backoff_ms, max_pending;
-	struct batch *pending;
+	size_t max_pending_bytes, pending_bytes;
+	struct batch *pending;    /* oldest first; guarded by lock */
 	int npending, cap;
 	uint64_t dropped_rows, dropped_batches;
+	pthread_mutex_t lock;     /* pending and the counts: a sender thread (--continuous) */
 };
 
 struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
@@ -78,6 +82,8 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 	ch->attempts = o->attempts > 0 ? o->attempts : 6;
 	ch->backoff_ms = o->backoff_ms > 0 ? o->backoff_ms : 200;
 	ch->max_pending = o->max_pending > 0 ? o->max_pending : 16;
+	ch->max_pending_bytes = o->max_pending_bytes ? o->max_pending_bytes : 64u << 20;
+	pthread_mutex_init(&ch->lock, NULL);
 	return ch;
 }
 
@@ -246,43 +252,94 @@ static void drop_oldest(struct sp_clickhouse *ch)
 {
 	ch->dropped_rows += ch->pending[0].nrows;
 	ch->dropped_batches++;
+	ch->pending_bytes -= ch->pending[0].len;
 	free(ch->pending[0].rows);
 	memmove(ch->pending, ch->pending + 1, sizeof(*ch->pending) * (size_t)--ch->npending);
 }
 
-static int queue(struct sp_clickhouse *ch, struct batch b)
+/* Puts b at the back (or the front: a batch that failed again stays the
+ * oldest), dropping the oldest while the bounds are passed. Under lock. */
+static bool over_bounds(const struct sp_clickhouse *ch, size_t len)
 {
-	while (ch->npending >= ch->max_pending)
+	return ch->npending && (ch->npending >= ch->max_pending ||
+				ch->pending_bytes + len > ch->max_pending_bytes);
+}
+
+static int queue(struct sp_clickhouse *ch, struct batch b, bool front)
+{
+	if (front && over_bounds(ch, b.len)) { /* it is the oldest itself */
+		ch->dropped_rows += b.nrows;
+		ch->dropped_batches++;
+		free(b.rows);
+		return 0;
+	}
+	while (over_bounds(ch, b.len))
 		drop_oldest(ch);
 	if (SP_GROW(ch->pending, ch->cap, ch->npending + 1, 4)) {
 		free(b.rows);
 		return -ENOMEM;
 	}
-	ch->pending[ch->npending++] = b;
+	if (front)
+		memmove(ch->pending + 1, ch->pending, sizeof(*ch->pending) * (size_t)ch->npending);
+	ch->pending[front ? 0 : ch->npending] = b;
+	ch->npending++;
+	ch->pending_bytes += b.len;
 	return 0;
 }
 
-int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p)
+int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p)
 {
 	struct batch b = { 0 };
-	char err[512] = "";
 	int e = sp_ch_rows(p, ch->host_name, &b.rows, &b.len, &b.nrows);
 
 	if (e) {
 		fprintf(stderr, "sprof: %s: cannot build the rows: %s\n", ch->c.shown, strerror(-e));
 		return e;
 	}
-	if (b.nrows == 0)
+	if (b.nrows == 0) {
 		free(b.rows);
-	else if ((e = queue(ch, b)))
-		return e;
-	while (ch->npending && !(e = send_batch(ch, &ch->pending[0], err, sizeof(err)))) {
-		free(ch->pending[0].rows);
+		return 0;
+	}
+	pthread_mutex_lock(&ch->lock);
+	e = queue(ch, b, false);
+	pthread_mutex_unlock(&ch->lock);
+	return e;
+}
+
+/* The oldest pending batch, taken out of the queue (nothing: false). */
+static bool take_oldest(struct sp_clickhouse *ch, struct batch *b)
+{
+	bool any;
+
+	pthread_mutex_lock(&ch->lock);
+	any = ch->npending > 0;
+	if (any) {
+		*b = ch->pending[0];
+		ch->pending_bytes -= b->len;
 		memmove(ch->pending, ch->pending + 1, sizeof(*ch->pending) * (size_t)--ch->npending);
 	}
-	if (e) {
+	pthread_mutex_unlock(&ch->lock);
+	return any;
+}
+
+int sp_clickhouse__flush(struct sp_clickhouse *ch)
+{
+	char err[512] = "";
+	struct batch b;
+	int e = 0, left;
+
+	while (!e && take_oldest(ch, &b)) {
+		e = send_batch(ch, &b, err, sizeof(err)); /* no lock held: may take seconds */
+		if (!e) {
+			free(b.rows);
+			continue;
+		}
+		pthread_mutex_lock(&ch->lock);
+		queue(ch, b, true);
+		left = ch->npending;
+		pthread_mutex_unlock(&ch->lock);
 		fprintf(stderr, "sprof: %s: insert failed (%s); %d batch%s waiting\n", ch->c.shown, err,
-			ch->npending, ch->npending == 1 ? "" : "es");
+			left, left == 1 ? "" : "es");
 		return -EIO;
 	}
 	if (drop_old_days(ch, err, sizeof(err)) < 0)
@@ -290,9 +347,31 @@ int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p)
 	return 0;
 }
 
-uint64_t sp_clickhouse__dropped_rows(const struct sp_clickhouse *ch)
+int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p)
 {
-	return ch->dropped_rows;
+	int e = sp_clickhouse__queue(ch, p);
+
+	return e ? e : sp_clickhouse__flush(ch);
+}
+
+uint64_t sp_clickhouse__dropped_rows(struct sp_clickhouse *ch)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ch->lock);
+	n = ch->dropped_rows;
+	pthread_mutex_unlock(&ch->lock);
+	return n;
+}
+
+int sp_clickhouse__pending(struct sp_clickhouse *ch)
+{
+	int n;
+
+	pthread_mutex_lock(&ch->lock);
+	n = ch->npending;
+	pthread_mutex_unlock(&ch->lock);
+	return n;
 }
 
 void sp_clickhouse__destroy(struct sp_clickhouse *ch)
@@ -306,6 +385,7 @@ void sp_clickhouse__destroy(struct sp_clickhouse *ch)
 			(unsigned long long)ch->dropped_rows, (unsigned long long)ch->dropped_batches,
 			ch->dropped_batches == 1 ? "" : "es");
 	free(ch->pending);
+	pthread_mutex_destroy(&ch->lock);
 	sp_ch_conn_free(&ch->c);
 	free(ch);
 }

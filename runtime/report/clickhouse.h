@@ -26,6 +26,7 @@ struct sp_clickhouse_opts {
 	int attempts;             /* tries per batch (0: 6, over about 6 s) */
 	int backoff_ms;           /* first wait between tries, doubling (0: 200) */
 	int max_pending;          /* batches kept while the server is away (0: 16) */
+	size_t max_pending_bytes; /* and bytes of them (0: 64 MiB) */
 	int timeout_ms;           /* per connect/send/receive (0: 10000) */
 };
 
@@ -42,8 +43,19 @@ int sp_clickhouse__prepare(struct sp_clickhouse *ch);
  * the server stays away the batch waits, and past max_pending the oldest
  * is dropped. 0 when nothing is left pending, else -EIO (warning printed). */
 int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p);
+/* The two halves of export, for a sender thread (--continuous): queue
+ * builds the profile's rows now (the profile may die after it) and adds
+ * them as one batch, dropping the oldest past max_pending batches or
+ * max_pending_bytes; flush sends what is pending, oldest first, each
+ * retried with backoff, and puts a batch that still fails back in front
+ * (0: nothing left, else -EIO, warning printed). Queue may run while
+ * flush sends; one flush at a time. */
+int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p);
+int sp_clickhouse__flush(struct sp_clickhouse *ch);
 /* Rows dropped so far (batches that were never sent). */
-uint64_t sp_clickhouse__dropped_rows(const struct sp_clickhouse *ch);
+uint64_t sp_clickhouse__dropped_rows(struct sp_clickhouse *ch);
+/* Batches waiting to be sent. */
+int sp_clickhouse__pending(struct sp_clickhouse *ch);
 /* Pending batches are dropped; prints the rows lost, if any. */
 void sp_clickhouse__destroy(struct sp_clickhouse *ch);
 

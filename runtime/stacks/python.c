@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #define MAX_STR 1024
 #define MAX_LINETABLE (1u << 20)
 #define UNKNOWN_FRAME "[unknown python frame]"
+#define SEEN_CODES_MAX 16384 /* py_code_seen's size (bpf/python.bpf.c) */
 
 /* Where a code object and its strings keep what a frame shows. */
 struct code_layout {
@@ -98,7 +100,7 @@ struct pycode {
 };
 
 struct sp_python {
-	int procs_fd, stats_fd;
+	int procs_fd, stats_fd, seen_fd;
 	struct pyproc *procs;
 	size_t nprocs, proccap;
 	struct pycode **codes; /* open addressing by (pid, id), codecap a power of two */
@@ -424,6 +426,14 @@ static struct pycode **code_slot(struct sp_python *py, pid_t pid, uint32_t id)
 	return &py->codes[j];
 }
 
+static void code_free(struct pycode *c)
+{
+	free(c->name);
+	free(c->file);
+	free(c->lt);
+	free(c);
+}
+
 static int code_grow(struct sp_python *py)
 {
 	size_t ocap = py->codecap, ncap = ocap ? ocap * 2 : 1024;
@@ -597,7 +607,7 @@ int sp_python__splice(struct sp_python *py, pid_t pid, const uint64_t *words, in
 struct sp_python *sp_python__open(struct bpf_object *obj)
 {
 	struct bpf_map *pm = bpf_object__find_map_by_name(obj, SP_PY_MAP_PROCS);
-	struct bpf_map *sm = bpf_object__find_map_by_name(obj, SP_PY_MAP_STATS);
+	struct bpf_map *sm = bpf_object__find_map_by_name(obj, SP_PY_MAP_STATS), *cm;
 	struct sp_python *py;
 
 	if (!pm || bpf_map__fd(pm) < 0) {
@@ -609,6 +619,8 @@ struct sp_python *sp_python__open(struct bpf_object *obj)
 		return NULL;
 	py->procs_fd = bpf_map__fd(pm);
 	py->stats_fd = sm ? bpf_map__fd(sm) : -1;
+	cm = bpf_object__find_map_by_name(obj, SP_PY_MAP_SEEN);
+	py->seen_fd = cm ? bpf_map__fd(cm) : -1;
 	return py;
 }
 
@@ -617,14 +629,81 @@ void sp_python__destroy(struct sp_python *py)
 	if (!py)
 		return;
 	for (size_t i = 0; i < py->codecap; i++) {
-		struct pycode *c = py->codes[i];
-
-		if (c)
-			free(c->name), free(c->file), free(c->lt), free(c);
+		if (py->codes[i])
+			code_free(py->codes[i]);
 	}
 	free(py->codes);
 	free(py->procs);
 	free(py);
+}
+
+/* --- a long run: processes gone ----------------------------------------------------------- */
+
+static bool pid_gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* BPF's record of the code objects it sent, for gone processes: the keys
+ * are listed first and deleted after (a delete would restart the walk). */
+static void forget_seen_codes(struct sp_python *py)
+{
+	struct sp_py_code_key *keys;
+	size_t n = 0, max = SEEN_CODES_MAX;
+
+	if (py->seen_fd < 0 || !(keys = malloc(sizeof(*keys) * max)))
+		return;
+	while (n < max && bpf_map_get_next_key(py->seen_fd, n ? &keys[n - 1] : NULL, &keys[n]) == 0)
+		n++;
+	for (size_t i = 0; i < n; i++)
+		if (pid_gone((pid_t)keys[i].pid))
+			bpf_map_delete_elem(py->seen_fd, &keys[i]);
+	free(keys);
+}
+
+/* Code objects of gone processes: ours, and BPF's record that they were sent. */
+static void evict_codes(struct sp_python *py)
+{
+	size_t ocap = py->codecap;
+	struct pycode **old = py->codes;
+
+	py->codes = calloc(ocap ? ocap : 1, sizeof(*py->codes));
+	if (!py->codes) {
+		py->codes = old;
+		return;
+	}
+	py->ncodes = 0;
+	for (size_t i = 0; i < ocap; i++) {
+		if (old[i] && pid_gone(old[i]->pid)) {
+			code_free(old[i]);
+		} else if (old[i]) {
+			*code_slot(py, old[i]->pid, old[i]->id) = old[i];
+			py->ncodes++;
+		}
+	}
+	free(old);
+	forget_seen_codes(py);
+}
+
+int sp_python__evict(struct sp_python *py)
+{
+	size_t k = 0, n;
+
+	if (!py)
+		return 0;
+	for (size_t i = 0; i < py->nprocs; i++) {
+		uint32_t key = (uint32_t)py->procs[i].pid;
+
+		if (!pid_gone(py->procs[i].pid))
+			py->procs[k++] = py->procs[i];
+		else if (py->procs[i].registered)
+			bpf_map_delete_elem(py->procs_fd, &key);
+	}
+	n = py->nprocs - k;
+	py->nprocs = k;
+	if (n)
+		evict_codes(py);
+	return (int)n;
 }
 
 static uint64_t stat_sum(const struct sp_python *py, uint32_t idx)

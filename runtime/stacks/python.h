@@ -53,6 +53,11 @@ void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr, const 
 int sp_python__splice(struct sp_python *py, pid_t pid, const uint64_t *words, int ninterp,
 		      struct sp_frame *frames, int nnative);
 
+/* A long run (--continuous), between two reports: forgets processes that
+ * are gone, their code objects, and their entries in BPF's maps. Returns
+ * the processes forgotten. */
+int sp_python__evict(struct sp_python *py);
+
 /* Interpreter stacks lost or cut (py_stats, unknown frames), on f; nothing
  * when all went well. */
 void sp_python__warn(struct sp_python *py, FILE *f);

@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,7 @@ struct sp_proc {
 	struct sp_perfmap *perf; /* NULL until the process has one */
 	bool perf_warned;        /* about its malformed lines, once */
 	bool perf_tried_dead;    /* looked for a perf map written at exit */
+	uint64_t gone_ns;        /* when sp_symbolizer__evict() first found it gone; 0: alive */
 	struct sp_proc *next;
 };
 
@@ -218,10 +220,12 @@ static struct sp_proc *new_proc(struct sp_symbolizer *s, pid_t pid)
 	return p;
 }
 
-static void gen_free(struct sp_gen *g)
+static void gen_free(struct sp_symbolizer *s, struct sp_gen *g)
 {
-	for (int i = 0; i < g->n; i++)
+	for (int i = 0; i < g->n; i++) {
 		free(g->maps[i].path);
+		sp_objcache__put(s->objs, g->maps[i].file);
+	}
 	free(g->maps);
 }
 
@@ -251,17 +255,17 @@ static bool same_gen(const struct sp_gen *a, const struct sp_gen *b)
 	return true;
 }
 
-static int push_gen(struct sp_proc *p, struct sp_gen *g)
+static int push_gen(struct sp_symbolizer *s, struct sp_proc *p, struct sp_gen *g)
 {
 	struct sp_gen *n;
 
 	if (p->ngens && same_gen(&p->gens[p->ngens - 1], g)) {
-		gen_free(g);
+		gen_free(s, g);
 		return 0;
 	}
 	n = realloc(p->gens, (p->ngens + 1) * sizeof(*n));
 	if (!n) {
-		gen_free(g);
+		gen_free(s, g);
 		return -ENOMEM;
 	}
 	p->gens = n;
@@ -311,7 +315,7 @@ static int take_proc(struct sp_symbolizer *s, struct sp_proc *p, const struct sp
 	for (g.n = 0; g.n < pm->n; g.n++)
 		take_map(s, p->pid, &pm->maps[g.n], &g.maps[g.n]);
 	read_perfmap(p);
-	return push_gen(p, &g);
+	return push_gen(s, p, &g);
 }
 
 bool sp_symbolizer__has_pid(struct sp_symbolizer *s, pid_t pid)
@@ -343,10 +347,10 @@ int sp_symbolizer__add_pid(struct sp_symbolizer *s, pid_t pid, bool refresh)
 	return err;
 }
 
-static void proc_free(struct sp_proc *p)
+static void proc_free(struct sp_symbolizer *s, struct sp_proc *p)
 {
 	for (int i = 0; i < p->ngens; i++)
-		gen_free(&p->gens[i]);
+		gen_free(s, &p->gens[i]);
 	free(p->gens);
 	sp_perfmap__destroy(p->perf);
 	free(p);
@@ -603,13 +607,51 @@ uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, c
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct sp_objfile *f;
+	uint64_t addr;
 
 	if (fd < 0)
 		return 0;
 	f = sp_objcache__get_fd(s->objs, fd, path, NULL);
-	if (!f || !f->elf)
-		return 0;
-	return sp_elf__lookup_name(f->elf, name);
+	addr = f && f->elf ? sp_elf__lookup_name(f->elf, name) : 0;
+	sp_objcache__put(s->objs, f);
+	return addr;
+}
+
+/* No process has the pid now. (A pid taken again by another process
+ * counts as alive: that one's maps come as a new generation.) */
+static bool proc_gone(const struct sp_proc *p)
+{
+	return kill(p->pid, 0) != 0 && errno == ESRCH;
+}
+
+int sp_symbolizer__evict(struct sp_symbolizer *s, uint64_t grace_ns, int keep_files,
+			  size_t keep_bytes)
+{
+	uint64_t now = sp_mono_ns();
+	int n = 0;
+
+	for (int i = 0; i < PROC_BUCKETS; i++) {
+		for (struct sp_proc **pp = &s->procs[i]; *pp;) {
+			struct sp_proc *p = *pp;
+
+			if (!proc_gone(p)) {
+				p->gone_ns = 0;
+				pp = &p->next;
+				continue;
+			}
+			if (!p->gone_ns)
+				p->gone_ns = now;
+			if (now - p->gone_ns < grace_ns) {
+				pp = &p->next;
+				continue;
+			}
+			*pp = p->next;
+			proc_free(s, p);
+			n++;
+		}
+	}
+	sp_objcache__trim(s->objs, keep_files, keep_bytes);
+	return n;
 }
 
 void sp_symbolizer__stats(const struct sp_symbolizer *s, struct sp_symbolizer_stats *st)
@@ -623,6 +665,8 @@ void sp_symbolizer__stats(const struct sp_symbolizer *s, struct sp_symbolizer_st
 	sp_objcache__stats(s->objs, &os);
 	st->files = os.files;
 	st->elf_files = os.elf_files;
+	st->held_files = os.held;
+	st->evicted_files = os.evicted;
 }
 
 void sp_symbolizer__destroy(struct sp_symbolizer *s)
@@ -635,7 +679,7 @@ void sp_symbolizer__destroy(struct sp_symbolizer *s)
 		while (s->procs[i]) {
 			struct sp_proc *next = s->procs[i]->next;
 
-			proc_free(s->procs[i]);
+			proc_free(s, s->procs[i]);
 			s->procs[i] = next;
 		}
 	}

@@ -25,6 +25,7 @@
 #define SPROF_RUNTIME_STACKS_SYMBOLIZE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -77,10 +78,20 @@ uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, c
 /* C++ names are demangled by default (bpftrace's cpp_demangle=1). */
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on);
 
+/* A long run (--continuous), between two reports: forgets processes found
+ * gone at least grace_ns ago (their mappings, perf map), then frees the
+ * object files no process holds but the most recently released ones, at
+ * most keep_files of them and keep_bytes of file size (sp_objcache__trim).
+ * Frames returned before die. Returns the processes forgotten. */
+int sp_symbolizer__evict(struct sp_symbolizer *s, uint64_t grace_ns, int keep_files,
+			 size_t keep_bytes);
+
 struct sp_symbolizer_stats {
 	int procs;      /* processes recorded (alive or not) */
 	int files;      /* distinct files opened (device, inode, size, mtime) */
 	int elf_files;  /* of which usable ELF files */
+	int held_files; /* files open now */
+	int evicted_files; /* files closed by sp_symbolizer__evict() */
 };
 void sp_symbolizer__stats(const struct sp_symbolizer *s, struct sp_symbolizer_stats *st);
 

@@ -363,6 +363,17 @@ static void sweep(struct sp_unwind *u)
 	u->npids = k;
 }
 
+int sp_unwind__sweep(struct sp_unwind *u)
+{
+	int before;
+
+	if (!u || !u->ready)
+		return 0;
+	before = u->npids;
+	sweep(u);
+	return before - u->npids;
+}
+
 /* Store p (consumed) as pid's entry; 1 when its mappings changed. */
 static int register_proc(struct sp_unwind *u, pid_t pid, struct sp_unw_proc *p)
 {
@@ -407,8 +418,12 @@ static struct unw_file *file_of(struct sp_unwind *u, const struct sp_procmap *m,
 	if (fd >= 0) {
 		char root[64];
 
+		struct sp_objfile *of;
+
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-		f = file_for(u, sp_objcache__get_fd(u->objs, fd, m->path, root), early);
+		of = sp_objcache__get_fd(u->objs, fd, m->path, root);
+		f = file_for(u, of, early); /* keeps what it needs: rows, segments */
+		sp_objcache__put(u->objs, of);
 	} else {
 		f = NULL;
 	}

@@ -75,6 +75,10 @@ struct sp_procmap;
 int sp_unwind__exec(struct sp_unwind *u, pid_t pid);
 int sp_unwind__map_added(struct sp_unwind *u, pid_t pid, const struct sp_procmap *m, bool early);
 
+/* Removes the entries of exited processes from BPF's procs map now (also
+ * done every so many adds). Returns how many. */
+int sp_unwind__sweep(struct sp_unwind *u);
+
 struct sp_unwind_stats {
 	int procs, files, files_with_rows;
 	uint32_t rows, max_rows;

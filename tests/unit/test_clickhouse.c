@@ -84,6 +84,40 @@ static void queue_bound(void)
 	sp_clickhouse__destroy(ch);
 }
 
+/* The bytes bound: one batch fits, a second drops the first; queue alone
+ * (the sender thread's half) sends nothing, flush fails and keeps it. */
+static void queue_bytes_bound(void)
+{
+	struct sp_clickhouse_opts o = { .url = "clickhouse://127.0.0.1:1/db.t", .host_name = "h",
+					.attempts = 1, .backoff_ms = 1, .max_pending = 100,
+					.timeout_ms = 500 };
+	struct sp_clickhouse *ch;
+	struct sp_profile p;
+	struct sp_mapdata m;
+	struct sp_entry e;
+	struct sp_kval k[3];
+	uint64_t n;
+	size_t len;
+	char *rows;
+
+	profile(&p, &m, &e, k);
+	CHECK(sp_ch_rows(&p, "h", &rows, &len, &n) == 0, "rows");
+	free(rows);
+	o.max_pending_bytes = len + len / 2; /* one batch, not two */
+	ch = sp_clickhouse__open(&o);
+	CHECK(ch != NULL, "open: %s", strerror(errno));
+	if (!ch)
+		return;
+	CHECK(sp_clickhouse__queue(ch, &p) == 0, "queue");
+	CHECK(sp_clickhouse__dropped_rows(ch) == 0, "one batch fits");
+	CHECK(sp_clickhouse__flush(ch) == -EIO, "flush to a closed port fails");
+	CHECK(sp_clickhouse__dropped_rows(ch) == 0, "the failed batch is kept");
+	CHECK(sp_clickhouse__queue(ch, &p) == 0, "queue again");
+	CHECK(sp_clickhouse__dropped_rows(ch) == 1, "past the bound the oldest goes: dropped %llu",
+	      (unsigned long long)sp_clickhouse__dropped_rows(ch));
+	sp_clickhouse__destroy(ch);
+}
+
 static void bad_urls(void)
 {
 	static const char *const bad[] = {
@@ -123,6 +157,7 @@ int main(void)
 	rows();
 	good_urls();
 	queue_bound();
+	queue_bytes_bound();
 	bad_urls();
 	printf("%s clickhouse: %d passed, %d failed\n", failed ? "FAIL" : "ok", passed, failed);
 	return failed ? 1 : 0;
