@@ -99,6 +99,7 @@ enum sp_iu_stat {
 	SP_IU_ST_SAMPLES,   /* stacks taken of a thread with a frame stack */
 	SP_IU_ST_NOSTACK,   /* stacks taken of a thread without one */
 	SP_IU_ST_CUT,       /* stacks with more frames than room left (not a pystack(N) limit) */
+	SP_IU_ST_ENTRIES_C, /* of SP_IU_ST_ENTRIES, Ruby C methods' (fire without a TracePoint) */
 	SP_IU_NSTATS
 };
 

@@ -196,6 +196,8 @@ static __always_inline SP_NODEBUG void iu_enter(__u32 lang, __u64 cls, __u64 fn,
 		iu_stat(SP_IU_ST_DEEP);
 	t->depth = d + 1;
 	iu_stat(SP_IU_ST_ENTRIES);
+	if (lang == SP_IU_LANG_RUBY_C)
+		iu_stat(SP_IU_ST_ENTRIES_C);
 }
 
 /* How deep a return looks for the frame it names. */

@@ -509,6 +509,8 @@ def tests(ctx):
             yield "usdt_no_probes_" + label, lambda c, exe=exe, label=label: t_usdt_no_probes(c, exe, label)
             break
     yield "usdt_ruby", t_usdt_ruby
+    yield "interp_off_debian-3.11", lambda c: t_interp_off(c, DEBIAN, "debian-3.11")
+    yield "usdt_ruby_not_firing", t_usdt_ruby_not_firing
 
 
 # ---- --interp usdt: frames from the interpreters' entry/return probes -----------------
@@ -722,3 +724,28 @@ def t_usdt_ruby(ctx):
     hot = sum(c for _, frames, c in stacks if "Worker#hot (interp_usdt_hot.rb:5)" in frames)
     figures(ctx, "interp usdt ruby: %d of %d samples in Worker#hot" % (hot, total))
     assert total >= 100 and hot >= 0.6 * total, "%d of %d\n%s" % (hot, total, r.out[-3000:])
+
+
+def t_interp_off(ctx, exe, label):
+    """--interp off: native frames only (the benchmark's baseline); a bad mode is refused."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_off.py", MIXED % {"secs": "0.5"})
+    r = profile(ctx, exe, script, extra=("--interp", "off"))
+    stacks = parse_stacks(r.out)
+    assert any("_PyEval_EvalFrameDefault" in f for _, frames, _ in stacks for f in frames), r.out[-2000:]
+    assert not any(py_frame(f) for _, frames, _ in stacks for f in frames), r.out[-2000:]
+    r = ctx.sprof_run("--interp", "stack", "-e", "BEGIN { exit(); }")
+    assert r.rc != 0 and "invalid --interp 'stack': expected memory, usdt or off" in r.err, r
+
+
+def t_usdt_ruby_not_firing(ctx):
+    """Ruby without the TracePoint: its C methods fire, its methods do not: the warning."""
+    ctx.require_bpf()
+    ctx.require_tool("ruby")
+    script = ctx.write("interp_usdt_notp.rb", RUBY_HOT.split("\n", 1)[1] % {"secs": "1"})
+    r = ctx.sprof_run(*USDT, "-c", "%s %s" % (shutil.which("ruby"), script),
+                      "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=180)
+    assert r.rc == 0, r
+    assert r.err.count("entry probes barely fired") == 1 and "TracePoint.new(" in r.err, r.err
+

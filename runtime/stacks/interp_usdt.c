@@ -184,21 +184,24 @@ static uint64_t stat_sum(const struct sp_iusdt *iu, uint32_t idx)
 
 void sp_iusdt__warn(struct sp_iusdt *iu, bool attached, bool verbose, FILE *f)
 {
-	uint64_t st[SP_IU_NSTATS];
+	uint64_t st[SP_IU_NSTATS], code;
 
 	if (!iu)
 		return;
 	for (uint32_t i = 0; i < SP_IU_NSTATS; i++)
 		st[i] = stat_sum(iu, i);
+	code = st[SP_IU_ST_ENTRIES] - st[SP_IU_ST_ENTRIES_C]; /* functions written in the language */
 	if (verbose)
 		fprintf(f, "sprof: --interp usdt: %" PRIu64 " entries, %" PRIu64 " returns, %" PRIu64
 			" returns without their entry, %" PRIu64 " stacks with interpreter frames, %"
 			PRIu64 " without\n", st[SP_IU_ST_ENTRIES], st[SP_IU_ST_RETURNS],
 			st[SP_IU_ST_UNMATCHED], st[SP_IU_ST_SAMPLES], st[SP_IU_ST_NOSTACK]);
 	/* enabled, returns without entries are the profile hook's own (two a
-	 * call at most); not enabled, CPython fires returns only */
-	if (attached && st[SP_IU_ST_UNMATCHED] + st[SP_IU_ST_RETURNS] >= 100 &&
-	    st[SP_IU_ST_UNMATCHED] > 20 * st[SP_IU_ST_ENTRIES])
+	 * call at most); not enabled, CPython fires returns only, Ruby 3.1
+	 * C-method probes only; or nothing fired while samples were taken */
+	if (attached && ((st[SP_IU_ST_UNMATCHED] + st[SP_IU_ST_RETURNS] >= 100 &&
+			  st[SP_IU_ST_UNMATCHED] > 20 * code) ||
+			 (code == 0 && st[SP_IU_ST_SAMPLES] + st[SP_IU_ST_NOSTACK] >= 10)))
 		fprintf(f, "sprof: warning: --interp usdt: the interpreter's entry probes barely "
 			"fired (%" PRIu64 " entries, %" PRIu64 " returns): few or no interpreter "
 			"frames. They fire only while a "
@@ -206,7 +209,7 @@ void sp_iusdt__warn(struct sp_iusdt *iu, bool attached, bool verbose, FILE *f)
 			"sys.setprofile(lambda *a: None) and threading.setprofile(lambda *a: None) "
 			"before the code to profile; in Ruby, TracePoint.new(:call, :return, "
 			":c_call, :c_return) {}.enable. Or use "
-			"--interp memory\n", st[SP_IU_ST_ENTRIES],
+			"--interp memory\n", code,
 			st[SP_IU_ST_UNMATCHED] + st[SP_IU_ST_RETURNS]);
 	if (st[SP_IU_ST_DEEP] || st[SP_IU_ST_NONAME] || st[SP_IU_ST_CUT])
 		fprintf(f, "sprof: --interp usdt: %" PRIu64 " entries deeper than %d frames not "
