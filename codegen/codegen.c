@@ -121,22 +121,28 @@ static void replace_fn(struct cg *g, const char *from, const char *to)
  * hidden programs. */
 static void unuse_interp_progs(struct cg *g, const char *name)
 {
-	LLVMValueRef used = LLVMGetNamedGlobal(g->M, name), init, keep[64], nu;
+	LLVMValueRef used = LLVMGetNamedGlobal(g->M, name), init, *keep, nu;
 	int n, k = 0;
 
 	if (!used || !(init = LLVMGetInitializer(used)))
 		return;
 	n = LLVMGetNumOperands(init);
-	for (int i = 0; i < n && k < 64; i++) {
+	keep = malloc(sizeof(*keep) * (size_t)(n ? n : 1));
+	if (!keep)
+		return;
+	for (int i = 0; i < n; i++) {
 		LLVMValueRef v = LLVMGetOperand(init, i);
 
 		if (!LLVMIsAFunction(v) || !is_interp_prog(v))
 			keep[k++] = v;
 	}
-	if (k == n)
+	if (k == n) {
+		free(keep);
 		return;
+	}
 	nu = LLVMAddGlobal(g->M, LLVMArrayType(g->ptr, k), "sp.used.new");
 	LLVMSetInitializer(nu, LLVMConstArray(g->ptr, keep, k));
+	free(keep);
 	LLVMSetLinkage(nu, LLVMAppendingLinkage);
 	LLVMSetSection(nu, "llvm.metadata");
 	LLVMDeleteGlobal(used);
