@@ -15,10 +15,12 @@
  * user space (runtime/stacks/interp_usdt.c) puts all of a stack's
  * interpreter frames where the innermost eval-loop function runs.
  *
- * Frame word (one u64): the name id in the low 32 bits, the line the
- * probe gave at entry (the function's first line in CPython 3.11; the
- * method's first body line in Ruby) in the high 32 bits. Ids above
- * SP_IU_ID_MAX are markers, not names.
+ * Frame word (one u64): the name id in bits 0-31, the line the probe
+ * gave at entry (the function's def line in CPython 3.11; the method's
+ * first body line in Ruby) in bits 32-55, the language (enum sp_iu_lang)
+ * in bits 56-63, so BPF can pick one language's frames without looking
+ * names up (an rbstack). Ids above SP_IU_ID_MAX are markers, not names
+ * (language 0).
  *
  * Names: the first entry of a (pid, string addresses) in a process gets a
  * new id and a struct sp_iu_name in iu_names (map SP_IU_MAP_NAMES, key the
@@ -53,6 +55,9 @@ enum sp_interp_mode {
 #define SP_IU_PROG_EXIT "sp_iu_prog_exit"
 #define SP_IU_PROG_PREFIX "sp_iu_prog_"
 
+#define SP_IU_LINE_SHIFT 32
+#define SP_IU_LINE_MASK 0xffffffull
+#define SP_IU_LANG_SHIFT 56
 #define SP_IU_ID_MAX 0xfffffff0u
 #define SP_IU_ID_BASE 0xfffffffeu /* frames entered before sprof saw the thread */
 #define SP_IU_ID_DEEP 0xfffffffdu /* frames deeper than SP_IU_DEPTH (not kept) */

@@ -191,7 +191,8 @@ static __always_inline SP_NODEBUG void iu_enter(__u32 lang, __u64 cls, __u64 fn,
 		return;
 	d = t->depth;
 	if (d < SP_IU_DEPTH)
-		t->frames[d] = (__u64)id | (__u64)(__u32)line << 32;
+		t->frames[d] = (__u64)id | ((__u64)line & SP_IU_LINE_MASK) << SP_IU_LINE_SHIFT |
+			       (__u64)lang << SP_IU_LANG_SHIFT;
 	else
 		iu_stat(SP_IU_ST_DEEP);
 	t->depth = d + 1;

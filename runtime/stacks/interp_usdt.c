@@ -1,7 +1,7 @@
 /* runtime/stacks/interp_usdt.c: names and places the frames of --interp usdt (see interp_usdt.h).
  *
- * A frame word is a name id and the line the entry probe gave
- * (abi/interp_usdt.h). Python frames show the function's name, Ruby
+ * A frame word is a name id, the line the entry probe gave and the
+ * language (abi/interp_usdt.h). Python frames show the function's name, Ruby
  * frames Class#method; both with file and line. Marker words show as
  * "[unknown frames before attach]" (the thread ran code before its first
  * probe fired) and "[deeper interpreter frames not kept]".
@@ -135,7 +135,7 @@ static void word_frame(struct sp_iusdt *iu, uint64_t w, struct sp_frame *f)
 	}
 	f->sym = n->sym;
 	f->srcfile = n->file;
-	f->srcline = (int)(w >> 32);
+	f->srcline = (int)((w >> SP_IU_LINE_SHIFT) & SP_IU_LINE_MASK);
 }
 
 static bool is_eval_frame(const struct sp_frame *f)
