@@ -676,7 +676,7 @@ static int start_timers(struct run *r)
 		if (!err)
 			err = epoll_add(r, r->durfd, TAG_DURATION);
 	}
-	if (!err && r->status.enabled) {
+	if (!err && (r->status.enabled || r->iu_attached)) {
 		err = arm_timer(&r->tickfd, 1000000000ull, 1000000000ull);
 		if (!err)
 			err = epoll_add(r, r->tickfd, TAG_TICK);
@@ -690,6 +690,12 @@ static void tick(struct run *r)
 	struct sp_lost lost;
 
 	if (read(r->tickfd, &n, sizeof(n)) < 0)
+		return;
+	if (r->iu_attached) { /* the status line is drawn again below */
+		sp_status__clear(&r->status);
+		sp_iusdt__check(r->iu, true, stderr);
+	}
+	if (!r->status.enabled)
 		return;
 	sp_collect_counters(r->coll, &stacks, &lost);
 	sp_status__draw(&r->status, sp_clock_ns(CLOCK_MONOTONIC) - r->t_start, stacks, &lost);

@@ -34,6 +34,7 @@ struct sp_iusdt {
 	struct iu_name *names; /* sorted by id */
 	size_t nnames, cap;
 	uint64_t unknown;
+	bool warned;           /* the probes-not-firing warning was given */
 };
 
 struct sp_iusdt *sp_iusdt__open(struct bpf_object *obj)
@@ -182,35 +183,75 @@ static uint64_t stat_sum(const struct sp_iusdt *iu, uint32_t idx)
 	return sum;
 }
 
+static void read_stats(const struct sp_iusdt *iu, uint64_t *st)
+{
+	for (uint32_t i = 0; i < SP_IU_NSTATS; i++)
+		st[i] = stat_sum(iu, i);
+}
+
+/* Entries of functions written in the language (Ruby's C methods fire
+ * without a TracePoint). */
+static uint64_t code_entries(const uint64_t *st)
+{
+	return st[SP_IU_ST_ENTRIES] - st[SP_IU_ST_ENTRIES_C];
+}
+
+/* The probes are not enabled in the program: enabled, the returns without
+ * entries are the profile hook's own (two a call at most); not enabled,
+ * CPython fires returns only, Ruby 3.1 its C methods' probes only. `sure`
+ * (while running) asks for more evidence than the end of the run does,
+ * so a program still starting up is not warned. */
+static bool not_firing(const uint64_t *st, bool sure)
+{
+	uint64_t code = code_entries(st), samples = st[SP_IU_ST_SAMPLES] + st[SP_IU_ST_NOSTACK];
+	uint64_t unmatched = st[SP_IU_ST_UNMATCHED];
+
+	if (sure)
+		return (code == 0 && samples >= 200) ||
+		       (unmatched >= 100000 && unmatched > 20 * code);
+	return (code == 0 && samples >= 10) ||
+	       (unmatched + st[SP_IU_ST_RETURNS] >= 100 && unmatched > 20 * code);
+}
+
+static void say_not_firing(struct sp_iusdt *iu, const uint64_t *st, FILE *f)
+{
+	iu->warned = true;
+	fprintf(f, "sprof: warning: --interp usdt: the interpreter's entry probes barely fired "
+		"(%" PRIu64 " entries, %" PRIu64 " returns): few or no interpreter frames. They "
+		"fire only while a profiler or tracer is active in the interpreter: in Python 3.11 "
+		"call sys.setprofile(lambda *a: None) and threading.setprofile(lambda *a: None) "
+		"before the code to profile; in Ruby, TracePoint.new(:call, :return, :c_call, "
+		":c_return) {}.enable. Or use --interp memory\n", code_entries(st),
+		st[SP_IU_ST_UNMATCHED] + st[SP_IU_ST_RETURNS]);
+}
+
+bool sp_iusdt__check(struct sp_iusdt *iu, bool attached, FILE *f)
+{
+	uint64_t st[SP_IU_NSTATS];
+
+	if (!iu || !attached || iu->warned)
+		return false;
+	read_stats(iu, st);
+	if (!not_firing(st, true))
+		return false;
+	say_not_firing(iu, st, f);
+	return true;
+}
+
 void sp_iusdt__warn(struct sp_iusdt *iu, bool attached, bool verbose, FILE *f)
 {
-	uint64_t st[SP_IU_NSTATS], code;
+	uint64_t st[SP_IU_NSTATS];
 
 	if (!iu)
 		return;
-	for (uint32_t i = 0; i < SP_IU_NSTATS; i++)
-		st[i] = stat_sum(iu, i);
-	code = st[SP_IU_ST_ENTRIES] - st[SP_IU_ST_ENTRIES_C]; /* functions written in the language */
+	read_stats(iu, st);
 	if (verbose)
 		fprintf(f, "sprof: --interp usdt: %" PRIu64 " entries, %" PRIu64 " returns, %" PRIu64
 			" returns without their entry, %" PRIu64 " stacks with interpreter frames, %"
 			PRIu64 " without\n", st[SP_IU_ST_ENTRIES], st[SP_IU_ST_RETURNS],
 			st[SP_IU_ST_UNMATCHED], st[SP_IU_ST_SAMPLES], st[SP_IU_ST_NOSTACK]);
-	/* enabled, returns without entries are the profile hook's own (two a
-	 * call at most); not enabled, CPython fires returns only, Ruby 3.1
-	 * C-method probes only; or nothing fired while samples were taken */
-	if (attached && ((st[SP_IU_ST_UNMATCHED] + st[SP_IU_ST_RETURNS] >= 100 &&
-			  st[SP_IU_ST_UNMATCHED] > 20 * code) ||
-			 (code == 0 && st[SP_IU_ST_SAMPLES] + st[SP_IU_ST_NOSTACK] >= 10)))
-		fprintf(f, "sprof: warning: --interp usdt: the interpreter's entry probes barely "
-			"fired (%" PRIu64 " entries, %" PRIu64 " returns): few or no interpreter "
-			"frames. They fire only while a "
-			"profiler or tracer is active in the interpreter: in Python 3.11 call "
-			"sys.setprofile(lambda *a: None) and threading.setprofile(lambda *a: None) "
-			"before the code to profile; in Ruby, TracePoint.new(:call, :return, "
-			":c_call, :c_return) {}.enable. Or use "
-			"--interp memory\n", code,
-			st[SP_IU_ST_UNMATCHED] + st[SP_IU_ST_RETURNS]);
+	if (attached && !iu->warned && not_firing(st, false))
+		say_not_firing(iu, st, f);
 	if (st[SP_IU_ST_DEEP] || st[SP_IU_ST_NONAME] || st[SP_IU_ST_CUT])
 		fprintf(f, "sprof: --interp usdt: %" PRIu64 " entries deeper than %d frames not "
 			"kept, %" PRIu64 " names not stored (map full), %" PRIu64 " stacks cut for "

@@ -31,9 +31,12 @@ void sp_iusdt__destroy(struct sp_iusdt *iu); /* accepts NULL */
 int sp_iusdt__splice(struct sp_iusdt *iu, const uint64_t *words, int ninterp,
 		     struct sp_frame *frames, int nnative);
 
-/* What the run's probes did, on f: one warning when they fired no entry
- * (with how to enable them), frames not kept. `attached`: some
- * interpreter's probes were attached. */
+/* While running (every second): the warning that the probes are not
+ * enabled in the program, on f, once it is certain; true when given now. */
+bool sp_iusdt__check(struct sp_iusdt *iu, bool attached, FILE *f);
+/* What the run's probes did, on f: the warning when they barely fired
+ * (with how to enable them; once a run), frames not kept. `attached`:
+ * some interpreter's probes were attached. */
 void sp_iusdt__warn(struct sp_iusdt *iu, bool attached, bool verbose, FILE *f);
 
 #endif
