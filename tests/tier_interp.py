@@ -664,14 +664,18 @@ def t_usdt_attach(ctx, exe, label):
 
 
 def t_usdt_not_firing(ctx, exe, label):
-    """A script that does not enable the probes: one warning with the remedy."""
+    """A script that does not enable the probes: one warning with the remedy
+    (given while running: the script runs 3 s; not again at the end). The
+    mode without a process to profile is refused."""
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_usdt_off.py", MIXED % {"secs": "0.5"})
+    script = ctx.write("interp_usdt_off.py", MIXED % {"secs": "3"})
     r = profile(ctx, exe, script, extra=USDT)
     assert r.err.count("entry probes barely fired") == 1, r.err
     assert "sys.setprofile(" in r.err and "--interp memory" in r.err, r.err
     assert not any(py_frame(f) for _, frames, _ in parse_stacks(r.out) for f in frames)
+    r = ctx.sprof_run(*USDT, "--duration", "1s", "profile:hz:%s { @[ustack] = count(); }" % HZ)
+    assert r.rc != 0 and "--interp usdt needs the process to profile: -p PID or -c CMD" in r.err, r
 
 
 def t_usdt_no_probes(ctx, exe, label):
