@@ -17,6 +17,9 @@ The workload (written here) is call-heavy: fib(20) again and again for
   --interp memory  the same program, Python frames read from memory (default)
   --interp usdt  the same program, Python frames from the entry/return
                  probes (the workload with the hook)
+  usdt, cProfile the same, the probes enabled by cProfile.Profile().enable()
+                 instead (a C hook: no Python calls of its own, so half the
+                 probe firings)
 
 With kernel.bpf_stats_enabled=1 the kernel sums each BPF program's run time;
 sprof's /proc/PID/fdinfo is read just before it exits:
@@ -54,6 +57,9 @@ if sys.argv[2] == "hook":
     import threading
     sys.setprofile(lambda *a: None)
     threading.setprofile(lambda *a: None)
+elif sys.argv[2] == "cprofile":  # a profiler in C: its hook runs no Python code
+    import cProfile
+    cProfile.Profile().enable()
 
 def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
@@ -147,7 +153,7 @@ def bench(a, tmp):
     prog = "profile:hz:%d { @[ustack] = count(); }" % a.hz
     configs = [("alone", None, "plain"), ("alone + hook", None, "hook"),
                ("--interp off", "off", "plain"), ("--interp memory", "memory", "plain"),
-               ("--interp usdt", "usdt", "hook")]
+               ("--interp usdt", "usdt", "hook"), ("usdt, cProfile", "usdt", "cprofile")]
     rows = {}
     for rep in range(a.reps):
         for name, mode, hook in configs:  # interleaved: drift hits every config alike
@@ -178,7 +184,7 @@ def bench(a, tmp):
         lo, hi = (100.0 * (min(r[0] for r in v) / med["alone"] - 1),
                   100.0 * (max(r[0] for r in v) / med["alone"] - 1))
         extra = ""
-        if hook == "hook" and name != "alone + hook":
+        if hook != "plain" and name != "alone + hook":
             extra = "  (%+.1f %% against alone + hook)" % (100.0 * (per / med["alone + hook"] - 1))
         print("%-16s %10.3f %8.1f%% %8s %8.1f%% %10s %9s %9s %8s %7s%s" % (
             name, per * 1e3, slow, "%.0f..%.0f" % (lo, hi), cslow,
