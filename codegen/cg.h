@@ -182,6 +182,11 @@ void cg_cfields(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
 /* cg_sym.c */
 LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel);
 
+/* cg_interp.c (--interp) */
+bool cg_is_interp_prog(LLVMValueRef f);
+void cg_interp_source(struct cg *g);
+void cg_drop_interp_progs(struct cg *g);
+
 /* cg_stmt.c */
 void cg_block_stmts(struct cg *g, const struct sp_node *block);
 LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);

@@ -98,91 +98,6 @@ static bool is_global_helper(LLVMValueRef f)
 	return false;
 }
 
-/* The hidden programs of --interp usdt (bpf/interp_usdt.bpf.c): kept as
- * programs in that mode, dropped like unused helpers otherwise. */
-static bool is_interp_prog(LLVMValueRef f)
-{
-	size_t len;
-	const char *name = LLVMGetValueName2(f, &len);
-
-	return len > strlen(SP_IU_PROG_PREFIX) &&
-	       !strncmp(name, SP_IU_PROG_PREFIX, strlen(SP_IU_PROG_PREFIX));
-}
-
-static void replace_fn(struct cg *g, const char *from, const char *to)
-{
-	LLVMValueRef a = LLVMGetNamedFunction(g->M, from), b = LLVMGetNamedFunction(g->M, to);
-
-	if (a && b)
-		LLVMReplaceAllUsesWith(a, b);
-}
-
-/* The used-list `name` (clang puts SEC() functions there) without the
- * hidden programs. */
-static void unuse_interp_progs(struct cg *g, const char *name)
-{
-	LLVMValueRef used = LLVMGetNamedGlobal(g->M, name), init, *keep, nu;
-	int n, k = 0;
-
-	if (!used || !(init = LLVMGetInitializer(used)))
-		return;
-	n = LLVMGetNumOperands(init);
-	keep = malloc(sizeof(*keep) * (size_t)(n ? n : 1));
-	if (!keep)
-		return;
-	for (int i = 0; i < n; i++) {
-		LLVMValueRef v = LLVMGetOperand(init, i);
-
-		if (!LLVMIsAFunction(v) || !is_interp_prog(v))
-			keep[k++] = v;
-	}
-	if (k == n) {
-		free(keep);
-		return;
-	}
-	nu = LLVMAddGlobal(g->M, LLVMArrayType(g->ptr, k), "sp.used.new");
-	LLVMSetInitializer(nu, LLVMConstArray(g->ptr, keep, k));
-	free(keep);
-	LLVMSetLinkage(nu, LLVMAppendingLinkage);
-	LLVMSetSection(nu, "llvm.metadata");
-	LLVMDeleteGlobal(used);
-	LLVMSetValueName2(nu, name, strlen(name));
-}
-
-/* Outside --interp usdt, or when no probe takes a user stack, the hidden
- * programs go, before the unused helpers (what only they used goes with
- * them). */
-static void drop_interp_progs(struct cg *g)
-{
-	LLVMValueRef f, next;
-
-	if (g->opts->interp == SP_INTERP_USDT && g->plan->uses_ustack)
-		return;
-	unuse_interp_progs(g, "llvm.used");
-	unuse_interp_progs(g, "llvm.compiler.used");
-	for (f = LLVMGetFirstFunction(g->M); f; f = next) {
-		next = LLVMGetNextFunction(f);
-		if (LLVMIsDeclaration(f) || !is_interp_prog(f))
-			continue;
-		/* the old used-lists' arrays are dead constants that still use it */
-		LLVMReplaceAllUsesWith(f, LLVMConstNull(LLVMTypeOf(f)));
-		LLVMDeleteFunction(f);
-	}
-}
-
-/* Where stacks get their interpreter frames (--interp): the memory walk
- * (bpf/python.bpf.c) as linked, or the USDT frame stacks, or none. */
-static void interp_source(struct cg *g)
-{
-	if (g->opts->interp == SP_INTERP_USDT) {
-		replace_fn(g, "sp_interp_frames", "sp_iu_frames");
-		replace_fn(g, "sp_interp_native_limit", "sp_iu_native_limit");
-	} else if (g->opts->interp == SP_INTERP_OFF) {
-		replace_fn(g, "sp_interp_frames", "sp_iu_no_frames");
-		replace_fn(g, "sp_interp_native_limit", "sp_iu_no_limit");
-	}
-}
-
 /* Links bpf/NAME.bpf.c's bitcode into the module, then makes every helper
  * function internal and always-inline (maps stay external for libbpf), but
  * the few global ones above. */
@@ -210,7 +125,7 @@ static int link_helpers(struct cg *g)
 	for (LLVMValueRef f = LLVMGetFirstFunction(g->M); f; f = LLVMGetNextFunction(f)) {
 		if (LLVMIsDeclaration(f) || is_global_helper(f))
 			continue;
-		if (is_interp_prog(f) && g->opts->interp == SP_INTERP_USDT) {
+		if (cg_is_interp_prog(f) && g->opts->interp == SP_INTERP_USDT) {
 			LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-cpu", 10);
 			LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
 							 "target-features", 15);
@@ -226,7 +141,7 @@ static int link_helpers(struct cg *g)
 		LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
 						 "target-features", 15);
 	}
-	interp_source(g);
+	cg_interp_source(g);
 	return 0;
 }
 
@@ -742,7 +657,7 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	double dummy = 0;
 	int err;
 
-	drop_interp_progs(g);
+	cg_drop_interp_progs(g);
 	drop_unused_helpers(g);
 	drop_unused_maps(g);
 	LLVMDIBuilderFinalize(g->D);
