@@ -283,6 +283,7 @@ SEC("tracepoint/sched/sched_process_exit") int sp_iu_prog_exit(void *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
+	(void)ctx;
 	bpf_map_delete_elem(&iu_threads, &tid);
 	return 0;
 }
