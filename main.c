@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi/interp_usdt.h"
 #include "codegen/codegen.h"
 #include "parser/arena.h"
 #include "parser/frontend.h"
@@ -104,6 +105,7 @@ enum {
 	OPT_INCLUDE,
 	OPT_MAP_SIZE,
 	OPT_CONTINUOUS,
+	OPT_INTERP,
 };
 
 static void usage(FILE *f)
@@ -135,6 +137,9 @@ static void usage(FILE *f)
 		"  --map-size N     entries per BPF map, at most --max-keys (env SPROF_MAP_SIZE;\n"
 		"                   default %u): aggregations move to user space before\n"
 		"                   it fills, other maps stop there\n"
+		"  --interp MODE    interpreter frames in ustack/pystack: memory (default: read\n"
+		"                   the interpreter's frames), usdt (its entry/return probes),\n"
+		"                   off (native frames only)\n"
 		"  --map @NAME      report only this map\n"
 		"  --title TEXT     title of the flame graph\n"
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
@@ -379,6 +384,21 @@ fail:
 	return -EINVAL;
 }
 
+/* --interp memory|usdt|off (abi/interp_usdt.h) */
+static int parse_interp(const char *s, int *mode)
+{
+	static const char *const names[] = { [SP_INTERP_MEMORY] = "memory",
+					     [SP_INTERP_USDT] = "usdt", [SP_INTERP_OFF] = "off" };
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(s, names[i])) {
+			*mode = i;
+			return 0;
+		}
+	fprintf(stderr, "sprof: invalid --interp '%s': expected memory, usdt or off\n", s);
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	static const struct option longopts[] = {
@@ -400,6 +420,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"include", required_argument, NULL, OPT_INCLUDE},
 		{"map-size", required_argument, NULL, OPT_MAP_SIZE},
 		{"continuous", required_argument, NULL, OPT_CONTINUOUS},
+		{"interp", required_argument, NULL, OPT_INTERP},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -492,6 +513,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				fprintf(stderr, "sprof: invalid --map-size '%s': expected a positive number\n", optarg);
 				return -EINVAL;
 			}
+			break;
+		case OPT_INTERP:
+			if (parse_interp(optarg, &c->run.interp))
+				return -EINVAL;
 			break;
 		case OPT_DURATION:
 			if (parse_duration(optarg, &c->run.duration_ns)) {
@@ -735,6 +760,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.max_keys = c->run.map_size < c->run.max_keys ? c->run.map_size : c->run.max_keys,
 		.dump_ir = c->dump == DUMP_IR ? stdout : NULL,
 		.dump_ir_raw = c->dump == DUMP_IR_RAW ? stdout : NULL,
+		.interp = c->run.interp,
 	};
 	if (sp_codegen(prog, src, &co, d, plan, obj, objlen) || sp_diag_errors(d))
 		return 1;

@@ -66,6 +66,12 @@ void sp_count_lost(__u32 cause);
 __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_interp_native_limit(int limit);
 
+/* interp_usdt.bpf.c (codegen puts them in place of the two above) */
+__u32 sp_iu_frames(__u64 *ips, __u32 start, __u32 end);
+int sp_iu_native_limit(int limit);
+__u32 sp_iu_no_frames(__u64 *ips, __u32 start, __u32 end);
+int sp_iu_no_limit(int limit);
+
 /* maps.bpf.c */
 void sp_count_drop(void *drops);
 void *sp_map_upsert(void *map, void *key, void *init, void *drops, __u32 id);

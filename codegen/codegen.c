@@ -25,6 +25,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "abi/interp_usdt.h"
 #include "codegen/cg.h"
 
 extern const char sp_bpf_helpers_bc[];
@@ -124,6 +125,12 @@ static int link_helpers(struct cg *g)
 	for (LLVMValueRef f = LLVMGetFirstFunction(g->M); f; f = LLVMGetNextFunction(f)) {
 		if (LLVMIsDeclaration(f) || is_global_helper(f))
 			continue;
+		if (cg_is_interp_prog(f) && g->opts->interp == SP_INTERP_USDT) {
+			LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-cpu", 10);
+			LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+							 "target-features", 15);
+			continue;
+		}
 		LLVMSetLinkage(f, LLVMInternalLinkage);
 		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, ni);
 		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, on);
@@ -134,6 +141,7 @@ static int link_helpers(struct cg *g)
 		LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
 						 "target-features", 15);
 	}
+	cg_interp_source(g);
 	return 0;
 }
 
@@ -657,6 +665,7 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	double dummy = 0;
 	int err;
 
+	cg_drop_interp_progs(g);
 	drop_unused_helpers(g);
 	drop_unused_maps(g);
 	LLVMDIBuilderFinalize(g->D);

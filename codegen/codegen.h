@@ -40,6 +40,7 @@ struct sp_codegen_opts {
 	 * hidden) or -errno. NULL: uaddr()/kaddr() are errors. */
 	int (*sym_addr)(void *ctx, const char *binary, const char *name, uint64_t *addr);
 	void *sym_ctx;
+	int interp;          /* enum sp_interp_mode (abi/interp_usdt.h): 0 the memory walk */
 };
 
 /* A lighter pipeline: the helper bitcode is already optimized by clang -O2,

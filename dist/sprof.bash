@@ -27,13 +27,14 @@ _sprof()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local line=${COMP_LINE:0:COMP_POINT} word bin=${COMP_WORDS[0]}
     local opts="-e -p -c -o -f -d -l -v --duration --continuous --max-keys --map --title --strlen
-                --map-size --export --host-name --retention --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
+                --map-size --interp --export --host-name --retention --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
     local types="BEGIN END profile:hz: interval:s: interval:ms: software: hardware:
                  uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:"
     local names probes IFS=$'\n'
     COMPREPLY=()
     case $prev in
     -f) COMPREPLY=($(compgen -W $'text\njson\nfolded\nsvg\npprof\nspeedscope\nresidency' -- "$cur")); return ;;
+    --interp) COMPREPLY=($(compgen -W $'memory\nusdt\noff' -- "$cur")); return ;;
     -d) COMPREPLY=($(compgen -W $'tokens\nast\ntypes\nir\nir-raw\nbpf\nverifier\nplan' -- "$cur")); return ;;
     -o|--emit-elf|--include) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -c) COMPREPLY=($(compgen -c -- "$cur")); return ;;

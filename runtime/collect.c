@@ -34,6 +34,7 @@
 #include "runtime/collect.h"
 #include "runtime/format_text.h"
 #include "runtime/drain.h"
+#include "runtime/stacks/interp_usdt.h"
 #include "runtime/stacks/python.h"
 #include "abi/unwind_table.h"
 #include "runtime/stacks/symbolize.h"
@@ -108,6 +109,7 @@ struct sp_collector {
 	struct bpf_object *obj;
 	struct sp_symbolizer *sym;
 	struct sp_python *py;    /* interpreter frames of user stacks, or NULL */
+	struct sp_iusdt *iu;     /* or those of --interp usdt, or NULL */
 	struct pool keep, scratch;
 	struct pool *cur;        /* where decoding allocates */
 	int ncpus;               /* possible CPUs: per-CPU value slots */
@@ -252,8 +254,9 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 			else
 				sp_symbolize_user(c->sym, (pid_t)pid, v.ip[i], i == 0, &st->frames[i]);
 		}
-		st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
-					  (int)nr);
+		st->n = c->iu ? sp_iusdt__splice(c->iu, v.ip + nr, (int)ni, st->frames, (int)nr)
+			      : sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
+						  (int)nr);
 		st->truncated = st->truncated || (limit > 0 && (int)nr >= limit);
 	}
 	if (slot) {
@@ -1034,6 +1037,11 @@ size_t sp_collector__end_period(struct sp_collector *c)
 void sp_collector__set_python(struct sp_collector *c, struct sp_python *py)
 {
 	c->py = py;
+}
+
+void sp_collector__set_iusdt(struct sp_collector *c, struct sp_iusdt *iu)
+{
+	c->iu = iu;
 }
 
 void sp_collector__destroy(struct sp_collector *c)

@@ -32,6 +32,9 @@ void sp_collector__set_take(struct sp_collector *c, bool take);
 size_t sp_collector__end_period(struct sp_collector *c);
 /* Interpreter frames of user stacks are spliced in by py (may be NULL). */
 void sp_collector__set_python(struct sp_collector *c, struct sp_python *py);
+/* --interp usdt: interpreter frames come from there instead (runtime/stacks/interp_usdt.h). */
+struct sp_iusdt;
+void sp_collector__set_iusdt(struct sp_collector *c, struct sp_iusdt *iu);
 /* Reads every plan map and the drop counters. */
 int sp_collect(struct sp_collector *c, struct sp_profile *out);
 /* "@m: N updates dropped, map full at K keys", then one "sprof: lost: N

@@ -36,6 +36,8 @@
 #include "runtime/load.h"
 #include "runtime/outpath.h"
 #include "runtime/printf.h"
+#include "abi/interp_usdt.h"
+#include "runtime/attach/interp_usdt.h"
 #include "runtime/attach/probe.h"
 #include "runtime/attach/verbose.h"
 #include "runtime/report/profile.h"
@@ -44,6 +46,7 @@
 #include "runtime/runtime.h"
 #include "runtime/status.h"
 #include "runtime/stacks/process.h"
+#include "runtime/stacks/interp_usdt.h"
 #include "runtime/stacks/python.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
@@ -77,6 +80,8 @@ struct run {
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
 	struct sp_python *py;     /* CPython frame walker's processes; NULL when none */
+	struct sp_iusdt *iu;      /* --interp usdt's frame names; NULL in other modes */
+	int iu_attached;          /* interpreters whose probes --interp usdt attached */
 	struct sp_consumers procs; /* sym, unw, py: fed one maps snapshot per process event */
 	struct sp_sideband *sb;   /* exec/mmap records for unw; NULL without */
 	struct sp_collector *coll;
@@ -539,6 +544,8 @@ static int open_readers(struct run *r)
 	if (!r->coll)
 		return -ENOMEM;
 	sp_collector__set_python(r->coll, r->py);
+	r->iu = sp_iusdt__open(r->ld->obj);
+	sp_collector__set_iusdt(r->coll, r->iu);
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
 				     .json = r->ro.format == SP_FMT_JSON };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
@@ -694,7 +701,7 @@ static int start_timers(struct run *r)
 	}
 	if (!err && r->o->continuous_ns)
 		err = start_periods(r);
-	if (!err && r->status.enabled) {
+	if (!err && (r->status.enabled || r->iu_attached)) {
 		err = arm_timer(&r->tickfd, 1000000000ull, 1000000000ull);
 		if (!err)
 			err = epoll_add(r, r->tickfd, TAG_TICK);
@@ -708,6 +715,12 @@ static void tick(struct run *r)
 	struct sp_lost lost;
 
 	if (read(r->tickfd, &n, sizeof(n)) < 0)
+		return;
+	if (r->iu_attached) { /* the status line is drawn again below */
+		sp_status__clear(&r->status);
+		sp_iusdt__check(r->iu, true, stderr);
+	}
+	if (!r->status.enabled)
 		return;
 	sp_collect_counters(r->coll, &stacks, &lost);
 	sp_status__draw(&r->status, sp_clock_ns(CLOCK_MONOTONIC) - r->t_start, stacks, &lost);
@@ -923,6 +936,7 @@ static int finish(struct run *r)
 	sp_profile_warn(&prof);
 	sp_unwind__print_summary(r->unw, stderr);
 	sp_python__warn(r->py, stderr);
+	sp_iusdt__warn(r->iu, r->iu_attached > 0, r->o->verbose > 0, stderr);
 	if (r->o->verbose) {
 		sp_unwind__print_stats(r->unw, stderr);
 		sp_collect_print_stats(r->coll, stderr);
@@ -942,6 +956,7 @@ static void run_destroy(struct run *r)
 	sp_events__destroy(r->ev);
 	sp_collector__destroy(r->coll);
 	sp_python__destroy(r->py);
+	sp_iusdt__destroy(r->iu);
 	sp_sideband__destroy(r->sb);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);
@@ -990,6 +1005,30 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 	return err;
 }
 
+/* --interp usdt: the hidden programs on the target's interpreters
+ * (runtime/attach/interp_usdt.h); an error when there is none. */
+static int attach_interp(struct run *r)
+{
+	int n;
+
+	if (r->o->interp != SP_INTERP_USDT || !r->iu)
+		return 0;
+	if (r->tgt.pid <= 0) {
+		fprintf(stderr, "sprof: --interp usdt needs the process to profile: -p PID or "
+			"-c CMD\n");
+		return -EINVAL;
+	}
+	n = sp_iusdt_attach(&r->actx, r->tgt.pid, &r->links);
+	if (n == 0) {
+		fprintf(stderr, "sprof: --interp usdt: process %d runs no interpreter with USDT "
+			"probes (python:function__entry, ruby:method__entry); use --interp memory\n",
+			(int)r->tgt.pid);
+		return -ENOENT;
+	}
+	r->iu_attached = n > 0 ? n : 0;
+	return n < 0 ? n : 0;
+}
+
 /* BEGIN, attach, release the -c child. Sets r->stop if BEGIN called exit(). */
 static int start(struct run *r)
 {
@@ -1006,6 +1045,8 @@ static int start(struct run *r)
 	err = attach_all(r);
 	if (err < 0)
 		return err;
+	if (!r->tgt.child && (err = attach_interp(r)) < 0)
+		return err;
 	/* a sample can land in the child between release and the end of its
 	 * exec (the execve call itself): it still runs sprof's image then, so
 	 * the symbolizer keeps those mappings as the child's first generation
@@ -1018,7 +1059,10 @@ static int start(struct run *r)
 	if (r->tgt.child) { /* read again at its first sample, when ld.so is done */
 		read_pid(r, (uint32_t)r->tgt.pid);
 		queue_reread(r, (uint32_t)r->tgt.pid);
+		err = attach_interp(r); /* its interpreter is mapped now */
 		sp_target__resume(&r->tgt);
+		if (err < 0)
+			return err;
 	}
 	r->t_start = sp_clock_ns(CLOCK_MONOTONIC);
 	r->wall_start = sp_clock_ns(CLOCK_REALTIME);

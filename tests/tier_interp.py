@@ -19,6 +19,7 @@ Figures are printed with -v and appended to build/tests/artifacts/interp_figures
 import glob
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -499,3 +500,256 @@ def tests(ctx):
     yield "printf_pystack_debian-3.11", lambda c: t_printf_pystack(c, DEBIAN, "debian-3.11")
     for label, exe in old_interpreters()[-1:]:
         yield "old_version_" + label, lambda c, exe=exe, label=label: t_old_version(c, exe, label)
+    for name, fn in (("usdt_vs_memory", t_usdt_vs_memory), ("usdt_pystack", t_usdt_pystack),
+                     ("usdt_threads", t_usdt_threads), ("usdt_attach", t_usdt_attach),
+                     ("usdt_not_firing", t_usdt_not_firing)):
+        yield "%s_debian-3.11" % name, lambda c, fn=fn: fn(c, DEBIAN, "debian-3.11")
+    for label, exe, minor in interpreters():
+        if minor >= 12:  # 3.12 removed the probes; pyenv builds have none anyway
+            yield "usdt_no_probes_" + label, lambda c, exe=exe, label=label: t_usdt_no_probes(c, exe, label)
+            break
+    yield "usdt_ruby", t_usdt_ruby
+    yield "interp_off_debian-3.11", lambda c: t_interp_off(c, DEBIAN, "debian-3.11")
+    yield "usdt_ruby_not_firing", t_usdt_ruby_not_firing
+
+
+# ---- --interp usdt: frames from the interpreters' entry/return probes -----------------
+
+# What the docs tell users to add so CPython 3.11 fires function__entry.
+PY_ENABLE = "import sys, threading; sys.setprofile(lambda *a: None); threading.setprofile(lambda *a: None)\n"
+BASE = "[unknown frames before attach]"
+USDT = ("--interp", "usdt")
+
+
+def _signature(frames, script):
+    """The script's own Python functions on a stack, outermost first, each
+    once (recursion depth varies), without <module> and the profile hook."""
+    base = os.path.basename(script)
+    out = []
+    for f in reversed(frames):
+        p = py_frame(f)
+        if p and p[1] == base and p[0] not in ("<module>", "<lambda>") and p[0] not in out:
+            out.append(p[0])
+    return tuple(out)
+
+
+def _signatures(text, script):
+    sig, total = {}, 0
+    for _, frames, c in parse_stacks(text):
+        total += c
+        s = _signature(frames, script)
+        if s:
+            sig[s] = sig.get(s, 0) + c
+    return sig, total
+
+
+def t_usdt_vs_memory(ctx, exe, label):
+    """The same script (probes enabled as documented) in both modes: the
+    same functions on >= 90 % of the stacks of each."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_usdt_cmp.py", PY_ENABLE + MIXED % {"secs": "2"})
+    runs = {}
+    for mode in ("memory", "usdt"):
+        r = profile(ctx, exe, script, extra=("--interp", mode))
+        check_clean(parse_stacks(r.out))
+        runs[mode] = _signatures(r.out, script)
+    (mem, mtot), (usd, utot) = runs["memory"], runs["usdt"]
+    same_u = sum(c for s, c in usd.items() if s in mem)
+    same_m = sum(c for s, c in mem.items() if s in usd)
+    figures(ctx, "interp usdt-vs-memory %s: usdt %d samples, %.1f %% with a stack memory mode "
+            "has too; memory %d samples, %.1f %% likewise; usdt %r memory %r"
+            % (label, utot, 100.0 * same_u / max(utot, 1), mtot, 100.0 * same_m / max(mtot, 1),
+               sorted(usd.items(), key=lambda x: -x[1])[:4], sorted(mem.items(), key=lambda x: -x[1])[:4]))
+    assert utot >= 100 and mtot >= 100, (utot, mtot)
+    assert ("main", "fib") in usd and ("main", "slow") in usd, usd
+    assert same_u >= 0.9 * utot, "usdt: %d of %d samples as in memory mode" % (same_u, utot)
+    assert same_m >= 0.9 * mtot, "memory: %d of %d samples as in usdt mode" % (same_m, mtot)
+
+
+def t_usdt_pystack(ctx, exe, label):
+    """pystack in usdt mode: the entered frames, innermost first, at the
+    lines of their def, the base marked unknown; nothing native."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_usdt_pystack.py", PY_ENABLE + MIXED % {"secs": "1"})
+    r = profile(ctx, exe, script, "profile:hz:%s { @[pystack] = count(); }" % HZ, USDT)
+    fib = 0
+    for _, frames, c in parse_stacks(r.out):
+        if not frames:
+            continue
+        assert frames[-1] == BASE, "base not marked unknown: %r" % frames
+        assert all(py_frame(f) for f in frames[:-1]), "not a Python frame: %r" % frames
+        names = [py_frame(f)[0] for f in frames[:-1]]
+        assert "<module>" not in names, "a frame entered before the probes fired: %r" % frames
+        if names[:1] == ["fib"]:
+            fib += c
+            assert names[-1] == "main" and set(names[:-1]) == {"fib"}, frames
+            assert all(py_frame(f)[2] == 4 for f in frames[:-2]), "fib's def is line 4: %r" % frames
+    assert fib >= 30, r.out[-2000:]
+
+
+def t_usdt_threads(ctx, exe, label):
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_usdt_threads.py", PY_ENABLE + THREADS % {"secs": "1.5"})
+    r = profile(ctx, exe, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ, USDT)
+    stacks = parse_stacks(r.out)
+    check_clean(stacks)
+    owner, bad, counts = {}, 0, {"spin_a": 0, "spin_b": 0}
+    for key, frames, c in stacks:
+        names = [p[0] for p in map(py_frame, frames) if p]
+        for fn in ("spin_a", "spin_b"):
+            if fn in names:
+                counts[fn] += c
+                assert names.index("run") == names.index(fn) + 1, "run not under %s: %r" % (fn, frames)
+                assert BASE in frames, frames
+                if owner.setdefault(key, fn) != fn:
+                    bad += c
+    figures(ctx, "interp usdt threads %s: spin_a %d spin_b %d, %d on the other thread's "
+            "function" % (label, counts["spin_a"], counts["spin_b"], bad))
+    assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s" % (counts, r.err)
+    assert bad == 0, "mixed up threads: %d" % bad
+
+
+USDT_ATTACH = PY_ENABLE + '''\
+import time
+
+def work():
+    x = 0
+    for i in range(3000):
+        x += i
+    return x
+
+def deep(n, limit):
+    if n == 0:
+        print("ready", flush=True)
+        end = time.time() + limit
+        while time.time() < end:
+            work()
+        return 0
+    return deep(n - 1, limit)
+
+deep(30, %(secs)s)
+'''
+
+
+def t_usdt_attach(ctx, exe, label):
+    """-p to a process already 30 calls deep: what it entered before sprof
+    came is one unknown base, never invented frames."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_usdt_attach.py", USDT_ATTACH % {"secs": "20"})
+    p = subprocess.Popen([exe, script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        r = ctx.sprof_run("-p", str(p.pid), "--duration", "2s", *USDT,
+                          "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
+        assert r.rc == 0, r
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    stacks = parse_stacks(r.out)
+    check_clean(stacks)
+    work = 0
+    for _, frames, c in stacks:
+        names = [p[0] for p in map(py_frame, frames) if p]
+        assert "deep" not in names and "<module>" not in names, "invented frames: %r" % frames
+        if "work" in names:
+            work += c
+            i = frames.index(next(f for f in frames if f.startswith("work (")))
+            assert frames[i + 1] == BASE, "work not on the unknown base: %r" % frames
+    figures(ctx, "interp usdt attach %s: %d samples in work" % (label, work))
+    assert work >= 50, r.out[-3000:]
+
+
+def t_usdt_not_firing(ctx, exe, label):
+    """A script that does not enable the probes: one warning with the remedy
+    (given while running: the script runs 3 s; not again at the end). The
+    mode without a process to profile is refused."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_usdt_off.py", MIXED % {"secs": "3"})
+    r = profile(ctx, exe, script, extra=USDT)
+    assert r.err.count("entry probes barely fired") == 1, r.err
+    assert "sys.setprofile(" in r.err and "--interp memory" in r.err, r.err
+    assert not any(py_frame(f) for _, frames, _ in parse_stacks(r.out) for f in frames)
+    r = ctx.sprof_run(*USDT, "--duration", "1s", "profile:hz:%s { @[ustack] = count(); }" % HZ)
+    assert r.rc != 0 and "--interp usdt needs the process to profile: -p PID or -c CMD" in r.err, r
+
+
+def t_usdt_no_probes(ctx, exe, label):
+    """An interpreter built without the probes: a message naming it, exit 1."""
+    ctx.require_bpf()
+    script = ctx.write("interp_usdt_noprobes.py", MIXED % {"secs": "0.3"})
+    r = ctx.sprof_run(*USDT, "-c", "%s %s" % (exe, script),
+                      "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
+    assert r.rc != 0, r
+    assert re.search(r"'[^']*python[^']*' \(pid \d+\) has no USDT probes", r.err), r.err
+    assert "--interp memory" in r.err, r.err
+
+
+RUBY_HOT = '''\
+TracePoint.new(:call, :return, :c_call, :c_return) {}.enable
+
+class Worker
+  def hot(n)
+    s = 0
+    i = 0
+    while i < n
+      s += i * i
+      i += 1
+    end
+    s
+  end
+end
+
+w = Worker.new
+t = Process.clock_gettime(Process::CLOCK_MONOTONIC) + %(secs)s
+while Process.clock_gettime(Process::CLOCK_MONOTONIC) < t
+  w.hot(20000)
+end
+'''
+
+
+def t_usdt_ruby(ctx):
+    """Ruby 3.1 in usdt mode: the hot method in the mixed ustack, as
+    Class#method at its first line."""
+    ctx.require_bpf()
+    ctx.require_tool("ruby")
+    ruby = shutil.which("ruby")
+    script = ctx.write("interp_usdt_hot.rb", RUBY_HOT % {"secs": "2"})
+    r = ctx.sprof_run(*USDT, "-c", "%s %s" % (ruby, script),
+                      "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=180)
+    assert r.rc == 0, r
+    stacks = parse_stacks(r.out)
+    assert all(f.isprintable() for _, frames, _ in stacks for f in frames), r.out[-3000:]
+    total = sum(c for _, _, c in stacks)
+    hot = sum(c for _, frames, c in stacks if "Worker#hot (interp_usdt_hot.rb:5)" in frames)
+    figures(ctx, "interp usdt ruby: %d of %d samples in Worker#hot" % (hot, total))
+    assert total >= 100 and hot >= 0.6 * total, "%d of %d\n%s" % (hot, total, r.out[-3000:])
+
+
+def t_interp_off(ctx, exe, label):
+    """--interp off: native frames only (the benchmark's baseline); a bad mode is refused."""
+    _require_python(ctx, exe)
+    ctx.require_bpf()
+    script = ctx.write("interp_off.py", MIXED % {"secs": "0.5"})
+    r = profile(ctx, exe, script, extra=("--interp", "off"))
+    stacks = parse_stacks(r.out)
+    assert any("_PyEval_EvalFrameDefault" in f for _, frames, _ in stacks for f in frames), r.out[-2000:]
+    assert not any(py_frame(f) for _, frames, _ in stacks for f in frames), r.out[-2000:]
+    r = ctx.sprof_run("--interp", "stack", "-e", "BEGIN { exit(); }")
+    assert r.rc != 0 and "invalid --interp 'stack': expected memory, usdt or off" in r.err, r
+
+
+def t_usdt_ruby_not_firing(ctx):
+    """Ruby without the TracePoint: its C methods fire, its methods do not: the warning."""
+    ctx.require_bpf()
+    ctx.require_tool("ruby")
+    script = ctx.write("interp_usdt_notp.rb", RUBY_HOT.split("\n", 1)[1] % {"secs": "1"})
+    r = ctx.sprof_run(*USDT, "-c", "%s %s" % (shutil.which("ruby"), script),
+                      "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=180)
+    assert r.rc == 0, r
+    assert r.err.count("entry probes barely fired") == 1 and "TracePoint.new(" in r.err, r.err
+
