@@ -34,6 +34,7 @@
 #include "runtime/collect.h"
 #include "runtime/drain.h"
 #include "runtime/stacks/python.h"
+#include "runtime/stacks/ruby.h"
 #include "abi/unwind_table.h"
 #include "runtime/stacks/symbolize.h"
 #include "base/clock.h"
@@ -107,6 +108,7 @@ struct sp_collector {
 	struct bpf_object *obj;
 	struct sp_symbolizer *sym;
 	struct sp_python *py;    /* interpreter frames of user stacks, or NULL */
+	struct sp_ruby *rb;      /* the same for Ruby processes */
 	struct pool keep, scratch;
 	struct pool *cur;        /* where decoding allocates */
 	int ncpus;               /* possible CPUs: per-CPU value slots */
@@ -250,8 +252,12 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 			else
 				sp_symbolize_user(c->sym, (pid_t)pid, v.ip[i], i == 0, &st->frames[i]);
 		}
-		st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
-					  (int)nr);
+		if (sp_ruby__owns(c->rb, (pid_t)pid))
+			st->n = sp_ruby__splice(c->rb, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
+						(int)nr);
+		else
+			st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni,
+						  st->frames, (int)nr);
 		st->truncated = st->truncated || (limit > 0 && (int)nr >= limit);
 	}
 	if (slot) {
@@ -988,6 +994,11 @@ struct sp_collector *sp_collector__open(const struct sp_plan *plan, struct bpf_o
 void sp_collector__set_python(struct sp_collector *c, struct sp_python *py)
 {
 	c->py = py;
+}
+
+void sp_collector__set_ruby(struct sp_collector *c, struct sp_ruby *rb)
+{
+	c->rb = rb;
 }
 
 void sp_collector__destroy(struct sp_collector *c)

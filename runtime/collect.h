@@ -12,6 +12,7 @@ struct bpf_object;
 struct sp_symbolizer;
 struct sp_collector;
 struct sp_python;
+struct sp_ruby;
 
 /* max_keys: rows each drained map's table may hold (--max-keys); 0: no
  * map is drained (every map is read from BPF at the end, stacks too). */
@@ -23,6 +24,7 @@ void sp_collector__destroy(struct sp_collector *c);
 
 /* Interpreter frames of user stacks are spliced in by py (may be NULL). */
 void sp_collector__set_python(struct sp_collector *c, struct sp_python *py);
+void sp_collector__set_ruby(struct sp_collector *c, struct sp_ruby *rb);
 /* Reads every plan map and the drop counters. */
 int sp_collect(struct sp_collector *c, struct sp_profile *out);
 /* "@m: N updates dropped, map full at K keys", then one "sprof: lost: N

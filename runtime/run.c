@@ -44,6 +44,7 @@
 #include "runtime/status.h"
 #include "runtime/stacks/process.h"
 #include "runtime/stacks/python.h"
+#include "runtime/stacks/ruby.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/sideband.h"
@@ -74,6 +75,7 @@ struct run {
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
 	struct sp_python *py;     /* CPython frame walker's processes; NULL when none */
+	struct sp_ruby *rb;       /* Ruby frame walker's processes; NULL when none */
 	struct sp_consumers procs; /* sym, unw, py: fed one maps snapshot per process event */
 	struct sp_sideband *sb;   /* exec/mmap records for unw; NULL without */
 	struct sp_collector *coll;
@@ -441,7 +443,10 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 		}
 		return 0;
 	case SP_EV_INTERP_CODE:
-		sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
+		if (sp_ruby__owns(r->rb, (pid_t)h->id))
+			sp_ruby__note_code(r->rb, (pid_t)h->id, h->arg, data, len);
+		else
+			sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
 		return 0;
 	default:
 		if ((r->nheld || has_stack_arg(r, h)) && hold_record(r, h, data, len))
@@ -527,7 +532,8 @@ static int open_readers(struct run *r)
 	 * is destroyed first, the symbolizer owns the cache) */
 	sp_unwind__share_objcache(r->unw, sp_symbolizer__objcache(r->sym));
 	r->py = sp_python__open(r->ld->obj);
-	r->procs = (struct sp_consumers){ .sym = r->sym, .unw = r->unw, .py = r->py };
+	r->rb = sp_ruby__open(r->ld->obj);
+	r->procs = (struct sp_consumers){ .sym = r->sym, .unw = r->unw, .py = r->py, .rb = r->rb };
 	if (r->tgt.pid && r->tgt.running)
 		sp_process__add(&r->procs, r->tgt.pid, false);
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym,
@@ -535,6 +541,7 @@ static int open_readers(struct run *r)
 	if (!r->coll)
 		return -ENOMEM;
 	sp_collector__set_python(r->coll, r->py);
+	sp_collector__set_ruby(r->coll, r->rb);
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
 				     .json = r->ro.format == SP_FMT_JSON };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
@@ -880,6 +887,7 @@ static int finish(struct run *r)
 	sp_profile_warn(&prof);
 	sp_unwind__print_summary(r->unw, stderr);
 	sp_python__warn(r->py, stderr);
+	sp_ruby__warn(r->rb, stderr);
 	if (r->o->verbose) {
 		sp_unwind__print_stats(r->unw, stderr);
 		sp_collect_print_stats(r->coll, stderr);
@@ -898,6 +906,7 @@ static void run_destroy(struct run *r)
 	sp_events__destroy(r->ev);
 	sp_collector__destroy(r->coll);
 	sp_python__destroy(r->py);
+	sp_ruby__destroy(r->rb);
 	sp_sideband__destroy(r->sb);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);

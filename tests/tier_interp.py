@@ -1,4 +1,5 @@
-"""Interp tier: Python functions in user stacks (bpf/python.bpf.c, runtime/stacks/python.c).
+"""Interp tier: Python functions and Ruby methods in user stacks (bpf/python.bpf.c,
+runtime/stacks/python.c; bpf/ruby.bpf.c, runtime/stacks/ruby.c).
 
 Real interpreters run scripts the tests write; sprof profiles them and the
 tests read the text report. Every CPython 3.8-3.13 present is tested:
@@ -14,6 +15,13 @@ which are tested when they exist; an older pyenv build checks the warning. What 
   - attach: -p to a process already inside a 60-deep recursion.
   - native between: sorted() with a Python key function shows native
     frames between the key function and its caller.
+Ruby (Debian's ruby 3.1, .ci/setup installs it; under CI=true its absence
+fails): the same mixed script (2:1 fib:slow, lines, >= 90 % of samples
+with Ruby frames), -p attach inside a 60-deep recursion, sort_by with a
+block (the C method and native frames between the block and its caller),
+two threads (no sample shows the other thread's method), truncation
+counted, rbstack and rbprofile; pystack empty in a Ruby process, rbstack
+in others.
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
 """
 import glob
@@ -499,3 +507,295 @@ def tests(ctx):
     yield "printf_pystack_debian-3.11", lambda c: t_printf_pystack(c, DEBIAN, "debian-3.11")
     for label, exe in old_interpreters()[-1:]:
         yield "old_version_" + label, lambda c, exe=exe, label=label: t_old_version(c, exe, label)
+    yield "ruby_mixed", t_rb_mixed
+    yield "ruby_attach", t_rb_attach
+    yield "ruby_native_between", t_rb_native_between
+    yield "ruby_threads", t_rb_threads
+    yield "ruby_pystack_empty", t_rb_pystack_empty
+    yield "ruby_truncated", t_rb_truncated
+
+
+# ---- Ruby (bpf/ruby.bpf.c, runtime/stacks/ruby.c) -------------------------------------
+
+RUBY = "/usr/bin/ruby"
+RB_UNKNOWN = "[unknown ruby frame]"
+# a native frame line: "sym+off", "0xaddr", "[libfoo.so]", "[truncated]"
+NATIVE_RE = re.compile(r"^(0x[0-9a-f]+|\S+\+\d+|\[[^\]]*\])$")
+
+RB_MIXED = """\
+def cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+
+def fib(n)
+  return n if n < 2
+  fib(n - 1) + fib(n - 2)
+end
+
+def slow(limit)
+  x = 0
+  t = cpu
+  while cpu - t < limit
+    i = 0
+    while i < 2000
+      x += i * i
+      i += 1
+    end
+  end
+  x
+end
+
+def main(total)
+  finish = cpu + total
+  while cpu < finish
+    t = cpu
+    fib(12) while cpu - t < 0.02
+    slow(0.01)
+  end
+end
+
+main(%(secs)s)
+"""
+RB_MIXED_LINES = {"fib": {4, 5, 6}, "fib_call": {5}, "slow": set(range(9, 20)),
+                  "main_fib": {25}, "main_slow": {26}, "top": {30}}
+
+RB_DEEP = """\
+def deep(n, limit)
+  return spin(limit) if n == 0
+  deep(n - 1, limit)
+end
+
+def spin(limit)
+  puts "ready"
+  $stdout.flush
+  finish = Time.now + limit
+  x = 0
+  x += 1 while Time.now < finish
+  x
+end
+
+deep(%(depth)d, %(secs)s)
+"""
+
+RB_SORT = """\
+def keyfn(v)
+  s = 0
+  i = 0
+  while i < 40
+    s += (v * i) %% 7
+    i += 1
+  end
+  s
+end
+
+def sorter(total)
+  data = (0...300).to_a
+  finish = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) + total
+  while Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) < finish
+    data.sort_by { |v| keyfn(v) }
+  end
+end
+
+sorter(%(secs)s)
+"""
+
+RB_THREADS = """\
+def cpu = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID)
+
+def spin_a(limit)
+  x = 0
+  x += 1 while cpu < limit
+  x
+end
+
+def spin_b(limit)
+  y = 0
+  y += 2 while cpu < limit
+  y
+end
+
+ta = Thread.new { spin_a(%(secs)s) }
+tb = Thread.new { spin_b(%(secs)s) }
+ta.join
+tb.join
+"""
+
+
+def _require_ruby(ctx):
+    if not os.path.exists(RUBY):
+        if ctx.ci:
+            raise AssertionError("CI=true but %s is missing (.ci/setup installs ruby)" % RUBY)
+        raise ctx.Skip("%s not installed" % RUBY)
+
+
+def rb_frame(line):
+    """(name, file, line) of a Ruby frame line: `name (file:line)`, a C
+    method as its bare name (file ''), RB_UNKNOWN; None for native frames."""
+    if line == RB_UNKNOWN:
+        return (RB_UNKNOWN, "", 0)
+    if NATIVE_RE.match(line):
+        return None
+    m = FRAME_RE.match(line)
+    if m:
+        return (m.group(1), m.group(2), int(m.group(3) or 0))
+    if re.match(r"^[\w?!=<>\[\]+\-*/%]+$", line):
+        return (line, "", 0)
+    return None
+
+
+def rb_check_clean(stacks):
+    for _, frames, _ in stacks:
+        for f in frames:
+            assert f.isprintable(), "unprintable frame %r" % f
+
+
+def rb_profile(ctx, script, prog=None, extra=()):
+    return profile(ctx, RUBY, script, prog, extra)
+
+
+def t_rb_mixed(ctx):
+    """Ruby: main -> fib (recursive) and main -> slow (loop), 2:1 in CPU time:
+    >= 90 % of the samples carry Ruby frames, fib and slow under main at the
+    lines of their calls, the ratio within 25 %, native frames below <main>."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_mixed.rb", RB_MIXED % {"secs": "2.5"})
+    r = rb_profile(ctx, script)
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    total = with_rb = fib = slow = 0
+    base = os.path.basename(script)
+    for _, frames, c in stacks:
+        total += c
+        rb = [(i, p) for i, p in ((i, rb_frame(f)) for i, f in enumerate(frames)) if p]
+        if not rb:
+            continue
+        with_rb += c
+        names = [p[0] for _, p in rb]
+        lines = [p[2] for _, p in rb]
+        if "main" not in names:
+            continue
+        idx = names.index("main")
+        if "fib" in names:
+            fib += c
+            assert names[idx - 1] == "fib", "fib not under main: %r" % frames
+            assert lines[idx] in RB_MIXED_LINES["main_fib"], "main's line for fib: %r" % frames
+            for (_, p) in rb:
+                if p[0] == "fib":
+                    assert p[2] in RB_MIXED_LINES["fib"], "fib line: %r" % frames
+            for (_, p) in rb[names.index("fib") + 1:idx]:
+                assert p[2] in RB_MIXED_LINES["fib_call"], "recursive call line: %r" % frames
+        if "slow" in names:
+            slow += c
+            assert names[idx - 1] == "slow", "slow not under main: %r" % frames
+            assert lines[idx] in RB_MIXED_LINES["main_slow"], "main's line for slow: %r" % frames
+            assert lines[idx - 1] in RB_MIXED_LINES["slow"], "slow line: %r" % frames
+        assert names[-1] == "<main>" and rb[-1][1][1] == base, "outermost: %r" % frames
+        assert lines[-1] in RB_MIXED_LINES["top"], "<main> line: %r" % frames
+        assert rb[-1][0] < len(frames) - 1, "no native frames below <main>: %r" % frames
+    share = with_rb / total if total else 0
+    ratio = fib / slow if slow else 0
+    figures(ctx, "interp ruby mixed: %d samples, %.1f %% with Ruby frames, fib %d slow %d "
+            "ratio %.2f (want 2.0)" % (total, 100 * share, fib, slow, ratio))
+    assert total >= 100, "too few samples: %d\n%s" % (total, r.err)
+    assert share >= 0.90, "only %.1f %% of the samples carry Ruby frames" % (100 * share)
+    assert 1.5 <= ratio <= 2.5, "fib:slow %.2f, want 2.0 within 25 %%" % ratio
+    assert RB_UNKNOWN not in r.out, r.out[:3000]
+
+
+def t_rb_attach(ctx):
+    """-p to a Ruby process already inside a 60-deep recursion."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_deep.rb", RB_DEEP % {"depth": 60, "secs": "20"})
+    p = subprocess.Popen([RUBY, script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        r = ctx.sprof_run("-p", str(p.pid), "--duration", "2s",
+                          "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
+        assert r.rc == 0, r
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    good = total = 0
+    for _, frames, c in stacks:
+        total += c
+        # Time.now and Time#initialize are Ruby code too (<internal:timev>)
+        names = [p[0] for p in map(rb_frame, frames) if p and p[1] == os.path.basename(script)]
+        if names[:1] == ["spin"] and names.count("deep") == 61 and names[-1] == "<main>":
+            good += c
+    figures(ctx, "interp ruby attach: %d of %d samples with spin under 61 deep frames"
+            % (good, total))
+    assert total >= 50 and good >= 0.9 * total, "%d of %d\n%s" % (good, total, r.out[-3000:])
+
+
+def t_rb_native_between(ctx):
+    """sort_by with a block: the C method sort_by and native frames sit
+    between the block (and keyfn) and sorter."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_sort.rb", RB_SORT % {"secs": "1.5"})
+    r = rb_profile(ctx, script)
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    inkey = between = 0
+    for _, frames, c in stacks:
+        kinds = [(rb_frame(f) or (None,))[0] for f in frames]
+        if "keyfn" not in kinds:
+            continue
+        inkey += c
+        k = kinds.index("keyfn")
+        s = kinds.index("sorter") if "sorter" in kinds else -1
+        assert s > k and kinds[k + 1] == "block in sorter", "keyfn not under sorter's block: %r" % frames
+        mid = kinds[k + 2:s]
+        if "sort_by" in mid and any(x is None for x in mid):
+            between += c
+    figures(ctx, "interp ruby sort_by: %d samples in keyfn, %d with sort_by and native frames "
+            "between the block and sorter" % (inkey, between))
+    assert inkey >= 50, r
+    assert between >= 0.95 * inkey, "native frames missing between Ruby frames:\n%s" % r.out[:3000]
+
+
+def t_rb_threads(ctx):
+    """Two Ruby threads in different methods: with [tid, ustack] keys each
+    thread's samples show only its own method (the running context is used
+    only for the thread it belongs to)."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_threads.rb", RB_THREADS % {"secs": "1.0"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    owner, bad, counts = {}, 0, {"spin_a": 0, "spin_b": 0}
+    for key, frames, c in stacks:
+        names = {p[0] for p in map(rb_frame, frames) if p}
+        for fn in ("spin_a", "spin_b"):
+            if fn in names:
+                counts[fn] += c
+                if owner.setdefault(key, fn) != fn:
+                    bad += c
+    figures(ctx, "interp ruby threads: spin_a %d spin_b %d, %d samples on the other thread's "
+            "method" % (counts["spin_a"], counts["spin_b"], bad))
+    assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s" % (counts, r.err)
+    assert bad == 0, "mixed up threads: %d" % bad
+
+
+def t_rb_pystack_empty(ctx):
+    """A Ruby process: pystack is empty."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_nopy.rb", RB_MIXED % {"secs": "0.5"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @[pystack] = count(); @n = count(); }" % HZ)
+    assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
+    assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+
+
+def t_rb_truncated(ctx):
+    """A 300-deep Ruby recursion: truncated Ruby stacks counted and reported."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_trunc.rb", RB_DEEP % {"depth": 300, "secs": "1"})
+    r = rb_profile(ctx, script)
+    assert re.search(r"ruby stacks: [1-9]\d* of \d+ samples truncated", r.err), r
+    rb_check_clean(parse_stacks(r.out))
+
