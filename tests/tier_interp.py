@@ -511,6 +511,8 @@ def tests(ctx):
     yield "ruby_attach", t_rb_attach
     yield "ruby_native_between", t_rb_native_between
     yield "ruby_threads", t_rb_threads
+    yield "rbstack", t_rbstack
+    yield "rbstack_not_ruby", t_rbstack_not_ruby
     yield "ruby_pystack_empty", t_rb_pystack_empty
     yield "ruby_truncated", t_rb_truncated
 
@@ -778,6 +780,45 @@ def t_rb_threads(ctx):
             "method" % (counts["spin_a"], counts["spin_b"], bad))
     assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s" % (counts, r.err)
     assert bad == 0, "mixed up threads: %d" % bad
+
+
+def t_rbstack(ctx):
+    """rbstack: the Ruby frames alone (C methods included), innermost first;
+    rbstack(2) at most two; no loss reported."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rbstack.rb", RB_MIXED % {"secs": "1"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @a[rbstack] = count(); @b[rbstack(2)] = count(); }" % HZ)
+    assert "truncated" not in r.err, r.err
+    a, b = r.out.split("@b[", 1)
+    sa, sb = parse_stacks(a), parse_stacks("@b[" + b)
+    rb_check_clean(sa + sb)
+    fib = 0
+    for _, frames, c in sa:
+        assert all(rb_frame(f) for f in frames), "native frame in rbstack: %r" % frames
+        names = [rb_frame(f)[0] for f in frames]
+        if names[:1] == ["fib"]:
+            fib += c
+            assert names[-2:] == ["main", "<main>"], frames
+    assert fib >= 30, r.out[-2000:]
+    assert all(0 < len(frames) <= 2 for _, frames, _ in sb if frames), sb
+    assert any(len(frames) == 2 and rb_frame(frames[0])[0] == "fib" for _, frames, _ in sb), sb
+
+
+def t_rbstack_not_ruby(ctx):
+    """A process that is no Ruby (and a Python one): rbstack is empty, no error."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("-c", "/bin/sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'",
+                      "profile:hz:%s { @[rbstack] = count(); @n = count(); }" % HZ, timeout=120)
+    assert r.rc == 0 and r.err.strip() == "", r
+    assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
+    assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+    if os.path.exists(DEBIAN):
+        script = ctx.write("interp_rb_notruby.py", MIXED % {"secs": "0.5"})
+        r = profile(ctx, DEBIAN, script, "profile:hz:%s { @[rbstack] = count(); @p[pystack] = count(); }" % HZ)
+        a, p = r.out.split("@p[", 1)
+        assert all(not frames for _, frames, _ in parse_stacks(a)), a[-2000:]
+        assert any(frames for _, frames, _ in parse_stacks("@p[" + p)), p[-2000:]
 
 
 def t_rb_pystack_empty(ctx):
