@@ -514,6 +514,7 @@ def tests(ctx):
     yield "rbstack", t_rbstack
     yield "rbstack_not_ruby", t_rbstack_not_ruby
     yield "ruby_pystack_empty", t_rb_pystack_empty
+    yield "rbprofile", t_rbprofile
     yield "ruby_truncated", t_rb_truncated
 
 
@@ -829,6 +830,24 @@ def t_rb_pystack_empty(ctx):
     r = rb_profile(ctx, script, "profile:hz:%s { @[pystack] = count(); @n = count(); }" % HZ)
     assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
     assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+
+
+def t_rbprofile(ctx):
+    """stdlib/rbprofile.sp by name: an svg whose Ruby frames are there, green."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rbprofile.rb", RB_MIXED % {"secs": "1"})
+    out = os.path.join(ctx.workdir, "interp_rbprofile.svg")
+    r = ctx.sprof_run("-c", "ruby %s" % script, "rbprofile", "-o", out, timeout=180)
+    assert r.rc == 0, r
+    svg = open(out).read()
+    base = re.escape(os.path.basename(script))
+    for fn in ("main", "fib", "slow"):
+        m = re.search(r'<title>%s \(%s\) \((\d+) samples[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
+                      % (fn, base), svg)
+        assert m, "%s missing from the flame graph" % fn
+        assert int(m.group(3)) > max(int(m.group(2)), int(m.group(4))), "%s not green" % fn
+        assert fn != "main" or int(m.group(1)) >= 60, "main in %s samples" % m.group(1)
 
 
 def t_rb_truncated(ctx):
