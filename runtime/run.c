@@ -379,7 +379,7 @@ static bool has_stack_arg(struct run *r, const struct sp_event_hdr *h)
 {
 	const struct sp_plan_field *args;
 
-	if (!r->py || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
+	if ((!r->py && !r->rb) || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
 	    h->id >= (uint32_t)r->plan->nprintfs)
 		return false;
 	args = &r->plan->printfs[h->id].args;
@@ -391,7 +391,7 @@ static bool has_stack_arg(struct run *r, const struct sp_event_hdr *h)
 
 /* A printf record is reserved before its arguments are computed, so the
  * records BPF sends while taking a stack argument (the names of Python
- * functions seen for the first time) come after it: such a record, and
+ * functions or Ruby methods seen for the first time) come after it: such a record, and
  * every output record after it (to keep their order), is held to the end
  * of the drain. False when it could not be held (it is handled now). */
 static bool hold_record(struct run *r, const struct sp_event_hdr *h, const void *data, size_t len)

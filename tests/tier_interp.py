@@ -516,6 +516,9 @@ def tests(ctx):
     yield "ruby_pystack_empty", t_rb_pystack_empty
     yield "rbprofile", t_rbprofile
     yield "ruby_truncated", t_rb_truncated
+    yield "ruby_old_version", t_rb_old_version
+    yield "ruby_formats", t_rb_formats
+    yield "printf_rbstack", t_printf_rbstack
 
 
 # ---- Ruby (bpf/ruby.bpf.c, runtime/stacks/ruby.c) -------------------------------------
@@ -859,3 +862,87 @@ def t_rb_truncated(ctx):
     assert re.search(r"ruby stacks: [1-9]\d* of \d+ samples truncated", r.err), r
     rb_check_clean(parse_stacks(r.out))
 
+
+FAKE_RUBY = """\
+/* Looks like a Ruby VM of another version to sprof: the symbols it
+ * looks for, a version it has no offsets for. */
+#include <time.h>
+void *ruby_single_main_ractor;
+const char ruby_version[] = "2.7.4";
+
+__attribute__((noinline)) long fake_spin(double secs)
+{
+	struct timespec a, b;
+	long n = 0;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	do {
+		n++;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+	return n;
+}
+
+int main(void)
+{
+	return fake_spin(0.6) < 0;
+}
+"""
+
+
+def t_rb_old_version(ctx):
+    """A Ruby VM of a version without offsets (a program exporting
+    ruby_single_main_ractor and ruby_version "2.7.4", named like a ruby):
+    one warning naming the version; its native stacks still work."""
+    ctx.require_bpf()
+    src = ctx.write("fakeruby.c", FAKE_RUBY)
+    exe = ctx.workload("fakeruby", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic"), src=src,
+                       out=os.path.join(ctx.workdir, "fakeruby2.7"))
+    r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @r[rbstack] = count(); }" % HZ,
+                      timeout=120)
+    assert r.rc == 0, r
+    warns = re.findall(r"runs ruby (\S+): no interpreter stacks for this version \(3\.1\)", r.err)
+    assert warns == ["2.7.4"], "one warning naming 2.7.4 wanted: %r" % r.err
+    a, rb = r.out.split("@r[", 1)
+    assert any("fake_spin" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]
+    assert all(not frames for _, frames, _ in parse_stacks("@r[" + rb)), rb[-2000:]
+
+
+def t_rb_formats(ctx):
+    """Every writer shows the Ruby frames: folded and svg as `fib (file.rb)`
+    (svg in green), pprof with file and line, speedscope with the file."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_formats.rb", RB_MIXED % {"secs": "1"})
+    base = os.path.basename(script)
+    prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
+    out = {}
+    for ext in ("folded", "svg", "pb.gz", "speedscope.json"):
+        out[ext] = os.path.join(ctx.workdir, "interp_rb_formats." + ext)
+        rb_profile(ctx, script, prog, ("-o", out[ext]))
+    folded = open(out["folded"]).read()
+    assert re.search(r";main \(%s\);fib \(%s\)" % (re.escape(base), re.escape(base)), folded), folded[:2000]
+    assert re.search(r";cpu \(%s\);clock_gettime;" % re.escape(base), folded), folded[:3000]
+    svg = open(out["svg"]).read()
+    fills = re.findall(r'<title>fib \(%s\)[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
+                       % re.escape(base), svg)
+    assert fills and all(int(g) > int(r) and int(g) > int(b) for r, g, b in fills), fills
+    ctx.require_tool("go")
+    r = ctx.run(["go", "tool", "pprof", "-raw", out["pb.gz"]], timeout=120)
+    assert re.search(r" fib %s:[4-6] " % re.escape(script), r.out), r
+    import json
+    ss = json.load(open(out["speedscope.json"]))
+    assert {"name": "fib (%s)" % base, "file": script} in ss["shared"]["frames"], ss["shared"]["frames"][:20]
+
+
+def t_printf_rbstack(ctx):
+    """printf of a Ruby stack: every method named, the first event too."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_printf.rb", RB_MIXED % {"secs": "1"})
+    r = rb_profile(ctx, script, 'profile:hz:20 { printf("s\\n%s\\n", rbstack(4)); }')
+    blocks = [b.strip().split("\n") for b in r.out.split("s\n")[1:]]
+    named = [b for b in blocks if b and b != [""]]
+    assert len(named) >= 10, r.out[-2000:]
+    assert RB_UNKNOWN not in r.out, r.out[:3000]
+    assert all(rb_frame(f.strip()) for b in named for f in b), r.out[:3000]
