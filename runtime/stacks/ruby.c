@@ -58,6 +58,7 @@ enum {
 struct rbproc {
 	pid_t pid;
 	bool registered, warned;
+	uint64_t ractor;  /* &ruby_single_main_ractor it was registered with */
 	uint64_t ids_var; /* &ruby_global_symbols.ids, 0: unknown */
 };
 
@@ -298,6 +299,7 @@ static int register_proc(struct sp_ruby *rb, struct rbproc *p, const struct foun
 	if (bpf_map_update_elem(rb->procs_fd, &p->pid, &w, BPF_ANY))
 		return -errno;
 	p->ids_var = f->id2str ? find_ids_var(p->pid, f->id2str) : 0;
+	p->ractor = f->ractor;
 	p->registered = true;
 	return 1;
 }
@@ -310,10 +312,15 @@ int sp_ruby__add_maps(struct sp_ruby *rb, pid_t pid, const struct sp_procmaps *p
 	if (!rb || pid <= 0)
 		return 0;
 	p = proc_get(rb, pid, false);
-	if (p && p->registered)
-		return 1;
-	if (!find_vm(pid, pm, &f))
+	if (!find_vm(pid, pm, &f)) {
+		if (p && p->registered) { /* it exec'd something else */
+			bpf_map_delete_elem(rb->procs_fd, &pid);
+			p->registered = false;
+		}
 		return 0;
+	}
+	if (p && p->registered && p->ractor == f.ractor)
+		return 1;
 	p = p ? p : proc_get(rb, pid, true);
 	if (!p)
 		return -ENOMEM;
@@ -326,7 +333,7 @@ bool sp_ruby__owns(const struct sp_ruby *rb, pid_t pid)
 		return false;
 	for (size_t i = 0; i < rb->nprocs; i++)
 		if (rb->procs[i].pid == pid)
-			return rb->procs[i].registered;
+			return rb->procs[i].ractor != 0; /* stacks taken before an exec too */
 	return false;
 }
 

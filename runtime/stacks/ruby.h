@@ -33,9 +33,10 @@ struct sp_ruby *sp_ruby__open(struct bpf_object *obj);
 void sp_ruby__destroy(struct sp_ruby *rb); /* accepts NULL */
 
 /* Registers pid when the snapshot shows a supported Ruby: 1 when
- * registered (now or before), 0 when not, -errno on failure. rb may be NULL. */
+ * registered (now or before), 0 when not (a process that exec'd something
+ * else is dropped from rb_procs), -errno on failure. rb may be NULL. */
 int sp_ruby__add_maps(struct sp_ruby *rb, pid_t pid, const struct sp_procmaps *pm);
-/* Whether pid is a registered Ruby process (its stacks carry Ruby words). */
+/* Whether pid is or was a registered Ruby process (its stacks carry Ruby words). */
 bool sp_ruby__owns(const struct sp_ruby *rb, pid_t pid);
 /* SP_EV_INTERP_CODE of a Ruby process: the iseq or method entry at addr. */
 void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void *rec, size_t len);
