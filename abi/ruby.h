@@ -30,7 +30,8 @@ struct sp_rb_proc {
 	uint16_t cfp_pc, cfp_iseq, cfp_ep;
 	uint16_t iseq_body, body_encoded, body_label;
 	uint16_t me_def;          /* rb_method_entry_t -> def (cfunc frames) */
-	uint16_t pad[3];
+	uint16_t me_called_id;    /* rb_method_entry_t -> called_id */
+	uint16_t pad[2];
 };
 
 /* rb_stats (per-CPU u64 counters). */
@@ -62,10 +63,13 @@ struct sp_rb_code_rec {
 };
 #define SP_RB_REC_MAGIC 0x72627370726f6631ull
 
-/* Key of rb_code_seen (value: the id): aux tells a reused address apart. */
+/* Key of rb_code_seen (value: the id): aux and gen tell a reused address
+ * apart (an iseq's body and label, a method entry's definition and name:
+ * a freed iseq and a new one at its address rarely share all three). */
 struct sp_rb_code_key {
 	uint64_t addr;
 	uint64_t aux;
+	uint64_t gen;
 	uint32_t pid;
 	uint32_t pad;
 };

@@ -9,9 +9,10 @@
  * per iseq frame (id of the iseq, instruction index) and per C method
  * frame (id of its method entry, ep[-2]), in abi/interp.h's word format, the
  * group end bit on frames flagged VM_FRAME_FLAG_FINISH (abi/ruby.h). Dummy
- * and C-block frames (no pc) are skipped. Each (iseq, body) or (method
- * entry, definition) is announced once per process (SP_EV_INTERP_CODE)
- * so user space reads its names while the process is alive.
+ * and C-block frames (no pc) are skipped. Each (iseq, body, label) or
+ * (method entry, definition, name) is announced once per process
+ * (SP_EV_INTERP_CODE) so user space reads its names while the process is
+ * alive.
  *
  * Every read is bpf_probe_read_user: a bad read cuts the walk there
  * (counted in rb_stats), never more.
@@ -78,7 +79,8 @@ static __always_inline SP_NODEBUG int rb_rd(void *dst, __u32 size, __u64 addr)
 }
 
 /* The id of (addr, aux) in this process; a new one is announced. 0: unknown. */
-static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 aux, __u32 kind)
+static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 aux, __u64 gen,
+						 __u32 kind)
 {
 	struct sp_rb_code_key k; /* field by field: no .rodata copy */
 	struct rb_code_event ev;
@@ -87,6 +89,7 @@ static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 
 
 	k.addr = addr;
 	k.aux = aux;
+	k.gen = gen;
 	k.pid = pid;
 	k.pad = 0;
 	known = bpf_map_lookup_elem(&rb_code_seen, &k);
@@ -120,7 +123,8 @@ static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 
  * (dummy frames, C blocks), ~0 when a read failed. */
 static __always_inline SP_NODEBUG __u64 rb_word(struct rb_walk *w, __u64 cfp)
 {
-	__u64 pc = 0, iseq = 0, ep = 0, flags = 0, aux = 0, enc = 0, off = SP_PY_OFF_NONE, word;
+	__u64 pc = 0, iseq = 0, ep = 0, flags = 0, aux = 0, gen = 0, enc = 0, off = SP_PY_OFF_NONE;
+	__u64 word;
 	__u32 kind = SP_RB_ISEQ;
 
 	if (rb_rd(&pc, 8, cfp + w->p.cfp_pc) || rb_rd(&iseq, 8, cfp + w->p.cfp_iseq) ||
@@ -132,18 +136,20 @@ static __always_inline SP_NODEBUG __u64 rb_word(struct rb_walk *w, __u64 cfp)
 		/* a C method's frame has no iseq; its method entry is ep[-2]
 		 * (VM_ENV_DATA_INDEX_ME_CREF) */
 		kind = SP_RB_CFUNC;
-		if (rb_rd(&iseq, 8, ep - 16) || !iseq || rb_rd(&aux, 8, iseq + w->p.me_def))
+		if (rb_rd(&iseq, 8, ep - 16) || !iseq || rb_rd(&aux, 8, iseq + w->p.me_def) ||
+		    rb_rd(&gen, 8, iseq + w->p.me_called_id))
 			return ~0ull;
 	} else {
 		if (!pc || !iseq)
 			return 0;
 		if (rb_rd(&aux, 8, iseq + w->p.iseq_body) || !aux ||
-		    rb_rd(&enc, 8, aux + w->p.body_encoded))
+		    rb_rd(&enc, 8, aux + w->p.body_encoded) || rb_rd(&gen, 8, aux + w->p.body_label))
 			return ~0ull;
 		if (pc >= enc && (pc - enc) / 8 < SP_PY_OFF_NONE)
 			off = (pc - enc) / 8;
 	}
-	word = (__u64)rb_code_id(w->pid, iseq, aux, kind) << SP_PY_ID_SHIFT | off << SP_PY_OFF_SHIFT;
+	word = (__u64)rb_code_id(w->pid, iseq, aux, gen, kind) << SP_PY_ID_SHIFT |
+	       off << SP_PY_OFF_SHIFT;
 	if (flags & SP_RB_FLAG_FINISH)
 		word |= SP_PY_GROUP_END;
 	return word;

@@ -519,6 +519,7 @@ def tests(ctx):
     yield "ruby_old_version", t_rb_old_version
     yield "ruby_formats", t_rb_formats
     yield "printf_rbstack", t_printf_rbstack
+    yield "ruby_address_reuse", t_rb_address_reuse
 
 
 # ---- Ruby (bpf/ruby.bpf.c, runtime/stacks/ruby.c) -------------------------------------
@@ -715,7 +716,7 @@ def t_rb_attach(ctx):
     p = subprocess.Popen([RUBY, script], stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "ready"
-        r = ctx.sprof_run("-p", str(p.pid), "--duration", "2s",
+        r = ctx.sprof_run("-p", str(p.pid), "--duration", "3s",
                           "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
         assert r.rc == 0, r
     finally:
@@ -946,3 +947,36 @@ def t_printf_rbstack(ctx):
     assert len(named) >= 10, r.out[-2000:]
     assert RB_UNKNOWN not in r.out, r.out[:3000]
     assert all(rb_frame(f.strip()) for b in named for f in b), r.out[:3000]
+
+
+RB_REUSE = """\
+def cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+
+def run(name, secs)
+  src = "def #{name}(t)\\n  e = cpu + t\\n  nil while cpu < e\\nend\\n"
+  eval(src, TOPLEVEL_BINDING, "gen_#{name}.rb")
+  send(name, secs)
+  Object.send(:remove_method, name)
+  GC.start
+end
+
+8.times { |i| run(i.even? ? "alpha" : "beta", 0.15) }
+"""
+
+
+def t_rb_address_reuse(ctx):
+    """Methods made, run, removed and collected in turn (their iseqs' memory
+    free for the next one): every frame keeps its own name and file."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_reuse.rb", RB_REUSE)
+    r = rb_profile(ctx, script, "profile:hz:%s { @[rbstack] = count(); }" % HZ)
+    seen = {}
+    for _, frames, c in parse_stacks(r.out):
+        for f in frames:
+            p = rb_frame(f)
+            if p and p[0] in ("alpha", "beta"):
+                assert p[1] == "gen_%s.rb" % p[0], "name and file of two methods mixed: %r" % f
+                seen[p[0]] = seen.get(p[0], 0) + c
+    figures(ctx, "interp ruby reuse: %r" % seen)
+    assert seen.get("alpha", 0) >= 20 and seen.get("beta", 0) >= 20, seen

@@ -46,6 +46,7 @@ static const struct sp_rb_proc rb31 = {
 	.ractor_running_ec = 0x208, .ec_vm_stack = 0, .ec_vm_stack_size = 8, .ec_cfp = 16,
 	.ec_thread = 48, .thread_id = 80, .cfp_size = 64, .cfp_pc = 0, .cfp_iseq = 16,
 	.cfp_ep = 32, .iseq_body = 16, .body_encoded = 8, .body_label = 80, .me_def = 16,
+	.me_called_id = 24,
 };
 
 /* iseq body fields user space reads (3.1) */
