@@ -3,8 +3,9 @@
  * The Ruby half of the interpreter walker (abi/interp.h has CPython's).
  * User space finds a process's libruby (ruby_single_main_ractor) and writes
  * one struct sp_rb_proc per process into rb_procs. At sample time BPF takes
- * the main ractor's running execution context, checks that it belongs to
- * the sampled thread (its thread's pthread_t is the thread's FS base), and
+ * the sampled thread's execution context (its ruby_current_ec thread-local,
+ * else the main ractor's running one), checks that it belongs to the
+ * sampled thread (its thread's pthread_t is the thread's FS base), and
  * walks its control frames from the top down to the end of the VM stack,
  * appending one word per Ruby frame after the native frames, in the format
  * of abi/interp.h's frame words (group end bit, id, offset). The offset is
@@ -22,6 +23,8 @@
 struct sp_rb_proc {
 	uint64_t main_ractor;     /* address of ruby_single_main_ractor (a pointer) */
 	uint64_t task_fsbase;     /* task_struct -> thread.fsbase (vmlinux BTF) */
+	uint64_t ec_tls;          /* ruby_current_ec is at FS base - ec_tls in every
+				   * thread (libruby's static TLS); 0: unknown */
 	uint32_t version;         /* major*10000 + minor*100 + teeny */
 	uint16_t ractor_running_ec;
 	uint16_t ec_vm_stack, ec_vm_stack_size, ec_cfp, ec_thread;

@@ -1,10 +1,11 @@
 /* bpf/ruby.bpf.c: Ruby frames of the sampled thread, for ustack and rbstack.
  *
  * For processes user space recognised as Ruby 3.1 (runtime/stacks/ruby.c
- * wrote their offsets into rb_procs), this reads the main ractor's running
- * execution context, keeps it only when its thread is the sampled one (the
- * rb_thread_t's pthread_t equals the task's FS base; another thread's
- * samples get no Ruby frames rather than someone else's), and walks its
+ * wrote their offsets into rb_procs), this reads the sampled thread's
+ * execution context (ruby_current_ec, at a fixed offset below the FS base
+ * user space found; else the main ractor's running context), keeps it
+ * only when its thread is the sampled one (the rb_thread_t's pthread_t
+ * equals the task's FS base: never someone else's frames), and walks its
  * control frames from ec->cfp towards the end of the VM stack: one word
  * per iseq frame (id of the iseq, instruction index) and per C method
  * frame (id of its method entry, ep[-2]), in abi/interp.h's word format, the
@@ -181,17 +182,29 @@ static long rb_frame(__u64 i, void *c)
 	return 0;
 }
 
-/* The sampled thread's execution context; 0 when it runs no Ruby code
- * now (another thread holds the VM, or none does). */
+/* Whether ec is the context of the thread whose FS base is fsbase. */
+static __always_inline SP_NODEBUG int rb_ec_mine(const struct sp_rb_proc *p, __u64 ec, __u64 fsbase)
+{
+	__u64 th = 0, ptid = 0;
+
+	return ec && !rb_rd(&th, 8, ec + p->ec_thread) && th &&
+	       !rb_rd(&ptid, 8, th + p->thread_id) && ptid == fsbase;
+}
+
+/* The sampled thread's execution context: its ruby_current_ec, or (TLS
+ * offset unknown) the main ractor's running context when it is this
+ * thread's. 0 when the thread runs no Ruby code. */
 static __always_inline SP_NODEBUG __u64 rb_thread_ec(const struct sp_rb_proc *p)
 {
-	__u64 ractor = 0, ec = 0, th = 0, ptid = 0, fsbase = 0;
+	__u64 ractor = 0, ec = 0, fsbase = 0;
 	void *task = (void *)bpf_get_current_task();
 
+	if (bpf_probe_read_kernel(&fsbase, 8, task + p->task_fsbase) || !fsbase)
+		return 0;
+	if (p->ec_tls && !rb_rd(&ec, 8, fsbase - p->ec_tls) && rb_ec_mine(p, ec, fsbase))
+		return ec;
 	if (rb_rd(&ractor, 8, p->main_ractor) || !ractor ||
-	    rb_rd(&ec, 8, ractor + p->ractor_running_ec) || !ec ||
-	    rb_rd(&th, 8, ec + p->ec_thread) || !th || rb_rd(&ptid, 8, th + p->thread_id) ||
-	    bpf_probe_read_kernel(&fsbase, 8, task + p->task_fsbase) || ptid != fsbase)
+	    rb_rd(&ec, 8, ractor + p->ractor_running_ec) || !rb_ec_mine(p, ec, fsbase))
 		return 0;
 	return ec;
 }

@@ -19,7 +19,9 @@ Ruby (Debian's ruby 3.1, .ci/setup installs it; under CI=true its absence
 fails): the same mixed script (2:1 fib:slow, lines, >= 90 % of samples
 with Ruby frames), -p attach inside a 60-deep recursion, sort_by with a
 block (the C method and native frames between the block and its caller),
-two threads (no sample shows the other thread's method), truncation
+two threads (no sample shows the other thread's method), a thread
+reading without the VM lock (its own frames), freed and re-made methods
+(their own names), a fake Ruby of another version (warning), truncation
 counted, rbstack and rbprofile; pystack empty in a Ruby process, rbstack
 in others.
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
@@ -520,6 +522,7 @@ def tests(ctx):
     yield "ruby_formats", t_rb_formats
     yield "printf_rbstack", t_printf_rbstack
     yield "ruby_address_reuse", t_rb_address_reuse
+    yield "ruby_blocking_thread", t_rb_blocking_thread
 
 
 # ---- Ruby (bpf/ruby.bpf.c, runtime/stacks/ruby.c) -------------------------------------
@@ -980,3 +983,48 @@ def t_rb_address_reuse(ctx):
                 seen[p[0]] = seen.get(p[0], 0) + c
     figures(ctx, "interp ruby reuse: %r" % seen)
     assert seen.get("alpha", 0) >= 20 and seen.get("beta", 0) >= 20, seen
+
+
+RB_BLOCKING = """\
+def spin(secs)
+  t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  x = 0
+  x += 1 while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < secs
+end
+
+def reader(secs)
+  t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  File.open("/dev/zero") do |f|
+    f.read(16 << 20) while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < secs
+  end
+end
+
+a = Thread.new { spin(%(secs)s) }
+b = Thread.new { reader(%(secs)s) }
+a.join
+b.join
+"""
+
+
+def t_rb_blocking_thread(ctx):
+    """A thread reading without the VM lock (rb_thread_io_blocking_region)
+    while another spins in Ruby: its own Ruby frames still show (its
+    ruby_current_ec, not the lock holder's context)."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_blocking.rb", RB_BLOCKING % {"secs": "1.5"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    blocking = named = spin = 0
+    for key, frames, c in stacks:
+        names = [p[0] for p in map(rb_frame, frames) if p]
+        spin += c if "spin" in names else 0
+        assert not ("spin" in names and "reader" in names), "two threads in one stack: %r" % frames
+        if any(f.startswith("rb_thread_io_blocking_region+") for f in frames):
+            blocking += c
+            named += c if "reader" in names else 0
+    figures(ctx, "interp ruby blocking read: %d samples without the VM lock, %d with reader; "
+            "spin %d" % (blocking, named, spin))
+    assert blocking >= 10 and spin >= 50, "%d blocking, %d spin\n%s" % (blocking, spin, r.out[-3000:])
+    assert named >= 0.9 * blocking, "the reading thread's Ruby frames missing:\n%s" % r.out[-3000:]

@@ -6,6 +6,10 @@
  * iseq body's location ends at 120, where insns_info starts).
  * A process is Ruby when its executable or a libruby exports
  * ruby_single_main_ractor; the version is its ruby_version string.
+ * ruby_current_ec is a general-dynamic TLS variable, but libruby comes
+ * with the program, so it sits in static TLS at one offset below every
+ * thread's FS base: found by looking below the main thread's FS base for
+ * its ec (find_ec_tls), so BPF reads each thread's own context.
  *
  * C method names: a method entry's called_id is an ID; its name is the
  * fstring in the VM's global symbol table (symbol.c's
@@ -53,13 +57,15 @@ static const struct sp_rb_proc rb31 = {
 enum {
 	BODY_ISEQ_SIZE = 4, BODY_PATHOBJ = 64, BODY_LABEL = 80, BODY_FIRST_LINENO = 88,
 	BODY_INSNS_INFO = 120, BODY_INSNS_SIZE = 136, BODY_SUCC = 144, BODY_READ = 152,
-	ME_CALLED_ID = 24,
+	ME_CALLED_ID = 24, RACTOR_MAIN_THREAD = 0x210, THREAD_EC = 40,
 };
 
 struct rbproc {
 	pid_t pid;
 	bool registered, warned;
 	uint64_t ractor;  /* &ruby_single_main_ractor it was registered with */
+	struct sp_rb_proc w; /* its rb_procs entry */
+	int tls_tries;    /* looks for ec_tls after registering (the VM may not be up yet) */
 	uint64_t ids_var; /* &ruby_global_symbols.ids, 0: unknown */
 };
 
@@ -276,6 +282,35 @@ static uint64_t find_ids_var(pid_t pid, uint64_t id2str)
 	return 0;
 }
 
+/* Where ruby_current_ec sits below a thread's FS base. libruby's TLS block
+ * is in static TLS (loaded with the program), at the same offset from every
+ * thread's FS base: found in the main thread (ractor -> main thread ->
+ * pthread_t = FS base, and its ec) as the one word below its FS base that
+ * holds its ec. 0 when not found once and only once. */
+static uint64_t find_ec_tls(pid_t pid, uint64_t ractor_var)
+{
+	uint64_t chunk[64], ractor = rd64(pid, ractor_var), th, ec, fsbase, off = 0;
+
+	th = ractor ? rd64(pid, ractor + RACTOR_MAIN_THREAD) : 0;
+	ec = th ? rd64(pid, th + THREAD_EC) : 0;
+	fsbase = th ? rd64(pid, th + rb31.thread_id) : 0;
+	if (!ec || fsbase < 4096)
+		return 0;
+	/* downwards from the FS base, up to 4 KiB or the first unreadable chunk */
+	for (uint64_t below = sizeof(chunk); below <= 4096; below += sizeof(chunk)) {
+		if (rmem(pid, fsbase - below, chunk, sizeof(chunk)))
+			break;
+		for (size_t i = 0; i < 64; i++) {
+			if (chunk[i] != ec)
+				continue;
+			if (off)
+				return 0;
+			off = below - i * 8;
+		}
+	}
+	return off;
+}
+
 static int register_proc(struct sp_ruby *rb, struct rbproc *p, const struct found *f)
 {
 	char ver[16] = "";
@@ -295,10 +330,13 @@ static int register_proc(struct sp_ruby *rb, struct rbproc *p, const struct foun
 		return 0;
 	}
 	w.main_ractor = f->ractor;
+	w.ec_tls = find_ec_tls(p->pid, f->ractor);
 	w.task_fsbase = rb->fsbase_off;
 	w.version = (uint32_t)(major * 10000 + minor * 100 + teeny);
 	if (bpf_map_update_elem(rb->procs_fd, &p->pid, &w, BPF_ANY))
 		return -errno;
+	p->w = w;
+	p->tls_tries = 0;
 	p->ids_var = f->id2str ? find_ids_var(p->pid, f->id2str) : 0;
 	p->ractor = f->ractor;
 	p->registered = true;
@@ -418,6 +456,18 @@ static void code_read(const struct rbproc *p, struct rbcode *c, uint32_t kind, u
 	c->ok = c->name && c->file;
 }
 
+/* A process registered before its VM was up (at exec): its main thread's
+ * TLS looked for again with the first iseqs it runs. */
+static void retry_ec_tls(struct sp_ruby *rb, struct rbproc *p)
+{
+	if (p->w.ec_tls || p->tls_tries >= 64)
+		return;
+	p->tls_tries++;
+	p->w.ec_tls = find_ec_tls(p->pid, p->ractor);
+	if (p->w.ec_tls)
+		bpf_map_update_elem(rb->procs_fd, &p->pid, &p->w, BPF_ANY);
+}
+
 void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void *rec, size_t len)
 {
 	struct sp_rb_code_rec r;
@@ -431,6 +481,7 @@ void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void
 	if (r.magic != SP_RB_REC_MAGIC || !p || !p->registered || !r.id ||
 	    ((rb->ncodes + 1) * 2 > rb->codecap && code_grow(rb)))
 		return;
+	retry_ec_tls(rb, p);
 	slot = code_slot(rb, pid, r.id);
 	if (*slot || !(c = calloc(1, sizeof(*c))))
 		return;
