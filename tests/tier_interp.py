@@ -646,7 +646,7 @@ def rb_frame(line):
     m = FRAME_RE.match(line)
     if m:
         return (m.group(1), m.group(2), int(m.group(3) or 0))
-    if re.match(r"^[\w?!=<>\[\]+\-*/%]+$", line):
+    if re.match(r"^\S+$", line):  # a C method: `times`, `sort_by`, `-@`, `[]=`
         return (line, "", 0)
     return None
 
