@@ -1,9 +1,9 @@
 /* runtime/stacks/ruby.c: Ruby processes registered for the BPF walker, iseqs and C methods named.
  *
- * Offsets are Ruby 3.1's (shared/research/interpreters.md §4, checked here
- * by reading a running Debian 3.1.2's memory with gdb: the EC's thread_ptr
- * is at 48, not 56 as the 3.1 headers with protect_tag would have it; the
- * iseq body's location ends at 120, where insns_info starts).
+ * Offsets are Ruby 3.1's (shared/research/interpreters.md §4), checked by
+ * reading a running Debian 3.1.2's memory with gdb: the EC's thread_ptr at
+ * 48, the thread's ec at 40 and pthread_t at 80, the main ractor's main
+ * thread at 0x210, the iseq body's label at 80 and insns_info at 120.
  * A process is Ruby when its executable or a libruby exports
  * ruby_single_main_ractor; the version is its ruby_version string.
  * ruby_current_ec is a general-dynamic TLS variable, but libruby comes
