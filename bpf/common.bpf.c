@@ -347,8 +347,24 @@ static __always_inline SP_NODEBUG __u64 hash_mask(void)
 }
 
 /* What take_stack() adds to a user stack: interpreter frames
- * (bpf/python.bpf.c) after the native ones, or only those (pystack). */
+ * (bpf/python.bpf.c, bpf/ruby.bpf.c) after the native ones, or only those
+ * (pystack: Python's, rbstack with INTERP_RUBY: Ruby's). */
 enum { INTERP_NONE, INTERP_MIXED, INTERP_ONLY };
+enum { INTERP_PYTHON, INTERP_RUBY };
+
+/* A process is CPython or Ruby (or neither): the frames of its walker;
+ * INTERP_ONLY takes those of one language. */
+static __always_inline SP_NODEBUG __u32 interp_frames(int interp, int lang, __u64 *ips, __u32 nr,
+						      __u32 end)
+{
+	__u32 n = 0;
+
+	if (interp == INTERP_MIXED || lang == INTERP_PYTHON)
+		n = sp_interp_frames(ips, nr, end);
+	if ((interp == INTERP_MIXED && n == 0) || lang == INTERP_RUBY)
+		n = sp_rb_frames(ips, nr, end);
+	return n;
+}
 
 /* Takes a stack into the scratch buffer and stores it in sp_stacks;
  * returns its id, 0 for an empty stack. */
@@ -368,7 +384,8 @@ __attribute__((noinline)) int sp_unwind_global(int max)
 	return sp_unwind_user((void *)0, buf->ip, max);
 }
 
-static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags, int interp)
+static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags, int interp,
+						   int lang)
 {
 	__u32 zero = 0;
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
@@ -385,7 +402,7 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	if (limit > SP_MAX_FRAMES)
 		limit = SP_MAX_FRAMES;
 	if (interp == INTERP_MIXED)
-		limit = sp_interp_native_limit(limit);
+		limit = sp_rb_native_limit(sp_interp_native_limit(limit));
 	/* user stacks: the .eh_frame unwinder when user space gave it tables
 	 * for this process (bpf/unwind.bpf.c), else the kernel's frame-pointer
 	 * walk */
@@ -406,8 +423,8 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	buf->nr = nr;
 	buf->ninterp = 0;
 	if (interp)
-		buf->ninterp = sp_interp_frames(buf->ip, nr,
-						interp == INTERP_ONLY ? (__u32)limit : SP_MAX_FRAMES);
+		buf->ninterp = interp_frames(interp, lang, buf->ip, nr,
+					     interp == INTERP_ONLY ? (__u32)limit : SP_MAX_FRAMES);
 	if (nr + buf->ninterp == 0)
 		return 0;
 	hc.buf = buf;
@@ -462,7 +479,7 @@ SP_NODEBUG void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 
-	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK, INTERP_MIXED);
+	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK, INTERP_MIXED, INTERP_PYTHON);
 	out->pid = pid;
 	out->pad = 0;
 	if (out->stack_id) /* kernel threads have no user frames to symbolize */
@@ -475,7 +492,18 @@ SP_NODEBUG void sp_pystack(void *ctx, struct sp_ustack_key *out, int limit)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 
-	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK, INTERP_ONLY);
+	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK, INTERP_ONLY, INTERP_PYTHON);
+	out->pid = pid;
+	out->pad = 0;
+	note_pid(pid);
+}
+
+/* rbstack: the Ruby frames alone, likewise. */
+SP_NODEBUG void sp_rbstack(void *ctx, struct sp_ustack_key *out, int limit)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	out->stack_id = take_stack(ctx, limit, BPF_F_USER_STACK, INTERP_ONLY, INTERP_RUBY);
 	out->pid = pid;
 	out->pad = 0;
 	note_pid(pid);
@@ -483,7 +511,7 @@ SP_NODEBUG void sp_pystack(void *ctx, struct sp_ustack_key *out, int limit)
 
 SP_NODEBUG __u64 sp_kstack(void *ctx, int limit)
 {
-	return take_stack(ctx, limit, 0, INTERP_NONE);
+	return take_stack(ctx, limit, 0, INTERP_NONE, INTERP_PYTHON);
 }
 
 /* `func` (which 0) or `probe` (which 1) of the attach point that fired,

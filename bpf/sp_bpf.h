@@ -47,6 +47,7 @@ typedef __s64 int64_t;
 int sp_filter(void);
 void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit);
 void sp_pystack(void *ctx, struct sp_ustack_key *out, int limit);
+void sp_rbstack(void *ctx, struct sp_ustack_key *out, int limit);
 __u64 sp_kstack(void *ctx, int limit);
 void sp_emit_exit(void);
 void sp_emit_event(__u32 type, __u32 id, __u64 arg);
@@ -66,6 +67,9 @@ void sp_count_lost(__u32 cause);
 __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_interp_native_limit(int limit);
 
+/* ruby.bpf.c */
+__u32 sp_rb_frames(__u64 *ips, __u32 start, __u32 end);
+int sp_rb_native_limit(int limit);
 /* interp_usdt.bpf.c (codegen puts them in place of the two above) */
 __u32 sp_iu_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_iu_native_limit(int limit);

@@ -82,15 +82,16 @@ static int stack_limit(const struct sp_node *n)
 	return limit > SP_MAX_FRAMES ? SP_MAX_FRAMES : limit;
 }
 
-/* ustack (or pystack: the Python frames alone) into a struct
- * sp_ustack_key at dst. */
+/* ustack (or pystack / rbstack: the Python / Ruby frames alone) into a
+ * struct sp_ustack_key at dst. */
 static void stack_into(struct cg *g, const struct sp_node *n, LLVMValueRef dst)
 {
 	LLVMValueRef args[3] = { g->ctx, dst, LLVMConstInt(g->i32, stack_limit(n), 0) };
 	bool py = n->name && !strcmp(n->name, "pystack");
+	bool rb = n->name && !strcmp(n->name, "rbstack");
 
 	g->plan->uses_ustack = true;
-	cg_call_fn(g, py ? "sp_pystack" : "sp_ustack", args, 3);
+	cg_call_fn(g, py ? "sp_pystack" : rb ? "sp_rbstack" : "sp_ustack", args, 3);
 }
 
 static LLVMValueRef stack_builtin(struct cg *g, const struct sp_node *n, bool user)
@@ -271,7 +272,8 @@ LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
 		return uid_gid(g, b[0] == 'g');
 	if (!strcmp(b, "comm"))
 		return comm_builtin(g, n);
-	if (!strcmp(b, "ustack") || !strcmp(b, "kstack") || !strcmp(b, "pystack"))
+	if (!strcmp(b, "ustack") || !strcmp(b, "kstack") || !strcmp(b, "pystack") ||
+	    !strcmp(b, "rbstack"))
 		return stack_builtin(g, n, b[0] != 'k');
 	if (!strcmp(b, "probe"))
 		return probe_name(g, n, 1);

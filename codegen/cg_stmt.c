@@ -546,7 +546,8 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 			cg_error(g, n->span, "delete needs a map element: delete(@m[key])");
 		return cg_u64(g, 0);
 	}
-	if (!strcmp(f, "ustack") || !strcmp(f, "kstack") || !strcmp(f, "pystack"))
+	if (!strcmp(f, "ustack") || !strcmp(f, "kstack") || !strcmp(f, "pystack") ||
+	    !strcmp(f, "rbstack"))
 		return cg_builtin(g, n);
 	if (!strcmp(f, "str"))
 		return str_call(g, n);

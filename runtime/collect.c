@@ -36,6 +36,7 @@
 #include "runtime/drain.h"
 #include "runtime/stacks/interp_usdt.h"
 #include "runtime/stacks/python.h"
+#include "runtime/stacks/ruby.h"
 #include "abi/unwind_table.h"
 #include "runtime/stacks/symbolize.h"
 #include "base/clock.h"
@@ -110,6 +111,7 @@ struct sp_collector {
 	struct sp_symbolizer *sym;
 	struct sp_python *py;    /* interpreter frames of user stacks, or NULL */
 	struct sp_iusdt *iu;     /* or those of --interp usdt, or NULL */
+	struct sp_ruby *rb;      /* the same for Ruby processes */
 	struct pool keep, scratch;
 	struct pool *cur;        /* where decoding allocates */
 	int ncpus;               /* possible CPUs: per-CPU value slots */
@@ -254,9 +256,14 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 			else
 				sp_symbolize_user(c->sym, (pid_t)pid, v.ip[i], i == 0, &st->frames[i]);
 		}
-		st->n = c->iu ? sp_iusdt__splice(c->iu, v.ip + nr, (int)ni, st->frames, (int)nr)
-			      : sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
-						  (int)nr);
+		if (c->iu)
+			st->n = sp_iusdt__splice(c->iu, v.ip + nr, (int)ni, st->frames, (int)nr);
+		else if (sp_ruby__owns(c->rb, (pid_t)pid))
+			st->n = sp_ruby__splice(c->rb, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
+						(int)nr);
+		else
+			st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni,
+						  st->frames, (int)nr);
 		st->truncated = st->truncated || (limit > 0 && (int)nr >= limit);
 	}
 	if (slot) {
@@ -1042,6 +1049,11 @@ void sp_collector__set_python(struct sp_collector *c, struct sp_python *py)
 void sp_collector__set_iusdt(struct sp_collector *c, struct sp_iusdt *iu)
 {
 	c->iu = iu;
+}
+
+void sp_collector__set_ruby(struct sp_collector *c, struct sp_ruby *rb)
+{
+	c->rb = rb;
 }
 
 void sp_collector__destroy(struct sp_collector *c)

@@ -48,6 +48,7 @@
 #include "runtime/stacks/process.h"
 #include "runtime/stacks/interp_usdt.h"
 #include "runtime/stacks/python.h"
+#include "runtime/stacks/ruby.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/sideband.h"
@@ -82,6 +83,7 @@ struct run {
 	struct sp_python *py;     /* CPython frame walker's processes; NULL when none */
 	struct sp_iusdt *iu;      /* --interp usdt's frame names; NULL in other modes */
 	int iu_attached;          /* interpreters whose probes --interp usdt attached */
+	struct sp_ruby *rb;       /* Ruby frame walker's processes; NULL when none */
 	struct sp_consumers procs; /* sym, unw, py: fed one maps snapshot per process event */
 	struct sp_sideband *sb;   /* exec/mmap records for unw; NULL without */
 	struct sp_collector *coll;
@@ -386,7 +388,7 @@ static bool has_stack_arg(struct run *r, const struct sp_event_hdr *h)
 {
 	const struct sp_plan_field *args;
 
-	if (!r->py || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
+	if ((!r->py && !r->rb) || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
 	    h->id >= (uint32_t)r->plan->nprintfs)
 		return false;
 	args = &r->plan->printfs[h->id].args;
@@ -398,7 +400,7 @@ static bool has_stack_arg(struct run *r, const struct sp_event_hdr *h)
 
 /* A printf record is reserved before its arguments are computed, so the
  * records BPF sends while taking a stack argument (the names of Python
- * functions seen for the first time) come after it: such a record, and
+ * functions or Ruby methods seen for the first time) come after it: such a record, and
  * every output record after it (to keep their order), is held to the end
  * of the drain. False when it could not be held (it is handled now). */
 static bool hold_record(struct run *r, const struct sp_event_hdr *h, const void *data, size_t len)
@@ -450,7 +452,10 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 		}
 		return 0;
 	case SP_EV_INTERP_CODE:
-		sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
+		if (sp_ruby__owns(r->rb, (pid_t)h->id))
+			sp_ruby__note_code(r->rb, (pid_t)h->id, h->arg, data, len);
+		else
+			sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
 		return 0;
 	default:
 		if ((r->nheld || has_stack_arg(r, h)) && hold_record(r, h, data, len))
@@ -536,7 +541,8 @@ static int open_readers(struct run *r)
 	 * is destroyed first, the symbolizer owns the cache) */
 	sp_unwind__share_objcache(r->unw, sp_symbolizer__objcache(r->sym));
 	r->py = sp_python__open(r->ld->obj);
-	r->procs = (struct sp_consumers){ .sym = r->sym, .unw = r->unw, .py = r->py };
+	r->rb = sp_ruby__open(r->ld->obj);
+	r->procs = (struct sp_consumers){ .sym = r->sym, .unw = r->unw, .py = r->py, .rb = r->rb };
 	if (r->tgt.pid && r->tgt.running)
 		sp_process__add(&r->procs, r->tgt.pid, false);
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym,
@@ -546,6 +552,7 @@ static int open_readers(struct run *r)
 	sp_collector__set_python(r->coll, r->py);
 	r->iu = sp_iusdt__open(r->ld->obj);
 	sp_collector__set_iusdt(r->coll, r->iu);
+	sp_collector__set_ruby(r->coll, r->rb);
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
 				     .json = r->ro.format == SP_FMT_JSON };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
@@ -937,6 +944,7 @@ static int finish(struct run *r)
 	sp_unwind__print_summary(r->unw, stderr);
 	sp_python__warn(r->py, stderr);
 	sp_iusdt__warn(r->iu, r->iu_attached > 0, r->o->verbose > 0, stderr);
+	sp_ruby__warn(r->rb, stderr);
 	if (r->o->verbose) {
 		sp_unwind__print_stats(r->unw, stderr);
 		sp_collect_print_stats(r->coll, stderr);
@@ -957,6 +965,7 @@ static void run_destroy(struct run *r)
 	sp_collector__destroy(r->coll);
 	sp_python__destroy(r->py);
 	sp_iusdt__destroy(r->iu);
+	sp_ruby__destroy(r->rb);
 	sp_sideband__destroy(r->sb);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);

@@ -1,4 +1,5 @@
-"""Interp tier: Python functions in user stacks (bpf/python.bpf.c, runtime/stacks/python.c).
+"""Interp tier: Python functions and Ruby methods in user stacks (bpf/python.bpf.c,
+runtime/stacks/python.c; bpf/ruby.bpf.c, runtime/stacks/ruby.c).
 
 Real interpreters run scripts the tests write; sprof profiles them and the
 tests read the text report. Every CPython 3.8-3.13 present is tested:
@@ -14,6 +15,15 @@ which are tested when they exist; an older pyenv build checks the warning. What 
   - attach: -p to a process already inside a 60-deep recursion.
   - native between: sorted() with a Python key function shows native
     frames between the key function and its caller.
+Ruby (Debian's ruby 3.1, .ci/setup installs it; under CI=true its absence
+fails): the same mixed script (2:1 fib:slow, lines, >= 90 % of samples
+with Ruby frames), -p attach inside a 60-deep recursion, sort_by with a
+block (the C method and native frames between the block and its caller),
+two threads (no sample shows the other thread's method), a thread
+reading without the VM lock (its own frames), freed and re-made methods
+(their own names), a fake Ruby of another version (warning), truncation
+counted, rbstack and rbprofile; pystack empty in a Ruby process, rbstack
+in others.
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
 """
 import glob
@@ -511,6 +521,20 @@ def tests(ctx):
     yield "usdt_ruby", t_usdt_ruby
     yield "interp_off_debian-3.11", lambda c: t_interp_off(c, DEBIAN, "debian-3.11")
     yield "usdt_ruby_not_firing", t_usdt_ruby_not_firing
+    yield "ruby_mixed", t_rb_mixed
+    yield "ruby_attach", t_rb_attach
+    yield "ruby_native_between", t_rb_native_between
+    yield "ruby_threads", t_rb_threads
+    yield "rbstack", t_rbstack
+    yield "rbstack_not_ruby", t_rbstack_not_ruby
+    yield "ruby_pystack_empty", t_rb_pystack_empty
+    yield "rbprofile", t_rbprofile
+    yield "ruby_truncated", t_rb_truncated
+    yield "ruby_old_version", t_rb_old_version
+    yield "ruby_formats", t_rb_formats
+    yield "printf_rbstack", t_printf_rbstack
+    yield "ruby_address_reuse", t_rb_address_reuse
+    yield "ruby_blocking_thread", t_rb_blocking_thread
 
 
 # ---- --interp usdt: frames from the interpreters' entry/return probes -----------------
@@ -753,3 +777,507 @@ def t_usdt_ruby_not_firing(ctx):
     assert r.rc == 0, r
     assert r.err.count("entry probes barely fired") == 1 and "TracePoint.new(" in r.err, r.err
 
+
+# ---- Ruby (bpf/ruby.bpf.c, runtime/stacks/ruby.c) -------------------------------------
+
+RUBY = "/usr/bin/ruby"
+RB_UNKNOWN = "[unknown ruby frame]"
+# a native frame line: "sym+off", "0xaddr", "[libfoo.so]", "[truncated]"
+NATIVE_RE = re.compile(r"^(0x[0-9a-f]+|\S+\+\d+|\[[^\]]*\])$")
+
+RB_MIXED = """\
+def cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+
+def fib(n)
+  return n if n < 2
+  fib(n - 1) + fib(n - 2)
+end
+
+def slow(limit)
+  x = 0
+  t = cpu
+  while cpu - t < limit
+    i = 0
+    while i < 2000
+      x += i * i
+      i += 1
+    end
+  end
+  x
+end
+
+def main(total)
+  finish = cpu + total
+  while cpu < finish
+    t = cpu
+    fib(12) while cpu - t < 0.02
+    slow(0.01)
+  end
+end
+
+main(%(secs)s)
+"""
+RB_MIXED_LINES = {"fib": {4, 5, 6}, "fib_call": {5}, "slow": set(range(9, 20)),
+                  "main_fib": {25}, "main_slow": {26}, "top": {30}}
+
+RB_DEEP = """\
+def deep(n, limit)
+  return spin(limit) if n == 0
+  deep(n - 1, limit)
+end
+
+def spin(limit)
+  puts "ready"
+  $stdout.flush
+  finish = Time.now + limit
+  x = 0
+  x += 1 while Time.now < finish
+  x
+end
+
+deep(%(depth)d, %(secs)s)
+"""
+
+RB_SORT = """\
+def keyfn(v)
+  s = 0
+  i = 0
+  while i < 40
+    s += (v * i) %% 7
+    i += 1
+  end
+  s
+end
+
+def sorter(total)
+  data = (0...300).to_a
+  finish = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) + total
+  while Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) < finish
+    data.sort_by { |v| keyfn(v) }
+  end
+end
+
+sorter(%(secs)s)
+"""
+
+RB_THREADS = """\
+def cpu = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID)
+
+def spin_a(limit)
+  x = 0
+  x += 1 while cpu < limit
+  x
+end
+
+def spin_b(limit)
+  y = 0
+  y += 2 while cpu < limit
+  y
+end
+
+ta = Thread.new { spin_a(%(secs)s) }
+tb = Thread.new { spin_b(%(secs)s) }
+ta.join
+tb.join
+"""
+
+
+def _require_ruby(ctx):
+    if not os.path.exists(RUBY):
+        if ctx.ci:
+            raise AssertionError("CI=true but %s is missing (.ci/setup installs ruby)" % RUBY)
+        raise ctx.Skip("%s not installed" % RUBY)
+
+
+def rb_frame(line):
+    """(name, file, line) of a Ruby frame line: `name (file:line)`, a C
+    method as its bare name (file ''), RB_UNKNOWN; None for native frames."""
+    if line == RB_UNKNOWN:
+        return (RB_UNKNOWN, "", 0)
+    if NATIVE_RE.match(line):
+        return None
+    m = FRAME_RE.match(line)
+    if m:
+        return (m.group(1), m.group(2), int(m.group(3) or 0))
+    if re.match(r"^\S+$", line):  # a C method: `times`, `sort_by`, `-@`, `[]=`
+        return (line, "", 0)
+    return None
+
+
+def rb_check_clean(stacks):
+    for _, frames, _ in stacks:
+        for f in frames:
+            assert f.isprintable(), "unprintable frame %r" % f
+
+
+def rb_profile(ctx, script, prog=None, extra=()):
+    return profile(ctx, RUBY, script, prog, extra)
+
+
+def t_rb_mixed(ctx):
+    """Ruby: main -> fib (recursive) and main -> slow (loop), 2:1 in CPU time:
+    >= 90 % of the samples carry Ruby frames, fib and slow under main at the
+    lines of their calls, the ratio within 25 %, native frames below <main>."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_mixed.rb", RB_MIXED % {"secs": "2.5"})
+    r = rb_profile(ctx, script)
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    total = with_rb = fib = slow = 0
+    base = os.path.basename(script)
+    for _, frames, c in stacks:
+        total += c
+        rb = [(i, p) for i, p in ((i, rb_frame(f)) for i, f in enumerate(frames)) if p]
+        if not rb:
+            continue
+        with_rb += c
+        names = [p[0] for _, p in rb]
+        lines = [p[2] for _, p in rb]
+        if "main" not in names:
+            continue
+        idx = names.index("main")
+        if "fib" in names:
+            fib += c
+            assert names[idx - 1] == "fib", "fib not under main: %r" % frames
+            assert lines[idx] in RB_MIXED_LINES["main_fib"], "main's line for fib: %r" % frames
+            for (_, p) in rb:
+                if p[0] == "fib":
+                    assert p[2] in RB_MIXED_LINES["fib"], "fib line: %r" % frames
+            for (_, p) in rb[names.index("fib") + 1:idx]:
+                assert p[2] in RB_MIXED_LINES["fib_call"], "recursive call line: %r" % frames
+        if "slow" in names:
+            slow += c
+            assert names[idx - 1] == "slow", "slow not under main: %r" % frames
+            assert lines[idx] in RB_MIXED_LINES["main_slow"], "main's line for slow: %r" % frames
+            assert lines[idx - 1] in RB_MIXED_LINES["slow"], "slow line: %r" % frames
+        assert names[-1] == "<main>" and rb[-1][1][1] == base, "outermost: %r" % frames
+        assert lines[-1] in RB_MIXED_LINES["top"], "<main> line: %r" % frames
+        assert rb[-1][0] < len(frames) - 1, "no native frames below <main>: %r" % frames
+    share = with_rb / total if total else 0
+    ratio = fib / slow if slow else 0
+    figures(ctx, "interp ruby mixed: %d samples, %.1f %% with Ruby frames, fib %d slow %d "
+            "ratio %.2f (want 2.0)" % (total, 100 * share, fib, slow, ratio))
+    assert total >= 100, "too few samples: %d\n%s" % (total, r.err)
+    assert share >= 0.90, "only %.1f %% of the samples carry Ruby frames" % (100 * share)
+    assert 1.5 <= ratio <= 2.5, "fib:slow %.2f, want 2.0 within 25 %%" % ratio
+    assert RB_UNKNOWN not in r.out, r.out[:3000]
+
+
+def t_rb_attach(ctx):
+    """-p to a Ruby process already inside a 60-deep recursion."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_deep.rb", RB_DEEP % {"depth": 60, "secs": "20"})
+    p = subprocess.Popen([RUBY, script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        r = ctx.sprof_run("-p", str(p.pid), "--duration", "3s",
+                          "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
+        assert r.rc == 0, r
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    good = total = 0
+    for _, frames, c in stacks:
+        total += c
+        # Time.now and Time#initialize are Ruby code too (<internal:timev>)
+        names = [p[0] for p in map(rb_frame, frames) if p and p[1] == os.path.basename(script)]
+        if names[:1] == ["spin"] and names.count("deep") == 61 and names[-1] == "<main>":
+            good += c
+    figures(ctx, "interp ruby attach: %d of %d samples with spin under 61 deep frames"
+            % (good, total))
+    assert total >= 50 and good >= 0.9 * total, "%d of %d\n%s" % (good, total, r.out[-3000:])
+
+
+def t_rb_native_between(ctx):
+    """sort_by with a block: the C method sort_by and native frames sit
+    between the block (and keyfn) and sorter."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_sort.rb", RB_SORT % {"secs": "1.5"})
+    r = rb_profile(ctx, script)
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    inkey = between = 0
+    for _, frames, c in stacks:
+        kinds = [(rb_frame(f) or (None,))[0] for f in frames]
+        if "keyfn" not in kinds:
+            continue
+        inkey += c
+        k = kinds.index("keyfn")
+        s = kinds.index("sorter") if "sorter" in kinds else -1
+        assert s > k and kinds[k + 1] == "block in sorter", "keyfn not under sorter's block: %r" % frames
+        mid = kinds[k + 2:s]
+        if "sort_by" in mid and any(x is None for x in mid):
+            between += c
+    figures(ctx, "interp ruby sort_by: %d samples in keyfn, %d with sort_by and native frames "
+            "between the block and sorter" % (inkey, between))
+    assert inkey >= 50, r
+    assert between >= 0.95 * inkey, "native frames missing between Ruby frames:\n%s" % r.out[:3000]
+
+
+def t_rb_threads(ctx):
+    """Two Ruby threads in different methods: with [tid, ustack] keys each
+    thread's samples show only its own method (the running context is used
+    only for the thread it belongs to)."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_threads.rb", RB_THREADS % {"secs": "1.0"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    owner, bad, counts = {}, 0, {"spin_a": 0, "spin_b": 0}
+    for key, frames, c in stacks:
+        names = {p[0] for p in map(rb_frame, frames) if p}
+        for fn in ("spin_a", "spin_b"):
+            if fn in names:
+                counts[fn] += c
+                if owner.setdefault(key, fn) != fn:
+                    bad += c
+    figures(ctx, "interp ruby threads: spin_a %d spin_b %d, %d samples on the other thread's "
+            "method" % (counts["spin_a"], counts["spin_b"], bad))
+    assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s" % (counts, r.err)
+    assert bad == 0, "mixed up threads: %d" % bad
+
+
+def t_rbstack(ctx):
+    """rbstack: the Ruby frames alone (C methods included), innermost first;
+    rbstack(2) at most two; no loss reported."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rbstack.rb", RB_MIXED % {"secs": "1"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @a[rbstack] = count(); @b[rbstack(2)] = count(); }" % HZ)
+    assert "truncated" not in r.err, r.err
+    a, b = r.out.split("@b[", 1)
+    sa, sb = parse_stacks(a), parse_stacks("@b[" + b)
+    rb_check_clean(sa + sb)
+    fib = 0
+    for _, frames, c in sa:
+        assert all(rb_frame(f) for f in frames), "native frame in rbstack: %r" % frames
+        names = [rb_frame(f)[0] for f in frames]
+        if names[:1] == ["fib"]:
+            fib += c
+            assert names[-2:] == ["main", "<main>"], frames
+    assert fib >= 30, r.out[-2000:]
+    assert all(0 < len(frames) <= 2 for _, frames, _ in sb if frames), sb
+    assert any(len(frames) == 2 and rb_frame(frames[0])[0] == "fib" for _, frames, _ in sb), sb
+
+
+def t_rbstack_not_ruby(ctx):
+    """A process that is no Ruby (and a Python one): rbstack is empty, no error."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("-c", "/bin/sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'",
+                      "profile:hz:%s { @[rbstack] = count(); @n = count(); }" % HZ, timeout=120)
+    assert r.rc == 0 and r.err.strip() == "", r
+    assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
+    assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+    if os.path.exists(DEBIAN):
+        script = ctx.write("interp_rb_notruby.py", MIXED % {"secs": "0.5"})
+        r = profile(ctx, DEBIAN, script, "profile:hz:%s { @[rbstack] = count(); @p[pystack] = count(); }" % HZ)
+        a, p = r.out.split("@p[", 1)
+        assert all(not frames for _, frames, _ in parse_stacks(a)), a[-2000:]
+        assert any(frames for _, frames, _ in parse_stacks("@p[" + p)), p[-2000:]
+
+
+def t_rb_pystack_empty(ctx):
+    """A Ruby process: pystack is empty."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_nopy.rb", RB_MIXED % {"secs": "0.5"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @[pystack] = count(); @n = count(); }" % HZ)
+    assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
+    assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+
+
+def t_rbprofile(ctx):
+    """stdlib/rbprofile.sp by name: an svg whose Ruby frames are there, green."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rbprofile.rb", RB_MIXED % {"secs": "1"})
+    out = os.path.join(ctx.workdir, "interp_rbprofile.svg")
+    r = ctx.sprof_run("-c", "ruby %s" % script, "rbprofile", "-o", out, timeout=180)
+    assert r.rc == 0, r
+    svg = open(out).read()
+    base = re.escape(os.path.basename(script))
+    for fn in ("main", "fib", "slow"):
+        m = re.search(r'<title>%s \(%s\) \((\d+) samples[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
+                      % (fn, base), svg)
+        assert m, "%s missing from the flame graph" % fn
+        assert int(m.group(3)) > max(int(m.group(2)), int(m.group(4))), "%s not green" % fn
+        assert fn != "main" or int(m.group(1)) >= 60, "main in %s samples" % m.group(1)
+
+
+def t_rb_truncated(ctx):
+    """A 300-deep Ruby recursion: truncated Ruby stacks counted and reported."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_trunc.rb", RB_DEEP % {"depth": 300, "secs": "1"})
+    r = rb_profile(ctx, script)
+    assert re.search(r"ruby stacks: [1-9]\d* of \d+ samples truncated", r.err), r
+    rb_check_clean(parse_stacks(r.out))
+
+
+FAKE_RUBY = """\
+/* Looks like a Ruby VM of another version to sprof: the symbols it
+ * looks for, a version it has no offsets for. */
+#include <time.h>
+void *ruby_single_main_ractor;
+const char ruby_version[] = "2.7.4";
+
+__attribute__((noinline)) long fake_spin(double secs)
+{
+	struct timespec a, b;
+	long n = 0;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	do {
+		n++;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+	return n;
+}
+
+int main(void)
+{
+	return fake_spin(0.6) < 0;
+}
+"""
+
+
+def t_rb_old_version(ctx):
+    """A Ruby VM of a version without offsets (a program exporting
+    ruby_single_main_ractor and ruby_version "2.7.4", named like a ruby):
+    one warning naming the version; its native stacks still work."""
+    ctx.require_bpf()
+    src = ctx.write("fakeruby.c", FAKE_RUBY)
+    exe = ctx.workload("fakeruby", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic"), src=src,
+                       out=os.path.join(ctx.workdir, "fakeruby2.7"))
+    r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @r[rbstack] = count(); }" % HZ,
+                      timeout=120)
+    assert r.rc == 0, r
+    warns = re.findall(r"runs ruby (\S+): no interpreter stacks for this version \(3\.1\)", r.err)
+    assert warns == ["2.7.4"], "one warning naming 2.7.4 wanted: %r" % r.err
+    a, rb = r.out.split("@r[", 1)
+    assert any("fake_spin" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]
+    assert all(not frames for _, frames, _ in parse_stacks("@r[" + rb)), rb[-2000:]
+
+
+def t_rb_formats(ctx):
+    """Every writer shows the Ruby frames: folded and svg as `fib (file.rb)`
+    (svg in green), pprof with file and line, speedscope with the file."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_formats.rb", RB_MIXED % {"secs": "1"})
+    base = os.path.basename(script)
+    prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
+    out = {}
+    for ext in ("folded", "svg", "pb.gz", "speedscope.json"):
+        out[ext] = os.path.join(ctx.workdir, "interp_rb_formats." + ext)
+        rb_profile(ctx, script, prog, ("-o", out[ext]))
+    folded = open(out["folded"]).read()
+    assert re.search(r";main \(%s\);fib \(%s\)" % (re.escape(base), re.escape(base)), folded), folded[:2000]
+    assert re.search(r";cpu \(%s\);clock_gettime;" % re.escape(base), folded), folded[:3000]
+    svg = open(out["svg"]).read()
+    fills = re.findall(r'<title>fib \(%s\)[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
+                       % re.escape(base), svg)
+    assert fills and all(int(g) > int(r) and int(g) > int(b) for r, g, b in fills), fills
+    ctx.require_tool("go")
+    r = ctx.run(["go", "tool", "pprof", "-raw", out["pb.gz"]], timeout=120)
+    assert re.search(r" fib %s:[4-6] " % re.escape(script), r.out), r
+    import json
+    ss = json.load(open(out["speedscope.json"]))
+    assert {"name": "fib (%s)" % base, "file": script} in ss["shared"]["frames"], ss["shared"]["frames"][:20]
+
+
+def t_printf_rbstack(ctx):
+    """printf of a Ruby stack: every method named, the first event too."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_printf.rb", RB_MIXED % {"secs": "1"})
+    r = rb_profile(ctx, script, 'profile:hz:20 { printf("s\\n%s\\n", rbstack(4)); }')
+    blocks = [b.strip().split("\n") for b in r.out.split("s\n")[1:]]
+    named = [b for b in blocks if b and b != [""]]
+    assert len(named) >= 10, r.out[-2000:]
+    assert RB_UNKNOWN not in r.out, r.out[:3000]
+    assert all(rb_frame(f.strip()) for b in named for f in b), r.out[:3000]
+
+
+RB_REUSE = """\
+def cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+
+def run(name, secs)
+  src = "def #{name}(t)\\n  e = cpu + t\\n  nil while cpu < e\\nend\\n"
+  eval(src, TOPLEVEL_BINDING, "gen_#{name}.rb")
+  send(name, secs)
+  Object.send(:remove_method, name)
+  GC.start
+end
+
+8.times { |i| run(i.even? ? "alpha" : "beta", 0.15) }
+"""
+
+
+def t_rb_address_reuse(ctx):
+    """Methods made, run, removed and collected in turn (their iseqs' memory
+    free for the next one): every frame keeps its own name and file."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_reuse.rb", RB_REUSE)
+    r = rb_profile(ctx, script, "profile:hz:%s { @[rbstack] = count(); }" % HZ)
+    seen = {}
+    for _, frames, c in parse_stacks(r.out):
+        for f in frames:
+            p = rb_frame(f)
+            if p and p[0] in ("alpha", "beta"):
+                assert p[1] == "gen_%s.rb" % p[0], "name and file of two methods mixed: %r" % f
+                seen[p[0]] = seen.get(p[0], 0) + c
+    figures(ctx, "interp ruby reuse: %r" % seen)
+    assert seen.get("alpha", 0) >= 20 and seen.get("beta", 0) >= 20, seen
+
+
+RB_BLOCKING = """\
+def spin(secs)
+  t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  x = 0
+  x += 1 while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < secs
+end
+
+def reader(secs)
+  t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  File.open("/dev/zero") do |f|
+    f.read(16 << 20) while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < secs
+  end
+end
+
+a = Thread.new { spin(%(secs)s) }
+b = Thread.new { reader(%(secs)s) }
+a.join
+b.join
+"""
+
+
+def t_rb_blocking_thread(ctx):
+    """A thread reading without the VM lock (rb_thread_io_blocking_region)
+    while another spins in Ruby: its own Ruby frames still show (its
+    ruby_current_ec, not the lock holder's context)."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_blocking.rb", RB_BLOCKING % {"secs": "1.5"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
+    stacks = parse_stacks(r.out)
+    rb_check_clean(stacks)
+    blocking = named = spin = 0
+    for key, frames, c in stacks:
+        names = [p[0] for p in map(rb_frame, frames) if p]
+        spin += c if "spin" in names else 0
+        assert not ("spin" in names and "reader" in names), "two threads in one stack: %r" % frames
+        if any(f.startswith("rb_thread_io_blocking_region+") for f in frames):
+            blocking += c
+            named += c if "reader" in names else 0
+    figures(ctx, "interp ruby blocking read: %d samples without the VM lock, %d with reader; "
+            "spin %d" % (blocking, named, spin))
+    assert blocking >= 10 and spin >= 50, "%d blocking, %d spin\n%s" % (blocking, spin, r.out[-3000:])
+    assert named >= 0.9 * blocking, "the reading thread's Ruby frames missing:\n%s" % r.out[-3000:]

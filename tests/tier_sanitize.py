@@ -11,7 +11,7 @@ own dependency check makes a second run cheap. The sanitized sprof then runs
   - every tests/codegen program with -d ir (exit 1 only where it has ERROR);
   - every unit test binary;
   - a few real BPF runs as root: BEGIN/exit, profile -c with ustack (and
-    of a Python program, with pystack),
+    of a Python program, with pystack, and of a Ruby one, with rbstack),
     a printf-heavy interval program, -f json, -o svg / pprof / folded /
     speedscope, -f residency, sprof diff (and its readers on damaged
     files), cleared maps printed, a missing raw tracepoint, and a
@@ -334,6 +334,27 @@ def t_bpf_verifier_and_attach_report(ctx):
     w = ctx.workload("stdlib_work")
     r = san_run(ctx, ["-v", "-c", w + " alloc", "memleak", "--param", "age=200ms"], timeout=120)
     assert r.rc == 0 and "uprobe_multi" in r.err and "leak_some+" in r.out, r
+
+
+def t_bpf_ruby_stacks(ctx):
+    """Ruby frames (runtime/stacks/ruby.c): iseqs and C methods read and
+    spliced, a mixed and a Ruby-only stack, printf of a Ruby stack."""
+    ctx.require_bpf()
+    rb = "/usr/bin/ruby"
+    if not os.path.exists(rb):
+        if ctx.ci:
+            raise AssertionError("CI=true but %s is missing (.ci/setup installs ruby)" % rb)
+        raise ctx.Skip("%s not installed" % rb)
+    script = ctx.write("san_rb.rb", "def f(n) = n < 2 ? n : f(n - 1) + f(n - 2)\n"
+                       "t = Time.now\n"
+                       "[3, 1, 2].sort_by { |v| f(15) + v } while Time.now - t < 1\n")
+    r = san_run(ctx, ["-c", "%s %s" % (rb, script), "-e",
+                      "profile:hz:199 { @[ustack] = count(); @r[rbstack] = count(); } "
+                      "profile:hz:5 { printf(\"%s\\n\", rbstack(3)); }"],
+                timeout=120)
+    assert r.rc == 0, r
+    assert re.search(r"^\s+f \(san_rb.rb:1\)$", r.out, re.M), r
+    assert re.search(r"^\s+sort_by$", r.out, re.M), r
 
 
 def tests(ctx):

@@ -22,18 +22,20 @@ struct iu_probe {
 	const char *name, *prog;
 };
 
+/* The return probes come first: attached before the entries, no call seen
+ * entering can return unseen (a frame pushed, never popped). */
 struct iu_lang {
-	const char *file_part, *provider, *label;
+	const char *file_part, *provider, *label, *entry;
 	struct iu_probe probes[4];
 };
 
 static const struct iu_lang langs[] = {
-	{ "python", "python", "python",
-	  { { "function__entry", SP_IU_PROG_PY_ENTRY }, { "function__return", SP_IU_PROG_PY_RETURN } } },
-	{ "ruby", "ruby", "ruby",
-	  { { "method__entry", SP_IU_PROG_RB_ENTRY }, { "method__return", SP_IU_PROG_RB_RETURN },
-	    { "cmethod__entry", SP_IU_PROG_RB_CENTRY },
-	    { "cmethod__return", SP_IU_PROG_RB_CRETURN } } },
+	{ "python", "python", "python", "function__entry",
+	  { { "function__return", SP_IU_PROG_PY_RETURN }, { "function__entry", SP_IU_PROG_PY_ENTRY } } },
+	{ "ruby", "ruby", "ruby", "method__entry",
+	  { { "method__return", SP_IU_PROG_RB_RETURN }, { "cmethod__return", SP_IU_PROG_RB_CRETURN },
+	    { "method__entry", SP_IU_PROG_RB_ENTRY },
+	    { "cmethod__entry", SP_IU_PROG_RB_CENTRY } } },
 };
 #define NLANGS (sizeof(langs) / sizeof(langs[0]))
 
@@ -47,7 +49,7 @@ static bool has_probes(const char *path, const struct iu_lang *l)
 		return false;
 	for (int i = 0; i < notes.n && !found; i++)
 		found = !strcmp(notes.v[i].provider, l->provider) &&
-			!strcmp(notes.v[i].name, l->probes[0].name);
+			!strcmp(notes.v[i].name, l->entry);
 	sp_usdt_notes__free(&notes);
 	return found;
 }
@@ -148,7 +150,7 @@ int sp_iusdt_attach(const struct sp_attach_ctx *ctx, pid_t pid, struct sp_links 
 		if (without[li] && !with[li])
 			fprintf(stderr, "sprof: --interp usdt: '%s' (pid %d) has no USDT probes "
 				"(%s:%s): no %s frames in this mode; use --interp memory\n",
-				without[li], (int)pid, langs[li].provider, langs[li].probes[0].name,
+				without[li], (int)pid, langs[li].provider, langs[li].entry,
 				langs[li].label);
 	sp_strv_free(objs, n);
 	if (!err && nattached)

@@ -67,3 +67,19 @@ int sp_kofs__read(struct sp_unw_kofs *k)
 	k->ok = err == 0;
 	return err;
 }
+
+int sp_kofs__task_fsbase(uint32_t *off)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	__u32 thread = 0, fsbase = 0;
+	int err;
+
+	if (!btf)
+		return -ENOENT;
+	err = field(btf, "task_struct", "thread", &thread) ?:
+	      field(btf, "thread_struct", "fsbase", &fsbase);
+	btf__free(btf);
+	if (!err)
+		*off = thread + fsbase;
+	return err;
+}

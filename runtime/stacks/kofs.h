@@ -12,10 +12,17 @@
 #ifndef SPROF_RUNTIME_STACKS_KOFS_H
 #define SPROF_RUNTIME_STACKS_KOFS_H
 
+#include <stdint.h>
+
 #include "abi/unwind_table.h"
 
 /* Fills k from vmlinux BTF (k->ok = 1). 0 or -errno (-ENOENT: no BTF or a
  * field is missing: the BPF side then skips vma lookups). */
 int sp_kofs__read(struct sp_unw_kofs *k);
+
+/* Offset of task_struct's thread.fsbase (the x86-64 FS base, which glibc
+ * makes the thread's pthread_t; bpf/ruby.bpf.c tells threads apart by it).
+ * 0 or -errno (-ENOENT: no BTF or no such field). */
+int sp_kofs__task_fsbase(uint32_t *off);
 
 #endif

@@ -17,12 +17,14 @@
 struct sp_symbolizer;
 struct sp_unwind;
 struct sp_python;
+struct sp_ruby;
 
 /* Everyone who needs a process's mappings; any may be NULL. */
 struct sp_consumers {
 	struct sp_symbolizer *sym; /* names, kept after the process exits */
 	struct sp_unwind *unw;     /* per-process unwind tables in BPF maps */
 	struct sp_python *py;      /* CPython's runtime address and offsets */
+	struct sp_ruby *rb;        /* Ruby's VM address and offsets */
 };
 
 /* Read pid's mappings once and hand them to the symbolizer, the unwinder

@@ -1,0 +1,265 @@
+/* bpf/ruby.bpf.c: Ruby frames of the sampled thread, for ustack and rbstack.
+ *
+ * For processes user space recognised as Ruby 3.1 (runtime/stacks/ruby.c
+ * wrote their offsets into rb_procs), this reads the sampled thread's
+ * execution context (ruby_current_ec, at a fixed offset below the FS base
+ * user space found; else the main ractor's running context), keeps it
+ * only when its thread is the sampled one (the rb_thread_t's pthread_t
+ * equals the task's FS base: never someone else's frames), and walks its
+ * control frames from ec->cfp towards the end of the VM stack: one word
+ * per iseq frame (id of the iseq, instruction index) and per C method
+ * frame (id of its method entry, ep[-2]), in abi/interp.h's word format, the
+ * group end bit on frames flagged VM_FRAME_FLAG_FINISH (abi/ruby.h). Dummy
+ * and C-block frames (no pc) are skipped. Each (iseq, body, label) or
+ * (method entry, definition, name) is announced once per process
+ * (SP_EV_INTERP_CODE) so user space reads its names while the process is
+ * alive.
+ *
+ * Every read is bpf_probe_read_user: a bad read cuts the walk there
+ * (counted in rb_stats), never more.
+ */
+#include "bpf/sp_bpf.h"
+#include "abi/interp.h"
+#include "abi/ruby.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct sp_rb_proc);
+} rb_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SP_RB_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} rb_stats SEC(".maps");
+
+/* Preallocated, as py_code_seen (bpf/python.bpf.c says why). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct sp_rb_code_key);
+	__type(value, __u32);
+} rb_code_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rb_code_ids SEC(".maps");
+
+struct rb_code_event {
+	struct sp_event_hdr hdr;
+	struct sp_rb_code_rec rec;
+};
+
+struct rb_walk {
+	struct sp_rb_proc p;
+	__u64 *ips;
+	__u64 cfp, last; /* last: the last control frame to look at */
+	__u32 start, pos, end;
+	__u32 pid;
+	__u32 err, full;
+};
+
+static __always_inline SP_NODEBUG void rb_stat(__u32 idx, __u64 v)
+{
+	__u64 *c = bpf_map_lookup_elem(&rb_stats, &idx);
+
+	if (c)
+		*c += v;
+}
+
+static __always_inline SP_NODEBUG int rb_rd(void *dst, __u32 size, __u64 addr)
+{
+	return (int)bpf_probe_read_user(dst, size, (const void *)addr);
+}
+
+/* The id of (addr, aux) in this process; a new one is announced. 0: unknown. */
+static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 aux, __u64 gen,
+						 __u32 kind)
+{
+	struct sp_rb_code_key k; /* field by field: no .rodata copy */
+	struct rb_code_event ev;
+	__u32 zero = 0, id, *known;
+	__u64 *last;
+
+	k.addr = addr;
+	k.aux = aux;
+	k.gen = gen;
+	k.pid = pid;
+	k.pad = 0;
+	known = bpf_map_lookup_elem(&rb_code_seen, &k);
+	if (known)
+		return *known;
+	last = bpf_map_lookup_elem(&rb_code_ids, &zero);
+	if (!last)
+		return 0;
+	id = (__u32)(__sync_fetch_and_add(last, 1) + 1);
+	if (bpf_map_update_elem(&rb_code_seen, &k, &id, BPF_NOEXIST) != 0) {
+		known = bpf_map_lookup_elem(&rb_code_seen, &k); /* another CPU was first */
+		return known ? *known : 0;
+	}
+	ev.hdr.type = SP_EV_INTERP_CODE;
+	ev.hdr.id = pid;
+	ev.hdr.arg = addr;
+	ev.rec.id = id;
+	ev.rec.kind = kind;
+	ev.rec.aux = aux;
+	ev.rec.magic = SP_RB_REC_MAGIC;
+	if (sp_send_record(&ev, sizeof(ev)) != 0) {
+		bpf_map_delete_elem(&rb_code_seen, &k);
+		rb_stat(SP_RB_ST_CODE_RETRY, 1);
+		return 0;
+	}
+	rb_stat(SP_RB_ST_CODE_SENT, 1);
+	return id;
+}
+
+/* The word of one control frame; 0 for a frame without a Ruby function
+ * (dummy frames, C blocks), ~0 when a read failed. */
+static __always_inline SP_NODEBUG __u64 rb_word(struct rb_walk *w, __u64 cfp)
+{
+	__u64 pc = 0, iseq = 0, ep = 0, flags = 0, aux = 0, gen = 0, enc = 0, off = SP_PY_OFF_NONE;
+	__u64 word;
+	__u32 kind = SP_RB_ISEQ;
+
+	if (rb_rd(&pc, 8, cfp + w->p.cfp_pc) || rb_rd(&iseq, 8, cfp + w->p.cfp_iseq) ||
+	    rb_rd(&ep, 8, cfp + w->p.cfp_ep))
+		return ~0ull;
+	if (!ep || rb_rd(&flags, 8, ep))
+		return 0;
+	if ((flags & SP_RB_MAGIC_MASK) == SP_RB_MAGIC_CFUNC) {
+		/* a C method's frame has no iseq; its method entry is ep[-2]
+		 * (VM_ENV_DATA_INDEX_ME_CREF) */
+		kind = SP_RB_CFUNC;
+		if (rb_rd(&iseq, 8, ep - 16) || !iseq || rb_rd(&aux, 8, iseq + w->p.me_def) ||
+		    rb_rd(&gen, 8, iseq + w->p.me_called_id))
+			return ~0ull;
+	} else {
+		if (!pc || !iseq)
+			return 0;
+		if (rb_rd(&aux, 8, iseq + w->p.iseq_body) || !aux ||
+		    rb_rd(&enc, 8, aux + w->p.body_encoded) || rb_rd(&gen, 8, aux + w->p.body_label))
+			return ~0ull;
+		if (pc >= enc && (pc - enc) / 8 < SP_PY_OFF_NONE)
+			off = (pc - enc) / 8;
+	}
+	word = (__u64)rb_code_id(w->pid, iseq, aux, gen, kind) << SP_PY_ID_SHIFT |
+	       off << SP_PY_OFF_SHIFT;
+	if (flags & SP_RB_FLAG_FINISH)
+		word |= SP_PY_GROUP_END;
+	return word;
+}
+
+/* bpf_loop() body: one control frame. */
+static long rb_frame(__u64 i, void *c)
+{
+	struct rb_walk *w = c;
+	__u64 word;
+	__u32 pos = w->pos;
+
+	if (w->cfp > w->last)
+		return 1;
+	word = rb_word(w, w->cfp);
+	if (word == ~0ull) {
+		w->err = 1;
+		return 1;
+	}
+	w->cfp += w->p.cfp_size;
+	if (!word)
+		return 0;
+	if (pos >= w->end || pos >= SP_MAX_FRAMES) {
+		w->full = 1;
+		return 1;
+	}
+	w->ips[pos] = word;
+	w->pos = pos + 1;
+	return 0;
+}
+
+/* Whether ec is the context of the thread whose FS base is fsbase. */
+static __always_inline SP_NODEBUG int rb_ec_mine(const struct sp_rb_proc *p, __u64 ec, __u64 fsbase)
+{
+	__u64 th = 0, ptid = 0;
+
+	return ec && !rb_rd(&th, 8, ec + p->ec_thread) && th &&
+	       !rb_rd(&ptid, 8, th + p->thread_id) && ptid == fsbase;
+}
+
+/* The sampled thread's execution context: its ruby_current_ec, or (TLS
+ * offset unknown) the main ractor's running context when it is this
+ * thread's. 0 when the thread runs no Ruby code. */
+static __always_inline SP_NODEBUG __u64 rb_thread_ec(const struct sp_rb_proc *p)
+{
+	__u64 ractor = 0, ec = 0, fsbase = 0;
+	void *task = (void *)bpf_get_current_task();
+
+	if (bpf_probe_read_kernel(&fsbase, 8, task + p->task_fsbase) || !fsbase)
+		return 0;
+	if (p->ec_tls && !rb_rd(&ec, 8, fsbase - p->ec_tls) && rb_ec_mine(p, ec, fsbase))
+		return ec;
+	if (rb_rd(&ractor, 8, p->main_ractor) || !ractor ||
+	    rb_rd(&ec, 8, ractor + p->ractor_running_ec) || !rb_ec_mine(p, ec, fsbase))
+		return 0;
+	return ec;
+}
+
+/* Native frames a mixed stack keeps in a Ruby process (see
+ * sp_interp_native_limit in bpf/python.bpf.c). */
+SP_NODEBUG int sp_rb_native_limit(int limit)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	if (limit > SP_MAX_FRAMES - SP_PY_RESERVED && bpf_map_lookup_elem(&rb_procs, &pid))
+		return SP_MAX_FRAMES - SP_PY_RESERVED;
+	return limit;
+}
+
+/* Appends the sampled thread's Ruby frames (innermost first) to ips from
+ * index start, at most up to index end; returns how many. 0 when the
+ * process is no known Ruby or the thread runs no Ruby code. */
+SP_NODEBUG __u32 sp_rb_frames(__u64 *ips, __u32 start, __u32 end)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct sp_rb_proc *p = bpf_map_lookup_elem(&rb_procs, &pid);
+	__u64 ec, stack = 0, size = 0, last_pos;
+	struct rb_walk w;
+
+	if (!p || start >= SP_MAX_FRAMES)
+		return 0;
+	rb_stat(SP_RB_ST_WALKS, 1);
+	__builtin_memcpy(&w.p, p, sizeof(w.p));
+	ec = rb_thread_ec(&w.p);
+	w.cfp = 0;
+	if (!ec || rb_rd(&stack, 8, ec + w.p.ec_vm_stack) ||
+	    rb_rd(&size, 8, ec + w.p.ec_vm_stack_size) || rb_rd(&w.cfp, 8, ec + w.p.ec_cfp) ||
+	    !w.cfp || !w.p.cfp_size) {
+		rb_stat(SP_RB_ST_NOTHREAD, 1);
+		return 0;
+	}
+	/* control frames grow down from the end of the VM stack; the last
+	 * one is the VM's own dummy top frame */
+	w.last = stack + size * 8 - 2 * (__u64)w.p.cfp_size;
+	w.ips = ips;
+	w.start = start;
+	w.pos = start;
+	w.end = end;
+	w.pid = pid;
+	w.err = 0;
+	w.full = 0;
+	bpf_loop(SP_MAX_FRAMES * 2, rb_frame, &w, 0);
+	last_pos = w.pos - 1;
+	if (w.pos > w.start && last_pos < SP_MAX_FRAMES)
+		ips[last_pos] |= SP_PY_GROUP_END; /* the outermost activation ends here */
+	if ((w.full || (w.cfp <= w.last && !w.err)) && end >= SP_MAX_FRAMES)
+		rb_stat(SP_RB_ST_TRUNCATED, 1);
+	if (w.err)
+		rb_stat(SP_RB_ST_READERR, 1);
+	rb_stat(SP_RB_ST_FRAMES, w.pos - w.start);
+	return w.pos - w.start;
+}

@@ -1,0 +1,645 @@
+/* runtime/stacks/ruby.c: Ruby processes registered for the BPF walker, iseqs and C methods named.
+ *
+ * Offsets are Ruby 3.1's (shared/research/interpreters.md §4), checked by
+ * reading a running Debian 3.1.2's memory with gdb: the EC's thread_ptr at
+ * 48, the thread's ec at 40 and pthread_t at 80, the main ractor's main
+ * thread at 0x210, the iseq body's label at 80 and insns_info at 120.
+ * A process is Ruby when its executable or a libruby exports
+ * ruby_single_main_ractor; the version is its ruby_version string.
+ * ruby_current_ec is a general-dynamic TLS variable, but libruby comes
+ * with the program, so it sits in static TLS at one offset below every
+ * thread's FS base: found by looking below the main thread's FS base for
+ * its ec (find_ec_tls), so BPF reads each thread's own context.
+ *
+ * C method names: a method entry's called_id is an ID; its name is the
+ * fstring in the VM's global symbol table (symbol.c's
+ * ruby_global_symbols.ids, an array of 512-entry arrays of (string,
+ * symbol) pairs). That table is not exported: its address is taken from
+ * the code of rb_id2str (a jmp to get_id_serial_entry, whose first
+ * `mov disp32(%rip),%rdi` loads ids), and checked (last_id 16 bytes before
+ * it is a plausible count). Without it C methods show as "[cfunc]".
+ * Everything read is checked (types of the objects, printable strings), so
+ * a bad read shows "[unknown ruby frame]", never garbage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "abi/interp.h"
+#include "abi/ruby.h"
+#include "base/vec.h"
+#include "runtime/elf/syms.h"
+#include "runtime/stacks/kofs.h"
+#include "runtime/stacks/procmaps.h"
+#include "runtime/stacks/rblines.h"
+#include "runtime/stacks/ruby.h"
+
+#define MAX_STR 1024
+#define MAX_ENTRIES (1u << 20)
+#define UNKNOWN_FRAME "[unknown ruby frame]"
+#define CFUNC_FRAME "[cfunc]"
+
+/* Ruby 3.1 (Debian 3.1.2), x86-64. */
+static const struct sp_rb_proc rb31 = {
+	.ractor_running_ec = 0x208, .ec_vm_stack = 0, .ec_vm_stack_size = 8, .ec_cfp = 16,
+	.ec_thread = 48, .thread_id = 80, .cfp_size = 64, .cfp_pc = 0, .cfp_iseq = 16,
+	.cfp_ep = 32, .iseq_body = 16, .body_encoded = 8, .body_label = 80, .me_def = 16,
+	.me_called_id = 24,
+};
+
+/* iseq body fields user space reads (3.1) */
+enum {
+	BODY_ISEQ_SIZE = 4, BODY_PATHOBJ = 64, BODY_LABEL = 80, BODY_FIRST_LINENO = 88,
+	BODY_INSNS_INFO = 120, BODY_INSNS_SIZE = 136, BODY_SUCC = 144, BODY_READ = 152,
+	ME_CALLED_ID = 24, RACTOR_MAIN_THREAD = 0x210, THREAD_EC = 40,
+};
+
+struct rbproc {
+	pid_t pid;
+	bool registered, warned;
+	uint64_t ractor;  /* &ruby_single_main_ractor it was registered with */
+	struct sp_rb_proc w; /* its rb_procs entry */
+	int tls_tries;    /* looks for ec_tls after registering (the VM may not be up yet) */
+	uint64_t ids_var; /* &ruby_global_symbols.ids, 0: unknown */
+};
+
+struct rbcode {
+	uint32_t id;
+	pid_t pid;
+	uint64_t addr;
+	bool ok, cfunc;
+	int firstline;
+	char *name, *file;
+	uint8_t *entries, *succ;
+	uint32_t nentries;
+	size_t succlen;
+};
+
+struct sp_ruby {
+	int procs_fd, stats_fd;
+	uint32_t fsbase_off;
+	bool have_fsbase;
+	struct rbproc *procs;
+	size_t nprocs, proccap;
+	struct rbcode **codes; /* open addressing by (pid, id), codecap a power of two */
+	size_t ncodes, codecap;
+	uint64_t unknown;
+};
+
+/* --- process memory ------------------------------------------------------------------- */
+
+static int rmem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+	if (!addr)
+		return -EFAULT;
+	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static uint64_t rd64(pid_t pid, uint64_t addr)
+{
+	uint64_t v = 0;
+
+	return rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
+}
+
+static uint64_t u64_at(const uint8_t *b, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+static bool printable(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return n > 0;
+}
+
+/* A String (T_STRING, 0x05) as a C string (malloc'd); NULL when it is
+ * something else, too long or not printable. 3.1: heap strings (flag
+ * bit 13) have len at +16 and ptr at +24, embedded ones their bytes at +16
+ * and the length in flag bits 14-18. */
+static char *read_rstring(pid_t pid, uint64_t v)
+{
+	uint64_t hdr[4], len, ptr;
+	char *s;
+
+	if (!v || (v & 7) || rmem(pid, v, hdr, sizeof(hdr)) || (hdr[0] & 0x1f) != 0x05)
+		return NULL;
+	if (hdr[0] & (1u << 13)) {
+		len = hdr[2], ptr = hdr[3];
+	} else {
+		len = (hdr[0] >> 14) & 0x1f, ptr = v + 16;
+	}
+	if (len == 0 || len > MAX_STR || !(s = malloc(len + 1)))
+		return NULL;
+	if (rmem(pid, ptr, s, len) || !printable(s, len)) {
+		free(s);
+		return NULL;
+	}
+	s[len] = 0;
+	return s;
+}
+
+/* Element i of an Array (T_ARRAY, 0x07); 0 when out of range or unreadable.
+ * 3.1: embedded (flag bit 13) elements at +16, length in bits 15-17;
+ * else len at +16, ptr at +32. */
+static uint64_t ary_entry(pid_t pid, uint64_t a, uint64_t i)
+{
+	uint64_t hdr[5], len, ptr;
+
+	if (!a || (a & 7) || rmem(pid, a, hdr, sizeof(hdr)) || (hdr[0] & 0x1f) != 0x07)
+		return 0;
+	if (hdr[0] & (1u << 13))
+		len = (hdr[0] >> 15) & 7, ptr = a + 16;
+	else
+		len = hdr[2], ptr = hdr[4];
+	return i < len ? rd64(pid, ptr + 8 * i) : 0;
+}
+
+/* pathobj: the path String, or the Array [path, realpath]. */
+static char *read_path(pid_t pid, uint64_t v)
+{
+	char *s = read_rstring(pid, v);
+
+	return s ? s : read_rstring(pid, ary_entry(pid, v, 0));
+}
+
+/* The name of an ID (symbol.c: get_id_serial_entry). */
+static char *id_name(pid_t pid, uint64_t ids_var, uint64_t id)
+{
+	uint64_t serial = id > 0xa9 ? id >> 4 : id; /* tLAST_OP_ID, RUBY_ID_SCOPE_SHIFT */
+	uint64_t ids = rd64(pid, ids_var);
+
+	if (!ids_var || !serial)
+		return NULL;
+	return read_rstring(pid, ary_entry(pid, ary_entry(pid, ids, serial / 512), serial % 512 * 2));
+}
+
+/* --- processes -------------------------------------------------------------------------- */
+
+static struct rbproc *proc_get(struct sp_ruby *rb, pid_t pid, bool add)
+{
+	for (size_t i = 0; i < rb->nprocs; i++)
+		if (rb->procs[i].pid == pid)
+			return &rb->procs[i];
+	if (!add || SP_GROW(rb->procs, rb->proccap, rb->nprocs + 1, 16))
+		return NULL;
+	rb->procs[rb->nprocs] = (struct rbproc){ .pid = pid };
+	return &rb->procs[rb->nprocs++];
+}
+
+/* What one mapped file tells: the main ractor pointer, the version string
+ * and rb_id2str, relocated. */
+struct found {
+	uint64_t ractor, version, id2str;
+};
+
+static bool probe_file(pid_t pid, const struct sp_procmap *m, struct found *out)
+{
+	char root[64];
+	uint64_t a, v0;
+	struct sp_elf *e;
+	int fd = sp_procmap__open(m, pid, true);
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	e = sp_elf__open_fd(fd, m->path, root);
+	if (!e)
+		return false;
+	if (sp_elf__symbol_vaddr(e, "ruby_single_main_ractor", &a) == 0 &&
+	    sp_elf__foff_to_vaddr(e, m->pgoff, &v0)) {
+		uint64_t bias = m->start - v0;
+
+		out->ractor = a + bias;
+		if (sp_elf__symbol_vaddr(e, "ruby_version", &a) == 0)
+			out->version = a + bias;
+		if (sp_elf__symbol_vaddr(e, "rb_id2str", &a) == 0)
+			out->id2str = a + bias;
+		ok = true;
+	}
+	sp_elf__destroy(e);
+	return ok;
+}
+
+/* The executable or a libruby (files named *ruby*) that defines the VM. */
+static bool find_vm(pid_t pid, const struct sp_procmaps *pm, struct found *out)
+{
+	const char *last = NULL;
+
+	for (int i = 0; i < pm->n; i++) {
+		const struct sp_procmap *m = &pm->maps[i];
+		const char *b = m->path ? strrchr(m->path, '/') : NULL;
+
+		if (m->kind != SP_MAP_FILE || !b || !strstr(b, "ruby") ||
+		    (last && strcmp(last, m->path) == 0))
+			continue;
+		last = m->path;
+		if (probe_file(pid, m, out))
+			return true;
+	}
+	return false;
+}
+
+/* &ruby_global_symbols.ids from rb_id2str's code (see the top of the file). */
+static uint64_t find_ids_var(pid_t pid, uint64_t id2str)
+{
+	uint8_t c[128];
+	uint64_t fn = 0, var;
+	int32_t d;
+	uint32_t last_id = 0;
+
+	if (rmem(pid, id2str, c, 32))
+		return 0;
+	for (int i = 0; i + 5 <= 32 && !fn; i++)
+		if (c[i] == 0xe9)
+			memcpy(&d, c + i + 1, 4), fn = id2str + (uint64_t)i + 5 + (uint64_t)(int64_t)d;
+	if (!fn || rmem(pid, fn, c, sizeof(c)))
+		return 0;
+	for (int i = 0; i + 7 <= (int)sizeof(c); i++) {
+		if (c[i] != 0x48 || c[i + 1] != 0x8b || c[i + 2] != 0x3d)
+			continue;
+		memcpy(&d, c + i + 3, 4);
+		var = fn + (uint64_t)i + 7 + (uint64_t)(int64_t)d;
+		if (rmem(pid, var - 16, &last_id, sizeof(last_id)) || last_id == 0 ||
+		    last_id > 100000000)
+			return 0;
+		return var;
+	}
+	return 0;
+}
+
+/* Where ruby_current_ec sits below a thread's FS base. libruby's TLS block
+ * is in static TLS (loaded with the program), at the same offset from every
+ * thread's FS base: found in the main thread (ractor -> main thread ->
+ * pthread_t = FS base, and its ec) as the one word below its FS base that
+ * holds its ec. 0 when not found once and only once. */
+static uint64_t find_ec_tls(pid_t pid, uint64_t ractor_var)
+{
+	uint64_t chunk[64], ractor = rd64(pid, ractor_var), th, ec, fsbase, off = 0;
+
+	th = ractor ? rd64(pid, ractor + RACTOR_MAIN_THREAD) : 0;
+	ec = th ? rd64(pid, th + THREAD_EC) : 0;
+	fsbase = th ? rd64(pid, th + rb31.thread_id) : 0;
+	if (!ec || fsbase < 4096)
+		return 0;
+	/* downwards from the FS base, up to 4 KiB or the first unreadable chunk */
+	for (uint64_t below = sizeof(chunk); below <= 4096; below += sizeof(chunk)) {
+		if (rmem(pid, fsbase - below, chunk, sizeof(chunk)))
+			break;
+		for (size_t i = 0; i < 64; i++) {
+			if (chunk[i] != ec)
+				continue;
+			if (off)
+				return 0;
+			off = below - i * 8;
+		}
+	}
+	return off;
+}
+
+static int register_proc(struct sp_ruby *rb, struct rbproc *p, const struct found *f)
+{
+	char ver[16] = "";
+	int major = 0, minor = 0, teeny = 0;
+	struct sp_rb_proc w = rb31;
+
+	if (f->version)
+		rmem(p->pid, f->version, ver, sizeof(ver) - 1);
+	if (sscanf(ver, "%d.%d.%d", &major, &minor, &teeny) < 2 || major != 3 || minor != 1 ||
+	    !rb->have_fsbase) {
+		if (!p->warned)
+			fprintf(stderr, "sprof: warning: pid %d runs ruby %s: no interpreter stacks "
+				"%s, native frames only\n", (int)p->pid, ver[0] ? ver : "(unknown version)",
+				rb->have_fsbase ? "for this version (3.1)"
+						: "(no task_struct thread.fsbase in the kernel's BTF)");
+		p->warned = true;
+		return 0;
+	}
+	w.main_ractor = f->ractor;
+	w.ec_tls = find_ec_tls(p->pid, f->ractor);
+	w.task_fsbase = rb->fsbase_off;
+	w.version = (uint32_t)(major * 10000 + minor * 100 + teeny);
+	if (bpf_map_update_elem(rb->procs_fd, &p->pid, &w, BPF_ANY))
+		return -errno;
+	p->w = w;
+	p->tls_tries = 0;
+	p->ids_var = f->id2str ? find_ids_var(p->pid, f->id2str) : 0;
+	p->ractor = f->ractor;
+	p->registered = true;
+	return 1;
+}
+
+int sp_ruby__add_maps(struct sp_ruby *rb, pid_t pid, const struct sp_procmaps *pm)
+{
+	struct found f = { 0 };
+	struct rbproc *p;
+
+	if (!rb || pid <= 0)
+		return 0;
+	p = proc_get(rb, pid, false);
+	if (!find_vm(pid, pm, &f)) {
+		if (p && p->registered) { /* it exec'd something else */
+			bpf_map_delete_elem(rb->procs_fd, &pid);
+			p->registered = false;
+		}
+		return 0;
+	}
+	if (p && p->registered && p->ractor == f.ractor)
+		return 1;
+	p = p ? p : proc_get(rb, pid, true);
+	if (!p)
+		return -ENOMEM;
+	return register_proc(rb, p, &f);
+}
+
+bool sp_ruby__owns(const struct sp_ruby *rb, pid_t pid)
+{
+	if (!rb)
+		return false;
+	for (size_t i = 0; i < rb->nprocs; i++)
+		if (rb->procs[i].pid == pid)
+			return rb->procs[i].ractor != 0; /* stacks taken before an exec too */
+	return false;
+}
+
+/* --- iseqs and method entries ----------------------------------------------------------- */
+
+static size_t code_hash(pid_t pid, uint32_t id)
+{
+	uint64_t h = (id ^ ((uint64_t)(uint32_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 17);
+}
+
+static struct rbcode **code_slot(struct sp_ruby *rb, pid_t pid, uint32_t id)
+{
+	size_t j = code_hash(pid, id) & (rb->codecap - 1);
+
+	while (rb->codes[j] && !(rb->codes[j]->pid == pid && rb->codes[j]->id == id))
+		j = (j + 1) & (rb->codecap - 1);
+	return &rb->codes[j];
+}
+
+static int code_grow(struct sp_ruby *rb)
+{
+	size_t ocap = rb->codecap, ncap = ocap ? ocap * 2 : 1024;
+	struct rbcode **old = rb->codes;
+
+	rb->codes = calloc(ncap, sizeof(*rb->codes));
+	if (!rb->codes) {
+		rb->codes = old;
+		return -ENOMEM;
+	}
+	rb->codecap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i])
+			*code_slot(rb, old[i]->pid, old[i]->id) = old[i];
+	free(old);
+	return 0;
+}
+
+/* An iseq body: label, path, first line, insns_info entries and succ table. */
+static void read_iseq(pid_t pid, uint64_t body, struct rbcode *c)
+{
+	uint8_t b[BODY_READ];
+	uint32_t size, isz;
+	uint64_t first;
+
+	if (rmem(pid, body, b, sizeof(b)))
+		return;
+	c->name = read_rstring(pid, u64_at(b, BODY_LABEL));
+	c->file = read_path(pid, u64_at(b, BODY_PATHOBJ));
+	memcpy(&first, b + BODY_FIRST_LINENO, sizeof(first));
+	c->firstline = (first & 1) && (int64_t)first > 0 && first < (1ull << 32) ? (int)(first >> 1) : 0;
+	memcpy(&size, b + BODY_INSNS_SIZE, sizeof(size));
+	memcpy(&isz, b + BODY_ISEQ_SIZE, sizeof(isz));
+	if (size == 0 || size > MAX_ENTRIES || isz > MAX_ENTRIES ||
+	    !(c->entries = malloc((size_t)size * SP_RB_INSN_INFO_SIZE)))
+		return;
+	if (rmem(pid, u64_at(b, BODY_INSNS_INFO), c->entries,
+		 (size_t)size * SP_RB_INSN_INFO_SIZE)) {
+		free(c->entries), c->entries = NULL;
+		return;
+	}
+	c->nentries = size;
+	c->succlen = sp_rb_succ_size(isz);
+	if (size > 1 && (c->succ = malloc(c->succlen)) &&
+	    rmem(pid, u64_at(b, BODY_SUCC), c->succ, c->succlen))
+		free(c->succ), c->succ = NULL;
+}
+
+static void code_read(const struct rbproc *p, struct rbcode *c, uint32_t kind, uint64_t aux)
+{
+	if (kind == SP_RB_CFUNC) {
+		c->cfunc = true;
+		c->name = id_name(p->pid, p->ids_var, rd64(p->pid, c->addr + ME_CALLED_ID));
+		if (!c->name)
+			c->name = strdup(CFUNC_FRAME);
+		c->ok = c->name != NULL;
+		return;
+	}
+	read_iseq(p->pid, aux, c);
+	c->ok = c->name && c->file;
+}
+
+/* A process registered before its VM was up (at exec): its main thread's
+ * TLS looked for again with the first iseqs it runs. */
+static void retry_ec_tls(struct sp_ruby *rb, struct rbproc *p)
+{
+	if (p->w.ec_tls || p->tls_tries >= 64)
+		return;
+	p->tls_tries++;
+	p->w.ec_tls = find_ec_tls(p->pid, p->ractor);
+	if (p->w.ec_tls)
+		bpf_map_update_elem(rb->procs_fd, &p->pid, &p->w, BPF_ANY);
+}
+
+void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void *rec, size_t len)
+{
+	struct sp_rb_code_rec r;
+	struct rbproc *p;
+	struct rbcode **slot, *c;
+
+	if (!rb || !rec || len < sizeof(r))
+		return;
+	memcpy(&r, rec, sizeof(r));
+	p = proc_get(rb, pid, false);
+	if (r.magic != SP_RB_REC_MAGIC || !p || !p->registered || !r.id ||
+	    ((rb->ncodes + 1) * 2 > rb->codecap && code_grow(rb)))
+		return;
+	retry_ec_tls(rb, p);
+	slot = code_slot(rb, pid, r.id);
+	if (*slot || !(c = calloc(1, sizeof(*c))))
+		return;
+	*c = (struct rbcode){ .id = r.id, .pid = pid, .addr = addr };
+	code_read(p, c, r.kind, r.aux);
+	*slot = c;
+	rb->ncodes++;
+}
+
+/* --- frames ----------------------------------------------------------------------------- */
+
+static void rb_frame(struct sp_ruby *rb, pid_t pid, uint64_t word, struct sp_frame *f)
+{
+	uint32_t id = (uint32_t)((word >> SP_PY_ID_SHIFT) & SP_PY_ID_MASK);
+	uint64_t off = word >> SP_PY_OFF_SHIFT;
+	struct rbcode *c = id && rb->codecap ? *code_slot(rb, pid, id) : NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->addr = c ? c->addr : 1; /* never 0: a zero address ends a stack */
+	f->kind = SP_FRAME_INTERP;
+	if (!c || !c->ok) {
+		f->sym = UNKNOWN_FRAME;
+		rb->unknown++;
+		return;
+	}
+	f->sym = c->name;
+	if (c->cfunc)
+		return;
+	f->srcfile = c->file;
+	f->srcline = off == SP_PY_OFF_NONE ? c->firstline
+					   : sp_rb_line(c->entries, c->nentries, c->succ, c->succlen,
+							(uint32_t)off);
+	if (!f->srcline)
+		f->srcline = c->firstline;
+}
+
+/* The VM's evaluation loop: each rb_vm_exec activation runs the frames
+ * from one VM_FRAME_FLAG_FINISH frame up (vm_exec_core, static and so
+ * nameless in a stripped libruby, runs inside it). */
+static bool is_vm_exec(const struct sp_frame *f)
+{
+	return f->sym && strcmp(f->sym, "rb_vm_exec") == 0;
+}
+
+/* Activations of rb_vm_exec that run no Ruby frame of their own (a
+ * block being entered or left: the sample caught rb_vm_exec before its
+ * first frame was pushed or after the last was popped). Groups and
+ * activations are matched from the root, so these leaf-side ones stay
+ * native frames. */
+static int idle_activations(const uint64_t *words, int ninterp, const struct sp_frame *f, int nf)
+{
+	int groups = 0, acts = 0;
+
+	for (int k = 0; k < ninterp; k++)
+		groups += (words[k] & SP_PY_GROUP_END) != 0;
+	for (int i = 0; i < nf; i++)
+		acts += is_vm_exec(&f[i]);
+	return acts > groups ? acts - groups : 0;
+}
+
+int sp_ruby__splice(struct sp_ruby *rb, pid_t pid, const uint64_t *words, int ninterp,
+		    struct sp_frame *frames, int nnative)
+{
+	struct sp_frame *nat;
+	int n = 0, k = 0, skip;
+
+	if (!rb || ninterp <= 0)
+		return nnative;
+	nat = malloc(sizeof(*nat) * (size_t)(nnative ? nnative : 1));
+	if (!nat)
+		return nnative;
+	memcpy(nat, frames, sizeof(*nat) * (size_t)nnative);
+	skip = idle_activations(words, ninterp, nat, nnative);
+	for (int i = 0; i < nnative; i++) {
+		if (is_vm_exec(&nat[i]) && skip > 0) {
+			skip--;
+			frames[n++] = nat[i];
+			continue;
+		}
+		if (!is_vm_exec(&nat[i]) || k >= ninterp) {
+			frames[n++] = nat[i];
+			continue;
+		}
+		do
+			rb_frame(rb, pid, words[k], &frames[n++]);
+		while (!(words[k++] & SP_PY_GROUP_END) && k < ninterp);
+	}
+	/* activations the native unwinder did not reach: at the root end */
+	while (k < ninterp)
+		rb_frame(rb, pid, words[k++], &frames[n++]);
+	free(nat);
+	return n;
+}
+
+/* --- life cycle ------------------------------------------------------------------------- */
+
+struct sp_ruby *sp_ruby__open(struct bpf_object *obj)
+{
+	struct bpf_map *pm = bpf_object__find_map_by_name(obj, SP_RB_MAP_PROCS);
+	struct bpf_map *sm = bpf_object__find_map_by_name(obj, SP_RB_MAP_STATS);
+	struct sp_ruby *rb;
+
+	if (!pm || bpf_map__fd(pm) < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	rb = calloc(1, sizeof(*rb));
+	if (!rb)
+		return NULL;
+	rb->procs_fd = bpf_map__fd(pm);
+	rb->stats_fd = sm ? bpf_map__fd(sm) : -1;
+	rb->have_fsbase = sp_kofs__task_fsbase(&rb->fsbase_off) == 0;
+	return rb;
+}
+
+void sp_ruby__destroy(struct sp_ruby *rb)
+{
+	if (!rb)
+		return;
+	for (size_t i = 0; i < rb->codecap; i++) {
+		struct rbcode *c = rb->codes[i];
+
+		if (c)
+			free(c->name), free(c->file), free(c->entries), free(c->succ), free(c);
+	}
+	free(rb->codes);
+	free(rb->procs);
+	free(rb);
+}
+
+static uint64_t stat_sum(const struct sp_ruby *rb, uint32_t idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+
+	if (rb->stats_fd < 0 || ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
+		return 0;
+	if (bpf_map_lookup_elem(rb->stats_fd, &idx, v) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+void sp_ruby__warn(struct sp_ruby *rb, FILE *f)
+{
+	uint64_t walks, trunc, err;
+
+	if (!rb)
+		return;
+	walks = stat_sum(rb, SP_RB_ST_WALKS);
+	trunc = stat_sum(rb, SP_RB_ST_TRUNCATED);
+	err = stat_sum(rb, SP_RB_ST_READERR);
+	if (trunc || err)
+		fprintf(f, "sprof: ruby stacks: %" PRIu64 " of %" PRIu64 " samples truncated "
+			"(more than %d frames), %" PRIu64 " cut at an unreadable frame\n",
+			trunc, walks, SP_MAX_FRAMES, err);
+	if (rb->unknown)
+		fprintf(f, "sprof: ruby stacks: %" PRIu64 " frames of distinct stacks shown as "
+			UNKNOWN_FRAME " (iseqs that could not be read)\n", rb->unknown);
+}

@@ -1,0 +1,52 @@
+/* runtime/stacks/ruby.h: Ruby processes for the BPF frame walker, and their frames named.
+ *
+ * The Ruby counterpart of runtime/stacks/python.h. sp_ruby__add_maps() is
+ * called with every snapshot of a process's mappings: a process whose
+ * executable or libruby exports ruby_single_main_ractor and runs Ruby 3.1
+ * gets its offsets into rb_procs, and bpf/ruby.bpf.c appends its Ruby
+ * frames to its stacks (abi/ruby.h). Other Ruby versions get one warning
+ * naming the version; their native stacks work.
+ *
+ * BPF numbers the iseqs and C method entries it sees and announces each
+ * (SP_EV_INTERP_CODE, struct sp_rb_code_rec); sp_ruby__note_code() reads
+ * its label, path and line table (or the C method's name) from the
+ * process at once, cached by (pid, id). sp_ruby__splice() turns a stack's
+ * Ruby words into frames (kind SP_FRAME_INTERP) where rb_vm_exec ran, or
+ * "[unknown ruby frame]" when the process could not be read.
+ */
+#ifndef SPROF_RUNTIME_STACKS_RUBY_H
+#define SPROF_RUNTIME_STACKS_RUBY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "runtime/report/profile.h"
+
+struct bpf_object;
+struct sp_procmaps;
+struct sp_ruby;
+
+/* NULL with errno ENOENT when the object has no Ruby walker. */
+struct sp_ruby *sp_ruby__open(struct bpf_object *obj);
+void sp_ruby__destroy(struct sp_ruby *rb); /* accepts NULL */
+
+/* Registers pid when the snapshot shows a supported Ruby: 1 when
+ * registered (now or before), 0 when not (a process that exec'd something
+ * else is dropped from rb_procs), -errno on failure. rb may be NULL. */
+int sp_ruby__add_maps(struct sp_ruby *rb, pid_t pid, const struct sp_procmaps *pm);
+/* Whether pid is or was a registered Ruby process (its stacks carry Ruby words). */
+bool sp_ruby__owns(const struct sp_ruby *rb, pid_t pid);
+/* SP_EV_INTERP_CODE of a Ruby process: the iseq or method entry at addr. */
+void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void *rec, size_t len);
+
+/* As sp_python__splice(): frames[0..nnative) native, leaf first; words the
+ * ninterp Ruby words. Returns the mixed stack's length. */
+int sp_ruby__splice(struct sp_ruby *rb, pid_t pid, const uint64_t *words, int ninterp,
+		    struct sp_frame *frames, int nnative);
+
+/* Ruby stacks lost or cut, unknown frames, on f; nothing when all went well. */
+void sp_ruby__warn(struct sp_ruby *rb, FILE *f);
+
+#endif
