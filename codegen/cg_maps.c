@@ -302,7 +302,7 @@ static LLVMValueRef map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key)
 	return cg_call_helper(g, BPF_FUNC_map_lookup_elem, g->ptr, args, 2);
 }
 
-static LLVMValueRef agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v)
+LLVMValueRef cg_agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v)
 {
 	if (m->agg == SP_AGG_HIST)
 		return cg_call_fn(g, "sp_log2_bucket", &v, 1);
@@ -325,7 +325,7 @@ static void st64(struct cg *g, LLVMValueRef p, uint32_t off, LLVMValueRef v)
 }
 
 /* Applies one aggregation step to this CPU's value slot p. */
-static void agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v)
+void cg_agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v)
 {
 	LLVMValueRef old, take, seen;
 
@@ -366,8 +366,12 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 	key = cg_map_key(g, m, assign->a);
 	if (m->agg != SP_AGG_COUNT && call->list.len > 0)
 		v = cg_expr(g, call->list.items[0]);
+	if (cg_oob_wanted(g)) { /* in a while loop: cg_oob.c */
+		cg_oob_agg(g, m, key, v ? v : cg_u64(g, 0), assign->span);
+		return;
+	}
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
-		st64(g, key, m->bpf_key_size - 8, agg_bucket(g, m, v ? v : cg_u64(g, 0)));
+		st64(g, key, m->bpf_key_size - 8, cg_agg_bucket(g, m, v ? v : cg_u64(g, 0)));
 	if (!v)
 		v = cg_u64(g, 0);
 	init = cg_alloca(g, m->value_size, "init");
@@ -382,7 +386,7 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 	done = cg_block(g, "agg_done");
 	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
 	LLVMPositionBuilderAtEnd(g->B, have);
-	agg_apply(g, m->agg, p, v);
+	cg_agg_apply(g, m->agg, p, v);
 	LLVMBuildBr(g->B, done);
 	LLVMPositionBuilderAtEnd(g->B, done);
 }
@@ -406,7 +410,10 @@ void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_
 	val = cg_alloca(g, m->value_size, "val");
 	cg_memset0(g, val, m->value_size);
 	cg_expr_to(g, e, val, m->valt ? m->valt : e->type);
-	map_put(g, m, key, val);
+	if (cg_oob_wanted(g)) /* in a while loop: cg_oob.c */
+		cg_oob_put(g, m, key, val, e->span);
+	else
+		map_put(g, m, key, val);
 }
 
 /* A plain value at key (0 / zeroes when missing). */
