@@ -124,6 +124,7 @@ LLVMValueRef cg_helper_fn(struct cg *g, const char *name, LLVMTypeRef *fty);
 LLVMValueRef cg_call_helper(struct cg *g, int id, LLVMTypeRef ret, LLVMValueRef *args,
 			    int nargs);
 LLVMValueRef cg_call_fn(struct cg *g, const char *name, LLVMValueRef *args, int nargs);
+LLVMValueRef cg_helper_check(struct cg *g, LLVMValueRef r, int level, int cause);
 LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint32_t off);
 void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size);
 void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size);

@@ -534,7 +534,8 @@ void cg_map_delete(struct cg *g, const struct sp_node *mapnode)
 		delete_buckets(g, m, args[1]);
 		return;
 	}
-	cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
+	cg_helper_check(g, cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2), 1,
+			SP_LOST_HELPER_DELETE);
 }
 
 /* ---- the plan's view of the maps ------------------------------------------- */

@@ -40,6 +40,9 @@ struct sp_codegen_opts {
 	 * hidden) or -errno. NULL: uaddr()/kaddr() are errors. */
 	int (*sym_addr)(void *ctx, const char *binary, const char *name, uint64_t *addr);
 	void *sym_ctx;
+	/* -k: count failed delete()s in SP_MAP_LOST; -kk (2): failed reads of
+	 * probed memory too (a branch after each read). 0: no checks. */
+	int helper_checks;
 };
 
 /* A lighter pipeline: the helper bitcode is already optimized by clang -O2,
