@@ -64,7 +64,7 @@ struct cg_map {
 	uint32_t value_size;
 	int64_t lhist_min, lhist_max, lhist_step;
 	bool bpf_reads;            /* read or deleted in BPF: holds state, never drained */
-	LLVMValueRef oob_agg, oob_put; /* cg_oob.c's out-of-line updates, made on first use */
+	LLVMValueRef oob_agg, oob_put, oob_get; /* cg_oob.c's out-of-line functions, made on first use */
 	struct sp_span span;       /* first use */
 };
 
@@ -169,6 +169,8 @@ void cg_oob_agg(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef v
 		struct sp_span span);
 void cg_oob_put(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef val,
 		struct sp_span span);
+LLVMValueRef cg_oob_get(struct cg *g, struct cg_map *m, LLVMValueRef key,
+			const struct sp_type *t);
 void cg_fill_plan_maps(struct cg *g);
 int cg_agg_kind(const char *name);
 

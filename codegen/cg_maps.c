@@ -421,9 +421,15 @@ static LLVMValueRef read_at(struct cg *g, struct cg_map *m, LLVMValueRef key)
 {
 	static const struct sp_type i64t = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 	const struct sp_type *t = m->valt ? m->valt : &i64t;
-	LLVMValueRef p = map_lookup(g, m, key), res = NULL, v;
-	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->B);
-	LLVMBasicBlockRef have = cg_block(g, "found"), done = cg_block(g, "read_done");
+	LLVMValueRef p, res = NULL, v;
+	LLVMBasicBlockRef from, have, done;
+
+	if (cg_oob_wanted(g) && cg_is_scalar(t)) /* in a while loop: cg_oob.c */
+		return cg_oob_get(g, m, key, t);
+	p = map_lookup(g, m, key);
+	from = LLVMGetInsertBlock(g->B);
+	have = cg_block(g, "found");
+	done = cg_block(g, "read_done");
 
 	if (!cg_is_scalar(t)) {
 		res = cg_alloca(g, cg_size(t), "mapval");
@@ -484,7 +490,10 @@ LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLV
 	val = cg_alloca(g, m->value_size, "val");
 	cg_memset0(g, val, m->value_size);
 	cg_store_int(g, val, nv, cg_size(t));
-	map_put(g, m, key, val);
+	if (cg_oob_wanted(g)) /* in a while loop: cg_oob.c */
+		cg_oob_put(g, m, key, val, mapnode->span);
+	else
+		map_put(g, m, key, val);
 	return old ? prev : nv;
 }
 

@@ -6,7 +6,8 @@
  * million-instruction limit, a 2,500-iteration one over the 8,192 pending
  * branches. Inside a while loop, `@m[k] = agg(v)` and `@m[k] = v` therefore
  * call a global BPF function per map (sp_upd_agg_NAME(key, v),
- * sp_upd_put_NAME(key, val)): the verifier checks a global function once,
+ * sp_upd_put_NAME(key, val)), and so do reads of integer values
+ * (sp_upd_get_NAME(key), which `@m[k]++` and `@x = @x + 1` use): the verifier checks a global function once,
  * on its own, and each iteration costs the call. The key (and the value)
  * are built by the caller, as inline code does, and passed by pointer; the
  * BTF of the parameters (a struct of the key's size) tells the verifier how
@@ -15,6 +16,7 @@
  * (codegen.c: SP_GLOBAL_HELPERS), these functions stay external and
  * noinline.
  */
+#include <linux/bpf.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,7 +52,8 @@ static LLVMValueRef oob_begin(struct cg *g, struct saved *s, const char *name, s
 			      int nparams, bool second_ptr, struct sp_span span)
 {
 	LLVMTypeRef params[2] = { g->ptr, second_ptr ? g->ptr : g->i64 };
-	LLVMTypeRef fty = LLVMFunctionType(g->i32, params, (unsigned)nparams, 0);
+	bool get = nparams == 1 && second_ptr; /* sp_upd_get_NAME(key): returns the value */
+	LLVMTypeRef fty = LLVMFunctionType(get ? g->i64 : g->i32, params, (unsigned)nparams, 0);
 	unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
 	unsigned nu = LLVMGetEnumAttributeKindForName("nounwind", 8);
 	char tname[160];
@@ -63,7 +66,8 @@ static LLVMValueRef oob_begin(struct cg *g, struct saved *s, const char *name, s
 	LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
 				LLVMCreateStringAttribute(g->C, "no-inline-line-tables", 21, "", 0));
 	snprintf(tname, sizeof(tname), "%s_key", name);
-	di[0] = g->di_int;
+	di[0] = get ? LLVMDIBuilderCreateBasicType(g->D, "long", 4, 64, 0x05, LLVMDIFlagZero)
+		    : g->di_int;
 	di[1] = di_bytes(g, tname, m->bpf_key_size);
 	snprintf(tname, sizeof(tname), "%s_val", name);
 	di[2] = second_ptr ? di_bytes(g, tname, m->value_size)
@@ -90,7 +94,7 @@ static LLVMValueRef oob_begin(struct cg *g, struct saved *s, const char *name, s
 /* Returns 0 from the function being built and goes back to the caller's. */
 static void oob_end(struct cg *g, struct saved *s)
 {
-	LLVMBuildRet(g->B, LLVMConstInt(g->i32, 0, 0));
+	LLVMBuildRet(g->B, LLVMConstInt(LLVMGetReturnType(LLVMGlobalGetValueType(g->fn)), 0, 0));
 	LLVMDisposeBuilder(g->B);
 	g->B = s->B;
 	g->fn = s->fn;
@@ -107,7 +111,7 @@ static void need_key(struct cg *g, LLVMValueRef f)
 	LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, LLVMGetParam(f, 0), ""), out, ok);
 	LLVMPositionBuilderAtEnd(b, out);
 	LLVMSetCurrentDebugLocation2(b, LLVMGetCurrentDebugLocation2(g->B));
-	LLVMBuildRet(b, LLVMConstInt(g->i32, 0, 0));
+	LLVMBuildRet(b, LLVMConstInt(LLVMGetReturnType(LLVMGlobalGetValueType(f)), 0, 0));
 	LLVMDisposeBuilder(b);
 	LLVMPositionBuilderAtEnd(g->B, ok);
 }
@@ -173,6 +177,40 @@ static LLVMValueRef put_fn(struct cg *g, struct cg_map *m, struct sp_span span)
 	LLVMPositionBuilderAtEnd(g->B, out);
 	oob_end(g, &s);
 	return f;
+}
+
+/* sp_upd_get_NAME(key): an integer value, 0 when the key is missing (the
+ * lookup's NULL branch is out of the loop too). */
+static LLVMValueRef get_fn(struct cg *g, struct cg_map *m, const struct sp_type *t,
+			   struct sp_span span)
+{
+	char name[128];
+	struct saved s;
+	LLVMValueRef f, args[2], p;
+	LLVMBasicBlockRef have, none;
+
+	snprintf(name, sizeof(name), "sp_upd_get_%s", m->bpf_name);
+	f = oob_begin(g, &s, name, m, 1, true, span);
+	need_key(g, f);
+	args[0] = m->gv;
+	args[1] = LLVMGetParam(f, 0);
+	p = cg_call_helper(g, BPF_FUNC_map_lookup_elem, g->ptr, args, 2);
+	have = cg_block(g, "found");
+	none = cg_block(g, "missing");
+	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, none);
+	LLVMPositionBuilderAtEnd(g->B, have);
+	LLVMBuildRet(g->B, cg_load_int(g, p, t));
+	LLVMPositionBuilderAtEnd(g->B, none);
+	oob_end(g, &s);
+	return f;
+}
+
+LLVMValueRef cg_oob_get(struct cg *g, struct cg_map *m, LLVMValueRef key,
+			const struct sp_type *t)
+{
+	if (!m->oob_get)
+		m->oob_get = get_fn(g, m, t, m->span);
+	return LLVMBuildCall2(g->B, LLVMGlobalGetValueType(m->oob_get), m->oob_get, &key, 1, "");
 }
 
 bool cg_oob_wanted(const struct cg *g)

@@ -79,3 +79,15 @@ BEGIN { $i = 0; while ($i < 1000) { @x = @x + 1; @y[$i % 2] = @y[$i % 2] + $i; $
 @x: 1000
 @y[0]: 249500
 @y[1]: 250000
+### while_2500_increments
+# bpftrace: differs 0.17 fails to load it (three read-modify-writes in a 2,500-iteration loop); sprof reads and writes out of line
+BEGIN { $i = 0; while ($i < 2500) { @c[$i % 3 == 0 ? 1 : 2]++; @m[$i % 2] += $i; @x = @x + 1; $i++; } exit(); }
+--- stdout
+
+
+@c[1]: 834
+@c[2]: 1666
+@m[0]: 1561250
+@m[1]: 1562500
+@x: 2500
+--- bpftrace
