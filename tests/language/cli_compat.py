@@ -143,7 +143,8 @@ def t_bpftrace_environment(ctx):
         ({"BPFTRACE_MAP_KEYS_MAX": "3"}, [],
          'BEGIN { $i = 0; while ($i < 5) { @m[$i] = $i; $i++; } exit(); }'),
         ({"BPFTRACE_STRLEN": "5"}, ["-c", "/usr/bin/true"],
-         'tracepoint:syscalls:sys_enter_execve { printf("%s|\\n", str(args->filename)); exit(); }'),
+         'tracepoint:syscalls:sys_enter_execve /pid == cpid/ { printf("%s|\\n", str(args->filename)); '
+         'exit(); }'),
     ]
     for env, pre, prog in cases:
         s, b = both(ctx, pre + ["-e", prog], env=env)
