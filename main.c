@@ -38,6 +38,7 @@
 #include "runtime/elf/funcs.h"
 #include "runtime/stacks/kallsyms.h"
 #include "runtime/runtime.h"
+#include "runtime/info.h"
 #include "sprof_version.h" /* generated: SPROF_VERSION, SPROF_GIT_REV */
 #define DEFAULT_MAX_KEYS (1u << 20)
 #define DEFAULT_MAP_SIZE 4096
@@ -80,6 +81,7 @@ struct cli {
 	int nincdirs;
 	const char *includes[16];  /* --include FILE */
 	int nincludes;
+	bool info;                 /* --info */
 };
 
 enum {
@@ -106,6 +108,8 @@ enum {
 	OPT_MAP_SIZE,
 	OPT_CONTINUOUS,
 	OPT_INTERP,
+	OPT_INFO,
+	OPT_USDT_FILE_ACTIVATION,
 };
 
 static void usage(FILE *f)
@@ -129,6 +133,13 @@ static void usage(FILE *f)
 		"  -l [PATTERN]     list probes (with -v: arguments and fields)\n"
 		"  -v               verbose: what each probe attached where, full verifier log,\n"
 		"                   libbpf messages\n"
+		"  -q               quiet: no \"Attaching N probes...\" line\n"
+		"  -k, -kk          report failed helper calls at exit: -k delete()s of missing\n"
+		"                   keys, -kk also reads of probed memory (full maps: always)\n"
+		"  --info           what this kernel offers: helpers, map and probe types\n"
+		"  --usdt-file-activation\n"
+		"                   accepted for bpftrace: USDT semaphores are always raised\n"
+		"                   in every process that maps the file\n"
 		"  --duration TIME  stop after TIME (10s, 500ms, 2m)\n"
 		"  --continuous PERIOD  never stop sampling; report every PERIOD (10s, 500ms,\n"
 		"                   1m): to stdout, to -o FILE (%%t: the period's UTC time),\n"
@@ -153,7 +164,11 @@ static void usage(FILE *f)
 		"  --param K=V      set a script parameter (see --list-scripts)\n"
 		"  --list-scripts   list the stdlib scripts, their purpose and parameters\n"
 		"  -h, --help       this text\n"
-		"  -V, --version    version\n",
+		"  -V, --version    version\n"
+		"\n"
+		"environment: SPROF_STRLEN, SPROF_MAX_MAP_KEYS, SPROF_MAP_SIZE; bpftrace's\n"
+		"BPFTRACE_STRLEN, BPFTRACE_MAP_KEYS_MAX, BPFTRACE_CAT_BYTES_MAX and\n"
+		"BPFTRACE_LOG_SIZE are read too (the SPROF_ ones win)\n",
 		DEFAULT_MAX_KEYS, DEFAULT_MAP_SIZE);
 }
 
@@ -399,6 +414,75 @@ static int parse_interp(const char *s, int *mode)
 	return -EINVAL;
 }
 
+/* A count from the environment into *out; -EINVAL after a message. */
+static int env_u32(const char *name, uint32_t *out)
+{
+	const char *v = getenv(name);
+
+	if (v && parse_u32(v, out)) {
+		fprintf(stderr, "sprof: invalid %s '%s': expected a positive number\n", name, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* SPROF_* settings, and bpftrace's BPFTRACE_* ones where sprof has the
+ * same knob (an SPROF_ variable wins over its BPFTRACE_ twin).
+ * BPFTRACE_MAP_KEYS_MAX caps a map at N keys as in bpftrace: both the BPF
+ * map and the user-space table. */
+static int read_env(struct cli *c)
+{
+	const char *envd = getenv("SPROF_NO_DRAIN");
+	const char *names[] = { "BPFTRACE_STRLEN", "SPROF_STRLEN" };
+	uint32_t keys = 0;
+
+	c->run.max_keys = DEFAULT_MAX_KEYS;
+	c->run.map_size = DEFAULT_MAP_SIZE;
+	c->run.status_line = true;
+	c->run.no_drain = envd && strcmp(envd, "1") == 0;
+	if (env_u32("BPFTRACE_MAP_KEYS_MAX", &keys) || env_u32("SPROF_MAX_MAP_KEYS", &c->run.max_keys) ||
+	    env_u32("SPROF_MAP_SIZE", &c->run.map_size) ||
+	    env_u32("BPFTRACE_CAT_BYTES_MAX", &c->run.cat_bytes_max) ||
+	    env_u32("BPFTRACE_LOG_SIZE", &c->run.log_size))
+		return -EINVAL;
+	if (keys && !getenv("SPROF_MAX_MAP_KEYS"))
+		c->run.max_keys = keys;
+	if (keys && !getenv("SPROF_MAP_SIZE"))
+		c->run.map_size = keys;
+	for (int k = 0; k < 2; k++) {
+		const char *v = getenv(names[k]);
+
+		if (v && parse_strlen(v, &c->strlen_)) {
+			fprintf(stderr, "sprof: invalid %s '%s': expected 1 to 1024\n", names[k], v);
+			return -EINVAL;
+		}
+	}
+	envd = getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED");
+	c->run.notify_attached = envd && *envd && strcmp(envd, "0");
+	return 0;
+}
+
+/* bpftrace's options that need no argument of their own: true when opt
+ * was one. */
+static bool compat_option(struct cli *c, int opt)
+{
+	switch (opt) {
+	case 'q':
+		c->run.quiet = true;
+		return true;
+	case 'k': /* -k, -kk */
+		c->run.helper_checks++;
+		return true;
+	case OPT_INFO:
+		c->info = true;
+		return true;
+	case OPT_USDT_FILE_ACTIVATION: /* what sprof always does (runtime/attach/usdt.c) */
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	static const struct option longopts[] = {
@@ -421,30 +505,15 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"map-size", required_argument, NULL, OPT_MAP_SIZE},
 		{"continuous", required_argument, NULL, OPT_CONTINUOUS},
 		{"interp", required_argument, NULL, OPT_INTERP},
+		{"info", no_argument, NULL, OPT_INFO},
+		{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
 		{NULL, 0, NULL, 0},
 	};
-	const char *env = getenv("SPROF_MAX_MAP_KEYS");
-	c->run.max_keys = DEFAULT_MAX_KEYS;
-	c->run.status_line = true;
-	if (env && parse_u32(env, &c->run.max_keys)) {
-		fprintf(stderr, "sprof: invalid SPROF_MAX_MAP_KEYS '%s': expected a positive number\n", env);
-		return -EINVAL;
-	}
-	const char *envd = getenv("SPROF_NO_DRAIN");
-	c->run.no_drain = envd && strcmp(envd, "1") == 0;
-	const char *envm = getenv("SPROF_MAP_SIZE");
-	c->run.map_size = DEFAULT_MAP_SIZE;
-	if (envm && parse_u32(envm, &c->run.map_size)) {
-		fprintf(stderr, "sprof: invalid SPROF_MAP_SIZE '%s': expected a positive number\n", envm);
-		return -EINVAL;
-	}
-	const char *envs = getenv("SPROF_STRLEN");
-	if (envs && parse_strlen(envs, &c->strlen_)) {
-		fprintf(stderr, "sprof: invalid SPROF_STRLEN '%s': expected 1 to 1024\n", envs);
-		return -EINVAL;
-	}
 	int opt;
-	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:I:lvhV", longopts, NULL)) != -1) {
+
+	if (read_env(c))
+		return -EINVAL;
+	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:I:lvqkhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			c->prog_text = optarg;
@@ -577,6 +646,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			c->list_scripts = true;
 			break;
 		default:
+			if (compat_option(c, opt))
+				break;
 			usage(stderr);
 			return -EINVAL;
 		}
@@ -587,7 +658,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			"and exits\n", c->list_scripts ? "--list-scripts" : c->list ? "-l" : "-d");
 		return -EINVAL;
 	}
-	if (c->list_scripts)
+	if (c->list_scripts || c->info)
 		return 0;
 	if (c->list) {
 		if (i < argc)
@@ -761,6 +832,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.dump_ir = c->dump == DUMP_IR ? stdout : NULL,
 		.dump_ir_raw = c->dump == DUMP_IR_RAW ? stdout : NULL,
 		.interp = c->run.interp,
+		.helper_checks = c->run.helper_checks,
 	};
 	if (sp_codegen(prog, src, &co, d, plan, obj, objlen) || sp_diag_errors(d))
 		return 1;
@@ -994,6 +1066,8 @@ int main(int argc, char **argv)
 	}
 	if (c.list)
 		return list_probes(&c);
+	if (c.info)
+		return sp_info_print(stdout, SPROF_VERSION);
 	struct sp_source *src = load_source(&c);
 	if (!src)
 		return 1;

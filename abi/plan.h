@@ -266,6 +266,8 @@ int sp_probe_type_of(const char *name_or_alias);
 enum sp_lost_cause {
 	SP_LOST_STACK_COLLISION, /* both hashes of a stack held other stacks: counted without it */
 	SP_LOST_STACK_TRUNCATED, /* a stack reached SP_MAX_FRAMES (kept, but cut) */
+	SP_LOST_HELPER_DELETE,   /* -k: a delete() found no key (counted only with -k) */
+	SP_LOST_HELPER_READ,     /* -kk: a read of probed memory failed (only with -kk) */
 	SP_LOST__COUNT,
 };
 

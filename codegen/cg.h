@@ -64,6 +64,7 @@ struct cg_map {
 	uint32_t value_size;
 	int64_t lhist_min, lhist_max, lhist_step;
 	bool bpf_reads;            /* read or deleted in BPF: holds state, never drained */
+	LLVMValueRef oob_agg, oob_put, oob_get; /* cg_oob.c's out-of-line functions, made on first use */
 	struct sp_span span;       /* first use */
 };
 
@@ -123,6 +124,7 @@ LLVMValueRef cg_helper_fn(struct cg *g, const char *name, LLVMTypeRef *fty);
 LLVMValueRef cg_call_helper(struct cg *g, int id, LLVMTypeRef ret, LLVMValueRef *args,
 			    int nargs);
 LLVMValueRef cg_call_fn(struct cg *g, const char *name, LLVMValueRef *args, int nargs);
+LLVMValueRef cg_helper_check(struct cg *g, LLVMValueRef r, int level, int cause);
 LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint32_t off);
 void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size);
 /* An empty asm "memory" clobber: the optimizer does not merge stores across
@@ -162,6 +164,17 @@ LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLVMValueRef rhs,
 			bool old);
 void cg_map_delete(struct cg *g, const struct sp_node *mapnode);
+LLVMValueRef cg_agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v);
+void cg_agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v);
+
+/* cg_oob.c: map updates in while loops as global BPF functions */
+bool cg_oob_wanted(const struct cg *g);
+void cg_oob_agg(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef v,
+		struct sp_span span);
+void cg_oob_put(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef val,
+		struct sp_span span);
+LLVMValueRef cg_oob_get(struct cg *g, struct cg_map *m, LLVMValueRef key,
+			const struct sp_type *t);
 void cg_fill_plan_maps(struct cg *g);
 int cg_agg_kind(const char *name);
 

@@ -100,8 +100,9 @@ static LLVMValueRef read_remote(struct cg *g, LLVMValueRef addr, uint32_t size, 
 	args[0] = buf;
 	args[1] = LLVMConstInt(g->i32, size, 0);
 	args[2] = LLVMBuildIntToPtr(g->B, addr, g->ptr, "");
-	cg_call_helper(g, user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel, g->i64,
-		       args, 3);
+	cg_helper_check(g, cg_call_helper(g, user ? BPF_FUNC_probe_read_user :
+					  BPF_FUNC_probe_read_kernel, g->i64, args, 3), 2,
+			SP_LOST_HELPER_READ);
 	return buf;
 }
 

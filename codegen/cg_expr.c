@@ -639,12 +639,13 @@ static LLVMValueRef tp_field(struct cg *g, const struct sp_node *n)
 		args[2] = LLVMBuildLoad2(g->B, g->i64, src, "");
 		args[2] = LLVMBuildIntToPtr(g->B, args[2], g->ptr, "");
 		args[3] = LLVMConstInt(g->i32, 0, 0);
-		cg_call_fn(g, "sp_read_str", args, 4);
+		cg_helper_check(g, cg_call_fn(g, "sp_read_str", args, 4), 2, SP_LOST_HELPER_READ);
 		return buf;
 	}
 	args[1] = LLVMConstInt(g->i32, size - 1 < f->size ? size - 1 : f->size, 0);
 	args[2] = src;
-	cg_call_helper(g, BPF_FUNC_probe_read_kernel, g->i64, args, 3);
+	cg_helper_check(g, cg_call_helper(g, BPF_FUNC_probe_read_kernel, g->i64, args, 3), 2,
+			SP_LOST_HELPER_READ);
 	return buf;
 }
 
@@ -682,7 +683,8 @@ static LLVMValueRef ntop_call(struct cg *g, const struct sp_node *n)
 	args[0] = buf;
 	args[1] = LLVMConstInt(g->i32, size, 0);
 	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, a), g->ptr, "");
-	cg_call_helper(g, BPF_FUNC_probe_read_kernel, g->i64, args, 3);
+	cg_helper_check(g, cg_call_helper(g, BPF_FUNC_probe_read_kernel, g->i64, args, 3), 2,
+			SP_LOST_HELPER_READ);
 	return buf;
 }
 

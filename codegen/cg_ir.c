@@ -275,6 +275,27 @@ LLVMValueRef cg_helper_fn(struct cg *g, const char *name, LLVMTypeRef *fty)
 }
 
 /* Calls a function of the linked helper bitcode (bpf/NAME.bpf.c). */
+/* -k/-kk: when the helper's result r is negative, count `cause` in
+ * SP_MAP_LOST; nothing below the asked level. Returns r. */
+LLVMValueRef cg_helper_check(struct cg *g, LLVMValueRef r, int level, int cause)
+{
+	LLVMBasicBlockRef bad, ok;
+	LLVMValueRef c;
+
+	if (!r || g->opts->helper_checks < level)
+		return r;
+	bad = cg_block(g, "helper_err");
+	ok = cg_block(g, "helper_ok");
+	c = LLVMConstInt(g->i32, (unsigned long long)cause, 0);
+	LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, r, LLVMConstInt(LLVMTypeOf(r), 0, 0), ""),
+			bad, ok);
+	LLVMPositionBuilderAtEnd(g->B, bad);
+	cg_call_fn(g, "sp_count_lost", &c, 1);
+	LLVMBuildBr(g->B, ok);
+	LLVMPositionBuilderAtEnd(g->B, ok);
+	return r;
+}
+
 LLVMValueRef cg_call_fn(struct cg *g, const char *name, LLVMValueRef *args, int nargs)
 {
 	LLVMTypeRef fty;

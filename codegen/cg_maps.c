@@ -302,7 +302,7 @@ static LLVMValueRef map_lookup(struct cg *g, struct cg_map *m, LLVMValueRef key)
 	return cg_call_helper(g, BPF_FUNC_map_lookup_elem, g->ptr, args, 2);
 }
 
-static LLVMValueRef agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v)
+LLVMValueRef cg_agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v)
 {
 	if (m->agg == SP_AGG_HIST)
 		return cg_call_fn(g, "sp_log2_bucket", &v, 1);
@@ -325,7 +325,7 @@ static void st64(struct cg *g, LLVMValueRef p, uint32_t off, LLVMValueRef v)
 }
 
 /* Applies one aggregation step to this CPU's value slot p. */
-static void agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v)
+void cg_agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v)
 {
 	LLVMValueRef old, take, seen;
 
@@ -366,8 +366,12 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 	key = cg_map_key(g, m, assign->a);
 	if (m->agg != SP_AGG_COUNT && call->list.len > 0)
 		v = cg_expr(g, call->list.items[0]);
+	if (cg_oob_wanted(g)) { /* in a while loop: cg_oob.c */
+		cg_oob_agg(g, m, key, v ? v : cg_u64(g, 0), assign->span);
+		return;
+	}
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
-		st64(g, key, m->bpf_key_size - 8, agg_bucket(g, m, v ? v : cg_u64(g, 0)));
+		st64(g, key, m->bpf_key_size - 8, cg_agg_bucket(g, m, v ? v : cg_u64(g, 0)));
 	if (!v)
 		v = cg_u64(g, 0);
 	init = cg_alloca(g, m->value_size, "init");
@@ -382,7 +386,7 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 	done = cg_block(g, "agg_done");
 	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
 	LLVMPositionBuilderAtEnd(g->B, have);
-	agg_apply(g, m->agg, p, v);
+	cg_agg_apply(g, m->agg, p, v);
 	LLVMBuildBr(g->B, done);
 	LLVMPositionBuilderAtEnd(g->B, done);
 }
@@ -406,7 +410,10 @@ void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_
 	val = cg_alloca(g, m->value_size, "val");
 	cg_memset0(g, val, m->value_size);
 	cg_expr_to(g, e, val, m->valt ? m->valt : e->type);
-	map_put(g, m, key, val);
+	if (cg_oob_wanted(g)) /* in a while loop: cg_oob.c */
+		cg_oob_put(g, m, key, val, e->span);
+	else
+		map_put(g, m, key, val);
 }
 
 /* A plain value at key (0 / zeroes when missing). */
@@ -414,9 +421,15 @@ static LLVMValueRef read_at(struct cg *g, struct cg_map *m, LLVMValueRef key)
 {
 	static const struct sp_type i64t = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 	const struct sp_type *t = m->valt ? m->valt : &i64t;
-	LLVMValueRef p = map_lookup(g, m, key), res = NULL, v;
-	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->B);
-	LLVMBasicBlockRef have = cg_block(g, "found"), done = cg_block(g, "read_done");
+	LLVMValueRef p, res = NULL, v;
+	LLVMBasicBlockRef from, have, done;
+
+	if (cg_oob_wanted(g) && cg_is_scalar(t)) /* in a while loop: cg_oob.c */
+		return cg_oob_get(g, m, key, t);
+	p = map_lookup(g, m, key);
+	from = LLVMGetInsertBlock(g->B);
+	have = cg_block(g, "found");
+	done = cg_block(g, "read_done");
 
 	if (!cg_is_scalar(t)) {
 		res = cg_alloca(g, cg_size(t), "mapval");
@@ -477,7 +490,10 @@ LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLV
 	val = cg_alloca(g, m->value_size, "val");
 	cg_memset0(g, val, m->value_size);
 	cg_store_int(g, val, nv, cg_size(t));
-	map_put(g, m, key, val);
+	if (cg_oob_wanted(g)) /* in a while loop: cg_oob.c */
+		cg_oob_put(g, m, key, val, mapnode->span);
+	else
+		map_put(g, m, key, val);
 	return old ? prev : nv;
 }
 
@@ -527,7 +543,8 @@ void cg_map_delete(struct cg *g, const struct sp_node *mapnode)
 		delete_buckets(g, m, args[1]);
 		return;
 	}
-	cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
+	cg_helper_check(g, cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2), 1,
+			SP_LOST_HELPER_DELETE);
 }
 
 /* ---- the plan's view of the maps ------------------------------------------- */

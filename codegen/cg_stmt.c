@@ -454,7 +454,7 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
 	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, src), g->ptr, "");
 	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
-	cg_call_fn(g, "sp_read_str", args, 4);
+	cg_helper_check(g, cg_call_fn(g, "sp_read_str", args, 4), 2, SP_LOST_HELPER_READ);
 	return buf;
 }
 
@@ -489,7 +489,7 @@ static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
 	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
 	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, n->list.items[0]), g->ptr, "");
 	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
-	cg_call_fn(g, "sp_read", args, 4);
+	cg_helper_check(g, cg_call_fn(g, "sp_read", args, 4), 2, SP_LOST_HELPER_READ);
 	cg_store_int(g, buf, len, 1);
 	return buf;
 }

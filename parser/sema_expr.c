@@ -254,6 +254,12 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 
 	if (agg_operand(s, n->a) | agg_operand(s, n->b))
 		return n->type = none(s);
+	/* `@x = @x + 1` as @x's first assignment: a map of no type yet in
+	 * arithmetic with an integer is an integer, as bpftrace types it */
+	if (sp_type_is_none(x) && n->a->kind == SP_N_MAP && y && y->kind == SP_T_INT)
+		x = s->s64;
+	if (sp_type_is_none(y) && n->b->kind == SP_N_MAP && x && x->kind == SP_T_INT)
+		y = s->s64;
 	if (sp_type_is_none(x) || sp_type_is_none(y))
 		return n->type = none(s);
 	if (x->kind == SP_T_PTR || y->kind == SP_T_PTR)

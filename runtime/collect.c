@@ -583,6 +583,11 @@ static uint64_t lost_counter(struct sp_collector *c, uint32_t cause)
 	return sum;
 }
 
+uint64_t sp_collect_lost(struct sp_collector *c, int cause)
+{
+	return cause >= 0 && cause < SP_LOST__COUNT ? lost_counter(c, (uint32_t)cause) : 0;
+}
+
 static uint64_t drain_collisions(struct sp_collector *c)
 {
 	struct sp_drain_stats st;

@@ -77,5 +77,7 @@ uint64_t sp_lost_total(const struct sp_lost *l);
 
 /* Live counters for the status line: distinct stacks seen and losses. */
 void sp_collect_counters(struct sp_collector *c, uint64_t *stacks, struct sp_lost *lost);
+/* One cause of SP_MAP_LOST (enum sp_lost_cause), summed over the CPUs. */
+uint64_t sp_collect_lost(struct sp_collector *c, int cause);
 
 #endif

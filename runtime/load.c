@@ -195,7 +195,7 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 	l->verbose = o->verbose;
 	l->obj_bytes = obj;
 	l->obj_len = len;
-	l->vlogsz = VLOG_SIZE;
+	l->vlogsz = o->log_size >= 1024 ? o->log_size : VLOG_SIZE; /* BPFTRACE_LOG_SIZE */
 	l->vlog = malloc(l->vlogsz);
 	if (!l->vlog) {
 		err = -ENOMEM;

@@ -270,9 +270,9 @@ static int print_time(struct sp_output *o, const struct sp_plan_printf *pf)
 	return 0;
 }
 
-/* Reads up to CAT_MAX bytes of a file; NULL (message on stderr) if it
+/* Reads up to max bytes of a file; NULL (message on stderr) if it
  * cannot be opened. */
-static char *slurp(const char *path, size_t *n)
+static char *slurp(const char *path, size_t max, size_t *n)
 {
 	FILE *f = fopen(path, "re");
 	char *buf;
@@ -282,9 +282,9 @@ static char *slurp(const char *path, size_t *n)
 		fprintf(stderr, "sprof: cat: cannot open '%s': %s\n", path, strerror(errno));
 		return NULL;
 	}
-	buf = malloc(CAT_MAX + 1);
+	buf = malloc(max + 1);
 	if (buf) {
-		*n = fread(buf, 1, CAT_MAX, f);
+		*n = fread(buf, 1, max, f);
 		buf[*n] = '\0';
 	}
 	fclose(f);
@@ -321,7 +321,7 @@ static int file_event(struct sp_output *o, const struct sp_event_hdr *h,
 	if (!arg)
 		return err;
 	if (h->type == SP_EV_CAT) {
-		text = slurp(arg, &n);
+		text = slurp(arg, o->cat_max ? o->cat_max : CAT_MAX, &n);
 		if (text && n)
 			emit(o, "cat", text);
 	} else {

@@ -18,6 +18,7 @@ struct sp_output {
 	FILE *out;      /* stdout */
 	bool json;      /* -f json: bpftrace's {"type": ..., "data": ...} lines */
 	bool unsafe_ok; /* system() was allowed at compile time (codegen checks) */
+	size_t cat_max; /* bytes cat() prints; 0 = 10 KiB, bpftrace's default */
 };
 
 /* Handles SP_EV_PRINTF, SP_EV_PRINT_VALUE, SP_EV_TIME, SP_EV_CAT and

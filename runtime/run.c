@@ -258,6 +258,32 @@ static int print_map(struct run *r, uint32_t id, uint64_t arg)
 	return 0;
 }
 
+static int drain_events(struct run *r, bool all);
+
+/* SIGUSR1: every map, in name order, as print(@m) prints it; the run goes on. */
+static void print_all_maps(struct run *r)
+{
+	const struct sp_plan_map *m = r->plan->maps;
+	int *order = calloc((size_t)r->plan->nmaps + 1, sizeof(*order));
+
+	if (!order)
+		return;
+	drain_events(r, false);
+	for (int i = 0; i < r->plan->nmaps; i++) { /* insertion sort: a handful of maps */
+		int j = i;
+
+		for (; j > 0 && strcmp(m[order[j - 1]].name, m[i].name) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	sp_status__clear(&r->status);
+	for (int i = 0; i < r->plan->nmaps; i++)
+		if (print_map(r, (uint32_t)order[i], 0))
+			fprintf(stderr, "sprof: warning: cannot read map '%s'\n", m[order[i]].name);
+	fflush(stdout);
+	free(order);
+}
+
 static int map_event(struct run *r, const struct sp_event_hdr *h)
 {
 	if (h->type == SP_EV_PRINT)
@@ -554,7 +580,8 @@ static int open_readers(struct run *r)
 	sp_collector__set_iusdt(r->coll, r->iu);
 	sp_collector__set_ruby(r->coll, r->rb);
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
-				     .json = r->ro.format == SP_FMT_JSON };
+				     .json = r->ro.format == SP_FMT_JSON,
+				     .cat_max = r->o->cat_bytes_max };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
 	if (!r->ev) {
 		fprintf(stderr, "sprof: cannot read the event ring buffer: %s\n", strerror(errno));
@@ -599,16 +626,39 @@ static int attach_all(struct run *r)
 	return n;
 }
 
-/* bpftrace 0.17 printed "Attaching N probes..." on stdout; ours keeps
- * stdout for the maps (text: only with -v, on stderr) and writes bpftrace's
- * JSON record where stdout is data. */
+/* The attach points the probes expand to (a wildcard counts each match),
+ * as bpftrace counts them for its "Attaching N probes..." line. */
+static int count_probes(struct run *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &r->plan->probes[i];
+		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
+		int k = ops && ops->count ? ops->count(p, &r->actx) : 1;
+
+		n += k > 0 ? k : 1;
+	}
+	return n;
+}
+
+/* bpftrace 0.17's first line, where it prints it: on stdout (or the -o
+ * file) after load, before BEGIN runs, so `| tail -n +2` drops it; JSON's
+ * own record. Not with -q, nor where stdout holds a binary or folded
+ * report (there -v says it on stderr). */
 static void say_attaching(struct run *r)
 {
+	bool text = r->ro.format == SP_FMT_TEXT || r->out.json;
+	int n;
+
+	if (r->o->quiet || (!text && !r->o->verbose))
+		return;
+	n = count_probes(r);
 	if (r->out.json)
-		sp_report_json_attached(stdout, r->plan->nprobes);
-	else if (r->o->verbose)
-		fprintf(stderr, "Attaching %d probe%s...\n", r->plan->nprobes,
-			r->plan->nprobes == 1 ? "" : "s");
+		sp_report_json_attached(stdout, n);
+	else
+		fprintf(text ? stdout : stderr, "Attaching %d probe%s...\n", n, n == 1 ? "" : "s");
+	fflush(stdout);
 }
 
 static int run_special(struct run *r, enum sp_probe_type t)
@@ -654,6 +704,7 @@ static int setup_loop(struct run *r)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP); /* a closed terminal ends the run like Ctrl-C, with the report */
+	sigaddset(&set, SIGUSR1); /* print every map now, as bpftrace does, and go on */
 	if (r->tgt.child)
 		sigaddset(&set, SIGCHLD); /* the child's end, should pidfds be missing */
 	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask))
@@ -743,7 +794,9 @@ static void handle(struct run *r, uint32_t tag)
 		break;
 	case TAG_SIGNAL:
 		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-			if (si.ssi_signo != SIGCHLD || sp_target__gone(&r->tgt))
+			if (si.ssi_signo == SIGUSR1)
+				print_all_maps(r);
+			else if (si.ssi_signo != SIGCHLD || sp_target__gone(&r->tgt))
 				r->stop = true; /* SIGCHLD from system()'s shell: not ours */
 		break;
 	case TAG_TARGET:
@@ -912,6 +965,22 @@ static int finish_periods(struct run *r)
 	return err;
 }
 
+/* -k, -kk: the failed helper calls BPF counted (codegen checks them only
+ * at these levels); failed map updates are reported at every level. */
+static void warn_helper_errors(struct run *r)
+{
+	uint64_t del = sp_collect_lost(r->coll, SP_LOST_HELPER_DELETE);
+	uint64_t rd = sp_collect_lost(r->coll, SP_LOST_HELPER_READ);
+
+	if (r->o->helper_checks >= 1 && del)
+		fprintf(stderr, "sprof: warning: %llu delete() calls found no such key "
+			"(bpf_map_delete_elem: -ENOENT)\n", (unsigned long long)del);
+	if (r->o->helper_checks >= 2 && rd)
+		fprintf(stderr, "sprof: warning: %llu reads of probed memory failed "
+			"(bpf_probe_read_*: address not mapped or not paged in; the values read as 0)\n",
+			(unsigned long long)rd);
+}
+
 static int finish(struct run *r)
 {
 	struct sp_profile prof = { 0 };
@@ -941,6 +1010,7 @@ static int finish(struct run *r)
 		err = err ? err : e;
 	}
 	sp_profile_warn(&prof);
+	warn_helper_errors(r);
 	sp_unwind__print_summary(r->unw, stderr);
 	sp_python__warn(r->py, stderr);
 	sp_iusdt__warn(r->iu, r->iu_attached > 0, r->o->verbose > 0, stderr);
@@ -1073,6 +1143,8 @@ static int start(struct run *r)
 		if (err < 0)
 			return err;
 	}
+	if (r->o->notify_attached) /* bpftrace's test harness waits for this line */
+		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
 	r->t_start = sp_clock_ns(CLOCK_MONOTONIC);
 	r->wall_start = sp_clock_ns(CLOCK_REALTIME);
 	sp_status__init(&r->status, r->o->status_line, r->ld->obj, r->plan);

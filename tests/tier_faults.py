@@ -28,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import select
 import signal
 import subprocess
 import time
@@ -212,7 +213,9 @@ def t_sigint_while_attaching_libc(ctx):
     try:
         p, err = start_sprof(ctx, ["-v", "-p", str(target.pid), "-e", "uprobe:libc:* { @ = count(); }"],
                              "faults_attach.err")
-        wait_for(lambda: "Attaching" in open(err.name).read(), 60, "attaching to start")
+        # bpftrace's first stdout line comes right before the probes attach
+        ready, _, _ = select.select([p.stdout], [], [], 60)
+        assert ready and p.stdout.readline().startswith("Attaching "), "attaching did not start"
         time.sleep(1.0)
         held = bpf_ids(p.pid)
         t = time.time()

@@ -63,6 +63,9 @@ def server(ctx):
     if chserver.server_binary() is None:
         ctx.require_tool("clickhouse-server")
     if not srv:
+        # a fresh data folder each tier run: rows of an earlier run (hours
+        # old) would fall outside the time windows the tests select
+        shutil.rmtree(os.path.join(ctx.workdir, "clickhouse"), ignore_errors=True)
         srv = chserver.Server(os.path.join(ctx.workdir, "clickhouse"))
         atexit.register(srv.stop)
         ctx._ch = srv

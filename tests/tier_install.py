@@ -238,7 +238,7 @@ def t_deb(ctx):
         r = ctx.run(["bash", "-c", "command -v sprof; sprof --version"], env={"PATH": "/usr/bin:/bin"}, check=True)
         assert r.out.splitlines()[0] == "/usr/bin/sprof" and r.out.splitlines()[1].startswith("sprof "), r
         r = ctx.run(["sprof", "-e", 'BEGIN { printf("hi\\n"); exit(); }'], env={"PATH": "/usr/bin:/bin"}, cwd="/")
-        assert r.rc == 0 and r.out.strip() == "hi", r
+        assert r.rc == 0 and r.out.strip() == "Attaching 1 probe...\nhi", r
         r = ctx.run(["sprof", "-d", "ast", "offcpu"], env={"PATH": "/usr/bin:/bin"}, cwd="/")
         assert r.rc == 0 and "sched_switch" in r.out, r
         # stdlib scripts run by their #! line

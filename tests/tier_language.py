@@ -41,6 +41,8 @@ leave blank separator lines between cases. SPROF_REGEN=1 rewrites the
 stdout (and, for `differs`, bpftrace) section of each case run from the
 actual output; review the diff.
 
+tests/language/cli_compat.py runs bpftrace's command line (Attaching line, -q,
+-k, SIGUSR1, --info, BPFTRACE_* variables, kprobe checks) through both tools.
 Besides the cases, this tier checks that docs/language.md's builtin table
 is what docs/gen_builtins.py makes of stdlib/builtins.def, and runs 5 x 40
 random integer expressions (tests/language/exprgen.py) against a model of
@@ -163,17 +165,23 @@ def command(ctx, c, tool_opts):
     return args
 
 
+def drop_attaching(out):
+    """stdout without the `Attaching N probes...` first line both tools print"""
+    if out.startswith("Attaching "):
+        return out.split("\n", 1)[1] if "\n" in out else ""
+    return out
+
+
 def run_sprof(ctx, c):
-    return ctx.sprof_run(*command(ctx, c, c.sprof), env=c.env or None, timeout=30)
+    r = ctx.sprof_run(*command(ctx, c, c.sprof), env=c.env or None, timeout=30)
+    r.out = drop_attaching(r.out)
+    return r
 
 
 def run_bpftrace(ctx, c):
     args = ["bpftrace"] + command(ctx, c, [])
     r = ctx.run(args, timeout=30)
-    out = r.out
-    if out.startswith("Attaching "):
-        out = out.split("\n", 1)[1] if "\n" in out else ""
-    return r, out
+    return r, drop_attaching(r.out)
 
 
 def regen():
@@ -244,7 +252,7 @@ def t_cgroupid(ctx):
     mounts = [l.split()[1] for l in open("/proc/self/mounts") if l.split()[2] == "cgroup2"]
     assert mounts, "no cgroup2 file system mounted"
     root = mounts[0]
-    r = ctx.sprof_run("-e", 'BEGIN { printf("%%d\\n", cgroupid("%s")); exit(); }' % root)
+    r = ctx.sprof_run("-q", "-e", 'BEGIN { printf("%%d\\n", cgroupid("%s")); exit(); }' % root)
     assert r.rc == 0 and r.out.split() == [str(os.stat(root).st_ino)], r
     r = ctx.sprof_run("-e", 'BEGIN { printf("%d\\n", cgroupid("/nonexistent/cg")); exit(); }')
     assert r.rc == 1 and "cgroupid(): no cgroup v2 id for '/nonexistent/cg'" in r.err and "^" in r.err, r
@@ -270,7 +278,7 @@ def t_expr_model(seed):
         prog, want = load_exprgen(ctx).program(seed, 40)
         r = ctx.sprof_run("-e", prog, timeout=60)
         assert r.rc == 0, r
-        got = expr_lines(r.out)
+        got = expr_lines(drop_attaching(r.out))
         bad = ["%s = %s, want %s" % (e, got[i] if i < len(got) else None, w)
                for i, (e, w) in enumerate(want) if i >= len(got) or got[i] != w]
         assert not bad, "seed %d:\n%s" % (seed, "\n".join(bad))
@@ -283,18 +291,28 @@ def t_expr_bpftrace(seed):
         ctx.require_tool("bpftrace")
         ctx.require_bpf()
         prog, want = load_exprgen(ctx).program(seed, 40, for_bpftrace=True)
-        a = expr_lines(ctx.sprof_run("-e", prog, timeout=60).out)
+        a = expr_lines(drop_attaching(ctx.sprof_run("-e", prog, timeout=60).out))
         b = ctx.run(["bpftrace", "-e", prog], timeout=60).out
-        b = expr_lines(b.split("\n", 1)[1] if b.startswith("Attaching ") else b)
+        b = expr_lines(drop_attaching(b))
         bad = ["%s: sprof %s, bpftrace %s" % (e, a[i] if i < len(a) else None, b[i] if i < len(b) else None)
                for i, (e, _) in enumerate(want) if i >= len(a) or i >= len(b) or a[i] != b[i]]
         assert not bad, "seed %d:\n%s" % (seed, "\n".join(bad))
     return fn
 
 
+def load_cli(ctx):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cli_compat", os.path.join(ctx.tests_dir, "language", "cli_compat.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def tests(ctx):
     yield "builtins_doc", t_builtins_doc
     yield "cgroupid", t_cgroupid
+    for name, fn in load_cli(ctx).tests():  # bpftrace's command line, side by side
+        yield "bpftrace/cli/" + name, fn
     for seed in range(1, 6):
         yield "expr_model/%d" % seed, t_expr_model(seed)
     files = sorted(glob.glob(os.path.join(ctx.tests_dir, "language", "*.t")))

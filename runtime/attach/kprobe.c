@@ -6,6 +6,12 @@
  * tracepoints, instead of letting perf_event_open fail with a bare ENOENT.
  * kprobe:MODULE:FUNC is accepted (the module part is informational: the
  * kernel resolves FUNC across modules). -p is filtered in BPF.
+ *
+ * Validation makes bpftrace 0.17's checks in bpftrace's order, kernel
+ * support or not: a function the kernel does not know is a warning ("not
+ * traceable"), a kretprobe on one of bpftrace's banned spin-lock functions
+ * is an error, and only then does a kernel without kprobes stop the run,
+ * naming CONFIG_KPROBES.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +22,34 @@
 
 #include "runtime/attach/probe.h"
 #include "runtime/attach/tracefs.h"
+#include "runtime/stacks/kallsyms.h"
 #include "base/glob.h"
+
+/* bpftrace's list: a kretprobe on these can lock the machine up. */
+static const char *const banned_kretprobes[] = {
+	"_raw_spin_lock", "_raw_spin_lock_irqsave", "_raw_spin_unlock_irqrestore",
+	"queued_spin_lock_slowpath",
+};
+
+static bool banned_kretprobe(const char *fn)
+{
+	for (size_t i = 0; i < sizeof(banned_kretprobes) / sizeof(banned_kretprobes[0]); i++)
+		if (!strcmp(fn, banned_kretprobes[i]))
+			return true;
+	return false;
+}
+
+/* bpftrace's semantic warning, from /proc/kallsyms (available_filter_functions
+ * is not always readable): a name the kernel lacks. */
+static void warn_untraceable(const struct sp_plan_probe *p, const char *fn)
+{
+	uint64_t addr;
+
+	if (strchr(fn, '*') || strchr(fn, '?') || sp_kallsyms_addr_of(NULL, fn, &addr) != -ENOENT)
+		return;
+	fprintf(stderr, "sprof: warning: probe '%s': %s is not traceable (either non-existing, "
+		"inlined, or marked as \"notrace\"); attaching to it will likely fail\n", p->spec, fn);
+}
 
 static bool kprobes_available(void)
 {
@@ -41,6 +74,10 @@ static int kprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *
 
 	if (!fn || !*fn)
 		return sp_probe_fail(ctx, p, -EINVAL, "expected %s:FUNCTION", sp_probe_type_name(p->type));
+	warn_untraceable(p, fn);
+	if (p->type == SP_PROBE_KRETPROBE && banned_kretprobe(fn))
+		return sp_probe_fail(ctx, p, -EPERM, "kretprobe:%s can't be used as it might lock up "
+				     "your system", fn);
 	if (!kprobes_available())
 		return sp_probe_fail(ctx, p, -EOPNOTSUPP,
 				     "kprobes are not available: this kernel was built without "
@@ -61,10 +98,8 @@ static int kprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 		    .offset = p->has_offset ? p->offset : 0);
 	const char *fn = kprobe_func(p);
 	struct bpf_link *link;
-	int err = kprobe_validate(p, ctx);
+	int err;
 
-	if (err)
-		return err;
 	link = bpf_program__attach_kprobe_opts(prog, fn, &o);
 	if (!link) {
 		err = -errno;

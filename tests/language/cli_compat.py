@@ -1,0 +1,204 @@
+"""bpftrace's command line, run side by side with bpftrace 0.17 (the language tier loads this).
+
+Each test runs the same command line through sprof and bpftrace and compares what bpftrace's
+users and harnesses rely on: the `Attaching N probes...` first line (`| tail -n +2`), `-q`,
+`__BPFTRACE_NOTIFY_PROBES_ATTACHED`, SIGUSR1, `-k`/`-kk`, the BPFTRACE_* variables sprof
+reads, `--usdt-file-activation`, `--info` and the kprobe checks (this kernel has no kprobes:
+the messages must still come in bpftrace's order). Where sprof differs on purpose the test
+says why.
+"""
+import os
+import re
+import signal
+import subprocess
+import time
+
+NOTIFY = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
+
+
+def both(ctx, args, env=None, timeout=30):
+    """(sprof result, bpftrace result) of the same arguments."""
+    ctx.require_bpf()
+    ctx.require_tool("bpftrace")
+    s = ctx.run([ctx.sprof] + args, env=env, timeout=timeout)
+    b = ctx.run(["bpftrace"] + args, env=env, timeout=timeout)
+    return s, b
+
+
+def first_line(out):
+    return out.split("\n", 1)[0]
+
+
+def t_attaching_line(ctx):
+    """the first stdout line is bpftrace's, wildcards counted per match, BEGIN/END included"""
+    progs = [
+        'BEGIN { printf("hi\\n"); exit(); }',
+        'BEGIN { printf("b\\n"); } interval:ms:100 { exit(); } END { printf("e\\n"); }',
+        'tracepoint:syscalls:sys_enter_read*,tracepoint:syscalls:sys_enter_write { } '
+        'BEGIN { exit(); }',
+    ]
+    for p in progs:
+        s, b = both(ctx, ["-e", p])
+        assert s.rc == 0 and b.rc == 0, (s, b)
+        assert first_line(b.out).startswith("Attaching "), b
+        assert first_line(s.out) == first_line(b.out), (p, s.out, b.out)
+        # what `| tail -n +2` leaves is the same
+        assert s.out.split("\n", 1)[1] == b.out.split("\n", 1)[1], (p, s.out, b.out)
+
+
+def t_attaching_line_in_output_file(ctx):
+    """with -o the line goes to the file, first, as in bpftrace (0.17 leaves the blank lines
+    before the maps on stdout; sprof writes everything to the file)"""
+    outs = []
+    for tool in (ctx.sprof, "bpftrace"):
+        ctx.require_bpf()
+        ctx.require_tool("bpftrace")
+        path = os.path.join(ctx.workdir, "attach_o_%s.txt" % os.path.basename(tool))
+        r = ctx.run([tool, "-o", path, "-e", 'BEGIN { printf("x\\n"); exit(); }'], timeout=30)
+        assert r.rc == 0, r
+        outs.append((open(path).read(), r.out))
+    (s, s_out), (b, b_out) = outs
+    assert s_out == "" and s == b + b_out, outs
+
+
+def t_quiet(ctx):
+    """-q: no Attaching line, the rest unchanged"""
+    s, b = both(ctx, ["-q", "-e", 'BEGIN { printf("hi\\n"); @a = 1; exit(); }'])
+    assert s.rc == 0 and b.rc == 0, (s, b)
+    assert not s.out.startswith("Attaching") and s.out == b.out, (s.out, b.out)
+
+
+def t_notify_probes_attached(ctx):
+    """__BPFTRACE_NOTIFY_PROBES_ATTACHED=1: that line once on stderr, stdout unchanged"""
+    prog = 'BEGIN { printf("hi\\n"); } interval:ms:200 { exit(); }'
+    s, b = both(ctx, ["-e", prog], env={NOTIFY: "1"})
+    assert NOTIFY in b.err, b
+    assert s.err.splitlines().count(NOTIFY) == 1, s
+    assert s.out == b.out, (s.out, b.out)
+    s = ctx.run([ctx.sprof, "-e", prog], timeout=30)
+    assert NOTIFY not in s.err, s
+
+
+def usr1_run(ctx, tool):
+    """stdout of a run sent SIGUSR1 once its probes are live, then SIGINT"""
+    prog = 'BEGIN { @a = 1; @b[1, "x"] = 2; } interval:ms:50 { @c = count(); }'
+    env = dict(os.environ, **{NOTIFY: "1"})
+    p = subprocess.Popen([tool, "-e", prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env, text=True, cwd=ctx.workdir)
+    try:
+        deadline = time.time() + 30
+        for line in p.stderr:
+            if NOTIFY in line or time.time() > deadline:
+                break
+        time.sleep(0.5)
+        p.send_signal(signal.SIGUSR1)
+        time.sleep(0.5)
+        alive = p.poll() is None
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return alive, out
+
+
+def usr1_shape(out):
+    return [re.sub(r"\d+$", "N", l) for l in out.splitlines()]
+
+
+def t_sigusr1_prints_maps(ctx):
+    """SIGUSR1 prints every map and the run goes on; same shape as bpftrace's"""
+    ctx.require_bpf()
+    ctx.require_tool("bpftrace")
+    s_alive, s = usr1_run(ctx, ctx.sprof)
+    b_alive, b = usr1_run(ctx, "bpftrace")
+    assert s_alive and b_alive, (s, b)
+    assert usr1_shape(s) == usr1_shape(b), (s, b)
+    assert usr1_shape(s) == ["Attaching 2 probes...", "@a: N", "@b[1, x]: N", "@c: N", "", "",
+                             "@a: N", "@b[1, x]: N", "@c: N"], s
+
+
+def t_helper_checks(ctx):
+    """-k reports failed deletes, -kk failed reads too (sprof: counts at exit, bpftrace: a
+    warning per failure); stdout is the same, and without -k nothing is said"""
+    prog = 'BEGIN { @seen[1] = 1; @bad = *(int8 *)8; delete(@seen[42]); exit(); }'
+    for flags in ([], ["-k"], ["-kk"]):
+        s, b = both(ctx, flags + ["-e", prog])
+        # 0.17 writes its warnings, with the source line and a caret line, to stdout
+        bout = re.sub(r"(?m)^stdin:.*WARNING: .*\n.*\n.*\n", "", b.out)
+        assert s.rc == 0 and s.out == bout, (flags, s, b)
+        k = len(flags[0]) - 1 if flags else 0
+        assert ("delete() calls found no such key" in s.err) == (k >= 1), (flags, s.err)
+        assert ("Failed to map_delete_elem" in b.out + b.err) == (k >= 1), (flags, b)
+        assert ("reads of probed memory failed" in s.err) == (k >= 2), (flags, s.err)
+        assert ("Failed to probe_read" in b.out + b.err) == (k >= 2), (flags, b)
+
+
+def t_bpftrace_environment(ctx):
+    """BPFTRACE_STRLEN, BPFTRACE_MAP_KEYS_MAX and BPFTRACE_CAT_BYTES_MAX act as in bpftrace"""
+    path = ctx.write("cat_bytes.txt", "0123456789abcdef\n")
+    cases = [
+        ({"BPFTRACE_CAT_BYTES_MAX": "5"}, [], 'BEGIN { cat("%s"); exit(); }' % path),
+        ({"BPFTRACE_MAP_KEYS_MAX": "3"}, [],
+         'BEGIN { $i = 0; while ($i < 5) { @m[$i] = $i; $i++; } exit(); }'),
+        ({"BPFTRACE_STRLEN": "5"}, ["-c", "/usr/bin/true"],
+         'tracepoint:syscalls:sys_enter_execve /pid == cpid/ { printf("%s|\\n", str(args->filename)); '
+         'exit(); }'),
+    ]
+    for env, pre, prog in cases:
+        s, b = both(ctx, pre + ["-e", prog], env=env)
+        assert s.rc == 0 and b.rc == 0, (env, s, b)
+        assert s.out == b.out, (env, s.out, b.out)
+    s = ctx.run([ctx.sprof, "-e", cases[1][2]], env={"BPFTRACE_MAP_KEYS_MAX": "3"}, timeout=30)
+    assert "@m: 2 updates dropped, map full at 3 keys" in s.err, s  # sprof says so
+    s = ctx.run([ctx.sprof, "-e", cases[1][2]], env={"BPFTRACE_MAP_KEYS_MAX": "x"}, timeout=30)
+    assert s.rc != 0 and "invalid BPFTRACE_MAP_KEYS_MAX 'x'" in s.err, s
+    # BPFTRACE_LOG_SIZE: the verifier log buffer; a small one still loads a good program
+    s = ctx.run([ctx.sprof, "-e", cases[1][2]], env={"BPFTRACE_LOG_SIZE": "4096"}, timeout=30)
+    assert s.rc == 0, s
+
+
+def t_usdt_file_activation(ctx):
+    """--usdt-file-activation is accepted (sprof always raises semaphores per file)"""
+    s, b = both(ctx, ["--usdt-file-activation", "-e", 'BEGIN { printf("ok\\n"); exit(); }'])
+    assert s.rc == 0 and b.rc == 0 and s.out == b.out, (s, b)
+
+
+def t_info(ctx):
+    """--info has bpftrace's sections, each line detected here (kprobes and hardware PMU
+    absent on this VM, bpf_loop and BTF present)"""
+    s, b = both(ctx, ["--info"])
+    assert s.rc == 0 and b.rc == 0, (s, b)
+    for sec in ("System", "Kernel helpers", "Kernel features", "Map types", "Probe types"):
+        # 0.17 prints its --info on stderr; sprof on stdout, like its other listings
+        assert re.search(r"^%s$" % sec, s.out, re.M) and re.search(r"^%s$" % sec, b.err, re.M), sec
+    kprobes = os.path.exists("/sys/bus/event_source/devices/kprobe/type")
+    assert re.search(r"^  kprobe: %s" % ("yes" if kprobes else "no"), s.out, re.M), s.out
+    assert re.search(r"^  btf: %s$" % ("yes" if os.path.exists("/sys/kernel/btf/vmlinux") else "no"),
+                     s.out, re.M), s.out
+    assert "  OS: Linux %s" % os.uname().release in s.out, s.out
+    assert re.search(r"^  loop \(bpf_loop\): (yes|no)$", s.out, re.M), s.out
+
+
+def t_kprobe_checks(ctx):
+    """bpftrace's kprobe checks in its order: unknown function warns, a banned kretprobe is
+    an error; here kprobes are missing, and the error names CONFIG_KPROBES. BEGIN runs in
+    neither tool (bpftrace fails to attach too)"""
+    s, b = both(ctx, ["-e", 'kprobe:nosuchfunc_sprof { } BEGIN { printf("begin\\n"); exit(); }'])
+    assert "nosuchfunc_sprof is not traceable" in s.err and "nosuchfunc_sprof is not traceable" in b.err, (s, b)
+    assert "begin" not in s.out and "begin" not in b.out, (s, b)
+    kprobes = os.path.exists("/sys/bus/event_source/devices/kprobe/type")
+    if not kprobes:
+        assert s.rc != 0 and "CONFIG_KPROBES" in s.err, s
+        assert s.err.index("not traceable") < s.err.index("CONFIG_KPROBES"), s.err
+    s, b = both(ctx, ["-e", 'kretprobe:_raw_spin_lock { } BEGIN { exit(); }'])
+    msg = "kretprobe:_raw_spin_lock can't be used as it might lock up your system"
+    assert msg in s.err and msg in b.err, (s, b)
+    assert s.rc != 0 and "CONFIG_KPROBES" not in s.err, s  # the ban comes first
+
+
+def tests():
+    for name, fn in sorted(globals().items()):
+        if name.startswith("t_") and callable(fn):
+            yield name[2:], fn
