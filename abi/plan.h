@@ -57,6 +57,8 @@ struct sp_plan_probe {
 	 * expanded point with bpf_cookie = an index into SP_MAP_PROBE_NAMES and
 	 * write that entry (struct sp_probe_name) before the first event. */
 	bool uses_names;
+	int block;          /* index of the probe block it belongs to: attach points of
+	                     * one block share the actions */
 };
 
 /* Aggregations a map value can hold. */

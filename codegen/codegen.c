@@ -258,6 +258,7 @@ static void plan_probe(struct cg *g, const struct sp_node *at, int type, const c
 	pp->has_value = a->has_value;
 	pp->has_offset = a->has_offset;
 	pp->is_addr = a->is_addr;
+	pp->block = g->probe ? g->probe->probe_index : 0;
 	if (g->src)
 		sp_source_linecol(g->src, at->span.begin, &pp->line, &pp->col);
 }

@@ -624,6 +624,7 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 		return sema_rawtp_arg(s, n);
 	if (!s->o->tp_fields)
 		return n->type = s->u64;
+	n->tp_field_at = sp_arena_alloc(s->a, s->probe->list.len * sizeof(*n->tp_field_at));
 	for (i = 0; i < s->probe->list.len; i++) {
 		struct sp_node *at = s->probe->list.items[i];
 
@@ -632,6 +633,7 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 		f = find_field(s, n, at);
 		if (!f)
 			return n->type = sp_type_new(s->a, SP_T_NONE);
+		n->tp_field_at[i] = f;
 		if (!first)
 			cat = at->attach->target;
 		first = first ? first : f;

@@ -125,6 +125,35 @@ static void classify(struct sp_tracefs_field *f)
 	f->is_common = strncmp(f->name, "common_", 7) == 0;
 }
 
+/* Syscall records store every argument in 8 unsigned bytes
+ * ("field:pid_t pid; offset:16; size:8; signed:0;"); bpftrace types each by
+ * its declaration (pid_t: a 4-byte signed int), so kill(-1234) shows -1234. */
+static void narrow_declared(struct sp_tracefs_field *f)
+{
+	static const struct { const char *name; uint32_t size; bool sign; } ints[] = {
+		{ "int", 4, true }, { "pid_t", 4, true }, { "key_t", 4, true },
+		{ "clockid_t", 4, true }, { "timer_t", 4, true }, { "mqd_t", 4, true },
+		{ "rwf_t", 4, true }, { "key_serial_t", 4, true }, { "__s32", 4, true },
+		{ "unsigned int", 4, false }, { "unsigned", 4, false }, { "u32", 4, false },
+		{ "__u32", 4, false }, { "uid_t", 4, false }, { "gid_t", 4, false },
+		{ "qid_t", 4, false }, { "umode_t", 2, false }, { "long", 8, true },
+		{ "loff_t", 8, true }, { "off_t", 8, true },
+	};
+	const char *t = f->type;
+
+	if (f->is_pointer || f->is_data_loc || strchr(t, '['))
+		return;
+	if (strncmp(t, "const ", 6) == 0)
+		t += 6;
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		if (strcmp(t, ints[i].name) || ints[i].size > f->size)
+			continue;
+		f->size = ints[i].size;
+		f->is_signed = ints[i].sign;
+		return;
+	}
+}
+
 bool sp_tp_parse_field_line(const char *line, struct sp_tracefs_field *f)
 {
 	const char *p = strstr(line, "field:");
@@ -154,6 +183,7 @@ bool sp_tp_parse_field_line(const char *line, struct sp_tracefs_field *f)
 	f->size = (uint32_t)size;
 	f->is_signed = sign != 0;
 	classify(f);
+	narrow_declared(f);
 	return true;
 }
 

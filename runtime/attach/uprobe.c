@@ -12,7 +12,10 @@
  * given offsets only: its func_name lookup would reopen and rescan the ELF
  * for every probe, which is what makes 500-function wildcards slow. Aliases
  * (several names at one address, like malloc and __libc_malloc) attach
- * once. With -p the uprobe is installed in that process only.
+ * once. With -p the uprobe is installed in that process only. A function
+ * that is not in the file fails with -ESRCH (the run may skip such an
+ * attach point when others of its block attach); in one of glibc's stub
+ * libraries (libpthread.so.0 since glibc 2.34) it is looked up in libc.
  *
  * Scale: one perf-event uprobe per function costs little to attach but
  * about 0.1 s to detach here (each one waits for an RCU-tasks grace
@@ -133,10 +136,10 @@ static int add_matches(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 			return err;
 	}
 	if (u->n == 0 && sp_has_wildcard(p->func))
-		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no function matches '%s' in %s",
+		return sp_probe_fail(ctx, p, -ESRCH, "cannot attach: no function matches '%s' in %s",
 				     p->func, u->path);
 	if (u->n == 0)
-		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no symbol '%s' in %s", p->func,
+		return sp_probe_fail(ctx, p, -ESRCH, "cannot attach: no symbol '%s' in %s", p->func,
 				     u->path);
 	if (u->n > 1)
 		qsort(u->v, u->n, sizeof(*u->v), upoint_cmp);
@@ -190,6 +193,56 @@ static int add_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, s
 	return upoints_add(u, fn->foff + (p->has_offset ? p->offset : 0), fn);
 }
 
+static int load_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		      struct upoints *u)
+{
+	int err = sp_funcs__load(&u->funcs, u->path);
+
+	if (err == -ENOEXEC)
+		return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", u->path);
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot attach: cannot read %s: %s", u->path,
+				     strerror(-err));
+	return 0;
+}
+
+/* Since glibc 2.34 libpthread, libdl, librt, libutil and libanl are empty
+ * stubs kept for old links: their functions live in libc. */
+static bool glibc_stub(const char *path)
+{
+	static const char *const stubs[] = { "libpthread.so", "libdl.so", "librt.so",
+					     "libutil.so", "libanl.so" };
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(stubs) / sizeof(stubs[0]); i++)
+		if (!strncmp(base, stubs[i], strlen(stubs[i])))
+			return true;
+	return false;
+}
+
+/* uprobe:libpthread:pthread_create finds the function in libc, as
+ * bpftrace does, and says so. */
+static int follow_stub(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		       struct upoints *u)
+{
+	char stub[PATH_MAX];
+	int err;
+
+	snprintf(stub, sizeof(stub), "%s", u->path);
+	upoints_free(u);
+	if (sp_resolve_binary("libc.so.6", ctx->pid, u->path, sizeof(u->path)))
+		return sp_probe_fail(ctx, p, -ESRCH, "cannot attach: no symbol '%s' in %s (a glibc "
+				     "stub) and no libc.so.6 found", p->func, stub);
+	err = load_funcs(p, ctx, u);
+	if (!err)
+		err = add_funcs(p, ctx, u);
+	if (!err)
+		fprintf(stderr, "sprof: note: probe '%s': %s is a stub since glibc 2.34; "
+			"attaching to '%s' in %s\n", p->spec, stub, p->func, u->path);
+	return err;
+}
+
 /* Fill u with every point the probe attaches to; ctx->err on failure. */
 static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 			   struct upoints *u)
@@ -204,13 +257,13 @@ static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *
 		return resolve_addr(p, ctx, u);
 	if (!p->func || !*p->func)
 		return sp_probe_fail(ctx, p, -EINVAL, "no function given (uprobe:BINARY:FUNCTION)");
-	err = sp_funcs__load(&u->funcs, u->path);
-	if (err == -ENOEXEC)
-		return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", u->path);
+	err = load_funcs(p, ctx, u);
 	if (err)
-		return sp_probe_fail(ctx, p, err, "cannot attach: cannot read %s: %s", u->path,
-				     strerror(-err));
-	return add_funcs(p, ctx, u);
+		return err;
+	err = add_funcs(p, ctx, u);
+	if (err == -ESRCH && glibc_stub(u->path))
+		return follow_stub(p, ctx, u);
+	return err;
 }
 
 static void upoints_destroy(void *data)
