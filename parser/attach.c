@@ -170,6 +170,9 @@ static bool need_fields(struct ap *p, int kind, int min, int max)
 		return false;
 	}
 	for (int i = 1; i < p->n && i < (max ? max : p->n); i++) {
+		/* usdt:[BINARY]:[PROVIDER]:NAME: -p names the binary, any provider */
+		if (kind == SP_PK_USDT && i < p->n - 1)
+			continue;
 		if (!p->f[i].text[0]) {
 			sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i),
 				   "empty field in attach point '%s', expected '%s'", p->at->raw,
@@ -283,10 +286,22 @@ static bool parse_event(struct ap *p, int kind, const char *const (*evs)[2], int
 	return true;
 }
 
-/* FUNC, FUNC+OFFSET or 0xADDR into at->func / offset. */
+/* "FUNC"+OFFSET: the name in quotes, the offset after them. */
+static const char *unquote_offset(struct ap *p, const char *func, const char **plus)
+{
+	const char *q = func[0] == '"' ? strchr(func + 1, '"') : NULL;
+
+	*plus = strrchr(func, '+');
+	if (!q || q[1] != '+')
+		return func;
+	*plus = q + 1;
+	return sp_arena_strndup(p->arena, func + 1, (size_t)(q - func - 1));
+}
+
+/* FUNC, FUNC+OFFSET, "FUNC"+OFFSET or 0xADDR into at->func / offset. */
 static bool parse_func(struct ap *p, int i, const char *func, bool ret)
 {
-	const char *plus = strrchr(func, '+');
+	const char *plus, *name = unquote_offset(p, func, &plus);
 	char *end;
 
 	if (!strncmp(func, "0x", 2) && !ret) {
@@ -307,7 +322,8 @@ static bool parse_func(struct ap *p, int i, const char *func, bool ret)
 		if (*end)
 			goto out_bad;
 		p->at->has_offset = true;
-		p->at->func = sp_arena_strndup(p->arena, func, (size_t)(plus - func));
+		p->at->func = name != func ? name
+					   : sp_arena_strndup(p->arena, func, (size_t)(plus - func));
 		return true;
 	}
 	p->at->func = func;

@@ -36,6 +36,7 @@
 #include "runtime/outpath.h"
 #include "runtime/printf.h"
 #include "runtime/attach/probe.h"
+#include "runtime/attach/resolve.h"
 #include "runtime/attach/verbose.h"
 #include "runtime/report/profile.h"
 #include "runtime/report/clickhouse.h"
@@ -96,6 +97,7 @@ struct run {
 	uint64_t wall_start;
 	char err[1024];
 	bool *skip;           /* plan probes left out (validate_probes) */
+	char cmd_path[4096];  /* -c: the program it runs ("" when unknown) */
 };
 
 /* With a script location the front end's caret diagnostic says it all. */
@@ -247,6 +249,20 @@ static int validate_probes(struct run *r)
 	return skip_missing(r);
 }
 
+/* -c "CMD ARGS": the program file CMD names, for attach points that name
+ * no binary (usdt:::NAME). */
+static void cmd_program(struct run *r)
+{
+	char **argv;
+	int n;
+
+	if (!r->o->cmd || (n = sp_split_args(r->o->cmd, &argv)) <= 0)
+		return;
+	if (sp_resolve_binary(argv[0], 0, r->cmd_path, sizeof(r->cmd_path)))
+		r->cmd_path[0] = '\0';
+	sp_free_args(argv);
+}
+
 static int setup_ctx(struct run *r)
 {
 	int n = sp_online_cpus(&r->cpus);
@@ -255,12 +271,14 @@ static int setup_ctx(struct run *r)
 		fprintf(stderr, "sprof: cannot read the online CPUs: %s\n", strerror(-n));
 		return n;
 	}
+	cmd_program(r);
 	r->skip = calloc(r->plan->nprobes + 1, sizeof(*r->skip));
 	if (!r->skip)
 		return -ENOMEM;
 	r->actx = (struct sp_attach_ctx){ .pid = r->o->pid, .ncpus = n, .cpus = r->cpus,
 					  .verbose = r->o->verbose > 0, .err = r->err,
-					  .errlen = sizeof(r->err), .resolved = &r->resolved };
+					  .errlen = sizeof(r->err), .resolved = &r->resolved,
+					  .cmd_path = r->cmd_path[0] ? r->cmd_path : NULL };
 	return 0;
 }
 

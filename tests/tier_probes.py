@@ -576,6 +576,96 @@ def t_list_missing_binary(ctx):
     expect_err(list_run(ctx, "-l", "uprobe:./no/such/app:*"), "binary './no/such/app' not found")
 
 
+# --- attach-point forms: quoted names, empty USDT fields, path globs -------------
+
+def t_uprobe_quoted_offset(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    expect(ok(trace(ctx, 'uprobe:%s:"probe_count"+0 { @ = count(); }' % w, "%s %d" % (w, N))),
+           r"^@: %d$" % N)
+
+
+def t_uprobe_quoted_path_with_space(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    d = os.path.join(ctx.workdir, "dir with space")
+    os.makedirs(d, exist_ok=True)
+    b = os.path.join(d, "probes calls")
+    shutil.copy(w, b)
+    r = ok(ctx.sprof_run("-c", "'%s' %d" % (b, N), "-e",
+                         'uprobe:"%s":"probe_count" { @ = count(); }' % b))
+    expect(r, r"^@: %d$" % N)
+
+
+def t_attach_unterminated_quote(ctx):
+    w = calls(ctx)
+    r = ctx.sprof_run("-e", 'uprobe:%s:"probe_count { @ = count(); }' % w)
+    expect_err(r, """unterminated quote in attach point 'uprobe:%s:"probe_count'""" % w)
+
+
+def t_usdt_empty_provider(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    expect(ok(trace(ctx, "usdt:%s::args { @ = count(); }" % w, "%s 10" % w)), r"^@: 10$")
+    expect_err(ctx.sprof_run("-e", "usdt:%s::small { @ = count(); }" % w), "ambiguous")
+
+
+def t_usdt_empty_binary(ctx):
+    """usdt::PROVIDER:NAME and usdt:::NAME: the -c command's program, or -p's process."""
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    for spec in ("usdt::sptest:args", "usdt:::args"):
+        expect(ok(trace(ctx, "%s { @ = count(); }" % spec, "%s 10" % w)), r"^@: 10$", spec)
+    with Background([w, "100000", "2000"]) as a:
+        r = ok(ctx.sprof_run("-p", str(a.pid), "-e",
+                             "usdt:::args { @ = count(); } interval:ms:500 { exit(); }"))
+        expect(r, r"^@: [1-9]\d*$")
+    expect_err(ctx.sprof_run("-e", "usdt:::args { @ = count(); }"), "a command (-c CMD)")
+
+
+def t_uprobe_path_glob(ctx):
+    ctx.require_bpf()
+    w = calls(ctx)
+    d = os.path.dirname(w)
+    r = ok(trace(ctx, "uprobe:%s/probes_c*:probe_count { @ = count(); }" % d, "%s %d" % (w, N)))
+    expect(r, r"^@: %d$" % N)
+    # files without the function (other workloads) are passed over
+    r = ok(trace(ctx, "uprobe:%s/*:probe_count { @ = count(); }" % d, "%s %d" % (w, N)))
+    expect(r, r"^@: %d$" % N)
+
+
+def t_usdt_path_glob(ctx):
+    ctx.require_bpf()
+    w = usdt_w(ctx)
+    r = ok(trace(ctx, "usdt:%s/usdt_a*:sptest:args { @ = count(); }" % os.path.dirname(w),
+                 "%s 10" % w))
+    expect(r, r"^@: 10$")
+
+
+def t_path_glob_errors(ctx):
+    ctx.require_root()
+    d = os.path.dirname(calls(ctx))
+    expect_err(ctx.sprof_run("-e", "uprobe:%s/nomatch*:f { @ = count(); }" % d),
+               "no file matches '%s/nomatch*'" % d)
+    expect_err(ctx.sprof_run("-e", "usdt:%s/nomatch*:a:b { @ = count(); }" % d),
+               "no file matches '%s/nomatch*'" % d)
+    expect_err(ctx.sprof_run("-e", "uprobe:%s/probes_c*:no_such_fn { @ = count(); }" % d),
+               "has a function 'no_such_fn'")
+
+
+def t_list_path_glob(ctx):
+    w = usdt_w(ctx)
+    d = os.path.dirname(w)
+    r = ok(list_run(ctx, "-l", "usdt:%s/usdt_a*:sptest:args" % d))
+    if "usdt:%s:sptest:args" % w not in lines(r) or len(lines(r)) < 2:
+        raise AssertionError(repr(r))
+    c = calls(ctx)
+    r = ok(list_run(ctx, "-l", "uprobe:%s/probes_c*:probe_count" % d))
+    if lines(r) != {"uprobe:%s:probe_count" % c}:
+        raise AssertionError(repr(r))
+    expect_err(list_run(ctx, "-l", "uprobe:/no/such/dir/*:f"), "no file matches '/no/such/dir/*'")
+
+
 def tests(ctx):
     for name, fn in sorted(globals().items()):
         if name.startswith("t_") and callable(fn):

@@ -61,6 +61,7 @@ struct upoints {
 	struct sp_funcs funcs;
 	struct upoint *v;
 	int n;
+	struct upoints *next; /* the next file of a path glob, or NULL */
 };
 
 static void upoints_free(struct upoints *u)
@@ -243,16 +244,12 @@ static int follow_stub(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 	return err;
 }
 
-/* Fill u with every point the probe attaches to; ctx->err on failure. */
-static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+/* The points of u->path; ctx->err on failure. */
+static int resolve_in_file(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 			   struct upoints *u)
 {
 	int err;
 
-	memset(u, 0, sizeof(*u));
-	err = resolve_target(p, ctx, u);
-	if (err)
-		return err;
 	if (p->is_addr)
 		return resolve_addr(p, ctx, u);
 	if (!p->func || !*p->func)
@@ -268,8 +265,69 @@ static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *
 
 static void upoints_destroy(void *data)
 {
-	upoints_free(data);
-	free(data);
+	struct upoints *u = data, *next;
+
+	for (; u; u = next) {
+		next = u->next;
+		upoints_free(u);
+		free(u);
+	}
+}
+
+/* uprobe:/usr/lib/x86_64-linux-gnu/libssl*:SSL_read: one node per file that
+ * has the function; files without it (or not ELF) are passed over. */
+static int resolve_glob(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			struct upoints *u)
+{
+	struct upoints *last = NULL, *node;
+	char **paths;
+	int i, n, err = sp_resolve_glob(p->target, &paths, &n);
+
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot expand '%s': %s", p->target,
+				     strerror(-err));
+	for (i = 0; i < n && !err; i++) {
+		node = last ? calloc(1, sizeof(*node)) : u;
+		if (!node) {
+			err = -ENOMEM;
+			break;
+		}
+		snprintf(node->path, sizeof(node->path), "%s", paths[i]);
+		err = resolve_in_file(p, ctx, node);
+		if (err) {
+			if (node != u)
+				upoints_destroy(node);
+			else
+				upoints_free(u);
+			err = err == -ESRCH || err == -ENOEXEC ? 0 : err;
+			continue;
+		}
+		if (last)
+			last->next = node;
+		last = node;
+	}
+	sp_strv_free(paths, n);
+	if (!err && !last && n == 0)
+		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no file matches '%s'",
+				     p->target);
+	if (!err && !last)
+		return sp_probe_fail(ctx, p, -ESRCH, "cannot attach: none of the %d files matching "
+				     "'%s' has a function '%s'", n, p->target,
+				     p->is_addr ? "at that address" : p->func);
+	return err;
+}
+
+/* Fill u with every point the probe attaches to; ctx->err on failure. */
+static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			   struct upoints *u)
+{
+	int err;
+
+	memset(u, 0, sizeof(*u));
+	if (sp_is_path_glob(p->target))
+		return resolve_glob(p, ctx, u);
+	err = resolve_target(p, ctx, u);
+	return err ? err : resolve_in_file(p, ctx, u);
 }
 
 static int upoints_resolve_any(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *u)
@@ -598,16 +656,12 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	return 0;
 }
 
-static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
-			 struct sp_attach_ctx *ctx, struct sp_links *links)
+static int attach_file(const struct sp_plan_probe *p, struct bpf_program *prog,
+		       struct sp_attach_ctx *ctx, struct upoints *u, struct sp_links *links)
 {
-	struct upoints *u;
 	double start = sp_mono_s();
-	int err = upoints_get(p, ctx, &u);
+	int err = drop_evex(p, ctx, u);
 
-	if (err)
-		return err;
-	err = drop_evex(p, ctx, u);
 	if (!err && p->uses_names)
 		err = record_names(p, ctx, u);
 	if (!err) {
@@ -618,6 +672,19 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	if (!err && ctx->verbose && u->n > 1)
 		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u->n, u->path,
 			sp_mono_s() - start);
+	return err;
+}
+
+static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
+			 struct sp_attach_ctx *ctx, struct sp_links *links)
+{
+	struct upoints *u;
+	int err = upoints_get(p, ctx, &u);
+
+	if (err)
+		return err;
+	for (struct upoints *f = u; f && !err; f = f->next)
+		err = attach_file(p, prog, ctx, f, links);
 	upoints_put(ctx, u);
 	return err;
 }
@@ -628,7 +695,8 @@ static int uprobe_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	int n = upoints_get(p, ctx, &u);
 
 	if (n == 0) {
-		n = u->n;
+		for (struct upoints *f = u; f; f = f->next)
+			n += f->n;
 		upoints_put(ctx, u);
 	}
 	return n;
