@@ -233,6 +233,7 @@ static const char *const sections[SP_PROBE__COUNT] = {
 	[SP_PROBE_USDT] = "usdt",            [SP_PROBE_TRACEPOINT] = "tracepoint",
 	[SP_PROBE_RAWTRACEPOINT] = "raw_tp", [SP_PROBE_KPROBE] = "kprobe",
 	[SP_PROBE_KRETPROBE] = "kretprobe",
+	[SP_PROBE_WATCHPOINT] = "perf_event", [SP_PROBE_ASYNCWATCHPOINT] = "perf_event",
 };
 
 static char *dup_or_null(const char *s)

@@ -28,8 +28,7 @@
 
 /* Types bpftrace has that sprof does not (yet): a clear error, not a typo. */
 static const char *const unsupported[] = {
-	"fentry", "fexit", "kfunc", "kretfunc", "f", "fr", "watchpoint", "w",
-	"asyncwatchpoint", "aw", "iter", "it", "self", "test", "bench",
+	"fentry", "fexit", "kfunc", "kretfunc", "f", "fr", "iter", "it", "self", "test", "bench",
 };
 
 /* name, alias (or NULL): abi/perf_events.h's table (periods are the runtime's) */
@@ -333,6 +332,54 @@ out_bad:
 	return false;
 }
 
+/* watchpoint:ADDR:LEN:MODE: LEN 1, 2, 4 or 8; MODE of r, w and x, each
+ * once, in a combination x86's debug registers watch (w, rw, x), as
+ * bpftrace 0.17 checks. Sorted mode in at->unit, length in at->value,
+ * address in at->offset. */
+static bool parse_watchpoint(struct ap *p, int kind)
+{
+	static const char *const modes[] = { "w", "rw", "x" };
+	char mode[4] = "";
+	const char *m;
+	uint64_t len;
+	int nm = 0;
+
+	if (!need_fields(p, kind, 4, 4))
+		return false;
+	if (strchr(p->f[1].text, '+')) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1),
+			   "%s on a function argument ('%s') is not supported yet: watch an "
+			   "address (%s:0xADDR:LEN:MODE)", sp_probe_type_name(kind), p->f[1].text,
+			   sp_probe_type_name(kind));
+		return false;
+	}
+	if (!parse_count(p, 1, "watchpoint address", &p->at->offset) ||
+	    !parse_count(p, 2, "watchpoint length", &len))
+		return false;
+	if (len != 1 && len != 2 && len != 4 && len != 8) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 2),
+			   "watchpoint length must be 1, 2, 4 or 8, not %llu", (unsigned long long)len);
+		return false;
+	}
+	for (const char *c = "rwx"; *c; c++)
+		if (strchr(p->f[3].text, *c))
+			mode[nm++] = *c;
+	for (m = p->f[3].text; *m && strchr("rwx", *m) && strchr(m + 1, *m) == NULL; m++)
+		;
+	for (size_t i = 0; !*m && i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(mode, modes[i])) {
+			p->at->unit = sp_arena_strndup(p->arena, mode, strlen(mode));
+			p->at->value = len;
+			p->at->has_value = p->at->is_addr = true;
+			return true;
+		}
+	}
+	sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 3),
+		   "invalid watchpoint mode '%s': r, w and x at most once each, and x86 "
+		   "watches w, rw or x", p->f[3].text);
+	return false;
+}
+
 static bool parse_fields(struct ap *p, int kind)
 {
 	struct sp_attach *at = p->at;
@@ -369,6 +416,9 @@ static bool parse_fields(struct ap *p, int kind)
 		at->target = p->f[1].text;
 		at->func = p->f[2].text;
 		return true;
+	case SP_PK_WATCHPOINT:
+	case SP_PK_ASYNCWATCHPOINT:
+		return parse_watchpoint(p, kind);
 	case SP_PK_RAWTRACEPOINT:
 		if (!need_fields(p, kind, 2, 3))
 			return false;

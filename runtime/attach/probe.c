@@ -23,6 +23,7 @@ extern const struct sp_probe_ops sp_probe_software_ops, sp_probe_hardware_ops;
 extern const struct sp_probe_ops sp_probe_uprobe_ops, sp_probe_uretprobe_ops, sp_probe_usdt_ops;
 extern const struct sp_probe_ops sp_probe_tracepoint_ops, sp_probe_rawtracepoint_ops;
 extern const struct sp_probe_ops sp_probe_kprobe_ops, sp_probe_kretprobe_ops;
+extern const struct sp_probe_ops sp_probe_watchpoint_ops, sp_probe_asyncwatchpoint_ops;
 
 static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_begin_ops,
@@ -38,6 +39,8 @@ static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_rawtracepoint_ops,
 	&sp_probe_kprobe_ops,
 	&sp_probe_kretprobe_ops,
+	&sp_probe_watchpoint_ops,
+	&sp_probe_asyncwatchpoint_ops,
 };
 
 const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)

@@ -50,3 +50,21 @@ uprobe:$WORKLOAD:no_such_function, uprobe:$WORKLOAD:pf_start { @ = count(); }
 @: 1
 --- stderr
 no symbol 'no_such_function'
+### watchpoint_write
+# workload: probeforms
+# opts: -c "$WORKLOAD watch 100"
+watchpoint:0x10000000:8:w { @ = count(); @c[comm] = count(); }
+--- stdout
+
+
+@: 100
+@c[probeforms]: 100
+### asyncwatchpoint_rw
+# workload: probeforms
+# opts: -c "$WORKLOAD watch 50"
+# bpftrace: skip 0.17's asyncwatchpoint takes only the FUNC+argN form ("asyncwatchpoint requires a function name")
+asyncwatchpoint:0x10000000:4:rw { @ = count(); }
+--- stdout
+
+
+@: 50
