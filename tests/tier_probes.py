@@ -666,7 +666,89 @@ def t_list_path_glob(ctx):
     expect_err(list_run(ctx, "-l", "uprobe:/no/such/dir/*:f"), "no file matches '/no/such/dir/*'")
 
 
+# --- bpftrace's own tools (Debian's bpftrace package ships them in /usr/sbin) ------
+
+NANOSLEEP = ("python3 -c 'import ctypes,struct; ts=ctypes.create_string_buffer("
+             "struct.pack(\"qq\",0,200000000)); ctypes.CDLL(None).syscall(35, ts, None)'")
+THREAD = "python3 -c 'import threading; t=threading.Thread(target=len, args=((),)); t.start(); t.join()'"
+SPIN = "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'"
+
+# tool: (-c command run under it, patterns its stdout must show). {w} is the work dir.
+TOOLS = {
+    "bitesize": ("dd if=/dev/zero of={w}/bitesize.dat bs=4k count=64 oflag=direct",
+                 [r"^I/O size \(bytes\) histograms by process name:$", r"^@\[dd\]: $",
+                  r"^\[4K, 8K\)\s+\d+ \|@+"]),
+    "cpuwalk": (SPIN, [r"^Sampling CPU at 99hz", r"^@cpu: $", r"^\[\d+, \d+\)\s+\d+ \|@+"]),
+    "gethostlatency": ("getent hosts localhost",
+                       [r"^TIME\s+PID\s+COMM\s+LATms HOST$", r"^\d\d:\d\d:\d\d\s+\d+\s+getent\s+\d+ localhost$"]),
+    "killsnoop": ("sh -c 'kill -0 99999 || true'",
+                  [r"^TIME\s+PID\s+COMM\s+SIG\s+TPID\s+RESULT$", r"^\d\d:\d\d:\d\d\s+\d+\s+sh\s+0\s+99999\s+-3$"]),
+    "naptime": (NANOSLEEP, [r"^TIME\s+PPID\s+PCOMM\s+PID\s+COMM\s+SECONDS$",
+                            r"^\d\d:\d\d:\d\d \d+\s+\S+\s+\d+\s+python3\s+0\.200$"]),
+    "opensnoop": ("cat /etc/hostname", [r"^PID\s+COMM\s+FD ERR PATH$", r"^\d+\s+cat\s+3\s+0 /etc/hostname$"]),
+    "pidpersec": ("sleep 1.2", [r"^\d\d:\d\d:\d\d PIDs/sec: @: \d+$"]),
+    "setuids": ("setpriv --reuid=65534 --regid=65534 --clear-groups true",
+                [r"^\d\d:\d\d:\d\d \d+\s+setpriv\s+0\s+setresuid ruid=65534 euid=65534 suid=65534 \(0\)$"]),
+    "ssllatency": ("true", [r"^Tracing SSL/TLS handshake\.\.\. Hit Ctrl-C to end\.$"]),
+    "sslsnoop": ("true", [r"^Tracing SSL/TLS handshake\.\.\. Hit Ctrl-C to end\.$"]),
+    "statsnoop": ("stat /etc/hostname", [r"^PID\s+COMM\s+ERR PATH$", r"^\d+\s+stat\s+0 /etc/hostname$"]),
+    "syncsnoop": ("sync", [r"^\d\d:\d\d:\d\d\s+\d+\s+sync\s+tracepoint:syscalls:sys_enter_sync$"]),
+    "syscount": ("ls /", [r"^Top 10 syscalls IDs:$", r"^@syscall\[\d+\]: \d+$", r"^@process\[ls\]: \d+$"]),
+    "threadsnoop": (THREAD, [r"^TIME\(ms\)\s+PID\s+COMM\s+FUNC$", r"^\d+\s+\d+\s+python3\s+\S+$"]),
+    "writeback": ("sync", [r"^TIME\s+DEVICE\s+PAGES\s+REASON\s+ms$"]),
+}
+
+# Tools that cannot run yet, with the builtin that blocks them: the test
+# checks they fail for that reason; when one runs, move it to TOOLS.
+BLOCKED = {
+    "execsnoop": ("ls /", "unknown function 'join'"),
+}
+
+
+def tool_path(ctx, name):
+    path = "/usr/sbin/%s.bt" % name
+    if not os.path.exists(path):
+        if ctx.ci:
+            raise AssertionError("%s missing: .ci/setup installs bpftrace" % path)
+        raise ctx.Skip("bpftrace's tools are not installed")
+    return path
+
+
+def run_tool(ctx, name):
+    ctx.require_bpf()
+    cmd, pats = TOOLS[name]
+    r = ok(ctx.sprof_run("-c", cmd.format(w=ctx.workdir), tool_path(ctx, name), timeout=60))
+    for pat in pats:
+        expect(r, pat, name)
+
+
+def run_blocked(ctx, name):
+    ctx.require_bpf()
+    cmd, why = BLOCKED[name]
+    r = ctx.sprof_run("-c", cmd, tool_path(ctx, name), timeout=60)
+    if r.rc == 0:
+        raise AssertionError("%s runs now: move it from BLOCKED to TOOLS\n%r" % (name, r))
+    expect_err(r, why)
+
+
+def t_tool_bashreadline(ctx):
+    """System wide (readline runs in a grandchild): an interactive bash on a pty."""
+    ctx.require_bpf()
+    p = subprocess.Popen([ctx.sprof, "--duration", "5s", tool_path(ctx, "bashreadline")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    subprocess.run(["script", "-qc", "bash --norc -i", "/dev/null"], input="echo pf_marker_rl\nexit\n",
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True, timeout=20)
+    out, err = p.communicate(timeout=30)
+    if p.returncode != 0 or not re.search(r"^\d\d:\d\d:\d\d\s+\d+\s+echo pf_marker_rl$", out, re.M):
+        raise AssertionError("rc %d\nstdout:\n%s\nstderr:\n%s" % (p.returncode, out, err))
+
+
 def tests(ctx):
     for name, fn in sorted(globals().items()):
         if name.startswith("t_") and callable(fn):
             yield name[2:], fn
+    for name in sorted(TOOLS):
+        yield "tool_" + name, (lambda c, n=name: run_tool(c, n))
+    for name in sorted(BLOCKED):
+        yield "tool_" + name + "_blocked", (lambda c, n=name: run_blocked(c, n))
