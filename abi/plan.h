@@ -62,6 +62,8 @@ struct sp_plan_probe {
 	bool uses_names;
 	int block;          /* index of the probe block it belongs to: attach points of
 	                     * one block share the actions */
+	bool sleepable;     /* load with BPF_F_SLEEPABLE: a uprobe whose str() may
+	                     * need to fault in a page (bpf_copy_from_user) */
 };
 
 /* Aggregations a map value can hold. */

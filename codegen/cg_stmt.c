@@ -454,6 +454,12 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
 	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, src), g->ptr, "");
 	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
+	if (user_probe(g) && g->plan->nprobes > 0) {
+		/* a string on a page never touched: the uprobe becomes sleepable */
+		g->plan->probes[g->plan->nprobes - 1].sleepable = true;
+		cg_call_fn(g, "sp_read_str_sleepable", args, 3);
+		return buf;
+	}
 	cg_call_fn(g, "sp_read_str", args, 4);
 	return buf;
 }

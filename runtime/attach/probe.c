@@ -62,8 +62,12 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan,
 		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
 		int n;
 
+		struct bpf_program *prog = bpf_object__find_program_by_name(obj, p->prog);
+
 		if (ops && ops->prepare)
-			ops->prepare(bpf_object__find_program_by_name(obj, p->prog));
+			ops->prepare(prog);
+		if (p->sleepable && prog)
+			bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
 		if (!p->uses_names)
 			continue;
 		n = ops && ops->count ? ops->count(p, ctx) : 1;

@@ -466,7 +466,8 @@ static bool prepared_for_multi(struct bpf_program *prog)
  * there are no subprograms needing BTF. The link keeps the copy alive. */
 static int load_multi_copy(struct bpf_program *prog)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI);
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI,
+		    .prog_flags = bpf_program__flags(prog));
 	const struct bpf_insn *insns = bpf_program__insns(prog);
 	size_t cnt = bpf_program__insn_cnt(prog);
 	int fd;

@@ -68,3 +68,18 @@ asyncwatchpoint:0x10000000:4:rw { @ = count(); }
 
 
 @: 50
+### str_untouched_page
+# workload: probeforms
+# opts: -c "$WORKLOAD str"
+# bpftrace: differs 0.17 reads an empty string from a page the process never touched
+uprobe:$WORKLOAD:pass_str { printf("[%s]\n", str(arg0)); @[str(arg0, 8)] = count(); }
+--- stdout
+[a string constant nobody read before]
+
+
+@[a string]: 1
+--- bpftrace
+[]
+
+
+@[]: 1
