@@ -666,6 +666,56 @@ def t_list_path_glob(ctx):
     expect_err(list_run(ctx, "-l", "uprobe:/no/such/dir/*:f"), "no file matches '/no/such/dir/*'")
 
 
+# --- local functions of stripped libraries: MiniDebugInfo and .gnu_debuglink -------
+
+STRIPPED_LIB = """static __attribute__((noinline)) int local_fn(int x) { return x * 3; }
+int api(int x) { return local_fn(x) + 1; }
+"""
+STRIPPED_MAIN = """int api(int);
+int main(void) { int s = 0; for (int i = 0; i < 5; i++) s += api(i); return s == 0; }
+"""
+
+
+def stripped_lib(ctx, how):
+    """A library whose local_fn is named only by MiniDebugInfo (how="mini",
+    as Fedora ships them: an xz'd symtab in .gnu_debugdata) or by a separate
+    debug file found through .gnu_debuglink (how="link"); and a program using it."""
+    d = os.path.join(ctx.workdir, "stripped_" + how)
+    os.makedirs(d, exist_ok=True)
+    lib, main = os.path.join(d, "libpfstrip.so"), os.path.join(d, "main")
+    run = lambda *a: ctx.run(list(a), check=True, cwd=d)
+    open(os.path.join(d, "lib.c"), "w").write(STRIPPED_LIB)
+    open(os.path.join(d, "main.c"), "w").write(STRIPPED_MAIN)
+    run("gcc", "-O1", "-g", "-shared", "-fPIC", "-o", lib, "lib.c")
+    run("gcc", "-o", main, "main.c", "-L.", "-lpfstrip", "-Wl,-rpath," + d)
+    if how == "link":
+        run("objcopy", "--only-keep-debug", lib, lib + ".debug")
+        run("strip", "--strip-all", lib)
+        run("objcopy", "--add-gnu-debuglink=" + lib + ".debug", lib)
+    else:
+        open(os.path.join(d, "keep"), "w").write("local_fn\n")
+        run("objcopy", "--only-keep-debug", lib, "full.debug")
+        run("objcopy", "-S", "--keep-symbols=keep", "full.debug", "mini.debug")
+        run("xz", "-f", "mini.debug")
+        run("strip", "--strip-all", lib)
+        run("objcopy", "--add-section", ".gnu_debugdata=mini.debug.xz", lib)
+    if "local_fn" in ctx.run(["nm", lib]).out:
+        raise AssertionError("local_fn still in the stripped library's .symtab")
+    return lib, main
+
+
+def t_uprobe_stripped_minidebuginfo(ctx):
+    ctx.require_bpf()
+    lib, main = stripped_lib(ctx, "mini")
+    expect(ok(trace(ctx, "uprobe:%s:local_fn { @ = count(); }" % lib, main)), r"^@: 5$")
+
+
+def t_uprobe_stripped_debuglink(ctx):
+    ctx.require_bpf()
+    lib, main = stripped_lib(ctx, "link")
+    expect(ok(trace(ctx, "uprobe:%s:local_fn { @ = count(); }" % lib, main)), r"^@: 5$")
+
+
 # --- bpftrace's own tools (Debian's bpftrace package ships them in /usr/sbin) ------
 
 NANOSLEEP = ("python3 -c 'import ctypes,struct; ts=ctypes.create_string_buffer("
