@@ -527,6 +527,16 @@ SP_NODEBUG long sp_read_str_sleepable(char *dst, __u32 size, const void *src)
 	return bpf_probe_read_user_str(dst, size, src);
 }
 
+/* buf() in a sleepable uprobe: the same, for raw bytes. */
+SP_NODEBUG long sp_read_sleepable(void *dst, __u32 size, const void *src)
+{
+	long r = bpf_probe_read_user(dst, size, src);
+
+	if (r != -14 /* EFAULT */)
+		return r;
+	return bpf_copy_from_user(dst, size, src);
+}
+
 SP_NODEBUG long sp_read(void *dst, __u32 size, const void *src, int user)
 {
 	long r = -1;

@@ -309,6 +309,11 @@ static void fn_end(struct cg *g, const struct sp_node *at)
 {
 	LLVMBasicBlockRef body = LLVMGetNextBasicBlock(g->init_bb);
 
+	/* str()/buf() made it sleepable (cg_stmt.c): libbpf loads a "uprobe.s"
+	 * or "uretprobe.s" program with BPF_F_SLEEPABLE (a USDT one is a uprobe) */
+	if (g->plan->nprobes > 0 && g->plan->probes[g->plan->nprobes - 1].sleepable)
+		LLVMSetSection(g->fn, g->ptype == SP_PROBE_URETPROBE ? "uretprobe.s" : "uprobe.s");
+
 	LLVMBuildBr(g->B, g->ret_bb);
 	LLVMPositionBuilderAtEnd(g->B, g->ret_bb);
 	cg_loc(g, at->span);

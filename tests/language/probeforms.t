@@ -83,3 +83,16 @@ uprobe:$WORKLOAD:pass_str { printf("[%s]\n", str(arg0)); @[str(arg0, 8)] = count
 
 
 @[]: 1
+### buf_untouched_page
+# workload: probeforms
+# opts: -c "$WORKLOAD str"
+# bpftrace: differs 0.17 reads zeros from a page the process never touched
+uprobe:$WORKLOAD:pass_str { printf("[%r]\n", buf(arg0, 8)); }
+--- stdout
+[a string]
+
+
+--- bpftrace
+[\x00\x00\x00\x00\x00\x00\x00\x00]
+
+

@@ -1,4 +1,4 @@
-Builtins and functions that need a u-probe: str, buf, uaddr, usym, func, probe, argN, retval, ustack. The target is tests/language/strargs.c, run with -c. In bpftrace 0.17 the first call's memory reads come back empty (the string's page is not yet mapped into the traced process when the uprobe first fires); sprof's str() faults the page in, its buf() does not yet, so cases other than str_and_args read from the second call on.
+Builtins and functions that need a u-probe: str, buf, uaddr, usym, func, probe, argN, retval, ustack. The target is tests/language/strargs.c, run with -c. In bpftrace 0.17 the first call's memory reads come back empty (the string's page is not yet mapped into the traced process when the uprobe first fires); sprof's str() and buf() fault the page in, so only str_and_args reads the first call (the other cases are bpftrace's too).
 ### str_and_args
 # workload: strargs
 # opts: -c "$WORKLOAD 3"
