@@ -598,8 +598,9 @@ static const struct sp_tp_field *find_field(struct sema *s, struct sp_node *n,
 			return &fields[i];
 	for (i = 0; i < nf && i < 128; i++)
 		cands[i] = fields[i].is_common ? NULL : fields[i].name;
-	sema_err(s, n->span, "%s '%s' has no field '%s'", at->attach->provider, at->attach->raw,
-		 n->name);
+	sema_err(s, n->span, "%s '%s' has no field '%s'%s", at->attach->provider, at->attach->raw,
+		 n->name, strchr(at->attach->raw, '*') ? " at the same place in every tracepoint "
+		 "it matches (one program serves them all)" : "");
 	hint = sp_did_you_mean(n->name, cands, nf < 128 ? nf : 128);
 	if (hint)
 		sema_note(s, n->span, "did you mean '%s'?", hint);

@@ -97,6 +97,19 @@ def t_uprobe_wildcard_probe(ctx):
     expect(r, r"^@\[uprobe:./probes_calls:probe_thrice\]: %d$" % (3 * N))
 
 
+def t_tracepoint_wildcard_layouts(ctx):
+    """A wildcard's programs are one: a field is read only when every match has
+    it at the same place (openat and openat2 do; open, open_by_handle_at do not)."""
+    ctx.require_bpf()
+    path = ctx.write("tp_wild_layout.txt", "x\n")
+    r = ok(trace(ctx, 'tracepoint:syscalls:sys_enter_openat* { printf("%s\\n", str(args.filename)); }',
+                 "cat %s" % path))
+    expect(r, r"^%s$" % re.escape(path))
+    expect_err(ctx.sprof_run("-e", 'tracepoint:syscalls:sys_enter_open* { printf("%s\\n", '
+                             'str(args.filename)); }'),
+               "has no field 'filename' at the same place in every tracepoint it matches")
+
+
 def t_tracepoint_wildcard_probe(ctx):
     ctx.require_bpf()
     path = ctx.write("tp_wild_probe.txt", "x\n")

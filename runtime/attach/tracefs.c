@@ -284,6 +284,65 @@ int sp_tracepoint_fields(const char *cat, const char *name, struct sp_tracefs_fi
 	return err;
 }
 
+static bool same_field(const struct sp_tracefs_field *a, const struct sp_tracefs_field *b)
+{
+	return !strcmp(a->name, b->name) && a->offset == b->offset && a->size == b->size &&
+	       a->is_signed == b->is_signed && !strcmp(a->type ? a->type : "", b->type ? b->type : "");
+}
+
+/* Keep in f[0..*nf) the fields that g[0..ng) has too. */
+static void keep_common(struct sp_tracefs_field *f, int *nf, const struct sp_tracefs_field *g,
+			int ng)
+{
+	int i, j, kept = 0;
+
+	for (i = 0; i < *nf; i++) {
+		for (j = 0; j < ng && !same_field(&f[i], &g[j]); j++)
+			;
+		if (j < ng) {
+			f[kept++] = f[i];
+			continue;
+		}
+		free(f[i].name);
+		free(f[i].type);
+	}
+	*nf = kept;
+}
+
+int sp_tracepoint_fields_common(const char *cat_glob, const char *name_glob,
+				struct sp_tracefs_field **out, int *n)
+{
+	struct sp_tracefs_field *f = NULL, *g;
+	char **names = NULL;
+	int i, nn = 0, nf = 0, ng, err = sp_tracepoints_list(cat_glob, name_glob, &names, &nn);
+
+	if (!err && nn == 0)
+		err = -ENOENT;
+	for (i = 0; i < nn && !err; i++) {
+		char *colon = strchr(names[i], ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (!f) {
+			err = sp_tracepoint_fields(names[i], colon + 1, &f, &nf);
+			continue;
+		}
+		if (sp_tracepoint_fields(names[i], colon + 1, &g, &ng))
+			continue; /* an unreadable format: attaching reports it */
+		keep_common(f, &nf, g, ng);
+		sp_tracefs_fields_free(g, ng);
+	}
+	sp_strv_free(names, nn);
+	if (err) {
+		sp_tracefs_fields_free(f, nf);
+		return err;
+	}
+	*out = f;
+	*n = nf;
+	return 0;
+}
+
 bool sp_tracepoint_exists(const char *cat, const char *name)
 {
 	char root[256], path[768];
