@@ -703,27 +703,19 @@ static struct sp_source *load_source(const struct cli *c)
 }
 
 /* sema's view of a tracepoint's record: the runtime's tracefs fields, copied
- * into the arena so they live as long as the tree. For a wildcard, the first
- * match decides (every match of one attach point shares one program). */
+ * into the arena so they live as long as the tree. For a wildcard, the
+ * fields every match has in the same place (they share one program). */
 static int tp_fields(void *ctx, const char *cat, const char *event, const struct sp_tp_field **out,
 		     int *n)
 {
 	struct sp_arena *arena = ctx;
 	struct sp_tracefs_field *f = NULL;
-	char **names = NULL;
-	int nf = 0, nn = 0, err;
+	int nf = 0, err;
 
 	if (!cat)
 		return -ENOENT; /* raw tracepoints: typed through arg0..N */
 	if (strchr(cat, '*') || strchr(event, '*')) {
-		if (sp_tracepoints_list(cat, event, &names, &nn) || nn == 0) {
-			sp_strv_free(names, nn);
-			return -ENOENT;
-		}
-		char *colon = strchr(names[0], ':');
-		*colon = '\0';
-		err = sp_tracepoint_fields(names[0], colon + 1, &f, &nf);
-		sp_strv_free(names, nn);
+		err = sp_tracepoint_fields_common(cat, event, &f, &nf);
 	} else {
 		err = sp_tracepoint_fields(cat, event, &f, &nf);
 	}

@@ -31,7 +31,9 @@
 	X(TRACEPOINT, "tracepoint", "t", "tracepoint:CATEGORY:NAME")         \
 	X(RAWTRACEPOINT, "rawtracepoint", "rt", "rawtracepoint:NAME")        \
 	X(KPROBE, "kprobe", "k", "kprobe:FUNCTION[+OFFSET]")                 \
-	X(KRETPROBE, "kretprobe", "kr", "kretprobe:FUNCTION")
+	X(KRETPROBE, "kretprobe", "kr", "kretprobe:FUNCTION")                 \
+	X(WATCHPOINT, "watchpoint", "w", "watchpoint:ADDR:LEN:MODE")         \
+	X(ASYNCWATCHPOINT, "asyncwatchpoint", "aw", "asyncwatchpoint:ADDR:LEN:MODE")
 
 enum sp_probe_type {
 #define X(k, n, a, u) SP_PROBE_##k,
@@ -47,8 +49,9 @@ struct sp_plan_probe {
 	char *target;       /* binary / tracepoint category / ... (may be NULL) */
 	char *func;         /* function / event / usdt name (may be NULL) */
 	char *ns;           /* usdt provider (may be NULL) */
-	char *unit;         /* "hz", "s", "ms", "us" for profile/interval */
-	uint64_t value;     /* frequency or period count */
+	char *unit;         /* "hz", "s", "ms", "us" for profile/interval;
+	                     * a watchpoint's mode ("w", "rw", "x") */
+	uint64_t value;     /* frequency or period count; a watchpoint's length */
 	uint64_t offset;
 	bool has_value, has_offset, is_addr;
 	uint32_t line, col; /* where the attach point is written */
@@ -57,6 +60,10 @@ struct sp_plan_probe {
 	 * expanded point with bpf_cookie = an index into SP_MAP_PROBE_NAMES and
 	 * write that entry (struct sp_probe_name) before the first event. */
 	bool uses_names;
+	int block;          /* index of the probe block it belongs to: attach points of
+	                     * one block share the actions */
+	bool sleepable;     /* load with BPF_F_SLEEPABLE: a uprobe whose str() may
+	                     * need to fault in a page (bpf_copy_from_user) */
 };
 
 /* Aggregations a map value can hold. */

@@ -542,6 +542,36 @@ SP_NODEBUG long sp_read_str(char *dst, __u32 size, const void *src, int user)
 	return r;
 }
 
+/* str() in a sleepable uprobe (abi/plan.h's `sleepable`): a string on a
+ * page the process never touched (a constant in .rodata read for the first
+ * time by the traced function's callee) fails bpf_probe_read_user_str with
+ * -EFAULT, since BPF cannot take page faults; bpf_copy_from_user can,
+ * sleeping while the page is read in. Its first page is faulted in, up to
+ * the page end, then the string is read again. */
+SP_NODEBUG long sp_read_str_sleepable(char *dst, __u32 size, const void *src)
+{
+	long r = bpf_probe_read_user_str(dst, size, src);
+	__u32 n = 4096 - ((__u64)src & 4095);
+
+	if (r != -14 /* EFAULT */ || size == 0)
+		return r;
+	if (n > size)
+		n = size;
+	if (bpf_copy_from_user(dst, n, src) < 0)
+		return r;
+	return bpf_probe_read_user_str(dst, size, src);
+}
+
+/* buf() in a sleepable uprobe: the same, for raw bytes. */
+SP_NODEBUG long sp_read_sleepable(void *dst, __u32 size, const void *src)
+{
+	long r = bpf_probe_read_user(dst, size, src);
+
+	if (r != -14 /* EFAULT */)
+		return r;
+	return bpf_copy_from_user(dst, size, src);
+}
+
 SP_NODEBUG long sp_read(void *dst, __u32 size, const void *src, int user)
 {
 	long r = -1;

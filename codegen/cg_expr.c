@@ -599,9 +599,20 @@ static LLVMValueRef tuple_index(struct cg *g, const struct sp_node *n)
 /* args.FIELD in a tracepoint: the record is the program's context. Integers
  * are loaded from it directly; strings are copied (char[N]), read through
  * their pointer, or found through their __data_loc locator. */
+/* The field as laid out in the attach point being generated: a probe of
+ * several tracepoints (sys_enter_open, sys_enter_openat) gets one program
+ * each, and the same field may sit at a different offset in each. */
+static const struct sp_tp_field *tp_field_here(const struct cg *g, const struct sp_node *n)
+{
+	for (int i = 0; n->tp_field_at && g->probe && i < g->probe->list.len; i++)
+		if (g->probe->list.items[i]->attach == g->attach && n->tp_field_at[i])
+			return n->tp_field_at[i];
+	return n->tp_field;
+}
+
 static LLVMValueRef tp_field(struct cg *g, const struct sp_node *n)
 {
-	const struct sp_tp_field *f = n->tp_field;
+	const struct sp_tp_field *f = tp_field_here(g, n);
 	const struct sp_type *t = n->type;
 	LLVMValueRef src = f ? cg_gep(g, g->ctx, f->offset) : NULL, buf, args[4];
 	uint32_t size;

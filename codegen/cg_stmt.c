@@ -423,6 +423,17 @@ static bool user_probe(struct cg *g)
 	       g->ptype == SP_PROBE_USDT;
 }
 
+/* A uprobe or USDT program reading user memory is loaded sleepable, so a
+ * page the process never touched can be faulted in (bpf/common.bpf.c's
+ * sp_read_str_sleepable). True when the current program is one. */
+static bool sleepable_read(struct cg *g)
+{
+	if (!user_probe(g) || g->plan->nprobes == 0)
+		return false;
+	g->plan->probes[g->plan->nprobes - 1].sleepable = true;
+	return true;
+}
+
 /* str(p[, n]): a NUL-terminated string read from user or kernel memory. */
 static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 {
@@ -454,6 +465,11 @@ static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
 	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
 	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, src), g->ptr, "");
 	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
+	if (sleepable_read(g)) {
+		cg_helper_check(g, cg_call_fn(g, "sp_read_str_sleepable", args, 3), 2,
+				SP_LOST_HELPER_READ);
+		return buf;
+	}
 	cg_helper_check(g, cg_call_fn(g, "sp_read_str", args, 4), 2, SP_LOST_HELPER_READ);
 	return buf;
 }
@@ -489,7 +505,10 @@ static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
 	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
 	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, n->list.items[0]), g->ptr, "");
 	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
-	cg_helper_check(g, cg_call_fn(g, "sp_read", args, 4), 2, SP_LOST_HELPER_READ);
+	if (sleepable_read(g))
+		cg_helper_check(g, cg_call_fn(g, "sp_read_sleepable", args, 3), 2, SP_LOST_HELPER_READ);
+	else
+		cg_helper_check(g, cg_call_fn(g, "sp_read", args, 4), 2, SP_LOST_HELPER_READ);
 	cg_store_int(g, buf, len, 1);
 	return buf;
 }

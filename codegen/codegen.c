@@ -249,6 +249,7 @@ static const char *const sections[SP_PROBE__COUNT] = {
 	[SP_PROBE_USDT] = "usdt",            [SP_PROBE_TRACEPOINT] = "tracepoint",
 	[SP_PROBE_RAWTRACEPOINT] = "raw_tp", [SP_PROBE_KPROBE] = "kprobe",
 	[SP_PROBE_KRETPROBE] = "kretprobe",
+	[SP_PROBE_WATCHPOINT] = "perf_event", [SP_PROBE_ASYNCWATCHPOINT] = "perf_event",
 };
 
 static char *dup_or_null(const char *s)
@@ -274,6 +275,7 @@ static void plan_probe(struct cg *g, const struct sp_node *at, int type, const c
 	pp->has_value = a->has_value;
 	pp->has_offset = a->has_offset;
 	pp->is_addr = a->is_addr;
+	pp->block = g->probe ? g->probe->probe_index : 0;
 	if (g->src)
 		sp_source_linecol(g->src, at->span.begin, &pp->line, &pp->col);
 }
@@ -322,6 +324,11 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 static void fn_end(struct cg *g, const struct sp_node *at)
 {
 	LLVMBasicBlockRef body = LLVMGetNextBasicBlock(g->init_bb);
+
+	/* str()/buf() made it sleepable (cg_stmt.c): libbpf loads a "uprobe.s"
+	 * or "uretprobe.s" program with BPF_F_SLEEPABLE (a USDT one is a uprobe) */
+	if (g->plan->nprobes > 0 && g->plan->probes[g->plan->nprobes - 1].sleepable)
+		LLVMSetSection(g->fn, g->ptype == SP_PROBE_URETPROBE ? "uretprobe.s" : "uprobe.s");
 
 	LLVMBuildBr(g->B, g->ret_bb);
 	LLVMPositionBuilderAtEnd(g->B, g->ret_bb);

@@ -29,7 +29,8 @@ _sprof()
     local opts="-e -p -c -o -f -d -l -v -q -k -kk --info --usdt-file-activation --duration --continuous --max-keys --map --title --strlen
                 --map-size --interp --export --host-name --retention --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
     local types="BEGIN END profile:hz: interval:s: interval:ms: software: hardware:
-                 uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:"
+                 uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:
+                 watchpoint: asyncwatchpoint:"
     local names probes IFS=$'\n'
     COMPREPLY=()
     case $prev in

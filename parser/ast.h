@@ -130,6 +130,10 @@ struct sp_node {
 					* (TUPLE for several keys); NULL: no keys */
 	const struct sp_tp_field *tp_field; /* FIELD on `args`: the tracepoint
 					     * field (NULL when sema had no format) */
+	const struct sp_tp_field **tp_field_at; /* FIELD on `args`: the field in each
+					     * attach point of the probe, by index in
+					     * its list (layouts differ: sys_enter_open
+					     * and sys_enter_openat); may be NULL */
 	struct sp_ctypes *ctypes;      /* PROGRAM: the script's C types (ctypes.h) */
 	uint32_t field_off;            /* FIELD on a record: byte offset (sema) */
 	uint8_t bit_off, bit_size;     /* FIELD: a bitfield's bits (bit_size 0: none) */

@@ -28,8 +28,7 @@
 
 /* Types bpftrace has that sprof does not (yet): a clear error, not a typo. */
 static const char *const unsupported[] = {
-	"fentry", "fexit", "kfunc", "kretfunc", "f", "fr", "watchpoint", "w",
-	"asyncwatchpoint", "aw", "iter", "it", "self", "test", "bench",
+	"fentry", "fexit", "kfunc", "kretfunc", "f", "fr", "iter", "it", "self", "test", "bench",
 };
 
 /* name, alias (or NULL): abi/perf_events.h's table (periods are the runtime's) */
@@ -170,6 +169,9 @@ static bool need_fields(struct ap *p, int kind, int min, int max)
 		return false;
 	}
 	for (int i = 1; i < p->n && i < (max ? max : p->n); i++) {
+		/* usdt:[BINARY]:[PROVIDER]:NAME: -p names the binary, any provider */
+		if (kind == SP_PK_USDT && i < p->n - 1)
+			continue;
 		if (!p->f[i].text[0]) {
 			sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i),
 				   "empty field in attach point '%s', expected '%s'", p->at->raw,
@@ -283,10 +285,22 @@ static bool parse_event(struct ap *p, int kind, const char *const (*evs)[2], int
 	return true;
 }
 
-/* FUNC, FUNC+OFFSET or 0xADDR into at->func / offset. */
+/* "FUNC"+OFFSET: the name in quotes, the offset after them. */
+static const char *unquote_offset(struct ap *p, const char *func, const char **plus)
+{
+	const char *q = func[0] == '"' ? strchr(func + 1, '"') : NULL;
+
+	*plus = strrchr(func, '+');
+	if (!q || q[1] != '+')
+		return func;
+	*plus = q + 1;
+	return sp_arena_strndup(p->arena, func + 1, (size_t)(q - func - 1));
+}
+
+/* FUNC, FUNC+OFFSET, "FUNC"+OFFSET or 0xADDR into at->func / offset. */
 static bool parse_func(struct ap *p, int i, const char *func, bool ret)
 {
-	const char *plus = strrchr(func, '+');
+	const char *plus, *name = unquote_offset(p, func, &plus);
 	char *end;
 
 	if (!strncmp(func, "0x", 2) && !ret) {
@@ -307,13 +321,62 @@ static bool parse_func(struct ap *p, int i, const char *func, bool ret)
 		if (*end)
 			goto out_bad;
 		p->at->has_offset = true;
-		p->at->func = sp_arena_strndup(p->arena, func, (size_t)(plus - func));
+		p->at->func = name != func ? name
+					   : sp_arena_strndup(p->arena, func, (size_t)(plus - func));
 		return true;
 	}
 	p->at->func = func;
 	return true;
 out_bad:
 	sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i), "invalid address or offset in '%s'", func);
+	return false;
+}
+
+/* watchpoint:ADDR:LEN:MODE: LEN 1, 2, 4 or 8; MODE of r, w and x, each
+ * once, in a combination x86's debug registers watch (w, rw, x), as
+ * bpftrace 0.17 checks. Sorted mode in at->unit, length in at->value,
+ * address in at->offset. */
+static bool parse_watchpoint(struct ap *p, int kind)
+{
+	static const char *const modes[] = { "w", "rw", "x" };
+	char mode[4] = "";
+	const char *m;
+	uint64_t len;
+	int nm = 0;
+
+	if (!need_fields(p, kind, 4, 4))
+		return false;
+	if (strchr(p->f[1].text, '+')) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1),
+			   "%s on a function argument ('%s') is not supported yet: watch an "
+			   "address (%s:0xADDR:LEN:MODE)", sp_probe_type_name(kind), p->f[1].text,
+			   sp_probe_type_name(kind));
+		return false;
+	}
+	if (!parse_count(p, 1, "watchpoint address", &p->at->offset) ||
+	    !parse_count(p, 2, "watchpoint length", &len))
+		return false;
+	if (len != 1 && len != 2 && len != 4 && len != 8) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 2),
+			   "watchpoint length must be 1, 2, 4 or 8, not %llu", (unsigned long long)len);
+		return false;
+	}
+	for (const char *c = "rwx"; *c; c++)
+		if (strchr(p->f[3].text, *c))
+			mode[nm++] = *c;
+	for (m = p->f[3].text; *m && strchr("rwx", *m) && strchr(m + 1, *m) == NULL; m++)
+		;
+	for (size_t i = 0; !*m && i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(mode, modes[i])) {
+			p->at->unit = sp_arena_strndup(p->arena, mode, strlen(mode));
+			p->at->value = len;
+			p->at->has_value = p->at->is_addr = true;
+			return true;
+		}
+	}
+	sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 3),
+		   "invalid watchpoint mode '%s': r, w and x at most once each, and x86 "
+		   "watches w, rw or x", p->f[3].text);
 	return false;
 }
 
@@ -353,6 +416,9 @@ static bool parse_fields(struct ap *p, int kind)
 		at->target = p->f[1].text;
 		at->func = p->f[2].text;
 		return true;
+	case SP_PK_WATCHPOINT:
+	case SP_PK_ASYNCWATCHPOINT:
+		return parse_watchpoint(p, kind);
 	case SP_PK_RAWTRACEPOINT:
 		if (!need_fields(p, kind, 2, 3))
 			return false;

@@ -200,6 +200,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token SP_TOK_JUNK "invalid character"
 %token SP_TOK_UNTERMINATED_COMMENT "unterminated comment"
 %token SP_TOK_UNTERMINATED_STRING "unterminated string"
+%token SP_TOK_UNTERMINATED_ATTACH "unterminated quote in attach point"
 %token SP_TOK_BAD_NUMBER "invalid number"
 
 %type <node> probes probe attach_list pred block stmts items simple compound if_stmt body
@@ -427,6 +428,19 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct sp_pstate *ps)
 	if (tok == YYSYMBOL_SP_TOK_JUNK || tok == YYSYMBOL_SP_TOK_BAD_NUMBER) {
 		sp_diag_at(ps->diag, SP_DIAG_ERROR, loc, "%s %s", yysymbol_name(tok),
 			   token_text(ps, loc, text, sizeof(text)));
+		return 0;
+	}
+	if (tok == YYSYMBOL_SP_TOK_UNTERMINATED_ATTACH) {
+		const char *t = ps->text + loc.begin; /* up to the block's '{' */
+		int tl = (int)strcspn(t, "{\n");
+
+		if ((uint32_t)tl > loc.end - loc.begin)
+			tl = (int)(loc.end - loc.begin);
+		while (tl > 0 && (t[tl - 1] == ' ' || t[tl - 1] == '\t'))
+			tl--;
+
+		sp_diag_at(ps->diag, SP_DIAG_ERROR, loc, "%s '%.*s': no closing '\"'",
+			   yysymbol_name(tok), tl < 200 ? tl : 200, t);
 		return 0;
 	}
 	if (tok == YYSYMBOL_SP_TOK_UNTERMINATED_STRING ||

@@ -646,8 +646,9 @@ static const struct sp_tp_field *find_field(struct sema *s, struct sp_node *n,
 			return &fields[i];
 	for (i = 0; i < nf && i < 128; i++)
 		cands[i] = fields[i].is_common ? NULL : fields[i].name;
-	sema_err(s, n->span, "%s '%s' has no field '%s'", at->attach->provider, at->attach->raw,
-		 n->name);
+	sema_err(s, n->span, "%s '%s' has no field '%s'%s", at->attach->provider, at->attach->raw,
+		 n->name, strchr(at->attach->raw, '*') ? " at the same place in every tracepoint "
+		 "it matches (one program serves them all)" : "");
 	hint = sp_did_you_mean(n->name, cands, nf < 128 ? nf : 128);
 	if (hint)
 		sema_note(s, n->span, "did you mean '%s'?", hint);
@@ -672,6 +673,7 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 		return sema_rawtp_arg(s, n);
 	if (!s->o->tp_fields)
 		return n->type = s->u64;
+	n->tp_field_at = sp_arena_alloc(s->a, s->probe->list.len * sizeof(*n->tp_field_at));
 	for (i = 0; i < s->probe->list.len; i++) {
 		struct sp_node *at = s->probe->list.items[i];
 
@@ -680,6 +682,7 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 		f = find_field(s, n, at);
 		if (!f)
 			return n->type = sp_type_new(s->a, SP_T_NONE);
+		n->tp_field_at[i] = f;
 		if (!first)
 			cat = at->attach->target;
 		first = first ? first : f;

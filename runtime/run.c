@@ -39,6 +39,7 @@
 #include "abi/interp_usdt.h"
 #include "runtime/attach/interp_usdt.h"
 #include "runtime/attach/probe.h"
+#include "runtime/attach/resolve.h"
 #include "runtime/attach/verbose.h"
 #include "runtime/report/profile.h"
 #include "runtime/report/clickhouse.h"
@@ -105,6 +106,8 @@ struct run {
 	uint64_t t_start;     /* monotonic ns when probes were attached */
 	uint64_t wall_start;
 	char err[1024];
+	bool *skip;           /* plan probes left out (validate_probes) */
+	char cmd_path[4096];  /* -c: the program it runs ("" when unknown) */
 };
 
 /* With a script location the front end's caret diagnostic says it all. */
@@ -192,6 +195,39 @@ static void restore_stdout(struct run *r)
 	r->saved_stdout = -1;
 }
 
+/* Probe i's block has an attach point that resolved. */
+static bool block_resolves(const struct run *r, int i)
+{
+	for (int j = 0; j < r->plan->nprobes; j++)
+		if (!r->skip[j] && r->plan->probes[j].block == r->plan->probes[i].block)
+			return true;
+	return false;
+}
+
+/* A function missing from its binary (rsa_ossl_public_encrypt, local in a
+ * stripped libcrypto, in bpftrace's ssllatency.bt) leaves its attach point
+ * out with a warning when another attach point of the same block attaches,
+ * as bpftrace does; a block with none left is an error. */
+static int skip_missing(struct run *r)
+{
+	int i, err;
+
+	for (i = 0; i < r->plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &r->plan->probes[i];
+
+		if (!r->skip[i])
+			continue;
+		err = sp_probe_ops_for(p->type)->validate(p, &r->actx); /* its message again */
+		if (!block_resolves(r, i)) {
+			report_probe_error(r, p);
+			return err ? err : -ESRCH;
+		}
+		fprintf(stderr, "sprof: warning: %s; left out, the other attach points of its "
+			"block are attached\n", r->err);
+	}
+	return 0;
+}
+
 static int validate_probes(struct run *r)
 {
 	const struct sp_plan *plan = r->plan;
@@ -212,12 +248,30 @@ static int validate_probes(struct run *r)
 			return -EOPNOTSUPP;
 		}
 		err = ops->validate ? ops->validate(p, &r->actx) : 0;
+		if (err == -ESRCH) { /* no such function: decided once all are known */
+			r->skip[i] = true;
+			continue;
+		}
 		if (err) {
 			report_probe_error(r, p);
 			return err;
 		}
 	}
-	return 0;
+	return skip_missing(r);
+}
+
+/* -c "CMD ARGS": the program file CMD names, for attach points that name
+ * no binary (usdt:::NAME). */
+static void cmd_program(struct run *r)
+{
+	char **argv;
+	int n;
+
+	if (!r->o->cmd || (n = sp_split_args(r->o->cmd, &argv)) <= 0)
+		return;
+	if (sp_resolve_binary(argv[0], 0, r->cmd_path, sizeof(r->cmd_path)))
+		r->cmd_path[0] = '\0';
+	sp_free_args(argv);
 }
 
 static int setup_ctx(struct run *r)
@@ -228,9 +282,14 @@ static int setup_ctx(struct run *r)
 		fprintf(stderr, "sprof: cannot read the online CPUs: %s\n", strerror(-n));
 		return n;
 	}
+	cmd_program(r);
+	r->skip = calloc(r->plan->nprobes + 1, sizeof(*r->skip));
+	if (!r->skip)
+		return -ENOMEM;
 	r->actx = (struct sp_attach_ctx){ .pid = r->o->pid, .ncpus = n, .cpus = r->cpus,
 					  .verbose = r->o->verbose > 0, .err = r->err,
-					  .errlen = sizeof(r->err), .resolved = &r->resolved };
+					  .errlen = sizeof(r->err), .resolved = &r->resolved,
+					  .cmd_path = r->cmd_path[0] ? r->cmd_path : NULL };
 	return 0;
 }
 
@@ -600,7 +659,7 @@ static int attach_all(struct run *r)
 		struct bpf_program *prog;
 		int err;
 
-		if (p->type == SP_PROBE_BEGIN || p->type == SP_PROBE_END)
+		if (p->type == SP_PROBE_BEGIN || p->type == SP_PROBE_END || r->skip[i])
 			continue;
 		prog = bpf_object__find_program_by_name(r->ld->obj, p->prog);
 		if (!prog) {
@@ -1055,6 +1114,7 @@ static void run_destroy(struct run *r)
 		free(r->held[i].data);
 	free(r->held);
 	free(r->cpus);
+	free(r->skip);
 }
 
 static int prepare(struct run *r, const void *obj, size_t objlen)

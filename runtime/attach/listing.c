@@ -92,6 +92,15 @@ static int list_targets(struct sp_lister *l, const char *target, char ***paths, 
 				"process %d: %s\n", l->what, (int)l->pid, strerror(-err));
 		return err;
 	}
+	if (sp_is_path_glob(target)) {
+		err = sp_resolve_glob(target, paths, n);
+		if (!err && *n == 0) {
+			fprintf(stderr, "error: cannot list '%s': no file matches '%s'\n", l->what,
+				target);
+			return -ENOENT;
+		}
+		return err;
+	}
 	if (sp_resolve_binary(target, l->pid, path, sizeof(path))) {
 		fprintf(stderr, "error: cannot list '%s': binary '%s' not found (no such file, no "
 			"program of that name in $PATH, no library in /etc/ld.so.cache)\n",

@@ -23,6 +23,7 @@ extern const struct sp_probe_ops sp_probe_software_ops, sp_probe_hardware_ops;
 extern const struct sp_probe_ops sp_probe_uprobe_ops, sp_probe_uretprobe_ops, sp_probe_usdt_ops;
 extern const struct sp_probe_ops sp_probe_tracepoint_ops, sp_probe_rawtracepoint_ops;
 extern const struct sp_probe_ops sp_probe_kprobe_ops, sp_probe_kretprobe_ops;
+extern const struct sp_probe_ops sp_probe_watchpoint_ops, sp_probe_asyncwatchpoint_ops;
 
 static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_begin_ops,
@@ -38,6 +39,8 @@ static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_rawtracepoint_ops,
 	&sp_probe_kprobe_ops,
 	&sp_probe_kretprobe_ops,
+	&sp_probe_watchpoint_ops,
+	&sp_probe_asyncwatchpoint_ops,
 };
 
 const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)
@@ -59,8 +62,12 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan,
 		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
 		int n;
 
+		struct bpf_program *prog = bpf_object__find_program_by_name(obj, p->prog);
+
 		if (ops && ops->prepare)
-			ops->prepare(bpf_object__find_program_by_name(obj, p->prog));
+			ops->prepare(prog);
+		if (p->sleepable && prog)
+			bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
 		if (!p->uses_names)
 			continue;
 		n = ops && ops->count ? ops->count(p, ctx) : 1;

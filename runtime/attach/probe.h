@@ -48,6 +48,7 @@ struct sp_attach_ctx {
 	char *err;          /* message buffer for failures: "probe 'X': cannot attach: ..." */
 	size_t errlen;
 	struct sp_resolved **resolved; /* the run's memo (may be NULL: no memo) */
+	const char *cmd_path; /* -c: the command's program file, or NULL */
 };
 
 /* The memo entry of (p, pid), or NULL. */

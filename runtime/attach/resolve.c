@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,4 +266,34 @@ int sp_resolve_binary(const char *name, pid_t pid, char *out, size_t outlen)
 	if (resolve_in_path(name, out, outlen) == 0)
 		return 0;
 	return sp_ldcache_lookup(name, NULL, out, outlen);
+}
+
+/* --- path globs: uprobe:/usr/lib/x86_64-linux-gnu/libssl*:SSL_read ------------ */
+
+bool sp_is_path_glob(const char *target)
+{
+	return target && strchr(target, '/') && sp_has_wildcard(target);
+}
+
+int sp_resolve_glob(const char *pattern, char ***paths, int *n)
+{
+	glob_t g;
+	int err = 0, rc = glob(pattern, 0, NULL, &g);
+
+	*paths = NULL;
+	*n = 0;
+	if (rc == GLOB_NOMATCH)
+		return 0;
+	if (rc)
+		return rc == GLOB_NOSPACE ? -ENOMEM : -EIO;
+	for (size_t i = 0; i < g.gl_pathc && !err; i++)
+		if (is_regular(g.gl_pathv[i]))
+			err = strv_push(paths, n, g.gl_pathv[i]);
+	globfree(&g);
+	if (err) {
+		sp_strv_free(*paths, *n);
+		*paths = NULL;
+		*n = 0;
+	}
+	return err;
 }

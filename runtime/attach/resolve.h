@@ -28,6 +28,11 @@ int sp_ldcache_lookup(const char *name, const char *cache, char *out, size_t out
  * malloc'd array of malloc'd strings. 0 or -errno. */
 int sp_pid_objects(pid_t pid, char ***paths, int *n);
 void sp_strv_free(char **v, int n);
+/* A path with wildcards ("/usr/lib/x86_64-linux-gnu/libssl*.so*"): true. */
+bool sp_is_path_glob(const char *target);
+/* The regular files a path glob matches, sorted (glob(3)); *paths as for
+ * sp_pid_objects; *n may be 0. 0 or -errno. */
+int sp_resolve_glob(const char *pattern, char ***paths, int *n);
 
 #include "runtime/elf/funcs.h" /* sp_funcs: function symbols by name */
 

@@ -125,6 +125,35 @@ static void classify(struct sp_tracefs_field *f)
 	f->is_common = strncmp(f->name, "common_", 7) == 0;
 }
 
+/* Syscall records store every argument in 8 unsigned bytes
+ * ("field:pid_t pid; offset:16; size:8; signed:0;"); bpftrace types each by
+ * its declaration (pid_t: a 4-byte signed int), so kill(-1234) shows -1234. */
+static void narrow_declared(struct sp_tracefs_field *f)
+{
+	static const struct { const char *name; uint32_t size; bool sign; } ints[] = {
+		{ "int", 4, true }, { "pid_t", 4, true }, { "key_t", 4, true },
+		{ "clockid_t", 4, true }, { "timer_t", 4, true }, { "mqd_t", 4, true },
+		{ "rwf_t", 4, true }, { "key_serial_t", 4, true }, { "__s32", 4, true },
+		{ "unsigned int", 4, false }, { "unsigned", 4, false }, { "u32", 4, false },
+		{ "__u32", 4, false }, { "uid_t", 4, false }, { "gid_t", 4, false },
+		{ "qid_t", 4, false }, { "umode_t", 2, false }, { "long", 8, true },
+		{ "loff_t", 8, true }, { "off_t", 8, true },
+	};
+	const char *t = f->type;
+
+	if (f->is_pointer || f->is_data_loc || strchr(t, '['))
+		return;
+	if (strncmp(t, "const ", 6) == 0)
+		t += 6;
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		if (strcmp(t, ints[i].name) || ints[i].size > f->size)
+			continue;
+		f->size = ints[i].size;
+		f->is_signed = ints[i].sign;
+		return;
+	}
+}
+
 bool sp_tp_parse_field_line(const char *line, struct sp_tracefs_field *f)
 {
 	const char *p = strstr(line, "field:");
@@ -154,6 +183,7 @@ bool sp_tp_parse_field_line(const char *line, struct sp_tracefs_field *f)
 	f->size = (uint32_t)size;
 	f->is_signed = sign != 0;
 	classify(f);
+	narrow_declared(f);
 	return true;
 }
 
@@ -252,6 +282,65 @@ int sp_tracepoint_fields(const char *cat, const char *name, struct sp_tracefs_fi
 	err = sp_tp_parse_format(text, out, n);
 	free(text);
 	return err;
+}
+
+static bool same_field(const struct sp_tracefs_field *a, const struct sp_tracefs_field *b)
+{
+	return !strcmp(a->name, b->name) && a->offset == b->offset && a->size == b->size &&
+	       a->is_signed == b->is_signed && !strcmp(a->type ? a->type : "", b->type ? b->type : "");
+}
+
+/* Keep in f[0..*nf) the fields that g[0..ng) has too. */
+static void keep_common(struct sp_tracefs_field *f, int *nf, const struct sp_tracefs_field *g,
+			int ng)
+{
+	int i, j, kept = 0;
+
+	for (i = 0; i < *nf; i++) {
+		for (j = 0; j < ng && !same_field(&f[i], &g[j]); j++)
+			;
+		if (j < ng) {
+			f[kept++] = f[i];
+			continue;
+		}
+		free(f[i].name);
+		free(f[i].type);
+	}
+	*nf = kept;
+}
+
+int sp_tracepoint_fields_common(const char *cat_glob, const char *name_glob,
+				struct sp_tracefs_field **out, int *n)
+{
+	struct sp_tracefs_field *f = NULL, *g;
+	char **names = NULL;
+	int i, nn = 0, nf = 0, ng, err = sp_tracepoints_list(cat_glob, name_glob, &names, &nn);
+
+	if (!err && nn == 0)
+		err = -ENOENT;
+	for (i = 0; i < nn && !err; i++) {
+		char *colon = strchr(names[i], ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (!f) {
+			err = sp_tracepoint_fields(names[i], colon + 1, &f, &nf);
+			continue;
+		}
+		if (sp_tracepoint_fields(names[i], colon + 1, &g, &ng))
+			continue; /* an unreadable format: attaching reports it */
+		keep_common(f, &nf, g, ng);
+		sp_tracefs_fields_free(g, ng);
+	}
+	sp_strv_free(names, nn);
+	if (err) {
+		sp_tracefs_fields_free(f, nf);
+		return err;
+	}
+	*out = f;
+	*n = nf;
+	return 0;
 }
 
 bool sp_tracepoint_exists(const char *cat, const char *name)

@@ -37,6 +37,12 @@ int sp_tracefs_root(char *buf, size_t len);
 int sp_tracepoint_fields(const char *cat, const char *name, struct sp_tracefs_field **out,
 			 int *n);
 void sp_tracefs_fields_free(struct sp_tracefs_field *f, int n);
+/* A wildcard's fields: those that every matching tracepoint has at the same
+ * offset with the same size, sign and type (one program serves them all,
+ * so any other field would be read from the wrong place in some). 0, or
+ * -ENOENT when nothing matches, or -errno. */
+int sp_tracepoint_fields_common(const char *cat_glob, const char *name_glob,
+				struct sp_tracefs_field **out, int *n);
 /* Parse one "field:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line. */
 bool sp_tp_parse_field_line(const char *line, struct sp_tracefs_field *f);
 /* Parse a whole format file's text. 0 or -errno. */

@@ -12,7 +12,10 @@
  * given offsets only: its func_name lookup would reopen and rescan the ELF
  * for every probe, which is what makes 500-function wildcards slow. Aliases
  * (several names at one address, like malloc and __libc_malloc) attach
- * once. With -p the uprobe is installed in that process only.
+ * once. With -p the uprobe is installed in that process only. A function
+ * that is not in the file fails with -ESRCH (the run may skip such an
+ * attach point when others of its block attach); in one of glibc's stub
+ * libraries (libpthread.so.0 since glibc 2.34) it is looked up in libc.
  *
  * Scale: one perf-event uprobe per function costs little to attach but
  * about 0.1 s to detach here (each one waits for an RCU-tasks grace
@@ -58,6 +61,7 @@ struct upoints {
 	struct sp_funcs funcs;
 	struct upoint *v;
 	int n;
+	struct upoints *next; /* the next file of a path glob, or NULL */
 };
 
 static void upoints_free(struct upoints *u)
@@ -133,10 +137,10 @@ static int add_matches(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 			return err;
 	}
 	if (u->n == 0 && sp_has_wildcard(p->func))
-		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no function matches '%s' in %s",
+		return sp_probe_fail(ctx, p, -ESRCH, "cannot attach: no function matches '%s' in %s",
 				     p->func, u->path);
 	if (u->n == 0)
-		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no symbol '%s' in %s", p->func,
+		return sp_probe_fail(ctx, p, -ESRCH, "cannot attach: no symbol '%s' in %s", p->func,
 				     u->path);
 	if (u->n > 1)
 		qsort(u->v, u->n, sizeof(*u->v), upoint_cmp);
@@ -190,6 +194,129 @@ static int add_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, s
 	return upoints_add(u, fn->foff + (p->has_offset ? p->offset : 0), fn);
 }
 
+static int load_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		      struct upoints *u)
+{
+	int err = sp_funcs__load(&u->funcs, u->path);
+
+	if (err == -ENOEXEC)
+		return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", u->path);
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot attach: cannot read %s: %s", u->path,
+				     strerror(-err));
+	return 0;
+}
+
+/* Since glibc 2.34 libpthread, libdl, librt, libutil and libanl are empty
+ * stubs kept for old links: their functions live in libc. */
+static bool glibc_stub(const char *path)
+{
+	static const char *const stubs[] = { "libpthread.so", "libdl.so", "librt.so",
+					     "libutil.so", "libanl.so" };
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(stubs) / sizeof(stubs[0]); i++)
+		if (!strncmp(base, stubs[i], strlen(stubs[i])))
+			return true;
+	return false;
+}
+
+/* uprobe:libpthread:pthread_create finds the function in libc, as
+ * bpftrace does, and says so. */
+static int follow_stub(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		       struct upoints *u)
+{
+	char stub[PATH_MAX];
+	int err;
+
+	snprintf(stub, sizeof(stub), "%s", u->path);
+	upoints_free(u);
+	if (sp_resolve_binary("libc.so.6", ctx->pid, u->path, sizeof(u->path)))
+		return sp_probe_fail(ctx, p, -ESRCH, "cannot attach: no symbol '%s' in %s (a glibc "
+				     "stub) and no libc.so.6 found", p->func, stub);
+	err = load_funcs(p, ctx, u);
+	if (!err)
+		err = add_funcs(p, ctx, u);
+	if (!err)
+		fprintf(stderr, "sprof: note: probe '%s': %s is a stub since glibc 2.34; "
+			"attaching to '%s' in %s\n", p->spec, stub, p->func, u->path);
+	return err;
+}
+
+/* The points of u->path; ctx->err on failure. */
+static int resolve_in_file(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			   struct upoints *u)
+{
+	int err;
+
+	if (p->is_addr)
+		return resolve_addr(p, ctx, u);
+	if (!p->func || !*p->func)
+		return sp_probe_fail(ctx, p, -EINVAL, "no function given (uprobe:BINARY:FUNCTION)");
+	err = load_funcs(p, ctx, u);
+	if (err)
+		return err;
+	err = add_funcs(p, ctx, u);
+	if (err == -ESRCH && glibc_stub(u->path))
+		return follow_stub(p, ctx, u);
+	return err;
+}
+
+static void upoints_destroy(void *data)
+{
+	struct upoints *u = data, *next;
+
+	for (; u; u = next) {
+		next = u->next;
+		upoints_free(u);
+		free(u);
+	}
+}
+
+/* uprobe:/usr/lib/x86_64-linux-gnu/libssl*:SSL_read: one node per file that
+ * has the function; files without it (or not ELF) are passed over. */
+static int resolve_glob(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+			struct upoints *u)
+{
+	struct upoints *last = NULL, *node;
+	char **paths;
+	int i, n, err = sp_resolve_glob(p->target, &paths, &n);
+
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot expand '%s': %s", p->target,
+				     strerror(-err));
+	for (i = 0; i < n && !err; i++) {
+		node = last ? calloc(1, sizeof(*node)) : u;
+		if (!node) {
+			err = -ENOMEM;
+			break;
+		}
+		snprintf(node->path, sizeof(node->path), "%s", paths[i]);
+		err = resolve_in_file(p, ctx, node);
+		if (err) {
+			if (node != u)
+				upoints_destroy(node);
+			else
+				upoints_free(u);
+			err = err == -ESRCH || err == -ENOEXEC ? 0 : err;
+			continue;
+		}
+		if (last)
+			last->next = node;
+		last = node;
+	}
+	sp_strv_free(paths, n);
+	if (!err && !last && n == 0)
+		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no file matches '%s'",
+				     p->target);
+	if (!err && !last)
+		return sp_probe_fail(ctx, p, -ESRCH, "cannot attach: none of the %d files matching "
+				     "'%s' has a function '%s'", n, p->target,
+				     p->is_addr ? "at that address" : p->func);
+	return err;
+}
+
 /* Fill u with every point the probe attaches to; ctx->err on failure. */
 static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 			   struct upoints *u)
@@ -197,26 +324,10 @@ static int upoints_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *
 	int err;
 
 	memset(u, 0, sizeof(*u));
+	if (sp_is_path_glob(p->target))
+		return resolve_glob(p, ctx, u);
 	err = resolve_target(p, ctx, u);
-	if (err)
-		return err;
-	if (p->is_addr)
-		return resolve_addr(p, ctx, u);
-	if (!p->func || !*p->func)
-		return sp_probe_fail(ctx, p, -EINVAL, "no function given (uprobe:BINARY:FUNCTION)");
-	err = sp_funcs__load(&u->funcs, u->path);
-	if (err == -ENOEXEC)
-		return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", u->path);
-	if (err)
-		return sp_probe_fail(ctx, p, err, "cannot attach: cannot read %s: %s", u->path,
-				     strerror(-err));
-	return add_funcs(p, ctx, u);
-}
-
-static void upoints_destroy(void *data)
-{
-	upoints_free(data);
-	free(data);
+	return err ? err : resolve_in_file(p, ctx, u);
 }
 
 static int upoints_resolve_any(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *u)
@@ -355,7 +466,8 @@ static bool prepared_for_multi(struct bpf_program *prog)
  * there are no subprograms needing BTF. The link keeps the copy alive. */
 static int load_multi_copy(struct bpf_program *prog)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI);
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI,
+		    .prog_flags = bpf_program__flags(prog));
 	const struct bpf_insn *insns = bpf_program__insns(prog);
 	size_t cnt = bpf_program__insn_cnt(prog);
 	int fd;
@@ -545,16 +657,12 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	return 0;
 }
 
-static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
-			 struct sp_attach_ctx *ctx, struct sp_links *links)
+static int attach_file(const struct sp_plan_probe *p, struct bpf_program *prog,
+		       struct sp_attach_ctx *ctx, struct upoints *u, struct sp_links *links)
 {
-	struct upoints *u;
 	double start = sp_mono_s();
-	int err = upoints_get(p, ctx, &u);
+	int err = drop_evex(p, ctx, u);
 
-	if (err)
-		return err;
-	err = drop_evex(p, ctx, u);
 	if (!err && p->uses_names)
 		err = record_names(p, ctx, u);
 	if (!err) {
@@ -565,6 +673,19 @@ static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	if (!err && ctx->verbose && u->n > 1)
 		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u->n, u->path,
 			sp_mono_s() - start);
+	return err;
+}
+
+static int uprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
+			 struct sp_attach_ctx *ctx, struct sp_links *links)
+{
+	struct upoints *u;
+	int err = upoints_get(p, ctx, &u);
+
+	if (err)
+		return err;
+	for (struct upoints *f = u; f && !err; f = f->next)
+		err = attach_file(p, prog, ctx, f, links);
 	upoints_put(ctx, u);
 	return err;
 }
@@ -575,7 +696,8 @@ static int uprobe_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	int n = upoints_get(p, ctx, &u);
 
 	if (n == 0) {
-		n = u->n;
+		for (struct upoints *f = u; f; f = f->next)
+			n += f->n;
 		upoints_put(ctx, u);
 	}
 	return n;

@@ -104,6 +104,28 @@ static bool target_is_any(const char *t)
 	return !t || !*t || strcmp(t, "*") == 0;
 }
 
+/* usdt:/usr/lib/x86_64-linux-gnu/libfoo*.so:*:*: every matching file (files
+ * that are not ELF, or have no such probe, add nothing). */
+static int scan_glob(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
+		     struct usdt_points *u, char *what, size_t whatlen)
+{
+	char **paths;
+	int i, n, err = sp_resolve_glob(p->target, &paths, &n);
+
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot expand '%s': %s", p->target,
+				     strerror(-err));
+	if (n == 0)
+		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no file matches '%s'",
+				     p->target);
+	snprintf(what, whatlen, "the %d file%s matching '%s'", n, n == 1 ? "" : "s", p->target);
+	for (i = 0; i < n && !err; i++)
+		if (scan_file(p, paths[i], u) == -ENOMEM)
+			err = -ENOMEM;
+	sp_strv_free(paths, n);
+	return err;
+}
+
 static int scan_targets(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 			struct usdt_points *u, char *what, size_t whatlen)
 {
@@ -111,6 +133,8 @@ static int scan_targets(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 	char **objs;
 	int i, n, err;
 
+	if (sp_is_path_glob(p->target))
+		return scan_glob(p, ctx, u, what, whatlen);
 	if (!target_is_any(p->target)) {
 		if (sp_resolve_binary(p->target, ctx->pid, path, sizeof(path)))
 			return sp_probe_fail(ctx, p, -ENOENT,
@@ -123,10 +147,16 @@ static int scan_targets(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 			return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", path);
 		return err ? sp_probe_fail(ctx, p, err, "cannot read %s: %s", path, strerror(-err)) : 0;
 	}
+	if (ctx->pid <= 0 && ctx->cmd_path) { /* -c: the command's program */
+		snprintf(what, whatlen, "%s", ctx->cmd_path);
+		err = scan_file(p, ctx->cmd_path, u);
+		return err ? sp_probe_fail(ctx, p, err, "cannot read %s: %s", ctx->cmd_path,
+					   strerror(-err)) : 0;
+	}
 	if (ctx->pid <= 0)
 		return sp_probe_fail(ctx, p, -EINVAL,
-				     "a USDT probe needs a binary (usdt:BINARY:[PROVIDER:]NAME) "
-				     "or a process (-p PID)");
+				     "a USDT probe needs a binary (usdt:BINARY:[PROVIDER:]NAME), "
+				     "a process (-p PID) or a command (-c CMD)");
 	err = sp_pid_objects(ctx->pid, &objs, &n);
 	if (err)
 		return sp_probe_fail(ctx, p, err, "cannot read the mappings of process %d: %s",

@@ -1,0 +1,89 @@
+/* probeforms: a target for the probe-form cases (tests/language/probeforms.t
+ * and tests/tier_probes.py): each mode does one thing the probes watch.
+ *
+ *   probeforms open        openat("/nonexistent/probeforms-marker")
+ *   probeforms kill        kill(-99999, 0): a negative pid, for signedness
+ *   probeforms thread      one pthread_create, through libc (not libpthread)
+ *   probeforms str         pass_str(untouched): a string constant alone in a
+ *                          64 KiB window of .rodata that nothing read before
+ *   probeforms watch N     write the long at 0x10000000 N times
+ *   probeforms watchfn N   increment(&counter) N times (watchpoint:FUNC+ARG)
+ *
+ * pf_start() runs before the mode's action, so probes can start counting
+ * there. Built -O0 with frame pointers.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline, used))
+
+/* The whole fault-around window (64 KiB) is this array: no other access
+ * maps its page before pass_str() hands its address over. */
+__attribute__((aligned(65536))) const char untouched[65536] =
+	"a string constant nobody read before";
+
+volatile long counter;
+
+NOINLINE void pf_start(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE int pass_str(const char *s)
+{
+	return s != NULL; /* the pointer only: its bytes stay unread */
+}
+
+NOINLINE void increment(volatile long *p)
+{
+	(*p)++;
+}
+
+static void *thread_fn(void *arg)
+{
+	return arg;
+}
+
+static int watch(int n)
+{
+	volatile long *p = mmap((void *)0x10000000, 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 1;
+	pf_start();
+	for (int i = 0; i < n; i++)
+		*p = i;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "open";
+	int n = argc > 2 ? atoi(argv[2]) : 3;
+	pthread_t t;
+
+	if (!strcmp(mode, "watch"))
+		return watch(n);
+	pf_start();
+	if (!strcmp(mode, "open"))
+		return open("/nonexistent/probeforms-marker", O_RDONLY) >= 0;
+	if (!strcmp(mode, "kill"))
+		return kill(-99999, 0) == 0;
+	if (!strcmp(mode, "thread"))
+		return pthread_create(&t, NULL, thread_fn, NULL) || pthread_join(t, NULL);
+	if (!strcmp(mode, "str"))
+		return !pass_str(untouched);
+	if (!strcmp(mode, "watchfn")) {
+		for (int i = 0; i < n; i++)
+			increment(&counter);
+		return 0;
+	}
+	return 2;
+}
