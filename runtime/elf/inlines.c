@@ -1,0 +1,270 @@
+/* runtime/elf/inlines.c: inline chains from DWARF .debug_info through libdw (see inlines.h).
+ *
+ * An address is looked up once: its compilation unit by libdw's address
+ * ranges (dwarf_addrdie), then the innermost scope holding it
+ * (dwarf_getscopes) and that scope's parents in the tree
+ * (dwarf_getscopes_die, as eu-addr2line -i does); the
+ * DW_TAG_inlined_subroutine scopes up to the first DW_TAG_subprogram are
+ * the chain. The answer is kept in a per-address
+ * table, and names and file names are interned once per file, so a stack
+ * seen a million times costs one hash probe per frame.
+ *
+ * libdw checks every read against its section's bounds and returns errors
+ * instead of trusting offsets; a DIE it cannot read ends the chain there.
+ */
+#include "runtime/elf/inlines.h"
+#include "runtime/elf/syms.h"
+#include "base/hash.h"
+#include "base/vec.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct addr_slot {
+	uint64_t vaddr;
+	int first, n;       /* entries[first .. first+n-1] */
+	bool used;
+};
+
+struct sp_inlines {
+	Dwarf *dw;
+	struct addr_slot *slots;   /* open addressing, power-of-two size */
+	size_t nslots, used;
+	struct sp_inline *entries;
+	int nentries, capentries;
+	char **strs;               /* interned strings, open addressing */
+	size_t nstrs, capstrs;
+};
+
+/* --- interning --------------------------------------------------------------------- */
+
+static bool strs_grow(struct sp_inlines *in)
+{
+	size_t cap = in->capstrs ? in->capstrs * 2 : 256;
+	char **v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return false;
+	for (size_t i = 0; i < in->capstrs; i++) {
+		size_t j;
+
+		if (!in->strs[i])
+			continue;
+		for (j = sp_hash_str(in->strs[i]) & (cap - 1); v[j]; j = (j + 1) & (cap - 1))
+			;
+		v[j] = in->strs[i];
+	}
+	free(in->strs);
+	in->strs = v;
+	in->capstrs = cap;
+	return true;
+}
+
+/* The one copy of s kept by `in`; NULL for NULL or when memory runs out. */
+static const char *intern(struct sp_inlines *in, const char *s)
+{
+	size_t j;
+
+	if (!s || ((in->nstrs + 1) * 2 > in->capstrs && !strs_grow(in)))
+		return NULL;
+	for (j = sp_hash_str(s) & (in->capstrs - 1); in->strs[j]; j = (j + 1) & (in->capstrs - 1))
+		if (strcmp(in->strs[j], s) == 0)
+			return in->strs[j];
+	in->strs[j] = strdup(s);
+	if (in->strs[j])
+		in->nstrs++;
+	return in->strs[j];
+}
+
+/* --- the per-address table ------------------------------------------------------------ */
+
+static size_t slot_of(const struct sp_inlines *in, uint64_t vaddr)
+{
+	return (size_t)sp_hash_u64(vaddr) & (in->nslots - 1);
+}
+
+static bool slots_grow(struct sp_inlines *in)
+{
+	size_t cap = in->nslots ? in->nslots * 2 : 1024, old = in->nslots;
+	struct addr_slot *prev = in->slots;
+
+	in->slots = calloc(cap, sizeof(*in->slots));
+	if (!in->slots) {
+		in->slots = prev;
+		return false;
+	}
+	in->nslots = cap;
+	for (size_t i = 0; i < old; i++) {
+		size_t j;
+
+		if (!prev[i].used)
+			continue;
+		for (j = slot_of(in, prev[i].vaddr); in->slots[j].used; j = (j + 1) & (cap - 1))
+			;
+		in->slots[j] = prev[i];
+	}
+	free(prev);
+	return true;
+}
+
+/* The slot for vaddr: used when known, else empty (NULL: out of memory). */
+static struct addr_slot *slot_find(struct sp_inlines *in, uint64_t vaddr)
+{
+	size_t j;
+
+	if ((in->used + 1) * 2 > in->nslots && !slots_grow(in))
+		return NULL;
+	for (j = slot_of(in, vaddr); in->slots[j].used; j = (j + 1) & (in->nslots - 1))
+		if (in->slots[j].vaddr == vaddr)
+			break;
+	return &in->slots[j];
+}
+
+/* --- DWARF ------------------------------------------------------------------------------ */
+
+static const char *die_string(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, name, &a));
+}
+
+static const char *die_linkage(Dwarf_Die *die)
+{
+	const char *s = die_string(die, DW_AT_linkage_name);
+
+	return s ? s : die_string(die, DW_AT_MIPS_linkage_name);
+}
+
+/* Where the inlined call `die` was made: file (from its unit's file table) and line. */
+static void call_site(Dwarf_Die *die, Dwarf_Die *cu, const char **file, int *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &w) == 0 && w <= 0x7fffffff)
+		*line = (int)w;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && w < nfiles)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+}
+
+static bool push_entry(struct sp_inlines *in, Dwarf_Die *die, Dwarf_Die *cu)
+{
+	struct sp_inline *e;
+	const char *file;
+
+	if (SP_GROW(in->entries, in->capentries, in->nentries + 1, 1024))
+		return false;
+	e = &in->entries[in->nentries];
+	call_site(die, cu, &file, &e->call_line);
+	e->call_file = intern(in, file);
+	e->name = intern(in, die_string(die, DW_AT_name));
+	e->linkage = intern(in, die_linkage(die));
+	e->demangled = NULL;
+	if (e->linkage) {
+		char *d = sp_demangle(e->linkage);
+
+		e->demangled = intern(in, d);
+		free(d);
+	}
+	if (!e->name && !e->linkage)
+		e->name = "??"; /* a static string: never freed */
+	in->nentries++;
+	return true;
+}
+
+/* Append the chain at vaddr to entries; returns its length. */
+static int read_chain(struct sp_inlines *in, uint64_t vaddr)
+{
+	Dwarf_Die cu_mem, *cu = dwarf_addrdie(in->dw, vaddr, &cu_mem), *scopes = NULL, inner;
+	int nscopes, n = 0;
+
+	if (!cu)
+		return 0;
+	/* the innermost scope at vaddr, then its real parents (getscopes goes
+	 * on into an inlined function's abstract definition instead) */
+	nscopes = dwarf_getscopes(cu, vaddr, &scopes);
+	if (nscopes <= 0) {
+		free(scopes);
+		return 0;
+	}
+	inner = scopes[0];
+	free(scopes);
+	scopes = NULL;
+	nscopes = dwarf_getscopes_die(&inner, &scopes);
+	for (int i = 0; i < nscopes && n < SP_INLINE_MAX; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (!push_entry(in, &scopes[i], cu))
+			break;
+		n++;
+	}
+	free(scopes);
+	return n;
+}
+
+/* --- public -------------------------------------------------------------------------------- */
+
+struct sp_inlines *sp_inlines__load(Elf *elf)
+{
+	struct sp_inlines *in;
+	Dwarf *dw;
+
+	if (!elf)
+		return NULL;
+	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return NULL;
+	in = calloc(1, sizeof(*in));
+	if (!in) {
+		dwarf_end(dw);
+		return NULL;
+	}
+	in->dw = dw;
+	return in;
+}
+
+int sp_inlines__find(struct sp_inlines *in, uint64_t vaddr, struct sp_inline *out, int max)
+{
+	struct addr_slot *s = slot_find(in, vaddr);
+	int n;
+
+	if (!s)
+		return 0;
+	if (!s->used) {
+		int first = in->nentries;
+
+		n = read_chain(in, vaddr);
+		s = slot_find(in, vaddr); /* no growth happened in between: same slot */
+		*s = (struct addr_slot){ vaddr, first, n, true };
+		in->used++;
+	}
+	n = s->n < max ? s->n : max;
+	memcpy(out, &in->entries[s->first], n * sizeof(*out));
+	return n;
+}
+
+void sp_inlines__free(struct sp_inlines *in)
+{
+	if (!in)
+		return;
+	for (size_t i = 0; i < in->capstrs; i++)
+		free(in->strs[i]);
+	free(in->strs);
+	free(in->slots);
+	free(in->entries);
+	dwarf_end(in->dw);
+	free(in);
+}
