@@ -252,8 +252,9 @@ int sp_inlines__find(struct sp_inlines *in, uint64_t vaddr, struct sp_inline *ou
 		in->used++;
 	}
 	n = s->n < max ? s->n : max;
-	memcpy(out, &in->entries[s->first], n * sizeof(*out));
-	return n;
+	if (n > 0) /* entries may still be NULL */
+		memcpy(out, &in->entries[s->first], (size_t)n * sizeof(*out));
+	return n > 0 ? n : 0;
 }
 
 void sp_inlines__free(struct sp_inlines *in)
