@@ -103,6 +103,7 @@ enum {
 	OPT_LIST_SCRIPTS,
 	OPT_INCLUDE,
 	OPT_MAP_SIZE,
+	OPT_NO_INLINE,
 };
 
 static void usage(FILE *f)
@@ -134,6 +135,7 @@ static void usage(FILE *f)
 		"  --map @NAME      report only this map\n"
 		"  --title TEXT     title of the flame graph\n"
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
+		"  --no-inline      no frames for functions inlined into user frames\n"
 		"  --export URL     also send the stacks to clickhouse://[USER[:PASS]@]HOST[:PORT]/DB.TABLE\n"
 		"  --host-name NAME host name in exported rows (default: gethostname)\n"
 		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
@@ -395,6 +397,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
 		{"include", required_argument, NULL, OPT_INCLUDE},
 		{"map-size", required_argument, NULL, OPT_MAP_SIZE},
+		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("SPROF_MAX_MAP_KEYS");
@@ -514,6 +517,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case OPT_NO_STATUS:
 			c->run.status_line = false;
+			break;
+		case OPT_NO_INLINE:
+			c->run.no_inline = true;
 			break;
 		case OPT_EXPORT:
 			c->run.export_url = optarg;

@@ -34,6 +34,7 @@ struct sp_run_opts {
 	uint32_t map_size;      /* --map-size: entries per BPF map (state maps' limit); 0 = max_keys */
 	bool no_drain;          /* SPROF_NO_DRAIN=1: maps stay in BPF (tests, benchmarks) */
 	bool status_line;       /* live status on stderr (when it is a tty) */
+	bool no_inline;         /* --no-inline: no frames for inlined functions */
 	const char *export_url; /* --export clickhouse://...; NULL = none */
 	const char *host_name;  /* --host-name for exported rows; NULL = gethostname() */
 	uint64_t retention_s;   /* --retention: drop exported days older than this */
