@@ -1,16 +1,17 @@
 /* runtime/elf/inlines.c: inline chains from DWARF .debug_info through libdw (see inlines.h).
  *
  * An address is looked up once: its compilation unit by libdw's address
- * ranges (dwarf_addrdie), then the innermost scope holding it
- * (dwarf_getscopes) and that scope's parents in the tree
- * (dwarf_getscopes_die, as eu-addr2line -i does); the
- * DW_TAG_inlined_subroutine scopes up to the first DW_TAG_subprogram are
- * the chain. The answer is kept in a per-address
+ * ranges (dwarf_addrdie), then the unit's DIE tree walked down through the
+ * entries whose ranges hold it (dwarf_haspc), through namespaces and types
+ * on the way: the DW_TAG_subprogram found and the DW_TAG_inlined_subroutine
+ * entries nested in it are the chain. The answer is kept in a per-address
  * table, and names and file names are interned once per file, so a stack
  * seen a million times costs one hash probe per frame.
  *
  * libdw checks every read against its section's bounds and returns errors
- * instead of trusting offsets; a DIE it cannot read ends the chain there.
+ * instead of trusting offsets; a DIE it cannot read ends the chain there,
+ * and the walk only goes forward in the section (a corrupt tree may point
+ * back into itself), at most 64 levels deep and 4M DIEs far.
  */
 #include "runtime/elf/inlines.h"
 #include "runtime/elf/syms.h"
@@ -181,37 +182,93 @@ static bool push_entry(struct sp_inlines *in, Dwarf_Die *die, Dwarf_Die *cu)
 	return true;
 }
 
-/* Append the chain at vaddr to entries; returns its length. */
+/* The walk down one unit's DIE tree to the DIEs holding pc. */
+struct walk {
+	uint64_t pc;
+	Dwarf_Die chain[SP_INLINE_MAX + 1]; /* the function, then its inlined calls, outermost first */
+	int n;
+	Dwarf_Off last;                      /* offsets only grow: a corrupt tree cannot loop */
+	long budget;                         /* DIEs left to look at */
+};
+
+/* Code DIEs hold addresses; containers (namespaces, types: Rust and C++
+ * nest functions in them) do not but may hold code DIEs. */
+static bool is_code(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_lexical_block || tag == DW_TAG_entry_point;
+}
+
+static bool is_container(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_interface_type;
+}
+
+static void walk_push(struct walk *w, Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	if (tag == DW_TAG_subprogram)
+		w->n = 0; /* a function nested in another starts the chain again */
+	if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) &&
+	    w->n < SP_INLINE_MAX + 1)
+		w->chain[w->n++] = *die;
+}
+
+/* Looks among die's children for the code DIE holding w->pc and goes down
+ * into it; 1 when found. */
+static int walk_down(struct walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(die, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Off off = dwarf_dieoffset(&c);
+
+		if (--w->budget < 0 || off <= w->last)
+			return 0;
+		w->last = off;
+		if (is_code(tag) && dwarf_haspc(&c, w->pc) == 1) {
+			walk_push(w, &c);
+			walk_down(w, &c, depth + 1);
+			return 1;
+		}
+		if (is_container(tag) && walk_down(w, &c, depth + 1))
+			return 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* Append the chain at vaddr to entries, innermost first; returns its length.
+ * The tree is walked by hand, not with dwarf_getscopes(), which goes on
+ * into an inlined function's abstract definition and, in elfutils 0.188,
+ * leaks its array when a corrupt unit makes its second pass fail. */
 static int read_chain(struct sp_inlines *in, uint64_t vaddr)
 {
-	Dwarf_Die cu_mem, *cu = dwarf_addrdie(in->dw, vaddr, &cu_mem), *scopes = NULL, inner;
-	int nscopes, n = 0;
+	Dwarf_Die cu_mem, *cu = dwarf_addrdie(in->dw, vaddr, &cu_mem);
+	struct walk *w;
+	int n = 0;
 
-	if (!cu)
+	if (!cu || !(w = malloc(sizeof(*w))))
 		return 0;
-	/* the innermost scope at vaddr, then its real parents (getscopes goes
-	 * on into an inlined function's abstract definition instead) */
-	nscopes = dwarf_getscopes(cu, vaddr, &scopes);
-	if (nscopes <= 0) {
-		free(scopes);
-		return 0;
-	}
-	inner = scopes[0];
-	free(scopes);
-	scopes = NULL;
-	nscopes = dwarf_getscopes_die(&inner, &scopes);
-	for (int i = 0; i < nscopes && n < SP_INLINE_MAX; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram)
+	w->pc = vaddr;
+	w->n = 0;
+	w->last = dwarf_dieoffset(cu);
+	w->budget = 1L << 22;
+	walk_down(w, cu, 0);
+	/* chain[0] is the function (when found), chain[1..] its inlined calls */
+	for (int i = w->n - 1; i >= 0 && n < SP_INLINE_MAX; i--) {
+		if (dwarf_tag(&w->chain[i]) != DW_TAG_inlined_subroutine)
 			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
-		if (!push_entry(in, &scopes[i], cu))
+		if (!push_entry(in, &w->chain[i], cu))
 			break;
 		n++;
 	}
-	free(scopes);
+	free(w);
 	return n;
 }
 
