@@ -277,7 +277,8 @@ def _toolchain_shares(stacks):
     leaf samples, samples reaching main and _start, all samples)."""
     g = t = whole = total = 0
     for frames, n in stacks:
-        names = [_fn(f) for f in frames]
+        # functions inlined into a frame are not frames of the chain (perf's are dropped too)
+        names = [_fn(f) for f in frames if not f.endswith(" (inlined)")]
         total += n
         if names and "main" in names and names[-1] == "_start":
             whole += n
@@ -773,6 +774,30 @@ def t_inline_debug_file(ctx):
     _inline_chains(ctx, stacks, "stripped, debug link")
 
 
+def t_inline_rust(ctx):
+    """rustc -O -g: the range iterator of chain_leaf's loop is std code inlined into it,
+    named from its demangled linkage name like the outer frames (no mangled names, no hashes)."""
+    _need_hook(ctx)
+    w = _chain_binary(ctx, "rustc")
+    stacks, r = _sprof(ctx, "%s %s" % (w, SECS), INLINE_PROG)
+    g = t = 0
+    for frames, n in stacks:
+        outer = [f for f in frames if not f.endswith(" (inlined)")]
+        if not outer or _last(_fn(outer[0])) != "chain_leaf":
+            continue
+        t += n
+        k = frames.index(outer[0])
+        if k and any("core::iter::range" in f for f in frames[:k]):
+            g += n
+    _figure(ctx, "inline frames (rustc): core::iter::range ... (inlined) above chain_leaf in %s"
+            % _pct(g, t))
+    assert t >= 200, "too few samples in chain_leaf: %d" % t
+    # most of the loop is the multiply (no inlined call left in DWARF); the compare and
+    # increment of the range, a few instructions, are std's inlined code
+    assert g >= 5 and g >= 0.02 * t, "std's inlined range iterator above chain_leaf in only %s" % _pct(g, t)
+    assert not re.search(r"^\s*(_ZN|_R[A-Z])|::h[0-9a-f]{16}\b", r.out, re.M), r.out[-3000:]
+
+
 def tests(ctx):
     yield "tables/libc_vs_readelf", t_tables_libc
     yield "tables/workloads_vs_readelf", t_tables_workloads
@@ -804,3 +829,4 @@ def tests(ctx):
     yield "inline/pprof", t_inline_pprof
     yield "inline/no_inline", t_inline_off
     yield "inline/separate_debug_file", t_inline_debug_file
+    yield "inline/rust_std", t_inline_rust
