@@ -1,10 +1,11 @@
 /* runtime/elf/inlines.c: inline chains from DWARF .debug_info through libdw (see inlines.h).
  *
  * An address is looked up once: its compilation unit by libdw's address
- * ranges (dwarf_addrdie), then the unit's DIE tree walked down through the
- * entries whose ranges hold it (dwarf_haspc), through namespaces and types
- * on the way: the DW_TAG_subprogram found and the DW_TAG_inlined_subroutine
- * entries nested in it are the chain. The answer is kept in a per-address
+ * ranges (dwarf_addrdie); the unit's functions (DW_TAG_subprogram with code,
+ * also inside namespaces and types as Rust and C++ nest them) are indexed
+ * by address on the unit's first lookup; the function holding the address
+ * is walked down through the entries whose ranges hold it (dwarf_haspc):
+ * the DW_TAG_inlined_subroutine entries on the way are the chain. The answer is kept in a per-address
  * table, and names and file names are interned once per file, so a stack
  * seen a million times costs one hash probe per frame.
  *
@@ -16,6 +17,7 @@
 #include "runtime/elf/inlines.h"
 #include "runtime/elf/syms.h"
 #include "base/hash.h"
+#include "base/search.h"
 #include "base/vec.h"
 
 #include <dwarf.h>
@@ -30,8 +32,24 @@ struct addr_slot {
 	bool used;
 };
 
+/* One range of a function's code and the function's DIE. */
+struct fn_range {
+	uint64_t lo, hi;
+	Dwarf_Off die;
+};
+
+/* A compilation unit's functions by address, built on the unit's first lookup. */
+struct cu_funcs {
+	Dwarf_Off cu;
+	int n, cap;
+	struct fn_range *v;        /* sorted by lo */
+	bool used;
+};
+
 struct sp_inlines {
 	Dwarf *dw;
+	struct cu_funcs *cus;      /* open addressing by unit offset, power-of-two size */
+	size_t ncus, usedcus;
 	struct addr_slot *slots;   /* open addressing, power-of-two size */
 	size_t nslots, used;
 	struct sp_inline *entries;
@@ -243,28 +261,128 @@ static int walk_down(struct walk *w, Dwarf_Die *die, int depth)
 	return 0;
 }
 
+/* --- functions of a unit by address --------------------------------------------------------- */
+
+#define MAX_RANGES 4096 /* of one function: a corrupt list ends there */
+
+static void add_ranges(struct cu_funcs *f, Dwarf_Die *die)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	for (int k = 0; k < MAX_RANGES && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0; k++) {
+		if (lo >= hi || SP_GROW(f->v, f->cap, f->n + 1, 256))
+			continue;
+		f->v[f->n++] = (struct fn_range){ lo, hi, dwarf_dieoffset(die) };
+	}
+}
+
+/* Every function with code under die (through namespaces and types), in
+ * section order; *last and *budget as for walk_down. */
+static void collect_funcs(struct cu_funcs *f, Dwarf_Die *die, int depth, Dwarf_Off *last,
+			  long *budget)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(die, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Off off = dwarf_dieoffset(&c);
+
+		if (--*budget < 0 || off <= *last)
+			return;
+		*last = off;
+		if (tag == DW_TAG_subprogram)
+			add_ranges(f, &c);
+		else if (is_container(tag))
+			collect_funcs(f, &c, depth + 1, last, budget);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static int range_cmp(const void *pa, const void *pb)
+{
+	const struct fn_range *a = pa, *b = pb;
+
+	return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+static bool cus_grow(struct sp_inlines *in)
+{
+	size_t cap = in->ncus ? in->ncus * 2 : 64, old = in->ncus;
+	struct cu_funcs *prev = in->cus;
+
+	in->cus = calloc(cap, sizeof(*in->cus));
+	if (!in->cus) {
+		in->cus = prev;
+		return false;
+	}
+	in->ncus = cap;
+	for (size_t i = 0; i < old; i++) {
+		size_t j;
+
+		if (!prev[i].used)
+			continue;
+		for (j = sp_hash_u64(prev[i].cu) & (cap - 1); in->cus[j].used; j = (j + 1) & (cap - 1))
+			;
+		in->cus[j] = prev[i];
+	}
+	free(prev);
+	return true;
+}
+
+/* The functions of unit `cu`, indexed on first use; NULL when memory runs out. */
+static struct cu_funcs *unit_funcs(struct sp_inlines *in, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu), last = off;
+	long budget = 1L << 22;
+	struct cu_funcs *f;
+	size_t j;
+
+	if ((in->usedcus + 1) * 2 > in->ncus && !cus_grow(in))
+		return NULL;
+	for (j = sp_hash_u64(off) & (in->ncus - 1); in->cus[j].used; j = (j + 1) & (in->ncus - 1))
+		if (in->cus[j].cu == off)
+			return &in->cus[j];
+	f = &in->cus[j];
+	*f = (struct cu_funcs){ .cu = off, .used = true };
+	in->usedcus++;
+	collect_funcs(f, cu, 0, &last, &budget);
+	if (f->n)
+		qsort(f->v, f->n, sizeof(*f->v), range_cmp);
+	return f;
+}
+
 /* Append the chain at vaddr to entries, innermost first; returns its length.
- * The tree is walked by hand, not with dwarf_getscopes(), which goes on
- * into an inlined function's abstract definition and, in elfutils 0.188,
- * leaks its array when a corrupt unit makes its second pass fail. */
+ * The unit's function holding vaddr comes from the unit's index, then its
+ * subtree is walked by hand (not with dwarf_getscopes(), which goes on into
+ * an inlined function's abstract definition and, in elfutils 0.188, leaks
+ * its array when a corrupt unit makes its second pass fail). */
 static int read_chain(struct sp_inlines *in, uint64_t vaddr)
 {
-	Dwarf_Die cu_mem, *cu = dwarf_addrdie(in->dw, vaddr, &cu_mem);
+	Dwarf_Die cu_mem, *cu = dwarf_addrdie(in->dw, vaddr, &cu_mem), fn;
+	struct cu_funcs *f = cu ? unit_funcs(in, cu) : NULL;
+	long i = f && f->n ? SP_FLOOR(f->v, f->n, lo, vaddr) : -1;
 	struct walk *w;
 	int n = 0;
 
-	if (!cu || !(w = malloc(sizeof(*w))))
+	/* ranges of functions seldom overlap; when they do, an earlier one may hold vaddr */
+	for (long k = i; i >= 0 && vaddr >= f->v[i].hi && k - i < 8; )
+		i--;
+	if (i < 0 || vaddr >= f->v[i].hi || !dwarf_offdie(in->dw, f->v[i].die, &fn) ||
+	    !(w = malloc(sizeof(*w))))
 		return 0;
 	w->pc = vaddr;
 	w->n = 0;
-	w->last = dwarf_dieoffset(cu);
+	w->last = f->v[i].die;
 	w->budget = 1L << 22;
-	walk_down(w, cu, 0);
-	/* chain[0] is the function (when found), chain[1..] its inlined calls */
-	for (int i = w->n - 1; i >= 0 && n < SP_INLINE_MAX; i--) {
-		if (dwarf_tag(&w->chain[i]) != DW_TAG_inlined_subroutine)
+	walk_push(w, &fn);
+	walk_down(w, &fn, 0);
+	/* chain[0] is the function, chain[1..] its inlined calls */
+	for (int k = w->n - 1; k >= 0 && n < SP_INLINE_MAX; k--) {
+		if (dwarf_tag(&w->chain[k]) != DW_TAG_inlined_subroutine)
 			break;
-		if (!push_entry(in, &w->chain[i], cu))
+		if (!push_entry(in, &w->chain[k], cu))
 			break;
 		n++;
 	}
@@ -321,6 +439,9 @@ void sp_inlines__free(struct sp_inlines *in)
 	for (size_t i = 0; i < in->capstrs; i++)
 		free(in->strs[i]);
 	free(in->strs);
+	for (size_t i = 0; i < in->ncus; i++)
+		free(in->cus[i].v);
+	free(in->cus);
 	free(in->slots);
 	free(in->entries);
 	dwarf_end(in->dw);

@@ -12,8 +12,10 @@
  * and through the symbolizer on the running workload, sp_symbolize_user_inline
  * gives hot_inner (inlined), hot (inlined), caller_a with per-level lines,
  * and one frame when inline frames are off. Prints the cost of symbolizing
- * N stacks with and without inline frames (cold: first sight of every
- * address; warm: every address seen before).
+ * N stacks with and without inline frames: through the symbolizer on the
+ * workload (first pass: files opened; second: every address seen before),
+ * and through sp_elf on this test binary's own functions (RelWithDebInfo,
+ * most addresses new, the DWARF load included).
  *
  * Exits 77 (skip) without gcc/objcopy/strip.
  */
@@ -266,6 +268,47 @@ static void test_cost(const char *name)
 	stop(pid);
 }
 
+/* N stacks of 8 frames at pseudo-random addresses of this test binary's
+ * own functions (sprof's runtime, RelWithDebInfo: hundreds of inlined
+ * calls), most addresses seen once: symbol + line, then symbol + line +
+ * inline chain, each on a freshly opened file (so the DWARF load counts). */
+static void test_cost_self(void)
+{
+	enum { N = 20000, DEPTH = 8 };
+	struct sp_inline in[SP_INLINE_MAX];
+	double t[2];
+	long chains = 0;
+
+	for (int on = 0; on < 2; on++) {
+		struct sp_elf *e = sp_elf__open_path("/proc/self/exe");
+		uint64_t x = 88172645463325252ull;
+		double t0 = now();
+		int nsyms = e ? sp_elf__nsyms(e) : 0;
+
+		for (long i = 0; nsyms && i < (long)N * DEPTH; i++) {
+			struct sp_elf_sym *s;
+			const char *file;
+			int line;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			s = sp_elf__sym(e, (int)(x % (uint64_t)nsyms));
+			if (!s->size)
+				continue;
+			sp_elf__find(e, s->addr + (x >> 32) % s->size);
+			sp_elf__find_line(e, s->addr + (x >> 32) % s->size, &file, &line);
+			if (on)
+				chains += sp_elf__find_inlines(e, s->addr + (x >> 32) % s->size, in,
+							       SP_INLINE_MAX) > 0;
+		}
+		t[on] = now() - t0;
+		CHECK(nsyms > 0, "self: symbols");
+		sp_elf__destroy(e);
+	}
+	printf("cost: %d stacks x %d frames of this binary's functions: symbol+line %.1f ms, "
+	       "with inline chains %.1f ms (%.2f us/frame more); %ld frames had inlined calls\n",
+	       N, DEPTH, t[0] * 1e3, t[1] * 1e3, (t[1] - t[0]) * 1e6 / (N * DEPTH), chains);
+}
+
 int main(void)
 {
 	char file[] = __FILE__, path[4200];
@@ -292,6 +335,7 @@ int main(void)
 	test_symbolizer("inl");
 	test_symbolizer("inl-s");
 	test_cost("inl");
+	test_cost_self();
 	sh("rm -rf '%s'", dir);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
