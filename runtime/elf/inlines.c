@@ -15,6 +15,7 @@
  * back into itself), at most 64 levels deep and 4M DIEs far.
  */
 #include "runtime/elf/inlines.h"
+#include "runtime/elf/lines.h"
 #include "runtime/elf/syms.h"
 #include "base/hash.h"
 #include "base/search.h"
@@ -179,12 +180,18 @@ static bool push_entry(struct sp_inlines *in, Dwarf_Die *die, Dwarf_Die *cu)
 {
 	struct sp_inline *e;
 	const char *file;
+	char path[4096];
 
 	if (SP_GROW(in->entries, in->capentries, in->nentries + 1, 1024))
 		return false;
 	e = &in->entries[in->nentries];
 	call_site(die, cu, &file, &e->call_line);
-	e->call_file = intern(in, file);
+	e->call_file = NULL;
+	if (file && strlen(file) < sizeof(path)) {
+		strcpy(path, file);
+		sp_lines__clean_path(path); /* spelled as the line table's files are */
+		e->call_file = intern(in, path);
+	}
 	e->name = intern(in, die_string(die, DW_AT_name));
 	e->linkage = intern(in, die_linkage(die));
 	e->demangled = NULL;
