@@ -9,6 +9,8 @@
  *   - some address of caller_a and of caller_b has the chain hot_inner, hot
  *     with the call lines of the source's "call:" markers;
  *   - the binary without DWARF has no chain (and no crash);
+ *   - C++ (a source the test writes, g++ -O2 -g): the inlined member is
+ *     named "ns::W::hot(unsigned long)", its linkage name demangled;
  * and through the symbolizer on the running workload, sp_symbolize_user_inline
  * gives hot_inner (inlined), hot (inlined), caller_a with per-level lines,
  * and one frame when inline frames are off. Prints the cost of symbolizing
@@ -143,6 +145,39 @@ static void test_file(const char *name, bool dwarf)
 	}
 	printf("%s %s: caller_a %d, caller_b %d addresses with inline frames\n",
 	       failed ? "----" : "ok  ", name, any_a, any_b);
+	sp_elf__destroy(e);
+}
+
+/* C++: the inlined member function is named by its demangled linkage
+ * name, as the symbol table's names are (the test writes the source). */
+static void test_cpp(void)
+{
+	static const char src_cc[] =
+		"namespace ns { struct W { static inline __attribute__((always_inline)) unsigned long\n"
+		"hot(unsigned long x) { for (int i = 0; i < 100; i++) x = x * 3 + 1; return x; } }; }\n"
+		"volatile unsigned long sink;\n"
+		"__attribute__((noinline)) void outer(int n) { for (int i = 0; i < n; i++) sink += ns::W::hot(i); }\n"
+		"int main() { outer(10); return 0; }\n";
+	struct sp_inline in[SP_INLINE_MAX];
+	struct sp_elf *e;
+	FILE *f = fopen(bin("inl.cc"), "w");
+	bool found = false;
+	uint64_t a;
+	struct sp_elf_sym *s;
+
+	if (!f || fputs(src_cc, f) < 0 || fclose(f) != 0 ||
+	    sh("cd %s && g++ -O2 -g -o inl-cxx inl.cc", dir) != 0) {
+		printf("skip C++: no g++\n");
+		return;
+	}
+	e = sp_elf__open_path(bin("inl-cxx"));
+	a = e ? sp_elf__lookup_name(e, "outer(int)") : 0;
+	s = a ? sp_elf__find(e, a) : NULL;
+	for (uint64_t v = a; s && v < a + s->size && !found; v++)
+		found = sp_elf__find_inlines(e, v, in, SP_INLINE_MAX) == 1 && in[0].demangled &&
+			!strcmp(in[0].demangled, "ns::W::hot(unsigned long)") && in[0].name &&
+			!strcmp(in[0].name, "hot");
+	CHECK(found, "C++: ns::W::hot(unsigned long) inlined into outer(int) (outer at %#" PRIx64 ")", a);
 	sp_elf__destroy(e);
 }
 
@@ -332,6 +367,7 @@ int main(void)
 	test_file("inl-g", true);
 	test_file("inl-s", true);
 	test_file("inl-nodebug", false);
+	test_cpp();
 	test_symbolizer("inl");
 	test_symbolizer("inl-s");
 	test_cost("inl");
