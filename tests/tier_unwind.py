@@ -791,8 +791,16 @@ def t_inline_rust(ctx):
         k = frames.index(outer[0])
         if k and any("core::iter::range" in f for f in frames[:k]):
             g += n
-    _figure(ctx, "inline frames (rustc): core::iter::range ... (inlined) above chain_leaf in %s"
-            % _pct(g, t))
+    # std's own: lang_start_internal runs main through catch_unwind, inlined into it
+    whole = [(f, n) for f, n in stacks if any(_fn(x) == "std::rt::lang_start_internal" for x in f)]
+    gs = sum(n for f, n in whole
+             if any(x.startswith("std::panic::catch_unwind::<") and x.endswith(" (inlined)") for x in f))
+    ts = sum(n for _, n in whole)
+    _figure(ctx, "inline frames (rustc): core::iter::range ... (inlined) above chain_leaf in %s; "
+            "std::panic::catch_unwind::<...> (inlined) in lang_start_internal in %s"
+            % (_pct(g, t), _pct(gs, ts)))
+    # a std built without inline records (a distribution's rustc may ship one) shows none
+    assert gs == 0 or gs >= 0.95 * ts, "catch_unwind inlined in lang_start_internal in only %s" % _pct(gs, ts)
     assert t >= 200, "too few samples in chain_leaf: %d" % t
     # most of the loop is the multiply (no inlined call left in DWARF); the compare and
     # increment of the range, a few instructions, are std's inlined code
