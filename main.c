@@ -110,6 +110,7 @@ enum {
 	OPT_INTERP,
 	OPT_INFO,
 	OPT_USDT_FILE_ACTIVATION,
+	OPT_NO_INLINE,
 };
 
 static void usage(FILE *f)
@@ -154,6 +155,7 @@ static void usage(FILE *f)
 		"  --map @NAME      report only this map\n"
 		"  --title TEXT     title of the flame graph\n"
 		"  --strlen N       bytes of a string (env SPROF_STRLEN; default 64, at most 1024)\n"
+		"  --no-inline      no frames for functions inlined into user frames\n"
 		"  --export URL     also send the stacks to clickhouse://[USER[:PASS]@]HOST[:PORT]/DB.TABLE\n"
 		"  --host-name NAME host name in exported rows (default: gethostname)\n"
 		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
@@ -507,6 +509,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"interp", required_argument, NULL, OPT_INTERP},
 		{"info", no_argument, NULL, OPT_INFO},
 		{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
+		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
@@ -621,6 +624,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case OPT_NO_STATUS:
 			c->run.status_line = false;
+			break;
+		case OPT_NO_INLINE:
+			c->run.no_inline = true;
 			break;
 		case OPT_EXPORT:
 			c->run.export_url = optarg;

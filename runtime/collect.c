@@ -39,6 +39,7 @@
 #include "runtime/stacks/ruby.h"
 #include "abi/unwind_table.h"
 #include "runtime/stacks/symbolize.h"
+#include "runtime/elf/inlines.h"
 #include "base/clock.h"
 #include "base/hash.h"
 #include "base/vec.h"
@@ -222,6 +223,38 @@ static struct stack_slot *cache_find(struct sp_collector *c, uint64_t id, uint32
 	return &c->slots[j];
 }
 
+/* The native frames of a stack, symbolized, each user frame after the
+ * functions inlined at it; *n of them in a malloc'd array, NULL when
+ * memory runs out. */
+static struct sp_frame *native_frames(struct sp_collector *c, const uint64_t *ip, uint32_t nr,
+				      uint32_t pid, bool kernel, bool *truncated, int *n)
+{
+	struct sp_frame *v = NULL;
+	size_t cap = 0;
+	int k = 0;
+
+	for (uint32_t i = 0; i <= nr; i++) {
+		if (SP_GROW(v, cap, (size_t)k + SP_INLINE_MAX + 1, 64)) {
+			free(v);
+			return NULL;
+		}
+		if (i == nr)
+			break;
+		if (!kernel && ip[i] == SP_UNW_IP_TRUNCATED) {
+			v[k++] = (struct sp_frame){ .addr = ip[i], .sym = "[truncated]",
+						    .kind = SP_FRAME_UNKNOWN };
+			*truncated = true;
+		} else if (kernel) {
+			sp_symbolize_kernel(c->sym, ip[i], i == 0, &v[k++]);
+		} else {
+			k += sp_symbolize_user_inline(c->sym, (pid_t)pid, ip[i], i == 0, &v[k],
+						      SP_INLINE_MAX + 1);
+		}
+	}
+	*n = k;
+	return v;
+}
+
 /* Frames for a stack id, symbolized; an unknown id gives an empty stack. */
 /* Stacks decoded while running (printf, print) go to the scratch pool and
  * are not cached: a process's libraries may become known only later, and
@@ -243,27 +276,22 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 		uint32_t nr = v.nr < SP_MAX_FRAMES ? v.nr : SP_MAX_FRAMES;
 		uint32_t ni = kernel || v.ninterp > SP_MAX_FRAMES - nr ? 0 : v.ninterp;
 
-		st->frames = pool_alloc(c->cur, sizeof(*st->frames) * (nr + ni ? nr + ni : 1));
-		if (!st->frames)
+		int nf = 0;
+		struct sp_frame *nat = native_frames(c, v.ip, nr, pid, kernel, &st->truncated, &nf);
+
+		st->frames = nat ? pool_alloc(c->cur, sizeof(*st->frames) * (nf + ni ? nf + ni : 1)) : NULL;
+		if (!st->frames) {
+			free(nat);
 			return NULL;
-		for (uint32_t i = 0; i < nr; i++) {
-			if (!kernel && v.ip[i] == SP_UNW_IP_TRUNCATED) {
-				st->frames[i] = (struct sp_frame){ .addr = v.ip[i], .sym = "[truncated]",
-								   .kind = SP_FRAME_UNKNOWN };
-				st->truncated = true;
-			} else if (kernel)
-				sp_symbolize_kernel(c->sym, v.ip[i], i == 0, &st->frames[i]);
-			else
-				sp_symbolize_user(c->sym, (pid_t)pid, v.ip[i], i == 0, &st->frames[i]);
 		}
+		memcpy(st->frames, nat, sizeof(*nat) * (size_t)nf);
+		free(nat);
 		if (c->iu)
-			st->n = sp_iusdt__splice(c->iu, v.ip + nr, (int)ni, st->frames, (int)nr);
+			st->n = sp_iusdt__splice(c->iu, v.ip + nr, (int)ni, st->frames, nf);
 		else if (sp_ruby__owns(c->rb, (pid_t)pid))
-			st->n = sp_ruby__splice(c->rb, (pid_t)pid, v.ip + nr, (int)ni, st->frames,
-						(int)nr);
+			st->n = sp_ruby__splice(c->rb, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
 		else
-			st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni,
-						  st->frames, (int)nr);
+			st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
 		st->truncated = st->truncated || (limit > 0 && (int)nr >= limit);
 	}
 	if (slot) {

@@ -622,6 +622,7 @@ static int open_readers(struct run *r)
 		fprintf(stderr, "sprof: cannot start the symbolizer: %s\n", strerror(errno));
 		return -errno;
 	}
+	sp_symbolizer__set_inline(r->sym, !r->o->no_inline);
 	/* one open per object file for names and unwind tables (the unwinder
 	 * is destroyed first, the symbolizer owns the cache) */
 	sp_unwind__share_objcache(r->unw, sp_symbolizer__objcache(r->sym));

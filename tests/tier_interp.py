@@ -196,6 +196,8 @@ def py_frame(line):
     """(name, file, line) of a Python frame line, UNKNOWN as (UNKNOWN, '', 0), else None."""
     if line == UNKNOWN:
         return (UNKNOWN, "", 0)
+    if line.endswith(" (inlined)"):  # a C function inlined into the interpreter's code
+        return None
     m = FRAME_RE.match(line)
     if not m or "+" in m.group(1).split(" ")[0]:
         return None

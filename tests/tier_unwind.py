@@ -272,7 +272,8 @@ def _toolchain_shares(stacks):
     leaf samples, samples reaching main and _start, all samples)."""
     g = t = whole = total = 0
     for frames, n in stacks:
-        names = [_fn(f) for f in frames]
+        # functions inlined into a frame are not frames of the chain (perf's are dropped too)
+        names = [_fn(f) for f in frames if not f.endswith(" (inlined)")]
         total += n
         if names and "main" in names and names[-1] == "_start":
             whole += n
@@ -564,6 +565,8 @@ def t_dlopen(ctx):
     stacks, _ = _sprof(ctx, "%s %s" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
     good = total = 0
     for frames, n in stacks:
+        # libm's debug file (libc6-dbg) names functions inlined into cos: not frames of the chain
+        frames = [f for f in frames if not f.endswith(" (inlined)")]
         names = [_fn(f) for f in frames]
         if frames and "libm" not in "".join(frames) and not names[0].startswith("__cos"):
             continue
@@ -637,6 +640,170 @@ def t_vs_bpftrace(ctx):
         assert gb < 0.5 * max(tb, 1), "%s: bpftrace got the chain in %s?" % (tag, _pct(gb, tb))
 
 
+# ---- inline frames (.debug_info) --------------------------------------------------------
+
+INLINE_ROUNDS = "250"
+INLINE_PROG = "profile:hz:%s { @[ustack] = count(); }" % HZ
+
+
+def _inline_binary(ctx):
+    return _build(ctx, "inline_hot", ("-O2", "-g"), "o2")
+
+
+def _inline_marker(name):
+    """Line of tests/workloads/inline_hot.c holding the marker `call:NAME`."""
+    with open(_workload_src("inline_hot.c")) as f:
+        for i, line in enumerate(f, 1):
+            if "call:" + name in line:
+                return i
+    raise AssertionError("no marker call:%s" % name)
+
+
+def _inline_share(stacks, caller):
+    """(samples starting hot_inner (inlined), hot (inlined), caller, main; samples in caller)."""
+    good = total = 0
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        if caller not in names:
+            continue
+        total += n
+        if frames[:2] == ["hot_inner (inlined)", "hot (inlined)"] and names[2:4] == [caller, "main"]:
+            good += n
+    return good, total
+
+
+def _inline_chains(ctx, stacks, what):
+    for caller in ("caller_a", "caller_b"):
+        g, t = _inline_share(stacks, caller)
+        _figure(ctx, "inline frames (%s): hot_inner (inlined) <- hot (inlined) <- %s <- main %s"
+                % (what, caller, _pct(g, t)))
+        assert t >= 100, "%s: too few samples in %s: %d" % (what, caller, t)
+        assert g >= 0.9 * t, "%s: inline chain under %s in only %s" % (what, caller, _pct(g, t))
+
+
+def t_inline_text(ctx):
+    _need_hook(ctx)
+    w = _inline_binary(ctx)
+    stacks, _ = _sprof(ctx, "%s %s" % (w, INLINE_ROUNDS), INLINE_PROG)
+    _inline_chains(ctx, stacks, "text")
+
+
+def t_inline_folded(ctx):
+    _need_hook(ctx)
+    w = _inline_binary(ctx)
+    r = ctx.sprof_run("-f", "folded", "-c", "%s %s" % (w, INLINE_ROUNDS), "-e", INLINE_PROG,
+                      timeout=120)
+    assert r.rc == 0, r
+    lines = [l.rsplit(" ", 1) for l in r.out.splitlines() if " " in l]
+    for caller in ("caller_a", "caller_b"):
+        chain = ";main;%s;hot_[i];hot_inner_[i]" % caller
+        g = sum(int(n) for f, n in lines if f.endswith(chain))
+        t = sum(int(n) for f, n in lines if (";%s;" % caller) in f + ";")
+        assert t >= 100 and g >= 0.9 * t, "folded: %s in %s\n%s" % (chain, _pct(g, t), r.out[-3000:])
+
+
+def _pprof_locations(text):
+    """[(function names, lines), weight] of each sample's leaf location in protoc's text form."""
+    strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
+    funcs = {}
+    for m in re.finditer(r"^function \{\n(.*?)^\}", text, re.M | re.S):
+        fid = int(re.search(r"^  id: (\d+)", m.group(1), re.M).group(1))
+        funcs[fid] = strings[int(re.search(r"^  name: (\d+)", m.group(1), re.M).group(1))]
+    locs = {}
+    for m in re.finditer(r"^location \{\n(.*?)^\}", text, re.M | re.S):
+        lid = int(re.search(r"^  id: (\d+)", m.group(1), re.M).group(1))
+        lines = re.findall(r"^  line \{\n    function_id: (\d+)\n(?:    line: (\d+)\n)?  \}",
+                           m.group(1), re.M)
+        locs[lid] = ([funcs.get(int(f)) for f, _ in lines], [int(l or 0) for _, l in lines])
+    out = []
+    for m in re.finditer(r"^sample \{\n(.*?)^\}", text, re.M | re.S):
+        ids = re.findall(r"^  location_id: (\d+)", m.group(1), re.M)
+        value = re.search(r"^  value: (\d+)", m.group(1), re.M)
+        if ids and value:
+            out.append((locs.get(int(ids[0])), int(value.group(1))))
+    return out
+
+
+def t_inline_pprof(ctx):
+    _need_hook(ctx)
+    import tier_formats
+    w = _inline_binary(ctx)
+    path = os.path.join(ctx.workdir, "inline.pb.gz")
+    r = ctx.sprof_run("-o", path, "-c", "%s %s" % (w, INLINE_ROUNDS), "-e", INLINE_PROG,
+                      timeout=120)
+    assert r.rc == 0, r
+    leaves = _pprof_locations(tier_formats.protoc_decode(ctx, path))
+    inner = _inline_marker("hot_inner")
+    for caller, mark in (("caller_a", "hot_a"), ("caller_b", "hot_b")):
+        want = ["hot_inner", "hot", caller]
+        g = sum(n for loc, n in leaves if loc and loc[0] == want and loc[1][1:] == [inner, _inline_marker(mark)]
+                and 0 < loc[1][0] < inner)
+        t = sum(n for loc, n in leaves if loc and caller in loc[0])
+        _figure(ctx, "inline frames (pprof): one location with lines %s in %s" % (want, _pct(g, t)))
+        assert t >= 100 and g >= 0.9 * t, "pprof: %s (lines ..., %d, %d) in %s: %r" % (
+            want, inner, _inline_marker(mark), _pct(g, t), leaves[:10])
+
+
+def t_inline_off(ctx):
+    _need_hook(ctx)
+    w = _inline_binary(ctx)
+    r = ctx.sprof_run("--no-inline", "-c", "%s %s" % (w, INLINE_ROUNDS), "-e", INLINE_PROG,
+                      timeout=120)
+    assert r.rc == 0, r
+    assert "(inlined)" not in r.out, r.out[-3000:]
+    stacks = _parse_stacks(r.out)
+    for caller in ("caller_a", "caller_b"):
+        g, t = _share(stacks, caller, ["main"])
+        assert t >= 100, "--no-inline: too few samples with %s as leaf: %d" % (caller, t)
+
+
+def t_inline_debug_file(ctx):
+    """DWARF in a separate file: objcopy --only-keep-debug, strip, debug link."""
+    _need_hook(ctx)
+    src = _inline_binary(ctx)
+    w = os.path.join(ctx.workdir, "inline_hot-stripped")
+    shutil.copy(src, w)
+    for cmd in (["objcopy", "--only-keep-debug", w, w + ".debug"], ["strip", w],
+                ["objcopy", "--add-gnu-debuglink=" + w + ".debug", w]):
+        ctx.run(cmd, check=True)
+    r = ctx.run(["readelf", "-S", w], check=True)
+    assert ".debug_info" not in r.out and ".symtab" not in r.out, r.out
+    stacks, _ = _sprof(ctx, "%s %s" % (w, INLINE_ROUNDS), INLINE_PROG)
+    _inline_chains(ctx, stacks, "stripped, debug link")
+
+
+def t_inline_rust(ctx):
+    """rustc -O -g: the range iterator of chain_leaf's loop is std code inlined into it,
+    named from its demangled linkage name like the outer frames (no mangled names, no hashes)."""
+    _need_hook(ctx)
+    w = _chain_binary(ctx, "rustc")
+    stacks, r = _sprof(ctx, "%s %s" % (w, SECS), INLINE_PROG)
+    g = t = 0
+    for frames, n in stacks:
+        outer = [f for f in frames if not f.endswith(" (inlined)")]
+        if not outer or _last(_fn(outer[0])) != "chain_leaf":
+            continue
+        t += n
+        k = frames.index(outer[0])
+        if k and any("core::iter::range" in f for f in frames[:k]):
+            g += n
+    # std's own: lang_start_internal runs main through catch_unwind, inlined into it
+    whole = [(f, n) for f, n in stacks if any(_fn(x) == "std::rt::lang_start_internal" for x in f)]
+    gs = sum(n for f, n in whole
+             if any(x.startswith("std::panic::catch_unwind::<") and x.endswith(" (inlined)") for x in f))
+    ts = sum(n for _, n in whole)
+    _figure(ctx, "inline frames (rustc): core::iter::range ... (inlined) above chain_leaf in %s; "
+            "std::panic::catch_unwind::<...> (inlined) in lang_start_internal in %s"
+            % (_pct(g, t), _pct(gs, ts)))
+    # a std built without inline records (a distribution's rustc may ship one) shows none
+    assert gs == 0 or gs >= 0.95 * ts, "catch_unwind inlined in lang_start_internal in only %s" % _pct(gs, ts)
+    assert t >= 200, "too few samples in chain_leaf: %d" % t
+    # most of the loop is the multiply (no inlined call left in DWARF); the compare and
+    # increment of the range, a few instructions, are std's inlined code
+    assert g >= 5 and g >= 0.02 * t, "std's inlined range iterator above chain_leaf in only %s" % _pct(g, t)
+    assert not re.search(r"^\s*(_ZN|_R[A-Z])|::h[0-9a-f]{16}\b", r.out, re.M), r.out[-3000:]
+
+
 def tests(ctx):
     yield "tables/libc_vs_readelf", t_tables_libc
     yield "tables/workloads_vs_readelf", t_tables_workloads
@@ -663,3 +830,9 @@ def tests(ctx):
     yield "dlopen_after_first_sample", t_dlopen
     yield "python3_distribution_binary", t_python
     yield "vs_bpftrace", t_vs_bpftrace
+    yield "inline/text", t_inline_text
+    yield "inline/folded", t_inline_folded
+    yield "inline/pprof", t_inline_pprof
+    yield "inline/no_inline", t_inline_off
+    yield "inline/separate_debug_file", t_inline_debug_file
+    yield "inline/rust_std", t_inline_rust

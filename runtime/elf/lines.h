@@ -2,8 +2,9 @@
  *
  * A small reader of the line-number programs (DWARF 2 to 5) of one ELF
  * file, run once on first use into a sorted row table, so pprof locations
- * can carry line numbers without a libdw dependency. Inlined frames are not
- * expanded: the row gives the innermost source position of an address.
+ * can carry line numbers. Inlined frames are not expanded here: the row
+ * gives the innermost source position of an address, and
+ * runtime/elf/inlines.h the functions inlined there with their call lines.
  */
 #ifndef SPROF_RUNTIME_ELF_LINES_H
 #define SPROF_RUNTIME_ELF_LINES_H

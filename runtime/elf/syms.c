@@ -16,6 +16,7 @@
  */
 #include "runtime/elf/syms.h"
 #include "runtime/elf/demangle_rust.h"
+#include "runtime/elf/inlines.h"
 #include "runtime/elf/lines.h"
 #include "base/search.h"
 #include "base/vec.h"
@@ -57,6 +58,8 @@ struct sp_elf {
 	struct sp_elf_sym *syms;
 	struct sp_lines *lines;
 	bool lines_tried;
+	struct sp_inlines *inlines;
+	bool inlines_tried;
 };
 
 /* --- section helpers -------------------------------------------------------------- */
@@ -370,6 +373,7 @@ static int elf_setup(struct sp_elf *e)
 struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
 {
 	struct sp_elf *e = elf_new();
+	bool symtab;
 	int err;
 
 	if (!e) {
@@ -384,9 +388,11 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
 		errno = -err;
 		return NULL;
 	}
-	if (!find_section(e->elf, NULL, SHT_SYMTAB))
+	/* a debug file for symbols, or for DWARF only (strip -g kept .symtab) */
+	symtab = find_section(e->elf, NULL, SHT_SYMTAB) != NULL;
+	if (!symtab || !find_section(e->elf, ".debug_info", 0))
 		find_debug_file(e, path, root);
-	if (!e->dbg)
+	if (!e->dbg && !symtab)
 		open_minidebuginfo(e);
 	return e;
 }
@@ -432,6 +438,7 @@ void sp_elf__destroy(struct sp_elf *e)
 		free(e->syms[i].demangled);
 	free(e->syms);
 	sp_lines__free(e->lines);
+	sp_inlines__free(e->inlines);
 	free(e->loads);
 	free(e->build_id);
 	free(e->dbg_path);
@@ -592,7 +599,7 @@ static int load_syms(struct sp_elf *e)
 
 	e->loaded = true;
 	err = add_symtabs(&sv, e->elf);
-	if (!err && e->dbg)
+	if (!err && e->dbg && !find_section(e->elf, NULL, SHT_SYMTAB))
 		err = add_symtabs(&sv, e->dbg);
 	if (!err && e->mini)
 		err = add_symtabs(&sv, e->mini);
@@ -796,4 +803,15 @@ bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int 
 			e->lines = sp_lines__load(e->elf);
 	}
 	return e->lines && sp_lines__find(e->lines, vaddr, file, line);
+}
+
+int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out, int max)
+{
+	if (!e->inlines_tried) {
+		e->inlines_tried = true;
+		e->inlines = sp_inlines__load(e->dbg ? e->dbg : e->elf);
+		if (!e->inlines && e->dbg)
+			e->inlines = sp_inlines__load(e->elf);
+	}
+	return e->inlines ? sp_inlines__find(e->inlines, vaddr, out, max) : 0;
 }

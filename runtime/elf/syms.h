@@ -50,6 +50,11 @@ const char *sp_elf_sym__name(struct sp_elf_sym *s);
 uint64_t sp_elf__lookup_name(struct sp_elf *e, const char *name);
 /* Source file and line of `vaddr` from .debug_line; false when unknown. */
 bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line);
+/* The functions inlined at `vaddr`, innermost first, from .debug_info
+ * (runtime/elf/inlines.h; read on first use from the debug file when there
+ * is one); returns how many were written to out (at most max). */
+struct sp_inline;
+int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out, int max);
 /* Number of function symbols (loads the table) and the i-th, by address
  * (aliases included: every name of a function is listed). */
 int sp_elf__nsyms(struct sp_elf *e);

@@ -109,6 +109,10 @@ static int frame_from(struct sp_frame *fr, const char *name, size_t n)
 	if (n > 4 && memcmp(name + n - 4, "_[k]", 4) == 0) {
 		n -= 4;
 		fr->kind = SP_FRAME_KERNEL;
+	} else if (n > 4 && memcmp(name + n - 4, "_[i]", 4) == 0) {
+		n -= 4;
+		fr->kind = SP_FRAME_USER;
+		fr->inlined = true;
 	}
 	fr->sym = strndup(name, n);
 	return fr->sym ? 0 : -ENOMEM;

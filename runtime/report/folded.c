@@ -5,7 +5,9 @@
  * What flamegraph.pl, inferno, speedscope and friends read: frames root
  * first joined by ';', one space, an integer count. The key's non-stack
  * parts (comm, pid, ...) lead, then user frames, then kernel frames marked
- * "_[k]" (on top, as the kernel ran on behalf of that user stack).
+ * "_[k]" (on top, as the kernel ran on behalf of that user stack); a
+ * function inlined into its caller is a frame of its own, marked "_[i]"
+ * (stackcollapse-perf --inline's mark).
  * Stacks that differ only in offsets are merged; lines are sorted.
  * Unresolved frames are "[module]" (the file name, as stackcollapse-perf
  * names them) or "[unknown]" outside any module, so they merge. Names
@@ -59,6 +61,8 @@ void sp_folded_name(FILE *f, const char *s, enum sp_pe_kind kind)
 	}
 	if (kind == SP_PE_KERNEL)
 		fputs("_[k]", f);
+	else if (kind == SP_PE_INLINE)
+		fputs("_[i]", f);
 }
 
 int sp_report_folded(FILE *f, const struct sp_mapdata *m)

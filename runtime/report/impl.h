@@ -17,7 +17,8 @@
 #include "runtime/report/profile.h"
 #include "runtime/report/report.h"
 
-/* "sym+off", or "0x<addr>" when unresolved (bpftrace's frame text). */
+/* "sym+off", or "0x<addr>" when unresolved (bpftrace's frame text);
+ * "sym (inlined)" for an inlined function (perf's). */
 const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len);
 /* Name used by flame graphs and profiles: the symbol; unresolved, the
  * module's file name in brackets ("[libc.so.6]", as stackcollapse-perf
@@ -46,7 +47,8 @@ bool sp_map_is_flame(const struct sp_mapdata *m);
 const struct sp_plan_field *sp_key_field(const struct sp_mapdata *m, int i);
 
 /* One element of a stack path, root first. */
-enum sp_pe_kind { SP_PE_LABEL, SP_PE_USER, SP_PE_KERNEL, SP_PE_UNKNOWN, SP_PE_INTERP };
+/* INLINE: a user function inlined into the element after it (its caller). */
+enum sp_pe_kind { SP_PE_LABEL, SP_PE_USER, SP_PE_KERNEL, SP_PE_UNKNOWN, SP_PE_INTERP, SP_PE_INLINE };
 struct sp_pelem {
 	char *name;                  /* owned */
 	enum sp_pe_kind kind;
@@ -99,7 +101,8 @@ void sp_json_strn(FILE *f, const char *s, size_t n);
 FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **path);
 int sp_report_close(FILE *f, char *path);
 
-/* A frame name as folded lines write it (';' -> ':', "_[k]" for kernel frames). */
+/* A frame name as folded lines write it (';' -> ':', "_[k]" for kernel
+ * frames, "_[i]" for inlined ones as stackcollapse-perf --inline marks them). */
 void sp_folded_name(FILE *f, const char *s, enum sp_pe_kind kind);
 
 int sp_report_folded(FILE *f, const struct sp_mapdata *m);

@@ -21,7 +21,8 @@ struct sp_stacks {
 };
 
 /* Appends a path of n names (root first) with weight w; kind from each
- * name: "_[k]" suffix (removed) = kernel, "[...]" = unknown, else user. */
+ * name: "_[k]" suffix (removed) = kernel, "_[i]" (removed) = inlined,
+ * "[...]" = unknown, else user. */
 int sp_stacks_add(struct sp_stacks *s, char **names, int n, uint64_t w);
 void sp_stacks_free(struct sp_stacks *s);
 

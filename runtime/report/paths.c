@@ -48,6 +48,8 @@ static int push_stack(struct sp_path *p, const struct sp_stack *st)
 			kind = SP_PE_UNKNOWN;
 		else if (f->kind == SP_FRAME_INTERP)
 			kind = SP_PE_INTERP;
+		else if (f->inlined)
+			kind = SP_PE_INLINE;
 		err = path_push(p, strdup(sp_frame_func(f, buf, sizeof(buf))), kind, f);
 		if (err)
 			return err;

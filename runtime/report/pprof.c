@@ -10,7 +10,9 @@
  * Conventions (Go's CPU profiles): sample types samples/count and
  * cpu/nanoseconds, period_type cpu/nanoseconds, period 1e9/hz (for count
  * maps; a sum/min/max map has one sample type named after it); frames become
- * functions (with source file and line when known) and locations, modules
+ * functions (with source file and line when known) and locations (a frame
+ * and the functions inlined at it are one location, its Line entries
+ * innermost first, each with its own line), modules
  * become mappings with their build ids and has_functions set, since sprof
  * has symbolized already and pprof must not try again. The key's comm, the
  * user stack's pid and other non-stack key parts become sample labels.
@@ -24,6 +26,9 @@
 #include "runtime/report/impl.h"
 
 #define DEFAULT_PERIOD_NS (1000000000ull / 99)
+/* Line entries of one location at most: the function and up to 39 inlined
+ * into it (the symbolizer gives 32 at most). */
+#define LOC_LINES 40
 
 /* --- protobuf encoding ------------------------------------------------------------ */
 
@@ -190,26 +195,54 @@ static uint64_t function_id(struct pprof *pp, const struct sp_frame *f)
 	return id;
 }
 
-static uint64_t location_id(struct pprof *pp, const struct sp_frame *f)
+/* One Location for a frame and the functions inlined at it: fr[0] the
+ * innermost, fr[n-1] the function they were inlined into (pprof's order of
+ * Line entries: the last is the caller of the others). */
+static uint64_t location_id(struct pprof *pp, const struct sp_frame *const *fr, int n)
 {
-	uint64_t map = mapping_id(pp, f), fn = function_id(pp, f), id;
-	char key[128];
+	const struct sp_frame *f = fr[n - 1];
+	uint64_t map = mapping_id(pp, f), fn[LOC_LINES], id;
+	char key[2048];
+	size_t k;
 	bool fresh;
 
-	snprintf(key, sizeof(key), "%" PRIx64 "|%" PRIu64 "|%" PRIu64 "|%d", f->addr, map, fn, f->srcline);
+	k = (size_t)snprintf(key, sizeof(key), "%" PRIx64 "|%" PRIu64, f->addr, map);
+	for (int i = 0; i < n; i++) {
+		fn[i] = function_id(pp, fr[i]);
+		if (k < sizeof(key))
+			k += (size_t)snprintf(key + k, sizeof(key) - k, "|%" PRIu64 ":%d", fn[i],
+					      fr[i]->srcline);
+	}
 	id = sp_intern(&pp->locs, key, &fresh);
 	if (!fresh)
 		return id;
 	pb_uint(&pp->tmp, 1, id);
 	pb_uint(&pp->tmp, 2, map);
 	pb_uint(&pp->tmp, 3, f->addr);
-	if (fn) {
-		pb_uint(&pp->tmp2, 1, fn);
-		pb_uint(&pp->tmp2, 2, f->srcline > 0 ? (uint64_t)f->srcline : 0);
+	for (int i = 0; i < n; i++) {
+		if (!fn[i])
+			continue;
+		pb_uint(&pp->tmp2, 1, fn[i]);
+		pb_uint(&pp->tmp2, 2, fr[i]->srcline > 0 ? (uint64_t)fr[i]->srcline : 0);
 		pb_msg(&pp->tmp, 4, &pp->tmp2);
 	}
 	pb_msg(&pp->out, P_LOCATION, &pp->tmp);
 	return id;
+}
+
+/* The location of path element *i (leaf side) and of the functions inlined
+ * at it: inlined frames are followed, toward the root, by the frame they
+ * were inlined into, at the same address. Moves *i to the last one used. */
+static uint64_t path_location(struct pprof *pp, const struct sp_path *p, int *i)
+{
+	const struct sp_frame *g[LOC_LINES];
+	int n = 0;
+
+	g[n++] = p->el[*i].frame;
+	while (g[n - 1]->inlined && n < LOC_LINES && *i > 0 && p->el[*i - 1].frame &&
+	       p->el[*i - 1].frame->addr == g[0]->addr)
+		g[n++] = p->el[--*i].frame;
+	return location_id(pp, g, n);
 }
 
 static void label(struct pprof *pp, struct pb *sample, const char *key, const char *str, uint64_t num)
@@ -234,7 +267,7 @@ static int add_sample(struct pprof *pp, const struct sp_path *p, uint64_t period
 		return -ENOMEM;
 	for (int i = p->n - 1; i >= 0; i--)
 		if (p->el[i].frame)
-			locs[n++] = location_id(pp, p->el[i].frame);
+			locs[n++] = path_location(pp, p, &i);
 	for (int i = 0; i < p->n; i++) {
 		char key[32];
 

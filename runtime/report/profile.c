@@ -55,6 +55,8 @@ const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len)
 		snprintf(buf, len, "%s (%s:%d)", f->sym, base_name(f->srcfile), f->srcline);
 	else if (f->kind == SP_FRAME_INTERP && f->sym && f->srcfile)
 		snprintf(buf, len, "%s (%s)", f->sym, base_name(f->srcfile));
+	else if (f->sym && f->inlined)
+		snprintf(buf, len, "%s (inlined)", f->sym);
 	else if (f->sym && (f->kind == SP_FRAME_INTERP || f->kind == SP_FRAME_UNKNOWN)) /* [truncated] is a mark */
 		snprintf(buf, len, "%s", f->sym);
 	else if (f->sym)

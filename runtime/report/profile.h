@@ -28,6 +28,7 @@ struct sp_frame {
 	const char *srcfile;    /* source file when known, else NULL */
 	int srcline;            /* 0 when unknown */
 	enum sp_frame_kind kind;
+	bool inlined;           /* a function inlined at addr into the next frame (same addr) */
 };
 
 struct sp_stack {

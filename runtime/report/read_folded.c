@@ -24,6 +24,10 @@ static enum sp_pe_kind name_kind(char *name)
 		name[n - 4] = '\0';
 		return SP_PE_KERNEL;
 	}
+	if (n > 4 && strcmp(name + n - 4, "_[i]") == 0) {
+		name[n - 4] = '\0';
+		return SP_PE_INLINE;
+	}
 	return name[0] == '[' && name[n ? n - 1 : 0] == ']' ? SP_PE_UNKNOWN : SP_PE_USER;
 }
 

@@ -6,6 +6,7 @@
  * root-first frame indices and a weight per sample; the heaviest profile is
  * the one speedscope opens on. Frames are named like the
  * flame graph's: key parts first, kernel frames marked " [kernel]",
+ * functions inlined into their caller " (inlined)",
  * unresolved ones "[unknown]"; the source file is given when known (not the
  * sampled line, which would split a function into one frame per line).
  */
@@ -29,9 +30,9 @@ struct ss_ctx {
 
 static const char *frame_name(const struct sp_pelem *e, char *buf, size_t len)
 {
-	if (e->kind != SP_PE_KERNEL)
+	if (e->kind != SP_PE_KERNEL && e->kind != SP_PE_INLINE)
 		return e->name;
-	snprintf(buf, len, "%s [kernel]", e->name);
+	snprintf(buf, len, e->kind == SP_PE_KERNEL ? "%s [kernel]" : "%s (inlined)", e->name);
 	return buf;
 }
 

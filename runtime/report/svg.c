@@ -345,6 +345,8 @@ static void frame_colour(char *buf, size_t len, const struct node *n, bool root)
 		snprintf(buf, len, "rgb(%d,%d,%d)", 170 + (int)(30 * a), 170 + (int)(30 * a), 170 + (int)(30 * a));
 	else if (n->kind == SP_PE_INTERP) /* interpreted code: greens */
 		snprintf(buf, len, "rgb(%d,%d,%d)", 60 + (int)(50 * a), 175 + (int)(55 * b), 80 + (int)(50 * c));
+	else if (n->kind == SP_PE_INLINE) /* inlined functions: aqua, flamegraph.pl's */
+		snprintf(buf, len, "rgb(%d,%d,%d)", 80 + (int)(55 * a), 200 + (int)(55 * b), 200 + (int)(55 * c));
 	else if (n->kind == SP_PE_LABEL)
 		snprintf(buf, len, "rgb(%d,%d,%d)", 110 + (int)(40 * a), 160 + (int)(40 * b), 220 + (int)(35 * c));
 	else
@@ -424,6 +426,8 @@ static void frame_title(struct svg_ctx *c, const struct node *n)
 	xml_text(c->f, n->name);
 	if (n->kind == SP_PE_KERNEL)
 		fputs(" [kernel]", c->f);
+	else if (n->kind == SP_PE_INLINE)
+		fputs(" (inlined)", c->f);
 	if (!c->diff) {
 		fprintf(c->f, " (%" PRIu64 " %s, %.2f%%)", n->total, c->unit, 100 * share(n->total, c->total));
 		return;

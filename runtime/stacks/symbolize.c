@@ -22,6 +22,7 @@
  */
 #include "runtime/stacks/symbolize.h"
 
+#include "runtime/elf/inlines.h"
 #include "runtime/elf/objcache.h"
 #include "runtime/elf/syms.h"
 #include "runtime/stacks/kallsyms.h"
@@ -91,6 +92,9 @@ struct sp_symbolizer {
 	struct sp_modid *modids;   /* kernel modules' build ids, read on first use */
 	bool demangle;
 	bool lines;
+	bool inlines;
+	struct sp_elf *hit_elf;    /* where the last user frame resolved: file and address */
+	uint64_t hit_vaddr;
 };
 
 /* Every kept file is a descriptor: allow as many as the hard limit does. */
@@ -121,6 +125,7 @@ struct sp_symbolizer *sp_symbolizer__open_shared(struct sp_objcache *objs)
 	}
 	s->demangle = true;
 	s->lines = true;
+	s->inlines = true;
 	raise_nofile();
 	return s;
 }
@@ -138,6 +143,11 @@ struct sp_objcache *sp_symbolizer__objcache(struct sp_symbolizer *s)
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on)
 {
 	s->demangle = on;
+}
+
+void sp_symbolizer__set_inline(struct sp_symbolizer *s, bool on)
+{
+	s->inlines = on;
 }
 
 /* --- files --------------------------------------------------------------------------- */
@@ -405,6 +415,8 @@ static bool symbolize_file(struct sp_symbolizer *s, const struct sp_map *m, uint
 	out->kind = SP_FRAME_USER;
 	if (s->lines)
 		sp_elf__find_line(e, vaddr, &out->srcfile, &out->srcline);
+	s->hit_elf = e;
+	s->hit_vaddr = vaddr;
 	return true;
 }
 
@@ -497,6 +509,7 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 	struct sp_proc *p = find_proc(s, pid);
 
 	frame_init(out, addr);
+	s->hit_elf = NULL;
 	if (!p) {
 		sp_symbolizer__add_pid(s, pid, false);
 		p = find_proc(s, pid);
@@ -519,6 +532,46 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 		frame_init(out, addr);
 		symbolize_in(s, p, addr, leaf, out);
 	}
+}
+
+/* An inlined function's name as the outer frames are named: the linkage
+ * name demangled (C++, Rust: with its namespace), else the DWARF name. */
+static const char *inline_name(const struct sp_symbolizer *s, const struct sp_inline *in)
+{
+	if (s->demangle && in->demangled)
+		return in->demangled;
+	if (!s->demangle && in->linkage)
+		return in->linkage;
+	return in->name ? in->name : in->linkage;
+}
+
+int sp_symbolize_user_inline(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool leaf,
+			     struct sp_frame *out, int max)
+{
+	struct sp_inline in[SP_INLINE_MAX];
+	struct sp_frame outer;
+	int n = 0;
+
+	sp_symbolize_user(s, pid, addr, leaf, &outer);
+	if (s->inlines && s->hit_elf && max > 1)
+		n = sp_elf__find_inlines(s->hit_elf, s->hit_vaddr, in,
+					 max - 1 < SP_INLINE_MAX ? max - 1 : SP_INLINE_MAX);
+	for (int i = 0; i < n; i++) {
+		out[i] = outer;
+		out[i].sym = inline_name(s, &in[i]);
+		out[i].off = 0;
+		out[i].inlined = true;
+		if (i > 0 && s->lines) { /* i == 0 runs at the line table's position */
+			out[i].srcfile = in[i - 1].call_file;
+			out[i].srcline = in[i - 1].call_line;
+		}
+	}
+	out[n] = outer;
+	if (n > 0 && s->lines) {
+		out[n].srcfile = in[n - 1].call_file;
+		out[n].srcline = in[n - 1].call_line;
+	}
+	return n + 1;
 }
 
 /* --- kernel frames ---------------------------------------------------------------------- */

@@ -15,7 +15,8 @@
  * Frames get sym+off, module (path, "[vdso]", the perf map, or
  * "[kernel.kallsyms]"/the kernel module), build_id (kernel: vmlinux's or the
  * module's), the mapping and file_off, and srcfile:srcline when the file
- * has DWARF line tables.
+ * has DWARF line tables; sp_symbolize_user_inline() adds the functions
+ * inlined at the address from .debug_info.
  *
  * Strings in returned frames are owned by the symbolizer and live until
  * sp_symbolizer__destroy(). Opening raises RLIMIT_NOFILE's soft limit to
@@ -63,6 +64,14 @@ bool sp_symbolizer__has_pid(struct sp_symbolizer *s, pid_t pid);
  * (at most every 100 ms). Never fails. */
 void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool leaf,
 		       struct sp_frame *out);
+/* The same with the functions inlined at addr (runtime/elf/inlines.h)
+ * before it, as perf prints them: out[0 .. n-2] the inlined ones,
+ * innermost first (inlined = true, sym their name, srcline the line each
+ * runs at), out[n-1] the function itself, its srcline the call site of
+ * the outermost inlined one. Returns n, 1 to max (max >= 1); 1 when
+ * nothing is inlined there or inline frames are off. */
+int sp_symbolize_user_inline(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool leaf,
+			     struct sp_frame *out, int max);
 /* Start reading /proc/kallsyms in a thread now (~50 ms of kernel time), so
  * the first sp_symbolize_kernel() at print time does not wait for it. Call
  * after the BPF programs are loaded (their symbols are in kallsyms too).
@@ -77,6 +86,8 @@ uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, c
 
 /* C++ names are demangled by default (bpftrace's cpp_demangle=1). */
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on);
+/* Inline frames are on by default (perf's default; --no-inline). */
+void sp_symbolizer__set_inline(struct sp_symbolizer *s, bool on);
 
 /* A long run (--continuous), between two reports: forgets processes found
  * gone at least grace_ns ago (their mappings, perf map), then frees the

@@ -5,7 +5,8 @@
  * the same calls the runtime makes on a mapped file: the symbol table
  * (runtime/elf/syms.c, with demangling and the .gnu_debugdata MiniDebugInfo
  * path), .eh_frame/.debug_frame to unwind rows (ehframe.c), .debug_line
- * (lines.c), USDT notes and their argument specs (usdt_notes.c) and the
+ * (lines.c), inline chains from .debug_info (inlines.c, through libdw),
+ * USDT notes and their argument specs (usdt_notes.c) and the
  * by-name view attach uses (funcs.c). None may crash, hang or leak on a
  * corrupt file: a profiler reads whatever binaries a system holds.
  */
@@ -19,6 +20,7 @@
 
 #include "runtime/elf/ehframe.h"
 #include "runtime/elf/funcs.h"
+#include "runtime/elf/inlines.h"
 #include "runtime/elf/syms.h"
 #include "runtime/elf/usdt_notes.h"
 
@@ -42,6 +44,7 @@ static void walk_syms(struct sp_elf *e)
 	uint64_t foff, vaddr;
 	const char *file;
 	int line;
+	struct sp_inline in[SP_INLINE_MAX];
 
 	for (int i = 0; i < n && i < 4096; i++) {
 		struct sp_elf_sym *s = sp_elf__sym(e, i);
@@ -50,6 +53,8 @@ static void walk_syms(struct sp_elf *e)
 		if (i < 64) {
 			sp_elf__find(e, s->addr + s->size / 2);
 			sp_elf__find_line(e, s->addr, &file, &line);
+			for (uint64_t a = 0; i < 8 && a < s->size && a < 64; a++)
+				sp_elf__find_inlines(e, s->addr + a, in, SP_INLINE_MAX);
 			sp_elf__lookup_name(e, name);
 			sp_elf__vaddr_to_foff(e, s->addr, true, &foff);
 			sp_elf__foff_to_vaddr(e, s->addr, &vaddr);
@@ -57,6 +62,7 @@ static void walk_syms(struct sp_elf *e)
 	}
 	sp_elf__find(e, 0x1000);
 	sp_elf__find_line(e, 0x1139, &file, &line);
+	sp_elf__find_inlines(e, 0x1139, in, SP_INLINE_MAX);
 	sp_elf__symbol_vaddr(e, "main", &vaddr);
 	sp_elf__build_id(e);
 }

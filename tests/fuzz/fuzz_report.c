@@ -3,7 +3,8 @@
  * The input is read as a recipe for a profile (runtime/report/profile.h):
  * a few maps, each with a key layout (none, int, string, buf, user or kernel
  * stack, symbol, or a tuple of those), an aggregation, and entries whose
- * numbers, strings and stack frames come from the input bytes. Strings are
+ * numbers, strings and stack frames (some inlined into the next) come from
+ * the input bytes. Strings are
  * any non-NUL bytes (symbol names and perf map names are: quotes, '<', '&',
  * bad UTF-8), numbers any 64 bits. The profile keeps the invariants collect.c
  * guarantees (hist: 66 buckets; lhist: as many as its bounds make) and is
@@ -99,6 +100,10 @@ static struct sp_stack *stack(struct in *in, bool kernel)
 		f->srcfile = b & 8 ? str(in, true) : NULL;
 		f->srcline = f->srcfile ? u8(in) : 0;
 		f->kind = kernel ? SP_FRAME_KERNEL : b & 16 ? SP_FRAME_UNKNOWN : SP_FRAME_USER;
+		/* a function inlined into the next frame: usually at its address */
+		f->inlined = !kernel && (b & 32);
+		if ((b & 64) && i > 0 && st->frames[i - 1].inlined)
+			st->frames[i - 1].addr = f->addr;
 	}
 	return st;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "parser/types.h"
+#include "runtime/report/input.h"
 #include "runtime/report/report.h"
 
 #include "tests/unit/check.h"
@@ -605,6 +606,50 @@ static void test_folded(void)
 	free(s);
 }
 
+/* Functions inlined at a frame's address: frames of their own, innermost
+ * first, in every format (text "(inlined)", folded "_[i]", svg and
+ * speedscope "(inlined)", pprof one location: read back, one frame each). */
+static void test_inline_frames(void)
+{
+	static const char *const fr[] = { "hot_inner", "hot", "caller_a+52", "main+48" };
+	struct sp_mapdata m = mapdata(plan_map("@", SP_AGG_COUNT, SP_F_USTACK), 1);
+	struct sp_profile p = { .nmaps = 1, .maps = &m };
+	struct sp_stacks back = { 0 };
+	struct sp_stack *st;
+	char *s, *path;
+
+	m.entries[0] = (struct sp_entry){ .key = kustack(4, fr), .val.v = 7 };
+	st = m.entries[0].key.stack;
+	for (int i = 0; i < 2; i++) {
+		st->frames[i].inlined = true;
+		st->frames[i].addr = st->frames[2].addr;
+		st->frames[i].srcline = 30 - i; /* each level its own line */
+	}
+	EXPECT_STR(text_of_map(&m, 0, 1),
+		   "@[\n    hot_inner (inlined)\n    hot (inlined)\n    caller_a+52\n    main+48\n]: 7\n");
+	EXPECT_STR(report(&p, SP_FMT_FOLDED, "inline.folded", NULL),
+		   "main;caller_a;hot_[i];hot_inner_[i] 7\n");
+	s = report(&p, SP_FMT_SVG, "inline.svg", NULL);
+	CHECK(strstr(s, "<title>hot_inner (inlined) (7 samples") != NULL, "svg title:\n%.2000s", s);
+	free(s);
+	s = report(&p, SP_FMT_SPEEDSCOPE, "inline.speedscope.json", NULL);
+	CHECK(strstr(s, "\"name\": \"hot (inlined)\"") != NULL, "speedscope:\n%.2000s", s);
+	free(s);
+	free(report(&p, SP_FMT_PPROF, "inline.pb.gz", NULL));
+	path = outpath("inline.pb.gz");
+	CHECK(sp_read_stacks(path, &back) == 0 && back.n == 1 && back.paths[0].n == 4 &&
+	      !strcmp(back.paths[0].el[2].name, "hot") && !strcmp(back.paths[0].el[3].name, "hot_inner"),
+	      "pprof read back: %d paths", back.n);
+	sp_stacks_free(&back);
+	free(path);
+	path = outpath("inline.folded");
+	CHECK(sp_read_stacks(path, &back) == 0 && back.n == 1 && back.paths[0].n == 4 &&
+	      back.paths[0].el[3].kind == SP_PE_INLINE && !strcmp(back.paths[0].el[3].name, "hot_inner"),
+	      "folded read back");
+	sp_stacks_free(&back);
+	free(path);
+}
+
 /* -f residency: shares of the map's total, largest first, stacks leaf first. */
 static void test_residency(void)
 {
@@ -677,6 +722,7 @@ int main(int argc, char **argv)
 	test_json_events();
 	test_folded();
 	test_zero_frame();
+	test_inline_frames();
 	test_residency();
 	test_consumer_files();
 	for (int i = 0; i < nfixtures; i++)

@@ -4,6 +4,8 @@
 #   tiny_usdt: -Os, a USDT probe with a semaphore, only .debug_line kept of the debug info
 #   tiny_mini: -Os, .debug_frame instead of .eh_frame, fully stripped, with a
 #              MiniDebugInfo .gnu_debugdata (xz'd symbol table) as Fedora makes it
+#   tiny_inline: -Os -g, two nested always_inline functions: DW_TAG_inlined_subroutine
+#              chains for runtime/elf/inlines.c
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); out=$here/../corpus/elf; tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -19,4 +21,8 @@ objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=
 xz "$tmp/mini"
 strip --strip-all --keep-section=.debug_frame -o "$out/tiny_mini" "$tmp/m"
 objcopy --add-section .gnu_debugdata="$tmp/mini.xz" "$out/tiny_mini"
+gcc -Os -g $ld -o "$tmp/i" "$here/tiny_inline.c"
+strip --strip-debug --keep-section=.debug_info --keep-section=.debug_abbrev \
+      --keep-section=.debug_line --keep-section=.debug_str --keep-section=.debug_line_str \
+      --keep-section=.debug_aranges --keep-section=.debug_rnglists -o "$out/tiny_inline" "$tmp/i"
 ls -l "$out"
