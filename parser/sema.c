@@ -83,6 +83,19 @@ static struct sema_var *var_find(struct sema *s, const char *name)
 	return NULL;
 }
 
+/* Variables live for the whole probe, as in bpftrace 0.17: one assigned
+ * in an if or a loop body is read after it (0 when the branch did not run:
+ * codegen zeroes every variable at the probe's start). So a variable is
+ * declared in the probe's own block, the outermost scope. */
+static struct sema_scope *probe_scope(struct sema *s)
+{
+	struct sema_scope *sc = s->scope;
+
+	while (sc->up)
+		sc = sc->up;
+	return sc;
+}
+
 static void scope_push(struct sema *s, struct sema_scope *sc)
 {
 	sc->vars = NULL;
@@ -149,8 +162,8 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		v->type = t->kind == SP_T_INT ? sp_type_int(s->a, 8, t->is_signed) :
 						var_final_type(s, v->id, t);
 		v->first = lv->span;
-		v->next = s->scope->vars;
-		s->scope->vars = v;
+		v->next = probe_scope(s)->vars;
+		probe_scope(s)->vars = v;
 	} else if (sp_type_is_none(t)) {
 		/* keep the type the variable has */
 	} else if (!sp_type_compatible(v->type, t)) {
@@ -349,6 +362,7 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 		for (int j = 0; j < p->list.len; j++)
 			p->list.items[j]->ival = sp_attach_parse(a, d, p->list.items[j],
 								 s.o->nparams, s.o->params);
+		sema_expand_tp_wildcards(&s, p);
 	}
 	s.quiet = true;
 	run_pass(&s, prog);

@@ -4,7 +4,7 @@
  * key and value types (first assignment in program order decides, strings
  * widen to the longest use), then the reporting pass that types every
  * expression against those and reports every error. Scratch variables are
- * block scoped and typed at their first assignment; a string (or tuple of
+ * probe scoped (bpftrace 0.17) and typed at their first assignment; a string (or tuple of
  * strings) variable gets, from its first assignment on, the size of its
  * longest value, which pass 1 also learns.
  */
@@ -62,6 +62,10 @@ struct sema {
 	char tbuf[4][128];         /* sema_tstr() results, used round-robin */
 	int tnext;
 };
+
+/* sema_expand.c: a tracepoint wildcard of probe p that reads args becomes
+ * its matches (one attach point, one program each). */
+void sema_expand_tp_wildcards(struct sema *s, struct sp_node *p);
 
 void sema_err(struct sema *s, struct sp_span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
