@@ -748,6 +748,25 @@ static int tp_fields(void *ctx, const char *cat, const char *event, const struct
 	return 0;
 }
 
+/* sema's list of the tracepoints a wildcard matches, copied into the arena. */
+static int tp_list(void *ctx, const char *cat, const char *event, const char ***out, int *n)
+{
+	struct sp_arena *arena = ctx;
+	char **names;
+	int nn, err = sp_tracepoints_list(cat, event, &names, &nn);
+	const char **o;
+
+	if (err)
+		return err;
+	o = sp_arena_alloc(arena, sizeof(*o) * (size_t)(nn ? nn : 1));
+	for (int i = 0; i < nn; i++)
+		o[i] = sp_arena_strdup(arena, names[i]);
+	sp_strv_free(names, nn);
+	*out = o;
+	*n = nn;
+	return 0;
+}
+
 static void runtime_diag(void *ctx, uint32_t line, uint32_t col, const char *msg)
 {
 	struct sp_diag *d = ctx;
@@ -790,6 +809,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.params = c->params,
 		.unsafe = c->unsafe,
 		.tp_fields = tp_fields,
+		.tp_list = tp_list,
 		.tp_ctx = arena,
 	};
 	char dir[PATH_MAX];

@@ -48,6 +48,11 @@ struct sp_tp_field {
 typedef int (*sp_tp_fields_fn)(void *ctx, const char *category, const char *event,
 			       const struct sp_tp_field **out, int *n);
 
+/* The tracepoints a wildcard matches, as arena strings "CAT:NAME", sorted;
+ * 0 or -errno. */
+typedef int (*sp_tp_list_fn)(void *ctx, const char *category, const char *event,
+			     const char ***out, int *n);
+
 struct sp_sema_opts {
 	int strlen;        /* string buffer size; SP_DEFAULT_STRLEN */
 	int nparams;       /* positional parameters $1..$N */
@@ -58,6 +63,10 @@ struct sp_sema_opts {
 	 * (this is what `-d ast` without a kernel needs). */
 	sp_tp_fields_fn tp_fields;
 	void *tp_ctx;
+	/* A tracepoint wildcard whose probe reads `args` becomes one attach
+	 * point per match (each its own program, with its own field offsets,
+	 * as bpftrace does) when this is set. */
+	sp_tp_list_fn tp_list;
 };
 
 /* Parse: sets *out to the PROGRAM node (possibly partial on error). */

@@ -98,16 +98,21 @@ def t_uprobe_wildcard_probe(ctx):
 
 
 def t_tracepoint_wildcard_layouts(ctx):
-    """A wildcard's programs are one: a field is read only when every match has
-    it at the same place (openat and openat2 do; open, open_by_handle_at do not)."""
+    """A wildcard whose probe reads args gets one program per match, each
+    reading its fields at its own offsets (execve and execveat keep filename
+    at different places), as bpftrace does; a match without the field is an
+    error naming it (open_by_handle_at has no filename)."""
     ctx.require_bpf()
     path = ctx.write("tp_wild_layout.txt", "x\n")
     r = ok(trace(ctx, 'tracepoint:syscalls:sys_enter_openat* { printf("%s\\n", str(args.filename)); }',
                  "cat %s" % path))
     expect(r, r"^%s$" % re.escape(path))
+    r = ok(trace(ctx, 'tracepoint:syscalls:sys_enter_exec* { printf("%s %s\\n", probe, str(args.filename)); }',
+                 "/bin/true"))
+    expect(r, r"^tracepoint:syscalls:sys_enter_execve /bin/true$")
     expect_err(ctx.sprof_run("-e", 'tracepoint:syscalls:sys_enter_open* { printf("%s\\n", '
                              'str(args.filename)); }'),
-               "has no field 'filename' at the same place in every tracepoint it matches")
+               "tracepoint 'tracepoint:syscalls:sys_enter_open_by_handle_at' has no field 'filename'")
 
 
 def t_tracepoint_wildcard_probe(ctx):
@@ -738,6 +743,9 @@ SPIN = "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'"
 
 # tool: (-c command run under it, patterns its stdout must show). {w} is the work dir.
 TOOLS = {
+    # args->argv in tracepoint:syscalls:sys_enter_exec*: execve and execveat
+    # keep argv at different offsets, each match gets its own program
+    "execsnoop": ("ls /", [r"^TIME\(ms\)\s+PID\s+ARGS$", r"^\d+\s+\d+\s+ls /$"]),
     "bitesize": ("dd if=/dev/zero of={w}/bitesize.dat bs=4k count=64 oflag=direct",
                  [r"^I/O size \(bytes\) histograms by process name:$", r"^@\[dd\]: $",
                   r"^\[4K, 8K\)\s+\d+ \|@+"]),
@@ -762,13 +770,8 @@ TOOLS = {
 }
 
 # Tools that cannot run yet, with what blocks them: the test checks they
-# fail for that reason; when one runs, move it to TOOLS. execsnoop reads
-# args->argv in tracepoint:syscalls:sys_enter_exec*, where execve and
-# execveat keep argv at different offsets: sprof serves a wildcard with one
-# program (bpftrace 0.17 makes one per match).
-BLOCKED = {
-    "execsnoop": ("ls /", "has no field 'argv' at the same place in every tracepoint it matches"),
-}
+# fail for that reason; when one runs, move it to TOOLS.
+BLOCKED = {}
 
 
 def tool_path(ctx, name):
