@@ -18,6 +18,7 @@
 #include "abi/interp_usdt.h"
 #include "base/vec.h"
 #include "runtime/stacks/interp_usdt.h"
+#include "runtime/stacks/walkstats.h"
 
 #define BASE_FRAME "[unknown frames before attach]"
 #define DEEP_FRAME "[deeper interpreter frames not kept]"
@@ -169,24 +170,10 @@ int sp_iusdt__splice(struct sp_iusdt *iu, const uint64_t *words, int ninterp,
 	return n;
 }
 
-static uint64_t stat_sum(const struct sp_iusdt *iu, uint32_t idx)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v, sum = 0;
-
-	if (iu->stats_fd < 0 || ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
-		return 0;
-	if (bpf_map_lookup_elem(iu->stats_fd, &idx, v) == 0)
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
-	free(v);
-	return sum;
-}
-
 static void read_stats(const struct sp_iusdt *iu, uint64_t *st)
 {
 	for (uint32_t i = 0; i < SP_IU_NSTATS; i++)
-		st[i] = stat_sum(iu, i);
+		st[i] = sp_percpu_sum(iu->stats_fd, i);
 }
 
 /* Entries of functions written in the language (Ruby's C methods fire

@@ -27,6 +27,7 @@
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/pylines.h"
 #include "runtime/stacks/python.h"
+#include "runtime/stacks/walkstats.h"
 #include "base/vec.h"
 
 #define MAX_STR 1024
@@ -706,34 +707,12 @@ int sp_python__evict(struct sp_python *py)
 	return (int)n;
 }
 
-static uint64_t stat_sum(const struct sp_python *py, uint32_t idx)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v, sum = 0;
-
-	if (py->stats_fd < 0 || ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
-		return 0;
-	if (bpf_map_lookup_elem(py->stats_fd, &idx, v) == 0)
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
-	free(v);
-	return sum;
-}
-
 void sp_python__warn(struct sp_python *py, FILE *f)
 {
-	uint64_t walks, trunc, err;
-
 	if (!py)
 		return;
-	walks = stat_sum(py, SP_PY_ST_WALKS);
-	trunc = stat_sum(py, SP_PY_ST_TRUNCATED);
-	err = stat_sum(py, SP_PY_ST_READERR);
-	if (trunc || err)
-		fprintf(f, "sprof: python stacks: %" PRIu64 " of %" PRIu64 " samples truncated "
-			"(more than %d frames), %" PRIu64 " cut at an unreadable frame\n",
-			trunc, walks, SP_MAX_FRAMES, err);
-	if (py->unknown)
-		fprintf(f, "sprof: python stacks: %" PRIu64 " frames of distinct stacks shown as "
-			UNKNOWN_FRAME " (code objects that could not be read)\n", py->unknown);
+	sp_walk_warn(f, "python", sp_percpu_sum(py->stats_fd, SP_PY_ST_WALKS),
+		     sp_percpu_sum(py->stats_fd, SP_PY_ST_TRUNCATED),
+		     sp_percpu_sum(py->stats_fd, SP_PY_ST_READERR), py->unknown, UNKNOWN_FRAME,
+		     "code objects that could not be read");
 }

@@ -39,6 +39,7 @@
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/rblines.h"
 #include "runtime/stacks/ruby.h"
+#include "runtime/stacks/walkstats.h"
 
 #define MAX_STR 1024
 #define MAX_ENTRIES (1u << 20)
@@ -612,34 +613,12 @@ void sp_ruby__destroy(struct sp_ruby *rb)
 	free(rb);
 }
 
-static uint64_t stat_sum(const struct sp_ruby *rb, uint32_t idx)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v, sum = 0;
-
-	if (rb->stats_fd < 0 || ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
-		return 0;
-	if (bpf_map_lookup_elem(rb->stats_fd, &idx, v) == 0)
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
-	free(v);
-	return sum;
-}
-
 void sp_ruby__warn(struct sp_ruby *rb, FILE *f)
 {
-	uint64_t walks, trunc, err;
-
 	if (!rb)
 		return;
-	walks = stat_sum(rb, SP_RB_ST_WALKS);
-	trunc = stat_sum(rb, SP_RB_ST_TRUNCATED);
-	err = stat_sum(rb, SP_RB_ST_READERR);
-	if (trunc || err)
-		fprintf(f, "sprof: ruby stacks: %" PRIu64 " of %" PRIu64 " samples truncated "
-			"(more than %d frames), %" PRIu64 " cut at an unreadable frame\n",
-			trunc, walks, SP_MAX_FRAMES, err);
-	if (rb->unknown)
-		fprintf(f, "sprof: ruby stacks: %" PRIu64 " frames of distinct stacks shown as "
-			UNKNOWN_FRAME " (iseqs that could not be read)\n", rb->unknown);
+	sp_walk_warn(f, "ruby", sp_percpu_sum(rb->stats_fd, SP_RB_ST_WALKS),
+		     sp_percpu_sum(rb->stats_fd, SP_RB_ST_TRUNCATED),
+		     sp_percpu_sum(rb->stats_fd, SP_RB_ST_READERR), rb->unknown, UNKNOWN_FRAME,
+		     "iseqs that could not be read");
 }
