@@ -46,6 +46,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bpfstats import prog_stats  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PERF_EVENT, KPROBE = 7, 2  # BPF_PROG_TYPE_*; uprobes are KPROBE programs
@@ -81,27 +84,6 @@ def main():
 
 main()
 '''
-
-
-def prog_stats(pid):
-    """{fd: (type, run_time_ns, run_cnt)} of pid's BPF programs."""
-    stats = {}
-    d = "/proc/%d/fdinfo" % pid
-    try:
-        fds = os.listdir(d)
-    except OSError:
-        return stats
-    for fd in fds:
-        try:
-            text = open(os.path.join(d, fd)).read()
-        except OSError:
-            continue
-        m = re.search(r"^prog_type:\s+(\d+)", text, re.M)
-        rt = re.search(r"^run_time_ns:\s+(\d+)", text, re.M)
-        rc = re.search(r"^run_cnt:\s+(\d+)", text, re.M)
-        if m and rt and rc:
-            stats[fd] = (int(m.group(1)), int(rt.group(1)), int(rc.group(1)))
-    return stats
 
 
 def run(cmd, wallfile):

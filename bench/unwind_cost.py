@@ -32,6 +32,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bpfstats  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WL = os.path.join(ROOT, "tests", "workloads")
@@ -93,25 +96,7 @@ def build(tmp):
 
 def prog_stats(pid):
     """{fd: (run_time_ns, run_cnt)} of pid's perf_event programs."""
-    stats = {}
-    d = "/proc/%d/fdinfo" % pid
-    try:
-        fds = os.listdir(d)
-    except OSError:
-        return stats
-    for fd in fds:
-        try:
-            text = open(os.path.join(d, fd)).read()
-        except OSError:
-            continue
-        m = re.search(r"^prog_type:\s+(\d+)", text, re.M)
-        if not m or int(m.group(1)) != PERF_EVENT:
-            continue
-        rt = re.search(r"^run_time_ns:\s+(\d+)", text, re.M)
-        rc = re.search(r"^run_cnt:\s+(\d+)", text, re.M)
-        if rt and rc:
-            stats[fd] = (int(rt.group(1)), int(rc.group(1)))
-    return stats
+    return {fd: (rt, rc) for fd, (t, rt, rc) in bpfstats.prog_stats(pid).items() if t == PERF_EVENT}
 
 
 def stacks(out):
