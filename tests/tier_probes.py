@@ -674,8 +674,11 @@ def t_path_glob_errors(ctx):
 def t_list_path_glob(ctx):
     w = usdt_w(ctx)
     d = os.path.dirname(w)
+    # a second binary the glob matches, whatever the tier built before
+    other = os.path.join(d, "usdt_a_glob_copy")
+    shutil.copy(w, other)
     r = ok(list_run(ctx, "-l", "usdt:%s/usdt_a*:sptest:args" % d))
-    if "usdt:%s:sptest:args" % w not in lines(r) or len(lines(r)) < 2:
+    if not {"usdt:%s:sptest:args" % w, "usdt:%s:sptest:args" % other} <= lines(r):
         raise AssertionError(repr(r))
     c = calls(ctx)
     r = ok(list_run(ctx, "-l", "uprobe:%s/probes_c*:probe_count" % d))
