@@ -65,23 +65,25 @@ static inline uint64_t cur_uleb(struct sp_cursor *c)
 	return v;
 }
 
+/* Built unsigned: the sign extension of a 10-byte value would otherwise
+ * negate INT64_MIN (the elf fuzzer found it). */
 static inline int64_t cur_sleb(struct sp_cursor *c)
 {
-	int64_t v = 0;
+	uint64_t v = 0;
 	int shift = 0;
 	uint8_t b = 0;
 
 	while (cur_need(c, 1)) {
 		b = *c->p++;
 		if (shift < 64)
-			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80))
 			break;
 	}
 	if (shift < 64 && (b & 0x40))
-		v |= -(int64_t)((uint64_t)1 << shift);
-	return v;
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
 }
 
 /* A NUL-terminated string in place; NULL (and bad) when it is not terminated. */
