@@ -364,6 +364,16 @@ static void read_pid(struct run *r, uint32_t pid)
 	sp_process__add(&r->procs, (pid_t)pid, true);
 }
 
+/* -c: the child stopped at its exec, only its program and ld.so mapped:
+ * their tables go to the unwinder before ld.so runs, so its loading and
+ * relocating is sampled with whole stacks, not cut short. */
+static void at_exec(void *arg)
+{
+	struct run *r = arg;
+
+	read_pid(r, (uint32_t)r->tgt.pid);
+}
+
 /* Adds pid to the set of processes seen; true if it was there already. */
 static bool pid_seen(struct run *r, uint32_t pid)
 {
@@ -1193,7 +1203,7 @@ static int start(struct run *r)
 	 * (names, not hex); the unwinder does not need sprof's own tables */
 	if (r->tgt.child && r->sym)
 		sp_symbolizer__add_pid(r->sym, r->tgt.pid, false);
-	err = sp_target__release(&r->tgt);
+	err = sp_target__release(&r->tgt, at_exec, r);
 	if (err)
 		return err;
 	if (r->tgt.child) { /* read again at its first sample, when ld.so is done */

@@ -425,7 +425,7 @@ static void run_to_entry(struct sp_target *t)
 		t->stopped = t->traced = false;
 }
 
-int sp_target__release(struct sp_target *t)
+int sp_target__release(struct sp_target *t, void (*at_exec)(void *ctx), void *ctx)
 {
 	int e = 0;
 	ssize_t n;
@@ -450,6 +450,8 @@ int sp_target__release(struct sp_target *t)
 	t->running = true;
 	if (t->traced) {
 		wait_exec_stop(t);
+		if (t->stopped && at_exec)
+			at_exec(ctx);
 		if (t->stopped)
 			run_to_entry(t);
 	} else

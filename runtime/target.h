@@ -28,12 +28,14 @@ void sp_free_args(char **argv);
  * it held (it waits before exec). Prints the error; 0 or -errno. */
 int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd);
 /* Lets a held child exec; waits until exec happened (or failed: message
- * "cannot run 'CMD': ..." printed). When it could be traced, the child is
- * left stopped at its program's entry point, the program, ld.so and the
- * libraries ld.so loaded mapped, so they can be recorded (and the unwinder
- * get their tables) before it runs (and perhaps exits within a
- * millisecond); sp_target__resume() lets it go. No-op for -p. */
-int sp_target__release(struct sp_target *t);
+ * "cannot run 'CMD': ..." printed). When it could be traced, `at_exec`
+ * (may be NULL) is called at the exec stop, with the program and ld.so
+ * mapped (their unwind tables are wanted before ld.so runs), and the child
+ * is left stopped at its program's entry point, the libraries ld.so loaded
+ * mapped too, so they can be recorded (and the unwinder get their tables)
+ * before it runs (and perhaps exits within a millisecond);
+ * sp_target__resume() lets it go. No-op for -p. */
+int sp_target__release(struct sp_target *t, void (*at_exec)(void *ctx), void *ctx);
 void sp_target__resume(struct sp_target *t);
 /* Reaps the child if it exited; true when the target is gone. */
 bool sp_target__gone(struct sp_target *t);

@@ -74,6 +74,26 @@ def t_exited_child_symbolized(ctx):
     assert not hexes, "unsymbolized frames %r\n%r" % (hexes, r)
 
 
+def t_program_start_named(ctx):
+    """-c at 4999 Hz: the samples before main (execve in sprof's own fork,
+    ld.so loading, libc's PLT stubs and init) have names, not addresses.
+    ld.so's tables are loaded at the exec stop, so its stacks are whole."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    frames, ldso = [], 0
+    for _ in range(4):
+        r = ctx.sprof_run("-c", wl + " 0", "profile:hz:4999 { @[ustack] = count(); }", timeout=30)
+        assert r.rc == 0, r
+        for fr, _n in parse_stacks(r.out):
+            frames += fr
+            if any(f.startswith("_dl_start+") for f in fr):
+                ldso += 1
+                assert fr[-1] != "[truncated]", "an ld.so stack cut short: %r\n%r" % (fr, r)
+    hexes = [f for f in frames if re.match(r"^0x[0-9a-f]+$", f)]
+    assert not hexes, "unsymbolized frames %r" % hexes
+    assert ldso, "no sample in ld.so in 4 starts at 4999 Hz: %r" % frames
+
+
 def t_instant_child_symbolized(ctx):
     """A -c command that is done within a millisecond: its mappings are read
     while it is stopped after exec, so its frames still get names."""

@@ -65,7 +65,8 @@ int sp_funcs__load(struct sp_funcs *f, const char *path)
 	f->is_exec = sp_elf__is_exec(e);
 	n = sp_elf__nsyms(e);
 	for (int i = 0; i < n && !err; i++)
-		err = funcs_push(f, &cap, sp_elf__sym(e, i));
+		if (sp_elf__sym(e, i)->kind == SP_SYM_FUNC) /* labels and PLT stubs only name */
+			err = funcs_push(f, &cap, sp_elf__sym(e, i));
 	if (!err) {
 		funcs_sort_dedup(f);
 		for (int i = 0; i < f->n; i++)

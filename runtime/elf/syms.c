@@ -12,7 +12,12 @@
  * The table is a sorted array of functions (FUNC and IFUNC, defined, nonzero
  * address); aliases at one address collapse to the most public name
  * (global over weak over local, fewer leading underscores), so libc's
- * `__clock_nanosleep`/`clock_nanosleep` prints as the latter.
+ * `__clock_nanosleep`/`clock_nanosleep` prints as the latter. For names
+ * only (never attached to, never found by name), as perf does: untyped
+ * symbols in code sections (assembly entry points such as ld.so's `_start`
+ * and `_dl_start_user`, where every program's first samples land) and
+ * the PLT stubs, `memcpy@plt`, one per PLT relocation (an IRELATIVE one is
+ * named after the IFUNC its resolver belongs to).
  */
 #include "runtime/elf/syms.h"
 #include "runtime/elf/demangle_rust.h"
@@ -56,6 +61,7 @@ struct sp_elf {
 	bool loaded;
 	int nsyms;
 	struct sp_elf_sym *syms;
+	char *plt_names;        /* the "name@plt" strings, one block */
 	struct sp_lines *lines;
 	bool lines_tried;
 	struct sp_inlines *inlines;
@@ -437,6 +443,7 @@ void sp_elf__destroy(struct sp_elf *e)
 	for (int i = 0; i < e->nsyms; i++)
 		free(e->syms[i].demangled);
 	free(e->syms);
+	free(e->plt_names);
 	sp_lines__free(e->lines);
 	sp_inlines__free(e->inlines);
 	free(e->loads);
@@ -495,12 +502,27 @@ static int symvec_push(struct symvec *sv, const struct sp_elf_sym *s)
 	return 0;
 }
 
-static bool wanted(const GElf_Sym *sym)
+/* FUNC/IFUNC, or an untyped symbol in an executable section (an assembly
+ * label; not compilers' local labels `.L…`, ARM's mapping symbols `$x`,
+ * or annobin's markers): its kind, -1 when not wanted. */
+static int wanted(Elf *elf, const GElf_Sym *sym, const char *name)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
+	Elf_Scn *scn;
+	GElf_Shdr sh;
 
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_shndx != SHN_UNDEF &&
-	       sym->st_value != 0;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0 || !name || !name[0])
+		return -1;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return SP_SYM_FUNC;
+	if (type != STT_NOTYPE || sym->st_shndx >= SHN_LORESERVE || name[0] == '.' ||
+	    name[0] == '$' || strncmp(name, "_end", 4) == 0 ||
+	    strncmp(name, "__start_", 8) == 0 || strncmp(name, "__stop_", 7) == 0)
+		return -1;
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return -1;
+	return SP_SYM_LABEL;
 }
 
 static int add_symtab(struct symvec *sv, Elf *elf, Elf_Scn *scn)
@@ -516,12 +538,15 @@ static int add_symtab(struct symvec *sv, Elf *elf, Elf_Scn *scn)
 		return 0;
 	for (size_t i = 0, n = d->d_size / sh.sh_entsize; i < n; i++) {
 		struct sp_elf_sym s = { 0 };
+		int kind;
 
-		if (!gelf_getsym(d, (int)i, &sym) || !wanted(&sym))
+		if (!gelf_getsym(d, (int)i, &sym))
 			continue;
 		s.name = elf_strptr(elf, sh.sh_link, sym.st_name);
-		if (!s.name || !s.name[0])
+		kind = wanted(elf, &sym, s.name);
+		if (kind < 0)
 			continue;
+		s.kind = (uint8_t)kind;
 		s.addr = sym.st_value;
 		s.size = sym.st_size;
 		s.bind = GELF_ST_BIND(sym.st_info);
@@ -571,6 +596,9 @@ static int sym_cmp(const void *pa, const void *pb)
 
 	if (a->addr != b->addr)
 		return (a->addr > b->addr) - (a->addr < b->addr);
+	d = (int)a->kind - (int)b->kind; /* a function's name before a label's */
+	if (d)
+		return d;
 	d = bind_rank(a->bind) - bind_rank(b->bind);
 	if (d)
 		return d;
@@ -592,6 +620,116 @@ static void merge_aliases(struct sp_elf_sym *v, int n)
 	}
 }
 
+/* A label inside a sized function's range (an assembly function's inner
+ * entry) would take over the function's later addresses: dropped. */
+static void drop_inner_labels(struct symvec *sv)
+{
+	uint64_t end = 0;
+	int j = 0;
+
+	for (int i = 0; i < sv->n; i++) {
+		struct sp_elf_sym *s = &sv->v[i];
+
+		if (s->kind == SP_SYM_LABEL && s->addr < end && (j == 0 || sv->v[j - 1].addr != s->addr))
+			continue;
+		if (s->kind == SP_SYM_FUNC && s->size && s->addr + s->size > end)
+			end = s->addr + s->size;
+		sv->v[j++] = *s;
+	}
+	sv->n = j;
+}
+
+/* The IFUNC whose resolver is at `resolver` (an IRELATIVE relocation's addend). */
+static const char *ifunc_named(const struct symvec *sv, uint64_t resolver)
+{
+	long i = SP_FLOOR(sv->v, sv->n, addr, resolver);
+
+	for (; i >= 0 && sv->v[i].addr == resolver; i--)
+		if (sv->v[i].kind == SP_SYM_FUNC && (i == 0 || sv->v[i - 1].addr != resolver))
+			return sv->v[i].name;
+	return NULL;
+}
+
+/* One "name@plt" symbol per PLT stub (x86-64 and AArch64): 16-byte stubs
+ * after a 16- (x86-64) or 32-byte (AArch64) header in .plt, or without
+ * one in .plt.sec where the file has it (IBT). Stub k jumps through
+ * .got.plt slot 3+k (three slots are ld.so's), and the relocation whose
+ * offset is that slot names it: its symbol, or for an IRELATIVE one the
+ * IFUNC its resolver (the addend) belongs to. sv is sorted; so is it after. */
+static int add_plt(struct sp_elf *e, struct symvec *sv)
+{
+	Elf_Scn *rela = find_section(e->elf, ".rela.plt", SHT_RELA);
+	Elf_Scn *plt = find_section(e->elf, ".plt.sec", SHT_PROGBITS);
+	Elf_Scn *got = find_section(e->elf, ".got.plt", SHT_PROGBITS), *dynsym;
+	GElf_Shdr rsh, psh, gsh, dsh;
+	GElf_Ehdr eh;
+	Elf_Data *d, *dsyms;
+	uint64_t header = 0, nstubs;
+	size_t n, len = 0, at = 0;
+	int base = sv->n;
+	unsigned jump, irel;
+
+	if (!rela || !got || !gelf_getehdr(e->elf, &eh))
+		return 0;
+	if (eh.e_machine == EM_X86_64)
+		jump = R_X86_64_JUMP_SLOT, irel = R_X86_64_IRELATIVE;
+	else if (eh.e_machine == EM_AARCH64)
+		jump = R_AARCH64_JUMP_SLOT, irel = R_AARCH64_IRELATIVE;
+	else
+		return 0;
+	if (!plt) {
+		plt = find_section(e->elf, ".plt", SHT_PROGBITS);
+		header = eh.e_machine == EM_X86_64 ? 16 : 32;
+	}
+	if (!plt || !gelf_getshdr(plt, &psh) || !gelf_getshdr(got, &gsh) ||
+	    !gelf_getshdr(rela, &rsh) || rsh.sh_entsize == 0 || psh.sh_size < header ||
+	    !(d = elf_getdata(rela, NULL)) || !(dynsym = elf_getscn(e->elf, rsh.sh_link)) ||
+	    !gelf_getshdr(dynsym, &dsh) || !(dsyms = elf_getdata(dynsym, NULL)))
+		return 0;
+	n = d->d_size / rsh.sh_entsize;
+	nstubs = (psh.sh_size - header) / 16;
+	/* names first, into one block (sizes, then the strings) */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			struct sp_elf_sym s = { .kind = SP_SYM_PLT, .size = 16, .bind = STB_LOCAL };
+			const char *name = NULL;
+			uint64_t slot;
+			GElf_Rela r;
+			GElf_Sym sym;
+			unsigned type;
+
+			if (!gelf_getrela(d, (int)i, &r) || r.r_offset < gsh.sh_addr + 24 ||
+			    (r.r_offset - gsh.sh_addr) % 8)
+				continue;
+			slot = (r.r_offset - gsh.sh_addr) / 8 - 3;
+			if (slot >= nstubs)
+				continue;
+			type = (unsigned)GELF_R_TYPE(r.r_info);
+			if (type == jump && GELF_R_SYM(r.r_info) &&
+			    gelf_getsym(dsyms, (int)GELF_R_SYM(r.r_info), &sym))
+				name = elf_strptr(e->elf, dsh.sh_link, sym.st_name);
+			else if (type == irel)
+				name = ifunc_named(sv, (uint64_t)r.r_addend);
+			if (!name || !name[0])
+				continue;
+			if (pass == 0) {
+				len += strlen(name) + sizeof("@plt");
+				continue;
+			}
+			s.addr = psh.sh_addr + header + 16 * slot;
+			s.name = e->plt_names + at;
+			at += (size_t)sprintf(e->plt_names + at, "%s@plt", name) + 1;
+			if (symvec_push(sv, &s))
+				return -ENOMEM;
+		}
+		if (pass == 0 && (len == 0 || !(e->plt_names = malloc(len))))
+			return len ? -ENOMEM : 0;
+	}
+	if (sv->n > base)
+		qsort(sv->v, sv->n, sizeof(*sv->v), sym_cmp);
+	return 0;
+}
+
 static int load_syms(struct sp_elf *e)
 {
 	struct symvec sv = { 0 };
@@ -609,6 +747,11 @@ static int load_syms(struct sp_elf *e)
 	}
 	if (sv.n)
 		qsort(sv.v, sv.n, sizeof(*sv.v), sym_cmp);
+	drop_inner_labels(&sv);
+	if (add_plt(e, &sv)) {
+		free(sv.v);
+		return -ENOMEM;
+	}
 	merge_aliases(sv.v, sv.n);
 	e->nsyms = sv.n;
 	e->syms = sv.v;
@@ -721,10 +864,10 @@ uint64_t sp_elf__lookup_name(struct sp_elf *e, const char *name)
 	if (!e->loaded)
 		load_syms(e);
 	for (int i = 0; i < e->nsyms; i++)
-		if (strcmp(e->syms[i].name, name) == 0)
+		if (e->syms[i].kind == SP_SYM_FUNC && strcmp(e->syms[i].name, name) == 0)
 			return e->syms[i].addr;
 	for (int i = 0; i < e->nsyms; i++)
-		if (strcmp(sp_elf_sym__name(&e->syms[i]), name) == 0)
+		if (e->syms[i].kind == SP_SYM_FUNC && strcmp(sp_elf_sym__name(&e->syms[i]), name) == 0)
 			return e->syms[i].addr;
 	return 0;
 }

@@ -17,11 +17,18 @@
 
 struct sp_elf;
 
+enum sp_sym_kind {
+	SP_SYM_FUNC,  /* FUNC or IFUNC: named, attached to, symbolized */
+	SP_SYM_LABEL, /* an untyped symbol in code (ld.so's `_start`, assembly): names only */
+	SP_SYM_PLT,   /* a PLT stub, "memcpy@plt", made from the PLT relocations: names only */
+};
+
 struct sp_elf_sym {
 	uint64_t addr, size;   /* ELF virtual address; size 0 = unknown */
 	const char *name;      /* as in the file (mangled) */
 	char *demangled;       /* made on first use; NULL when not C++/Rust */
 	uint8_t bind, tried_demangle;
+	uint8_t kind;          /* enum sp_sym_kind: only FUNC is looked up by name */
 };
 
 /* Takes ownership of `fd`. `path` is the path the process used (for

@@ -214,6 +214,11 @@ static void check_user(struct tctx *t, struct sp_symbolizer *s, const struct wor
 	check(t, sym_is(&f, "sym_nosize", NULL) && f.off == 8,
 	      "%s: a symbol without size extends to the next: %s+%" PRIu64, what, str(f.sym), f.off);
 
+	a = wl_addr(w, "sym_label");
+	sp_symbolize_user(s, w->pid, a + 3, true, &f);
+	check(t, sym_is(&f, "sym_label", NULL) && f.off == 3,
+	      "%s: an untyped label in code names its code: %s+%" PRIu64, what, str(f.sym), f.off);
+
 	a = wl_addr(w, "clock_nanosleep");
 	sp_symbolize_user(s, w->pid, a + 2, true, &f);
 	check(t, sym_is(&f, "clock_nanosleep", "__clock_nanosleep") && f.off == 2 && f.module &&
@@ -333,6 +338,73 @@ static void test_clean_path(struct tctx *t)
 		sp_lines__clean_path(buf);
 		check(t, strcmp(buf, cases[i][1]) == 0, "source path %s -> %s", cases[i][0], buf);
 	}
+}
+
+/* Every PLT stub objdump names is named alike ("realloc@plt"); objdump's
+ * "*ABS*+0xADDR@plt" (an IRELATIVE slot) is named after the IFUNC whose
+ * resolver is at ADDR. Labels and stubs name code but are not functions
+ * to attach to: lookup by name and the attach list leave them out. */
+static void test_plt(struct tctx *t, const char *what, const char *bin)
+{
+	struct sp_elf *e = sp_elf__open_path(bin);
+	char cmd[4400], line[512], want[300];
+	int n = 0, bad = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' 2>/dev/null", bin);
+	p = e ? popen(cmd, "r") : NULL;
+	while (p && fgets(line, sizeof(line), p)) {
+		unsigned long long addr, res;
+		char name[256];
+		struct sp_elf_sym *sym, *ifn;
+
+		/* (the header is "<first@plt-0x10>") */
+		if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 || !strstr(name, "@plt") ||
+		    strstr(name, "@plt")[4])
+			continue;
+		*strstr(name, "@plt") = '\0';
+		if (sscanf(name, "*ABS*+%llx", &res) == 1) {
+			ifn = sp_elf__find(e, res);
+			snprintf(want, sizeof(want), "%s@plt", ifn ? ifn->name : "?");
+		} else
+			snprintf(want, sizeof(want), "%s@plt", name);
+		sym = sp_elf__find(e, addr + 6);
+		n++;
+		if (!sym || strcmp(sym->name, want) != 0 || sym->kind != SP_SYM_PLT) {
+			if (bad++ < 3)
+				printf("  %s: %#llx is %s, objdump: %s\n", what, addr, sym ? sym->name : "nothing",
+				       want);
+		}
+	}
+	if (p)
+		pclose(p);
+	check(t, e && n > 0 && bad == 0, "%s: %d PLT stubs named as objdump names them (%d differ)",
+	      what, n, bad);
+	check(t, e && sp_elf__lookup_name(e, "sym_label") == 0 &&
+		      sp_elf__lookup_name(e, "clock_nanosleep@plt") == 0,
+	      "%s: labels and PLT stubs are not looked up by name", what);
+	sp_elf__destroy(e);
+}
+
+/* The C library the test itself runs with. */
+static bool own_libc(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4400];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+
+		if (path && strstr(path, "/libc.so")) {
+			path[strcspn(path, "\n")] = '\0';
+			snprintf(out, len, "%s", path);
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
 }
 
 static void test_demangle(struct tctx *t)
@@ -687,7 +759,7 @@ static bool build(struct tctx *t)
 int main(void)
 {
 	struct tctx t = { 0 };
-	char file[] = __FILE__, path[4200];
+	char file[] = __FILE__, path[4200], libc[4096];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	snprintf(path, sizeof(path), "%s/../workloads", dirname(file));
@@ -720,6 +792,10 @@ int main(void)
 		run_variant(&t, "MiniDebugInfo", BIN("symtest-mini"), false, false);
 	else
 		printf("skip MiniDebugInfo: no xz\n");
+	test_plt(&t, "pie", BIN("symtest-pie"));
+	test_plt(&t, "non-pie", BIN("symtest-nopie"));
+	if (own_libc(libc, sizeof(libc)))
+		test_plt(&t, "libc (IRELATIVE slots)", libc);
 	test_demangle(&t);
 	test_clean_path(&t);
 	test_cpp(&t, BIN("symtest_cpp"));

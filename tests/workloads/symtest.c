@@ -57,11 +57,14 @@ __attribute__((noinline)) static void sym_outer(void)
  * before them (sym_nosize). */
 void sym_sized(void);
 void sym_nosize(void);
+void sym_label(void);
 __asm__(".text\n"
 	".globl sym_sized\n.type sym_sized, @function\nsym_sized: ret\n.size sym_sized, 1\n"
 	".skip 15, 0xcc\n"
 	".globl sym_nosize\n.type sym_nosize, @function\nsym_nosize: ret\n.skip 15, 0xcc\n"
-	".globl sym_after\n.type sym_after, @function\nsym_after: ret\n.size sym_after, 1\n");
+	".globl sym_after\n.type sym_after, @function\nsym_after: ret\n.size sym_after, 1\n"
+	/* an untyped label, as assembly entry points are (ld.so's _start) */
+	".globl sym_label\nsym_label: ret\n.skip 7, 0xcc\n");
 
 /* Code in a memfd, as W^X JITs double-map it: a file mapping that is no ELF. */
 static void *jit_memfd(void)
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
 	printf("clock_nanosleep %p\n", libc ? dlsym(libc, "clock_nanosleep") : NULL);
 	printf("sym_sized %p\n", (void *)sym_sized);
 	printf("sym_nosize %p\n", (void *)sym_nosize);
+	printf("sym_label %p\n", (void *)sym_label);
 	printf("vdso %#lx\n", getauxval(AT_SYSINFO_EHDR));
 	printf("symtest_line sym_leaf %d\n", SYM_LEAF_LINE);
 	announce_jit();
