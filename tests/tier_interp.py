@@ -753,7 +753,8 @@ def t_usdt_ruby(ctx):
     total = sum(c for _, _, c in stacks)
     hot = sum(c for _, frames, c in stacks if "Worker#hot (interp_usdt_hot.rb:5)" in frames)
     figures(ctx, "interp usdt ruby: %d of %d samples in Worker#hot" % (hot, total))
-    assert total >= 100 and hot >= 0.6 * total, "%d of %d\n%s" % (hot, total, r.out[-3000:])
+    assert total >= 100 and hot >= 0.6 * total, "%d of %d\n%s\n--- stderr\n%s" % (
+        hot, total, r.out[-3000:], r.err[-3000:])
 
 
 def t_interp_off(ctx, exe, label):
