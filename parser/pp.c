@@ -17,7 +17,9 @@
  *                          object-like #defines of upper-case names that
  *                          evaluate to integers are taken (AF_INET,
  *                          O_CREAT), also from the <files> it includes, up
- *                          to 4 levels, whatever #if they sit in
+ *                          to 8 levels (errno.h -> bits/errno.h -> linux/errno.h
+ *                          -> asm/errno.h -> asm-generic/errno.h ->
+ *                          errno-base.h), whatever #if they sit in
  *   #include "file"        relative to the script's directory or an -I
  *                          directory: its struct/union/enum definitions and
  *                          #define lines are read
@@ -370,7 +372,7 @@ static void header_line(struct sp_pstate *ps, const char *l, int depth)
 		header_define(ps, p);
 		return;
 	}
-	if (strcmp(kw, "include") || depth >= 4)
+	if (strcmp(kw, "include") || depth >= 8)
 		return;
 	while (*p == ' ' || *p == '\t')
 		p++;

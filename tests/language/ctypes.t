@@ -224,6 +224,14 @@ BEGIN { printf("%d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, TWICE); exit(); }
 2 10 64 20
 
 
+### header_defines_deep
+#include <errno.h>
+#include <signal.h>
+BEGIN { printf("%d %d %d\n", EINVAL, EHWPOISON, SIGKILL); exit(); }
+--- stdout
+22 133 9
+
+
 ### uptr_kptr
 # workload: cstructs
 # opts: -c "$WORKLOAD 2"
