@@ -1,6 +1,7 @@
 /* parser/ctypes.c: the registry of C records and constants, C integer type
  * names, and record layout. See ctypes.h for the rules; BTF import lives in
- * ctypes_btf.c and the definition parser in cdecl.c.
+ * ctypes_btf.c, field lookup (which completes a record from BTF first) in
+ * ctypes_fields.c and the definition parser in cdecl.c.
  */
 #include <string.h>
 
@@ -34,53 +35,6 @@ struct sp_record *sp_ctypes_record(struct sp_ctypes *ct, const char *name, bool 
 	r->next = ct->records;
 	ct->records = r;
 	return r;
-}
-
-const struct sp_cfield *sp_record_field(struct sp_ctypes *ct, struct sp_record *r,
-					const char *name, uint32_t *off)
-{
-	int i;
-
-	if (!sp_ctypes_complete(ct, r))
-		return NULL;
-	for (i = 0; i < r->nfields; i++) {
-		const struct sp_cfield *f = &r->fields[i];
-
-		if (f->name && !strcmp(f->name, name)) {
-			*off = f->offset;
-			return f;
-		}
-	}
-	for (i = 0; i < r->nfields; i++) {
-		const struct sp_cfield *f = &r->fields[i], *in;
-		uint32_t sub;
-
-		if (f->name || f->type->kind != SP_T_RECORD)
-			continue;
-		in = sp_record_field(ct, f->type->rec, name, &sub);
-		if (in) {
-			*off = f->offset + sub;
-			return in;
-		}
-	}
-	return NULL;
-}
-
-int sp_record_field_names(struct sp_ctypes *ct, struct sp_record *r, const char **out, int max)
-{
-	int i, n = 0;
-
-	if (!sp_ctypes_complete(ct, r))
-		return 0;
-	for (i = 0; i < r->nfields && n < max; i++) {
-		const struct sp_cfield *f = &r->fields[i];
-
-		if (f->name)
-			out[n++] = f->name;
-		else if (f->type->kind == SP_T_RECORD)
-			n += sp_record_field_names(ct, f->type->rec, out + n, max - n);
-	}
-	return n;
 }
 
 struct sp_cconst *sp_ctypes_const(struct sp_ctypes *ct, const char *name)

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "base/glob.h"
-#include "runtime/elf/syms.h"
 #include "base/vec.h"
+#include "runtime/elf/demangle.h"
+#include "runtime/elf/syms.h"
 
 static int funcs_push(struct sp_funcs *f, int *cap, const struct sp_elf_sym *s)
 {

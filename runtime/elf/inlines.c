@@ -15,6 +15,7 @@
  * back into itself), at most 64 levels deep and 4M DIEs far.
  */
 #include "runtime/elf/inlines.h"
+#include "runtime/elf/demangle.h"
 #include "runtime/elf/lines.h"
 #include "runtime/elf/syms.h"
 #include "base/hash.h"

@@ -75,8 +75,4 @@ int sp_elf__vaddr_to_foff(const struct sp_elf *e, uint64_t vaddr, bool code, uin
  * the file, its debug file or MiniDebugInfo. 0 or -ENOENT. */
 int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr);
 
-/* C++ (Itanium, __cxa_demangle) or Rust (legacy, v0: demangle_rust.h) demangling;
- * malloc'd result or NULL. */
-char *sp_demangle(const char *mangled);
-
 #endif

@@ -4,10 +4,9 @@
  * stackcollapse-*.pl and inferno: one stack per line, frames root first
  * joined by ';', a blank, an integer count. Blank lines and lines starting
  * with '#' are skipped; any other line without a trailing count is an error
- * naming the file and line. Also the sniffing reader that picks folded or
- * pprof by content, and the path list both readers fill.
+ * naming the file and line. Also the path list both readers fill
+ * (read_pprof.c, and read_stacks.c picks the reader by content).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,73 +116,4 @@ int sp_read_folded(const char *path, const char *text, size_t len, struct sp_sta
 			return err;
 	}
 	return 0;
-}
-
-static int slurp(const char *path, uint8_t **data, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 0, n = 0;
-	uint8_t *d = NULL;
-	int err = 0;
-
-	if (!f) {
-		err = -errno;
-		fprintf(stderr, "error: cannot read '%s': %s\n", path, strerror(-err));
-		return err;
-	}
-	for (;;) {
-		if (SP_GROW(d, cap, n + 65536, 65536)) {
-			err = -ENOMEM;
-			break;
-		}
-		size_t got = fread(d + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (!err && ferror(f))
-		err = -EIO;
-	fclose(f);
-	if (err) {
-		fprintf(stderr, "error: cannot read '%s': %s\n", path, strerror(-err));
-		free(d);
-		return err;
-	}
-	*data = d;
-	*len = n;
-	return 0;
-}
-
-/* Text is folded; gzip (1f 8b) or anything with control bytes is pprof. */
-static bool looks_binary(const uint8_t *d, size_t n)
-{
-	if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b)
-		return true;
-	for (size_t i = 0; i < n && i < 4096; i++)
-		if (d[i] < 0x20 && !isspace(d[i]))
-			return true;
-	return false;
-}
-
-int sp_read_stacks(const char *path, struct sp_stacks *out)
-{
-	uint8_t *d = NULL;
-	size_t n = 0;
-	int err = slurp(path, &d, &n);
-
-	memset(out, 0, sizeof(*out));
-	if (err)
-		return err;
-	if (looks_binary(d, n))
-		err = sp_read_pprof(path, d, n, out);
-	else
-		err = sp_read_folded(path, (const char *)d, n, out);
-	free(d);
-	if (!err && out->total == 0) {
-		fprintf(stderr, "error: '%s' holds no samples\n", path);
-		err = -ENODATA;
-	}
-	if (err)
-		sp_stacks_free(out);
-	return err;
 }

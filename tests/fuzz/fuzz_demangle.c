@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/elf/demangle_rust.h"
+#include "runtime/elf/demangle.h"
 #include "runtime/elf/syms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

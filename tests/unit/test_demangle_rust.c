@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "runtime/elf/demangle_rust.h"
+#include "runtime/elf/demangle.h"
 #include "runtime/elf/syms.h"
 #include "tests/unit/check.h"
 

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "runtime/elf/lines.h"
+#include "runtime/elf/demangle.h"
 #include "runtime/elf/syms.h"
 #include "runtime/stacks/kallsyms.h"
 #include "runtime/stacks/procmaps.h"
