@@ -166,6 +166,10 @@ LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLV
 void cg_map_delete(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v);
 void cg_agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v);
+/* sp_map_upsert(key, init zeroed here) and v aggregated into the value it
+ * returns; nothing when the map is full (the helper counts the drop). */
+void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef init,
+		   LLVMValueRef v);
 
 /* cg_oob.c: map updates in while loops as global BPF functions */
 bool cg_oob_wanted(const struct cg *g);

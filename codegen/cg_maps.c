@@ -358,8 +358,7 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 {
 	const struct sp_node *call = assign->b;
 	struct cg_map *m = cg_map_find(g, assign->a->name);
-	LLVMValueRef key, v = NULL, init, p, args[5];
-	LLVMBasicBlockRef have, done;
+	LLVMValueRef key, v = NULL;
 
 	if (!m)
 		return;
@@ -372,9 +371,15 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 	}
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
 		st64(g, key, m->bpf_key_size - 8, cg_agg_bucket(g, m, v ? v : cg_u64(g, 0)));
-	if (!v)
-		v = cg_u64(g, 0);
-	init = cg_alloca(g, m->value_size, "init");
+	cg_agg_upsert(g, m, key, cg_alloca(g, m->value_size, "init"), v ? v : cg_u64(g, 0));
+}
+
+void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef init,
+		   LLVMValueRef v)
+{
+	LLVMValueRef p, args[5];
+	LLVMBasicBlockRef have, done;
+
 	cg_memset0(g, init, m->value_size);
 	args[0] = m->gv;
 	args[1] = key;

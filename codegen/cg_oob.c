@@ -122,8 +122,7 @@ static LLVMValueRef agg_fn(struct cg *g, struct cg_map *m, struct sp_span span)
 {
 	char name[128];
 	struct saved s;
-	LLVMValueRef f, key, v, init, p, args[5];
-	LLVMBasicBlockRef have, done;
+	LLVMValueRef f, key, v, init;
 
 	snprintf(name, sizeof(name), "sp_upd_agg_%s", m->bpf_name);
 	f = oob_begin(g, &s, name, m, m->agg == SP_AGG_COUNT ? 1 : 2, false, span);
@@ -135,20 +134,7 @@ static LLVMValueRef agg_fn(struct cg *g, struct cg_map *m, struct sp_span span)
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
 		LLVMSetAlignment(LLVMBuildStore(g->B, cg_agg_bucket(g, m, v),
 						cg_gep(g, key, m->bpf_key_size - 8)), 8);
-	cg_memset0(g, init, m->value_size);
-	args[0] = m->gv;
-	args[1] = key;
-	args[2] = init;
-	args[3] = m->drops_gv;
-	args[4] = LLVMConstInt(g->i32, (unsigned long long)(m - g->maps), 0);
-	p = cg_call_fn(g, "sp_map_upsert", args, 5);
-	have = cg_block(g, "agg");
-	done = cg_block(g, "agg_done");
-	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
-	LLVMPositionBuilderAtEnd(g->B, have);
-	cg_agg_apply(g, m->agg, p, v);
-	LLVMBuildBr(g->B, done);
-	LLVMPositionBuilderAtEnd(g->B, done);
+	cg_agg_upsert(g, m, key, init, v);
 	oob_end(g, &s);
 	return f;
 }
