@@ -24,9 +24,12 @@
 #include "abi/ruby.h"
 
 /* rb_stats is counted by bpf/interp_common.bpf.h with py_stats' indices */
-_Static_assert(SP_RB_ST_TRUNCATED == SP_PY_ST_TRUNCATED && SP_RB_ST_READERR == SP_PY_ST_READERR &&
-	       SP_RB_ST_FRAMES == SP_PY_ST_FRAMES && SP_RB_ST_CODE_RETRY == SP_PY_ST_CODE_RETRY &&
-	       SP_RB_ST_CODE_SENT == SP_PY_ST_CODE_SENT, "rb_stats and py_stats differ");
+_Static_assert((int)SP_RB_ST_TRUNCATED == (int)SP_PY_ST_TRUNCATED &&
+	       (int)SP_RB_ST_READERR == (int)SP_PY_ST_READERR &&
+	       (int)SP_RB_ST_FRAMES == (int)SP_PY_ST_FRAMES &&
+	       (int)SP_RB_ST_CODE_RETRY == (int)SP_PY_ST_CODE_RETRY &&
+	       (int)SP_RB_ST_CODE_SENT == (int)SP_PY_ST_CODE_SENT,
+	       "rb_stats and py_stats differ");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

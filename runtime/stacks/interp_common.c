@@ -16,6 +16,7 @@
 #include "runtime/elf/syms.h"
 #include "runtime/stacks/interp_common.h"
 #include "runtime/stacks/procmaps.h"
+#include "runtime/stacks/walkstats.h"
 
 /* --- processes ------------------------------------------------------------------------ */
 
@@ -94,6 +95,14 @@ bool sp_interp_symbols(pid_t pid, const struct sp_procmap *m, const char *const 
 	}
 	sp_elf__destroy(e);
 	return ok;
+}
+
+void sp_interp_warn(FILE *f, const char *lang, int stats_fd, uint64_t unknown,
+		    const char *unknown_frame, const char *what)
+{
+	sp_walk_warn(f, lang, sp_percpu_sum(stats_fd, SP_PY_ST_WALKS),
+		     sp_percpu_sum(stats_fd, SP_PY_ST_TRUNCATED),
+		     sp_percpu_sum(stats_fd, SP_PY_ST_READERR), unknown, unknown_frame, what);
 }
 
 /* --- what BPF announced, by (pid, code id) ------------------------------------------------ */

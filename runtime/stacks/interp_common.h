@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -61,6 +62,12 @@ int sp_interp_find(pid_t pid, const struct sp_procmaps *pm, const char *name,
  * names[0] (the interpreter's mark) or cannot be read. */
 bool sp_interp_symbols(pid_t pid, const struct sp_procmap *m, const char *const *names,
 		       uint64_t *addrs, int n);
+
+/* The end-of-run lines of a walker whose per-CPU counters (stats_fd) have
+ * abi/interp.h's indices (sp_walk_warn(): samples truncated or cut,
+ * `unknown` frames shown as unknown_frame, what: what could not be read). */
+void sp_interp_warn(FILE *f, const char *lang, int stats_fd, uint64_t unknown,
+		    const char *unknown_frame, const char *what);
 
 /* --- what BPF announced, by (pid, code id) ------------------------------------------------ */
 

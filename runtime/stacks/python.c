@@ -25,7 +25,6 @@
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/pylines.h"
 #include "runtime/stacks/python.h"
-#include "runtime/stacks/walkstats.h"
 #include "base/vec.h"
 
 #define MAX_STR 1024
@@ -567,8 +566,6 @@ void sp_python__warn(struct sp_python *py, FILE *f)
 {
 	if (!py)
 		return;
-	sp_walk_warn(f, "python", sp_percpu_sum(py->stats_fd, SP_PY_ST_WALKS),
-		     sp_percpu_sum(py->stats_fd, SP_PY_ST_TRUNCATED),
-		     sp_percpu_sum(py->stats_fd, SP_PY_ST_READERR), py->unknown, UNKNOWN_FRAME,
-		     "code objects that could not be read");
+	sp_interp_warn(f, "python", py->stats_fd, py->unknown, UNKNOWN_FRAME,
+		       "code objects that could not be read");
 }

@@ -38,12 +38,17 @@
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/rblines.h"
 #include "runtime/stacks/ruby.h"
-#include "runtime/stacks/walkstats.h"
 
 #define MAX_STR 1024
 #define MAX_ENTRIES (1u << 20)
 #define UNKNOWN_FRAME "[unknown ruby frame]"
 #define CFUNC_FRAME "[cfunc]"
+
+/* rb_stats is read with py_stats' indices (sp_interp_warn) */
+_Static_assert((int)SP_RB_ST_WALKS == (int)SP_PY_ST_WALKS &&
+	       (int)SP_RB_ST_TRUNCATED == (int)SP_PY_ST_TRUNCATED &&
+	       (int)SP_RB_ST_READERR == (int)SP_PY_ST_READERR,
+	       "rb_stats and py_stats differ");
 
 /* Ruby 3.1 (Debian 3.1.2), x86-64. */
 static const struct sp_rb_proc rb31 = {
@@ -487,8 +492,6 @@ void sp_ruby__warn(struct sp_ruby *rb, FILE *f)
 {
 	if (!rb)
 		return;
-	sp_walk_warn(f, "ruby", sp_percpu_sum(rb->stats_fd, SP_RB_ST_WALKS),
-		     sp_percpu_sum(rb->stats_fd, SP_RB_ST_TRUNCATED),
-		     sp_percpu_sum(rb->stats_fd, SP_RB_ST_READERR), rb->unknown, UNKNOWN_FRAME,
-		     "iseqs that could not be read");
+	sp_interp_warn(f, "ruby", rb->stats_fd, rb->unknown, UNKNOWN_FRAME,
+		       "iseqs that could not be read");
 }
