@@ -255,19 +255,25 @@ def check_threads(stacks, lang, also=None):
     return counts, bad
 
 
-def check_attach(ctx, lang, argv, secs, what, own_file=None):
-    """sprof -p for secs to argv, a program that printed "ready" inside a
-    60-deep recursion: >= 90 % of the samples show spin under 61 deep
-    frames under the outermost one (of own_file only, when given)."""
+def attach_run(ctx, argv, secs, *opts):
+    """sprof -p (with opts) for secs to the program argv once it printed "ready"."""
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "ready"
-        r = ctx.sprof_run("-p", str(p.pid), "--duration", secs,
+        r = ctx.sprof_run("-p", str(p.pid), "--duration", secs, *opts,
                           "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
         assert r.rc == 0, r
     finally:
         p.send_signal(signal.SIGKILL)
         p.wait()
+    return r
+
+
+def check_attach(ctx, lang, argv, secs, what, own_file=None):
+    """sprof -p for secs to argv, a program that printed "ready" inside a
+    60-deep recursion: >= 90 % of the samples show spin under 61 deep
+    frames under the outermost one (of own_file only, when given)."""
+    r = attach_run(ctx, argv, secs)
     stacks = parse_stacks(r.out)
     lang.check(stacks)
     good = total = 0
@@ -741,15 +747,7 @@ def t_usdt_attach(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
     script = ctx.write("interp_usdt_attach.py", USDT_ATTACH % {"secs": "20"})
-    p = subprocess.Popen([exe, script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert p.stdout.readline().strip() == "ready"
-        r = ctx.sprof_run("-p", str(p.pid), "--duration", "2s", *USDT,
-                          "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
-        assert r.rc == 0, r
-    finally:
-        p.send_signal(signal.SIGKILL)
-        p.wait()
+    r = attach_run(ctx, [exe, script], "2s", *USDT)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
     work = 0
