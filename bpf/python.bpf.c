@@ -18,6 +18,7 @@
  * more.
  */
 #include "bpf/sp_bpf.h"
+#include "bpf/interp_common.bpf.h"
 #include "abi/interp.h"
 
 struct {
@@ -70,12 +71,8 @@ struct {
 
 struct py_walk {
 	struct sp_py_proc p;
-	__u64 *ips;
+	struct sp_iwalk out;
 	__u64 frame;
-	__u32 start, pos, end;
-	__u32 pid;
-	__u32 err;   /* a read failed */
-	__u32 full;  /* no room left */
 };
 
 struct py_find {
@@ -85,19 +82,6 @@ struct py_find {
 	__u16 next_off, tid_off;
 };
 
-static __always_inline SP_NODEBUG void py_stat(__u32 idx, __u64 v)
-{
-	__u64 *c = bpf_map_lookup_elem(&py_stats, &idx);
-
-	if (c)
-		*c += v;
-}
-
-static __always_inline SP_NODEBUG int rd(void *dst, __u32 size, __u64 addr)
-{
-	return (int)bpf_probe_read_user(dst, size, (const void *)addr);
-}
-
 /* A compact ASCII str into dst (max bytes, a power of two); its length,
  * 0 when it is something else or does not fit. */
 static __always_inline SP_NODEBUG __u16 read_ascii(char *dst, __u32 max, __u64 str, __u16 data_off)
@@ -105,10 +89,10 @@ static __always_inline SP_NODEBUG __u16 read_ascii(char *dst, __u32 max, __u64 s
 	__u64 len = 0;
 	__u32 state = 0;
 
-	if (!str || rd(&len, sizeof(len), str + 16) || rd(&state, sizeof(state), str + 32) ||
+	if (!str || sp_urd(&len, sizeof(len), str + 16) || sp_urd(&state, sizeof(state), str + 32) ||
 	    (state & 0x60) != 0x60 || len == 0 || len >= max)
 		return 0;
-	if (rd(dst, len & (max - 1), str + data_off))
+	if (sp_urd(dst, len & (max - 1), str + data_off))
 		return 0;
 	return (__u16)len;
 }
@@ -122,16 +106,16 @@ static __always_inline SP_NODEBUG void fill_code(struct py_code_event *ev, const
 
 	r->firstlineno = 0;
 	r->name_len = r->file_len = r->lt_len = r->pad = 0;
-	if (rd(&r->firstlineno, sizeof(r->firstlineno), code + p->code_firstlineno) ||
-	    rd(&name, sizeof(name), code + p->code_qualname) ||
-	    rd(&file, sizeof(file), code + p->code_filename) ||
-	    rd(&lt, sizeof(lt), code + p->code_linetable))
+	if (sp_urd(&r->firstlineno, sizeof(r->firstlineno), code + p->code_firstlineno) ||
+	    sp_urd(&name, sizeof(name), code + p->code_qualname) ||
+	    sp_urd(&file, sizeof(file), code + p->code_filename) ||
+	    sp_urd(&lt, sizeof(lt), code + p->code_linetable))
 		return;
 	r->name_len = read_ascii(r->name, SP_PY_NAME_MAX, name, p->str_ascii_data);
 	r->file_len = read_ascii(r->file, SP_PY_FILE_MAX, file, p->str_ascii_data);
-	if (!lt || rd(&n, sizeof(n), lt + 16) || n == 0 || n > SP_PY_LT_MAX)
+	if (!lt || sp_urd(&n, sizeof(n), lt + 16) || n == 0 || n > SP_PY_LT_MAX)
 		return;
-	if (rd(r->linetable, (__u32)n, lt + 32) == 0)
+	if (sp_urd(r->linetable, (__u32)n, lt + 32) == 0)
 		r->lt_len = (__u16)n;
 }
 
@@ -143,38 +127,26 @@ static __always_inline SP_NODEBUG __u32 code_id(const struct sp_py_proc *p, __u3
 	struct sp_py_code_key k;
 	struct py_code_event *ev;
 	__u32 zero = 0, id, *known;
-	__u64 *last;
+	int fresh;
 
 	k.code = code;
 	k.name = 0;
 	k.pid = pid;
 	k.pad = 0;
-	if (rd(&k.name, sizeof(k.name), code + p->code_qualname))
+	if (sp_urd(&k.name, sizeof(k.name), code + p->code_qualname))
 		return 0;
 	known = bpf_map_lookup_elem(&py_code_seen, &k);
 	if (known)
 		return *known;
 	ev = bpf_map_lookup_elem(&py_code_scratch, &zero);
-	last = bpf_map_lookup_elem(&py_code_ids, &zero);
-	if (!ev || !last)
+	if (!ev)
 		return 0;
-	id = (__u32)(__sync_fetch_and_add(last, 1) + 1);
-	if (bpf_map_update_elem(&py_code_seen, &k, &id, BPF_NOEXIST) != 0) {
-		known = bpf_map_lookup_elem(&py_code_seen, &k); /* another CPU was first */
-		return known ? *known : 0;
-	}
-	ev->hdr.type = SP_EV_INTERP_CODE;
-	ev->hdr.id = pid;
-	ev->hdr.arg = code;
+	id = sp_icode_new(&py_code_seen, &py_code_ids, &k, &fresh);
+	if (!fresh)
+		return id;
 	ev->rec.id = id;
 	fill_code(ev, p, code);
-	if (sp_send_record(ev, sizeof(*ev)) != 0) {
-		bpf_map_delete_elem(&py_code_seen, &k);
-		py_stat(SP_PY_ST_CODE_RETRY, 1);
-		return 0;
-	}
-	py_stat(SP_PY_ST_CODE_SENT, 1);
-	return id;
+	return sp_icode_send(&py_code_seen, &py_stats, &k, ev, sizeof(*ev), pid, code, id);
 }
 
 /* bpf_loop() body: one thread state of the list. */
@@ -183,13 +155,13 @@ static long py_thread(__u64 i, void *c)
 	struct py_find *s = c;
 	__u32 ntid = 0;
 
-	if (!s->t || rd(&ntid, sizeof(ntid), s->t + s->tid_off))
+	if (!s->t || sp_urd(&ntid, sizeof(ntid), s->t + s->tid_off))
 		return 1;
 	if (ntid == s->tid) {
 		s->found = s->t;
 		return 1;
 	}
-	if (rd(&s->t, sizeof(s->t), s->t + s->next_off))
+	if (sp_urd(&s->t, sizeof(s->t), s->t + s->next_off))
 		return 1;
 	return 0;
 }
@@ -202,11 +174,11 @@ static __always_inline SP_NODEBUG __u64 find_tstate(const struct sp_py_proc *p, 
 	s.t = 0;
 	s.found = 0;
 	if (p->tstate_how == SP_PY_TS_GIL) {
-		rd(&s.found, sizeof(s.found), p->runtime + p->tstate_current);
+		sp_urd(&s.found, sizeof(s.found), p->runtime + p->tstate_current);
 		return s.found;
 	}
-	if (rd(&interp, sizeof(interp), p->runtime + p->interp_head) || !interp ||
-	    rd(&s.t, sizeof(s.t), interp + p->interp_tstate_head))
+	if (sp_urd(&interp, sizeof(interp), p->runtime + p->interp_head) || !interp ||
+	    sp_urd(&s.t, sizeof(s.t), interp + p->interp_tstate_head))
 		return 0;
 	s.tid = tid;
 	s.next_off = p->tstate_next;
@@ -222,24 +194,16 @@ static __always_inline SP_NODEBUG __u64 frame_offset(const struct py_walk *w, __
 	__s32 lasti = -1;
 
 	if (w->p.instr == SP_PY_IN_LASTI || w->p.instr == SP_PY_IN_LASTI_BYTES) {
-		if (rd(&lasti, sizeof(lasti), f + w->p.frame_instr) || lasti < 0)
+		if (sp_urd(&lasti, sizeof(lasti), f + w->p.frame_instr) || lasti < 0)
 			return SP_PY_OFF_NONE;
 		if (w->p.instr == SP_PY_IN_LASTI_BYTES)
 			lasti /= 2;
 		return lasti < (__s32)SP_PY_OFF_NONE ? (__u64)lasti : SP_PY_OFF_NONE;
 	}
-	if (rd(&instr, sizeof(instr), f + w->p.frame_instr) || instr < base ||
+	if (sp_urd(&instr, sizeof(instr), f + w->p.frame_instr) || instr < base ||
 	    (instr - base) / 2 >= SP_PY_OFF_NONE)
 		return SP_PY_OFF_NONE;
 	return (instr - base) / 2;
-}
-
-static __always_inline SP_NODEBUG void mark_last(struct py_walk *w)
-{
-	__u32 last = w->pos - 1;
-
-	if (w->pos > w->start && last < SP_MAX_FRAMES)
-		w->ips[last] |= SP_PY_GROUP_END;
 }
 
 /* bpf_loop() body: one frame. */
@@ -248,30 +212,27 @@ static long py_frame(__u64 i, void *c)
 	struct py_walk *w = c;
 	__u64 f = w->frame, code = 0, word;
 	__u8 mark = 0;
-	__u32 pos = w->pos;
+	__u32 pos = w->out.pos;
 
 	if (!f)
 		return 1;
-	if (rd(&code, sizeof(code), f + w->p.frame_code) ||
-	    rd(&w->frame, sizeof(w->frame), f + w->p.frame_back) ||
-	    (w->p.marker != SP_PY_MK_NONE && rd(&mark, 1, f + w->p.frame_marker))) {
-		w->err = 1;
+	if (sp_urd(&code, sizeof(code), f + w->p.frame_code) ||
+	    sp_urd(&w->frame, sizeof(w->frame), f + w->p.frame_back) ||
+	    (w->p.marker != SP_PY_MK_NONE && sp_urd(&mark, 1, f + w->p.frame_marker))) {
+		w->out.err = 1;
 		return 1;
 	}
 	if (w->p.marker == SP_PY_MK_SHIM && mark == 3) {
-		mark_last(w);
+		sp_iwalk_mark(&w->out);
 		return 0;
 	}
-	if (pos >= w->end || pos >= SP_MAX_FRAMES) {
-		w->full = 1;
+	if (!sp_iwalk_room(&w->out, pos))
 		return 1;
-	}
-	word = (__u64)code_id(&w->p, w->pid, code) << SP_PY_ID_SHIFT |
+	word = (__u64)code_id(&w->p, w->out.pid, code) << SP_PY_ID_SHIFT |
 	       frame_offset(w, f, code) << SP_PY_OFF_SHIFT;
 	if (w->p.marker == SP_PY_MK_NONE || (w->p.marker == SP_PY_MK_ENTRY && mark))
 		word |= SP_PY_GROUP_END;
-	w->ips[pos] = word;
-	w->pos = pos + 1;
+	sp_iwalk_put(&w->out, pos, word);
 	return 0;
 }
 
@@ -280,11 +241,7 @@ static long py_frame(__u64 i, void *c)
  * Python call in its own C activation) leaves room for the Python frames. */
 SP_NODEBUG int sp_interp_native_limit(int limit)
 {
-	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-
-	if (limit > SP_MAX_FRAMES - SP_PY_RESERVED && bpf_map_lookup_elem(&py_procs, &pid))
-		return SP_MAX_FRAMES - SP_PY_RESERVED;
-	return limit;
+	return sp_interp_limit(&py_procs, limit);
 }
 
 /* Appends the sampled thread's Python frames (innermost first) to ips from
@@ -299,29 +256,17 @@ SP_NODEBUG __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end)
 
 	if (!p || start >= SP_MAX_FRAMES)
 		return 0;
-	py_stat(SP_PY_ST_WALKS, 1);
+	sp_istat(&py_stats, SP_PY_ST_WALKS, 1);
 	__builtin_memcpy(&w.p, p, sizeof(w.p));
 	ts = find_tstate(&w.p, (__u32)id);
-	if (!ts || rd(&top, sizeof(top), ts + w.p.tstate_frame) ||
-	    (w.p.cframe_frame >= 0 && top && rd(&top, sizeof(top), top + (__u64)w.p.cframe_frame))) {
-		py_stat(SP_PY_ST_NOTHREAD, 1);
+	if (!ts || sp_urd(&top, sizeof(top), ts + w.p.tstate_frame) ||
+	    (w.p.cframe_frame >= 0 && top &&
+	     sp_urd(&top, sizeof(top), top + (__u64)w.p.cframe_frame))) {
+		sp_istat(&py_stats, SP_PY_ST_NOTHREAD, 1);
 		return 0;
 	}
-	w.ips = ips;
 	w.frame = top;
-	w.start = start;
-	w.pos = start;
-	w.end = end;
-	w.pid = pid;
-	w.err = 0;
-	w.full = 0;
+	sp_iwalk_init(&w.out, ips, start, end, pid);
 	bpf_loop(SP_MAX_FRAMES, py_frame, &w, 0);
-	mark_last(&w); /* the outermost activation ends where the chain does */
-	/* a limit the script gave (pystack(N)) is no loss */
-	if ((w.full || (w.frame && !w.err)) && end >= SP_MAX_FRAMES)
-		py_stat(SP_PY_ST_TRUNCATED, 1);
-	if (w.err)
-		py_stat(SP_PY_ST_READERR, 1);
-	py_stat(SP_PY_ST_FRAMES, w.pos - w.start);
-	return w.pos - w.start;
+	return sp_iwalk_end(&w.out, &py_stats, w.out.full || (w.frame && !w.out.err));
 }

@@ -19,8 +19,17 @@
  * (counted in rb_stats), never more.
  */
 #include "bpf/sp_bpf.h"
+#include "bpf/interp_common.bpf.h"
 #include "abi/interp.h"
 #include "abi/ruby.h"
+
+/* rb_stats is counted by bpf/interp_common.bpf.h with py_stats' indices */
+_Static_assert((int)SP_RB_ST_TRUNCATED == (int)SP_PY_ST_TRUNCATED &&
+	       (int)SP_RB_ST_READERR == (int)SP_PY_ST_READERR &&
+	       (int)SP_RB_ST_FRAMES == (int)SP_PY_ST_FRAMES &&
+	       (int)SP_RB_ST_CODE_RETRY == (int)SP_PY_ST_CODE_RETRY &&
+	       (int)SP_RB_ST_CODE_SENT == (int)SP_PY_ST_CODE_SENT,
+	       "rb_stats and py_stats differ");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -59,25 +68,9 @@ struct rb_code_event {
 
 struct rb_walk {
 	struct sp_rb_proc p;
-	__u64 *ips;
+	struct sp_iwalk out;
 	__u64 cfp, last; /* last: the last control frame to look at */
-	__u32 start, pos, end;
-	__u32 pid;
-	__u32 err, full;
 };
-
-static __always_inline SP_NODEBUG void rb_stat(__u32 idx, __u64 v)
-{
-	__u64 *c = bpf_map_lookup_elem(&rb_stats, &idx);
-
-	if (c)
-		*c += v;
-}
-
-static __always_inline SP_NODEBUG int rb_rd(void *dst, __u32 size, __u64 addr)
-{
-	return (int)bpf_probe_read_user(dst, size, (const void *)addr);
-}
 
 /* The id of (addr, aux) in this process; a new one is announced. 0: unknown. */
 static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 aux, __u64 gen,
@@ -85,8 +78,8 @@ static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 
 {
 	struct sp_rb_code_key k; /* field by field: no .rodata copy */
 	struct rb_code_event ev;
-	__u32 zero = 0, id, *known;
-	__u64 *last;
+	__u32 id, *known;
+	int fresh;
 
 	k.addr = addr;
 	k.aux = aux;
@@ -96,28 +89,14 @@ static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 
 	known = bpf_map_lookup_elem(&rb_code_seen, &k);
 	if (known)
 		return *known;
-	last = bpf_map_lookup_elem(&rb_code_ids, &zero);
-	if (!last)
-		return 0;
-	id = (__u32)(__sync_fetch_and_add(last, 1) + 1);
-	if (bpf_map_update_elem(&rb_code_seen, &k, &id, BPF_NOEXIST) != 0) {
-		known = bpf_map_lookup_elem(&rb_code_seen, &k); /* another CPU was first */
-		return known ? *known : 0;
-	}
-	ev.hdr.type = SP_EV_INTERP_CODE;
-	ev.hdr.id = pid;
-	ev.hdr.arg = addr;
+	id = sp_icode_new(&rb_code_seen, &rb_code_ids, &k, &fresh);
+	if (!fresh)
+		return id;
 	ev.rec.id = id;
 	ev.rec.kind = kind;
 	ev.rec.aux = aux;
 	ev.rec.magic = SP_RB_REC_MAGIC;
-	if (sp_send_record(&ev, sizeof(ev)) != 0) {
-		bpf_map_delete_elem(&rb_code_seen, &k);
-		rb_stat(SP_RB_ST_CODE_RETRY, 1);
-		return 0;
-	}
-	rb_stat(SP_RB_ST_CODE_SENT, 1);
-	return id;
+	return sp_icode_send(&rb_code_seen, &rb_stats, &k, &ev, sizeof(ev), pid, addr, id);
 }
 
 /* The word of one control frame; 0 for a frame without a Ruby function
@@ -128,28 +107,28 @@ static __always_inline SP_NODEBUG __u64 rb_word(struct rb_walk *w, __u64 cfp)
 	__u64 word;
 	__u32 kind = SP_RB_ISEQ;
 
-	if (rb_rd(&pc, 8, cfp + w->p.cfp_pc) || rb_rd(&iseq, 8, cfp + w->p.cfp_iseq) ||
-	    rb_rd(&ep, 8, cfp + w->p.cfp_ep))
+	if (sp_urd(&pc, 8, cfp + w->p.cfp_pc) || sp_urd(&iseq, 8, cfp + w->p.cfp_iseq) ||
+	    sp_urd(&ep, 8, cfp + w->p.cfp_ep))
 		return ~0ull;
-	if (!ep || rb_rd(&flags, 8, ep))
+	if (!ep || sp_urd(&flags, 8, ep))
 		return 0;
 	if ((flags & SP_RB_MAGIC_MASK) == SP_RB_MAGIC_CFUNC) {
 		/* a C method's frame has no iseq; its method entry is ep[-2]
 		 * (VM_ENV_DATA_INDEX_ME_CREF) */
 		kind = SP_RB_CFUNC;
-		if (rb_rd(&iseq, 8, ep - 16) || !iseq || rb_rd(&aux, 8, iseq + w->p.me_def) ||
-		    rb_rd(&gen, 8, iseq + w->p.me_called_id))
+		if (sp_urd(&iseq, 8, ep - 16) || !iseq || sp_urd(&aux, 8, iseq + w->p.me_def) ||
+		    sp_urd(&gen, 8, iseq + w->p.me_called_id))
 			return ~0ull;
 	} else {
 		if (!pc || !iseq)
 			return 0;
-		if (rb_rd(&aux, 8, iseq + w->p.iseq_body) || !aux ||
-		    rb_rd(&enc, 8, aux + w->p.body_encoded) || rb_rd(&gen, 8, aux + w->p.body_label))
+		if (sp_urd(&aux, 8, iseq + w->p.iseq_body) || !aux ||
+		    sp_urd(&enc, 8, aux + w->p.body_encoded) || sp_urd(&gen, 8, aux + w->p.body_label))
 			return ~0ull;
 		if (pc >= enc && (pc - enc) / 8 < SP_PY_OFF_NONE)
 			off = (pc - enc) / 8;
 	}
-	word = (__u64)rb_code_id(w->pid, iseq, aux, gen, kind) << SP_PY_ID_SHIFT |
+	word = (__u64)rb_code_id(w->out.pid, iseq, aux, gen, kind) << SP_PY_ID_SHIFT |
 	       off << SP_PY_OFF_SHIFT;
 	if (flags & SP_RB_FLAG_FINISH)
 		word |= SP_PY_GROUP_END;
@@ -161,24 +140,21 @@ static long rb_frame(__u64 i, void *c)
 {
 	struct rb_walk *w = c;
 	__u64 word;
-	__u32 pos = w->pos;
+	__u32 pos = w->out.pos;
 
 	if (w->cfp > w->last)
 		return 1;
 	word = rb_word(w, w->cfp);
 	if (word == ~0ull) {
-		w->err = 1;
+		w->out.err = 1;
 		return 1;
 	}
 	w->cfp += w->p.cfp_size;
 	if (!word)
 		return 0;
-	if (pos >= w->end || pos >= SP_MAX_FRAMES) {
-		w->full = 1;
+	if (!sp_iwalk_room(&w->out, pos))
 		return 1;
-	}
-	w->ips[pos] = word;
-	w->pos = pos + 1;
+	sp_iwalk_put(&w->out, pos, word);
 	return 0;
 }
 
@@ -187,8 +163,8 @@ static __always_inline SP_NODEBUG int rb_ec_mine(const struct sp_rb_proc *p, __u
 {
 	__u64 th = 0, ptid = 0;
 
-	return ec && !rb_rd(&th, 8, ec + p->ec_thread) && th &&
-	       !rb_rd(&ptid, 8, th + p->thread_id) && ptid == fsbase;
+	return ec && !sp_urd(&th, 8, ec + p->ec_thread) && th &&
+	       !sp_urd(&ptid, 8, th + p->thread_id) && ptid == fsbase;
 }
 
 /* The sampled thread's execution context: its ruby_current_ec, or (TLS
@@ -201,10 +177,10 @@ static __always_inline SP_NODEBUG __u64 rb_thread_ec(const struct sp_rb_proc *p)
 
 	if (bpf_probe_read_kernel(&fsbase, 8, task + p->task_fsbase) || !fsbase)
 		return 0;
-	if (p->ec_tls && !rb_rd(&ec, 8, fsbase - p->ec_tls) && rb_ec_mine(p, ec, fsbase))
+	if (p->ec_tls && !sp_urd(&ec, 8, fsbase - p->ec_tls) && rb_ec_mine(p, ec, fsbase))
 		return ec;
-	if (rb_rd(&ractor, 8, p->main_ractor) || !ractor ||
-	    rb_rd(&ec, 8, ractor + p->ractor_running_ec) || !rb_ec_mine(p, ec, fsbase))
+	if (sp_urd(&ractor, 8, p->main_ractor) || !ractor ||
+	    sp_urd(&ec, 8, ractor + p->ractor_running_ec) || !rb_ec_mine(p, ec, fsbase))
 		return 0;
 	return ec;
 }
@@ -213,11 +189,7 @@ static __always_inline SP_NODEBUG __u64 rb_thread_ec(const struct sp_rb_proc *p)
  * sp_interp_native_limit in bpf/python.bpf.c). */
 SP_NODEBUG int sp_rb_native_limit(int limit)
 {
-	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-
-	if (limit > SP_MAX_FRAMES - SP_PY_RESERVED && bpf_map_lookup_elem(&rb_procs, &pid))
-		return SP_MAX_FRAMES - SP_PY_RESERVED;
-	return limit;
+	return sp_interp_limit(&rb_procs, limit);
 }
 
 /* Appends the sampled thread's Ruby frames (innermost first) to ips from
@@ -227,39 +199,25 @@ SP_NODEBUG __u32 sp_rb_frames(__u64 *ips, __u32 start, __u32 end)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	struct sp_rb_proc *p = bpf_map_lookup_elem(&rb_procs, &pid);
-	__u64 ec, stack = 0, size = 0, last_pos;
+	__u64 ec, stack = 0, size = 0;
 	struct rb_walk w;
 
 	if (!p || start >= SP_MAX_FRAMES)
 		return 0;
-	rb_stat(SP_RB_ST_WALKS, 1);
+	sp_istat(&rb_stats, SP_RB_ST_WALKS, 1);
 	__builtin_memcpy(&w.p, p, sizeof(w.p));
 	ec = rb_thread_ec(&w.p);
 	w.cfp = 0;
-	if (!ec || rb_rd(&stack, 8, ec + w.p.ec_vm_stack) ||
-	    rb_rd(&size, 8, ec + w.p.ec_vm_stack_size) || rb_rd(&w.cfp, 8, ec + w.p.ec_cfp) ||
+	if (!ec || sp_urd(&stack, 8, ec + w.p.ec_vm_stack) ||
+	    sp_urd(&size, 8, ec + w.p.ec_vm_stack_size) || sp_urd(&w.cfp, 8, ec + w.p.ec_cfp) ||
 	    !w.cfp || !w.p.cfp_size) {
-		rb_stat(SP_RB_ST_NOTHREAD, 1);
+		sp_istat(&rb_stats, SP_RB_ST_NOTHREAD, 1);
 		return 0;
 	}
 	/* control frames grow down from the end of the VM stack; the last
 	 * one is the VM's own dummy top frame */
 	w.last = stack + size * 8 - 2 * (__u64)w.p.cfp_size;
-	w.ips = ips;
-	w.start = start;
-	w.pos = start;
-	w.end = end;
-	w.pid = pid;
-	w.err = 0;
-	w.full = 0;
+	sp_iwalk_init(&w.out, ips, start, end, pid);
 	bpf_loop(SP_MAX_FRAMES * 2, rb_frame, &w, 0);
-	last_pos = w.pos - 1;
-	if (w.pos > w.start && last_pos < SP_MAX_FRAMES)
-		ips[last_pos] |= SP_PY_GROUP_END; /* the outermost activation ends here */
-	if ((w.full || (w.cfp <= w.last && !w.err)) && end >= SP_MAX_FRAMES)
-		rb_stat(SP_RB_ST_TRUNCATED, 1);
-	if (w.err)
-		rb_stat(SP_RB_ST_READERR, 1);
-	rb_stat(SP_RB_ST_FRAMES, w.pos - w.start);
-	return w.pos - w.start;
+	return sp_iwalk_end(&w.out, &rb_stats, w.out.full || (w.cfp <= w.last && !w.out.err));
 }

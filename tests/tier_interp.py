@@ -26,7 +26,9 @@ counted, rbstack and rbprofile; pystack empty in a Ruby process, rbstack
 in others.
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
 """
+import collections
 import glob
+import json
 import os
 import re
 import shutil
@@ -228,6 +230,169 @@ def profile(ctx, exe, script, prog=None, extra=()):
     return r
 
 
+# ---- what the Python and Ruby tests check alike -----------------------------------------
+
+# A language's frames in a text report: its name in warnings, its stack
+# builtin, frame(line) -> (name, file, line) or None for a native frame,
+# check(stacks) (no garbage), the outermost frame's name, the unknown frame.
+Lang = collections.namedtuple("Lang", "name builtin frame check outer unknown")
+PY = Lang("python", "pystack", py_frame, check_clean, "<module>", UNKNOWN)
+
+
+def check_threads(stacks, lang, also=None):
+    """Samples of spin_a and spin_b, and those keyed by a thread (tid) that
+    showed the other one before; also(names, frames) checks each stack."""
+    owner, bad, counts = {}, 0, {"spin_a": 0, "spin_b": 0}
+    for key, frames, c in stacks:
+        names = {p[0] for p in map(lang.frame, frames) if p}
+        for fn in ("spin_a", "spin_b"):
+            if fn in names:
+                counts[fn] += c
+                if also:
+                    also(names, frames)
+                if owner.setdefault(key, fn) != fn:
+                    bad += c
+    return counts, bad
+
+
+def attach_run(ctx, argv, secs, *opts):
+    """sprof -p (with opts) for secs to the program argv once it printed "ready"."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        r = ctx.sprof_run("-p", str(p.pid), "--duration", secs, *opts,
+                          "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
+        assert r.rc == 0, r
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    return r
+
+
+def check_attach(ctx, lang, argv, secs, what, own_file=None):
+    """sprof -p for secs to argv, a program that printed "ready" inside a
+    60-deep recursion: >= 90 % of the samples show spin under 61 deep
+    frames under the outermost one (of own_file only, when given)."""
+    r = attach_run(ctx, argv, secs)
+    stacks = parse_stacks(r.out)
+    lang.check(stacks)
+    good = total = 0
+    for _, frames, c in stacks:
+        total += c
+        names = [p[0] for p in map(lang.frame, frames) if p and own_file in (None, p[1])]
+        if names[:1] == ["spin"] and names.count("deep") == 61 and names[-1] == lang.outer:
+            good += c
+    figures(ctx, "%s: %d of %d samples with spin under 61 deep frames" % (what, good, total))
+    assert total >= 50 and good >= 0.9 * total, "%d of %d\n%s" % (good, total, r.out[-3000:])
+
+
+def check_formats(ctx, lang, run, script, pprof_lines, folded_also=()):
+    """Every writer shows the frames: folded and svg as `fib (file)` (svg in
+    green), pprof with file and line (pprof_lines: fib's), speedscope with
+    the file. run(prog, extra) profiles the script."""
+    base = os.path.basename(script)
+    stem = os.path.splitext(base)[0]
+    prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
+    out = {}
+    for ext in ("folded", "svg", "pb.gz", "speedscope.json"):
+        out[ext] = os.path.join(ctx.workdir, stem + "." + ext)
+        run(prog, ("-o", out[ext]))
+    folded = open(out["folded"]).read()
+    assert re.search(r";main \(%s\);fib \(%s\)" % (re.escape(base), re.escape(base)), folded), folded[:2000]
+    for pattern in folded_also:
+        assert re.search(pattern % re.escape(base), folded), folded[:3000]
+    svg = open(out["svg"]).read()
+    m = re.search(r'<title>fib \(%s\) \(\d+ samples' % re.escape(base), svg)
+    assert m, "fib missing from the svg"
+    fills = re.findall(r'fill="rgb\((\d+),(\d+),(\d+)\)"[^>]*>\s*<text[^>]*>fib', svg) or \
+        re.findall(r'<title>fib \(%s\)[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"' % re.escape(base), svg)
+    assert fills and all(int(g) > int(r) and int(g) > int(b) for r, g, b in fills), fills
+    ctx.require_tool("go")
+    r = ctx.run(["go", "tool", "pprof", "-raw", out["pb.gz"]], timeout=120)
+    assert re.search(r" fib %s:%s " % (re.escape(script), pprof_lines), r.out), r
+    ss = json.load(open(out["speedscope.json"]))
+    assert {"name": "fib (%s)" % base, "file": script} in ss["shared"]["frames"], ss["shared"]["frames"][:20]
+
+
+def check_stack_builtin(lang, run):
+    """The language's stack builtin: its frames alone, fib under main under
+    the outermost one; with (2) at most two; no loss reported."""
+    b = lang.builtin
+    r = run("profile:hz:%s { @a[%s] = count(); @b[%s(2)] = count(); }" % (HZ, b, b))
+    assert "truncated" not in r.err, r.err
+    a, b = r.out.split("@b[", 1)
+    sa, sb = parse_stacks(a), parse_stacks("@b[" + b)
+    lang.check(sa + sb)
+    fib = 0
+    for _, frames, c in sa:
+        assert all(lang.frame(f) for f in frames), "native frame in %s: %r" % (lang.builtin, frames)
+        names = [lang.frame(f)[0] for f in frames]
+        if names[:1] == ["fib"]:
+            fib += c
+            assert names[-2:] == ["main", lang.outer], frames
+    assert fib >= 30, r.out[-2000:]
+    assert all(0 < len(frames) <= 2 for _, frames, _ in sb if frames), sb
+    assert any(len(frames) == 2 and lang.frame(frames[0])[0] == "fib" for _, frames, _ in sb), sb
+
+
+def check_not_interp(ctx, builtin):
+    """A process that is no interpreter: the stack builtin is empty, no error."""
+    r = ctx.sprof_run("-c", "/bin/sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'",
+                      "profile:hz:%s { @[%s] = count(); @n = count(); }" % (HZ, builtin), timeout=120)
+    assert r.rc == 0 and r.err.strip() == "", r
+    assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
+    assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+
+
+def check_profile_svg(ctx, script, command, stdlib):
+    """A stdlib script by name (command runs the script): an svg whose
+    frames main, fib and slow are there, green, main in >= 60 samples."""
+    out = os.path.join(ctx.workdir, os.path.splitext(os.path.basename(script))[0] + ".svg")
+    r = ctx.sprof_run("-c", command, stdlib, "-o", out, timeout=180)
+    assert r.rc == 0, r
+    svg = open(out).read()
+    base = re.escape(os.path.basename(script))
+    for fn in ("main", "fib", "slow"):
+        m = re.search(r'<title>%s \(%s\) \((\d+) samples[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
+                      % (fn, base), svg)
+        assert m, "%s missing from the flame graph" % fn
+        assert int(m.group(3)) > max(int(m.group(2)), int(m.group(4))), "%s not green" % fn
+        assert fn != "main" or int(m.group(1)) >= 60, "main in %s samples" % m.group(1)
+
+
+def reuse_counts(r, lang, ext):
+    """Samples of alpha and beta, functions made, run and freed in turn;
+    each frame has its own function's file (gen_NAME.ext)."""
+    seen = {}
+    for _, frames, c in parse_stacks(r.out):
+        for f in frames:
+            p = lang.frame(f)
+            if p and p[0] in ("alpha", "beta"):
+                assert p[1] == "gen_%s.%s" % (p[0], ext), "name and file of two functions mixed: %r" % f
+                seen[p[0]] = seen.get(p[0], 0) + c
+    return seen
+
+
+def check_printf_stack(r, lang):
+    """printf of the stack builtin (4 frames): every function named, the first
+    event too (its printf record comes before the records naming them)."""
+    blocks = [b.strip().split("\n") for b in r.out.split("s\n")[1:]]
+    named = [b for b in blocks if b and b != [""]]
+    assert len(named) >= 10, r.out[-2000:]
+    assert lang.unknown not in r.out, r.out[:3000]
+    assert all(lang.frame(f.strip()) for b in named for f in b), r.out[:3000]
+
+
+def printf_prog(lang):
+    return 'profile:hz:20 { printf("s\\n%%s\\n", %s(4)); }' % lang.builtin
+
+
+def check_truncated(r, lang):
+    """A deep recursion: truncated stacks counted and reported, no garbage."""
+    assert re.search(r"%s stacks: [1-9]\d* of \d+ samples truncated" % lang.name, r.err), r
+    lang.check(parse_stacks(r.out))
+
+
 # ---- tests ----------------------------------------------------------------------------
 
 def t_mixed(ctx, exe, label):
@@ -283,16 +448,11 @@ def t_threads(ctx, exe, label):
     r = profile(ctx, exe, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
-    owner, bad, counts = {}, 0, {"spin_a": 0, "spin_b": 0}
-    for key, frames, c in stacks:
-        names = {p[0] for p in map(py_frame, frames) if p}
-        for fn in ("spin_a", "spin_b"):
-            if fn in names:
-                counts[fn] += c
-                # 3.10 code objects have no qualified name
-                assert names & {"Thread.run", "run"}, "thread frames missing: %r" % frames
-                if owner.setdefault(key, fn) != fn:
-                    bad += c
+
+    def thread_frames(names, frames):
+        # 3.10 code objects have no qualified name
+        assert names & {"Thread.run", "run"}, "thread frames missing: %r" % frames
+    counts, bad = check_threads(stacks, PY, thread_frames)
     figures(ctx, "interp threads %s: spin_a %d spin_b %d, %d samples on the other "
             "thread's function" % (label, counts["spin_a"], counts["spin_b"], bad))
     assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s\n%s" % (counts, r.out[-3000:], r.err)
@@ -305,26 +465,7 @@ def t_attach(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
     script = ctx.write("interp_deep_%s.py" % label, DEEP % {"depth": 60, "secs": "20"})
-    p = subprocess.Popen([exe, script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert p.stdout.readline().strip() == "ready"
-        r = ctx.sprof_run("-p", str(p.pid), "--duration", "2s",
-                          "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
-        assert r.rc == 0, r
-    finally:
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-    stacks = parse_stacks(r.out)
-    check_clean(stacks)
-    good = total = 0
-    for _, frames, c in stacks:
-        total += c
-        names = [p[0] for p in map(py_frame, frames) if p]
-        if names[:1] == ["spin"] and names.count("deep") == 61 and names[-1] == "<module>":
-            good += c
-    figures(ctx, "interp attach %s: %d of %d samples with spin under 61 deep frames"
-            % (label, good, total))
-    assert total >= 50 and good >= 0.9 * total, "%d of %d\n%s" % (good, total, r.out[-3000:])
+    check_attach(ctx, PY, [exe, script], "2s", "interp attach %s" % label)
 
 
 def t_native_between(ctx, exe, label):
@@ -367,26 +508,8 @@ def t_formats(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
     script = ctx.write("interp_formats.py", MIXED % {"secs": "1"})
-    base = os.path.basename(script)
-    prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
-    out = {}
-    for ext in ("folded", "svg", "pb.gz", "speedscope.json"):
-        out[ext] = os.path.join(ctx.workdir, "interp_formats." + ext)
-        profile(ctx, exe, script, prog, ("-o", out[ext]))
-    folded = open(out["folded"]).read()
-    assert re.search(r";main \(%s\);fib \(%s\)" % (re.escape(base), re.escape(base)), folded), folded[:2000]
-    svg = open(out["svg"]).read()
-    m = re.search(r'<title>fib \(%s\) \(\d+ samples' % re.escape(base), svg)
-    assert m, "fib missing from the svg"
-    fills = re.findall(r'fill="rgb\((\d+),(\d+),(\d+)\)"[^>]*>\s*<text[^>]*>fib', svg) or \
-        re.findall(r'<title>fib \(%s\)[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"' % re.escape(base), svg)
-    assert fills and all(int(g) > int(r) and int(g) > int(b) for r, g, b in fills), fills
-    ctx.require_tool("go")
-    r = ctx.run(["go", "tool", "pprof", "-raw", out["pb.gz"]], timeout=120)
-    assert re.search(r" fib %s:[3-6] " % re.escape(script), r.out), r
-    import json
-    ss = json.load(open(out["speedscope.json"]))
-    assert {"name": "fib (%s)" % base, "file": script} in ss["shared"]["frames"], ss["shared"]["frames"][:20]
+    check_formats(ctx, PY, lambda prog, extra: profile(ctx, exe, script, prog, extra), script,
+                  "[3-6]")
 
 
 def t_pystack(ctx, exe, label):
@@ -394,31 +517,13 @@ def t_pystack(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
     script = ctx.write("interp_pystack.py", MIXED % {"secs": "1"})
-    r = profile(ctx, exe, script, "profile:hz:%s { @a[pystack] = count(); @b[pystack(2)] = count(); }" % HZ)
-    assert "truncated" not in r.err, r.err
-    a, b = r.out.split("@b[", 1)
-    sa, sb = parse_stacks(a), parse_stacks("@b[" + b)
-    check_clean(sa + sb)
-    fib = 0
-    for _, frames, c in sa:
-        assert all(py_frame(f) for f in frames), "native frame in pystack: %r" % frames
-        names = [py_frame(f)[0] for f in frames]
-        if names[:1] == ["fib"]:
-            fib += c
-            assert names[-2:] == ["main", "<module>"], frames
-    assert fib >= 30, r.out[-2000:]
-    assert all(0 < len(frames) <= 2 for _, frames, _ in sb if frames), sb
-    assert any(len(frames) == 2 and py_frame(frames[0])[0] == "fib" for _, frames, _ in sb), sb
+    check_stack_builtin(PY, lambda prog: profile(ctx, exe, script, prog))
 
 
 def t_pystack_not_python(ctx):
     """A process that is no interpreter: pystack is empty, no error."""
     ctx.require_bpf()
-    r = ctx.sprof_run("-c", "/bin/sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'",
-                      "profile:hz:%s { @[pystack] = count(); @n = count(); }" % HZ, timeout=120)
-    assert r.rc == 0 and r.err.strip() == "", r
-    assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
-    assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+    check_not_interp(ctx, "pystack")
 
 
 def t_pyprofile(ctx):
@@ -427,17 +532,7 @@ def t_pyprofile(ctx):
     ctx.require_bpf()
     ctx.require_tool("python3")
     script = ctx.write("interp_pyprofile.py", MIXED % {"secs": "1"})
-    out = os.path.join(ctx.workdir, "interp_pyprofile.svg")
-    r = ctx.sprof_run("-c", "python3 %s" % script, "pyprofile", "-o", out, timeout=180)
-    assert r.rc == 0, r
-    svg = open(out).read()
-    base = re.escape(os.path.basename(script))
-    for fn in ("main", "fib", "slow"):
-        m = re.search(r'<title>%s \(%s\) \((\d+) samples[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
-                      % (fn, base), svg)
-        assert m, "%s missing from the flame graph" % fn
-        assert int(m.group(3)) > max(int(m.group(2)), int(m.group(4))), "%s not green" % fn
-        assert fn != "main" or int(m.group(1)) >= 60, "main in %s samples" % m.group(1)
+    check_profile_svg(ctx, script, "python3 %s" % script, "pyprofile")
 
 
 REUSE = '''\
@@ -462,13 +557,7 @@ def t_address_reuse(ctx, exe, label):
     ctx.require_bpf()
     script = ctx.write("interp_reuse.py", REUSE % {})
     r = profile(ctx, exe, script)
-    seen = {}
-    for _, frames, c in parse_stacks(r.out):
-        for f in frames:
-            p = py_frame(f)
-            if p and p[0] in ("alpha", "beta"):
-                assert p[1] == "gen_%s.py" % p[0], "name and file of two functions mixed: %r" % f
-                seen[p[0]] = seen.get(p[0], 0) + c
+    seen = reuse_counts(r, PY, "py")
     figures(ctx, "interp reuse %s: %r" % (label, seen))
     assert "addresses 1\n" in r.err, "the two functions did not share an address: %s" % r.err
     assert seen.get("alpha", 0) >= 20 and seen.get("beta", 0) >= 20, seen
@@ -480,22 +569,14 @@ def t_printf_pystack(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
     script = ctx.write("interp_printf.py", MIXED % {"secs": "1"})
-    r = profile(ctx, exe, script, 'profile:hz:20 { printf("s\\n%s\\n", pystack(4)); }')
-    blocks = [b.strip().split("\n") for b in r.out.split("s\n")[1:]]
-    named = [b for b in blocks if b and b != [""]]
-    assert len(named) >= 10, r.out[-2000:]
-    assert UNKNOWN not in r.out, r.out[:3000]
-    assert all(py_frame(f.strip()) for b in named for f in b), r.out[:3000]
+    check_printf_stack(profile(ctx, exe, script, printf_prog(PY)), PY)
 
 
 def t_truncated(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
     script = ctx.write("interp_trunc_%s.py" % label, DEEP % {"depth": 300, "secs": "1"})
-    r = profile(ctx, exe, script)
-    assert re.search(r"python stacks: [1-9]\d* of \d+ samples truncated", r.err), r
-    stacks = parse_stacks(r.out)
-    check_clean(stacks)
+    check_truncated(profile(ctx, exe, script), PY)
 
 
 def tests(ctx):
@@ -666,15 +747,7 @@ def t_usdt_attach(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
     script = ctx.write("interp_usdt_attach.py", USDT_ATTACH % {"secs": "20"})
-    p = subprocess.Popen([exe, script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert p.stdout.readline().strip() == "ready"
-        r = ctx.sprof_run("-p", str(p.pid), "--duration", "2s", *USDT,
-                          "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
-        assert r.rc == 0, r
-    finally:
-        p.send_signal(signal.SIGKILL)
-        p.wait()
+    r = attach_run(ctx, [exe, script], "2s", *USDT)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
     work = 0
@@ -917,6 +990,9 @@ def rb_profile(ctx, script, prog=None, extra=()):
     return profile(ctx, RUBY, script, prog, extra)
 
 
+RB = Lang("ruby", "rbstack", rb_frame, rb_check_clean, "<main>", RB_UNKNOWN)
+
+
 def t_rb_mixed(ctx):
     """Ruby: main -> fib (recursive) and main -> slow (loop), 2:1 in CPU time:
     >= 90 % of the samples carry Ruby frames, fib and slow under main at the
@@ -972,27 +1048,8 @@ def t_rb_attach(ctx):
     _require_ruby(ctx)
     ctx.require_bpf()
     script = ctx.write("interp_rb_deep.rb", RB_DEEP % {"depth": 60, "secs": "20"})
-    p = subprocess.Popen([RUBY, script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert p.stdout.readline().strip() == "ready"
-        r = ctx.sprof_run("-p", str(p.pid), "--duration", "3s",
-                          "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120)
-        assert r.rc == 0, r
-    finally:
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-    stacks = parse_stacks(r.out)
-    rb_check_clean(stacks)
-    good = total = 0
-    for _, frames, c in stacks:
-        total += c
-        # Time.now and Time#initialize are Ruby code too (<internal:timev>)
-        names = [p[0] for p in map(rb_frame, frames) if p and p[1] == os.path.basename(script)]
-        if names[:1] == ["spin"] and names.count("deep") == 61 and names[-1] == "<main>":
-            good += c
-    figures(ctx, "interp ruby attach: %d of %d samples with spin under 61 deep frames"
-            % (good, total))
-    assert total >= 50 and good >= 0.9 * total, "%d of %d\n%s" % (good, total, r.out[-3000:])
+    # Time.now and Time#initialize are Ruby code too (<internal:timev>): the script's frames only
+    check_attach(ctx, RB, [RUBY, script], "3s", "interp ruby attach", os.path.basename(script))
 
 
 def t_rb_native_between(ctx):
@@ -1032,14 +1089,7 @@ def t_rb_threads(ctx):
     r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
     stacks = parse_stacks(r.out)
     rb_check_clean(stacks)
-    owner, bad, counts = {}, 0, {"spin_a": 0, "spin_b": 0}
-    for key, frames, c in stacks:
-        names = {p[0] for p in map(rb_frame, frames) if p}
-        for fn in ("spin_a", "spin_b"):
-            if fn in names:
-                counts[fn] += c
-                if owner.setdefault(key, fn) != fn:
-                    bad += c
+    counts, bad = check_threads(stacks, RB)
     figures(ctx, "interp ruby threads: spin_a %d spin_b %d, %d samples on the other thread's "
             "method" % (counts["spin_a"], counts["spin_b"], bad))
     assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s" % (counts, r.err)
@@ -1052,31 +1102,13 @@ def t_rbstack(ctx):
     _require_ruby(ctx)
     ctx.require_bpf()
     script = ctx.write("interp_rbstack.rb", RB_MIXED % {"secs": "1"})
-    r = rb_profile(ctx, script, "profile:hz:%s { @a[rbstack] = count(); @b[rbstack(2)] = count(); }" % HZ)
-    assert "truncated" not in r.err, r.err
-    a, b = r.out.split("@b[", 1)
-    sa, sb = parse_stacks(a), parse_stacks("@b[" + b)
-    rb_check_clean(sa + sb)
-    fib = 0
-    for _, frames, c in sa:
-        assert all(rb_frame(f) for f in frames), "native frame in rbstack: %r" % frames
-        names = [rb_frame(f)[0] for f in frames]
-        if names[:1] == ["fib"]:
-            fib += c
-            assert names[-2:] == ["main", "<main>"], frames
-    assert fib >= 30, r.out[-2000:]
-    assert all(0 < len(frames) <= 2 for _, frames, _ in sb if frames), sb
-    assert any(len(frames) == 2 and rb_frame(frames[0])[0] == "fib" for _, frames, _ in sb), sb
+    check_stack_builtin(RB, lambda prog: rb_profile(ctx, script, prog))
 
 
 def t_rbstack_not_ruby(ctx):
     """A process that is no Ruby (and a Python one): rbstack is empty, no error."""
     ctx.require_bpf()
-    r = ctx.sprof_run("-c", "/bin/sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'",
-                      "profile:hz:%s { @[rbstack] = count(); @n = count(); }" % HZ, timeout=120)
-    assert r.rc == 0 and r.err.strip() == "", r
-    assert re.search(r"^@n: \d{2,}$", r.out, re.M), r.out
-    assert all(not frames for _, frames, _ in parse_stacks(r.out)), r.out[-2000:]
+    check_not_interp(ctx, "rbstack")
     if os.path.exists(DEBIAN):
         script = ctx.write("interp_rb_notruby.py", MIXED % {"secs": "0.5"})
         r = profile(ctx, DEBIAN, script, "profile:hz:%s { @[rbstack] = count(); @p[pystack] = count(); }" % HZ)
@@ -1100,17 +1132,7 @@ def t_rbprofile(ctx):
     _require_ruby(ctx)
     ctx.require_bpf()
     script = ctx.write("interp_rbprofile.rb", RB_MIXED % {"secs": "1"})
-    out = os.path.join(ctx.workdir, "interp_rbprofile.svg")
-    r = ctx.sprof_run("-c", "ruby %s" % script, "rbprofile", "-o", out, timeout=180)
-    assert r.rc == 0, r
-    svg = open(out).read()
-    base = re.escape(os.path.basename(script))
-    for fn in ("main", "fib", "slow"):
-        m = re.search(r'<title>%s \(%s\) \((\d+) samples[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
-                      % (fn, base), svg)
-        assert m, "%s missing from the flame graph" % fn
-        assert int(m.group(3)) > max(int(m.group(2)), int(m.group(4))), "%s not green" % fn
-        assert fn != "main" or int(m.group(1)) >= 60, "main in %s samples" % m.group(1)
+    check_profile_svg(ctx, script, "ruby %s" % script, "rbprofile")
 
 
 def t_rb_truncated(ctx):
@@ -1118,9 +1140,7 @@ def t_rb_truncated(ctx):
     _require_ruby(ctx)
     ctx.require_bpf()
     script = ctx.write("interp_rb_trunc.rb", RB_DEEP % {"depth": 300, "secs": "1"})
-    r = rb_profile(ctx, script)
-    assert re.search(r"ruby stacks: [1-9]\d* of \d+ samples truncated", r.err), r
-    rb_check_clean(parse_stacks(r.out))
+    check_truncated(rb_profile(ctx, script), RB)
 
 
 FAKE_RUBY = """\
@@ -1174,25 +1194,8 @@ def t_rb_formats(ctx):
     _require_ruby(ctx)
     ctx.require_bpf()
     script = ctx.write("interp_rb_formats.rb", RB_MIXED % {"secs": "1"})
-    base = os.path.basename(script)
-    prog = "profile:hz:%s { @[ustack] = count(); }" % HZ
-    out = {}
-    for ext in ("folded", "svg", "pb.gz", "speedscope.json"):
-        out[ext] = os.path.join(ctx.workdir, "interp_rb_formats." + ext)
-        rb_profile(ctx, script, prog, ("-o", out[ext]))
-    folded = open(out["folded"]).read()
-    assert re.search(r";main \(%s\);fib \(%s\)" % (re.escape(base), re.escape(base)), folded), folded[:2000]
-    assert re.search(r";cpu \(%s\);clock_gettime;" % re.escape(base), folded), folded[:3000]
-    svg = open(out["svg"]).read()
-    fills = re.findall(r'<title>fib \(%s\)[^<]*</title>\s*<rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"'
-                       % re.escape(base), svg)
-    assert fills and all(int(g) > int(r) and int(g) > int(b) for r, g, b in fills), fills
-    ctx.require_tool("go")
-    r = ctx.run(["go", "tool", "pprof", "-raw", out["pb.gz"]], timeout=120)
-    assert re.search(r" fib %s:[4-6] " % re.escape(script), r.out), r
-    import json
-    ss = json.load(open(out["speedscope.json"]))
-    assert {"name": "fib (%s)" % base, "file": script} in ss["shared"]["frames"], ss["shared"]["frames"][:20]
+    check_formats(ctx, RB, lambda prog, extra: rb_profile(ctx, script, prog, extra), script,
+                  "[4-6]", (r";cpu \(%s\);clock_gettime;",))
 
 
 def t_printf_rbstack(ctx):
@@ -1200,12 +1203,7 @@ def t_printf_rbstack(ctx):
     _require_ruby(ctx)
     ctx.require_bpf()
     script = ctx.write("interp_rb_printf.rb", RB_MIXED % {"secs": "1"})
-    r = rb_profile(ctx, script, 'profile:hz:20 { printf("s\\n%s\\n", rbstack(4)); }')
-    blocks = [b.strip().split("\n") for b in r.out.split("s\n")[1:]]
-    named = [b for b in blocks if b and b != [""]]
-    assert len(named) >= 10, r.out[-2000:]
-    assert RB_UNKNOWN not in r.out, r.out[:3000]
-    assert all(rb_frame(f.strip()) for b in named for f in b), r.out[:3000]
+    check_printf_stack(rb_profile(ctx, script, printf_prog(RB)), RB)
 
 
 RB_REUSE = """\
@@ -1230,13 +1228,7 @@ def t_rb_address_reuse(ctx):
     ctx.require_bpf()
     script = ctx.write("interp_rb_reuse.rb", RB_REUSE)
     r = rb_profile(ctx, script, "profile:hz:%s { @[rbstack] = count(); }" % HZ)
-    seen = {}
-    for _, frames, c in parse_stacks(r.out):
-        for f in frames:
-            p = rb_frame(f)
-            if p and p[0] in ("alpha", "beta"):
-                assert p[1] == "gen_%s.rb" % p[0], "name and file of two methods mixed: %r" % f
-                seen[p[0]] = seen.get(p[0], 0) + c
+    seen = reuse_counts(r, RB, "rb")
     figures(ctx, "interp ruby reuse: %r" % seen)
     assert seen.get("alpha", 0) >= 20 and seen.get("beta", 0) >= 20, seen
 

@@ -17,6 +17,7 @@
 
 #include "abi/interp_usdt.h"
 #include "base/vec.h"
+#include "runtime/stacks/interp_common.h"
 #include "runtime/stacks/interp_usdt.h"
 #include "runtime/stacks/walkstats.h"
 
@@ -40,19 +41,13 @@ struct sp_iusdt {
 
 struct sp_iusdt *sp_iusdt__open(struct bpf_object *obj)
 {
-	struct bpf_map *nm = bpf_object__find_map_by_name(obj, SP_IU_MAP_NAMES);
-	struct bpf_map *sm = bpf_object__find_map_by_name(obj, SP_IU_MAP_STATS);
-	struct sp_iusdt *iu;
+	int fd;
+	struct sp_iusdt *iu = sp_interp_alloc(obj, SP_IU_MAP_NAMES, sizeof(*iu), &fd);
 
-	if (!nm || bpf_map__fd(nm) < 0) {
-		errno = ENOENT;
-		return NULL;
-	}
-	iu = calloc(1, sizeof(*iu));
 	if (!iu)
 		return NULL;
-	iu->names_fd = bpf_map__fd(nm);
-	iu->stats_fd = sm ? bpf_map__fd(sm) : -1;
+	iu->names_fd = fd;
+	iu->stats_fd = sp_interp_map_fd(obj, SP_IU_MAP_STATS);
 	return iu;
 }
 

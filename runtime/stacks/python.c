@@ -13,21 +13,18 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "abi/interp.h"
-#include "runtime/elf/syms.h"
+#include "runtime/stacks/interp_common.h"
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/pylines.h"
 #include "runtime/stacks/python.h"
-#include "runtime/stacks/walkstats.h"
 #include "base/vec.h"
 
 #define MAX_STR 1024
@@ -90,12 +87,9 @@ struct pyproc {
 };
 
 struct pycode {
-	uint32_t id;       /* the code id of the frame words (abi/interp.h) */
-	uint64_t addr;
-	pid_t pid;
-	bool ok, retried;
+	struct sp_icode ic; /* id, pid, addr, ok, name (qualified), file */
+	bool retried;
 	int minor, firstline;
-	char *name, *file;
 	uint8_t *lt;
 	size_t ltlen;
 };
@@ -104,29 +98,11 @@ struct sp_python {
 	int procs_fd, stats_fd, seen_fd;
 	struct pyproc *procs;
 	size_t nprocs, proccap;
-	struct pycode **codes; /* open addressing by (pid, id), codecap a power of two */
-	size_t ncodes, codecap;
+	struct sp_icodes codes; /* struct pycode */
 	uint64_t unknown;      /* frames shown as UNKNOWN_FRAME */
 };
 
 /* --- process memory ------------------------------------------------------------------- */
-
-static int rmem(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-
-	if (!addr)
-		return -EFAULT;
-	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
-static uint64_t u64_at(const uint8_t *b, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
 
 /* One code point as UTF-8 into o (room for 4); returns the bytes written. */
 static int utf8(uint32_t c, char *o)
@@ -154,14 +130,14 @@ static char *read_str(pid_t pid, uint64_t obj, const struct code_layout *cl)
 	uint64_t len;
 	char *s, *o;
 
-	if (rmem(pid, obj, hdr, sizeof(hdr)))
+	if (sp_rmem(pid, obj, hdr, sizeof(hdr)))
 		return NULL;
-	len = u64_at(hdr, 16);
+	len = sp_u64_at(hdr, 16);
 	memcpy(&state, hdr + 32, sizeof(state));
 	kind = (state >> 2) & 7;
 	if (len == 0 || len > MAX_STR || !(state & 0x20) || (kind != 1 && kind != 2 && kind != 4))
 		return NULL;
-	if (rmem(pid, obj + ((state & 0x40) ? cl->ascii_data : cl->compact_data), data, len * kind))
+	if (sp_rmem(pid, obj + ((state & 0x40) ? cl->ascii_data : cl->compact_data), data, len * kind))
 		return NULL;
 	s = o = malloc(len * 4 + 1);
 	for (uint64_t i = 0; s && i < len; i++) {
@@ -184,12 +160,12 @@ static uint8_t *read_bytes(pid_t pid, uint64_t obj, size_t *len)
 	uint8_t hdr[24], *b;
 	uint64_t n;
 
-	if (rmem(pid, obj, hdr, sizeof(hdr)))
+	if (sp_rmem(pid, obj, hdr, sizeof(hdr)))
 		return NULL;
-	n = u64_at(hdr, 16);
+	n = sp_u64_at(hdr, 16);
 	if (n == 0 || n > MAX_LINETABLE || !(b = malloc(n)))
 		return NULL;
-	if (rmem(pid, obj + 32, b, n)) {
+	if (sp_rmem(pid, obj + 32, b, n)) {
 		free(b);
 		return NULL;
 	}
@@ -234,55 +210,28 @@ struct found {
 
 static bool probe_file(pid_t pid, const struct sp_procmap *m, struct found *out)
 {
-	char root[64];
-	uint64_t rt, v0, a;
-	struct sp_elf *e;
-	int fd = sp_procmap__open(m, pid, true);
-	bool ok = false;
+	static const char *const names[] = { "_PyRuntime", "PyCode_Type", "Py_Version" };
+	uint64_t a[3];
 
-	if (fd < 0)
+	if (!sp_interp_symbols(pid, m, names, a, 3))
 		return false;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	e = sp_elf__open_fd(fd, m->path, root);
-	if (!e)
-		return false;
-	if (sp_elf__symbol_vaddr(e, "_PyRuntime", &rt) == 0 &&
-	    sp_elf__foff_to_vaddr(e, m->pgoff, &v0)) {
-		uint64_t bias = m->start - v0;
-
-		out->runtime = rt + bias;
-		if (sp_elf__symbol_vaddr(e, "PyCode_Type", &a) == 0)
-			out->code_type = a + bias;
-		if (sp_elf__symbol_vaddr(e, "Py_Version", &a) == 0)
-			rmem(pid, a + bias, &out->hexversion, sizeof(out->hexversion));
-		ok = true;
-	}
-	sp_elf__destroy(e);
-	return ok;
+	out->runtime = a[0];
+	out->code_type = a[1];
+	if (a[2])
+		sp_rmem(pid, a[2], &out->hexversion, sizeof(out->hexversion));
+	return true;
 }
 
-/* Finds the interpreter in pid's executable mappings (the process layer's
- * snapshot): files named *python* (the executable or libpython). */
-static int find_interp(pid_t pid, const struct sp_procmaps *pm, struct found *out)
+/* One file of the interpreter (sp_interp_find): 1 when it is CPython 3, 2
+ * when python 2 (no _PyRuntime, but an interpreter), else 0. */
+static int try_file(pid_t pid, const struct sp_procmap *m, void *arg)
 {
-	const char *last = NULL;
-	int ret = 0;
+	struct found *out = arg;
 
-	for (int i = 0; i < pm->n && !ret; i++) {
-		const struct sp_procmap *m = &pm->maps[i];
-		const char *b = m->path ? strrchr(m->path, '/') : NULL;
-
-		if (m->kind != SP_MAP_FILE || !b || !strstr(b, "python") ||
-		    (last && strcmp(last, m->path) == 0))
-			continue;
-		last = m->path;
-		out->pathver = version_from_path(m->path);
-		if (probe_file(pid, m, out))
-			ret = 1;
-		else if (out->pathver && out->pathver < 300)
-			ret = 2; /* python 2: no _PyRuntime, but an interpreter */
-	}
-	return ret;
+	out->pathver = version_from_path(m->path);
+	if (probe_file(pid, m, out))
+		return 1;
+	return out->pathver && out->pathver < 300 ? 2 : 0;
 }
 
 static const struct pyver *version_for(int minor)
@@ -313,7 +262,7 @@ static bool debug_offsets(pid_t pid, uint64_t runtime, struct sp_py_proc *w,
 	uint64_t d[2 + DO_N];
 	uint16_t v[DO_N];
 
-	if (rmem(pid, runtime, d, sizeof(d)) || memcmp(d, "xdebugpy", 8) ||
+	if (sp_rmem(pid, runtime, d, sizeof(d)) || memcmp(d, "xdebugpy", 8) ||
 	    (d[1] >> 16) != 0x030d)
 		return false;
 	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
@@ -392,7 +341,7 @@ int sp_python__add_maps(struct sp_python *py, pid_t pid, const struct sp_procmap
 	p = proc_get(py, pid, true);
 	if (!p)
 		return -ENOMEM;
-	ret = find_interp(pid, pm, &f);
+	ret = sp_interp_find(pid, pm, "python", try_file, &f);
 	if (ret <= 0)
 		return ret;
 	ver = f.hexversion ? (int)(f.hexversion >> 24) * 100 + (int)((f.hexversion >> 16) & 0xff)
@@ -411,46 +360,14 @@ int sp_python__add_maps(struct sp_python *py, pid_t pid, const struct sp_procmap
 
 /* --- code objects ----------------------------------------------------------------------- */
 
-static size_t code_hash(pid_t pid, uint32_t id)
+static void code_free(struct sp_icode *ic)
 {
-	uint64_t h = (id ^ ((uint64_t)(uint32_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
+	struct pycode *c = (struct pycode *)ic;
 
-	return (size_t)(h >> 17);
-}
-
-static struct pycode **code_slot(struct sp_python *py, pid_t pid, uint32_t id)
-{
-	size_t j = code_hash(pid, id) & (py->codecap - 1);
-
-	while (py->codes[j] && !(py->codes[j]->pid == pid && py->codes[j]->id == id))
-		j = (j + 1) & (py->codecap - 1);
-	return &py->codes[j];
-}
-
-static void code_free(struct pycode *c)
-{
-	free(c->name);
-	free(c->file);
+	free(c->ic.name);
+	free(c->ic.file);
 	free(c->lt);
 	free(c);
-}
-
-static int code_grow(struct sp_python *py)
-{
-	size_t ocap = py->codecap, ncap = ocap ? ocap * 2 : 1024;
-	struct pycode **old = py->codes;
-
-	py->codes = calloc(ncap, sizeof(*py->codes));
-	if (!py->codes) {
-		py->codes = old;
-		return -ENOMEM;
-	}
-	py->codecap = ncap;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i])
-			*code_slot(py, old[i]->pid, old[i]->id) = old[i];
-	free(old);
-	return 0;
 }
 
 /* What the process still has: the parts the record did not carry. */
@@ -460,19 +377,19 @@ static void code_read(const struct pyproc *p, struct pycode *c)
 	uint8_t b[160];
 	int32_t first;
 
-	if (!(c->name && c->file && c->lt) &&
-	    !rmem(p->pid, c->addr, b, sizeof(b)) &&
-	    (!p->code_type || u64_at(b, 8) == p->code_type)) {
+	if (!(c->ic.name && c->ic.file && c->lt) &&
+	    !sp_rmem(p->pid, c->ic.addr, b, sizeof(b)) &&
+	    (!p->code_type || sp_u64_at(b, 8) == p->code_type)) {
 		memcpy(&first, b + cl->firstlineno, sizeof(first));
 		c->firstline = first > 0 ? first : 0;
-		if (!c->name)
-			c->name = read_str(p->pid, u64_at(b, cl->qualname), cl);
-		if (!c->file)
-			c->file = read_str(p->pid, u64_at(b, cl->filename), cl);
+		if (!c->ic.name)
+			c->ic.name = read_str(p->pid, sp_u64_at(b, cl->qualname), cl);
+		if (!c->ic.file)
+			c->ic.file = read_str(p->pid, sp_u64_at(b, cl->filename), cl);
 		if (!c->lt)
-			c->lt = read_bytes(p->pid, u64_at(b, cl->linetable), &c->ltlen);
+			c->lt = read_bytes(p->pid, sp_u64_at(b, cl->linetable), &c->ltlen);
 	}
-	c->ok = c->name && c->file;
+	c->ic.ok = c->ic.name && c->ic.file;
 }
 
 /* A copied string if it is printable ASCII, else NULL. */
@@ -490,8 +407,8 @@ static char *rec_str(const char *s, size_t len, size_t max)
 static void code_from_rec(struct pycode *c, const struct sp_py_code_rec *r)
 {
 	c->firstline = r->firstlineno > 0 ? r->firstlineno : 0;
-	c->name = rec_str(r->name, r->name_len, sizeof(r->name));
-	c->file = rec_str(r->file, r->file_len, sizeof(r->file));
+	c->ic.name = rec_str(r->name, r->name_len, sizeof(r->name));
+	c->ic.file = rec_str(r->file, r->file_len, sizeof(r->file));
 	if (r->lt_len && r->lt_len <= sizeof(r->linetable) && (c->lt = malloc(r->lt_len))) {
 		memcpy(c->lt, r->linetable, r->lt_len);
 		c->ltlen = r->lt_len;
@@ -503,18 +420,16 @@ static void code_add(struct sp_python *py, pid_t pid, uint64_t addr,
 		     const struct sp_py_code_rec *rec)
 {
 	struct pyproc *p = proc_get(py, pid, false);
-	struct pycode **slot, *c;
+	struct pycode *c;
 
-	if (!p || !p->v || !rec->id || ((py->ncodes + 1) * 2 > py->codecap && code_grow(py)))
+	if (!p || !p->v || !rec->id || sp_icodes__reserve(&py->codes) ||
+	    sp_icodes__get(&py->codes, pid, rec->id) || !(c = calloc(1, sizeof(*c))))
 		return;
-	slot = code_slot(py, pid, rec->id);
-	if (*slot || !(c = calloc(1, sizeof(*c))))
-		return;
-	*c = (struct pycode){ .id = rec->id, .addr = addr, .pid = pid, .minor = p->v->minor };
+	*c = (struct pycode){ .ic = { .id = rec->id, .addr = addr, .pid = pid },
+			      .minor = p->v->minor };
 	code_from_rec(c, rec);
 	code_read(p, c);
-	*slot = c;
-	py->ncodes++;
+	sp_icodes__add(&py->codes, &c->ic);
 }
 
 /* The code of a frame word; one more read when the first one failed (a
@@ -524,10 +439,10 @@ static struct pycode *code_get(struct sp_python *py, pid_t pid, uint32_t id)
 	struct pyproc *p = proc_get(py, pid, false);
 	struct pycode *c;
 
-	if (!p || !p->v || !id || !py->codecap)
+	if (!p || !p->v)
 		return NULL;
-	c = *code_slot(py, pid, id);
-	if (c && !c->ok && !c->retried) {
+	c = (struct pycode *)sp_icodes__get(&py->codes, pid, id);
+	if (c && !c->ic.ok && !c->retried) {
 		c->retried = true;
 		code_read(p, c);
 	}
@@ -547,22 +462,14 @@ void sp_python__note_code(struct sp_python *py, pid_t pid, uint64_t addr, const 
 
 /* --- frames ----------------------------------------------------------------------------- */
 
-static void interp_frame(struct sp_python *py, pid_t pid, uint64_t word, struct sp_frame *f)
+static void interp_frame(void *w, pid_t pid, uint64_t word, struct sp_frame *f)
 {
-	uint32_t id = (uint32_t)((word >> SP_PY_ID_SHIFT) & SP_PY_ID_MASK);
-	uint64_t off = word >> SP_PY_OFF_SHIFT;
-	struct pycode *c = code_get(py, pid, id);
+	struct sp_python *py = w;
+	uint64_t off = sp_interp_word_off(word);
+	struct pycode *c = code_get(py, pid, sp_interp_word_id(word));
 
-	memset(f, 0, sizeof(*f));
-	f->addr = c ? c->addr : 1; /* never 0: a zero address ends a stack */
-	f->kind = SP_FRAME_INTERP;
-	if (!c || !c->ok) {
-		f->sym = UNKNOWN_FRAME;
-		py->unknown++;
+	if (!sp_interp_frame(f, c ? &c->ic : NULL, UNKNOWN_FRAME, &py->unknown))
 		return;
-	}
-	f->sym = c->name;
-	f->srcfile = c->file;
 	f->srcline = off == SP_PY_OFF_NONE ? c->firstline
 					   : sp_py_line(c->minor, c->lt, c->ltlen, c->firstline,
 							(uint32_t)off);
@@ -573,55 +480,29 @@ static bool is_eval_frame(const struct sp_frame *f)
 	return f->sym && strncmp(f->sym, "_PyEval_EvalFrameDefault", 24) == 0;
 }
 
+/* Each _PyEval_EvalFrameDefault activation gives way to its frames. */
 int sp_python__splice(struct sp_python *py, pid_t pid, const uint64_t *words, int ninterp,
 		      struct sp_frame *frames, int nnative)
 {
-	struct sp_frame *nat;
-	int n = 0, k = 0;
+	struct sp_interp_walker iw = { is_eval_frame, interp_frame, py };
 
-	if (!py || ninterp <= 0)
+	if (!py)
 		return nnative;
-	nat = malloc(sizeof(*nat) * (size_t)(nnative ? nnative : 1));
-	if (!nat)
-		return nnative;
-	memcpy(nat, frames, sizeof(*nat) * (size_t)nnative);
-	/* each _PyEval_EvalFrameDefault activation gives way to its frames:
-	 * words up to and including the next group end */
-	for (int i = 0; i < nnative; i++) {
-		if (!is_eval_frame(&nat[i]) || k >= ninterp) {
-			frames[n++] = nat[i];
-			continue;
-		}
-		do
-			interp_frame(py, pid, words[k], &frames[n++]);
-		while (!(words[k++] & SP_PY_GROUP_END) && k < ninterp);
-	}
-	/* activations the native unwinder did not reach: at the root end */
-	while (k < ninterp)
-		interp_frame(py, pid, words[k++], &frames[n++]);
-	free(nat);
-	return n;
+	return sp_interp_splice(&iw, 0, pid, words, ninterp, frames, nnative);
 }
 
 /* --- life cycle ------------------------------------------------------------------------- */
 
 struct sp_python *sp_python__open(struct bpf_object *obj)
 {
-	struct bpf_map *pm = bpf_object__find_map_by_name(obj, SP_PY_MAP_PROCS);
-	struct bpf_map *sm = bpf_object__find_map_by_name(obj, SP_PY_MAP_STATS), *cm;
-	struct sp_python *py;
+	int fd;
+	struct sp_python *py = sp_interp_alloc(obj, SP_PY_MAP_PROCS, sizeof(*py), &fd);
 
-	if (!pm || bpf_map__fd(pm) < 0) {
-		errno = ENOENT;
-		return NULL;
-	}
-	py = calloc(1, sizeof(*py));
 	if (!py)
 		return NULL;
-	py->procs_fd = bpf_map__fd(pm);
-	py->stats_fd = sm ? bpf_map__fd(sm) : -1;
-	cm = bpf_object__find_map_by_name(obj, SP_PY_MAP_SEEN);
-	py->seen_fd = cm ? bpf_map__fd(cm) : -1;
+	py->procs_fd = fd;
+	py->stats_fd = sp_interp_map_fd(obj, SP_PY_MAP_STATS);
+	py->seen_fd = sp_interp_map_fd(obj, SP_PY_MAP_SEEN);
 	return py;
 }
 
@@ -629,21 +510,12 @@ void sp_python__destroy(struct sp_python *py)
 {
 	if (!py)
 		return;
-	for (size_t i = 0; i < py->codecap; i++) {
-		if (py->codes[i])
-			code_free(py->codes[i]);
-	}
-	free(py->codes);
+	sp_icodes__free(&py->codes, code_free);
 	free(py->procs);
 	free(py);
 }
 
 /* --- a long run: processes gone ----------------------------------------------------------- */
-
-static bool pid_gone(pid_t pid)
-{
-	return kill(pid, 0) != 0 && errno == ESRCH;
-}
 
 /* BPF's record of the code objects it sent, for gone processes: the keys
  * are listed first and deleted after (a delete would restart the walk). */
@@ -657,7 +529,7 @@ static void forget_seen_codes(struct sp_python *py)
 	while (n < max && bpf_map_get_next_key(py->seen_fd, n ? &keys[n - 1] : NULL, &keys[n]) == 0)
 		n++;
 	for (size_t i = 0; i < n; i++)
-		if (pid_gone((pid_t)keys[i].pid))
+		if (sp_pid_gone((pid_t)keys[i].pid))
 			bpf_map_delete_elem(py->seen_fd, &keys[i]);
 	free(keys);
 }
@@ -665,25 +537,8 @@ static void forget_seen_codes(struct sp_python *py)
 /* Code objects of gone processes: ours, and BPF's record that they were sent. */
 static void evict_codes(struct sp_python *py)
 {
-	size_t ocap = py->codecap;
-	struct pycode **old = py->codes;
-
-	py->codes = calloc(ocap ? ocap : 1, sizeof(*py->codes));
-	if (!py->codes) {
-		py->codes = old;
-		return;
-	}
-	py->ncodes = 0;
-	for (size_t i = 0; i < ocap; i++) {
-		if (old[i] && pid_gone(old[i]->pid)) {
-			code_free(old[i]);
-		} else if (old[i]) {
-			*code_slot(py, old[i]->pid, old[i]->id) = old[i];
-			py->ncodes++;
-		}
-	}
-	free(old);
-	forget_seen_codes(py);
+	if (sp_icodes__evict(&py->codes, code_free) == 0)
+		forget_seen_codes(py);
 }
 
 int sp_python__evict(struct sp_python *py)
@@ -695,7 +550,7 @@ int sp_python__evict(struct sp_python *py)
 	for (size_t i = 0; i < py->nprocs; i++) {
 		uint32_t key = (uint32_t)py->procs[i].pid;
 
-		if (!pid_gone(py->procs[i].pid))
+		if (!sp_pid_gone(py->procs[i].pid))
 			py->procs[k++] = py->procs[i];
 		else if (py->procs[i].registered)
 			bpf_map_delete_elem(py->procs_fd, &key);
@@ -711,8 +566,6 @@ void sp_python__warn(struct sp_python *py, FILE *f)
 {
 	if (!py)
 		return;
-	sp_walk_warn(f, "python", sp_percpu_sum(py->stats_fd, SP_PY_ST_WALKS),
-		     sp_percpu_sum(py->stats_fd, SP_PY_ST_TRUNCATED),
-		     sp_percpu_sum(py->stats_fd, SP_PY_ST_READERR), py->unknown, UNKNOWN_FRAME,
-		     "code objects that could not be read");
+	sp_interp_warn(f, "python", py->stats_fd, py->unknown, UNKNOWN_FRAME,
+		       "code objects that could not be read");
 }

@@ -26,7 +26,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -34,17 +33,22 @@
 #include "abi/interp.h"
 #include "abi/ruby.h"
 #include "base/vec.h"
-#include "runtime/elf/syms.h"
+#include "runtime/stacks/interp_common.h"
 #include "runtime/stacks/kofs.h"
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/rblines.h"
 #include "runtime/stacks/ruby.h"
-#include "runtime/stacks/walkstats.h"
 
 #define MAX_STR 1024
 #define MAX_ENTRIES (1u << 20)
 #define UNKNOWN_FRAME "[unknown ruby frame]"
 #define CFUNC_FRAME "[cfunc]"
+
+/* rb_stats is read with py_stats' indices (sp_interp_warn) */
+_Static_assert((int)SP_RB_ST_WALKS == (int)SP_PY_ST_WALKS &&
+	       (int)SP_RB_ST_TRUNCATED == (int)SP_PY_ST_TRUNCATED &&
+	       (int)SP_RB_ST_READERR == (int)SP_PY_ST_READERR,
+	       "rb_stats and py_stats differ");
 
 /* Ruby 3.1 (Debian 3.1.2), x86-64. */
 static const struct sp_rb_proc rb31 = {
@@ -71,12 +75,9 @@ struct rbproc {
 };
 
 struct rbcode {
-	uint32_t id;
-	pid_t pid;
-	uint64_t addr;
-	bool ok, cfunc;
+	struct sp_icode ic; /* id, pid, addr, ok, name (label), file (path) */
+	bool cfunc;
 	int firstline;
-	char *name, *file;
 	uint8_t *entries, *succ;
 	uint32_t nentries;
 	size_t succlen;
@@ -88,35 +89,17 @@ struct sp_ruby {
 	bool have_fsbase;
 	struct rbproc *procs;
 	size_t nprocs, proccap;
-	struct rbcode **codes; /* open addressing by (pid, id), codecap a power of two */
-	size_t ncodes, codecap;
+	struct sp_icodes codes; /* struct rbcode */
 	uint64_t unknown;
 };
 
 /* --- process memory ------------------------------------------------------------------- */
 
-static int rmem(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-
-	if (!addr)
-		return -EFAULT;
-	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
 static uint64_t rd64(pid_t pid, uint64_t addr)
 {
 	uint64_t v = 0;
 
-	return rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
-}
-
-static uint64_t u64_at(const uint8_t *b, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
+	return sp_rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
 }
 
 static bool printable(const char *s, size_t n)
@@ -136,7 +119,7 @@ static char *read_rstring(pid_t pid, uint64_t v)
 	uint64_t hdr[4], len, ptr;
 	char *s;
 
-	if (!v || (v & 7) || rmem(pid, v, hdr, sizeof(hdr)) || (hdr[0] & 0x1f) != 0x05)
+	if (!v || (v & 7) || sp_rmem(pid, v, hdr, sizeof(hdr)) || (hdr[0] & 0x1f) != 0x05)
 		return NULL;
 	if (hdr[0] & (1u << 13)) {
 		len = hdr[2], ptr = hdr[3];
@@ -145,7 +128,7 @@ static char *read_rstring(pid_t pid, uint64_t v)
 	}
 	if (len == 0 || len > MAX_STR || !(s = malloc(len + 1)))
 		return NULL;
-	if (rmem(pid, ptr, s, len) || !printable(s, len)) {
+	if (sp_rmem(pid, ptr, s, len) || !printable(s, len)) {
 		free(s);
 		return NULL;
 	}
@@ -160,7 +143,7 @@ static uint64_t ary_entry(pid_t pid, uint64_t a, uint64_t i)
 {
 	uint64_t hdr[5], len, ptr;
 
-	if (!a || (a & 7) || rmem(pid, a, hdr, sizeof(hdr)) || (hdr[0] & 0x1f) != 0x07)
+	if (!a || (a & 7) || sp_rmem(pid, a, hdr, sizeof(hdr)) || (hdr[0] & 0x1f) != 0x07)
 		return 0;
 	if (hdr[0] & (1u << 13))
 		len = (hdr[0] >> 15) & 7, ptr = a + 16;
@@ -207,52 +190,18 @@ struct found {
 	uint64_t ractor, version, id2str;
 };
 
-static bool probe_file(pid_t pid, const struct sp_procmap *m, struct found *out)
+/* One file named *ruby* (the executable or a libruby): 1 when it defines the VM. */
+static int probe_file(pid_t pid, const struct sp_procmap *m, void *arg)
 {
-	char root[64];
-	uint64_t a, v0;
-	struct sp_elf *e;
-	int fd = sp_procmap__open(m, pid, true);
-	bool ok = false;
+	static const char *const names[] = { "ruby_single_main_ractor", "ruby_version",
+					      "rb_id2str" };
+	uint64_t a[3];
+	struct found *out = arg;
 
-	if (fd < 0)
-		return false;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	e = sp_elf__open_fd(fd, m->path, root);
-	if (!e)
-		return false;
-	if (sp_elf__symbol_vaddr(e, "ruby_single_main_ractor", &a) == 0 &&
-	    sp_elf__foff_to_vaddr(e, m->pgoff, &v0)) {
-		uint64_t bias = m->start - v0;
-
-		out->ractor = a + bias;
-		if (sp_elf__symbol_vaddr(e, "ruby_version", &a) == 0)
-			out->version = a + bias;
-		if (sp_elf__symbol_vaddr(e, "rb_id2str", &a) == 0)
-			out->id2str = a + bias;
-		ok = true;
-	}
-	sp_elf__destroy(e);
-	return ok;
-}
-
-/* The executable or a libruby (files named *ruby*) that defines the VM. */
-static bool find_vm(pid_t pid, const struct sp_procmaps *pm, struct found *out)
-{
-	const char *last = NULL;
-
-	for (int i = 0; i < pm->n; i++) {
-		const struct sp_procmap *m = &pm->maps[i];
-		const char *b = m->path ? strrchr(m->path, '/') : NULL;
-
-		if (m->kind != SP_MAP_FILE || !b || !strstr(b, "ruby") ||
-		    (last && strcmp(last, m->path) == 0))
-			continue;
-		last = m->path;
-		if (probe_file(pid, m, out))
-			return true;
-	}
-	return false;
+	if (!sp_interp_symbols(pid, m, names, a, 3))
+		return 0;
+	out->ractor = a[0], out->version = a[1], out->id2str = a[2];
+	return 1;
 }
 
 /* &ruby_global_symbols.ids from rb_id2str's code (see the top of the file). */
@@ -263,19 +212,19 @@ static uint64_t find_ids_var(pid_t pid, uint64_t id2str)
 	int32_t d;
 	uint32_t last_id = 0;
 
-	if (rmem(pid, id2str, c, 32))
+	if (sp_rmem(pid, id2str, c, 32))
 		return 0;
 	for (int i = 0; i + 5 <= 32 && !fn; i++)
 		if (c[i] == 0xe9)
 			memcpy(&d, c + i + 1, 4), fn = id2str + (uint64_t)i + 5 + (uint64_t)(int64_t)d;
-	if (!fn || rmem(pid, fn, c, sizeof(c)))
+	if (!fn || sp_rmem(pid, fn, c, sizeof(c)))
 		return 0;
 	for (int i = 0; i + 7 <= (int)sizeof(c); i++) {
 		if (c[i] != 0x48 || c[i + 1] != 0x8b || c[i + 2] != 0x3d)
 			continue;
 		memcpy(&d, c + i + 3, 4);
 		var = fn + (uint64_t)i + 7 + (uint64_t)(int64_t)d;
-		if (rmem(pid, var - 16, &last_id, sizeof(last_id)) || last_id == 0 ||
+		if (sp_rmem(pid, var - 16, &last_id, sizeof(last_id)) || last_id == 0 ||
 		    last_id > 100000000)
 			return 0;
 		return var;
@@ -299,7 +248,7 @@ static uint64_t find_ec_tls(pid_t pid, uint64_t ractor_var)
 		return 0;
 	/* downwards from the FS base, up to 4 KiB or the first unreadable chunk */
 	for (uint64_t below = sizeof(chunk); below <= 4096; below += sizeof(chunk)) {
-		if (rmem(pid, fsbase - below, chunk, sizeof(chunk)))
+		if (sp_rmem(pid, fsbase - below, chunk, sizeof(chunk)))
 			break;
 		for (size_t i = 0; i < 64; i++) {
 			if (chunk[i] != ec)
@@ -319,7 +268,7 @@ static int register_proc(struct sp_ruby *rb, struct rbproc *p, const struct foun
 	struct sp_rb_proc w = rb31;
 
 	if (f->version)
-		rmem(p->pid, f->version, ver, sizeof(ver) - 1);
+		sp_rmem(p->pid, f->version, ver, sizeof(ver) - 1);
 	if (sscanf(ver, "%d.%d.%d", &major, &minor, &teeny) < 2 || major != 3 || minor != 1 ||
 	    !rb->have_fsbase) {
 		if (!p->warned)
@@ -352,7 +301,7 @@ int sp_ruby__add_maps(struct sp_ruby *rb, pid_t pid, const struct sp_procmaps *p
 	if (!rb || pid <= 0)
 		return 0;
 	p = proc_get(rb, pid, false);
-	if (!find_vm(pid, pm, &f)) {
+	if (!sp_interp_find(pid, pm, "ruby", probe_file, &f)) {
 		if (p && p->registered) { /* it exec'd something else */
 			bpf_map_delete_elem(rb->procs_fd, &pid);
 			p->registered = false;
@@ -379,40 +328,6 @@ bool sp_ruby__owns(const struct sp_ruby *rb, pid_t pid)
 
 /* --- iseqs and method entries ----------------------------------------------------------- */
 
-static size_t code_hash(pid_t pid, uint32_t id)
-{
-	uint64_t h = (id ^ ((uint64_t)(uint32_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 17);
-}
-
-static struct rbcode **code_slot(struct sp_ruby *rb, pid_t pid, uint32_t id)
-{
-	size_t j = code_hash(pid, id) & (rb->codecap - 1);
-
-	while (rb->codes[j] && !(rb->codes[j]->pid == pid && rb->codes[j]->id == id))
-		j = (j + 1) & (rb->codecap - 1);
-	return &rb->codes[j];
-}
-
-static int code_grow(struct sp_ruby *rb)
-{
-	size_t ocap = rb->codecap, ncap = ocap ? ocap * 2 : 1024;
-	struct rbcode **old = rb->codes;
-
-	rb->codes = calloc(ncap, sizeof(*rb->codes));
-	if (!rb->codes) {
-		rb->codes = old;
-		return -ENOMEM;
-	}
-	rb->codecap = ncap;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i])
-			*code_slot(rb, old[i]->pid, old[i]->id) = old[i];
-	free(old);
-	return 0;
-}
-
 /* An iseq body: label, path, first line, insns_info entries and succ table. */
 static void read_iseq(pid_t pid, uint64_t body, struct rbcode *c)
 {
@@ -420,10 +335,10 @@ static void read_iseq(pid_t pid, uint64_t body, struct rbcode *c)
 	uint32_t size, isz;
 	uint64_t first;
 
-	if (rmem(pid, body, b, sizeof(b)))
+	if (sp_rmem(pid, body, b, sizeof(b)))
 		return;
-	c->name = read_rstring(pid, u64_at(b, BODY_LABEL));
-	c->file = read_path(pid, u64_at(b, BODY_PATHOBJ));
+	c->ic.name = read_rstring(pid, sp_u64_at(b, BODY_LABEL));
+	c->ic.file = read_path(pid, sp_u64_at(b, BODY_PATHOBJ));
 	memcpy(&first, b + BODY_FIRST_LINENO, sizeof(first));
 	c->firstline = (first & 1) && (int64_t)first > 0 && first < (1ull << 32) ? (int)(first >> 1) : 0;
 	memcpy(&size, b + BODY_INSNS_SIZE, sizeof(size));
@@ -431,7 +346,7 @@ static void read_iseq(pid_t pid, uint64_t body, struct rbcode *c)
 	if (size == 0 || size > MAX_ENTRIES || isz > MAX_ENTRIES ||
 	    !(c->entries = malloc((size_t)size * SP_RB_INSN_INFO_SIZE)))
 		return;
-	if (rmem(pid, u64_at(b, BODY_INSNS_INFO), c->entries,
+	if (sp_rmem(pid, sp_u64_at(b, BODY_INSNS_INFO), c->entries,
 		 (size_t)size * SP_RB_INSN_INFO_SIZE)) {
 		free(c->entries), c->entries = NULL;
 		return;
@@ -439,7 +354,7 @@ static void read_iseq(pid_t pid, uint64_t body, struct rbcode *c)
 	c->nentries = size;
 	c->succlen = sp_rb_succ_size(isz);
 	if (size > 1 && (c->succ = malloc(c->succlen)) &&
-	    rmem(pid, u64_at(b, BODY_SUCC), c->succ, c->succlen))
+	    sp_rmem(pid, sp_u64_at(b, BODY_SUCC), c->succ, c->succlen))
 		free(c->succ), c->succ = NULL;
 }
 
@@ -447,14 +362,14 @@ static void code_read(const struct rbproc *p, struct rbcode *c, uint32_t kind, u
 {
 	if (kind == SP_RB_CFUNC) {
 		c->cfunc = true;
-		c->name = id_name(p->pid, p->ids_var, rd64(p->pid, c->addr + ME_CALLED_ID));
-		if (!c->name)
-			c->name = strdup(CFUNC_FRAME);
-		c->ok = c->name != NULL;
+		c->ic.name = id_name(p->pid, p->ids_var, rd64(p->pid, c->ic.addr + ME_CALLED_ID));
+		if (!c->ic.name)
+			c->ic.name = strdup(CFUNC_FRAME);
+		c->ic.ok = c->ic.name != NULL;
 		return;
 	}
 	read_iseq(p->pid, aux, c);
-	c->ok = c->name && c->file;
+	c->ic.ok = c->ic.name && c->ic.file;
 }
 
 /* A process registered before its VM was up (at exec): its main thread's
@@ -473,45 +388,33 @@ void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void
 {
 	struct sp_rb_code_rec r;
 	struct rbproc *p;
-	struct rbcode **slot, *c;
+	struct rbcode *c;
 
 	if (!rb || !rec || len < sizeof(r))
 		return;
 	memcpy(&r, rec, sizeof(r));
 	p = proc_get(rb, pid, false);
 	if (r.magic != SP_RB_REC_MAGIC || !p || !p->registered || !r.id ||
-	    ((rb->ncodes + 1) * 2 > rb->codecap && code_grow(rb)))
+	    sp_icodes__reserve(&rb->codes))
 		return;
 	retry_ec_tls(rb, p);
-	slot = code_slot(rb, pid, r.id);
-	if (*slot || !(c = calloc(1, sizeof(*c))))
+	if (sp_icodes__get(&rb->codes, pid, r.id) || !(c = calloc(1, sizeof(*c))))
 		return;
-	*c = (struct rbcode){ .id = r.id, .pid = pid, .addr = addr };
+	*c = (struct rbcode){ .ic = { .id = r.id, .pid = pid, .addr = addr } };
 	code_read(p, c, r.kind, r.aux);
-	*slot = c;
-	rb->ncodes++;
+	sp_icodes__add(&rb->codes, &c->ic);
 }
 
 /* --- frames ----------------------------------------------------------------------------- */
 
-static void rb_frame(struct sp_ruby *rb, pid_t pid, uint64_t word, struct sp_frame *f)
+static void rb_frame(void *w, pid_t pid, uint64_t word, struct sp_frame *f)
 {
-	uint32_t id = (uint32_t)((word >> SP_PY_ID_SHIFT) & SP_PY_ID_MASK);
-	uint64_t off = word >> SP_PY_OFF_SHIFT;
-	struct rbcode *c = id && rb->codecap ? *code_slot(rb, pid, id) : NULL;
+	struct sp_ruby *rb = w;
+	uint64_t off = sp_interp_word_off(word);
+	struct rbcode *c = (struct rbcode *)sp_icodes__get(&rb->codes, pid, sp_interp_word_id(word));
 
-	memset(f, 0, sizeof(*f));
-	f->addr = c ? c->addr : 1; /* never 0: a zero address ends a stack */
-	f->kind = SP_FRAME_INTERP;
-	if (!c || !c->ok) {
-		f->sym = UNKNOWN_FRAME;
-		rb->unknown++;
-		return;
-	}
-	f->sym = c->name;
-	if (c->cfunc)
-		return;
-	f->srcfile = c->file;
+	if (!sp_interp_frame(f, c ? &c->ic : NULL, UNKNOWN_FRAME, &rb->unknown) || c->cfunc)
+		return; /* a C method: its name alone */
 	f->srcline = off == SP_PY_OFF_NONE ? c->firstline
 					   : sp_rb_line(c->entries, c->nentries, c->succ, c->succlen,
 							(uint32_t)off);
@@ -546,69 +449,41 @@ static int idle_activations(const uint64_t *words, int ninterp, const struct sp_
 int sp_ruby__splice(struct sp_ruby *rb, pid_t pid, const uint64_t *words, int ninterp,
 		    struct sp_frame *frames, int nnative)
 {
-	struct sp_frame *nat;
-	int n = 0, k = 0, skip;
+	struct sp_interp_walker iw = { is_vm_exec, rb_frame, rb };
 
 	if (!rb || ninterp <= 0)
 		return nnative;
-	nat = malloc(sizeof(*nat) * (size_t)(nnative ? nnative : 1));
-	if (!nat)
-		return nnative;
-	memcpy(nat, frames, sizeof(*nat) * (size_t)nnative);
-	skip = idle_activations(words, ninterp, nat, nnative);
-	for (int i = 0; i < nnative; i++) {
-		if (is_vm_exec(&nat[i]) && skip > 0) {
-			skip--;
-			frames[n++] = nat[i];
-			continue;
-		}
-		if (!is_vm_exec(&nat[i]) || k >= ninterp) {
-			frames[n++] = nat[i];
-			continue;
-		}
-		do
-			rb_frame(rb, pid, words[k], &frames[n++]);
-		while (!(words[k++] & SP_PY_GROUP_END) && k < ninterp);
-	}
-	/* activations the native unwinder did not reach: at the root end */
-	while (k < ninterp)
-		rb_frame(rb, pid, words[k++], &frames[n++]);
-	free(nat);
-	return n;
+	return sp_interp_splice(&iw, idle_activations(words, ninterp, frames, nnative), pid,
+				words, ninterp, frames, nnative);
 }
 
 /* --- life cycle ------------------------------------------------------------------------- */
 
 struct sp_ruby *sp_ruby__open(struct bpf_object *obj)
 {
-	struct bpf_map *pm = bpf_object__find_map_by_name(obj, SP_RB_MAP_PROCS);
-	struct bpf_map *sm = bpf_object__find_map_by_name(obj, SP_RB_MAP_STATS);
-	struct sp_ruby *rb;
+	int fd;
+	struct sp_ruby *rb = sp_interp_alloc(obj, SP_RB_MAP_PROCS, sizeof(*rb), &fd);
 
-	if (!pm || bpf_map__fd(pm) < 0) {
-		errno = ENOENT;
-		return NULL;
-	}
-	rb = calloc(1, sizeof(*rb));
 	if (!rb)
 		return NULL;
-	rb->procs_fd = bpf_map__fd(pm);
-	rb->stats_fd = sm ? bpf_map__fd(sm) : -1;
+	rb->procs_fd = fd;
+	rb->stats_fd = sp_interp_map_fd(obj, SP_RB_MAP_STATS);
 	rb->have_fsbase = sp_kofs__task_fsbase(&rb->fsbase_off) == 0;
 	return rb;
+}
+
+static void code_free(struct sp_icode *ic)
+{
+	struct rbcode *c = (struct rbcode *)ic;
+
+	free(c->ic.name), free(c->ic.file), free(c->entries), free(c->succ), free(c);
 }
 
 void sp_ruby__destroy(struct sp_ruby *rb)
 {
 	if (!rb)
 		return;
-	for (size_t i = 0; i < rb->codecap; i++) {
-		struct rbcode *c = rb->codes[i];
-
-		if (c)
-			free(c->name), free(c->file), free(c->entries), free(c->succ), free(c);
-	}
-	free(rb->codes);
+	sp_icodes__free(&rb->codes, code_free);
 	free(rb->procs);
 	free(rb);
 }
@@ -617,8 +492,6 @@ void sp_ruby__warn(struct sp_ruby *rb, FILE *f)
 {
 	if (!rb)
 		return;
-	sp_walk_warn(f, "ruby", sp_percpu_sum(rb->stats_fd, SP_RB_ST_WALKS),
-		     sp_percpu_sum(rb->stats_fd, SP_RB_ST_TRUNCATED),
-		     sp_percpu_sum(rb->stats_fd, SP_RB_ST_READERR), rb->unknown, UNKNOWN_FRAME,
-		     "iseqs that could not be read");
+	sp_interp_warn(f, "ruby", rb->stats_fd, rb->unknown, UNKNOWN_FRAME,
+		       "iseqs that could not be read");
 }

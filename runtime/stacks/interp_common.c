@@ -1,0 +1,246 @@
+/* runtime/stacks/interp_common.c: the interpreter walkers' shared user side (interp_common.h).
+ *
+ * Written once for the CPython and Ruby walkers: process memory, the
+ * interpreter's file and symbols, the table of announced code objects and
+ * the splicing of interpreter frames into native stacks.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#include <bpf/libbpf.h>
+
+#include "runtime/elf/syms.h"
+#include "runtime/stacks/interp_common.h"
+#include "runtime/stacks/procmaps.h"
+#include "runtime/stacks/walkstats.h"
+
+/* --- processes ------------------------------------------------------------------------ */
+
+int sp_rmem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+	if (!addr)
+		return -EFAULT;
+	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+bool sp_pid_gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+int sp_interp_map_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	return m ? bpf_map__fd(m) : -1;
+}
+
+void *sp_interp_alloc(struct bpf_object *obj, const char *name, size_t size, int *fd)
+{
+	*fd = sp_interp_map_fd(obj, name);
+	if (*fd < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return calloc(1, size);
+}
+
+int sp_interp_find(pid_t pid, const struct sp_procmaps *pm, const char *name,
+		   sp_interp_try_fn fn, void *arg)
+{
+	const char *last = NULL;
+	int ret = 0;
+
+	for (int i = 0; i < pm->n && !ret; i++) {
+		const struct sp_procmap *m = &pm->maps[i];
+		const char *b = m->path ? strrchr(m->path, '/') : NULL;
+
+		if (m->kind != SP_MAP_FILE || !b || !strstr(b, name) ||
+		    (last && strcmp(last, m->path) == 0))
+			continue;
+		last = m->path;
+		ret = fn(pid, m, arg);
+	}
+	return ret;
+}
+
+bool sp_interp_symbols(pid_t pid, const struct sp_procmap *m, const char *const *names,
+		       uint64_t *addrs, int n)
+{
+	char root[64];
+	uint64_t a, v0;
+	struct sp_elf *e;
+	int fd = sp_procmap__open(m, pid, true);
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	e = sp_elf__open_fd(fd, m->path, root);
+	if (!e)
+		return false;
+	if (sp_elf__symbol_vaddr(e, names[0], &a) == 0 && sp_elf__foff_to_vaddr(e, m->pgoff, &v0)) {
+		uint64_t bias = m->start - v0;
+
+		addrs[0] = a + bias;
+		for (int i = 1; i < n; i++)
+			addrs[i] = sp_elf__symbol_vaddr(e, names[i], &a) == 0 ? a + bias : 0;
+		ok = true;
+	}
+	sp_elf__destroy(e);
+	return ok;
+}
+
+void sp_interp_warn(FILE *f, const char *lang, int stats_fd, uint64_t unknown,
+		    const char *unknown_frame, const char *what)
+{
+	sp_walk_warn(f, lang, sp_percpu_sum(stats_fd, SP_PY_ST_WALKS),
+		     sp_percpu_sum(stats_fd, SP_PY_ST_TRUNCATED),
+		     sp_percpu_sum(stats_fd, SP_PY_ST_READERR), unknown, unknown_frame, what);
+}
+
+/* --- what BPF announced, by (pid, code id) ------------------------------------------------ */
+
+static size_t code_hash(pid_t pid, uint32_t id)
+{
+	uint64_t h = (id ^ ((uint64_t)(uint32_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 17);
+}
+
+/* The slot of (pid, id): its record's, or the empty one it would take. */
+static struct sp_icode **code_slot(const struct sp_icodes *m, pid_t pid, uint32_t id)
+{
+	size_t j = code_hash(pid, id) & (m->cap - 1);
+
+	while (m->slots[j] && !(m->slots[j]->pid == pid && m->slots[j]->id == id))
+		j = (j + 1) & (m->cap - 1);
+	return &m->slots[j];
+}
+
+struct sp_icode *sp_icodes__get(const struct sp_icodes *m, pid_t pid, uint32_t id)
+{
+	return id && m->cap ? *code_slot(m, pid, id) : NULL;
+}
+
+/* The records of old[0..ocap) that keep (all, or those of live processes)
+ * into m's slots, sized already; the others freed. */
+static void code_rehash(struct sp_icodes *m, struct sp_icode **old, size_t ocap,
+			sp_icode_free_fn free_gone)
+{
+	m->n = 0;
+	for (size_t i = 0; i < ocap; i++) {
+		if (old[i] && free_gone && sp_pid_gone(old[i]->pid)) {
+			free_gone(old[i]);
+		} else if (old[i]) {
+			*code_slot(m, old[i]->pid, old[i]->id) = old[i];
+			m->n++;
+		}
+	}
+	free(old);
+}
+
+int sp_icodes__reserve(struct sp_icodes *m)
+{
+	size_t ocap = m->cap, ncap = ocap ? ocap * 2 : 1024;
+	struct sp_icode **old = m->slots;
+
+	if ((m->n + 1) * 2 <= m->cap)
+		return 0;
+	m->slots = calloc(ncap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return -ENOMEM;
+	}
+	m->cap = ncap;
+	code_rehash(m, old, ocap, NULL);
+	return 0;
+}
+
+void sp_icodes__add(struct sp_icodes *m, struct sp_icode *c)
+{
+	*code_slot(m, c->pid, c->id) = c;
+	m->n++;
+}
+
+int sp_icodes__evict(struct sp_icodes *m, sp_icode_free_fn free_fn)
+{
+	struct sp_icode **old = m->slots;
+
+	if (!m->cap)
+		return 0;
+	m->slots = calloc(m->cap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return -ENOMEM;
+	}
+	code_rehash(m, old, m->cap, free_fn);
+	return 0;
+}
+
+void sp_icodes__free(struct sp_icodes *m, sp_icode_free_fn free_fn)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i])
+			free_fn(m->slots[i]);
+	free(m->slots);
+	m->slots = NULL;
+	m->n = m->cap = 0;
+}
+
+/* --- frames ------------------------------------------------------------------------------ */
+
+bool sp_interp_frame(struct sp_frame *f, const struct sp_icode *c, const char *unknown,
+		     uint64_t *nunknown)
+{
+	memset(f, 0, sizeof(*f));
+	f->addr = c ? c->addr : 1; /* never 0: a zero address ends a stack */
+	f->kind = SP_FRAME_INTERP;
+	if (!c || !c->ok) {
+		f->sym = unknown;
+		(*nunknown)++;
+		return false;
+	}
+	f->sym = c->name;
+	f->srcfile = c->file;
+	return true;
+}
+
+int sp_interp_splice(const struct sp_interp_walker *iw, int skip, pid_t pid,
+		     const uint64_t *words, int ninterp, struct sp_frame *frames, int nnative)
+{
+	struct sp_frame *nat;
+	int n = 0, k = 0;
+
+	if (ninterp <= 0)
+		return nnative;
+	nat = malloc(sizeof(*nat) * (size_t)(nnative ? nnative : 1));
+	if (!nat)
+		return nnative;
+	memcpy(nat, frames, sizeof(*nat) * (size_t)nnative);
+	for (int i = 0; i < nnative; i++) {
+		if (iw->is_eval(&nat[i]) && skip > 0) {
+			skip--;
+			frames[n++] = nat[i];
+			continue;
+		}
+		if (!iw->is_eval(&nat[i]) || k >= ninterp) {
+			frames[n++] = nat[i];
+			continue;
+		}
+		do
+			iw->frame(iw->w, pid, words[k], &frames[n++]);
+		while (!(words[k++] & SP_PY_GROUP_END) && k < ninterp);
+	}
+	/* activations the native unwinder did not reach: at the root end */
+	while (k < ninterp)
+		iw->frame(iw->w, pid, words[k++], &frames[n++]);
+	free(nat);
+	return n;
+}
