@@ -32,8 +32,8 @@
 	X(RAWTRACEPOINT, "rawtracepoint", "rt", "rawtracepoint:NAME")        \
 	X(KPROBE, "kprobe", "k", "kprobe:FUNCTION[+OFFSET]")                 \
 	X(KRETPROBE, "kretprobe", "kr", "kretprobe:FUNCTION")                 \
-	X(WATCHPOINT, "watchpoint", "w", "watchpoint:ADDR:LEN:MODE")         \
-	X(ASYNCWATCHPOINT, "asyncwatchpoint", "aw", "asyncwatchpoint:ADDR:LEN:MODE")
+	X(WATCHPOINT, "watchpoint", "w", "watchpoint:ADDR|FUNC+argN:LEN:MODE")         \
+	X(ASYNCWATCHPOINT, "asyncwatchpoint", "aw", "asyncwatchpoint:ADDR|FUNC+argN:LEN:MODE")
 
 enum sp_probe_type {
 #define X(k, n, a, u) SP_PROBE_##k,
@@ -195,7 +195,11 @@ enum sp_event_type {
 	SP_EV_JOIN = 12,  /* join(argv[, delim]): id: printfs index (fmt: the delimiter);
 	                   * SP_JOIN_ARGNUM NUL-padded strings of SP_JOIN_ARGSIZE bytes
 	                   * follow, the first empty one ends the list */
+	SP_EV_WATCH = 13, /* watchpoint:FUNC+argN: FUNC was called; a struct sp_watch_rec:
+	                   * id: index in plan.probes, arg: the address to watch */
+	SP_EV_UNWATCH = 14, /* unwatch(addr): arg: the address; every watchpoint on it goes */
 };
+
 
 /* Drains: SP_MAP_FILL counts the keys BPF inserted since the last drain,
  * slot 0 for sp_stacks, slot 1 + i for plan.maps[i]; when a count reaches
@@ -209,6 +213,16 @@ struct sp_event_hdr {
 	uint32_t type;
 	uint32_t id;
 	uint64_t arg; /* NEWPID: pid */
+};
+
+/* SP_EV_WATCH: the header, the uprobe's cookie (the function's index in
+ * SP_MAP_PROBE_NAMES when the probe reads `probe`/`func`) and the caller.
+ * A watchpoint (not asyncwatchpoint) has stopped the process with SIGSTOP:
+ * user space sets the breakpoint and sends SIGCONT. */
+struct sp_watch_rec {
+	struct sp_event_hdr h;
+	uint64_t cookie;
+	uint64_t pid;
 };
 
 /* Map layouts (struct sp_plan_map), as codegen builds them:

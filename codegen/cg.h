@@ -207,6 +207,7 @@ LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel);
 LLVMValueRef cg_reg_call(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_sarg(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_signal_call(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_unwatch_call(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_cgroupid_call(struct cg *g, const struct sp_node *n);
 /* cg_builtins_more.c: bswap, strcontains, strerror, cgroup_path, macaddr,
  * pton, join, debugf; NULL when n is none of them */

@@ -68,6 +68,15 @@ LLVMValueRef cg_signal_call(struct cg *g, const struct sp_node *n)
 	return cg_u64(g, 0);
 }
 
+/* unwatch(addr): user space removes the breakpoints on addr (bpf/watch.bpf.c) */
+LLVMValueRef cg_unwatch_call(struct cg *g, const struct sp_node *n)
+{
+	LLVMValueRef addr = cg_expr(g, n->list.items[0]);
+
+	cg_call_fn(g, "sp_unwatch", &addr, 1);
+	return cg_u64(g, 0);
+}
+
 LLVMValueRef cg_cgroupid_call(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *a = n->list.items[0];

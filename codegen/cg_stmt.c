@@ -584,6 +584,8 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		return cg_reg_call(g, n);
 	if (!strcmp(f, "signal"))
 		return cg_signal_call(g, n);
+	if (!strcmp(f, "unwatch"))
+		return cg_unwatch_call(g, n);
 	if (!strcmp(f, "cgroupid"))
 		return cg_cgroupid_call(g, n);
 	if (!strcmp(f, "strftime") && n->list.len == 2)

@@ -366,6 +366,31 @@ static const char *sched_filter(int type, const struct sp_attach *a)
 }
 
 /* One BPF program for one attach point of a probe block. */
+/* watchpoint:FUNC+argN: the hidden uprobe program "NAME_arm" on FUNC that
+ * has user space set the breakpoint on argument N (bpf/watch.bpf.c;
+ * runtime/attach/watchpoint.c attaches it). */
+static void arm_watch(struct cg *g, const struct sp_node *at, int type, const char *name)
+{
+	char arm[80];
+	LLVMValueRef args[4];
+	LLVMBasicBlockRef go = NULL;
+
+	snprintf(arm, sizeof(arm), "%s_arm", name);
+	g->ptype = SP_PROBE_UPROBE;
+	fn_begin(g, arm, at);
+	go = cg_block(g, "filtered");
+	LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntNE, cg_call_fn(g, "sp_filter", NULL, 0),
+					    LLVMConstInt(g->i32, 0, 0), ""), go, g->ret_bb);
+	LLVMPositionBuilderAtEnd(g->B, go);
+	args[0] = g->ctx;
+	args[1] = LLVMConstInt(g->i32, (unsigned long long)(g->plan->nprobes - 1), 0);
+	args[2] = LLVMConstInt(g->i32, at->attach->offset, 0);
+	args[3] = LLVMConstInt(g->i32, type == SP_PROBE_ASYNCWATCHPOINT, 0);
+	cg_call_fn(g, "sp_watch_arm", args, 4);
+	fn_end(g, at);
+	g->ptype = type;
+}
+
 static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_node *at, int idx)
 {
 	char name[64];
@@ -405,6 +430,8 @@ static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_
 	if (probe->b)
 		cg_block_stmts(g, probe->b);
 	fn_end(g, at);
+	if ((type == SP_PROBE_WATCHPOINT || type == SP_PROBE_ASYNCWATCHPOINT) && at->attach->func)
+		arm_watch(g, at, type, name);
 }
 
 /* Scratch variables are indexed by the scope_id sema gives them. */

@@ -13,6 +13,7 @@
  * frequency must stay within the same limit (at least 10us). interval
  * takes the same units.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,10 +333,35 @@ out_bad:
 	return false;
 }
 
-/* watchpoint:ADDR:LEN:MODE: LEN 1, 2, 4 or 8; MODE of r, w and x, each
- * once, in a combination x86's debug registers watch (w, rw, x), as
- * bpftrace 0.17 checks. Sorted mode in at->unit, length in at->value,
- * address in at->offset. */
+/* watchpoint:FUNC+argN: FUNC (a glob) of the -p/-c target's program, N
+ * from 0 to 5; FUNC in at->func, N in at->offset. */
+static bool parse_func_arg(struct ap *p)
+{
+	const char *text = p->f[1].text, *plus = strrchr(text, '+');
+	char *end;
+	unsigned long n;
+
+	if (plus == text || strncmp(plus + 1, "arg", 3) != 0) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1),
+			   "expected FUNCTION+argN or an address, not '%s'", text);
+		return false;
+	}
+	n = strtoul(plus + 4, &end, 10);
+	if (!isdigit((unsigned char)plus[4]) || *end || n > 5) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1),
+			   "'%s': the argument must be arg0 to arg5 (those in registers)", text);
+		return false;
+	}
+	p->at->func = sp_arena_strndup(p->arena, text, (size_t)(plus - text));
+	p->at->offset = n;
+	return true;
+}
+
+/* watchpoint:ADDR:LEN:MODE or watchpoint:FUNC+argN:LEN:MODE: LEN 1, 2, 4
+ * or 8; MODE of r, w and x, each once, in a combination x86's debug
+ * registers watch (w, rw, x), as bpftrace 0.17 checks. Sorted mode in
+ * at->unit, length in at->value, address (or argument number) in
+ * at->offset. */
 static bool parse_watchpoint(struct ap *p, int kind)
 {
 	static const char *const modes[] = { "w", "rw", "x" };
@@ -347,14 +373,12 @@ static bool parse_watchpoint(struct ap *p, int kind)
 	if (!need_fields(p, kind, 4, 4))
 		return false;
 	if (strchr(p->f[1].text, '+')) {
-		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1),
-			   "%s on a function argument ('%s') is not supported yet: watch an "
-			   "address (%s:0xADDR:LEN:MODE)", sp_probe_type_name(kind), p->f[1].text,
-			   sp_probe_type_name(kind));
+		if (!parse_func_arg(p))
+			return false;
+	} else if (!parse_count(p, 1, "watchpoint address", &p->at->offset)) {
 		return false;
 	}
-	if (!parse_count(p, 1, "watchpoint address", &p->at->offset) ||
-	    !parse_count(p, 2, "watchpoint length", &len))
+	if (!parse_count(p, 2, "watchpoint length", &len))
 		return false;
 	if (len != 1 && len != 2 && len != 4 && len != 8) {
 		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 2),
@@ -370,7 +394,8 @@ static bool parse_watchpoint(struct ap *p, int kind)
 		if (!strcmp(mode, modes[i])) {
 			p->at->unit = sp_arena_strndup(p->arena, mode, strlen(mode));
 			p->at->value = len;
-			p->at->has_value = p->at->is_addr = true;
+			p->at->has_value = true;
+			p->at->is_addr = p->at->func == NULL;
 			return true;
 		}
 	}

@@ -137,6 +137,10 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 	}
 	if (!strcmp(n->name, "comm"))
 		return n->type = sp_type_string(s->a, 16);
+	/* a whole probe name ("watchpoint:/path/prog:bump_0:8:w"), as its names-map entry */
+	if (!strcmp(n->name, "probe"))
+		return n->type = sp_type_string(s->a, s->strlen > SP_PROBE_NAME_LEN ? s->strlen
+									: SP_PROBE_NAME_LEN);
 	if (!strcmp(n->name, "curtask"))
 		return n->type = sema_curtask(s);
 	if (!strcmp(n->name, "username")) {

@@ -41,6 +41,7 @@
 #include "runtime/attach/probe.h"
 #include "runtime/attach/resolve.h"
 #include "runtime/attach/verbose.h"
+#include "runtime/attach/watchpoint.h"
 #include "runtime/report/profile.h"
 #include "runtime/report/clickhouse.h"
 #include "runtime/report/report.h"
@@ -77,6 +78,7 @@ struct run {
 	struct sp_loader *ld;
 	struct sp_links links;    /* every probe but interval timers */
 	struct sp_links ilinks;   /* interval timers: unfiltered, so detached first */
+	struct sp_watches *watches; /* watchpoint:FUNC+argN breakpoints; NULL without */
 	struct sp_attach_ctx actx;
 	struct sp_resolved *resolved; /* attach points resolved once for the run */
 	struct sp_symbolizer *sym;
@@ -545,6 +547,12 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 				queue_reread(r, (uint32_t)h->arg);
 			read_pid(r, (uint32_t)h->arg);
 		}
+		return 0;
+	case SP_EV_WATCH:
+		sp_watches_arm(r->watches, h, data, len);
+		return 0;
+	case SP_EV_UNWATCH:
+		sp_watches_unwatch(r->watches, h->arg);
 		return 0;
 	case SP_EV_INTERP_CODE:
 		if (sp_ruby__owns(r->rb, (pid_t)h->id))
@@ -1100,6 +1108,7 @@ static void run_destroy(struct run *r)
 	sp_clickhouse__destroy(r->ch);
 	sp_links_destroy(&r->ilinks);
 	sp_links_destroy(&r->links);
+	sp_watches_free(r->watches);
 	sp_status__destroy(&r->status);
 	sp_events__destroy(r->ev);
 	sp_collector__destroy(r->coll);
@@ -1192,6 +1201,7 @@ static int start(struct run *r)
 		return err;
 	/* actx.pid stays -p's: a held -c child still has sprof's mappings, so
 	 * probes resolve and attach system wide and BPF filters on its pid */
+	r->watches = sp_watches_new(r->ld->obj, r->plan, r->cpus, r->actx.ncpus);
 	err = attach_all(r);
 	if (err < 0)
 		return err;

@@ -648,6 +648,9 @@ static int record_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 		}
 		snprintf(probe, sizeof(probe), "%s:%s:%s", sp_probe_type_name(p->type), u->path,
 			 u->v[i].name ? u->v[i].name : name);
+		if (p->type == SP_PROBE_WATCHPOINT || p->type == SP_PROBE_ASYNCWATCHPOINT)
+			snprintf(probe + strlen(probe), sizeof(probe) - strlen(probe), ":%llu:%s",
+				 (unsigned long long)p->value, p->unit ? p->unit : "");
 		u->v[i].cookie = (uint64_t)(base + i);
 		err = sp_probe_names_set(ctx->obj, base + i, name, probe);
 		if (err)

@@ -8,6 +8,10 @@
  *                          64 KiB window of .rodata that nothing read before
  *   probeforms watch N     write the long at 0x10000000 N times
  *   probeforms watchfn N   increment(&counter) N times (watchpoint:FUNC+ARG)
+ *   probeforms watchwild   bump_0 .. bump_5, each on a new block (a glob, and
+ *                          more watched addresses than x86's 4 debug registers)
+ *   probeforms watchlater  increment(p) once, 200 ms later 4 writes to *p
+ *                          (unwatch(), asyncwatchpoint)
  *
  * pf_start() runs before the mode's action, so probes can start counting
  * there. Built -O0 with frame pointers.
@@ -45,6 +49,27 @@ NOINLINE void increment(volatile long *p)
 	(*p)++;
 }
 
+#define BUMP(n) NOINLINE void bump_##n(volatile long *p) { (*p)++; }
+BUMP(0) BUMP(1) BUMP(2) BUMP(3) BUMP(4) BUMP(5)
+
+static void watch_wild(void)
+{
+	void (*fns[])(volatile long *) = { bump_0, bump_1, bump_2, bump_3, bump_4, bump_5 };
+
+	for (int i = 0; i < 6; i++)
+		fns[i](calloc(1, sizeof(long)));
+}
+
+static void watch_later(void)
+{
+	volatile long *p = calloc(1, sizeof(long));
+
+	increment(p);
+	usleep(200000); /* unwatch() and asyncwatchpoint act after the event */
+	for (int i = 0; i < 4; i++)
+		(*p)++;
+}
+
 static void *thread_fn(void *arg)
 {
 	return arg;
@@ -80,6 +105,14 @@ int main(int argc, char **argv)
 		return pthread_create(&t, NULL, thread_fn, NULL) || pthread_join(t, NULL);
 	if (!strcmp(mode, "str"))
 		return !pass_str(untouched);
+	if (!strcmp(mode, "watchwild")) {
+		watch_wild();
+		return 0;
+	}
+	if (!strcmp(mode, "watchlater")) {
+		watch_later();
+		return 0;
+	}
 	if (!strcmp(mode, "watchfn")) {
 		for (int i = 0; i < n; i++)
 			increment(&counter);

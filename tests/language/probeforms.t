@@ -68,6 +68,57 @@ asyncwatchpoint:0x10000000:4:rw { @ = count(); }
 
 
 @: 50
+### watchpoint_function_arg
+# workload: probeforms
+# opts: -c "$WORKLOAD watchfn 5"
+watchpoint:increment+arg0:8:w { @ = count(); }
+--- stdout
+
+
+@: 5
+### watchpoint_function_glob_names
+# workload: probeforms
+# opts: -c "$WORKLOAD watchwild"
+# filter: watchpoint:\S+:bump_ => watchpoint:PATH:bump_
+# bpftrace: differs 0.17 prints "Failed to attach watchpoint probe. You are out of watchpoint registers." on stdout; sprof warns on stderr
+watchpoint:bump_*+arg0:8:w { printf("%s\n", probe); }
+--- stdout
+watchpoint:PATH:bump_0:8:w
+watchpoint:PATH:bump_1:8:w
+watchpoint:PATH:bump_2:8:w
+watchpoint:PATH:bump_3:8:w
+
+
+--- stderr
+You are out of watchpoint registers
+--- bpftrace
+watchpoint:PATH:bump_0:8:w
+watchpoint:PATH:bump_1:8:w
+watchpoint:PATH:bump_2:8:w
+watchpoint:PATH:bump_3:8:w
+Failed to attach watchpoint probe. You are out of watchpoint registers.
+Failed to attach watchpoint probe. You are out of watchpoint registers.
+
+
+### watchpoint_unwatch
+# workload: probeforms
+# opts: -c "$WORKLOAD watchlater"
+# filter: @addr: \d+ => @addr: ADDR
+uprobe:$WORKLOAD:increment { @addr = arg0; }
+watchpoint:increment+arg0:8:w { @hits = count(); unwatch(@addr); }
+--- stdout
+
+
+@addr: ADDR
+@hits: 1
+### asyncwatchpoint_function_arg
+# workload: probeforms
+# opts: -c "$WORKLOAD watchlater"
+asyncwatchpoint:increment+arg0:8:w { @hits = count(); }
+--- stdout
+
+
+@hits: 4
 ### str_untouched_page
 # workload: probeforms
 # opts: -c "$WORKLOAD str"
