@@ -2,8 +2,8 @@
  *
  * A watchpoint on the address a function receives cannot be set before
  * the call: codegen gives such a probe a second, hidden uprobe program on
- * FUNC that calls sp_watch_arm(). It reads argument N from the registers
- * (x86-64's rdi, rsi, rdx, rcx, r8, r9), stops the process with SIGSTOP
+ * FUNC that calls sp_watch_arm(). It reads argument N (0 to 5, in
+ * registers), stops the process with SIGSTOP
  * (not for asyncwatchpoint: the process runs on, and writes before the
  * breakpoint is in are not seen) and tells user space, which sets the
  * hardware breakpoint, attaches the probe's program to it and sends
@@ -13,30 +13,17 @@
  */
 #include "bpf/sp_bpf.h"
 
-#include <asm/ptrace.h>
-
 #define SP_SIGSTOP 19
 
 SP_NODEBUG long sp_send_record(const void *rec, __u32 size);
 SP_NODEBUG void sp_event_drop(void);
 SP_NODEBUG void sp_emit_event(__u32 type, __u32 id, __u64 arg);
-
-static __always_inline SP_NODEBUG __u64 arg_reg(struct pt_regs *r, __u32 n)
-{
-	switch (n) {
-	case 0: return r->rdi;
-	case 1: return r->rsi;
-	case 2: return r->rdx;
-	case 3: return r->rcx;
-	case 4: return r->r8;
-	default: return r->r9;
-	}
-}
+__u64 sp_arg(void *ctx, int n); /* bpf/args.bpf.c */
 
 SP_NODEBUG int sp_watch_arm(void *ctx, __u32 probe, __u32 argn, __u32 async)
 {
 	struct sp_watch_rec rec = {
-		.h = { .type = SP_EV_WATCH, .id = probe, .arg = arg_reg(ctx, argn) },
+		.h = { .type = SP_EV_WATCH, .id = probe, .arg = sp_arg(ctx, (int)argn) },
 		.cookie = bpf_get_attach_cookie(ctx),
 		.pid = bpf_get_current_pid_tgid() >> 32,
 	};
