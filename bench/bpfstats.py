@@ -5,6 +5,9 @@ run count; they show in the fdinfo of the program's file descriptors.
 """
 import os
 import re
+import subprocess
+import tempfile
+import time
 
 
 def prog_stats(pid):
@@ -26,3 +29,22 @@ def prog_stats(pid):
         if m and rt and rc:
             stats[fd] = (int(m.group(1)), int(rt.group(1)), int(rc.group(1)))
     return stats
+
+
+def run_watched(cmd, env=None, every=0.05):
+    """Runs cmd to its end, reading its programs' figures as it goes (they
+    vanish with the process). Output goes to files, not pipes: a report
+    bigger than a pipe holds cannot block it. (returncode, stdout, stderr,
+    the last prog_stats reading)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True,
+                             env=dict(os.environ, **(env or {})))
+        last = {}
+        while p.poll() is None:
+            s = prog_stats(p.pid)
+            if s:
+                last = s
+            time.sleep(every)
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read(), err.read(), last

@@ -39,15 +39,12 @@ also against "alone + hook", which is the probes' share). The median of
 """
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bpfstats import prog_stats  # noqa: E402
+import bpfstats  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -88,16 +85,9 @@ main()
 
 def run(cmd, wallfile):
     """Runs cmd to its end; (workload wall s, rounds, last fdinfo stats of cmd's process)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    last = {}
-    while p.poll() is None:
-        s = prog_stats(p.pid)
-        if s:
-            last = s
-        time.sleep(0.05)
-    err = p.stderr.read()
-    if p.returncode != 0:
-        raise SystemExit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err))
+    rc, _, err, last = bpfstats.run_watched(cmd)
+    if rc != 0:
+        raise SystemExit("failed (%d): %s\n%s" % (rc, " ".join(cmd), err))
     wall, n, cpu = open(wallfile).read().split()
     return float(wall), int(n), float(cpu), last
 

@@ -94,11 +94,6 @@ def build(tmp):
     return out
 
 
-def prog_stats(pid):
-    """{fd: (run_time_ns, run_cnt)} of pid's perf_event programs."""
-    return {fd: (rt, rc) for fd, (t, rt, rc) in bpfstats.prog_stats(pid).items() if t == PERF_EVENT}
-
-
 def stacks(out):
     """(stacks taken, mean depth) from a text report's @[...]: N blocks."""
     n = frames = 0
@@ -113,16 +108,9 @@ def stacks(out):
 
 def measure(cmd, env, secs):
     """Runs the tool until it exits; the last fdinfo reading before that."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, **env))
-    last = {}
-    while p.poll() is None:
-        s = prog_stats(p.pid)
-        if s:
-            last = s
-        time.sleep(0.1)
-    out, err = p.communicate()
-    if p.returncode != 0:
+    rc_, out, err, raw = bpfstats.run_watched(cmd, env, every=0.1)
+    last = {fd: (rt, rc) for fd, (t, rt, rc) in raw.items() if t == PERF_EVENT}
+    if rc_ != 0:
         print("    failed: %s" % err.strip().splitlines()[-1:], file=sys.stderr)
     rt = sum(v[0] for v in last.values())
     rc = sum(v[1] for v in last.values())
