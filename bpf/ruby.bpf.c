@@ -49,7 +49,7 @@ struct {
 /* Preallocated, as py_code_seen (bpf/python.bpf.c says why). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, SP_RB_SEEN_MAX);
 	__type(key, struct sp_rb_code_key);
 	__type(value, __u32);
 } rb_code_seen SEC(".maps");

@@ -29,6 +29,7 @@
 #include "runtime/continuous.h"
 #include "runtime/report/clickhouse.h"
 #include "runtime/stacks/python.h"
+#include "runtime/stacks/ruby.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"
 #include "base/clock.h"
@@ -226,9 +227,10 @@ static void print_held(struct sp_continuous *c, size_t stacks_forgotten, int pro
 	sp_collect_counters(c->io.coll, &stacks, &lost);
 	fprintf(stderr, "continuous: period %u: %llu stacks held (%zu forgotten), %d processes "
 		"(%d forgotten), %d files open (%d closed so far), unwinder: %d processes, "
-		"%d files, %u rows\n", c->periods, (unsigned long long)stacks, stacks_forgotten,
-		ss.procs, procs_forgotten, ss.held_files, ss.evicted_files, us.procs, us.files,
-		us.rows);
+		"%d files, %u rows, walkers: %d python, %d ruby processes\n", c->periods,
+		(unsigned long long)stacks, stacks_forgotten, ss.procs, procs_forgotten,
+		ss.held_files, ss.evicted_files, us.procs, us.files, us.rows,
+		sp_python__nprocs(c->io.py), sp_ruby__nprocs(c->io.rb));
 }
 
 static void evict(struct sp_continuous *c)
@@ -239,6 +241,7 @@ static void evict(struct sp_continuous *c)
 
 	sp_unwind__sweep(c->io.unw);
 	sp_python__evict(c->io.py);
+	sp_ruby__evict(c->io.rb);
 	forget_seen_pids(c);
 #ifdef __GLIBC__
 	malloc_trim(0); /* what was freed in the middle of the heap goes back too */

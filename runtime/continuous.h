@@ -26,6 +26,7 @@ struct sp_collector;
 struct sp_symbolizer;
 struct sp_unwind;
 struct sp_python;
+struct sp_ruby;
 struct sp_clickhouse;
 
 /* What a period is read from and written to; every pointer but coll and
@@ -36,6 +37,7 @@ struct sp_continuous_io {
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;
 	struct sp_python *py;
+	struct sp_ruby *rb;
 	struct sp_clickhouse *ch;      /* --export */
 	struct sp_report_opts ro;      /* format, map filter, title; output unused */
 	const char *output;            /* -o, %t expanded per period; NULL: stdout */

@@ -813,7 +813,7 @@ static uint64_t sample_period(const struct sp_plan *plan);
 static int start_periods(struct run *r)
 {
 	struct sp_continuous_io io = { .obj = r->ld->obj, .coll = r->coll, .sym = r->sym,
-				       .unw = r->unw, .py = r->py, .ch = r->ch, .ro = r->ro,
+				       .unw = r->unw, .py = r->py, .rb = r->rb, .ch = r->ch, .ro = r->ro,
 				       .output = r->o->output, .nmaps = r->plan->nmaps,
 				       .verbose = r->o->verbose,
 				       .sample_period_ns = sample_period(r->plan) };

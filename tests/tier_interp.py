@@ -618,6 +618,36 @@ def tests(ctx):
     yield "printf_rbstack", t_printf_rbstack
     yield "ruby_address_reuse", t_rb_address_reuse
     yield "ruby_blocking_thread", t_rb_blocking_thread
+    yield "continuous_forgets_gone_interpreters", t_continuous_forgets
+
+
+def t_continuous_forgets(ctx):
+    """--continuous: Ruby processes that are gone are forgotten by the walker
+    (and their BPF entries removed), as CPython's are, so a long run over
+    short-lived interpreters stays flat: the -v line counts them."""
+    ctx.require_bpf()
+    ctx.require_tool("ruby")
+    churn = ctx.write("interp_churn.sh", "sleep 1\n"
+                      "for i in 1 2 3; do %s -e 't=Time.now; x=0; x+=1 while Time.now-t < 0.4'; "
+                      "%s -c 'import time\nt=time.time()\nwhile time.time()-t < 0.4: pass'; done\n"
+                      % (RUBY, DEBIAN))
+    bg = subprocess.Popen(["bash", churn])
+    try:
+        r = ctx.sprof_run("--continuous", "1s", "--duration", "8s", "-v", "-e",
+                          "profile:hz:99 { @[ustack] = count(); }", timeout=60)
+    finally:
+        bg.wait()
+    assert r.rc == 0, r
+    held = [tuple(map(int, m)) for m in
+            re.findall(r"^continuous: period \d+: .* walkers: (\d+) python, (\d+) ruby processes$",
+                       r.err, re.M)]
+    assert len(held) >= 6, r.err[-3000:]
+    assert max(rb for _, rb in held) >= 1, "no Ruby process seen by the walker\n%s" % r.err[-3000:]
+    # the churn ends ~4.5 s in; a period later its processes are forgotten
+    # (other Ruby programs on the machine would show: there are none in CI)
+    assert held[-1][1] == 0, "Ruby processes still held at the end\n%s" % r.err[-3000:]
+    # (CPython's count is not checked: the test runner and other Python
+    # programs on the machine are sampled too, and come and go)
 
 
 # ---- --interp usdt: frames from the interpreters' entry/return probes -----------------

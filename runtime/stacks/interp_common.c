@@ -9,8 +9,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "runtime/elf/syms.h"
@@ -192,6 +194,27 @@ void sp_icodes__free(struct sp_icodes *m, sp_icode_free_fn free_fn)
 	free(m->slots);
 	m->slots = NULL;
 	m->n = m->cap = 0;
+}
+
+/* The keys are listed first and deleted after: a delete would restart the walk. */
+void sp_interp_forget_seen(int seen_fd, size_t key_size, size_t pid_off, size_t max)
+{
+	uint8_t *keys;
+	size_t n = 0;
+
+	if (seen_fd < 0 || pid_off + sizeof(uint32_t) > key_size || !(keys = malloc(key_size * max)))
+		return;
+	while (n < max && bpf_map_get_next_key(seen_fd, n ? keys + (n - 1) * key_size : NULL,
+					       keys + n * key_size) == 0)
+		n++;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pid;
+
+		memcpy(&pid, keys + i * key_size + pid_off, sizeof(pid));
+		if (sp_pid_gone((pid_t)pid))
+			bpf_map_delete_elem(seen_fd, keys + i * key_size);
+	}
+	free(keys);
 }
 
 /* --- frames ------------------------------------------------------------------------------ */

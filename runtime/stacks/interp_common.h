@@ -97,6 +97,10 @@ void sp_icodes__add(struct sp_icodes *m, struct sp_icode *c);
 int sp_icodes__evict(struct sp_icodes *m, sp_icode_free_fn free_fn);
 /* Frees every record and the table. */
 void sp_icodes__free(struct sp_icodes *m, sp_icode_free_fn free_fn);
+/* BPF's record of the code objects it sent (a hash map of seen_fd, at most
+ * max keys of key_size bytes, the pid a u32 at pid_off): the entries of
+ * processes that are gone are deleted, so their ids can be sent again. */
+void sp_interp_forget_seen(int seen_fd, size_t key_size, size_t pid_off, size_t max);
 
 /* --- frames ------------------------------------------------------------------------------ */
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -517,28 +518,17 @@ void sp_python__destroy(struct sp_python *py)
 
 /* --- a long run: processes gone ----------------------------------------------------------- */
 
-/* BPF's record of the code objects it sent, for gone processes: the keys
- * are listed first and deleted after (a delete would restart the walk). */
-static void forget_seen_codes(struct sp_python *py)
-{
-	struct sp_py_code_key *keys;
-	size_t n = 0, max = SEEN_CODES_MAX;
-
-	if (py->seen_fd < 0 || !(keys = malloc(sizeof(*keys) * max)))
-		return;
-	while (n < max && bpf_map_get_next_key(py->seen_fd, n ? &keys[n - 1] : NULL, &keys[n]) == 0)
-		n++;
-	for (size_t i = 0; i < n; i++)
-		if (sp_pid_gone((pid_t)keys[i].pid))
-			bpf_map_delete_elem(py->seen_fd, &keys[i]);
-	free(keys);
-}
-
 /* Code objects of gone processes: ours, and BPF's record that they were sent. */
 static void evict_codes(struct sp_python *py)
 {
 	if (sp_icodes__evict(&py->codes, code_free) == 0)
-		forget_seen_codes(py);
+		sp_interp_forget_seen(py->seen_fd, sizeof(struct sp_py_code_key),
+				      offsetof(struct sp_py_code_key, pid), SEEN_CODES_MAX);
+}
+
+int sp_python__nprocs(const struct sp_python *py)
+{
+	return py ? (int)py->nprocs : 0;
 }
 
 int sp_python__evict(struct sp_python *py)

@@ -57,6 +57,8 @@ int sp_python__splice(struct sp_python *py, pid_t pid, const uint64_t *words, in
  * are gone, their code objects, and their entries in BPF's maps. Returns
  * the processes forgotten. */
 int sp_python__evict(struct sp_python *py);
+/* CPython processes known (registered or looked at). Accepts NULL. */
+int sp_python__nprocs(const struct sp_python *py);
 
 /* Interpreter stacks lost or cut (py_stats, unknown frames), on f; nothing
  * when all went well. */

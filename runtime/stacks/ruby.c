@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,7 +85,7 @@ struct rbcode {
 };
 
 struct sp_ruby {
-	int procs_fd, stats_fd;
+	int procs_fd, stats_fd, seen_fd;
 	uint32_t fsbase_off;
 	bool have_fsbase;
 	struct rbproc *procs;
@@ -468,6 +469,7 @@ struct sp_ruby *sp_ruby__open(struct bpf_object *obj)
 		return NULL;
 	rb->procs_fd = fd;
 	rb->stats_fd = sp_interp_map_fd(obj, SP_RB_MAP_STATS);
+	rb->seen_fd = sp_interp_map_fd(obj, SP_RB_MAP_SEEN);
 	rb->have_fsbase = sp_kofs__task_fsbase(&rb->fsbase_off) == 0;
 	return rb;
 }
@@ -477,6 +479,33 @@ static void code_free(struct sp_icode *ic)
 	struct rbcode *c = (struct rbcode *)ic;
 
 	free(c->ic.name), free(c->ic.file), free(c->entries), free(c->succ), free(c);
+}
+
+int sp_ruby__nprocs(const struct sp_ruby *rb)
+{
+	return rb ? (int)rb->nprocs : 0;
+}
+
+int sp_ruby__evict(struct sp_ruby *rb)
+{
+	size_t k = 0, n;
+
+	if (!rb)
+		return 0;
+	for (size_t i = 0; i < rb->nprocs; i++) {
+		pid_t pid = rb->procs[i].pid;
+
+		if (!sp_pid_gone(pid))
+			rb->procs[k++] = rb->procs[i];
+		else if (rb->procs[i].registered)
+			bpf_map_delete_elem(rb->procs_fd, &pid);
+	}
+	n = rb->nprocs - k;
+	rb->nprocs = k;
+	if (n && sp_icodes__evict(&rb->codes, code_free) == 0)
+		sp_interp_forget_seen(rb->seen_fd, sizeof(struct sp_rb_code_key),
+				      offsetof(struct sp_rb_code_key, pid), SP_RB_SEEN_MAX);
+	return (int)n;
 }
 
 void sp_ruby__destroy(struct sp_ruby *rb)

@@ -48,5 +48,10 @@ int sp_ruby__splice(struct sp_ruby *rb, pid_t pid, const uint64_t *words, int ni
 
 /* Ruby stacks lost or cut, unknown frames, on f; nothing when all went well. */
 void sp_ruby__warn(struct sp_ruby *rb, FILE *f);
+/* --continuous: processes gone are forgotten, here and in BPF (their
+ * rb_procs entry, their code records): how many. Accepts NULL. */
+int sp_ruby__evict(struct sp_ruby *rb);
+/* Ruby processes known (registered or looked at). Accepts NULL. */
+int sp_ruby__nprocs(const struct sp_ruby *rb);
 
 #endif
