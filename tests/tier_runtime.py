@@ -351,6 +351,29 @@ def t_full_map_reported(ctx):
     assert "@x: 40 updates dropped, map full at 10 keys" in r.err, r
 
 
+def t_same_event_probes_run_in_order(ctx):
+    """Several probes on one event run in declaration order (bpftrace's
+    probe.*_order): uprobes, uretprobes and software events are attached in
+    reverse (the kernel runs those last-attached-first), tracepoints forwards."""
+    ctx.require_bpf()
+    wl = ctx.workload("probes_calls")
+    u, ur = "uprobe:%s:probe_count" % wl, "uretprobe:%s:probe_count" % wl
+    tp = "tracepoint:syscalls:sys_enter_getppid /pid == cpid/"
+    r = ctx.sprof_run("-c", wl + " 3", '%s { printf("1"); } %s { printf("r1"); } '
+                      '%s { printf("2"); } %s { printf("a"); } %s { printf("r2\\n"); } '
+                      '%s { printf("b\\n"); } BEGIN { printf("begin\\n"); } '
+                      'END { printf("end\\n"); }' % (u, ur, u, tp, ur, tp), timeout=30)
+    assert r.rc == 0, r
+    out = r.out.replace("done 3\n", "")  # the workload's own line, anywhere
+    lines = [x for x in out.splitlines() if x and not x.startswith("Attaching")]
+    assert lines == ["begin"] + ["12r1r2", "ab"] * 3 + ["end"], r
+    sw = ("software:faults:1 { @r1 = 1; if (@go == 1) { printf(\"first\"); } } "
+          "software:faults:1 { @r2 = 1; if (@go == 1) { printf(\" second\\n\"); exit(); } } "
+          "software:faults:1 { if (@r1 == 1 && @r2 == 1) { @go = 1; } }")
+    r = ctx.sprof_run(sw, timeout=30)
+    assert r.rc == 0 and "first second\n" in r.out, r
+
+
 def bad(ctx, args, want, **kw):
     r = ctx.run(args, timeout=30, **kw)
     assert 0 < r.rc < 128, "want a clean non-zero exit: %r" % r
