@@ -131,7 +131,7 @@ static int setup_report_opts(struct run *r)
 	if (o->format) {
 		f = sp_format_parse(o->format);
 		if (f < 0) {
-			fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, "
+			fprintf(stderr, "sprof: invalid output format '%s' (text, json, folded, "
 				"svg, pprof, speedscope, residency)\n", o->format);
 			return -EINVAL;
 		}

@@ -168,6 +168,25 @@ int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out)
 	return sp_list_probes_ex(pattern, pid, verbose, NULL, NULL, out);
 }
 
+/* A search expression is an attach point with wildcards: control
+ * characters, backslashes, quotes and the program's punctuation cannot be
+ * part of one (bpftrace's lexer refuses them too). */
+static int check_pattern(const char *pattern)
+{
+	for (const unsigned char *p = (const unsigned char *)pattern; p && *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f && !strchr("\\'\"`;{}$|&", *p))
+			continue;
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "sprof: invalid character '\\x%02x' in search expression "
+				"'%s'\n", *p, pattern);
+		else
+			fprintf(stderr, "sprof: invalid character '%c' in search expression '%s'\n",
+				*p, pattern);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,
 		      void *params_ctx, FILE *out)
 {
@@ -176,8 +195,10 @@ int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_para
 	char *copy, *f[MAX_FIELDS], *glob = NULL;
 	const char *prov;
 	size_t i;
-	int nf, err = 0;
+	int nf, err = check_pattern(pattern);
 
+	if (err)
+		return err;
 	if (!pattern || !*pattern || !strchr(pattern, ':')) {
 		if (pattern && *pattern && asprintf(&glob, "*%s*", pattern) < 0)
 			return -ENOMEM;

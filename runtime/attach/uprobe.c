@@ -162,9 +162,9 @@ static int check_offset(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 		return sp_probe_fail(ctx, p, -EINVAL, "a uretprobe cannot take an offset");
 	if (fn->size && p->offset >= fn->size)
 		return sp_probe_fail(ctx, p, -EINVAL,
-				     "cannot attach: offset %llu is past the end of '%s' (%llu bytes)",
-				     (unsigned long long)p->offset, p->func,
-				     (unsigned long long)fn->size);
+				     "cannot attach: Offset outside the function bounds ('%s' size "
+				     "is %llu bytes, offset %llu)", p->func,
+				     (unsigned long long)fn->size, (unsigned long long)p->offset);
 	return 0;
 }
 
