@@ -374,6 +374,27 @@ def t_same_event_probes_run_in_order(ctx):
     assert r.rc == 0 and "first second\n" in r.out, r
 
 
+def t_include_header_macros(ctx):
+    """--include "errno.h" reads the system header as #include <errno.h> does
+    (bpftrace's call.strerror); a header's macros that are no constant
+    (function-like, `(*__errno_location ())`) are left out without a word,
+    the script's own function-like macro stays an error."""
+    hdr = ctx.write("mine.h", "#define TWO 2\n#define SQ(x) ((x) * (x))\n"
+                    "#define CALL (*f ())\nstruct pt { int x; long y; };\n")
+    r = ctx.sprof_run("--include", hdr, "-d", "types",
+                      "BEGIN { @ = (TWO, sizeof(struct pt)); exit(); }")
+    assert r.rc == 0 and r.err == "", r
+    bad(ctx, [ctx.sprof, "-d", "ast", "#define SQ(x) ((x) * (x))\nBEGIN { exit(); }"],
+        r"function-like macro 'SQ' is not supported")
+    ctx.require_bpf()
+    for inc in (["--include", "errno.h"], ["--include", "/usr/include/errno.h"]):
+        r = ctx.sprof_run(*inc, "-e", "BEGIN { print(strerror(EPERM)); exit(); }", timeout=30)
+        assert r.rc == 0 and "Operation not permitted" in r.out and r.err == "", r
+    r = ctx.sprof_run("--include", hdr, "-e", "BEGIN { print((TWO, sizeof(struct pt))); exit(); }",
+                      timeout=30)
+    assert r.rc == 0 and "(2, 16)" in r.out, r
+
+
 def bad(ctx, args, want, **kw):
     r = ctx.run(args, timeout=30, **kw)
     assert 0 < r.rc < 128, "want a clean non-zero exit: %r" % r
