@@ -395,6 +395,20 @@ def t_include_header_macros(ctx):
     assert r.rc == 0 and "(2, 16)" in r.out, r
 
 
+def t_uprobe_address(ctx):
+    """uprobe:BIN:0xADDR attaches at a function's address; an address outside
+    the executable segments is refused in bpftrace's words."""
+    ctx.require_bpf()
+    wl = ctx.workload("probes_calls")
+    nm = subprocess.run(["nm", wl], capture_output=True, text=True, check=True).stdout
+    addr = int(re.search(r"^([0-9a-f]+) T probe_count$", nm, re.M).group(1), 16)
+    r = ctx.sprof_run("-c", wl + " 5", "uprobe:%s:0x%x { @ = count(); }" % (wl, addr), timeout=30)
+    assert r.rc == 0 and re.search(r"^@: 5$", r.out, re.M), r
+    bad(ctx, [ctx.sprof, "uprobe:%s:0xa { exit(); }" % wl],
+        r"cannot attach: Could not resolve address: %s:0xa \(not in an executable segment\)"
+        % re.escape(wl))
+
+
 def bad(ctx, args, want, **kw):
     r = ctx.run(args, timeout=30, **kw)
     assert 0 < r.rc < 128, "want a clean non-zero exit: %r" % r
