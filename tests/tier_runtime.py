@@ -409,6 +409,37 @@ def t_uprobe_address(ctx):
         % re.escape(wl))
 
 
+def t_list_pid_other_mount_namespace(ctx):
+    """-l -p PID of a process in its own mount namespace (a container): the
+    files it maps that this namespace cannot see are listed, uprobes and USDT
+    probes, through /proc/PID/root, as they attach (bpftrace's
+    "list probes by pid in separate mount namespace")."""
+    ctx.require_bpf()
+    ctx.require_tool("unshare")
+    wls = [ctx.workload("probes_calls"), ctx.workload("usdt_args", cflags=("-O2", "-g"))]
+    priv = os.path.join(ctx.workdir, "mntns-private")
+    os.makedirs(priv, exist_ok=True)
+    for wl, probe in zip(wls, ("uprobe:%s:probe_count", "usdt:%s:sptest:args")):
+        name = os.path.basename(wl)
+        p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                              'mount --bind "$1" "$2" && exec "$2/$3" 100000 20000', "sh",
+                              os.path.dirname(wl), priv, name],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            exe = "/proc/%d/root%s/%s" % (p.pid, priv, name)
+            for _ in range(100):  # until the exec through the private mount
+                if os.path.realpath("/proc/%d/exe" % p.pid).startswith(priv):
+                    break
+                time.sleep(0.05)
+            assert not os.path.exists(os.path.join(priv, name)), "the mount leaked"
+            r = ctx.sprof_run("-l", probe.split(":")[0] + ":*", "-p", str(p.pid), timeout=30)
+            assert r.rc == 0, r
+            assert re.search(r"^%s$" % re.escape(probe % exe), r.out, re.M), (exe, r)
+        finally:
+            p.kill()
+            p.communicate()
+
+
 def bad(ctx, args, want, **kw):
     r = ctx.run(args, timeout=30, **kw)
     assert 0 < r.rc < 128, "want a clean non-zero exit: %r" % r

@@ -75,6 +75,26 @@ static bool target_is_any(const char *t)
 	return !t || !*t || strcmp(t, "*") == 0;
 }
 
+/* A process in another mount namespace (a container) maps files this one
+ * cannot see under their names: those are listed as /proc/PID/root/PATH,
+ * as they attach. */
+static int through_pid_root(pid_t pid, char **paths, int n)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0; i < n; i++) {
+		char *p;
+
+		if (sp_resolve_binary(paths[i], pid, path, sizeof(path)) || !strcmp(path, paths[i]))
+			continue;
+		if (!(p = strdup(path)))
+			return -ENOMEM;
+		free(paths[i]);
+		paths[i] = p;
+	}
+	return 0;
+}
+
 /* The files a uprobe/usdt pattern's target names. */
 static int list_targets(struct sp_lister *l, const char *target, char ***paths, int *n)
 {
@@ -90,7 +110,7 @@ static int list_targets(struct sp_lister *l, const char *target, char ***paths, 
 		if (err)
 			fprintf(stderr, "error: cannot list '%s': cannot read the mappings of "
 				"process %d: %s\n", l->what, (int)l->pid, strerror(-err));
-		return err;
+		return err ? err : through_pid_root(l->pid, *paths, *n);
 	}
 	if (sp_is_path_glob(target)) {
 		err = sp_resolve_glob(target, paths, n);
