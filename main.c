@@ -7,6 +7,7 @@
  * one exists by that name (or a stdlib script by name), program text
  * otherwise. Further positional arguments are $1..$N.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -116,7 +117,7 @@ enum {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sprof [options] PROGRAM [ARGS...]\n"
+		"USAGE: sprof [options] PROGRAM [ARGS...]\n"
 		"       sprof [options] -e PROGRAM [ARGS...]\n"
 		"       sprof [options] FILE.sp [ARGS...]\n"
 		"       sprof diff [-o FILE] [-f text|svg] BASE NEW   what changed between two profiles\n"
@@ -485,6 +486,28 @@ static bool compat_option(struct cli *c, int opt)
 	}
 }
 
+/* -p PID: a decimal number within the kernel's PID_MAX_LIMIT (messages as
+ * bpftrace words them). */
+static int parse_pid(const char *arg, pid_t *pid)
+{
+	const long limit = 4194304; /* PID_MAX_LIMIT on 64-bit */
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (!*arg || *end || isspace((unsigned char)*arg)) {
+		fprintf(stderr, "sprof: pid '%s' is not a valid decimal number\n", arg);
+		return -EINVAL;
+	}
+	if (errno || v < 1 || v > limit) {
+		fprintf(stderr, "sprof: pid '%s' out of valid pid range [1,%ld]\n", arg, limit);
+		return -EINVAL;
+	}
+	*pid = (pid_t)v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	static const struct option longopts[] = {
@@ -521,16 +544,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'e':
 			c->prog_text = optarg;
 			break;
-		case 'p': {
-			char *end;
-			long pid = strtol(optarg, &end, 10);
-			if (*end || pid <= 0 || pid > INT_MAX) {
-				fprintf(stderr, "sprof: invalid pid '%s'\n", optarg);
+		case 'p':
+			if (parse_pid(optarg, &c->run.pid))
 				return -EINVAL;
-			}
-			c->run.pid = (pid_t)pid;
 			break;
-		}
 		case 'c':
 			c->run.cmd = optarg;
 			break;
@@ -539,7 +556,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'f':
 			if (sp_format_parse(optarg) < 0) {
-				fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, svg, pprof, speedscope, residency)\n",
+				fprintf(stderr, "sprof: invalid output format '%s' (text, json, folded, svg, pprof, speedscope, residency)\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -677,7 +694,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			return -EINVAL;
 		}
 		const char *arg = argv[i++];
-		if (looks_like_file(arg))
+		if (!strcmp(arg, "-") || looks_like_file(arg)) /* "-": the script on stdin */
 			c->prog_file = arg;
 		else if (stdlib_exists(arg))
 			c->stdlib_name = arg;
@@ -689,15 +706,34 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
+/* `sprof -`: the program read from stdin, named "stdin" in diagnostics. */
+static struct sp_source *stdin_source(void)
+{
+	struct sp_source *src = sp_source_from_file("/dev/stdin");
+	char *name = src ? strdup("stdin") : NULL;
+
+	if (!src || !name) {
+		fprintf(stderr, "sprof: cannot read the program from stdin: %s\n", strerror(errno));
+		sp_source_free(src);
+		return NULL;
+	}
+	free((char *)src->name);
+	src->name = name;
+	return src;
+}
+
 static struct sp_source *load_source(const struct cli *c)
 {
 	struct sp_source *src;
+	if (c->prog_file && !strcmp(c->prog_file, "-"))
+		return stdin_source();
 	if (c->prog_file) {
 		src = sp_source_from_file(c->prog_file);
 		if (!src && errno == ENOENT && stdlib_exists(c->prog_file))
 			return stdlib_source(c->prog_file);
 		if (!src)
-			fprintf(stderr, "sprof: cannot read script '%s': %s\n", c->prog_file, strerror(errno));
+			fprintf(stderr, "sprof: failed to open file '%s': %s\n", c->prog_file,
+				strerror(errno));
 		return src;
 	}
 	if (c->stdlib_name)

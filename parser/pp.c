@@ -22,9 +22,13 @@
  *                          errno-base.h), whatever #if they sit in
  *   #include "file"        relative to the script's directory or an -I
  *                          directory: its struct/union/enum definitions and
- *                          #define lines are read
+ *                          #define lines are read (macros that are no
+ *                          constant are left out); found only among the
+ *                          system headers ("errno.h", --include errno.h),
+ *                          it is read as <file>
  *
- * Function-like macros and token pasting are not supported (an error).
+ * Function-like macros and token pasting in the script itself are not
+ * supported (an error).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -221,13 +225,18 @@ static const char *word(struct sp_pstate *ps, const char **p)
 	return sp_arena_strndup(ps->arena, b, (size_t)(*p - b));
 }
 
-static void define(struct sp_pstate *ps, const char *rest, struct sp_span sp)
+/* A #define of the script, or of an included header (`header`): a header's
+ * macros that are no constant (function-like, an expression of calls) are
+ * left out silently, as the C preprocessor would keep them unused. */
+static void define(struct sp_pstate *ps, const char *rest, struct sp_span sp, bool header)
 {
 	const char *name = word(ps, &rest), *v;
 	int64_t val;
 
 	if (!*name)
 		return pp_err(ps, sp, "'#define' needs a name%s", "");
+	if (*rest == '(' && header)
+		return;
 	if (*rest == '(')
 		return pp_err(ps, sp, "function-like macro '%s' is not supported", name);
 	while (*rest == ' ' || *rest == '\t')
@@ -249,6 +258,8 @@ static void define(struct sp_pstate *ps, const char *rest, struct sp_span sp)
 	if (rest[0] == '"') {
 		const char *end = strrchr(rest + 1, '"');
 
+		if ((!end || end == rest) && header)
+			return;
 		if (!end || end == rest)
 			return pp_err(ps, sp, "unterminated string in macro '%s'", name);
 		v = sp_arena_strndup(ps->arena, rest + 1, (size_t)(end - rest - 1));
@@ -256,6 +267,8 @@ static void define(struct sp_pstate *ps, const char *rest, struct sp_span sp)
 		return;
 	}
 	if (!eval(ps->ct, rest, false, &val)) {
+		if (header)
+			return;
 		sp_diag_at(ps->diag, SP_DIAG_ERROR, sp, "macro '%s': cannot evaluate '%s'", name,
 			   rest);
 		sp_diag_note(ps->diag, sp, "a macro's value must be an integer constant "
@@ -295,7 +308,7 @@ static void include_local(struct sp_pstate *ps, const char *path)
 			const char *p = strchr(l, '#') + 1, *kw = word(ps, &p);
 
 			if (!strcmp(kw, "define"))
-				define(ps, p, (struct sp_span){ ps->pos, ps->pos });
+				define(ps, p, (struct sp_span){ ps->pos, ps->pos }, true);
 			memset(defs + i, ' ', e - i);
 		}
 		i = e + 1;
@@ -332,6 +345,17 @@ static char *find_header(struct sp_pstate *ps, const char *name, bool local)
 			return sp_arena_strdup(ps->arena, path);
 	}
 	return NULL;
+}
+
+static bool system_path(const char *path)
+{
+	for (size_t i = 0; i < sizeof(sys_dirs) / sizeof(sys_dirs[0]); i++) {
+		size_t n = strlen(sys_dirs[i]);
+
+		if (!strncmp(path, sys_dirs[i], n) && path[n] == '/')
+			return true;
+	}
+	return false;
 }
 
 static bool upper_name(const char *s)
@@ -422,9 +446,9 @@ void sp_pp_include(struct sp_pstate *ps, const char *name, bool local, struct sp
 		ps->probe_errors++;
 		return;
 	}
-	if (local)
+	if (local && !system_path(path))
 		include_local(ps, path);
-	else
+	else /* "errno.h" found only among the system headers: read as <errno.h> */
 		header_defines(ps, path, 0);
 }
 
@@ -512,7 +536,7 @@ bool sp_pp_directive(struct sp_pstate *ps, const char *text, struct sp_span sp)
 	else if (skip)
 		return true;
 	else if (!strcmp(kw, "define"))
-		define(ps, p, sp);
+		define(ps, p, sp, false);
 	else if (!strcmp(kw, "undef"))
 		sp_ctypes_undef(ps->ct, word(ps, &p));
 	else if (!strcmp(kw, "include"))

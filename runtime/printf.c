@@ -279,7 +279,7 @@ static char *slurp(const char *path, size_t max, size_t *n)
 
 	*n = 0;
 	if (!f) {
-		fprintf(stderr, "sprof: cat: cannot open '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "sprof: cat: failed to open file '%s': %s\n", path, strerror(errno));
 		return NULL;
 	}
 	buf = malloc(max + 1);

@@ -133,7 +133,7 @@ static int setup_report_opts(struct run *r)
 	if (o->format) {
 		f = sp_format_parse(o->format);
 		if (f < 0) {
-			fprintf(stderr, "sprof: unknown output format '%s' (text, json, folded, "
+			fprintf(stderr, "sprof: invalid output format '%s' (text, json, folded, "
 				"svg, pprof, speedscope, residency)\n", o->format);
 			return -EINVAL;
 		}
@@ -668,38 +668,75 @@ static int open_readers(struct run *r)
 	return 0;
 }
 
+/* Whether the kernel runs the programs of one event last-attached-first
+ * (uprobes' consumer list, software events' hlist, kprobes) rather than in
+ * attach order (tracepoints' prog array, timers, breakpoints): those are
+ * attached in reverse declaration order, as bpftrace does. */
+static bool attach_reverse(enum sp_probe_type t)
+{
+	switch (t) {
+	case SP_PROBE_UPROBE:
+	case SP_PROBE_URETPROBE:
+	case SP_PROBE_USDT:
+	case SP_PROBE_SOFTWARE:
+	case SP_PROBE_KPROBE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Attaches probe i; 1 when attached, 0 when left out, -errno. */
+static int attach_one(struct run *r, int i)
+{
+	const struct sp_plan_probe *p = &r->plan->probes[i];
+	const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
+	struct bpf_program *prog;
+	int err;
+
+	if (p->type == SP_PROBE_BEGIN || p->type == SP_PROBE_END || r->skip[i])
+		return 0;
+	prog = bpf_object__find_program_by_name(r->ld->obj, p->prog);
+	if (!prog) {
+		snprintf(r->err, sizeof(r->err), "probe '%s': program '%s' missing from "
+			 "the BPF object", p->spec, p->prog);
+		report_probe_error(r, p);
+		return -ENOENT;
+	}
+	struct sp_links *links = p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links;
+	int nl = links->n, nf = links->nfds;
+
+	err = ops->attach(p, prog, &r->actx, links);
+	if (err == -EINTR)
+		return err;
+	if (err) {
+		report_probe_error(r, p);
+		return err;
+	}
+	if (r->o->verbose)
+		sp_attach_report(stderr, p, links, nl, nf);
+	return 1;
+}
+
+/* Probes on the same event run in declaration order: the ones the kernel
+ * runs in attach order first, forwards, then the others backwards. */
 static int attach_all(struct run *r)
 {
-	int n = 0;
+	int n = 0, np = r->plan->nprobes;
 
-	for (int i = 0; i < r->plan->nprobes; i++) {
-		const struct sp_plan_probe *p = &r->plan->probes[i];
-		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
-		struct bpf_program *prog;
-		int err;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 0; k < np; k++) {
+			int i = pass ? np - 1 - k : k, err;
 
-		if (p->type == SP_PROBE_BEGIN || p->type == SP_PROBE_END || r->skip[i])
-			continue;
-		prog = bpf_object__find_program_by_name(r->ld->obj, p->prog);
-		if (!prog) {
-			snprintf(r->err, sizeof(r->err), "probe '%s': program '%s' missing from "
-				 "the BPF object", p->spec, p->prog);
-			report_probe_error(r, p);
-			return -ENOENT;
+			if (attach_reverse(r->plan->probes[i].type) != (pass == 1))
+				continue;
+			err = attach_one(r, i);
+			if (err == -EINTR) /* Ctrl-C while attaching: the loop reads it and ends the run */
+				return n;
+			if (err < 0)
+				return err;
+			n += err;
 		}
-		struct sp_links *links = p->type == SP_PROBE_INTERVAL ? &r->ilinks : &r->links;
-		int nl = links->n, nf = links->nfds;
-
-		err = ops->attach(p, prog, &r->actx, links);
-		if (err == -EINTR) /* Ctrl-C while attaching: the loop reads it and ends the run */
-			return n;
-		if (err) {
-			report_probe_error(r, p);
-			return err;
-		}
-		if (r->o->verbose)
-			sp_attach_report(stderr, p, links, nl, nf);
-		n++;
 	}
 	return n;
 }

@@ -352,12 +352,22 @@ def t_no_caps_message(ctx):
         assert r.rc == 0, r
 
 
+def t_usage_heading(ctx):
+    """--help and a bad flag print the usage under a USAGE: heading (bpftrace's
+    word): to stdout and exit 0 for --help, to stderr and exit 1 for a bad flag"""
+    r = ctx.sprof_run("--help")
+    assert r.rc == 0 and r.out.startswith("USAGE: sprof [options] PROGRAM"), r
+    r = ctx.sprof_run("-idonotexist")
+    assert r.rc == 1 and "USAGE: sprof [options] PROGRAM" in r.err and "  -p PID" in r.err, r
+
+
 def tests(ctx):
     yield "layout", t_layout
     yield "stdlib_from_share", t_stdlib_from_share
     yield "build_tree_stdlib", t_build_tree_stdlib
     yield "man_page", t_man_page
     yield "readme_options", t_readme_options
+    yield "usage_heading", t_usage_heading
     yield "bash_completion", t_bash_completion
     yield "zsh_completion", t_zsh_completion
     yield "version", t_version_unknown

@@ -351,11 +351,147 @@ def t_full_map_reported(ctx):
     assert "@x: 40 updates dropped, map full at 10 keys" in r.err, r
 
 
+def t_same_event_probes_run_in_order(ctx):
+    """Several probes on one event run in declaration order (bpftrace's
+    probe.*_order): uprobes, uretprobes and software events are attached in
+    reverse (the kernel runs those last-attached-first), tracepoints forwards."""
+    ctx.require_bpf()
+    wl = ctx.workload("probes_calls")
+    u, ur = "uprobe:%s:probe_count" % wl, "uretprobe:%s:probe_count" % wl
+    tp = "tracepoint:syscalls:sys_enter_getppid /pid == cpid/"
+    r = ctx.sprof_run("-c", wl + " 3", '%s { printf("1"); } %s { printf("r1"); } '
+                      '%s { printf("2"); } %s { printf("a"); } %s { printf("r2\\n"); } '
+                      '%s { printf("b\\n"); } BEGIN { printf("begin\\n"); } '
+                      'END { printf("end\\n"); }' % (u, ur, u, tp, ur, tp), timeout=30)
+    assert r.rc == 0, r
+    out = r.out.replace("done 3\n", "")  # the workload's own line, anywhere
+    lines = [x for x in out.splitlines() if x and not x.startswith("Attaching")]
+    assert lines == ["begin"] + ["12r1r2", "ab"] * 3 + ["end"], r
+    sw = ("software:faults:1 { @r1 = 1; if (@go == 1) { printf(\"first\"); } } "
+          "software:faults:1 { @r2 = 1; if (@go == 1) { printf(\" second\\n\"); exit(); } } "
+          "software:faults:1 { if (@r1 == 1 && @r2 == 1) { @go = 1; } }")
+    r = ctx.sprof_run(sw, timeout=30)
+    assert r.rc == 0 and "first second\n" in r.out, r
+
+
+def t_include_header_macros(ctx):
+    """--include "errno.h" reads the system header as #include <errno.h> does
+    (bpftrace's call.strerror); a header's macros that are no constant
+    (function-like, `(*__errno_location ())`) are left out without a word,
+    the script's own function-like macro stays an error."""
+    hdr = ctx.write("mine.h", "#define TWO 2\n#define SQ(x) ((x) * (x))\n"
+                    "#define CALL (*f ())\nstruct pt { int x; long y; };\n")
+    r = ctx.sprof_run("--include", hdr, "-d", "types",
+                      "BEGIN { @ = (TWO, sizeof(struct pt)); exit(); }")
+    assert r.rc == 0 and r.err == "", r
+    bad(ctx, [ctx.sprof, "-d", "ast", "#define SQ(x) ((x) * (x))\nBEGIN { exit(); }"],
+        r"function-like macro 'SQ' is not supported")
+    ctx.require_bpf()
+    for inc in (["--include", "errno.h"], ["--include", "/usr/include/errno.h"]):
+        r = ctx.sprof_run(*inc, "-e", "BEGIN { print(strerror(EPERM)); exit(); }", timeout=30)
+        assert r.rc == 0 and "Operation not permitted" in r.out and r.err == "", r
+    r = ctx.sprof_run("--include", hdr, "-e", "BEGIN { print((TWO, sizeof(struct pt))); exit(); }",
+                      timeout=30)
+    assert r.rc == 0 and "(2, 16)" in r.out, r
+
+
+def t_uprobe_address(ctx):
+    """uprobe:BIN:0xADDR attaches at a function's address; an address outside
+    the executable segments is refused in bpftrace's words."""
+    ctx.require_bpf()
+    wl = ctx.workload("probes_calls")
+    nm = subprocess.run(["nm", wl], capture_output=True, text=True, check=True).stdout
+    addr = int(re.search(r"^([0-9a-f]+) T probe_count$", nm, re.M).group(1), 16)
+    r = ctx.sprof_run("-c", wl + " 5", "uprobe:%s:0x%x { @ = count(); }" % (wl, addr), timeout=30)
+    assert r.rc == 0 and re.search(r"^@: 5$", r.out, re.M), r
+    bad(ctx, [ctx.sprof, "uprobe:%s:0xa { exit(); }" % wl],
+        r"cannot attach: Could not resolve address: %s:0xa \(not in an executable segment\)"
+        % re.escape(wl))
+
+
+def t_list_pid_other_mount_namespace(ctx):
+    """-l -p PID of a process in its own mount namespace (a container): the
+    files it maps that this namespace cannot see are listed, uprobes and USDT
+    probes, through /proc/PID/root, as they attach (bpftrace's
+    "list probes by pid in separate mount namespace")."""
+    ctx.require_bpf()
+    ctx.require_tool("unshare")
+    wls = [ctx.workload("probes_calls"), ctx.workload("usdt_args", cflags=("-O2", "-g"))]
+    priv = os.path.join(ctx.workdir, "mntns-private")
+    os.makedirs(priv, exist_ok=True)
+    for wl, probe in zip(wls, ("uprobe:%s:probe_count", "usdt:%s:sptest:args")):
+        name = os.path.basename(wl)
+        p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                              'mount --bind "$1" "$2" && exec "$2/$3" 100000 20000', "sh",
+                              os.path.dirname(wl), priv, name],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            exe = "/proc/%d/root%s/%s" % (p.pid, priv, name)
+            for _ in range(100):  # until the exec through the private mount
+                if os.path.realpath("/proc/%d/exe" % p.pid).startswith(priv):
+                    break
+                time.sleep(0.05)
+            assert not os.path.exists(os.path.join(priv, name)), "the mount leaked"
+            r = ctx.sprof_run("-l", probe.split(":")[0] + ":*", "-p", str(p.pid), timeout=30)
+            assert r.rc == 0, r
+            assert re.search(r"^%s$" % re.escape(probe % exe), r.out, re.M), (exe, r)
+        finally:
+            p.kill()
+            p.communicate()
+
+
 def bad(ctx, args, want, **kw):
     r = ctx.run(args, timeout=30, **kw)
     assert 0 < r.rc < 128, "want a clean non-zero exit: %r" % r
     assert re.search(want, r.err, re.I), "stderr lacks %r: %r" % (want, r)
     assert "Segmentation" not in r.err and "Assertion" not in r.err, r
+
+
+def t_script_from_stdin(ctx):
+    """`sprof -` reads the program from stdin (bpftrace's piped script);
+    its diagnostics name it "stdin"."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("-", input='BEGIN { printf("hello world!\\n"); exit(); }', timeout=30)
+    assert r.rc == 0 and "hello world!\n" in r.out, r
+    bad(ctx, [ctx.sprof, "-"], r"^stdin:1:9: error: unknown builtin 'x'", input="BEGIN { x }")
+
+
+def t_bad_pid_text(ctx):
+    """-p takes a decimal pid within the kernel's limit; the messages are bpftrace's."""
+    for p in ("a1111", "111a1", "not_a_pid", "", " 12"):
+        bad(ctx, [ctx.sprof, "-p", p, "BEGIN { exit(); }"],
+            r"^sprof: pid '%s' is not a valid decimal number$" % re.escape(p))
+    for p in ("5000000", "0", "-1", "99999999999999999999999"):
+        bad(ctx, [ctx.sprof, "-p", p, "BEGIN { exit(); }"],
+            r"^sprof: pid '%s' out of valid pid range \[1,4194304\]$" % p)
+
+
+def t_bad_list_pattern(ctx):
+    """-l refuses a search expression with a character no attach point has."""
+    bad(ctx, [ctx.sprof, "-l", "\\n"], r"^sprof: invalid character '\\' in search expression")
+    bad(ctx, [ctx.sprof, "-l", "uprobe:/bin/sh:a\nb"],
+        r"invalid character '\\x0a' in search expression")
+    r = ctx.sprof_run("-l", "software:cpu-cl*")
+    assert r.rc == 0 and r.out.startswith("software:cpu-clock"), r
+
+
+def t_bad_messages_bpftrace_words(ctx):
+    """Errors worded as bpftrace words them (its runtime tests' phrases), in
+    sprof's style: a missing tracepoint, an offset past a function's end,
+    an unknown -f, a cat() of a missing file (a warning: the run goes on)."""
+    bad(ctx, [ctx.sprof, "-f", "jsonx", "BEGIN { exit(); }"],
+        r"^sprof: invalid output format 'jsonx' \(text, json")
+    ctx.require_bpf()
+    bad(ctx, [ctx.sprof, 't:syscalls:nonsense { printf("hit"); exit(); }'],
+        r"cannot attach: tracepoint not found: syscalls:nonsense")
+    wl = ctx.workload("probes_calls")
+    bad(ctx, [ctx.sprof, "uprobe:%s:probe_count+100000 { exit(); }" % wl],
+        r"cannot attach: Offset outside the function bounds \('probe_count' size is \d+ bytes, "
+        r"offset 100000\)")
+    r = ctx.sprof_run('i:ms:1 { cat("/does/not/exist/file"); exit(); }', timeout=30)
+    assert r.rc == 0, r
+    assert ("sprof: cat: failed to open file '/does/not/exist/file': No such file or directory"
+            in r.err), r
 
 
 def t_bad_not_root(ctx):
@@ -392,7 +528,8 @@ def t_bad_command(ctx):
 
 
 def t_bad_unreadable_script(ctx):
-    bad(ctx, [ctx.sprof, os.path.join(ctx.workdir, "missing-script.sp")], r"missing-script.sp")
+    bad(ctx, [ctx.sprof, os.path.join(ctx.workdir, "missing-script.sp")],
+        r"failed to open file '.*missing-script.sp': No such file or directory")
     d = os.path.join(ctx.workdir, "adir.sp")
     os.makedirs(d, exist_ok=True)
     bad(ctx, [ctx.sprof, d], r"adir.sp")

@@ -75,6 +75,26 @@ static bool target_is_any(const char *t)
 	return !t || !*t || strcmp(t, "*") == 0;
 }
 
+/* A process in another mount namespace (a container) maps files this one
+ * cannot see under their names: those are listed as /proc/PID/root/PATH,
+ * as they attach. */
+static int through_pid_root(pid_t pid, char **paths, int n)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0; i < n; i++) {
+		char *p;
+
+		if (sp_resolve_binary(paths[i], pid, path, sizeof(path)) || !strcmp(path, paths[i]))
+			continue;
+		if (!(p = strdup(path)))
+			return -ENOMEM;
+		free(paths[i]);
+		paths[i] = p;
+	}
+	return 0;
+}
+
 /* The files a uprobe/usdt pattern's target names. */
 static int list_targets(struct sp_lister *l, const char *target, char ***paths, int *n)
 {
@@ -90,7 +110,7 @@ static int list_targets(struct sp_lister *l, const char *target, char ***paths, 
 		if (err)
 			fprintf(stderr, "error: cannot list '%s': cannot read the mappings of "
 				"process %d: %s\n", l->what, (int)l->pid, strerror(-err));
-		return err;
+		return err ? err : through_pid_root(l->pid, *paths, *n);
 	}
 	if (sp_is_path_glob(target)) {
 		err = sp_resolve_glob(target, paths, n);
@@ -168,6 +188,25 @@ int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out)
 	return sp_list_probes_ex(pattern, pid, verbose, NULL, NULL, out);
 }
 
+/* A search expression is an attach point with wildcards: control
+ * characters, backslashes, quotes and the program's punctuation cannot be
+ * part of one (bpftrace's lexer refuses them too). */
+static int check_pattern(const char *pattern)
+{
+	for (const unsigned char *p = (const unsigned char *)pattern; p && *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f && !strchr("\\'\"`;{}$|&", *p))
+			continue;
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "sprof: invalid character '\\x%02x' in search expression "
+				"'%s'\n", *p, pattern);
+		else
+			fprintf(stderr, "sprof: invalid character '%c' in search expression '%s'\n",
+				*p, pattern);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,
 		      void *params_ctx, FILE *out)
 {
@@ -176,8 +215,10 @@ int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_para
 	char *copy, *f[MAX_FIELDS], *glob = NULL;
 	const char *prov;
 	size_t i;
-	int nf, err = 0;
+	int nf, err = check_pattern(pattern);
 
+	if (err)
+		return err;
 	if (!pattern || !*pattern || !strchr(pattern, ':')) {
 		if (pattern && *pattern && asprintf(&glob, "*%s*", pattern) < 0)
 			return -ENOMEM;

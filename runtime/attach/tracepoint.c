@@ -32,7 +32,7 @@ static int tp_fail_missing(const struct sp_plan_probe *p, struct sp_attach_ctx *
 		return sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no tracepoint matches '%s:%s'",
 				     p->target, p->func);
 	hint = sp_tracepoint_suggest(p->target, p->func);
-	sp_probe_fail(ctx, p, -ENOENT, "cannot attach: no tracepoint '%s:%s'%s%s%s", p->target,
+	sp_probe_fail(ctx, p, -ENOENT, "cannot attach: tracepoint not found: %s:%s%s%s%s", p->target,
 		      p->func, hint ? " (did you mean 'tracepoint:" : "", hint ? hint : "",
 		      hint ? "'?)" : "");
 	free(hint);

@@ -117,8 +117,8 @@ static int resolve_addr(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 		return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", u->path);
 	if (err)
 		return sp_probe_fail(ctx, p, err,
-				     "cannot attach: address 0x%llx is not in an executable segment of %s",
-				     (unsigned long long)p->offset, u->path);
+				     "cannot attach: Could not resolve address: %s:0x%llx (not in an "
+				     "executable segment)", p->target, (unsigned long long)p->offset);
 	return upoints_add(u, foff, NULL);
 }
 
@@ -162,9 +162,9 @@ static int check_offset(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 		return sp_probe_fail(ctx, p, -EINVAL, "a uretprobe cannot take an offset");
 	if (fn->size && p->offset >= fn->size)
 		return sp_probe_fail(ctx, p, -EINVAL,
-				     "cannot attach: offset %llu is past the end of '%s' (%llu bytes)",
-				     (unsigned long long)p->offset, p->func,
-				     (unsigned long long)fn->size);
+				     "cannot attach: Offset outside the function bounds ('%s' size "
+				     "is %llu bytes, offset %llu)", p->func,
+				     (unsigned long long)fn->size, (unsigned long long)p->offset);
 	return 0;
 }
 
