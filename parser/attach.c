@@ -298,15 +298,17 @@ static const char *unquote_offset(struct ap *p, const char *func, const char **p
 	return sp_arena_strndup(p->arena, func + 1, (size_t)(q - func - 1));
 }
 
-/* FUNC, FUNC+OFFSET, "FUNC"+OFFSET or 0xADDR into at->func / offset. */
+/* FUNC, FUNC+OFFSET, "FUNC"+OFFSET, 0xADDR or a decimal address into at->func / offset. */
 static bool parse_func(struct ap *p, int i, const char *func, bool ret)
 {
 	const char *plus, *name = unquote_offset(p, func, &plus);
 	char *end;
 
-	if (!strncmp(func, "0x", 2) && !ret) {
-		p->at->offset = strtoull(func, &end, 16);
-		if (*end || !func[2])
+	/* 0xADDR, or an address in decimal (bpftrace: uprobe:/bin/bash:10) */
+	if (!ret && (!strncmp(func, "0x", 2) ||
+		     (func[0] >= '1' && func[0] <= '9' && !func[strspn(func, "0123456789")]))) {
+		p->at->offset = strtoull(func, &end, func[1] == 'x' ? 16 : 10);
+		if (*end || (func[1] == 'x' && !func[2]))
 			goto out_bad;
 		p->at->is_addr = true;
 		p->at->has_offset = true;

@@ -402,11 +402,13 @@ def t_uprobe_address(ctx):
     wl = ctx.workload("probes_calls")
     nm = subprocess.run(["nm", wl], capture_output=True, text=True, check=True).stdout
     addr = int(re.search(r"^([0-9a-f]+) T probe_count$", nm, re.M).group(1), 16)
-    r = ctx.sprof_run("-c", wl + " 5", "uprobe:%s:0x%x { @ = count(); }" % (wl, addr), timeout=30)
-    assert r.rc == 0 and re.search(r"^@: 5$", r.out, re.M), r
-    bad(ctx, [ctx.sprof, "uprobe:%s:0xa { exit(); }" % wl],
-        r"cannot attach: Could not resolve address: %s:0xa \(not in an executable segment\)"
-        % re.escape(wl))
+    for form in ("0x%x" % addr, "%d" % addr):  # hex, or decimal as bpftrace takes it
+        r = ctx.sprof_run("-c", wl + " 5", "uprobe:%s:%s { @ = count(); }" % (wl, form), timeout=30)
+        assert r.rc == 0 and re.search(r"^@: 5$", r.out, re.M), (form, r)
+    for form in ("0xa", "10"):
+        bad(ctx, [ctx.sprof, "uprobe:%s:%s { exit(); }" % (wl, form)],
+            r"cannot attach: Could not resolve address: %s:0xa \(not in an executable segment\)"
+            % re.escape(wl))
 
 
 def t_list_pid_other_mount_namespace(ctx):
