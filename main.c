@@ -508,6 +508,151 @@ static int parse_pid(const char *arg, pid_t *pid)
 	return 0;
 }
 
+/* An option whose value is checked: 0, -EINVAL after a message, or 1
+ * when opt is none of these. */
+static int checked_option(struct cli *c, int opt, const char *arg)
+{
+	uint64_t ns;
+
+	switch (opt) {
+	case 'p':
+		return parse_pid(arg, &c->run.pid) ? -EINVAL : 0;
+	case 'f':
+		if (sp_format_parse(arg) < 0) {
+			fprintf(stderr, "sprof: invalid output format '%s' (text, json, folded, svg, pprof, speedscope, residency)\n",
+				arg);
+			return -EINVAL;
+		}
+		c->run.format = arg;
+		return 0;
+	case 'd':
+		return parse_dump(arg, &c->dump) ? -EINVAL : 0;
+	case OPT_MAX_KEYS:
+	case OPT_MAP_SIZE:
+		if (parse_u32(arg, opt == OPT_MAX_KEYS ? &c->run.max_keys : &c->run.map_size)) {
+			fprintf(stderr, "sprof: invalid %s '%s': expected a positive number\n",
+				opt == OPT_MAX_KEYS ? "--max-keys" : "--map-size", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_INTERP:
+		return parse_interp(arg, &c->run.interp) ? -EINVAL : 0;
+	case OPT_DURATION:
+		if (parse_duration(arg, &c->run.duration_ns)) {
+			fprintf(stderr, "sprof: invalid --duration '%s' (e.g. 10s, 500ms, 2m)\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_CONTINUOUS:
+		if (parse_duration(arg, &c->run.continuous_ns) || c->run.continuous_ns < 100000000ull) {
+			fprintf(stderr, "sprof: invalid --continuous '%s' (a period of at least "
+				"100ms: 10s, 500ms, 1m)\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_STRLEN:
+		if (parse_strlen(arg, &c->strlen_)) {
+			fprintf(stderr, "sprof: invalid --strlen '%s': expected 1 to 1024\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_RETENTION:
+		if (parse_duration(arg, &ns) || ns < 1000000000ull) {
+			fprintf(stderr, "sprof: invalid --retention '%s' (e.g. 7d, 12h)\n", arg);
+			return -EINVAL;
+		}
+		c->run.retention_s = ns / 1000000000ull;
+		return 0;
+	}
+	return 1;
+}
+
+/* -I DIR and --include FILE: up to 16 of each. */
+static int add_include(struct cli *c, int opt, const char *arg)
+{
+	const char **v = opt == 'I' ? c->incdirs : c->includes;
+	int *n = opt == 'I' ? &c->nincdirs : &c->nincludes;
+
+	if (*n >= 16) {
+		fprintf(stderr, "sprof: too many %s options (at most 16)\n", opt == 'I' ? "-I" : "--include");
+		return -EINVAL;
+	}
+	v[(*n)++] = arg;
+	return 0;
+}
+
+/* A flag, or a value kept as given: 0, -EINVAL after a message. */
+static int plain_option(struct cli *c, int opt, const char *arg, int argc)
+{
+	switch (opt) {
+	case 'e': c->prog_text = arg; break;
+	case 'c': c->run.cmd = arg; break;
+	case 'o': c->run.output = arg; break;
+	case 'l': c->list = true; break;
+	case 'v': c->run.verbose++; break;
+	case 'I':
+	case OPT_INCLUDE: return add_include(c, opt, arg);
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case 'V':
+		printf("sprof %s (git %s)\n", SPROF_VERSION, SPROF_GIT_REV);
+		exit(0);
+	case OPT_MAP: c->run.map_filter = arg; break;
+	case OPT_TITLE: c->run.title = arg; break;
+	case OPT_UNSAFE: c->unsafe = true; break;
+	case OPT_EMIT_ELF: c->emit_elf = arg; break;
+	case OPT_NO_STATUS: c->run.status_line = false; break;
+	case OPT_NO_INLINE: c->run.no_inline = true; break;
+	case OPT_EXPORT: c->run.export_url = arg; break;
+	case OPT_HOST_NAME: c->run.host_name = arg; break;
+	case OPT_PARAM: return add_script_kv(c, argc, arg) ? -ENOMEM : 0;
+	case OPT_LIST_SCRIPTS: c->list_scripts = true; break;
+	default:
+		if (compat_option(c, opt))
+			break;
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* After the options: -l's pattern, or the program (text, a file, "-" for
+ * stdin, a stdlib script's name), then its positional parameters. */
+static int positional(struct cli *c, int argc, char **argv, int i)
+{
+	const char *arg;
+
+	if (c->run.continuous_ns && (c->list_scripts || c->list || c->dump != DUMP_NONE)) {
+		fprintf(stderr, "sprof: --continuous cannot be used with %s: it lists or prints "
+			"and exits\n", c->list_scripts ? "--list-scripts" : c->list ? "-l" : "-d");
+		return -EINVAL;
+	}
+	if (c->list_scripts || c->info)
+		return 0;
+	if (c->list) {
+		if (i < argc)
+			c->list_pattern = argv[i++];
+		return 0;
+	}
+	if (!c->prog_text) {
+		if (i >= argc) {
+			fprintf(stderr, "sprof: no program given (try 'sprof -h')\n");
+			return -EINVAL;
+		}
+		arg = argv[i++];
+		if (!strcmp(arg, "-") || looks_like_file(arg)) /* "-": the script on stdin */
+			c->prog_file = arg;
+		else if (stdlib_exists(arg))
+			c->stdlib_name = arg;
+		else
+			c->prog_text = arg;
+	}
+	c->params = argv + i;
+	c->nparams = argc - i;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	static const struct option longopts[] = {
@@ -535,175 +680,18 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{NULL, 0, NULL, 0},
 	};
-	int opt;
+	int opt, err;
 
 	if (read_env(c))
 		return -EINVAL;
 	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:I:lvqkhV", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'e':
-			c->prog_text = optarg;
-			break;
-		case 'p':
-			if (parse_pid(optarg, &c->run.pid))
-				return -EINVAL;
-			break;
-		case 'c':
-			c->run.cmd = optarg;
-			break;
-		case 'o':
-			c->run.output = optarg;
-			break;
-		case 'f':
-			if (sp_format_parse(optarg) < 0) {
-				fprintf(stderr, "sprof: invalid output format '%s' (text, json, folded, svg, pprof, speedscope, residency)\n",
-					optarg);
-				return -EINVAL;
-			}
-			c->run.format = optarg;
-			break;
-		case 'd':
-			if (parse_dump(optarg, &c->dump))
-				return -EINVAL;
-			break;
-		case 'l':
-			c->list = true;
-			break;
-		case 'I':
-		case OPT_INCLUDE: {
-			const char **v = opt == 'I' ? c->incdirs : c->includes;
-			int *n = opt == 'I' ? &c->nincdirs : &c->nincludes;
-
-			if (*n >= 16) {
-				fprintf(stderr, "sprof: too many %s options (at most 16)\n",
-					opt == 'I' ? "-I" : "--include");
-				return -EINVAL;
-			}
-			v[(*n)++] = optarg;
-			break;
-		}
-		case 'v':
-			c->run.verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("sprof %s (git %s)\n", SPROF_VERSION, SPROF_GIT_REV);
-			exit(0);
-		case OPT_MAX_KEYS:
-			if (parse_u32(optarg, &c->run.max_keys)) {
-				fprintf(stderr, "sprof: invalid --max-keys '%s': expected a positive number\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_MAP_SIZE:
-			if (parse_u32(optarg, &c->run.map_size)) {
-				fprintf(stderr, "sprof: invalid --map-size '%s': expected a positive number\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_INTERP:
-			if (parse_interp(optarg, &c->run.interp))
-				return -EINVAL;
-			break;
-		case OPT_DURATION:
-			if (parse_duration(optarg, &c->run.duration_ns)) {
-				fprintf(stderr, "sprof: invalid --duration '%s' (e.g. 10s, 500ms, 2m)\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_CONTINUOUS:
-			if (parse_duration(optarg, &c->run.continuous_ns) ||
-			    c->run.continuous_ns < 100000000ull) {
-				fprintf(stderr, "sprof: invalid --continuous '%s' (a period of at least "
-					"100ms: 10s, 500ms, 1m)\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_MAP:
-			c->run.map_filter = optarg;
-			break;
-		case OPT_TITLE:
-			c->run.title = optarg;
-			break;
-		case OPT_UNSAFE:
-			c->unsafe = true;
-			break;
-		case OPT_EMIT_ELF:
-			c->emit_elf = optarg;
-			break;
-		case OPT_STRLEN:
-			if (parse_strlen(optarg, &c->strlen_)) {
-				fprintf(stderr, "sprof: invalid --strlen '%s': expected 1 to 1024\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_NO_STATUS:
-			c->run.status_line = false;
-			break;
-		case OPT_NO_INLINE:
-			c->run.no_inline = true;
-			break;
-		case OPT_EXPORT:
-			c->run.export_url = optarg;
-			break;
-		case OPT_HOST_NAME:
-			c->run.host_name = optarg;
-			break;
-		case OPT_RETENTION: {
-			uint64_t ns;
-
-			if (parse_duration(optarg, &ns) || ns < 1000000000ull) {
-				fprintf(stderr, "sprof: invalid --retention '%s' (e.g. 7d, 12h)\n", optarg);
-				return -EINVAL;
-			}
-			c->run.retention_s = ns / 1000000000ull;
-			break;
-		}
-		case OPT_PARAM:
-			if (add_script_kv(c, argc, optarg))
-				return -ENOMEM;
-			break;
-		case OPT_LIST_SCRIPTS:
-			c->list_scripts = true;
-			break;
-		default:
-			if (compat_option(c, opt))
-				break;
-			usage(stderr);
-			return -EINVAL;
-		}
+		err = checked_option(c, opt, optarg);
+		if (err == 1)
+			err = plain_option(c, opt, optarg, argc);
+		if (err)
+			return err;
 	}
-	int i = optind;
-	if (c->run.continuous_ns && (c->list_scripts || c->list || c->dump != DUMP_NONE)) {
-		fprintf(stderr, "sprof: --continuous cannot be used with %s: it lists or prints "
-			"and exits\n", c->list_scripts ? "--list-scripts" : c->list ? "-l" : "-d");
-		return -EINVAL;
-	}
-	if (c->list_scripts || c->info)
-		return 0;
-	if (c->list) {
-		if (i < argc)
-			c->list_pattern = argv[i++];
-		return 0;
-	}
-	if (!c->prog_text) {
-		if (i >= argc) {
-			fprintf(stderr, "sprof: no program given (try 'sprof -h')\n");
-			return -EINVAL;
-		}
-		const char *arg = argv[i++];
-		if (!strcmp(arg, "-") || looks_like_file(arg)) /* "-": the script on stdin */
-			c->prog_file = arg;
-		else if (stdlib_exists(arg))
-			c->stdlib_name = arg;
-		else
-			c->prog_text = arg;
-	}
-	c->params = argv + i;
-	c->nparams = argc - i;
-	return 0;
+	return positional(c, argc, argv, optind);
 }
 
 /* `sprof -`: the program read from stdin, named "stdin" in diagnostics. */
