@@ -101,6 +101,8 @@ void sp_ctypes_undef(struct sp_ctypes *ct, const char *name);
  * records converted so far stay valid; a later need loads it again). The
  * parser and sema each release it when they finish. */
 bool sp_ctypes_have_btf(struct sp_ctypes *ct);
+/* Whether the kernel's BTF has a struct (or union) of that name. */
+bool sp_ctypes_btf_has_record(struct sp_ctypes *ct, const char *name, bool is_union);
 bool sp_ctypes_btf_enum(struct sp_ctypes *ct, const char *name, int64_t *v);
 void sp_ctypes_release(struct sp_ctypes *ct); /* accepts NULL */
 

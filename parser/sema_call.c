@@ -504,6 +504,25 @@ static void machine_args(struct sema *s, struct sp_node *n)
 		sema_err(s, a->span, "signal() needs a signal name or a number from 1 to 64");
 }
 
+/* buf(a): all the bytes of array a (as bpftrace); other values need a length. */
+static void buf_of_array(struct sema *s, struct sp_node *n)
+{
+	const struct sp_type *t = n->list.items[0]->type;
+	uint32_t size = t && t->kind == SP_T_ARRAY ? sp_type_csize(t) : 0;
+	char tn[64];
+
+	if (!t || sp_type_is_none(t))
+		return;
+	if (!size)
+		sema_err(s, n->list.items[0]->span, "buf() of a '%s' needs a length: buf(p, n)",
+			 sp_type_str(t, tn, sizeof(tn)));
+	else if (size > (uint32_t)s->strlen)
+		sema_err(s, n->list.items[0]->span, "buf() of a %u-byte array is longer than %d bytes",
+			 size, s->strlen);
+	else
+		n->type->size = size;
+}
+
 static void special(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -525,6 +544,8 @@ static void special(struct sema *s, struct sp_node *n)
 		else
 			n->type->size = (uint32_t)v;
 	}
+	if (!strcmp(n->name, "buf") && n->list.len == 1)
+		buf_of_array(s, n);
 	if (!strcmp(n->name, "ntop") && n->list.len)
 		ntop_size(n);
 	if ((!strcmp(n->name, "uptr") || !strcmp(n->name, "kptr")) && n->list.len == 1)
