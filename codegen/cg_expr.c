@@ -277,6 +277,8 @@ LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
 		return stack_builtin(g, n, b[0] != 'k');
 	if (!strcmp(b, "probe"))
 		return probe_name(g, n, 1);
+	if (!strcmp(b, "ctx"))
+		return LLVMBuildPtrToInt(g->B, g->ctx, g->i64, "ctx");
 	if (!strcmp(b, "func"))
 		return func_builtin(g, n);
 	if (!strcmp(b, "retval") || (!strncmp(b, "arg", 3) && b[3] >= '0' && b[3] <= '9'))

@@ -139,6 +139,8 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 		return n->type = sp_type_string(s->a, 16);
 	if (!strcmp(n->name, "curtask"))
 		return n->type = sema_curtask(s);
+	if (!strcmp(n->name, "ctx")) /* (struct S *)ctx reads kernel memory */
+		return n->type = sema_addr_space(s, s->u64, false);
 	if (!strcmp(n->name, "username")) {
 		sema_username(s, n);
 		return n->type;

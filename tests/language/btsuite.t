@@ -60,3 +60,11 @@ yes
 b
 
 
+### ctx_builtin
+# workload: cstructs
+# opts: -c "$WORKLOAD 1"
+struct x { unsigned long x }; uprobe:$WORKLOAD:take_foo { printf("%d %d\n", ((struct pt_regs *)ctx)->di == arg0, ((struct pt_regs *)ctx)->si); }
+--- stdout
+1 0
+
+
