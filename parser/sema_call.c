@@ -525,6 +525,26 @@ static void buf_of_array(struct sema *s, struct sp_node *n)
 		n->type->size = size;
 }
 
+/* uaddr("VAR") points to VAR's type when the probed binary's DWARF has it
+ * (bpftrace types it by the symbol's size), so *uaddr("VAR") reads it. */
+static void uaddr_type(struct sema *s, struct sp_node *n)
+{
+	const struct sp_node *a = n->list.items[0];
+
+	if (a->kind != SP_N_STR || !s->probe || !(s->probe_mask & P_UPROBES))
+		return;
+	for (int i = 0; i < s->probe->list.len; i++) {
+		const struct sp_attach *at = s->probe->list.items[i]->attach;
+		struct sp_type *t = at && at->target ? sp_ctypes_dwarf_var(s->ct, at->target, a->str)
+						     : NULL;
+
+		if (t) {
+			n->type = sp_type_ptr(s->a, t, true);
+			return;
+		}
+	}
+}
+
 static void special(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -550,6 +570,8 @@ static void special(struct sema *s, struct sp_node *n)
 		buf_of_array(s, n);
 	if (!strcmp(n->name, "ntop") && n->list.len)
 		ntop_size(n);
+	if (!strcmp(n->name, "uaddr") && n->list.len == 1)
+		uaddr_type(s, n);
 	if ((!strcmp(n->name, "uptr") || !strcmp(n->name, "kptr")) && n->list.len == 1)
 		n->type = sema_addr_space(s, n->list.items[0]->type, n->name[0] == 'u');
 	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)

@@ -68,3 +68,11 @@ struct x { unsigned long x }; uprobe:$WORKLOAD:take_foo { printf("%d %d\n", ((st
 1 0
 
 
+### uaddr_is_a_typed_pointer
+# workload: cstructs no-pie
+# opts: -c "$WORKLOAD 2"
+uprobe:$WORKLOAD:take_pk { printf("%d %d\n", *uaddr("sink"), sizeof(*uaddr("sink"))); }
+--- stdout
+86 8
+
+
