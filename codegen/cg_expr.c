@@ -277,6 +277,8 @@ LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
 		return stack_builtin(g, n, b[0] != 'k');
 	if (!strcmp(b, "probe"))
 		return probe_name(g, n, 1);
+	if (!strcmp(b, "ctx"))
+		return LLVMBuildPtrToInt(g->B, g->ctx, g->i64, "ctx");
 	if (!strcmp(b, "func"))
 		return func_builtin(g, n);
 	if (!strcmp(b, "retval") || (!strncmp(b, "arg", 3) && b[3] >= '0' && b[3] <= '9'))
@@ -407,6 +409,34 @@ static bool is_string(const struct sp_node *n)
 	return n->type && n->type->kind == SP_T_STRING;
 }
 
+static bool is_bytes(const struct sp_node *n)
+{
+	return n->type && (n->type->kind == SP_T_ARRAY || n->type->kind == SP_T_BUF);
+}
+
+/* 1 when two arrays (or buffers: length byte and data) hold the same bytes:
+ * the xor of 8-byte words (then single bytes) or-ed together, no branches. */
+static LLVMValueRef bytes_eq(struct cg *g, const struct sp_node *x, const struct sp_node *y)
+{
+	uint32_t sx = cg_size(x->type), sy = cg_size(y->type), n = sx < sy ? sx : sy, i;
+	LLVMValueRef pa = cg_expr(g, x), pb = cg_expr(g, y), acc = cg_u64(g, 0);
+
+	for (i = 0; i < n; i += i + 8 <= n ? 8 : 1) {
+		LLVMTypeRef ty = i + 8 <= n ? g->i64 : g->i8;
+		LLVMValueRef va = LLVMBuildLoad2(g->B, ty, cg_gep(g, pa, i), "");
+		LLVMValueRef vb = LLVMBuildLoad2(g->B, ty, cg_gep(g, pb, i), "");
+
+		LLVMSetAlignment(va, 1);
+		LLVMSetAlignment(vb, 1);
+		acc = LLVMBuildOr(g->B, acc, LLVMBuildZExt(g->B, LLVMBuildXor(g->B, va, vb, ""),
+							   g->i64, ""), "");
+	}
+	if (sx != sy && x->type->kind == SP_T_ARRAY) /* arrays of other sizes differ */
+		return cg_u64(g, 0);
+	return LLVMBuildZExt(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, acc, cg_u64(g, 0), ""), g->i64,
+			     "");
+}
+
 static LLVMValueRef binop(struct cg *g, const struct sp_node *n)
 {
 	LLVMValueRef a, b;
@@ -420,6 +450,11 @@ static LLVMValueRef binop(struct cg *g, const struct sp_node *n)
 		if (n->op == SP_OP_NE)
 			eq = LLVMBuildXor(g->B, eq, cg_u64(g, 1), "");
 		return eq;
+	}
+	if ((n->op == SP_OP_EQ || n->op == SP_OP_NE) && is_bytes(n->a) && is_bytes(n->b)) {
+		LLVMValueRef eq = bytes_eq(g, n->a, n->b);
+
+		return n->op == SP_OP_NE ? LLVMBuildXor(g->B, eq, cg_u64(g, 1), "") : eq;
 	}
 	a = cg_expr(g, n->a);
 	b = cg_expr(g, n->b);
@@ -537,8 +572,19 @@ static LLVMValueRef ternary(struct cg *g, const struct sp_node *n)
 	LLVMBasicBlockRef yes = cg_block(g, "then"), no = cg_block(g, "else");
 	LLVMBasicBlockRef done = cg_block(g, "tern"), bb[2];
 	LLVMValueRef res = NULL, in[2], phi;
-	bool scalar = cg_is_scalar(t);
+	bool scalar = cg_is_scalar(t), none = t->kind == SP_T_VOID;
 
+	if (none) { /* both branches are statements */
+		LLVMBuildCondBr(g->B, cg_cond(g, n->a), yes, no);
+		LLVMPositionBuilderAtEnd(g->B, yes);
+		cg_expr(g, n->b);
+		LLVMBuildBr(g->B, done);
+		LLVMPositionBuilderAtEnd(g->B, no);
+		cg_expr(g, n->c);
+		LLVMBuildBr(g->B, done);
+		LLVMPositionBuilderAtEnd(g->B, done);
+		return cg_u64(g, 0);
+	}
 	if (!scalar) {
 		res = cg_alloca(g, cg_size(t), "tern");
 		cg_memset0(g, res, cg_size(t));

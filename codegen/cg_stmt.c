@@ -494,10 +494,12 @@ static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
 
 		len = LLVMBuildSelect(g->B, small, want, len, "");
 	}
-	if (src_t && src_t->kind == SP_T_STRING) {
-		/* a string's bytes, NUL padded to n (never what lies past it) */
+	if (src_t && (src_t->kind == SP_T_STRING || src_t->kind == SP_T_ARRAY)) {
+		/* a string's (an array's) bytes, NUL padded to n (never what lies past it) */
+		uint32_t have = src_t->kind == SP_T_ARRAY ? sp_type_csize(src_t) : src_t->size;
+
 		cg_memcpy(g, cg_gep(g, buf, 1), cg_expr(g, n->list.items[0]),
-			  src_t->size < size ? src_t->size : size);
+			  have < size ? have : size);
 		cg_store_int(g, buf, len, 1);
 		return buf;
 	}

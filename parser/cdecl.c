@@ -7,7 +7,7 @@
  *   def        := ('struct' | 'union') [NAME] '{' member* '}' [attrs]
  *               | 'typedef' spec declarator ';' 
  *               | 'enum' [NAME] '{' NAME ['=' const] (',' NAME ['=' const])* [','] '}'
- *   member     := spec [declarator (',' declarator)*] ';'
+ *   member     := spec [declarator (',' declarator)*] (';' | before '}')
  *   spec       := qualifier* (int-words | typename | record-ref-or-def | 'enum' NAME)
  *   declarator := '*'* NAME ('[' const ']')* [':' const]
  *               | '*'* '(' '*' NAME ')' '(' ... ')'       (function pointer)
@@ -35,6 +35,7 @@ struct cp {
 	uint32_t tok_begin, tok_end;
 	char tok[128];    /* current token text ("" at end) */
 	int errors;
+	int redefining;   /* inside a script definition of a BTF struct/union */
 };
 
 static bool is_ident_char(char c)
@@ -309,23 +310,30 @@ static bool complete_member(struct cp *p, const struct sp_cfield *f, struct sp_s
 
 	while (t->kind == SP_T_ARRAY)
 		t = t->pointee;
-	if (t->kind != SP_T_RECORD || sp_ctypes_complete(p->ct, t->rec))
+	if (t->kind != SP_T_RECORD)
 		return true;
+	/* as bpftrace: redefining a kernel type takes no other types from BTF */
+	if (p->redefining && t->rec->name[0] && t->rec->def.end <= t->rec->def.begin)
+		goto incomplete;
+	if (sp_ctypes_complete(p->ct, t->rec))
+		return true;
+incomplete:
 	sp_diag_at(p->d, SP_DIAG_ERROR, at, "member '%s' has incomplete type '%s %s'",
 		   f->name ? f->name : "(anonymous)", sp_record_kind(t->rec), t->rec->name);
 	p->errors++;
 	return false;
 }
 
-/* member := spec [declarator (',' declarator)*] ';' */
+/* member := spec [declarator (',' declarator)*] ';'; as in bpftrace (clang
+ * accepts it with a warning) the last member may end at '}' without ';'. */
 static bool member(struct cp *p, struct sp_cfield *fields, int *n)
 {
 	struct sp_type *base = spec(p);
 
 	if (!base)
 		return false;
-	if (is(p, ";") && base->kind == SP_T_RECORD) { /* anonymous struct/union member */
-		next(p);
+	if ((is(p, ";") || is(p, "}")) && base->kind == SP_T_RECORD) { /* anonymous member */
+		accept(p, ";");
 		if (*n < MAX_FIELDS)
 			fields[(*n)++] = (struct sp_cfield){ .type = base };
 		return true;
@@ -339,7 +347,7 @@ static bool member(struct cp *p, struct sp_cfield *fields, int *n)
 			return false;
 		(*n)++;
 	} while (accept(p, ","));
-	return expect(p, ";");
+	return is(p, "}") || expect(p, ";");
 }
 
 /* __attribute__((packed)) and friends; true when packed was among them. */
@@ -364,7 +372,7 @@ static struct sp_type *record_def(struct cp *p, bool is_union, const char *name,
 {
 	struct sp_cfield *fields = calloc(MAX_FIELDS, sizeof(*fields));
 	struct sp_record *r;
-	int n = 0;
+	int n = 0, redefining;
 
 	if (!fields)
 		return NULL;
@@ -380,9 +388,14 @@ static struct sp_type *record_def(struct cp *p, bool is_union, const char *name,
 		p->errors++;
 	}
 	next(p); /* '{' */
+	redefining = name[0] && !r->complete && sp_ctypes_btf_has_record(p->ct, name, is_union);
+	p->redefining += redefining;
 	while (p->tok[0] && !is(p, "}"))
-		if (!member(p, fields, &n))
+		if (!member(p, fields, &n)) {
+			p->redefining -= redefining;
 			goto out_free;
+		}
+	p->redefining -= redefining;
 	if (!expect(p, "}"))
 		goto out_free;
 	r->packed = attributes(p);

@@ -101,6 +101,8 @@ void sp_ctypes_undef(struct sp_ctypes *ct, const char *name);
  * records converted so far stay valid; a later need loads it again). The
  * parser and sema each release it when they finish. */
 bool sp_ctypes_have_btf(struct sp_ctypes *ct);
+/* Whether the kernel's BTF has a struct (or union) of that name. */
+bool sp_ctypes_btf_has_record(struct sp_ctypes *ct, const char *name, bool is_union);
 bool sp_ctypes_btf_enum(struct sp_ctypes *ct, const char *name, int64_t *v);
 void sp_ctypes_release(struct sp_ctypes *ct); /* accepts NULL */
 
@@ -119,6 +121,8 @@ int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char 
  * index in the raw context. 0, -ENOENT, -ENODATA (no BTF). */
 int sp_ctypes_btf_rawtp_params(struct sp_ctypes *ct, const char *event, struct sp_cparam **out,
 			       int *n);
+/* The type of global variable `name` in binary's DWARF, or NULL. */
+struct sp_type *sp_ctypes_dwarf_var(struct sp_ctypes *ct, const char *binary, const char *name);
 /* Completes r from the struct/union of that name in binary's DWARF. */
 bool sp_ctypes_dwarf_record(struct sp_ctypes *ct, const char *binary, struct sp_record *r);
 

@@ -174,6 +174,14 @@ bool sp_ctypes_complete(struct sp_ctypes *ct, struct sp_record *r)
 	return fill_record(ct, btf, r);
 }
 
+bool sp_ctypes_btf_has_record(struct sp_ctypes *ct, const char *name, bool is_union)
+{
+	struct btf *btf = vmlinux(ct);
+
+	return btf && btf__find_by_name_kind(btf, name, is_union ? BTF_KIND_UNION
+								 : BTF_KIND_STRUCT) > 0;
+}
+
 /* An enumerator of the kernel's BTF, for names a script uses bare. */
 bool sp_ctypes_btf_enum(struct sp_ctypes *ct, const char *name, int64_t *v)
 {

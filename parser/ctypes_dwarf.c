@@ -449,6 +449,48 @@ bool sp_ctypes_dwarf_record(struct sp_ctypes *ct, const char *binary, struct sp_
 	return r->complete;
 }
 
+/* A global variable DIE named `name` among die's children (and namespaces'). */
+static bool find_var_in(Dwarf_Die *die, const char *name, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 8 || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n;
+
+		if (tag == DW_TAG_namespace && find_var_in(&child, name, out, depth + 1))
+			return true;
+		if (tag != DW_TAG_variable || !dwarf_hasattr_integrate(&child, DW_AT_type))
+			continue;
+		n = dwarf_diename(&child);
+		if (n && !strcmp(n, name)) {
+			*out = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+struct sp_type *sp_ctypes_dwarf_var(struct sp_ctypes *ct, const char *binary, const char *name)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, die, td;
+	struct sp_type *t = NULL;
+	struct dw d;
+	bool found = false;
+
+	if (dw_open(&d, binary))
+		return NULL;
+	while (!found && dwarf_get_units(d.dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
+		found = find_var_in(&cudie, name, &die, 0);
+	if (found && type_of(&die, &td))
+		t = conv(ct, &td, 0);
+	dw_close(&d);
+	return t && t->kind != SP_T_VOID ? t : NULL;
+}
+
 int sp_dwarf_list_params(const char *binary, const char *func, FILE *out)
 {
 	Dwarf_Die fn, p, t;

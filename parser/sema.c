@@ -290,8 +290,11 @@ static void stmt(struct sema *s, struct sp_node *n)
 		break;
 	case SP_N_UNROLL:
 		sema_expr(s, n->a);
-		if (!sema_const_int(n->a, &v) || v < 1 || v > 100)
+		if (!sema_const_int(n->a, &v))
 			sema_err(s, n->a->span, "unroll count must be a constant from 1 to 100");
+		else if (v < 1 || v > 100) /* bpftrace's words */
+			sema_err(s, n->a->span, "unroll %s value is %d (the count must be from 1 to 100)",
+				 v < 1 ? "minimum" : "maximum", v < 1 ? 1 : 100);
 		block(s, n->b);
 		break;
 	case SP_N_BREAK:

@@ -143,6 +143,8 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 									: SP_PROBE_NAME_LEN);
 	if (!strcmp(n->name, "curtask"))
 		return n->type = sema_curtask(s);
+	if (!strcmp(n->name, "ctx")) /* (struct S *)ctx reads kernel memory */
+		return n->type = sema_addr_space(s, s->u64, false);
 	if (!strcmp(n->name, "username")) {
 		sema_username(s, n);
 		return n->type;
@@ -508,6 +510,45 @@ static void machine_args(struct sema *s, struct sp_node *n)
 		sema_err(s, a->span, "signal() needs a signal name or a number from 1 to 64");
 }
 
+/* buf(a): all the bytes of array a (as bpftrace); other values need a length. */
+static void buf_of_array(struct sema *s, struct sp_node *n)
+{
+	const struct sp_type *t = n->list.items[0]->type;
+	uint32_t size = t && t->kind == SP_T_ARRAY ? sp_type_csize(t) : 0;
+	char tn[64];
+
+	if (!t || sp_type_is_none(t))
+		return;
+	if (!size)
+		sema_err(s, n->list.items[0]->span, "buf() of a '%s' needs a length: buf(p, n)",
+			 sp_type_str(t, tn, sizeof(tn)));
+	else if (size > (uint32_t)s->strlen)
+		sema_err(s, n->list.items[0]->span, "buf() of a %u-byte array is longer than %d bytes",
+			 size, s->strlen);
+	else
+		n->type->size = size;
+}
+
+/* uaddr("VAR") points to VAR's type when the probed binary's DWARF has it
+ * (bpftrace types it by the symbol's size), so *uaddr("VAR") reads it. */
+static void uaddr_type(struct sema *s, struct sp_node *n)
+{
+	const struct sp_node *a = n->list.items[0];
+
+	if (a->kind != SP_N_STR || !s->probe || !(s->probe_mask & P_UPROBES))
+		return;
+	for (int i = 0; i < s->probe->list.len; i++) {
+		const struct sp_attach *at = s->probe->list.items[i]->attach;
+		struct sp_type *t = at && at->target ? sp_ctypes_dwarf_var(s->ct, at->target, a->str)
+						     : NULL;
+
+		if (t) {
+			n->type = sp_type_ptr(s->a, t, true);
+			return;
+		}
+	}
+}
+
 static void special(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -529,8 +570,12 @@ static void special(struct sema *s, struct sp_node *n)
 		else
 			n->type->size = (uint32_t)v;
 	}
+	if (!strcmp(n->name, "buf") && n->list.len == 1)
+		buf_of_array(s, n);
 	if (!strcmp(n->name, "ntop") && n->list.len)
 		ntop_size(n);
+	if (!strcmp(n->name, "uaddr") && n->list.len == 1)
+		uaddr_type(s, n);
 	if ((!strcmp(n->name, "uptr") || !strcmp(n->name, "kptr")) && n->list.len == 1)
 		n->type = sema_addr_space(s, n->list.items[0]->type, n->name[0] == 'u');
 	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)

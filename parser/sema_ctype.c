@@ -208,8 +208,8 @@ struct sp_type *sema_index(struct sema *s, struct sp_node *n)
 	}
 	if (t->kind == SP_T_ARRAY) {
 		if (sema_const_int(n->b, &v) && (v < 0 || (uint64_t)v >= t->count)) {
-			sema_err(s, n->b->span, "index %lld is out of bounds for '%s'", (long long)v,
-				 sema_tstr(s, t));
+			sema_err(s, n->b->span, "the index %lld is out of bounds for array of size %u "
+				 "('%s')", (long long)v, t->count, sema_tstr(s, t));
 			return n->type = none(s);
 		}
 		e = in_space(s, t->pointee, t->user);

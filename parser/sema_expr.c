@@ -266,6 +266,10 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 		return n->type = sema_ptr_binop(s, n, x, y);
 	if (x->kind == SP_T_STRING && y->kind == SP_T_STRING && eq)
 		return n->type = s->u64;
+	/* arrays of one type, and buffers, compare byte for byte (as bpftrace) */
+	if (eq && ((x->kind == SP_T_ARRAY && sp_type_equal(x, y)) ||
+		   (x->kind == SP_T_BUF && y->kind == SP_T_BUF)))
+		return n->type = s->u64;
 	if ((x->kind == SP_T_STRING && y->kind == SP_T_INT) ||
 	    (x->kind == SP_T_INT && y->kind == SP_T_STRING)) {
 		if (eq || is_cmp(n->op)) {
@@ -305,13 +309,38 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 	return n->type = sp_type_int(s->a, 8, t->is_signed);
 }
 
+/* t, the type of n, as a value: not an aggregation, not nothing. */
+static struct sp_type *value_of(struct sema *s, struct sp_node *n, struct sp_type *t)
+{
+	if (t->kind == SP_T_AGG) {
+		sema_err(s, n->span, "cannot read aggregation '%s' (%s) as a value",
+			 n->kind == SP_N_MAP ? n->name : "?", sema_tstr(s, t));
+		return none(s);
+	}
+	if (t->kind == SP_T_VOID && n->kind == SP_N_TERNARY) {
+		sema_err(s, n->span, "a '?:' whose branches have no value has no value");
+		return none(s);
+	}
+	if (t->kind == SP_T_VOID) {
+		sema_err(s, n->span, "%s() has no value", n->kind == SP_N_CALL ? n->name : "?");
+		return none(s);
+	}
+	return t;
+}
+
+/* As bpftrace, `c ? printf(...) : exit()` is a statement: both branches
+ * without value make a ternary without value. */
 static struct sp_type *ternary(struct sema *s, struct sp_node *n)
 {
 	struct sp_type *c = sema_value(s, n->a);
-	struct sp_type *x = sema_value(s, n->b), *y = sema_value(s, n->c);
+	struct sp_type *x = sema_expr(s, n->b), *y = sema_expr(s, n->c);
 
 	if (!sp_type_is_int(c))
 		sema_err(s, n->a->span, "condition must be an integer, not '%s'", sema_tstr(s, c));
+	if (x->kind == SP_T_VOID && y->kind == SP_T_VOID)
+		return n->type = x;
+	x = value_of(s, n->b, x);
+	y = value_of(s, n->c, y);
 	if (sp_type_is_none(x) || sp_type_is_none(y))
 		return n->type = none(s);
 	if (!sp_type_compatible(x, y)) {
@@ -527,17 +556,5 @@ struct sp_type *sema_readable(struct sema *s, struct sp_node *n)
 
 struct sp_type *sema_value(struct sema *s, struct sp_node *n)
 {
-	struct sp_type *t;
-
-	t = sema_expr(s, n);
-	if (t->kind == SP_T_AGG) {
-		sema_err(s, n->span, "cannot read aggregation '%s' (%s) as a value",
-			 n->kind == SP_N_MAP ? n->name : "?", sema_tstr(s, t));
-		return none(s);
-	}
-	if (t->kind == SP_T_VOID) {
-		sema_err(s, n->span, "%s() has no value", n->kind == SP_N_CALL ? n->name : "?");
-		return none(s);
-	}
-	return t;
+	return value_of(s, n, sema_expr(s, n));
 }

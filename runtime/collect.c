@@ -124,6 +124,7 @@ struct sp_collector {
 	size_t nslots, used;
 	struct sp_drain *drain;  /* tables of drained maps, stacks copied out */
 	bool take;               /* --continuous: reading a table empties it */
+	bool in_key;             /* decoding a map key: pointers print in hex */
 };
 
 /* Every key and value of a map through BPF_MAP_LOOKUP_BATCH (two syscalls
@@ -410,7 +411,8 @@ static int decode_text(struct sp_collector *c, const struct sp_plan_field *f, co
 static int decode_c(struct sp_collector *c, const struct sp_plan_field *f, const uint8_t *base,
 		    struct sp_kval *out)
 {
-	char *text = sp_cvalue_text(f, base, false), *json = sp_cvalue_text(f, base, true);
+	char *text = c->in_key ? sp_cvalue_key_text(f, base) : sp_cvalue_text(f, base, false);
+	char *json = sp_cvalue_text(f, base, true);
 
 	out->kind = SP_F_STR;
 	out->i = f->kind == SP_F_PTR ? read_int(base + f->offset, 8, false) : 0;
@@ -498,6 +500,17 @@ static int decode(struct sp_collector *c, const struct sp_plan_field *f, const u
 		return 0;
 	}
 	return -EINVAL;
+}
+
+static int decode_key(struct sp_collector *c, const struct sp_plan_map *m, const uint8_t *key,
+		      struct sp_kval *out)
+{
+	int err;
+
+	c->in_key = true;
+	err = decode(c, &m->key, key, find_pid(&m->key, key), out);
+	c->in_key = false;
+	return err;
 }
 
 int sp_collect_decode(struct sp_collector *c, const struct sp_plan_field *f, const void *data,
@@ -698,7 +711,7 @@ static int fold_hist(struct sp_collector *c, const struct sp_plan_map *m, struct
 			if ((err = grow_entries(c, out, &cap)))
 				return err;
 			e = &out->entries[out->n++];
-			err = decode(c, &m->key, row, find_pid(&m->key, row), &e->key);
+			err = decode_key(c, m, row, &e->key);
 			e->val.nbuckets = nb;
 			e->val.buckets = pool_alloc(c->cur, sizeof(uint64_t) * (size_t)nb);
 			if (err || !e->val.buckets)
@@ -723,7 +736,7 @@ static int add_entry(struct sp_collector *c, const struct sp_plan_map *m, struct
 	if (err)
 		return err;
 	e = &out->entries[out->n];
-	err = decode(c, &m->key, key, find_pid(&m->key, key), &e->key);
+	err = decode_key(c, m, key, &e->key);
 	if (!err)
 		err = merge_value(c, m, vals, key, percpu, &e->val);
 	if (!err)

@@ -3,8 +3,9 @@
  *
  *   { .a = 1, .name = hello, .in = { .x = -5, .y = 200 }, .arr = [1,2,3] }
  *   [1,2,3]
- *   0x7ffd1c2a3b40
+ *   140725073197888      (a pointer; 0x7ffd1c2a3b40 as a map key, as bpftrace)
  *
+ * Map keys are spelled as bpftrace spells them: {.x=-5,.y=200}.
  * Reports and printf take the text as a string (like timestamps and
  * addresses from ntop), so no report needs to know about C types; -f json
  * takes the JSON spelling ({ "a": 1, "name": "hello", "arr": [1,2,3] }). Layouts
@@ -58,14 +59,18 @@ static void json_str(FILE *f, const char *s, size_t n)
 	fputc('"', f);
 }
 
-static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *base, bool json)
+enum spelling { TEXT, JSON, KEY };
+
+static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *base,
+		       enum spelling how)
 {
+	bool json = how == JSON;
 	const uint8_t *d = base + fl->offset;
 	const char *m;
 
 	switch (fl->kind) {
 	case SP_F_PTR:
-		fprintf(f, json ? "%llu" : "0x%llx", (unsigned long long)load(d, 8));
+		fprintf(f, how == KEY ? "0x%llx" : "%llu", (unsigned long long)load(d, 8));
 		return;
 	case SP_F_STR:
 		if (json)
@@ -74,11 +79,21 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 			fprintf(f, "%.*s", (int)strnlen((const char *)d, fl->size), (const char *)d);
 		return;
 	case SP_F_RECORD:
+		if (how == KEY) { /* bpftrace's compact key spelling: {.x=1,.y=2} */
+			fputc('{', f);
+			for (int i = 0; i < fl->nelems; i++) {
+				m = fl->elems[i].member ? fl->elems[i].member : "";
+				fprintf(f, "%s.%s=", i ? "," : "", m);
+				value_text(f, &fl->elems[i], base, how);
+			}
+			fputc('}', f);
+			return;
+		}
 		fputs("{ ", f);
 		for (int i = 0; i < fl->nelems; i++) {
 			m = fl->elems[i].member ? fl->elems[i].member : "";
 			fprintf(f, json ? "%s\"%s\": " : "%s.%s = ", i ? ", " : "", m);
-			value_text(f, &fl->elems[i], base, json);
+			value_text(f, &fl->elems[i], base, how);
 		}
 		fputs(fl->nelems ? " }" : "}", f);
 		return;
@@ -87,7 +102,7 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 		for (int i = 0; i < fl->nelems; i++) {
 			if (i)
 				fputc(',', f);
-			value_text(f, &fl->elems[i], base, json);
+			value_text(f, &fl->elems[i], base, how);
 		}
 		fputc(']', f);
 		return;
@@ -96,7 +111,7 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 	}
 }
 
-char *sp_cvalue_text(const struct sp_plan_field *f, const void *base, bool json)
+static char *spell(const struct sp_plan_field *f, const void *base, enum spelling how)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -104,10 +119,20 @@ char *sp_cvalue_text(const struct sp_plan_field *f, const void *base, bool json)
 
 	if (!m)
 		return NULL;
-	value_text(m, f, base, json);
+	value_text(m, f, base, how);
 	if (fclose(m) != 0) {
 		free(text);
 		return NULL;
 	}
 	return text;
+}
+
+char *sp_cvalue_text(const struct sp_plan_field *f, const void *base, bool json)
+{
+	return spell(f, base, json ? JSON : TEXT);
+}
+
+char *sp_cvalue_key_text(const struct sp_plan_field *f, const void *base)
+{
+	return spell(f, base, KEY);
 }

@@ -10,5 +10,7 @@
  * from base); json: as bpftrace's -f json writes it ({ "a": 1, "s": "x" },
  * pointers as numbers). malloc'd; NULL when out of memory. */
 char *sp_cvalue_text(const struct sp_plan_field *f, const void *base, bool json);
+/* The text of a map key: pointers in hex (elsewhere decimal, as bpftrace). */
+char *sp_cvalue_key_text(const struct sp_plan_field *f, const void *base);
 
 #endif
