@@ -87,6 +87,25 @@ static struct sp_span field_span(const struct ap *p, int i)
 	return (struct sp_span){ b + p->f[i].off, b + p->f[i].off + p->f[i].len };
 }
 
+/* raw[b, e) as a field's text: a quoted one ("...") without its quotes,
+ * \" and \\ inside it unescaped (usdt:BIN:test:"\"probe1\"" names the
+ * probe "probe1" with its quotes). */
+static char *field_text(struct ap *p, const char *raw, uint32_t b, uint32_t e)
+{
+	char *t, *in, *o;
+
+	if (e - b < 2 || raw[b] != '"' || raw[e - 1] != '"')
+		return sp_arena_strndup(p->arena, raw + b, e - b);
+	t = sp_arena_strndup(p->arena, raw + b + 1, e - b - 2);
+	for (in = o = t; *in; in++) {
+		if (in[0] == '\\' && (in[1] == '"' || in[1] == '\\'))
+			in++;
+		*o++ = *in;
+	}
+	*o = '\0';
+	return t;
+}
+
 static void add_field(struct ap *p, const char *raw, uint32_t b, uint32_t e)
 {
 	struct field *f;
@@ -96,10 +115,7 @@ static void add_field(struct ap *p, const char *raw, uint32_t b, uint32_t e)
 	f = &p->f[p->n++];
 	f->off = b;
 	f->len = e - b;
-	if (e - b >= 2 && raw[b] == '"' && raw[e - 1] == '"')
-		f->text = sp_arena_strndup(p->arena, raw + b + 1, e - b - 2);
-	else
-		f->text = sp_arena_strndup(p->arena, raw + b, e - b);
+	f->text = field_text(p, raw, b, e);
 }
 
 static void split(struct ap *p, const char *raw)
@@ -107,10 +123,10 @@ static void split(struct ap *p, const char *raw)
 	uint32_t i, start = 0, len = (uint32_t)strlen(raw);
 
 	for (i = 0; i < len; i++) {
-		if (raw[i] == '"') {
-			const char *q = strchr(raw + i + 1, '"');
-
-			i = q ? (uint32_t)(q - raw) : len - 1;
+		if (raw[i] == '"') { /* to the closing quote, past \" and \\ */
+			for (i++; i < len && raw[i] != '"'; i++)
+				if (raw[i] == '\\' && i + 1 < len)
+					i++;
 		} else if (raw[i] == ':') {
 			add_field(p, raw, start, i);
 			start = i + 1;
@@ -122,11 +138,7 @@ static void split(struct ap *p, const char *raw)
 /* Field i and everything after it, as one string ("foo::bar" in C++). */
 static const char *rest_from(struct ap *p, int i, const char *raw)
 {
-	uint32_t b = p->f[i].off, e = (uint32_t)strlen(raw);
-
-	if (e - b >= 2 && raw[b] == '"' && raw[e - 1] == '"')
-		return sp_arena_strndup(p->arena, raw + b + 1, e - b - 2);
-	return sp_arena_strndup(p->arena, raw + b, e - b);
+	return field_text(p, raw, p->f[i].off, (uint32_t)strlen(raw));
 }
 
 static int find_kind(struct ap *p)

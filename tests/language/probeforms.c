@@ -12,6 +12,7 @@
  *                          more watched addresses than x86's 4 debug registers)
  *   probeforms watchlater  increment(p) once, 200 ms later 4 writes to *p
  *                          (unwatch(), asyncwatchpoint)
+ *   probeforms usdtquoted  fires USDT test:"probe1" (quotes in the name) with 7
  *
  * pf_start() runs before the mode's action, so probes can start counting
  * there. Built -O0 with frame pointers.
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sdt.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline, used))
@@ -111,6 +113,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "watchlater")) {
 		watch_later();
+		return 0;
+	}
+	if (!strcmp(mode, "usdtquoted")) {
+		int seven = 7;
+
+		DTRACE_PROBE1(test, "probe1", seven);
 		return 0;
 	}
 	if (!strcmp(mode, "watchfn")) {
