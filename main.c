@@ -835,6 +835,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.tp_fields = tp_fields,
 		.tp_list = tp_list,
 		.tp_ctx = arena,
+		.sym_size = sp_elf_symbol_size,
 	};
 	char dir[PATH_MAX];
 	struct sp_parse_opts po = {

@@ -67,6 +67,9 @@ struct sp_sema_opts {
 	 * point per match (each its own program, with its own field offsets,
 	 * as bpftrace does) when this is set. */
 	sp_tp_list_fn tp_list;
+	/* uaddr("VAR") of a binary without DWARF: VAR's symbol size types it
+	 * (a pointer to an int of that size, as bpftrace does). May be NULL. */
+	int (*sym_size)(const char *binary, const char *name, uint64_t *size);
 };
 
 /* Parse: sets *out to the PROGRAM node (possibly partial on error). */

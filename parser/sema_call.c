@@ -529,8 +529,9 @@ static void buf_of_array(struct sema *s, struct sp_node *n)
 		n->type->size = size;
 }
 
-/* uaddr("VAR") points to VAR's type when the probed binary's DWARF has it
- * (bpftrace types it by the symbol's size), so *uaddr("VAR") reads it. */
+/* uaddr("VAR") points to VAR's type when the probed binary's DWARF has it,
+ * else to an int of its symbol's size (1, 2, 4, 8: bpftrace's typing), so
+ * *uaddr("VAR") reads it. */
 static void uaddr_type(struct sema *s, struct sp_node *n)
 {
 	const struct sp_node *a = n->list.items[0];
@@ -542,6 +543,12 @@ static void uaddr_type(struct sema *s, struct sp_node *n)
 		struct sp_type *t = at && at->target ? sp_ctypes_dwarf_var(s->ct, at->target, a->str)
 						     : NULL;
 
+		uint64_t size = 0;
+
+		if (!t && at && at->target && s->o->sym_size &&
+		    !s->o->sym_size(at->target, a->str, &size) &&
+		    (size == 1 || size == 2 || size == 4 || size == 8))
+			t = sp_type_int(s->a, (uint32_t)size, true);
 		if (t) {
 			n->type = sp_type_ptr(s->a, t, true);
 			return;

@@ -412,6 +412,25 @@ def t_uprobe_address(ctx):
             % re.escape(wl))
 
 
+UADDR_C = """int GLOBAL_A = 0x55;
+short GLOBAL_S = -3;
+__attribute__((noinline)) void tick(void) { __asm__ volatile(""); }
+int main(void) { tick(); return 0; }
+"""
+
+
+def t_uaddr_without_dwarf(ctx):
+    """uaddr("VAR") of a binary without debug info points to an int of the
+    symbol's size (bpftrace's typing), so *uaddr() reads it signed."""
+    ctx.require_bpf()
+    src = ctx.write("uaddr_nodwarf.c", UADDR_C)
+    wl = os.path.join(ctx.workdir, "uaddr_nodwarf")
+    ctx.run(["gcc", "-O0", "-no-pie", "-o", wl, src], check=True)
+    r = ctx.sprof_run("-c", wl, 'uprobe:%s:tick { printf("%%d %%d\\n", *uaddr("GLOBAL_A"), '
+                      '*uaddr("GLOBAL_S")); }' % wl, timeout=30)
+    assert r.rc == 0 and "85 -3\n" in r.out, r
+
+
 def t_list_pid_other_mount_namespace(ctx):
     """-l -p PID of a process in its own mount namespace (a container): the
     files it maps that this namespace cannot see are listed, uprobes and USDT

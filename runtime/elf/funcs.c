@@ -184,6 +184,18 @@ int sp_elf_data_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff)
 	return err;
 }
 
+int sp_elf_symbol_size(const char *path, const char *name, uint64_t *size)
+{
+	struct sp_elf *e;
+	uint64_t vaddr;
+	int err = with_elf(path, &e);
+
+	if (!err)
+		err = sp_elf__symbol(e, name, &vaddr, size);
+	sp_elf__destroy(e);
+	return err;
+}
+
 int sp_elf_symbol_vaddr(const char *path, const char *name, uint64_t *vaddr)
 {
 	struct sp_elf *e;

@@ -45,5 +45,7 @@ int sp_elf_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
 int sp_elf_data_vaddr_to_foff(const char *path, uint64_t vaddr, uint64_t *foff);
 /* Address of any defined symbol (object or function) by name. 0 or -ENOENT. */
 int sp_elf_symbol_vaddr(const char *path, const char *name, uint64_t *vaddr);
+/* Its size in bytes (0: not recorded). 0 or -ENOENT. */
+int sp_elf_symbol_size(const char *path, const char *name, uint64_t *size);
 
 #endif

@@ -850,7 +850,7 @@ int sp_elf__vaddr_to_foff(const struct sp_elf *e, uint64_t vaddr, bool code, uin
 }
 
 /* Any defined symbol (objects too: USDT semaphores, uaddr of a variable). */
-static int find_any(Elf *elf, const char *name, uint64_t *vaddr)
+static int find_any(Elf *elf, const char *name, uint64_t *vaddr, uint64_t *size)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -870,6 +870,7 @@ static int find_any(Elf *elf, const char *name, uint64_t *vaddr)
 			s = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (s && strcmp(s, name) == 0) {
 				*vaddr = sym.st_value;
+				*size = sym.st_size;
 				return 0;
 			}
 		}
@@ -877,12 +878,19 @@ static int find_any(Elf *elf, const char *name, uint64_t *vaddr)
 	return -ENOENT;
 }
 
-int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr)
+int sp_elf__symbol(struct sp_elf *e, const char *name, uint64_t *vaddr, uint64_t *size)
 {
-	if (!find_any(e->elf, name, vaddr) || !find_any(e->dbg, name, vaddr) ||
-	    !find_any(e->mini, name, vaddr))
+	if (!find_any(e->elf, name, vaddr, size) || !find_any(e->dbg, name, vaddr, size) ||
+	    !find_any(e->mini, name, vaddr, size))
 		return 0;
 	return -ENOENT;
+}
+
+int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr)
+{
+	uint64_t size;
+
+	return sp_elf__symbol(e, name, vaddr, &size);
 }
 
 bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line)

@@ -74,5 +74,7 @@ int sp_elf__vaddr_to_foff(const struct sp_elf *e, uint64_t vaddr, bool code, uin
 /* Address of any defined symbol (function or object) by exact name, from
  * the file, its debug file or MiniDebugInfo. 0 or -ENOENT. */
 int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr);
+/* The same, with the symbol's size (0: not recorded). */
+int sp_elf__symbol(struct sp_elf *e, const char *name, uint64_t *vaddr, uint64_t *size);
 
 #endif
