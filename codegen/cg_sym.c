@@ -4,8 +4,13 @@
  * /proc/kallsyms, uaddr in the symbol tables of the binary the uprobe is
  * attached to, both through the driver's sym_addr callback (the runtime's
  * readers: one reader of symbol tables for attach, symbolizer and codegen).
- * uaddr gives the symbol's link-time address, which is the run-time one for
- * non-PIE binaries (bpftrace has the same limit).
+ * uaddr gives the symbol's link-time address, the run-time one for non-PIE
+ * binaries. In a uprobe or uretprobe of one named function (or address) it
+ * is relocated as the program runs: the probed function's run-time address
+ * (bpf_get_func_ip) less its link-time one is the load bias of a PIE or
+ * library (0 for a non-PIE executable), so uaddr() works in PIEs, where
+ * bpftrace's gives an address nothing is mapped at. Elsewhere (USDT,
+ * globs) it stays link-time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +23,36 @@ static int lookup(struct cg *g, const char *bin, const char *name, uint64_t *add
 	if (!g->opts->sym_addr)
 		return -ENOSYS;
 	return g->opts->sym_addr(g->opts->sym_ctx, bin, name, addr);
+}
+
+/* The probed function's link-time address, when the probe is a uprobe or
+ * uretprobe of one function (or address) of its binary. */
+static bool probed_vaddr(struct cg *g, uint64_t *vaddr)
+{
+	const struct sp_attach *at = g->attach;
+
+	if ((g->ptype != SP_PROBE_UPROBE && g->ptype != SP_PROBE_URETPROBE) || cg_attach_wild(at))
+		return false;
+	if (at->is_addr) {
+		*vaddr = at->offset;
+		return true;
+	}
+	if (!at->func || lookup(g, at->target, at->func, vaddr))
+		return false;
+	*vaddr += at->has_offset ? at->offset : 0;
+	return true;
+}
+
+/* addr + (run-time - link-time address of the probed function) */
+static LLVMValueRef relocated(struct cg *g, uint64_t addr)
+{
+	uint64_t fn;
+	LLVMValueRef ip;
+
+	if (!probed_vaddr(g, &fn))
+		return cg_u64(g, addr);
+	ip = cg_call_fn(g, "sp_func_ip", &g->ctx, 1);
+	return LLVMBuildAdd(g->B, cg_u64(g, addr), LLVMBuildSub(g->B, ip, cg_u64(g, fn), ""), "uaddr");
 }
 
 /* kaddr("sym") / uaddr("sym") as a constant; an error at the call when the
@@ -45,5 +80,7 @@ LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel)
 		cg_error(g, a->span, "no %s symbol '%s'%s%s: %s", kernel ? "kernel" : "user", a->str,
 			 kernel ? "" : " in ", kernel ? "" : bin,
 			 err == -ENOENT ? "not found" : strerror(-err));
-	return cg_u64(g, addr);
+	if (kernel || err)
+		return cg_u64(g, addr);
+	return relocated(g, addr);
 }

@@ -421,14 +421,17 @@ int main(void) { tick(); return 0; }
 
 def t_uaddr_without_dwarf(ctx):
     """uaddr("VAR") of a binary without debug info points to an int of the
-    symbol's size (bpftrace's typing), so *uaddr() reads it signed."""
+    symbol's size (bpftrace's typing), so *uaddr() reads it signed; in a PIE
+    too (bpftrace's uaddr is the link-time address there)."""
     ctx.require_bpf()
     src = ctx.write("uaddr_nodwarf.c", UADDR_C)
-    wl = os.path.join(ctx.workdir, "uaddr_nodwarf")
-    ctx.run(["gcc", "-O0", "-no-pie", "-o", wl, src], check=True)
-    r = ctx.sprof_run("-c", wl, 'uprobe:%s:tick { printf("%%d %%d\\n", *uaddr("GLOBAL_A"), '
-                      '*uaddr("GLOBAL_S")); }' % wl, timeout=30)
-    assert r.rc == 0 and "85 -3\n" in r.out, r
+    for pie in ("-no-pie", "-pie"):  # a PIE's address is relocated by the load bias
+        wl = os.path.join(ctx.workdir, "uaddr_nodwarf" + pie)
+        ctx.run(["gcc", "-O0", pie, "-o", wl, src], check=True)
+        for probe in ("uprobe", "uretprobe"):
+            r = ctx.sprof_run("-c", wl, '%s:%s:tick { printf("%%d %%d\\n", *uaddr("GLOBAL_A"), '
+                              '*uaddr("GLOBAL_S")); }' % (probe, wl), timeout=30)
+            assert r.rc == 0 and "85 -3\n" in r.out, (pie, probe, r)
 
 
 def t_list_pid_other_mount_namespace(ctx):
