@@ -89,8 +89,7 @@ uprobe:$WORKLOAD:take_str { @[ustack(2)] = count(); }
 ### uaddr_pie
 # workload: strargs
 # opts: -c "$WORKLOAD 2"
-# known: codegen (uaddr) uses the symbol's file address, which is not where a PIE executable is loaded, so str() reads nothing
-# bpftrace: differs 0.17 has the same limitation: its uaddr() works for non-PIE executables only
+# bpftrace: differs 0.17 uaddr() is the link-time address, right for non-PIE executables only
 uprobe:$WORKLOAD:take_str /arg2 == 1/ { printf("%s\n", str(uaddr("greeting"))); }
 --- stdout
 greeting from a global
