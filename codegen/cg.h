@@ -140,7 +140,6 @@ LLVMValueRef cg_u64(struct cg *g, uint64_t v);
 uint32_t cg_round_up(uint32_t v, uint32_t a);
 bool cg_is_scalar(const struct sp_type *t);
 uint32_t cg_size(const struct sp_type *t);
-uint32_t cg_align(const struct sp_type *t);
 uint32_t cg_tuple_offset(const struct sp_type *t, int i);
 void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
 void cg_tuple_fields(const struct sp_type *const *elems, int n, struct sp_plan_field *f);

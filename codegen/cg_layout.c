@@ -36,45 +36,13 @@ uint32_t cg_round_up(uint32_t v, uint32_t a)
 	return (v + a - 1) / a * a;
 }
 
-uint32_t cg_align(const struct sp_type *t)
-{
-	uint32_t a = 1;
-
-	switch (t->kind) {
-	case SP_T_INT:
-		return t->size ? t->size : 8;
-	case SP_T_PTR:
-	case SP_T_KSTACK:
-	case SP_T_USYM:
-	case SP_T_KSYM:
-	case SP_T_USTACK:
-	case SP_T_TIMESTAMP:
-	case SP_T_TEXT:
-		return 8;
-	case SP_T_TUPLE:
-		for (int i = 0; i < t->nelems; i++) {
-			uint32_t ea = cg_align(t->elems[i]);
-
-			if (ea > a)
-				a = ea;
-		}
-		return a;
-	case SP_T_RECORD:
-		return t->rec->align > 8 ? 8 : t->rec->align ? t->rec->align : 1;
-	case SP_T_ARRAY:
-		return cg_align(t->pointee);
-	default:
-		return 1;
-	}
-}
-
 /* Offset of element i of a tuple; i == nelems gives the unpadded end. */
 uint32_t cg_tuple_offset(const struct sp_type *t, int i)
 {
 	uint32_t off = 0;
 
 	for (int j = 0; j < t->nelems; j++) {
-		off = cg_round_up(off, cg_align(t->elems[j]));
+		off = cg_round_up(off, sp_type_align(t->elems[j]));
 		if (j == i)
 			return off;
 		off += cg_size(t->elems[j]);
@@ -103,7 +71,7 @@ uint32_t cg_size(const struct sp_type *t)
 	case SP_T_BUF:
 		return t->size + 1; /* u8 length, then the bytes */
 	case SP_T_TUPLE:
-		return cg_round_up(cg_tuple_offset(t, t->nelems), cg_align(t));
+		return cg_round_up(cg_tuple_offset(t, t->nelems), sp_type_align(t));
 	case SP_T_RECORD:
 	case SP_T_ARRAY:
 		return sp_type_csize(t);

@@ -303,38 +303,51 @@ static bool func_named(Dwarf_Die *die, const char *func)
 	return link && !strcmp(link, func);
 }
 
-/* A defining DW_TAG_subprogram named func among die's children
- * (namespaces searched too). */
-static bool find_in(Dwarf_Die *die, const char *func, Dwarf_Die *out, int depth)
+/* A DIE match() accepts among die's children, namespaces searched too
+ * (functions, records and variables are looked up the same way). */
+typedef bool (*dw_match_fn)(Dwarf_Die *die, const void *arg);
+
+static bool find_in(Dwarf_Die *die, dw_match_fn match, const void *arg, Dwarf_Die *out, int depth)
 {
 	Dwarf_Die child;
 
 	if (depth > 8 || dwarf_child(die, &child) != 0)
 		return false;
 	do {
-		int tag = dwarf_tag(&child);
-
-		if (tag == DW_TAG_namespace && find_in(&child, func, out, depth + 1))
+		if (dwarf_tag(&child) == DW_TAG_namespace &&
+		    find_in(&child, match, arg, out, depth + 1))
 			return true;
-		if (tag != DW_TAG_subprogram || dwarf_hasattr(&child, DW_AT_declaration) ||
-		    !func_named(&child, func))
-			continue;
-		*out = child;
-		return true;
+		if (match(&child, arg)) {
+			*out = child;
+			return true;
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }
 
-/* The defining DW_TAG_subprogram DIE of `func` (not a declaration). */
-static bool find_func(struct dw *d, const char *func, Dwarf_Die *out)
+/* The first DIE match() accepts, in any compile unit. */
+static bool find_die(struct dw *d, dw_match_fn match, const void *arg, Dwarf_Die *out)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 
 	while (dwarf_get_units(d->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
-		if (find_in(&cudie, func, out, 0))
+		if (find_in(&cudie, match, arg, out, 0))
 			return true;
 	return false;
+}
+
+/* A defining DW_TAG_subprogram named func. */
+static bool is_func(Dwarf_Die *die, const void *func)
+{
+	return dwarf_tag(die) == DW_TAG_subprogram && !dwarf_hasattr(die, DW_AT_declaration) &&
+	       func_named(die, func);
+}
+
+/* The defining DW_TAG_subprogram DIE of `func` (not a declaration). */
+static bool find_func(struct dw *d, const char *func, Dwarf_Die *out)
+{
+	return find_die(d, is_func, func, out);
 }
 
 /* The debug info of `binary` open in d, and its function `func` in fn. */
@@ -404,88 +417,53 @@ int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char 
 	return ct->dw_err;
 }
 
-/* A defining struct/union DIE named `name` among die's children (and
- * namespaces'). */
-static bool find_record_in(Dwarf_Die *die, const char *name, bool is_union, Dwarf_Die *out,
-			   int depth)
+/* A defining struct (or class) or union DIE named r->name. */
+static bool is_record(Dwarf_Die *die, const void *arg)
 {
-	Dwarf_Die child;
-	int want = is_union ? DW_TAG_union_type : DW_TAG_structure_type;
+	const struct sp_record *r = arg;
+	int tag = dwarf_tag(die), want = r->is_union ? DW_TAG_union_type : DW_TAG_structure_type;
+	const char *n;
 
-	if (depth > 8 || dwarf_child(die, &child) != 0)
+	if ((tag != want && !(tag == DW_TAG_class_type && !r->is_union)) ||
+	    dwarf_hasattr(die, DW_AT_declaration))
 		return false;
-	do {
-		int tag = dwarf_tag(&child);
-		const char *n;
-
-		if (tag == DW_TAG_namespace && find_record_in(&child, name, is_union, out, depth + 1))
-			return true;
-		if ((tag != want && !(tag == DW_TAG_class_type && !is_union)) ||
-		    dwarf_hasattr(&child, DW_AT_declaration))
-			continue;
-		n = dwarf_diename(&child);
-		if (n && !strcmp(n, name)) {
-			*out = child;
-			return true;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+	n = dwarf_diename(die);
+	return n && !strcmp(n, r->name);
 }
 
 bool sp_ctypes_dwarf_record(struct sp_ctypes *ct, const char *binary, struct sp_record *r)
 {
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, die;
+	Dwarf_Die die;
 	struct dw d;
-	bool found = false;
 
 	if (r->complete || r->filling || dw_open(&d, binary))
 		return r->complete;
-	while (!found && dwarf_get_units(d.dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
-		found = find_record_in(&cudie, r->name, r->is_union, &die, 0);
-	if (found)
+	if (find_die(&d, is_record, r, &die))
 		fill_record(ct, r, &die, 0);
 	dw_close(&d);
 	return r->complete;
 }
 
-/* A global variable DIE named `name` among die's children (and namespaces'). */
-static bool find_var_in(Dwarf_Die *die, const char *name, Dwarf_Die *out, int depth)
+/* A variable DIE named `name`, with a type. */
+static bool is_var(Dwarf_Die *die, const void *name)
 {
-	Dwarf_Die child;
+	const char *n;
 
-	if (depth > 8 || dwarf_child(die, &child) != 0)
+	if (dwarf_tag(die) != DW_TAG_variable || !dwarf_hasattr_integrate(die, DW_AT_type))
 		return false;
-	do {
-		int tag = dwarf_tag(&child);
-		const char *n;
-
-		if (tag == DW_TAG_namespace && find_var_in(&child, name, out, depth + 1))
-			return true;
-		if (tag != DW_TAG_variable || !dwarf_hasattr_integrate(&child, DW_AT_type))
-			continue;
-		n = dwarf_diename(&child);
-		if (n && !strcmp(n, name)) {
-			*out = child;
-			return true;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+	n = dwarf_diename(die);
+	return n && !strcmp(n, name);
 }
 
 struct sp_type *sp_ctypes_dwarf_var(struct sp_ctypes *ct, const char *binary, const char *name)
 {
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, die, td;
+	Dwarf_Die die, td;
 	struct sp_type *t = NULL;
 	struct dw d;
-	bool found = false;
 
 	if (dw_open(&d, binary))
 		return NULL;
-	while (!found && dwarf_get_units(d.dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
-		found = find_var_in(&cudie, name, &die, 0);
-	if (found && type_of(&die, &td))
+	if (find_die(&d, is_var, name, &die) && type_of(&die, &td))
 		t = conv(ct, &td, 0);
 	dw_close(&d);
 	return t && t->kind != SP_T_VOID ? t : NULL;

@@ -115,28 +115,32 @@ struct sp_type *sp_type_record(struct sp_arena *a, struct sp_record *rec)
 	return t;
 }
 
-static uint32_t elem_align(const struct sp_type *t)
+uint32_t sp_type_align(const struct sp_type *t)
 {
 	uint32_t a = 1;
 
 	switch (t->kind) {
 	case SP_T_INT:
 		return t->size ? t->size : 8;
-	case SP_T_STRING:
-	case SP_T_BUF:
-	case SP_T_INET:
-		return 1;
+	case SP_T_PTR:
+	case SP_T_KSTACK:
+	case SP_T_USYM:
+	case SP_T_KSYM:
+	case SP_T_USTACK:
+	case SP_T_TIMESTAMP:
+	case SP_T_TEXT:
+		return 8;
+	case SP_T_TUPLE:
+		for (int i = 0; i < t->nelems; i++)
+			if (sp_type_align(t->elems[i]) > a)
+				a = sp_type_align(t->elems[i]);
+		return a;
 	case SP_T_RECORD:
 		return t->rec->align > 8 ? 8 : t->rec->align ? t->rec->align : 1;
 	case SP_T_ARRAY:
-		return elem_align(t->pointee);
-	case SP_T_TUPLE:
-		for (int i = 0; i < t->nelems; i++)
-			if (elem_align(t->elems[i]) > a)
-				a = elem_align(t->elems[i]);
-		return a;
-	default:
-		return 8;
+		return sp_type_align(t->pointee);
+	default: /* strings, buffers, addresses: bytes */
+		return 1;
 	}
 }
 
@@ -144,10 +148,10 @@ static uint32_t elem_align(const struct sp_type *t)
  * (cg_layout.c) and bpftrace's sizeof counts it. */
 static uint32_t tuple_csize(const struct sp_type *t)
 {
-	uint32_t off = 0, a = elem_align(t);
+	uint32_t off = 0, a = sp_type_align(t);
 
 	for (int i = 0; i < t->nelems; i++) {
-		uint32_t ea = elem_align(t->elems[i]);
+		uint32_t ea = sp_type_align(t->elems[i]);
 
 		off = (off + ea - 1) / ea * ea;
 		off += t->elems[i]->kind == SP_T_BUF ? t->elems[i]->size + 1

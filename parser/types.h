@@ -84,6 +84,9 @@ struct sp_type *sp_type_record(struct sp_arena *a, struct sp_record *rec);
 /* Bytes of a C object of type t (records and arrays included; 0 when
  * incomplete or void). */
 uint32_t sp_type_csize(const struct sp_type *t);
+/* Its alignment in map memory and tuples (codegen's layout, C's for
+ * integers, pointers and records; 1 for strings and buffers). */
+uint32_t sp_type_align(const struct sp_type *t);
 /* INT, or NONE (an earlier error, not reported again). */
 bool sp_type_is_int(const struct sp_type *t);
 bool sp_type_is_none(const struct sp_type *t);
