@@ -85,7 +85,10 @@ def t_read_back_maps_are_not_drained(ctx):
     """A count BPF reads back keeps counting in BPF (a drained one would restart at 0)."""
     ctx.require_bpf()
     wl = ctx.workload("drain_values")
-    r = ctx.sprof_run("--map-size", "64", "-c", "%s 3000 500 8" % wl,
+    # 256 entries, drained at 128 new keys: ~16 ms for the drain thread at
+    # the workload's pace (at 64 a loaded VM missed it); @all's 500 keys
+    # still drain the maps several times
+    r = ctx.sprof_run("--map-size", "256", "-c", "%s 3000 500 8" % wl,
                       'uprobe:%s:record { @n[arg0 %% 3] = count(); '
                       '$n = @n[arg0 %% 3]; if ($n == 900) { @hit[arg0 %% 3] = 1; } '
                       '@all[arg0] = count(); }' % wl,

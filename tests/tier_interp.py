@@ -889,7 +889,7 @@ def t_usdt_ruby_not_firing(ctx):
 RUBY = "/usr/bin/ruby"
 RB_UNKNOWN = "[unknown ruby frame]"
 # a native frame line: "sym+off", "0xaddr", "[libfoo.so]", "[truncated]"
-NATIVE_RE = re.compile(r"^(0x[0-9a-f]+|\S+\+\d+|\[[^\]]*\])$")
+NATIVE_RE = re.compile(r"^(0x[0-9a-f]+|\S+\+\d+|\[[^\]]+\])$")  # not Ruby's `[]` method
 
 RB_MIXED = """\
 def cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
