@@ -153,7 +153,7 @@ static int recv_all(int fd, char **buf, size_t *len, int timeout_ms)
 			*len += (size_t)k;
 			continue;
 		}
-		if (k == 0)
+		if (k == 0 || (errno == ECONNRESET && *len > 0)) /* an answer, then a reset */
 			break;
 		if (errno == EINTR)
 			continue;
@@ -253,8 +253,14 @@ int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *e
 	err = send_all(fd, head, strlen(head), r->timeout_ms);
 	if (!err && r->len)
 		err = send_all(fd, r->body, r->len, r->timeout_ms);
-	if (!err)
-		err = recv_all(fd, &raw, &n, r->timeout_ms);
+	/* a server refusing the request (a wrong password) may answer and close
+	 * while the body is still going out: its answer is read all the same */
+	if (!err || err == -EPIPE || err == -ECONNRESET) {
+		int rerr = recv_all(fd, &raw, &n, r->timeout_ms);
+
+		if (!err || (!rerr && n > 0))
+			err = rerr;
+	}
 	if (!err)
 		err = parse_response(raw, n, resp);
 	if (err) {

@@ -168,7 +168,7 @@ tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args->argv, " | "); }
 
 ### debugf_goes_to_trace_buffer
 # opts: --unsafe
-BEGIN { debugf("dbg-%d %s %x\n", pid, "str", 255); system("grep -c 'dbg-%d str ff' /sys/kernel/tracing/trace", pid); exit(); }
+BEGIN { $t = nsecs; debugf("dbg-%d %d %x\n", pid, $t, 255); system("grep -c 'dbg-%d %d ff' /sys/kernel/tracing/trace", pid, $t); exit(); }
 --- stdout
 1
 
