@@ -95,6 +95,14 @@ def semaphore_vaddr(ctx, path, provider, name):
     raise AssertionError("no USDT %s:%s in %s" % (provider, name, path))
 
 
+def mapped(pid, path):
+    try:
+        load_base(pid, path)
+        return True
+    except AssertionError:
+        return False
+
+
 def load_base(pid, path):
     real = os.path.realpath(path)
     for line in open("/proc/%d/maps" % pid):
@@ -143,6 +151,8 @@ def t_sigkill_leaves_nothing(ctx):
     wl = ctx.workload("usdt_args", cflags=("-O2", "-g"))
     target = subprocess.Popen([wl, "1000000", "1000"], stdout=subprocess.DEVNULL)
     try:
+        # the fork may not have exec'd yet: wait until the program is mapped
+        wait_for(lambda: mapped(target.pid, wl), 10, "%s to be mapped" % wl)
         sem = load_base(target.pid, wl) + semaphore_vaddr(ctx, wl, "sptest", "guarded")
         fire = elf_vaddr(ctx, wl, "main")
         before_code = file_bytes(wl, fire, 16)
