@@ -101,6 +101,7 @@ struct sp_unw_kofs {
 	__u32 ok;
 	__u32 vm_start, vm_end, vm_pgoff, vm_flags, vm_file;
 	__u32 f_inode, i_ino, i_sb, s_dev;
+	__u32 zero; /* always 0: a zero the BPF verifier cannot see through */
 };
 
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */

@@ -2,6 +2,7 @@
 """BPF cost of a user stack per sample: sprof (DWARF and frame pointers only) vs bpftrace.
 
     sudo python3 bench/unwind_cost.py [--sprof build/sprof] [--secs 4] [--no-bpftrace]
+                                      [--only WORKLOAD-REGEX] [--tools TOOL-REGEX]
 
 Workloads, built here: tests/workloads/unwind_chain.c (gcc -O2, with and
 without frame pointers; ~7 frames), a recursion 100 calls deep (the same
@@ -122,6 +123,8 @@ def main():
     ap.add_argument("--sprof", default=os.path.join(ROOT, "build", "sprof"))
     ap.add_argument("--secs", type=int, default=4)
     ap.add_argument("--no-bpftrace", action="store_true")
+    ap.add_argument("--only", help="run the workloads whose name matches this regex")
+    ap.add_argument("--tools", help="run the tools whose name matches this regex")
     a = ap.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("needs root (BPF, kernel.bpf_stats_enabled)")
@@ -129,7 +132,10 @@ def main():
     open("/proc/sys/kernel/bpf_stats_enabled", "w").write("1")
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            run_all(a, build(tmp))
+            w = build(tmp)
+            if a.only:
+                w = {k: v for k, v in w.items() if re.search(a.only, k)}
+            run_all(a, w)
     finally:
         open("/proc/sys/kernel/bpf_stats_enabled", "w").write(old)
 
@@ -138,6 +144,8 @@ def run_all(a, workloads):
     tools = [("sprof DWARF", [a.sprof], {}), ("sprof FP only", [a.sprof], {"SPROF_NO_DWARF": "1"})]
     if not a.no_bpftrace and shutil.which("bpftrace"):
         tools.append(("bpftrace", ["bpftrace"], {}))
+    if a.tools:
+        tools = [t for t in tools if re.search(a.tools, t[0])]
     filtered = {}
     for tname, tcmd, env in tools:
         prog = "profile:hz:999 /pid == 1/ { @[ustack] = count(); } interval:s:%d { exit(); }" % a.secs

@@ -13,11 +13,19 @@
  * (bpf_task_pt_regs), which is right in every program type: a sample or
  * probe that hit user mode saved exactly these, one in the kernel (syscall,
  * kprobe) has them from its kernel entry. The walk is one bpf_loop with
- * bounded binary searches inside (~47k instructions verified per stack
- * site); all state is one small struct on the BPF stack, its flags written
- * as bytes (set_u32) so that the verifier's states of the loop body merge.
- * Cost on this VM: ~0.5 us plus ~40 ns a frame (5.4 us for 115 frames;
- * bpf_get_stack ~0.8 us).
+ * bounded searches inside; all state is one small struct on the BPF stack.
+ *
+ * Cost: a helper call costs ~30 ns on these machines (return thunks), the
+ * instructions between them ~0.3 ns each, so the hot path makes none a
+ * frame: registers are plain loads through the BTF pointer, the stack is
+ * read through a window (one bpf_probe_read_user of up to a page, see
+ * uread()), a process's mappings are searched with plain loads (see
+ * find_map()). ~0.4 us for a 7-frame stack, ~11 ns a frame more (1.2 us
+ * for 105 frames), where bpf_get_stack's frame-pointer walk costs ~30 ns a
+ * frame (bench/unwind_cost.py). The verifier must still merge the loop's
+ * states: values a search index or helper size comes from are passed
+ * through memory first (forget()), constants are stored as an unknown
+ * zero plus the constant.
  *
  * A pc in no mapping of the process's entry (or a process without one:
  * it exec'd a millisecond ago) is looked up in the kernel with
@@ -84,15 +92,47 @@ struct {
 #define MAP_SEARCH_STEPS 9  /* SP_UNW_MAX_MAPS = 256 */
 #define SIGFRAME_MCONTEXT 40 /* offsetof(struct ucontext, uc_mcontext) */
 
+/* A window of the user stack, copied by one bpf_probe_read_user: the
+ * frames above a pc are read from it, not one helper call each (a helper
+ * call costs ~30 ns here, the copy of a page ~40 ns more than 8 bytes). */
+#define WIN_SIZE 4096
+struct unw_win {
+	__u8 b[WIN_SIZE + 16];
+	__u64 tmp; /* see forget() */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_win);
+} unw_win SEC(".maps");
+
+/* v, with no history for the verifier: a scalar added to a pointer is made
+ * precise, and so is every value it was computed from. An index computed
+ * from the stack pointers or the pc, which change every frame, would make
+ * them precise, and the states of the walk's loop would never merge (1M
+ * instructions). A value loaded from memory has no past: passing it
+ * through the window's scratch word ends the chain there. */
+static __always_inline SP_NODEBUG __u64 forget(struct unw_win *w, __u64 v)
+{
+	*(volatile __u64 *)&w->tmp = v;
+	return *(volatile __u64 *)&w->tmp;
+}
+
 struct unw_state {
 	__u64 ip, sp, bp;
 	__u64 *ips;
-	__u64 proc_addr;             /* the process's entry as a plain number (see addr_of); 0: none */
+	struct sp_unw_proc *proc;    /* the process's entry, or the empty one (key 0) */
+	__u64 win_lo, win_hi;        /* user addresses the window holds */
 	__u32 n, max;
 	__u32 nmaps;
 	__u32 how;    /* what ip is: HOW_RA, HOW_EXACT, HOW_GUESS */
 	__u32 cut;    /* the walk stopped early: append the truncation mark */
 	__u32 vma_ok; /* kernel field offsets known: vma lookups possible */
+	__u32 zero;   /* 0 the verifier cannot see: constants stored as zero + C keep
+		       * no exact value, so states of the loop body still merge */
+	__u32 pad;
 	struct sp_unw_map m;         /* the mapping of the current pc */
 };
 
@@ -117,13 +157,6 @@ static __always_inline SP_NODEBUG __u64 addr_of(void *p)
 	return a;
 }
 
-/* Writes v into *dst as bytes: the verifier keeps no exact value of it,
- * so states of the loop body that differ only there still merge. */
-static __always_inline SP_NODEBUG void set_u32(__u32 *dst, __u32 v)
-{
-	bpf_probe_read_kernel(dst, sizeof(*dst), &v);
-}
-
 static __always_inline SP_NODEBUG __u64 read_k64(__u64 addr)
 {
 	__u64 v = 0;
@@ -132,23 +165,31 @@ static __always_inline SP_NODEBUG __u64 read_k64(__u64 addr)
 	return v;
 }
 
-/* The mapping holding pc, copied into s->m; false when none. */
+/* The mapping holding pc, copied into s->m; false when none. A binary
+ * search over the entry's sorted mappings with plain loads through the map
+ * value, branch-free: a branch on each probe would give the verifier two
+ * states a step whose ranges never merge (~1M instructions); arithmetic
+ * leaves one path. */
 static __always_inline SP_NODEBUG bool find_map(struct unw_state *s, __u64 pc)
 {
-	__u64 maps = s->proc_addr + __builtin_offsetof(struct sp_unw_proc, maps);
-	__u32 lo = 0, hi = s->nmaps;
+	struct sp_unw_proc *p = s->proc;
+	__u64 base = 0, n = s->nmaps, half, le;
+	__u32 zero = 0;
+	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero);
 
-	for (int k = 0; k < MAP_SEARCH_STEPS && lo < hi; k++) {
-		__u32 mid = (lo + hi) / 2;
-
-		if (read_k64(maps + (__u64)mid * sizeof(struct sp_unw_map)) <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || bpf_probe_read_kernel(&s->m, sizeof(s->m),
-					     (void *)(maps + (__u64)(lo - 1) * sizeof(s->m))))
+	if (n == 0 || !w)
 		return false;
+	for (int k = 0; k < MAP_SEARCH_STEPS; k++) {
+		half = n >> 1;
+		/* 1 when that mapping starts at or below pc (addresses < 2^63) */
+		le = (p->maps[(base + half) & (SP_UNW_MAX_MAPS - 1)].start - pc - 1) >> 63;
+		base += forget(w, le) * half;
+		n -= half;
+	}
+	base = forget(w, base) & (SP_UNW_MAX_MAPS - 1);
+	if (p->maps[base].start > pc)
+		return false;
+	__builtin_memcpy(&s->m, &p->maps[base], sizeof(s->m));
 	return pc < s->m.end;
 }
 
@@ -266,9 +307,39 @@ static __always_inline SP_NODEBUG bool vma_map(struct unw_state *s, __u64 pc)
 	return pc >= s->m.start && pc < s->m.end;
 }
 
-static __always_inline SP_NODEBUG int read_u64(__u64 *dst, __u64 addr)
+/* 8 bytes of the user stack at addr, from the window; a miss copies the
+ * stack from addr (8-aligned) to the end of its page, at most WIN_SIZE
+ * bytes, into the window: the page of addr is mapped if addr is, the next
+ * one need not be (the stack's top). Frames go up the stack, so the
+ * callers' words are mostly in the window by then. 0 or -EFAULT. */
+static __always_inline SP_NODEBUG int uread(struct unw_state *s, __u64 *dst, __u64 addr)
 {
-	return bpf_probe_read_user(dst, sizeof(*dst), (void *)addr);
+	__u32 zero = 0;
+	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero);
+	__u64 base, len;
+
+	if (!w)
+		return -1;
+	if (addr < s->win_lo || addr + 8 > s->win_hi) {
+		base = addr & ~7ull;
+		len = 4096 - (base & 4095);
+		if (len > WIN_SIZE)
+			len = WIN_SIZE;
+		if (addr + 8 > base + len) /* crosses into the next page */
+			return bpf_probe_read_user(dst, 8, (void *)addr) ? -1 : 0;
+		/* a helper's size argument is made precise too */
+		len = forget(w, len);
+		if (len > WIN_SIZE)
+			len = WIN_SIZE;
+		if (bpf_probe_read_user(w->b, len, (void *)base)) {
+			s->win_lo = s->win_hi = 0;
+			return -1;
+		}
+		s->win_lo = base;
+		s->win_hi = base + len;
+	}
+	*dst = *(__u64 *)&w->b[forget(w, addr - s->win_lo) & (WIN_SIZE - 1)];
+	return 0;
 }
 
 /* One frame-pointer step: the fallback where no table has a rule. rbp 0
@@ -281,12 +352,12 @@ static __always_inline SP_NODEBUG int fp_step(struct unw_state *s)
 
 	if (s->bp == 0)
 		return 1;
-	if (s->bp < s->sp || read_u64(&ra, s->bp + 8) || read_u64(&bp, s->bp))
+	if (s->bp < s->sp || uread(s, &bp, s->bp) || uread(s, &ra, s->bp + 8))
 		return -1;
 	s->sp = s->bp + 16;
 	s->bp = bp;
 	s->ip = ra;
-	set_u32(&s->how, HOW_GUESS);
+	s->how = s->zero + HOW_GUESS;
 	stat_add(SP_UNW_ST_FP_FRAMES, 1);
 	return 0;
 }
@@ -296,16 +367,20 @@ static __always_inline SP_NODEBUG int signal_step(struct unw_state *s)
 {
 	__u64 g = s->sp + SIGFRAME_MCONTEXT;
 
-	if (read_u64(&s->bp, g + 10 * 8) || read_u64(&s->ip, g + 16 * 8) ||
-	    read_u64(&s->sp, g + 15 * 8))
+	__u64 bp, ip, sp;
+
+	if (uread(s, &bp, g + 10 * 8) || uread(s, &sp, g + 15 * 8) || uread(s, &ip, g + 16 * 8))
 		return -1;
-	set_u32(&s->how, HOW_EXACT);
+	s->bp = bp;
+	s->sp = sp;
+	s->ip = ip;
+	s->how = s->zero + HOW_EXACT;
 	return 0;
 }
 
 static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct sp_unw_row *r)
 {
-	__u64 cfa, ra = 0, old_sp = s->sp;
+	__u64 cfa, ra = 0, bp = 0, old_sp = s->sp;
 
 	switch (r->kind) {
 	case SP_UNW_CFA_RSP: cfa = s->sp + r->cfa_off; break;
@@ -316,17 +391,14 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct
 	case SP_UNW_CUT: s->cut = 1; return 1;
 	default: return fp_step(s);
 	}
-	if (r->rbp_off8 == -2) { /* the usual frame: saved rbp right below the return address */
-		__u64 pair[2];
-
-		if (bpf_probe_read_user(pair, sizeof(pair), (void *)(cfa - 16)))
-			return -1;
-		s->bp = pair[0];
-		ra = pair[1];
-	} else if (read_u64(&ra, cfa - 8) ||
-		   (r->rbp_off8 && read_u64(&s->bp, cfa + (__s64)r->rbp_off8 * 8))) {
+	/* the saved rbp (below the return address) first: the window is
+	 * copied from the lowest address read */
+	if (r->rbp_off8 && uread(s, &bp, cfa + (__s64)r->rbp_off8 * 8))
 		return -1;
-	}
+	if (uread(s, &ra, cfa - 8))
+		return -1;
+	if (r->rbp_off8)
+		s->bp = bp;
 	s->sp = cfa;
 	s->ip = ra;
 	return s->sp > old_sp ? 0 : -1;
@@ -404,33 +476,35 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	struct sp_unw_kofs *kofs;
 	__u32 zero = 0;
 	struct pt_regs *regs;
-	__u64 cs = 0;
 
-	/* a process without an entry yet: every mapping from the kernel; with
-	 * no unwinder set up (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
-	proc = bpf_map_lookup_elem(&unw_procs, &pid);
+	/* a process without an entry yet: every mapping from the kernel,
+	 * through the empty entry user space keeps under key 0 (one state of
+	 * the loop for both); with no unwinder set up (SPROF_NO_DWARF, no
+	 * BTF), bpf_get_stack's walk */
 	kofs = bpf_map_lookup_elem(&unw_kofs, &zero);
+	proc = bpf_map_lookup_elem(&unw_procs, &pid);
+	if (!kofs)
+		return -1;
 	if (!proc) {
 		stat_add(SP_UNW_ST_NO_PROC, 1);
-		if (!kofs || !kofs->ok)
+		if (!kofs->ok)
+			return -1;
+		proc = bpf_map_lookup_elem(&unw_procs, &zero);
+		if (!proc)
 			return -1;
 	}
+	/* plain loads (PTR_TO_BTF_ID): no helper call a register */
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!regs || bpf_probe_read_kernel(&cs, sizeof(cs), &regs->cs) || (cs & 3) != 3 ||
-	    bpf_probe_read_kernel(&s.ip, sizeof(s.ip), &regs->rip) ||
-	    bpf_probe_read_kernel(&s.sp, sizeof(s.sp), &regs->rsp) ||
-	    bpf_probe_read_kernel(&s.bp, sizeof(s.bp), &regs->rbp))
+	if (!regs || (regs->cs & 3) != 3)
 		return -1;
-	set_u32(&s.vma_ok, kofs && kofs->ok);
-	set_u32(&s.how, HOW_EXACT);
-	/* as bytes too: one state for processes with and without an entry */
-	if (proc) {
-		s.proc_addr = addr_of(proc);
-		set_u32(&s.nmaps, proc->n < SP_UNW_MAX_MAPS ? proc->n : SP_UNW_MAX_MAPS);
-	} else {
-		bpf_probe_read_kernel(&s.proc_addr, sizeof(s.proc_addr), &s.nmaps);
-		set_u32(&s.nmaps, 0);
-	}
+	s.ip = regs->rip;
+	s.sp = regs->rsp;
+	s.bp = regs->rbp;
+	s.zero = kofs->zero;
+	s.vma_ok = kofs->ok;
+	s.how = s.zero + HOW_EXACT;
+	s.proc = proc;
+	s.nmaps = proc->n < SP_UNW_MAX_MAPS ? proc->n : SP_UNW_MAX_MAPS;
 	s.max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
 	bpf_loop(SP_MAX_FRAMES, unw_step, &s, 0);
 	stat_add(SP_UNW_ST_SAMPLES, 1);

@@ -143,6 +143,20 @@ static void publish_kofs(struct sp_unwind *u)
 		bpf_map_update_elem(bpf_map__fd(u->kofs_map), &zero, &k, BPF_ANY);
 }
 
+/* The entry BPF walks processes without one of their own with (their
+ * mappings all from the kernel's vmas): key 0, no mappings. pid 0 is the
+ * idle task, never a user stack. */
+static void publish_empty_proc(struct sp_unwind *u)
+{
+	struct sp_unw_proc *p = calloc(1, sizeof(*p));
+	uint32_t zero = 0;
+
+	if (!p)
+		return;
+	bpf_map_update_elem(u->procs_fd, &zero, p, BPF_ANY);
+	free(p);
+}
+
 /* After load: the map descriptors and the rows mapping. */
 static int lazy_init(struct sp_unwind *u)
 {
@@ -156,6 +170,7 @@ static int lazy_init(struct sp_unwind *u)
 	u->stats_fd = bpf_map__fd(u->stats_map);
 	u->files_fd = bpf_map__fd(u->files_map);
 	publish_kofs(u);
+	publish_empty_proc(u);
 	u->rows_len = ((size_t)u->max_rows * sizeof(struct sp_unw_row) + page - 1) & ~(size_t)(page - 1);
 	u->rows = fd < 0 ? MAP_FAILED
 			 : mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
