@@ -19,6 +19,7 @@
 #define SP_RB_MAP_PROCS "rb_procs"
 #define SP_RB_MAP_STATS "rb_stats"
 #define SP_RB_MAP_SEEN "rb_code_seen"
+#define SP_RB_MAP_LIVE "rb_live" /* as py_live (abi/interp.h) */
 #define SP_RB_SEEN_MAX 16384 /* rb_code_seen's size */
 
 /* Offsets in bytes (Ruby 3.1's layouts, runtime/stacks/ruby.c). */

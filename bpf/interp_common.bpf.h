@@ -40,14 +40,26 @@ static __always_inline SP_NODEBUG int sp_urd(void *dst, __u32 size, __u64 addr)
 	return (int)bpf_probe_read_user(dst, size, (const void *)addr);
 }
 
+/* Whether user space has registered any process of this interpreter
+ * (live: its one-entry ARRAY, abi/interp.h SP_PY_MAP_LIVE): an inlined
+ * array load, where a lookup in procs is a hash lookup. */
+static __always_inline SP_NODEBUG int sp_interp_live(void *live)
+{
+	__u32 zero = 0;
+	__u32 *v = bpf_map_lookup_elem(live, &zero);
+
+	return v && *v;
+}
+
 /* Native frames a mixed stack keeps in a process of procs (a map by pid):
  * at most SP_MAX_FRAMES - SP_PY_RESERVED, so deep C recursion leaves room
  * for the interpreter's frames. */
-static __always_inline SP_NODEBUG int sp_interp_limit(void *procs, int limit)
+static __always_inline SP_NODEBUG int sp_interp_limit(void *procs, void *live, int limit)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 
-	if (limit > SP_MAX_FRAMES - SP_PY_RESERVED && bpf_map_lookup_elem(procs, &pid))
+	if (limit > SP_MAX_FRAMES - SP_PY_RESERVED && sp_interp_live(live) &&
+	    bpf_map_lookup_elem(procs, &pid))
 		return SP_MAX_FRAMES - SP_PY_RESERVED;
 	return limit;
 }

@@ -30,6 +30,13 @@ struct {
 } py_procs SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} py_live SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SP_PY_NSTATS);
 	__type(key, __u32);
@@ -241,7 +248,7 @@ static long py_frame(__u64 i, void *c)
  * Python call in its own C activation) leaves room for the Python frames. */
 SP_NODEBUG int sp_interp_native_limit(int limit)
 {
-	return sp_interp_limit(&py_procs, limit);
+	return sp_interp_limit(&py_procs, &py_live, limit);
 }
 
 /* Appends the sampled thread's Python frames (innermost first) to ips from
@@ -251,7 +258,7 @@ SP_NODEBUG __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end)
 {
 	__u64 id = bpf_get_current_pid_tgid(), ts, top = 0;
 	__u32 pid = (__u32)(id >> 32);
-	struct sp_py_proc *p = bpf_map_lookup_elem(&py_procs, &pid);
+	struct sp_py_proc *p = sp_interp_live(&py_live) ? bpf_map_lookup_elem(&py_procs, &pid) : NULL;
 	struct py_walk w;
 
 	if (!p || start >= SP_MAX_FRAMES)

@@ -40,6 +40,13 @@ struct {
 } rb_procs SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rb_live SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SP_RB_NSTATS);
 	__type(key, __u32);
@@ -189,7 +196,7 @@ static __always_inline SP_NODEBUG __u64 rb_thread_ec(const struct sp_rb_proc *p)
  * sp_interp_native_limit in bpf/python.bpf.c). */
 SP_NODEBUG int sp_rb_native_limit(int limit)
 {
-	return sp_interp_limit(&rb_procs, limit);
+	return sp_interp_limit(&rb_procs, &rb_live, limit);
 }
 
 /* Appends the sampled thread's Ruby frames (innermost first) to ips from
@@ -198,7 +205,7 @@ SP_NODEBUG int sp_rb_native_limit(int limit)
 SP_NODEBUG __u32 sp_rb_frames(__u64 *ips, __u32 start, __u32 end)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	struct sp_rb_proc *p = bpf_map_lookup_elem(&rb_procs, &pid);
+	struct sp_rb_proc *p = sp_interp_live(&rb_live) ? bpf_map_lookup_elem(&rb_procs, &pid) : NULL;
 	__u64 ec, stack = 0, size = 0;
 	struct rb_walk w;
 

@@ -43,6 +43,15 @@ int sp_interp_map_fd(struct bpf_object *obj, const char *name)
 	return m ? bpf_map__fd(m) : -1;
 }
 
+void sp_interp_mark_live(int fd, bool *done)
+{
+	uint32_t zero = 0, one = 1;
+
+	if (*done || fd < 0)
+		return;
+	*done = bpf_map_update_elem(fd, &zero, &one, BPF_ANY) == 0;
+}
+
 void *sp_interp_alloc(struct bpf_object *obj, const char *name, size_t size, int *fd)
 {
 	*fd = sp_interp_map_fd(obj, name);

@@ -45,6 +45,10 @@ bool sp_pid_gone(pid_t pid);
 
 /* The fd of the BPF object's map called name, -1 when it has none. */
 int sp_interp_map_fd(struct bpf_object *obj, const char *name);
+/* Before a walker's first process goes into its procs map: sets its live
+ * flag (abi/interp.h SP_PY_MAP_LIVE), which BPF reads before any lookup in
+ * procs. *done keeps it to one write; fd -1: no such map, nothing to do. */
+void sp_interp_mark_live(int fd, bool *done);
 /* A walker's state: size bytes zeroed, when obj has the map called name
  * (its fd in *fd); else NULL with errno ENOENT (the program takes no
  * stacks of this kind), or ENOMEM. */

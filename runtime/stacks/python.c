@@ -96,7 +96,8 @@ struct pycode {
 };
 
 struct sp_python {
-	int procs_fd, stats_fd, seen_fd;
+	int procs_fd, stats_fd, seen_fd, live_fd;
+	bool live;              /* live_fd set: BPF looks processes up */
 	struct pyproc *procs;
 	size_t nprocs, proccap;
 	struct sp_icodes codes; /* struct pycode */
@@ -308,6 +309,7 @@ static int register_proc(struct sp_python *py, struct pyproc *p, const struct fo
 	w.str_ascii_data = p->code.ascii_data;
 	w.runtime = f->runtime;
 	w.version = f->hexversion ? f->hexversion : (uint32_t)(0x03000000 | v->minor << 16);
+	sp_interp_mark_live(py->live_fd, &py->live);
 	if (bpf_map_update_elem(py->procs_fd, &p->pid, &w, BPF_ANY))
 		return -errno;
 	p->registered = true;
@@ -504,6 +506,7 @@ struct sp_python *sp_python__open(struct bpf_object *obj)
 	py->procs_fd = fd;
 	py->stats_fd = sp_interp_map_fd(obj, SP_PY_MAP_STATS);
 	py->seen_fd = sp_interp_map_fd(obj, SP_PY_MAP_SEEN);
+	py->live_fd = sp_interp_map_fd(obj, SP_PY_MAP_LIVE);
 	return py;
 }
 

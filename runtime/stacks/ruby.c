@@ -85,7 +85,8 @@ struct rbcode {
 };
 
 struct sp_ruby {
-	int procs_fd, stats_fd, seen_fd;
+	int procs_fd, stats_fd, seen_fd, live_fd;
+	bool live;              /* live_fd set: BPF looks processes up */
 	uint32_t fsbase_off;
 	bool have_fsbase;
 	struct rbproc *procs;
@@ -284,6 +285,7 @@ static int register_proc(struct sp_ruby *rb, struct rbproc *p, const struct foun
 	w.ec_tls = find_ec_tls(p->pid, f->ractor);
 	w.task_fsbase = rb->fsbase_off;
 	w.version = (uint32_t)(major * 10000 + minor * 100 + teeny);
+	sp_interp_mark_live(rb->live_fd, &rb->live);
 	if (bpf_map_update_elem(rb->procs_fd, &p->pid, &w, BPF_ANY))
 		return -errno;
 	p->w = w;
@@ -470,6 +472,7 @@ struct sp_ruby *sp_ruby__open(struct bpf_object *obj)
 	rb->procs_fd = fd;
 	rb->stats_fd = sp_interp_map_fd(obj, SP_RB_MAP_STATS);
 	rb->seen_fd = sp_interp_map_fd(obj, SP_RB_MAP_SEEN);
+	rb->live_fd = sp_interp_map_fd(obj, SP_RB_MAP_LIVE);
 	rb->have_fsbase = sp_kofs__task_fsbase(&rb->fsbase_off) == 0;
 	return rb;
 }
