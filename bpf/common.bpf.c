@@ -381,7 +381,7 @@ __attribute__((noinline)) int sp_unwind_global(int max)
 
 	if (!buf)
 		return -1;
-	return sp_unwind_user((void *)0, buf->ip, max);
+	return sp_unwind_user(buf, max);
 }
 
 static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags, int interp,

@@ -12,20 +12,23 @@
  * The user registers come from the task's saved user pt_regs
  * (bpf_task_pt_regs), which is right in every program type: a sample or
  * probe that hit user mode saved exactly these, one in the kernel (syscall,
- * kprobe) has them from its kernel entry. The walk is one bpf_loop with
- * bounded searches inside; all state is one small struct on the BPF stack.
+ * kprobe) has them from its kernel entry. The walk is a bounded loop of
+ * calls of the global function sp_unw_frames(), two frames a call; all
+ * state is one small struct on the BPF stack.
  *
  * Cost: a helper call costs ~30 ns on these machines (return thunks), the
  * instructions between them ~0.3 ns each, so the hot path makes none a
  * frame: registers are plain loads through the BTF pointer, the stack is
  * read through a window (one bpf_probe_read_user of up to a page, see
- * uread()), a process's mappings are searched with plain loads (see
- * find_map()). ~0.4 us for a 7-frame stack, ~11 ns a frame more (1.2 us
- * for 105 frames), where bpf_get_stack's frame-pointer walk costs ~30 ns a
- * frame (bench/unwind_cost.py). The verifier must still merge the loop's
- * states: values a search index or helper size comes from are passed
- * through memory first (forget()), constants are stored as an unknown
- * zero plus the constant.
+ * uread()), a process's mappings and a file's rows are searched with plain
+ * loads and inlined array lookups (find_map(), find_row()). ~1 us for a
+ * 7-frame stack, ~25 ns a frame more, where bpf_get_stack's frame-pointer
+ * walk costs ~33 ns a frame (bench/unwind_cost.py).
+ *
+ * Load time: the verifier checks sp_unw_frames() once, with its state
+ * unknown; inside, its paths must still merge: the searches are
+ * branch-free, and values a pointer offset or helper size comes from are
+ * passed through memory first (forget()), so no state keeps a history.
  *
  * A pc in no mapping of the process's entry (or a process without one:
  * it exec'd a millisecond ago) is looked up in the kernel with
@@ -57,6 +60,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sp_unw_row);
 } unw_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_unw_bucket);
+} unw_pidx SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -120,19 +131,17 @@ static __always_inline SP_NODEBUG __u64 forget(struct unw_win *w, __u64 v)
 	return *(volatile __u64 *)&w->tmp;
 }
 
+/* The walk's state. Scalars only: it is an argument of the global
+ * function sp_unw_frames() (the verifier takes a pointer argument of a
+ * global function only to a struct of scalars). */
 struct unw_state {
 	__u64 ip, sp, bp;
-	__u64 *ips;
-	struct sp_unw_proc *proc;    /* the process's entry, or the empty one (key 0) */
 	__u64 win_lo, win_hi;        /* user addresses the window holds */
 	__u32 n, max;
 	__u32 nmaps;
 	__u32 how;    /* what ip is: HOW_RA, HOW_EXACT, HOW_GUESS */
 	__u32 cut;    /* the walk stopped early: append the truncation mark */
 	__u32 vma_ok; /* kernel field offsets known: vma lookups possible */
-	__u32 zero;   /* 0 the verifier cannot see: constants stored as zero + C keep
-		       * no exact value, so states of the loop body still merge */
-	__u32 pad;
 	struct sp_unw_map m;         /* the mapping of the current pc */
 };
 
@@ -170,9 +179,9 @@ static __always_inline SP_NODEBUG __u64 read_k64(__u64 addr)
  * value, branch-free: a branch on each probe would give the verifier two
  * states a step whose ranges never merge (~1M instructions); arithmetic
  * leaves one path. */
-static __always_inline SP_NODEBUG bool find_map(struct unw_state *s, __u64 pc)
+static __always_inline SP_NODEBUG bool find_map(struct unw_state *s, struct sp_unw_proc *p,
+						__u64 pc)
 {
-	struct sp_unw_proc *p = s->proc;
 	__u64 base = 0, n = s->nmaps, half, le;
 	__u32 zero = 0;
 	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero);
@@ -200,20 +209,33 @@ static __always_inline SP_NODEBUG bool find_row(struct unw_state *s, __u64 pc,
 						struct sp_unw_row *out)
 {
 	__u32 lo = s->m.first, hi = s->m.first + s->m.count, key;
-	__u64 rel = pc - s->m.bias;
+	__u64 rel = pc - s->m.bias, le, b;
 	struct sp_unw_row *r;
+	struct sp_unw_bucket *e;
 
 	if (pc < s->m.bias || rel > 0xffffffffull)
 		return false;
+	/* the bucket's rows only, by the file's index */
+	b = rel >> SP_UNW_PIDX_SHIFT;
+	if (b < s->m.npidx) {
+		key = s->m.pidx + (__u32)b;
+		e = bpf_map_lookup_elem(&unw_pidx, &key);
+		if (e && e->lo <= e->hi && e->hi < s->m.count) {
+			lo = s->m.first + e->lo;
+			hi = s->m.first + e->hi + 1;
+		}
+	}
+	/* branch-free halving: one verifier state an iteration, whichever
+	 * half the pc is in (two would not merge: their ranges differ) */
 	for (int k = 0; k < ROW_SEARCH_STEPS && lo < hi; k++) {
 		key = lo + (hi - lo) / 2;
 		r = bpf_map_lookup_elem(&unw_rows, &key);
 		if (!r)
 			return false;
-		if (r->pc <= (__u32)rel)
-			lo = key + 1;
-		else
-			hi = key;
+		le = 1 - (((__u64)rel - (__u64)r->pc) >> 63); /* r->pc <= rel */
+		asm volatile("" : "+r"(le)); /* or clang makes it a branch again */
+		lo += (__u32)le * (key + 1 - lo);
+		hi = key + (__u32)le * (hi - key);
 	}
 	if (lo <= s->m.first)
 		return false;
@@ -260,6 +282,8 @@ static __always_inline SP_NODEBUG void place(struct sp_unw_map *m, const struct 
 		m->bias = m->start - pgoff + f->segs[i].off - f->segs[i].vaddr + f->base;
 		m->first = f->first;
 		m->count = f->count;
+		m->pidx = f->pidx;
+		m->npidx = f->npidx;
 		break;
 	}
 }
@@ -272,7 +296,7 @@ static __always_inline SP_NODEBUG void place(struct sp_unw_map *m, const struct 
  * loop body keeps no state of it, so its states still merge. */
 static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *c)
 {
-	struct unw_state *s = c;
+	struct sp_unw_map *out = c;
 	struct sp_unw_map m = {};
 	struct sp_unw_file_key key = {};
 	struct sp_unw_file *f = NULL;
@@ -292,19 +316,23 @@ static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *c
 		else if (has_file)
 			m.start = m.end = 0; /* tables not loaded yet */
 	}
-	bpf_probe_read_kernel(&s->m, sizeof(s->m), &m);
+	bpf_probe_read_kernel(out, sizeof(*out), &m);
 	return 0;
 }
 
 /* s->m from the kernel's vma of pc (see vma_cb); false when it has none. */
 static __always_inline SP_NODEBUG bool vma_map(struct unw_state *s, __u64 pc)
 {
+	struct sp_unw_map m = {};
+
 	if (!s->vma_ok)
 		return false;
 	stat_add(SP_UNW_ST_VMA, 1);
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_cb, s, 0))
+	/* the callback's context must be on the stack: s is not */
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_cb, &m, 0))
 		return false;
-	return pc >= s->m.start && pc < s->m.end;
+	s->m = m;
+	return pc >= m.start && pc < m.end;
 }
 
 /* 8 bytes of the user stack at addr, from the window; a miss copies the
@@ -357,7 +385,7 @@ static __always_inline SP_NODEBUG int fp_step(struct unw_state *s)
 	s->sp = s->bp + 16;
 	s->bp = bp;
 	s->ip = ra;
-	s->how = s->zero + HOW_GUESS;
+	s->how = HOW_GUESS;
 	stat_add(SP_UNW_ST_FP_FRAMES, 1);
 	return 0;
 }
@@ -374,7 +402,7 @@ static __always_inline SP_NODEBUG int signal_step(struct unw_state *s)
 	s->bp = bp;
 	s->sp = sp;
 	s->ip = ip;
-	s->how = s->zero + HOW_EXACT;
+	s->how = HOW_EXACT;
 	return 0;
 }
 
@@ -419,23 +447,22 @@ static __always_inline SP_NODEBUG void ask_refresh(void)
 	sp_emit_event(SP_EV_NEWPID, 0, bpf_get_current_pid_tgid() >> 32);
 }
 
-/* bpf_loop body: record the current frame, then step to its caller.
- * Returns 1 to stop. Keeps debug info: it stays a BPF subprogram.
- * A pc in no known mapping ends the walk: a table's return address is a
- * real frame whose file has no table yet (kept, counted, a re-read asked
- * for), a frame-pointer guess is dropped. Either way, and after a failed
- * read, sp_unwind_user() appends the truncation mark (s->cut): written
- * only on the way out, it splits no states of the loop. */
-static long unw_step(__u64 i, void *c)
+/* One frame: record it in buf, then step to its caller. Returns 1 to stop.
+ * The frame number is s->n, the state untracked memory (see
+ * sp_unw_frames()). A pc in no known mapping ends the walk: a table's
+ * return address is a real frame whose file has no table yet (kept,
+ * counted, a re-read asked for), a frame-pointer guess is dropped. Either
+ * way, and after a failed read, sp_unwind_user() appends the truncation
+ * mark (s->cut). */
+static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct sp_unw_proc *p,
+						struct sp_stack_val *buf)
 {
-	struct unw_state *s = c;
 	struct sp_unw_row r;
-	bool have_map, have_row = false;
+	__u32 i = s->n;
+	bool have_map;
 	__u64 key;
 	int err;
 
-	/* the frame number is the loop index, never a counter in *s: the
-	 * verifier would track its exact value and walk the body 127 times */
 	if (s->ip == 0)
 		return 1;
 	if (i >= s->max || i >= SP_MAX_FRAMES) {
@@ -444,23 +471,22 @@ static long unw_step(__u64 i, void *c)
 	}
 	key = s->how == HOW_EXACT ? s->ip : s->ip - 1;
 	/* callers are mostly in the mapping of the frame before */
-	have_map = (key >= s->m.start && key < s->m.end) || find_map(s, key) || vma_map(s, key);
+	have_map = (key >= s->m.start && key < s->m.end) || find_map(s, p, key) || vma_map(s, key);
 	if (!have_map && s->how == HOW_GUESS) {
 		stat_add(SP_UNW_ST_BAD_GUESS, 1);
 		s->cut = 1;
 		return 1;
 	}
-	s->ips[i] = s->ip;
-	s->n = (__u32)i + 1;
-	s->how = HOW_RA; /* a plain store: the verifier sees ~25k more insns, a frame costs ~25 ns less */
+	buf->ip[i] = s->ip;
+	s->n = i + 1;
+	s->how = HOW_RA;
 	if (!have_map) {
 		ask_refresh();
 		stat_add(SP_UNW_ST_NOT_LOADED, 1);
 		s->cut = 1;
 		return 1;
 	}
-	have_row = find_row(s, key, &r);
-	err = have_row ? row_step(s, &r) : fp_step(s);
+	err = find_row(s, key, &r) ? row_step(s, &r) : fp_step(s);
 	if (err < 0) {
 		stat_add(SP_UNW_ST_READ_ERR, 1);
 		s->cut = 1;
@@ -468,19 +494,49 @@ static long unw_step(__u64 i, void *c)
 	return err != 0;
 }
 
-SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
+/* A process's entry as the verifier may see it: a global function takes a
+ * pointer argument only to a struct of scalars and arrays of scalars. */
+struct unw_proc_words {
+	__u64 w[sizeof(struct sp_unw_proc) / 8];
+};
+
+#define UNW_CHUNK 2
+
+/* Up to UNW_CHUNK frames of the walk; 1 when it is over. A global
+ * function, so the verifier checks it once, with its arguments unknown:
+ * the state is untracked memory and every frame starts from the same
+ * register state, so the unrolled frames' paths merge at each frame's
+ * start instead of multiplying (the walk inlined in a bpf_loop body had
+ * ~150 states per instruction: ~800k instructions, 1.5 s to load; now
+ * ~28k, 40 ms). No bpf_loop: its callback is a call a frame. Two frames a
+ * call: more unrolled frames cost more than the calls they save (a frame
+ * is ~1200 instructions of code, the instruction cache fills). */
+__attribute__((noinline)) int sp_unw_frames(struct unw_state *s, struct unw_proc_words *pw,
+					     struct sp_stack_val *buf)
+{
+	struct sp_unw_proc *p = (struct sp_unw_proc *)pw;
+
+	if (!s || !pw || !buf)
+		return 1;
+#pragma unroll
+	for (int k = 0; k < UNW_CHUNK; k++)
+		if (unw_frame(s, p, buf))
+			return 1;
+	return 0;
+}
+
+SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	struct unw_state s = { .ips = ips };
+	struct unw_state s = {};
 	struct sp_unw_proc *proc;
 	struct sp_unw_kofs *kofs;
 	__u32 zero = 0;
 	struct pt_regs *regs;
 
 	/* a process without an entry yet: every mapping from the kernel,
-	 * through the empty entry user space keeps under key 0 (one state of
-	 * the loop for both); with no unwinder set up (SPROF_NO_DWARF, no
-	 * BTF), bpf_get_stack's walk */
+	 * through the empty entry user space keeps under key 0; with no
+	 * unwinder set up (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
 	kofs = bpf_map_lookup_elem(&unw_kofs, &zero);
 	proc = bpf_map_lookup_elem(&unw_procs, &pid);
 	if (!kofs)
@@ -500,16 +556,16 @@ SP_NODEBUG int sp_unwind_user(void *ctx, __u64 *ips, int max)
 	s.ip = regs->rip;
 	s.sp = regs->rsp;
 	s.bp = regs->rbp;
-	s.zero = kofs->zero;
 	s.vma_ok = kofs->ok;
-	s.how = s.zero + HOW_EXACT;
-	s.proc = proc;
+	s.how = HOW_EXACT;
 	s.nmaps = proc->n < SP_UNW_MAX_MAPS ? proc->n : SP_UNW_MAX_MAPS;
 	s.max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
-	bpf_loop(SP_MAX_FRAMES, unw_step, &s, 0);
+	for (int c = 0; c < (SP_MAX_FRAMES + UNW_CHUNK - 1) / UNW_CHUNK; c++)
+		if (sp_unw_frames(&s, (struct unw_proc_words *)proc, buf))
+			break;
 	stat_add(SP_UNW_ST_SAMPLES, 1);
 	stat_add(SP_UNW_ST_FRAMES, s.n); /* once, not a map update a frame */
 	if (s.cut && s.n < s.max && s.n < SP_MAX_FRAMES)
-		ips[s.n++] = SP_UNW_IP_TRUNCATED;
+		buf->ip[s.n++] = SP_UNW_IP_TRUNCATED;
 	return (int)s.n;
 }

@@ -85,7 +85,7 @@ static void set_dl(struct cg *g, LLVMModuleRef m)
 /* Helpers that stay global BPF functions, out of line: the verifier checks
  * a global function once per program, not at every call (bpf/common.bpf.c's
  * unwinder is ~100k verified instructions a copy). */
-static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global" };
+static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global", "sp_unw_frames" };
 
 static bool is_global_helper(LLVMValueRef f)
 {

@@ -192,18 +192,19 @@ def _share(stacks, leaf, chain, consecutive=True):
 
 
 def _has_hook(ctx):
-    """True when a ustack program calls the unwinder: its bpf_loop callback
-    (unw_step) stays a function in the IR; without the call codegen drops it."""
+    """True when a ustack program calls the unwinder: its global function
+    (sp_unw_frames, bpf/unwind.bpf.c) stays a function in the IR; without
+    the call codegen drops it."""
     if not hasattr(ctx, "_unwind_hook"):
         r = ctx.sprof_run("-d", "ir", "-e", "profile:hz:99 { @[ustack] = count(); }", timeout=60)
-        ctx._unwind_hook = "define internal i64 @unw_step(" in r.out
+        ctx._unwind_hook = re.search(r"^define .*@sp_unw_frames\(", r.out, re.M) is not None
     return ctx._unwind_hook
 
 
 def _need_hook(ctx):
     ctx.require_bpf()
-    if not _has_hook(ctx):
-        raise ctx.Skip("DWARF unwinder not hooked into this sprof (bpf/common.bpf.c take_stack)")
+    # the unwinder is part of sprof: a program without it is a bug, not a skip
+    assert _has_hook(ctx), "DWARF unwinder not called by a ustack program (bpf/common.bpf.c take_stack)"
 
 
 def _figure(ctx, text):

@@ -54,6 +54,7 @@ struct unw_file {
 	struct sp_segment segs[SP_MAX_SEGMENTS];
 	uint64_t base;          /* vaddr of the first row */
 	uint32_t first, count;  /* rows in the array; count 0: no table */
+	uint32_t pidx, npidx;   /* its bucket index (abi/unwind_table.h); npidx 0: none */
 	struct unw_file *next;
 };
 
@@ -63,11 +64,14 @@ struct unw_pid {
 };
 
 struct sp_unwind {
-	struct bpf_map *rows_map, *procs_map, *stats_map, *files_map, *kofs_map;
+	struct bpf_map *rows_map, *pidx_map, *procs_map, *stats_map, *files_map, *kofs_map;
 	int procs_fd, stats_fd, files_fd;
 	struct sp_unw_row *rows;   /* mmapped array */
 	size_t rows_len;
 	uint32_t max_rows, nrows;
+	struct sp_unw_bucket *pidx; /* mmapped bucket index array */
+	size_t pidx_len;
+	uint32_t max_pidx, npidx;
 	bool ready, failed;
 	struct unw_file *files;
 	struct sp_objcache *objs;  /* object files, possibly shared with the symbolizer */
@@ -99,11 +103,12 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	}
 	elf_version(EV_CURRENT);
 	u->rows_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_ROWS);
+	u->pidx_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PIDX);
 	u->procs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PROCS);
 	u->stats_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_STATS);
 	u->files_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_FILES);
 	u->kofs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_KOFS);
-	if (!u->rows_map || !u->procs_map || !u->stats_map || !u->files_map || !u->kofs_map) {
+	if (!u->rows_map || !u->pidx_map || !u->procs_map || !u->stats_map || !u->files_map || !u->kofs_map) {
 		sp_unwind__destroy(u);
 		errno = ENOENT;
 		return NULL;
@@ -111,7 +116,11 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	if (env && *env)
 		max_rows = (uint32_t)strtoul(env, NULL, 0);
 	u->max_rows = max_rows ? max_rows : SP_UNWIND_DEFAULT_ROWS;
+	/* a bucket per 4 rows (256 bytes of code hold ~6 rows in libc);
+	 * files past that budget are searched whole */
+	u->max_pidx = u->max_rows / 4 ? u->max_rows / 4 : 1;
 	if (bpf_map__set_max_entries(u->rows_map, u->max_rows) ||
+	    bpf_map__set_max_entries(u->pidx_map, u->max_pidx) ||
 	    bpf_map__set_max_entries(u->procs_map, SP_UNWIND_DEFAULT_PROCS)) {
 		sp_unwind__destroy(u);
 		errno = EINVAL;
@@ -174,7 +183,16 @@ static int lazy_init(struct sp_unwind *u)
 	u->rows_len = ((size_t)u->max_rows * sizeof(struct sp_unw_row) + page - 1) & ~(size_t)(page - 1);
 	u->rows = fd < 0 ? MAP_FAILED
 			 : mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (u->procs_fd < 0 || u->rows == MAP_FAILED) {
+	fd = bpf_map__fd(u->pidx_map);
+	u->pidx_len = ((size_t)u->max_pidx * sizeof(struct sp_unw_bucket) + page - 1) &
+		      ~(size_t)(page - 1);
+	u->pidx = fd < 0 ? MAP_FAILED
+			 : mmap(NULL, u->pidx_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (u->pidx == MAP_FAILED)
+		u->pidx = NULL;
+	if (u->procs_fd < 0 || u->rows == MAP_FAILED || !u->pidx) {
+		if (u->rows != MAP_FAILED)
+			munmap(u->rows, u->rows_len);
 		u->rows = NULL;
 		u->failed = true;
 		return -ENODEV;
@@ -184,6 +202,33 @@ static int lazy_init(struct sp_unwind *u)
 }
 
 /* --- files ------------------------------------------------------------------------- */
+
+/* The file's bucket index (abi/unwind_table.h SP_UNW_PIDX_SHIFT), when it
+ * fits: without one, BPF searches all of the file's rows. */
+static void build_index(struct sp_unwind *u, struct unw_file *f)
+{
+	const struct sp_unw_row *rows = u->rows + f->first;
+	uint64_t nb = ((uint64_t)rows[f->count - 1].pc >> SP_UNW_PIDX_SHIFT) + 1;
+	uint32_t r = 0;
+
+	if ((uint64_t)u->npidx + nb > u->max_pidx)
+		return;
+	f->pidx = u->npidx;
+	f->npidx = (uint32_t)nb;
+	for (uint64_t b = 0; b < nb; b++) {
+		struct sp_unw_bucket *e = &u->pidx[f->pidx + b];
+
+		/* the last rows at or below the bucket's start and its end */
+		while (r + 1 < f->count && rows[r + 1].pc <= b << SP_UNW_PIDX_SHIFT)
+			r++;
+		e->lo = r;
+		while (r + 1 < f->count && rows[r + 1].pc <= (b + 1) << SP_UNW_PIDX_SHIFT)
+			r++;
+		e->hi = r;
+		r = e->lo;
+	}
+	u->npidx += (uint32_t)nb;
+}
 
 /* Parse the file's table into the rows array (when it fits). */
 static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf)
@@ -219,6 +264,7 @@ static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf)
 	}
 	u->nrows += (uint32_t)t.n;
 	u->files_with_rows++;
+	build_index(u, f);
 	sp_eh_table__free(&t);
 }
 
@@ -258,7 +304,8 @@ static void publish_file(struct sp_unwind *u, const struct unw_file *f)
 		.dev = ((uint64_t)major(f->id.dev) << 20) | minor(f->id.dev), /* the kernel's MKDEV */
 		.ino = f->id.ino,
 	};
-	struct sp_unw_file v = { .first = f->first, .count = f->count, .base = f->base };
+	struct sp_unw_file v = { .first = f->first, .count = f->count, .base = f->base,
+				 .pidx = f->pidx, .npidx = f->npidx };
 
 	for (int i = 0; i < f->nsegs && v.nsegs < SP_UNW_FILE_SEGS; i++) {
 		if (!(f->segs[i].flags & PF_X))
@@ -322,6 +369,7 @@ static void fill_map(const struct unw_file *f, const struct sp_procmap *m, struc
 	out->start = m->start;
 	out->end = m->end;
 	out->first = out->count = 0;
+	out->pidx = out->npidx = 0;
 	out->bias = 0;
 	if (!f || f->count == 0)
 		return;
@@ -331,6 +379,8 @@ static void fill_map(const struct unw_file *f, const struct sp_procmap *m, struc
 	out->bias = sp_segment__bias(seg, m->start, m->pgoff) + f->base;
 	out->first = f->first;
 	out->count = f->count;
+	out->pidx = f->pidx;
+	out->npidx = f->npidx;
 }
 
 static struct unw_pid *find_pid(struct sp_unwind *u, pid_t pid)
@@ -671,6 +721,8 @@ void sp_unwind__destroy(struct sp_unwind *u)
 		return;
 	if (u->rows)
 		munmap(u->rows, u->rows_len);
+	if (u->pidx)
+		munmap(u->pidx, u->pidx_len);
 	while (u->files) {
 		struct unw_file *f = u->files;
 
