@@ -2,7 +2,8 @@
 """BPF cost of a user stack per sample: sprof (DWARF and frame pointers only) vs bpftrace.
 
     sudo python3 bench/unwind_cost.py [--sprof build/sprof] [--secs 4] [--no-bpftrace]
-                                      [--only WORKLOAD-REGEX] [--tools TOOL-REGEX]
+                                      [--only WORKLOAD-REGEX] [--tools TOOL-REGEX] [--ab VAR]
+                                      [--repeat N]
 
 Workloads, built here: tests/workloads/unwind_chain.c (gcc -O2, with and
 without frame pointers; ~7 frames), a recursion 100 calls deep (the same
@@ -19,6 +20,10 @@ run_cnt of its perf_event programs) just before it exits:
              stacks, F the filtered firings (run_cnt - stacks) and f the cost
              of one, measured first with a filter no sample passes
   depth      mean frames per stack taken (what the time bought)
+
+Each workload runs --repeat rounds (default 3), the tools taking turns; the
+median round is printed, with the lowest and highest ns/stack (a VM's
+figures vary by tens of percent from run to run).
 
 Modes: sprof (DWARF tables, frame-pointer fallback), sprof with
 SPROF_NO_DWARF=1 (bpf_get_stack only), bpftrace (bpf_get_stack). Prints
@@ -125,6 +130,9 @@ def main():
     ap.add_argument("--no-bpftrace", action="store_true")
     ap.add_argument("--only", help="run the workloads whose name matches this regex")
     ap.add_argument("--tools", help="run the tools whose name matches this regex")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="rounds per workload; the median is printed (default 3)")
+    ap.add_argument("--ab", metavar="VAR", help="compare sprof with sprof run with VAR=1 instead")
     a = ap.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("needs root (BPF, kernel.bpf_stats_enabled)")
@@ -144,6 +152,8 @@ def run_all(a, workloads):
     tools = [("sprof DWARF", [a.sprof], {}), ("sprof FP only", [a.sprof], {"SPROF_NO_DWARF": "1"})]
     if not a.no_bpftrace and shutil.which("bpftrace"):
         tools.append(("bpftrace", ["bpftrace"], {}))
+    if a.ab:
+        tools = [("sprof", [a.sprof], {}), ("sprof " + a.ab, [a.sprof], {a.ab: "1"})]
     if a.tools:
         tools = [t for t in tools if re.search(a.tools, t[0])]
     filtered = {}
@@ -152,23 +162,30 @@ def run_all(a, workloads):
         rt, rc, _ = measure(tcmd + ["-e", prog], env, a.secs)
         filtered[tname] = rt / rc if rc else 0
         print("%-14s a filtered-out firing: %.0f ns" % (tname, filtered[tname]), flush=True)
-    print("%-13s %-14s %9s %9s %8s %6s" % ("workload", "tool", "ns/run", "ns/stack", "stacks",
-                                            "depth"))
+    print("%-13s %-14s %9s %9s %15s %8s %6s" % ("workload", "tool", "ns/run", "ns/stack",
+                                                  "(min-max)", "stacks", "depth"))
     for wname, wcmd in workloads.items():
-        for tname, tcmd, env in tools:
-            w = subprocess.Popen(wcmd + [str(a.secs + 30)], stdout=subprocess.DEVNULL)
-            try:
-                time.sleep(0.3)
-                prog = ("profile:hz:999 /pid == %d/ { @[ustack] = count(); } "
-                        "interval:s:%d { exit(); }" % (w.pid, a.secs))
-                rt, rc, (n, depth) = measure(tcmd + ["-e", prog], env, a.secs)
-            finally:
-                w.kill()
-                w.wait()
-            per_stack = (rt - (rc - n) * filtered[tname]) / n if n else 0
-            print("%-13s %-14s %9.0f %9.0f %8d %6.1f" % (
-                wname, tname, rt / rc if rc else 0, per_stack, n, depth), flush=True)
-
+        got = {t[0]: [] for t in tools}
+        # the tools take turns, --repeat rounds: a VM's slow spell hits all
+        for _ in range(a.repeat):
+            for tname, tcmd, env in tools:
+                w = subprocess.Popen(wcmd + [str(a.secs + 30)], stdout=subprocess.DEVNULL)
+                try:
+                    time.sleep(0.3)
+                    prog = ("profile:hz:999 /pid == %d/ { @[ustack] = count(); } "
+                            "interval:s:%d { exit(); }" % (w.pid, a.secs))
+                    rt, rc, (n, depth) = measure(tcmd + ["-e", prog], env, a.secs)
+                finally:
+                    w.kill()
+                    w.wait()
+                per_stack = (rt - (rc - n) * filtered[tname]) / n if n else 0
+                got[tname].append((per_stack, rt / rc if rc else 0, n, depth))
+        for tname, _, _ in tools:
+            runs = sorted(got[tname])
+            per_stack, per_run, n, depth = runs[len(runs) // 2]
+            print("%-13s %-14s %9.0f %9.0f %15s %8d %6.1f" % (
+                wname, tname, per_run, per_stack,
+                "(%.0f-%.0f)" % (runs[0][0], runs[-1][0]), n, depth), flush=True)
 
 if __name__ == "__main__":
     main()
