@@ -179,14 +179,12 @@ static __always_inline SP_NODEBUG __u64 read_k64(__u64 addr)
  * value, branch-free: a branch on each probe would give the verifier two
  * states a step whose ranges never merge (~1M instructions); arithmetic
  * leaves one path. */
-static __always_inline SP_NODEBUG bool find_map(struct unw_state *s, struct sp_unw_proc *p,
-						__u64 pc)
+static __always_inline SP_NODEBUG bool find_map(struct unw_state *s, struct unw_win *w,
+						struct sp_unw_proc *p, __u64 pc)
 {
 	__u64 base = 0, n = s->nmaps, half, le;
-	__u32 zero = 0;
-	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero);
 
-	if (n == 0 || !w)
+	if (n == 0)
 		return false;
 	for (int k = 0; k < MAP_SEARCH_STEPS; k++) {
 		half = n >> 1;
@@ -340,14 +338,11 @@ static __always_inline SP_NODEBUG bool vma_map(struct unw_state *s, __u64 pc)
  * bytes, into the window: the page of addr is mapped if addr is, the next
  * one need not be (the stack's top). Frames go up the stack, so the
  * callers' words are mostly in the window by then. 0 or -EFAULT. */
-static __always_inline SP_NODEBUG int uread(struct unw_state *s, __u64 *dst, __u64 addr)
+static __always_inline SP_NODEBUG int uread(struct unw_state *s, struct unw_win *w, __u64 *dst,
+					     __u64 addr)
 {
-	__u32 zero = 0;
-	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero);
 	__u64 base, len;
 
-	if (!w)
-		return -1;
 	if (addr < s->win_lo || addr + 8 > s->win_hi) {
 		base = addr & ~7ull;
 		len = 4096 - (base & 4095);
@@ -374,13 +369,13 @@ static __always_inline SP_NODEBUG int uread(struct unw_state *s, __u64 *dst, __u
  * ends the chain (_start clears it). The return address is checked by
  * the next step: in no mapping, it was a guess from a register that held
  * no frame pointer. */
-static __always_inline SP_NODEBUG int fp_step(struct unw_state *s)
+static __always_inline SP_NODEBUG int fp_step(struct unw_state *s, struct unw_win *w)
 {
 	__u64 ra = 0, bp = 0;
 
 	if (s->bp == 0)
 		return 1;
-	if (s->bp < s->sp || uread(s, &bp, s->bp) || uread(s, &ra, s->bp + 8))
+	if (s->bp < s->sp || uread(s, w, &bp, s->bp) || uread(s, w, &ra, s->bp + 8))
 		return -1;
 	s->sp = s->bp + 16;
 	s->bp = bp;
@@ -391,13 +386,14 @@ static __always_inline SP_NODEBUG int fp_step(struct unw_state *s)
 }
 
 /* glibc's __restore_rt: rsp points at the ucontext of the interrupted code. */
-static __always_inline SP_NODEBUG int signal_step(struct unw_state *s)
+static __always_inline SP_NODEBUG int signal_step(struct unw_state *s, struct unw_win *w)
 {
 	__u64 g = s->sp + SIGFRAME_MCONTEXT;
 
 	__u64 bp, ip, sp;
 
-	if (uread(s, &bp, g + 10 * 8) || uread(s, &sp, g + 15 * 8) || uread(s, &ip, g + 16 * 8))
+	if (uread(s, w, &bp, g + 10 * 8) || uread(s, w, &sp, g + 15 * 8) ||
+	    uread(s, w, &ip, g + 16 * 8))
 		return -1;
 	s->bp = bp;
 	s->sp = sp;
@@ -406,7 +402,8 @@ static __always_inline SP_NODEBUG int signal_step(struct unw_state *s)
 	return 0;
 }
 
-static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct sp_unw_row *r)
+static __always_inline SP_NODEBUG int row_step(struct unw_state *s, struct unw_win *w,
+						const struct sp_unw_row *r)
 {
 	__u64 cfa, ra = 0, bp = 0, old_sp = s->sp;
 
@@ -414,16 +411,16 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, const struct
 	case SP_UNW_CFA_RSP: cfa = s->sp + r->cfa_off; break;
 	case SP_UNW_CFA_RBP: cfa = s->bp + r->cfa_off; break;
 	case SP_UNW_PLT: cfa = s->sp + 8 + ((s->ip & 15) >= (__u64)r->cfa_off ? 8 : 0); break;
-	case SP_UNW_SIGNAL: return signal_step(s);
+	case SP_UNW_SIGNAL: return signal_step(s, w);
 	case SP_UNW_STOP: return 1;
 	case SP_UNW_CUT: s->cut = 1; return 1;
-	default: return fp_step(s);
+	default: return fp_step(s, w);
 	}
 	/* the saved rbp (below the return address) first: the window is
 	 * copied from the lowest address read */
-	if (r->rbp_off8 && uread(s, &bp, cfa + (__s64)r->rbp_off8 * 8))
+	if (r->rbp_off8 && uread(s, w, &bp, cfa + (__s64)r->rbp_off8 * 8))
 		return -1;
-	if (uread(s, &ra, cfa - 8))
+	if (uread(s, w, &ra, cfa - 8))
 		return -1;
 	if (r->rbp_off8)
 		s->bp = bp;
@@ -454,8 +451,8 @@ static __always_inline SP_NODEBUG void ask_refresh(void)
  * counted, a re-read asked for), a frame-pointer guess is dropped. Either
  * way, and after a failed read, sp_unwind_user() appends the truncation
  * mark (s->cut). */
-static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct sp_unw_proc *p,
-						struct sp_stack_val *buf)
+static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct unw_win *w,
+						 struct sp_unw_proc *p, struct sp_stack_val *buf)
 {
 	struct sp_unw_row r;
 	__u32 i = s->n;
@@ -471,7 +468,7 @@ static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct sp_u
 	}
 	key = s->how == HOW_EXACT ? s->ip : s->ip - 1;
 	/* callers are mostly in the mapping of the frame before */
-	have_map = (key >= s->m.start && key < s->m.end) || find_map(s, p, key) || vma_map(s, key);
+	have_map = (key >= s->m.start && key < s->m.end) || find_map(s, w, p, key) || vma_map(s, key);
 	if (!have_map && s->how == HOW_GUESS) {
 		stat_add(SP_UNW_ST_BAD_GUESS, 1);
 		s->cut = 1;
@@ -486,7 +483,7 @@ static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct sp_u
 		s->cut = 1;
 		return 1;
 	}
-	err = find_row(s, key, &r) ? row_step(s, &r) : fp_step(s);
+	err = find_row(s, key, &r) ? row_step(s, w, &r) : fp_step(s, w);
 	if (err < 0) {
 		stat_add(SP_UNW_ST_READ_ERR, 1);
 		s->cut = 1;
@@ -508,19 +505,21 @@ struct unw_proc_words {
  * register state, so the unrolled frames' paths merge at each frame's
  * start instead of multiplying (the walk inlined in a bpf_loop body had
  * ~150 states per instruction: ~800k instructions, 1.5 s to load; now
- * ~28k, 40 ms). No bpf_loop: its callback is a call a frame. Two frames a
+ * ~24k, 40 ms). No bpf_loop: its callback is a call a frame. Two frames a
  * call: more unrolled frames cost more than the calls they save (a frame
  * is ~1200 instructions of code, the instruction cache fills). */
 __attribute__((noinline)) int sp_unw_frames(struct unw_state *s, struct unw_proc_words *pw,
 					     struct sp_stack_val *buf)
 {
 	struct sp_unw_proc *p = (struct sp_unw_proc *)pw;
+	__u32 zero = 0;
+	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero); /* once, not a read */
 
-	if (!s || !pw || !buf)
+	if (!s || !pw || !buf || !w)
 		return 1;
 #pragma unroll
 	for (int k = 0; k < UNW_CHUNK; k++)
-		if (unw_frame(s, p, buf))
+		if (unw_frame(s, w, p, buf))
 			return 1;
 	return 0;
 }
