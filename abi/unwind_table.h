@@ -59,17 +59,44 @@ struct sp_unw_map {
 	__u32 pidx, npidx;  /* the file's bucket index (SP_UNW_MAP_PIDX); npidx 0: none */
 };
 
-/* A file's bucket index, so a pc's row is searched among a few, not all of
- * the file's rows: element b (of npidx, in SP_UNW_MAP_PIDX from pidx) holds
- * the rows, counted from the file's first, in effect at row pcs b << SHIFT
- * and (b + 1) << SHIFT: the rows of pcs in bucket b are those from lo to
- * hi. 256-byte buckets hold ~6 of libc's 40k rows: ~3 search steps, not 16.
- * (An mmapable array's elements are 8 bytes apart whatever their size:
- * both bounds in one element cost nothing more.) */
+/* A file's bucket index, so a pc's row is found without searching all of
+ * the file's rows: element b (of npidx, in SP_UNW_MAP_PIDX from pidx)
+ * covers row pcs [b << SHIFT, (b + 1) << SHIFT). lo is the row (counted
+ * from the file's first) in effect at the bucket's start, hi the one in
+ * effect at its last byte; the rows starting inside it, after its first
+ * byte, are lo + 1 .. hi. When there are at most 8 of them, offs holds
+ * their offsets from the bucket's start (1-127, ascending, one a byte from
+ * the lowest; unused bytes 0x80), and the row of a pc at offset o is lo
+ * plus the number of offsets <= o: counted with one subtraction across
+ * the eight bytes (each byte 0x80 + o - offset keeps its top bit when
+ * offset <= o), no search. With more, rows lo..hi are searched. 128-byte
+ * buckets hold ~3 of libc's 40k rows. */
 struct sp_unw_bucket {
 	__u32 lo, hi;
+	__u64 offs;
 };
-#define SP_UNW_PIDX_SHIFT 8
+#define SP_UNW_PIDX_SHIFT 7
+#define SP_UNW_BUCKET_OFFS 8
+
+#ifdef __bpf__
+#define SP_UNW_INLINE static inline __attribute__((always_inline, nodebug))
+#else
+#define SP_UNW_INLINE static inline
+#endif
+
+/* The row, counted from the file's first, of row pc rel in its bucket e
+ * (rel >> SP_UNW_PIDX_SHIFT); -1 when the bucket has too many rows for
+ * offs: the row is then among lo..hi (binary search). */
+SP_UNW_INLINE __s64 sp_unw_bucket_row(const struct sp_unw_bucket *e, __u64 rel)
+{
+	__u64 o = (rel & ((1u << SP_UNW_PIDX_SHIFT) - 1)) * 0x0101010101010101ull;
+
+	if (e->hi - e->lo > SP_UNW_BUCKET_OFFS)
+		return -1;
+	/* a byte's top bit stays set where its offset <= o; then their sum */
+	o = (((o | 0x8080808080808080ull) - e->offs) >> 7) & 0x0101010101010101ull;
+	return (__s64)e->lo + (__s64)((o * 0x0101010101010101ull) >> 56);
+}
 
 #define SP_UNW_MAX_MAPS 256 /* per process; more mappings are left to frame pointers */
 

@@ -116,7 +116,7 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	if (env && *env)
 		max_rows = (uint32_t)strtoul(env, NULL, 0);
 	u->max_rows = max_rows ? max_rows : SP_UNWIND_DEFAULT_ROWS;
-	/* a bucket per 4 rows (256 bytes of code hold ~6 rows in libc);
+	/* a bucket per 4 rows (128 bytes of code hold ~3 rows in libc);
 	 * files past that budget are searched whole */
 	u->max_pidx = u->max_rows / 4 ? u->max_rows / 4 : 1;
 	if (bpf_map__set_max_entries(u->rows_map, u->max_rows) ||
@@ -203,30 +203,49 @@ static int lazy_init(struct sp_unwind *u)
 
 /* --- files ------------------------------------------------------------------------- */
 
-/* The file's bucket index (abi/unwind_table.h SP_UNW_PIDX_SHIFT), when it
- * fits: without one, BPF searches all of the file's rows. */
-static void build_index(struct sp_unwind *u, struct unw_file *f)
+uint64_t sp_unw_index_size(const struct sp_unw_row *rows, uint32_t n)
 {
-	const struct sp_unw_row *rows = u->rows + f->first;
-	uint64_t nb = ((uint64_t)rows[f->count - 1].pc >> SP_UNW_PIDX_SHIFT) + 1;
+	return n ? ((uint64_t)rows[n - 1].pc >> SP_UNW_PIDX_SHIFT) + 1 : 0;
+}
+
+void sp_unw_index_build(const struct sp_unw_row *rows, uint32_t n, struct sp_unw_bucket *out)
+{
+	uint64_t nb = sp_unw_index_size(rows, n);
 	uint32_t r = 0;
 
-	if ((uint64_t)u->npidx + nb > u->max_pidx)
-		return;
-	f->pidx = u->npidx;
-	f->npidx = (uint32_t)nb;
 	for (uint64_t b = 0; b < nb; b++) {
-		struct sp_unw_bucket *e = &u->pidx[f->pidx + b];
+		struct sp_unw_bucket *e = &out[b];
+		uint64_t start = b << SP_UNW_PIDX_SHIFT, end = start + (1u << SP_UNW_PIDX_SHIFT);
 
-		/* the last rows at or below the bucket's start and its end */
-		while (r + 1 < f->count && rows[r + 1].pc <= b << SP_UNW_PIDX_SHIFT)
+		while (r + 1 < n && rows[r + 1].pc <= start)
 			r++;
 		e->lo = r;
-		while (r + 1 < f->count && rows[r + 1].pc <= (b + 1) << SP_UNW_PIDX_SHIFT)
+		e->offs = 0x8080808080808080ull; /* 0x80: no row */
+		while (r + 1 < n && rows[r + 1].pc < end) {
+			uint32_t k = r - e->lo;
+
 			r++;
+			if (k < SP_UNW_BUCKET_OFFS) {
+				e->offs &= ~(0xffull << (8 * k));
+				e->offs |= (uint64_t)(rows[r].pc - start) << (8 * k);
+			}
+		}
 		e->hi = r;
 		r = e->lo;
 	}
+}
+
+/* The file's bucket index, when it fits: without one, BPF searches all of
+ * the file's rows. */
+static void build_index(struct sp_unwind *u, struct unw_file *f)
+{
+	uint64_t nb = sp_unw_index_size(u->rows + f->first, f->count);
+
+	if (nb == 0 || (uint64_t)u->npidx + nb > u->max_pidx)
+		return;
+	f->pidx = u->npidx;
+	f->npidx = (uint32_t)nb;
+	sp_unw_index_build(u->rows + f->first, f->count, u->pidx + f->pidx);
 	u->npidx += (uint32_t)nb;
 }
 
