@@ -123,8 +123,8 @@ struct {
 /* v, with no history for the verifier: a scalar added to a pointer is made
  * precise, and so is every value it was computed from. An index computed
  * from the stack pointers or the pc, which change every frame, would make
- * them precise, and the states of the walk's loop would never merge (1M
- * instructions). A value loaded from memory has no past: passing it
+ * them precise, and the states of the walk's searches would never merge
+ * (1M instructions). A value loaded from memory has no past: passing it
  * through the window's scratch word ends the chain there. */
 static __always_inline SP_NODEBUG __u64 forget(struct unw_win *w, __u64 v)
 {
@@ -154,11 +154,8 @@ static __always_inline SP_NODEBUG void stat_add(__u32 idx, __u64 v)
 		*c += v;
 }
 
-/* A process's mappings are read with bpf_probe_read_kernel at plain
- * addresses, not through the map-value pointer: pointer arithmetic makes the
- * verifier track every search index exactly, and the search would fork into
- * thousands of paths (1M instructions). As scalars, all iterations merge.
- * Rows use array lookups (an index in a stack key is not tracked either). */
+/* Kernel memory at plain addresses (the vma fields, see vma_cb()): a
+ * pointer's value as a scalar, and 8 bytes at an address. */
 static __always_inline SP_NODEBUG __u64 addr_of(void *p)
 {
 	__u64 a = 0;
@@ -293,12 +290,11 @@ static __always_inline SP_NODEBUG void place(struct sp_unw_map *m, const struct 
 	}
 }
 
-/* bpf_find_vma callback, ctx the unwinder's state: the executable vma
- * holding the pc becomes s->m, with the rows of its file when the files
- * map has them, without (frame-pointer steps) for anonymous code. A file
- * whose tables are not loaded yet, or a vma that is not code, leaves an
- * empty s->m. All of it here, and s->m written as bytes: the unwinder's
- * loop body keeps no state of it, so its states still merge. */
+/* bpf_find_vma callback, ctx a struct sp_unw_map on vma_map()'s stack: the
+ * executable vma holding the pc becomes that mapping, with the rows of its
+ * file when the files map has them, without (frame-pointer steps) for
+ * anonymous code. A file whose tables are not loaded yet, or a vma that is
+ * not code, leaves it empty. */
 static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *c)
 {
 	struct sp_unw_map *out = c;

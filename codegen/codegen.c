@@ -83,8 +83,9 @@ static void set_dl(struct cg *g, LLVMModuleRef m)
 }
 
 /* Helpers that stay global BPF functions, out of line: the verifier checks
- * a global function once per program, not at every call (bpf/common.bpf.c's
- * unwinder is ~100k verified instructions a copy). */
+ * a global function once per program, not at every call or with every
+ * state its caller arrives with (sp_unwind_global, at each user stack a
+ * program takes; sp_unw_frames, the unwinder's walk, bpf/unwind.bpf.c). */
 static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global", "sp_unw_frames" };
 
 static bool is_global_helper(LLVMValueRef f)

@@ -645,7 +645,8 @@ def t_continuous_forgets(ctx):
                        r.err, re.M)]
     assert len(held) >= 6, r.err[-3000:]
     assert max(rb for _, rb in held) >= 1, "no Ruby process seen by the walker\n%s" % r.err[-3000:]
-    # the churn ends ~4.5 s in (two rounds of 1.2 + 0.4 s, ruby starting); a period later its processes are forgotten
+    # the churn ends ~4.5 s in (two rounds of 1.2 + 0.4 s, ruby starting); a period
+    # later its processes are forgotten
     # (other Ruby programs on the machine would show: there are none in CI)
     assert held[-1][1] == 0, "Ruby processes still held at the end\n%s" % r.err[-3000:]
     # (CPython's count is not checked: the test runner and other Python

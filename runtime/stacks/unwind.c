@@ -108,7 +108,8 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	u->stats_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_STATS);
 	u->files_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_FILES);
 	u->kofs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_KOFS);
-	if (!u->rows_map || !u->pidx_map || !u->procs_map || !u->stats_map || !u->files_map || !u->kofs_map) {
+	if (!u->rows_map || !u->pidx_map || !u->procs_map || !u->stats_map || !u->files_map ||
+	    !u->kofs_map) {
 		sp_unwind__destroy(u);
 		errno = ENOENT;
 		return NULL;
@@ -166,35 +167,33 @@ static void publish_empty_proc(struct sp_unwind *u)
 	free(p);
 }
 
-/* After load: the map descriptors and the rows mapping. */
+/* An mmapable array map's entries, n of size bytes, in our memory (*len
+ * bytes mapped); NULL when that fails. */
+static void *map_array(const struct bpf_map *m, size_t n, size_t size, size_t *len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int fd = bpf_map__fd(m);
+	void *p;
+
+	*len = (n * size + page - 1) & ~(page - 1);
+	p = fd < 0 ? MAP_FAILED : mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* After load: the map descriptors, the rows and the bucket index mapped. */
 static int lazy_init(struct sp_unwind *u)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	int fd;
-
 	if (u->ready || u->failed)
 		return u->failed ? -ENODEV : 0;
-	fd = bpf_map__fd(u->rows_map);
 	u->procs_fd = bpf_map__fd(u->procs_map);
 	u->stats_fd = bpf_map__fd(u->stats_map);
 	u->files_fd = bpf_map__fd(u->files_map);
 	publish_kofs(u);
 	publish_empty_proc(u);
-	u->rows_len = ((size_t)u->max_rows * sizeof(struct sp_unw_row) + page - 1) & ~(size_t)(page - 1);
-	u->rows = fd < 0 ? MAP_FAILED
-			 : mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	fd = bpf_map__fd(u->pidx_map);
-	u->pidx_len = ((size_t)u->max_pidx * sizeof(struct sp_unw_bucket) + page - 1) &
-		      ~(size_t)(page - 1);
-	u->pidx = fd < 0 ? MAP_FAILED
-			 : mmap(NULL, u->pidx_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (u->pidx == MAP_FAILED)
-		u->pidx = NULL;
-	if (u->procs_fd < 0 || u->rows == MAP_FAILED || !u->pidx) {
-		if (u->rows != MAP_FAILED)
-			munmap(u->rows, u->rows_len);
-		u->rows = NULL;
-		u->failed = true;
+	u->rows = map_array(u->rows_map, u->max_rows, sizeof(*u->rows), &u->rows_len);
+	u->pidx = map_array(u->pidx_map, u->max_pidx, sizeof(*u->pidx), &u->pidx_len);
+	if (u->procs_fd < 0 || !u->rows || !u->pidx) {
+		u->failed = true; /* sp_unwind__destroy() unmaps what was mapped */
 		return -ENODEV;
 	}
 	u->ready = true;
@@ -230,8 +229,7 @@ void sp_unw_index_build(const struct sp_unw_row *rows, uint32_t n, struct sp_unw
 				e->offs |= (uint64_t)(rows[r].pc - start) << (8 * k);
 			}
 		}
-		e->hi = r;
-		r = e->lo;
+		e->hi = r; /* the next bucket's lo is this row or the next */
 	}
 }
 

@@ -28,6 +28,7 @@ struct bpf_object;
 struct sp_unwind;
 
 #define SP_UNWIND_DEFAULT_ROWS (2u << 20) /* 16 MiB of 8-byte rows */
+#define SP_UNWIND_DEFAULT_PROCS 4096
 
 struct sp_unw_row;
 struct sp_unw_bucket;
@@ -35,7 +36,6 @@ struct sp_unw_bucket;
  * file's n sorted rows (pcs from 0), and the index itself into out. */
 uint64_t sp_unw_index_size(const struct sp_unw_row *rows, uint32_t n);
 void sp_unw_index_build(const struct sp_unw_row *rows, uint32_t n, struct sp_unw_bucket *out);
-#define SP_UNWIND_DEFAULT_PROCS 4096
 
 /* NULL with errno ENOENT when the object has no unwinder maps, or when the
  * environment has SPROF_NO_DWARF (frame pointers only, for comparisons).
