@@ -352,22 +352,18 @@ static __always_inline SP_NODEBUG __u64 hash_mask(void)
 enum { INTERP_NONE, INTERP_MIXED, INTERP_ONLY };
 enum { INTERP_PYTHON, INTERP_RUBY };
 
-/* A process is CPython or Ruby (or neither): the frames of its walker;
- * INTERP_ONLY takes those of one language. */
-static __always_inline SP_NODEBUG __u32 interp_frames(int interp, int lang, __u64 *ips, __u32 nr,
-						      __u32 end)
-{
-	__u32 n = 0;
+/* Where a stack's frames are made: global BPF functions, each called by
+ * take_stack() in turn, never one inside another. The verifier checks a
+ * global function once per program, not at every stack a program takes;
+ * and its locals (the walkers' state, the bpf_loop contexts) stay out of
+ * the calling program's frame. Kernels before 6.13 (no private stacks)
+ * count a program's frame and those of the functions and callbacks it
+ * calls, down any one chain, against one 512-byte limit ("combined stack
+ * size of 3 calls is 608. Too large"): each chain below is the program's
+ * frame plus at most ~320 bytes (tests/tier_kernels.py loads them on
+ * 6.1). The scratch stack (sp_stack_scratch) carries the frames between
+ * them. */
 
-	if (interp == INTERP_MIXED || lang == INTERP_PYTHON)
-		n = sp_interp_frames(ips, nr, end);
-	if ((interp == INTERP_MIXED && n == 0) || lang == INTERP_RUBY)
-		n = sp_rb_frames(ips, nr, end);
-	return n;
-}
-
-/* Takes a stack into the scratch buffer and stores it in sp_stacks;
- * returns its id, 0 for an empty stack. */
 /* The user-stack unwinder as a global BPF function: the verifier checks
  * it once per program instead of at every user stack the program takes
  * (each inlined copy costs ~100k verified instructions; four stacks in one
@@ -384,16 +380,82 @@ __attribute__((noinline)) int sp_unwind_global(int max)
 	return sp_unwind_user(buf, max);
 }
 
-static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags, int interp,
-						   int lang)
+/* A language's frames after the n native ones of the scratch stack (end:
+ * the last slot they may take); how many. */
+__attribute__((noinline)) int sp_stack_py(int n, int end)
+{
+	__u32 zero = 0;
+	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
+
+	if (!buf || n < 0 || n > SP_MAX_FRAMES || end < 0 || end > SP_MAX_FRAMES)
+		return 0;
+	return (int)sp_interp_frames(buf->ip, (__u32)n, (__u32)end);
+}
+
+__attribute__((noinline)) int sp_stack_rb(int n, int end)
+{
+	__u32 zero = 0;
+	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
+
+	if (!buf || n < 0 || n > SP_MAX_FRAMES || end < 0 || end > SP_MAX_FRAMES)
+		return 0;
+	return (int)sp_rb_frames(buf->ip, (__u32)n, (__u32)end);
+}
+
+/* Hashes the scratch buffer's stack and stores it in sp_stacks; its id,
+ * 0 when it is lost. */
+__attribute__((noinline)) __u64 sp_stack_store(void)
 {
 	__u32 zero = 0;
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
 	struct hash_ctx hc; /* set field by field: an initializer would be copied
 			     * from .rodata, an extra map for libbpf to create */
 	__u64 h, mask;
-	long n;
+	long r;
 	__u32 nr;
+
+	if (!buf)
+		return 0;
+	nr = buf->nr;
+	hc.buf = buf;
+	hc.h = 0x9e3779b97f4a7c15ULL;
+	hc.nr = nr + buf->ninterp;
+	bpf_loop(hc.nr, hash_frame, &hc, 0);
+	mask = hash_mask();
+	h = (mix64(hc.h ^ nr ^ ((__u64)buf->ninterp << 32)) & mask) | 1;
+	if (nr >= SP_MAX_FRAMES) /* deeper than a stack can hold (not a limit asked for) */
+		sp_count_lost(SP_LOST_STACK_TRUNCATED);
+	/* a different stack under the same hash (a stored stack is compared
+	 * frame by frame) takes a second hash; two collisions lose the stack */
+	r = store_stack(h, buf, mask != ~0ULL);
+	if (r == 0) {
+		h = (mix64(h ^ 0x5851f42d4c957f2dULL) & mask) | 1;
+		r = store_stack(h, buf, mask != ~0ULL);
+	}
+	if (r == 0) {
+		sp_count_lost(SP_LOST_STACK_COLLISION);
+		return 0;
+	}
+	if (r < 0) {
+		__u64 *d = bpf_map_lookup_elem(&sp_stack_drops, &zero);
+
+		if (d)
+			*d += 1;
+	}
+	return h;
+}
+
+/* Takes a stack into the scratch buffer and stores it in sp_stacks;
+ * returns its id, 0 for an empty stack. Inlined where a program asks:
+ * only the frame-pointer fallback needs the program's context. */
+static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 flags, int interp,
+						   int lang)
+{
+	__u32 zero = 0;
+	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
+	__u32 nr, end;
+	long n;
+	int ni;
 
 	if (!buf)
 		return 0;
@@ -420,39 +482,23 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	nr = (__u32)n;
 	if (nr > SP_MAX_FRAMES)
 		nr = SP_MAX_FRAMES;
+	end = interp == INTERP_ONLY ? (__u32)limit : SP_MAX_FRAMES;
+	ni = 0;
+	if (!sp_interp_walk_on())
+		interp = INTERP_NONE;
+	/* a process is CPython or Ruby (or neither): the frames of its walker;
+	 * INTERP_ONLY takes those of one language */
+	if (interp == INTERP_MIXED || (interp == INTERP_ONLY && lang == INTERP_PYTHON))
+		ni = sp_stack_py((int)nr, (int)end);
+	if ((interp == INTERP_MIXED && ni == 0) || (interp == INTERP_ONLY && lang == INTERP_RUBY))
+		ni = sp_stack_rb((int)nr, (int)end);
+	if (ni < 0 || ni > SP_MAX_FRAMES)
+		ni = 0;
 	buf->nr = nr;
-	buf->ninterp = 0;
-	if (interp)
-		buf->ninterp = interp_frames(interp, lang, buf->ip, nr,
-					     interp == INTERP_ONLY ? (__u32)limit : SP_MAX_FRAMES);
-	if (nr + buf->ninterp == 0)
+	buf->ninterp = (__u32)ni;
+	if (nr + (__u32)ni == 0)
 		return 0;
-	hc.buf = buf;
-	hc.h = 0x9e3779b97f4a7c15ULL;
-	hc.nr = nr + buf->ninterp;
-	bpf_loop(hc.nr, hash_frame, &hc, 0);
-	mask = hash_mask();
-	h = (mix64(hc.h ^ nr ^ ((__u64)buf->ninterp << 32)) & mask) | 1;
-	if (nr >= SP_MAX_FRAMES) /* deeper than a stack can hold (not a limit asked for) */
-		sp_count_lost(SP_LOST_STACK_TRUNCATED);
-	/* a different stack under the same hash (a stored stack is compared
-	 * frame by frame) takes a second hash; two collisions lose the stack */
-	n = store_stack(h, buf, mask != ~0ULL);
-	if (n == 0) {
-		h = (mix64(h ^ 0x5851f42d4c957f2dULL) & mask) | 1;
-		n = store_stack(h, buf, mask != ~0ULL);
-	}
-	if (n == 0) {
-		sp_count_lost(SP_LOST_STACK_COLLISION);
-		return 0;
-	}
-	if (n < 0) {
-		__u64 *d = bpf_map_lookup_elem(&sp_stack_drops, &zero);
-
-		if (d)
-			*d += 1;
-	}
-	return h;
+	return sp_stack_store();
 }
 
 static __always_inline SP_NODEBUG void note_pid(__u32 pid)

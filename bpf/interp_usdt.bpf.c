@@ -364,6 +364,23 @@ SP_NODEBUG __u32 sp_iu_no_frames(__u64 *ips, __u32 start, __u32 end)
 	return 0;
 }
 
+/* Whether stacks take interpreter frames at all (take_stack() in
+ * bpf/common.bpf.c asks): --interp off puts sp_iu_walk_off() in its place
+ * (codegen/cg_interp.c), so no call of the walkers is left, rather than
+ * calls of walkers that ignore their arguments (LLVM then leaves the
+ * argument registers unset, which the verifier refuses at a global
+ * function's call). Defined here, not beside its caller: clang would fold
+ * its answer into the caller before codegen could replace it. */
+SP_NODEBUG int sp_interp_walk_on(void)
+{
+	return 1;
+}
+
+SP_NODEBUG int sp_iu_walk_off(void)
+{
+	return 0;
+}
+
 SP_NODEBUG int sp_iu_no_limit(int limit)
 {
 	return limit;

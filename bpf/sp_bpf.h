@@ -75,6 +75,8 @@ __u32 sp_iu_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_iu_native_limit(int limit);
 __u32 sp_iu_no_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_iu_no_limit(int limit);
+int sp_interp_walk_on(void);
+int sp_iu_walk_off(void);
 
 /* maps.bpf.c */
 void sp_count_drop(void *drops);

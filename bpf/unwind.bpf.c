@@ -104,6 +104,20 @@ struct {
 #define MAP_SEARCH_STEPS 9  /* SP_UNW_MAX_MAPS = 256 */
 #define SIGFRAME_MCONTEXT 40 /* offsetof(struct ucontext, uc_mcontext) */
 
+/* The walk's state. Scalars only: it is an argument of the global
+ * function sp_unw_frames() (the verifier takes a pointer argument of a
+ * global function only to a struct of scalars). */
+struct unw_state {
+	__u64 ip, sp, bp;
+	__u64 win_lo, win_hi;        /* user addresses the window holds */
+	__u32 n, max;
+	__u32 nmaps;
+	__u32 how;    /* what ip is: HOW_RA, HOW_EXACT, HOW_GUESS */
+	__u32 cut;    /* the walk stopped early: append the truncation mark */
+	__u32 vma_ok; /* kernel field offsets known: vma lookups possible */
+	struct sp_unw_map m;         /* the mapping of the current pc */
+};
+
 /* A window of the user stack, copied by one bpf_probe_read_user: the
  * frames above a pc are read from it, not one helper call each (a helper
  * call costs ~30 ns here, the copy of a page ~40 ns more than 8 bytes). */
@@ -111,6 +125,10 @@ struct {
 struct unw_win {
 	__u8 b[WIN_SIZE + 16];
 	__u64 tmp; /* see forget() */
+	/* the walk's state lives here, not on the BPF stack: kernels before
+	 * 6.13 count the frames of the program, sp_unwind_global(),
+	 * sp_unw_frames() and vma_cb() against one 512-byte limit */
+	struct unw_state st;
 };
 
 struct {
@@ -132,19 +150,6 @@ static __always_inline SP_NODEBUG __u64 forget(struct unw_win *w, __u64 v)
 	return *(volatile __u64 *)&w->tmp;
 }
 
-/* The walk's state. Scalars only: it is an argument of the global
- * function sp_unw_frames() (the verifier takes a pointer argument of a
- * global function only to a struct of scalars). */
-struct unw_state {
-	__u64 ip, sp, bp;
-	__u64 win_lo, win_hi;        /* user addresses the window holds */
-	__u32 n, max;
-	__u32 nmaps;
-	__u32 how;    /* what ip is: HOW_RA, HOW_EXACT, HOW_GUESS */
-	__u32 cut;    /* the walk stopped early: append the truncation mark */
-	__u32 vma_ok; /* kernel field offsets known: vma lookups possible */
-	struct sp_unw_map m;         /* the mapping of the current pc */
-};
 
 static __always_inline SP_NODEBUG void stat_add(__u32 idx, __u64 v)
 {
@@ -530,19 +535,23 @@ __attribute__((noinline)) int sp_unw_frames(struct unw_state *s, struct unw_proc
 SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	struct unw_state s = {};
 	struct sp_unw_proc *proc;
+	struct unw_state *s;
+	struct unw_win *w;
 	struct sp_unw_kofs *kofs;
 	__u32 zero = 0;
 	struct pt_regs *regs;
+	__u32 n;
 
 	/* a process without an entry yet: every mapping from the kernel,
 	 * through the empty entry user space keeps under key 0; with no
 	 * unwinder set up (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
 	kofs = bpf_map_lookup_elem(&unw_kofs, &zero);
 	proc = bpf_map_lookup_elem(&unw_procs, &pid);
-	if (!kofs)
+	w = bpf_map_lookup_elem(&unw_win, &zero);
+	if (!kofs || !w)
 		return -1;
+	s = &w->st;
 	if (!proc) {
 		stat_add(SP_UNW_ST_NO_PROC, 1);
 		if (!kofs->ok)
@@ -555,19 +564,21 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (!regs || (regs->cs & 3) != 3)
 		return -1;
-	s.ip = regs->rip;
-	s.sp = regs->rsp;
-	s.bp = regs->rbp;
-	s.vma_ok = kofs->ok;
-	s.how = HOW_EXACT;
-	s.nmaps = proc->n < SP_UNW_MAX_MAPS ? proc->n : SP_UNW_MAX_MAPS;
-	s.max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
+	__builtin_memset(s, 0, sizeof(*s));
+	s->ip = regs->rip;
+	s->sp = regs->rsp;
+	s->bp = regs->rbp;
+	s->vma_ok = kofs->ok;
+	s->how = HOW_EXACT;
+	s->nmaps = proc->n < SP_UNW_MAX_MAPS ? proc->n : SP_UNW_MAX_MAPS;
+	s->max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
 	for (int c = 0; c < (SP_MAX_FRAMES + UNW_CHUNK - 1) / UNW_CHUNK; c++)
-		if (sp_unw_frames(&s, (struct unw_proc_words *)proc, buf))
+		if (sp_unw_frames(s, (struct unw_proc_words *)proc, buf))
 			break;
 	stat_add(SP_UNW_ST_SAMPLES, 1);
-	stat_add(SP_UNW_ST_FRAMES, s.n); /* once, not a map update a frame */
-	if (s.cut && s.n < s.max && s.n < SP_MAX_FRAMES)
-		buf->ip[s.n++] = SP_UNW_IP_TRUNCATED;
-	return (int)s.n;
+	stat_add(SP_UNW_ST_FRAMES, s->n); /* once, not a map update a frame */
+	n = s->n;
+	if (s->cut && n < s->max && n < SP_MAX_FRAMES)
+		buf->ip[n++] = SP_UNW_IP_TRUNCATED;
+	return (int)n;
 }

@@ -100,5 +100,6 @@ void cg_interp_source(struct cg *g)
 		replace_fn(g, "sp_interp_native_limit", "sp_iu_no_limit");
 		replace_fn(g, "sp_rb_frames", "sp_iu_no_frames");
 		replace_fn(g, "sp_rb_native_limit", "sp_iu_no_limit");
+		replace_fn(g, "sp_interp_walk_on", "sp_iu_walk_off");
 	}
 }

@@ -1,0 +1,353 @@
+#!/usr/bin/env python3
+"""Boot Debian's own kernels in QEMU and run a command inside, on this machine's userland.
+
+    python3 tests/kernels/vm.py --build build list
+    python3 tests/kernels/vm.py --build build fetch [KERNEL ...]
+    python3 tests/kernels/vm.py --build build run KERNEL -- CMD ...
+
+The kernels tier (tests/tier_kernels.py) uses this to run sprof on the kernels users run:
+bullseye's 5.10, bookworm's 6.1, bookworm-backports' 6.12 and sid's newest. Nothing is
+installed on the host: a private apt configuration under <build>/vm/apt reads the four
+suites' package lists, `apt-get download` fetches each kernel's packages (image, and on
+sid the split binary and modules packages), and they are unpacked under <build>/vm/k/.
+
+The guest has no disk image. A small initramfs (busybox-static, the kernel's own 9p and
+virtio modules, unpacked from .ko.xz where needed) mounts the host's / read-only over
+virtio-9p and chroots into it, so the guest runs exactly the host's sprof, Python and test
+workloads. /tmp, /run and /var/tmp are tmpfs in the guest; one read-write 9p share (the
+run's out folder) carries the command's script in and its output and exit status back.
+QEMU runs under TCG (no KVM here): a boot takes ~10-30 s, code runs 5-20x slower.
+
+Everything is cached: a second `fetch` costs nothing, the initramfs is rebuilt only when
+missing.
+"""
+import argparse
+import glob
+import lzma
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+# name -> (suite, what the kernel is to users)
+KERNELS = {
+    "5.10": ("bullseye", "Debian 11, Amazon Linux 2 era"),
+    "6.1": ("bookworm", "Debian 12's default kernel"),
+    "6.12": ("bookworm-backports", "Debian 12 backports, Debian 13"),
+    "sid": ("sid", "Debian unstable's newest"),
+}
+SOURCES = """deb http://deb.debian.org/debian bullseye main
+deb http://deb.debian.org/debian bookworm main
+deb http://deb.debian.org/debian bookworm-backports main
+deb http://deb.debian.org/debian sid main
+"""
+# what the initramfs loads, in dependency order (each one's own depends first)
+WANT_MODULES = ["virtio_pci", "9pnet_virtio", "9p"]
+LISTS_MAX_AGE = 7 * 86400
+
+
+class VMError(Exception):
+    pass
+
+
+def vmdir(build):
+    return os.path.join(os.path.abspath(build), "vm")
+
+
+def apt_opts(build):
+    a = os.path.join(vmdir(build), "apt")
+    return ["-o", "Dir::Etc::SourceList=" + os.path.join(a, "sources.list"),
+            "-o", "Dir::Etc::SourceParts=/dev/null",
+            "-o", "Dir::State::Lists=" + os.path.join(a, "lists"),
+            "-o", "Dir::Cache=" + os.path.join(a, "cache"),
+            "-o", "Dir::State::status=/dev/null",
+            "-o", "Debug::NoLocking=1",
+            "-o", "APT::Sandbox::User=root",
+            "-o", "Acquire::Retries=3"]
+
+
+def apt_update(build):
+    a = os.path.join(vmdir(build), "apt")
+    for d in ("lists/partial", "cache/archives/partial"):
+        os.makedirs(os.path.join(a, d), exist_ok=True)
+    src = os.path.join(a, "sources.list")
+    if not os.path.exists(src) or open(src).read() != SOURCES:
+        with open(src, "w") as f:
+            f.write(SOURCES)
+    stamp = os.path.join(a, "updated")
+    if os.path.exists(stamp) and time.time() - os.path.getmtime(stamp) < LISTS_MAX_AGE:
+        return
+    subprocess.run(["apt-get"] + apt_opts(build) + ["-qq", "update"], check=True,
+                   stdout=subprocess.DEVNULL)
+    open(stamp, "w").close()
+
+
+def apt_field(build, pkg, field):
+    out = subprocess.run(["apt-cache"] + apt_opts(build) + ["show", pkg], check=True,
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith(field + ":"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def suite_version(build, suite):
+    """Version of linux-image-amd64 in SUITE (apt-cache policy's table)."""
+    out = subprocess.run(["apt-cache"] + apt_opts(build) + ["policy", "linux-image-amd64"],
+                         check=True, capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        parts = line.replace("***", "").split()
+        if len(parts) == 2 and parts[1].isdigit() and i + 1 < len(lines):
+            if " %s/main " % suite in lines[i + 1] + " ":
+                return parts[0]
+    raise VMError("no linux-image-amd64 in %s" % suite)
+
+
+def dep_names(depends, prefix):
+    names = []
+    for alt in depends.split(","):
+        n = alt.split("|")[0].strip().split(" ")[0]
+        if n.startswith(prefix):
+            names.append(n)
+    return names
+
+
+def kdir(build, name):
+    return os.path.join(vmdir(build), "k", name)
+
+
+def fetch(build, name):
+    """Download and unpack kernel NAME; returns its folder (cached)."""
+    d = kdir(build, name)
+    if os.path.exists(os.path.join(d, "ready")):
+        return d
+    if name not in KERNELS:
+        raise VMError("unknown kernel '%s' (known: %s)" % (name, ", ".join(KERNELS)))
+    apt_update(build)
+    suite = KERNELS[name][0]
+    ver = suite_version(build, suite)
+    image = dep_names(apt_field(build, "linux-image-amd64=" + ver, "Depends"), "linux-image-")[0]
+    pkgs = [image] + dep_names(apt_field(build, image + "=" + ver, "Depends"), "linux-binary-") \
+        + dep_names(apt_field(build, image + "=" + ver, "Depends"), "linux-modules-")
+    dl = os.path.join(vmdir(build), "debs")
+    os.makedirs(dl, exist_ok=True)
+    subprocess.run(["apt-get"] + apt_opts(build) + ["-qq", "download"] + pkgs, check=True, cwd=dl,
+                   stdout=subprocess.DEVNULL)
+    shutil.rmtree(d, ignore_errors=True)
+    root = os.path.join(d, "root")
+    os.makedirs(root)
+    for p in pkgs:
+        deb = glob.glob(os.path.join(dl, p + "_*.deb"))
+        if not deb:
+            raise VMError("apt-get download left no %s" % p)
+        subprocess.run(["dpkg-deb", "-x", deb[0], root], check=True)
+    kver = image[len("linux-image-"):]
+    with open(os.path.join(d, "version"), "w") as f:
+        f.write("%s %s %s\n" % (name, kver, ver))
+    open(os.path.join(d, "ready"), "w").close()
+    return d
+
+
+def kernel_info(build, name):
+    d = kdir(build, name)
+    _, kver, pkgver = open(os.path.join(d, "version")).read().split()
+    root = os.path.join(d, "root")
+    mods = None
+    for cand in ("lib/modules", "usr/lib/modules"):
+        p = os.path.join(root, cand, kver)
+        if os.path.isdir(os.path.join(p, "kernel")):
+            mods = p
+    vmlinuz = (glob.glob(os.path.join(root, "boot", "vmlinuz-*")) +
+               glob.glob(os.path.join(root, "usr/lib/modules", kver, "vmlinuz")))
+    if not vmlinuz or not mods:
+        raise VMError("kernel %s: no vmlinuz or modules under %s" % (name, root))
+    return {"dir": d, "kver": kver, "pkgver": pkgver, "vmlinuz": vmlinuz[0], "modules": mods}
+
+
+def modinfo_depends(data):
+    """The depends= field of a module's .modinfo section (an ELF64 little-endian file)."""
+    if data[:4] != b"\x7fELF":
+        raise VMError("not an ELF module")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    secs = []
+    for i in range(shnum):
+        name, _, _, _, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+        secs.append((name, off, size))
+    stroff = secs[shstrndx][1]
+    for name, off, size in secs:
+        end = data.index(b"\0", stroff + name)
+        if data[stroff + name:end] == b".modinfo":
+            for field in data[off:off + size].split(b"\0"):
+                if field.startswith(b"depends="):
+                    return [d for d in field[8:].decode().split(",") if d]
+    return []
+
+
+def read_module(path):
+    data = open(path, "rb").read()
+    return lzma.decompress(data) if path.endswith(".xz") else data
+
+
+def module_order(mods_dir, wanted):
+    """(name, bytes) of WANTED and their depends, each after what it needs; builtins left out."""
+    index = {}
+    for path in glob.glob(os.path.join(mods_dir, "kernel", "**", "*.ko*"), recursive=True):
+        base = os.path.basename(path).split(".ko")[0].replace("-", "_")
+        index[base] = path
+    order, seen = [], set()
+
+    def visit(n):
+        n = n.replace("-", "_")
+        if n in seen:
+            return
+        seen.add(n)
+        if n not in index:  # built in (virtio_pci on 6.12)
+            return
+        data = read_module(index[n])
+        for dep in modinfo_depends(data):
+            visit(dep)
+        order.append((n, data))
+
+    for w in wanted:
+        visit(w)
+    return order
+
+
+INIT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $(cat /modules.order); do insmod /mods/$m.ko || echo "vm: insmod $m failed"; done
+R=/newroot
+mkdir -p $R
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot $R || { echo "vm: no 9p root"; poweroff -f; }
+OUT=$(sed -n 's/.*sprof_out=\([^ ]*\).*/\1/p' /proc/cmdline)
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out $R$OUT || { echo "vm: no out share"; poweroff -f; }
+for t in /tmp /run /var/tmp /root; do mount -t tmpfs -o mode=1777 tmp $R$t; done
+mount -t proc proc $R/proc
+mount -t sysfs sys $R/sys
+mount -t devtmpfs dev $R/dev
+mkdir -p $R/dev/pts $R/dev/shm; mount -t devpts devpts $R/dev/pts; mount -t tmpfs shm $R/dev/shm
+mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
+mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
+mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
+ip link set lo up 2>/dev/null
+echo "vm: up $(cut -d' ' -f1 /proc/uptime)"
+chroot $R /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    SPROF_IN_VM=1 /bin/sh $OUT/cmd.sh > $R$OUT/out 2> $R$OUT/err
+echo $? > $R$OUT/rc
+sync
+echo "vm: done $(cut -d' ' -f1 /proc/uptime)"
+poweroff -f
+"""
+
+
+def initramfs(build, name):
+    """Build (once) the initramfs of kernel NAME; returns its path."""
+    info = kernel_info(build, name)
+    out = os.path.join(info["dir"], "initrd.cpio.gz")
+    if os.path.exists(out):
+        return out
+    stage = os.path.join(info["dir"], "initrd")
+    shutil.rmtree(stage, ignore_errors=True)
+    for d in ("bin", "mods", "proc", "sys", "dev", "newroot"):
+        os.makedirs(os.path.join(stage, d))
+    bb = shutil.which("busybox") or "/bin/busybox"
+    if "statically linked" not in subprocess.run(["file", "-L", bb], capture_output=True,
+                                                 text=True).stdout:
+        raise VMError("%s is not static: install busybox-static" % bb)
+    shutil.copy(bb, os.path.join(stage, "bin", "busybox"))
+    names = []
+    for n, data in module_order(info["modules"], WANT_MODULES):
+        with open(os.path.join(stage, "mods", n + ".ko"), "wb") as f:
+            f.write(data)
+        names.append(n)
+    with open(os.path.join(stage, "modules.order"), "w") as f:
+        f.write("\n".join(names) + "\n")
+    with open(os.path.join(stage, "init"), "w") as f:
+        f.write(INIT)
+    os.chmod(os.path.join(stage, "init"), 0o755)
+    tmp = out + ".tmp"
+    subprocess.run("find . | cpio -o -H newc --quiet | gzip -1 > %s" % tmp, shell=True,
+                   check=True, cwd=stage)
+    os.rename(tmp, out)
+    return out
+
+
+def run(build, name, script, outdir, timeout=1200, mem="3G", log=None):
+    """Boot kernel NAME, run SCRIPT (sh text) in the host's userland, return (rc, out, err, console).
+
+    OUTDIR is the guest's only writable host folder (it appears at the same path inside);
+    rc is None when the guest never wrote one (a panic, a hang killed at TIMEOUT)."""
+    fetch(build, name)
+    info = kernel_info(build, name)
+    rd = initramfs(build, name)
+    outdir = os.path.abspath(outdir)
+    os.makedirs(outdir, exist_ok=True)
+    for f in ("out", "err", "rc"):
+        if os.path.exists(os.path.join(outdir, f)):
+            os.unlink(os.path.join(outdir, f))
+    with open(os.path.join(outdir, "cmd.sh"), "w") as f:
+        f.write(script)
+    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2",
+           "-m", mem, "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
+           "-kernel", info["vmlinuz"], "-initrd", rd,
+           "-append", "console=ttyS0 panic=-1 quiet loglevel=3 sprof_out=%s" % outdir,
+           "-virtfs", "local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap",
+           "-virtfs", "local,path=%s,mount_tag=out,security_model=passthrough" % outdir]
+    t = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+        console = p.stdout + p.stderr
+    except subprocess.TimeoutExpired as ex:
+        console = (ex.stdout or b"").decode(errors="replace") + "\nvm: killed after %ds" % timeout
+    secs = time.time() - t
+    if log:
+        with open(log, "w") as f:
+            f.write(console)
+
+    def rd_(f):
+        p = os.path.join(outdir, f)
+        return open(p, errors="replace").read() if os.path.exists(p) else ""
+    rc = rd_("rc").strip()
+    return (int(rc) if rc.isdigit() else None), rd_("out"), rd_("err"), console, secs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("what", choices=["list", "fetch", "run"])
+    ap.add_argument("args", nargs="*")
+    a = ap.parse_args()
+    if a.what == "list":
+        for n, (suite, what) in KERNELS.items():
+            print("%-5s %-20s %s" % (n, suite, what))
+    elif a.what == "fetch":
+        for n in a.args or list(KERNELS):
+            fetch(a.build, n)
+            initramfs(a.build, n)
+            i = kernel_info(a.build, n)
+            print("%s: %s (%s)" % (n, i["kver"], i["pkgver"]))
+    else:
+        name, cmd = a.args[0], a.args[1:]
+        outdir = os.path.join(vmdir(a.build), "run", name)
+        script = "cd %s\n%s\n" % (shlex.quote(os.getcwd()), " ".join(cmd))
+        rc, out, err, console, secs = run(a.build, name, script, outdir)
+        sys.stdout.write(out)
+        sys.stderr.write(err)
+        sys.stderr.write("vm %s: rc=%s in %.1f s\n" % (name, rc, secs))
+        if rc is None:
+            sys.stderr.write(console[-3000:])
+        sys.exit(1 if rc is None else rc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+"""Kernels tier: sprof on the kernels users run, each booted in QEMU.
+
+Debian's own kernel packages (bullseye's 5.10, bookworm's 6.1, bookworm-backports' 6.12,
+sid's newest) are fetched with `apt-get download` and booted under TCG by
+tests/kernels/vm.py, on this machine's userland shared read-only over 9p: the guest runs
+exactly the build tree's sprof and workloads, built here first. Each kernel boots once;
+all of its checks run inside in one shell script (each under `timeout`), their output
+lands in <build>/vm/run/<kernel>/, and every check is one test here.
+
+What each check asserts is the same on every kernel, unless the kernel lacks a feature:
+then the check asserts the one line that names the feature and the kernel version that
+has it (KERNEL_HAS below), never a verifier log.
+
+Cost: the first run downloads ~370 MB of kernel packages (a minute) and builds four
+initramfs images; after that a boot is ~5-10 s and the whole tier ~5 minutes on 2 cores.
+Under CI=true a kernel that cannot be fetched or booted fails its tests.
+"""
+import os
+import re
+import shlex
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels"))
+import vm  # noqa: E402
+
+KERNELS = ["6.1", "6.12", "sid"]  # 5.10: see tests/kernels/vm.py
+HZ = 99
+_boots = {}
+
+
+# ---- the checks: (name, command builder, asserter) ---------------------------------------
+
+def _sp(ctx):
+    return shlex.quote(ctx.sprof)
+
+
+def _folded(out):
+    """{stack: count} of `-f folded` output (lines 'a;b;c N')."""
+    res = {}
+    for line in out.splitlines():
+        m = re.match(r"^(.*) (\d+)$", line)
+        if m and ";" in m.group(1) or (m and not m.group(1).startswith(("Attach", "sprof"))):
+            res[m.group(1)] = res.get(m.group(1), 0) + int(m.group(2))
+    return res
+
+
+def _share(stacks, pred):
+    total = sum(stacks.values())
+    good = sum(n for s, n in stacks.items() if pred(s))
+    return good, total
+
+
+def _c_nofp(ctx):
+    return ctx.workload("unwind_chain", cflags=("-O2", "-g", "-fomit-frame-pointer"),
+                        out=os.path.join(ctx.build, "tests", "workloads", "kern_chain_nofp"))
+
+
+def cmd_c_dwarf(ctx):
+    return "%s -f folded -c %s -e 'profile:hz:%d { @[ustack] = count(); }'" % (
+        _sp(ctx), shlex.quote(_c_nofp(ctx) + " 3"), HZ)
+
+
+def check_c_dwarf(ctx, k, r):
+    """The one-liner: a no-frame-pointer C program's chain, whole, down to _start."""
+    assert r.rc == 0, r
+    st = _folded(r.out)
+    g, t = _share(st, lambda s: s.startswith("_start;") and
+                  s.endswith("main;chain_outer;chain_mid;chain_leaf"))
+    assert t >= 50 and g >= 0.85 * t, "whole chain in %d of %d samples:\n%s" % (g, t, r.out[-2000:])
+
+
+PY = """import time
+def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
+def slow():
+    t = time.process_time()
+    while time.process_time() - t < 0.05: pass
+def main():
+    t = time.time()
+    while time.time() - t < %s:
+        fib(18)
+        slow()
+main()
+"""
+
+
+def cmd_python(ctx):
+    p = ctx.write("kern_py.py", PY % "3")
+    return "%s -f folded -c %s -e 'profile:hz:%d { @[ustack] = count(); }'" % (
+        _sp(ctx), shlex.quote("python3 " + p), HZ)
+
+
+def check_python(ctx, k, r):
+    """Python frames (Debian's python3) under the plain one-liner, mixed with native ones."""
+    assert r.rc == 0, r
+    st = _folded(r.out)
+    # of the samples in the script (the interpreter's start-up is slow under TCG)
+    mine = {s: n for s, n in st.items() if "(kern_py.py)" in s}
+    g, t = _share(mine, lambda s: "main (kern_py.py)" in s and
+                  ("fib (kern_py.py)" in s or "slow (kern_py.py)" in s))
+    assert t >= 100 and g >= 0.9 * t, "Python chain in %d of %d samples:\n%s" % (g, t, r.out[-2000:])
+    assert any(s.startswith("_start;") and "main (kern_py.py)" in s for s in st), r.out[-2000:]
+
+
+RB = """def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
+def slow
+  t = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+  while Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - t < 0.05; end
+end
+def main
+  t = Time.now
+  while Time.now - t < %s
+    fib(18)
+    slow
+  end
+end
+main
+"""
+
+
+def cmd_ruby(ctx):
+    p = ctx.write("kern_rb.rb", RB % "3")
+    return "%s -f folded -c %s -e 'profile:hz:%d { @[ustack] = count(); }'" % (
+        _sp(ctx), shlex.quote("ruby " + p), HZ)
+
+
+def check_ruby(ctx, k, r):
+    """Ruby frames (Debian's ruby 3.1) under the plain one-liner."""
+    assert r.rc == 0, r
+    st = _folded(r.out)
+    mine = {s: n for s, n in st.items() if "kern_rb.rb" in s}
+    g, t = _share(mine, lambda s: re.search(r"main \([^)]*kern_rb\.rb", s) and
+                  re.search(r"(fib|slow) \([^)]*kern_rb\.rb", s))
+    assert t >= 100 and g >= 0.9 * t, "Ruby chain in %d of %d samples:\n%s" % (g, t, r.out[-2000:])
+
+
+def cmd_uprobe(ctx):
+    w = ctx.workload("unwind_startup", cflags=("-O2", "-g", "-fomit-frame-pointer"),
+                     out=os.path.join(ctx.build, "tests", "workloads", "kern_startup"))
+    return "%s -f folded -c %s -e 'uprobe:libc:malloc { @[ustack] = count(); }'" % (
+        _sp(ctx), shlex.quote(w))
+
+
+def check_uprobe(ctx, k, r):
+    """uprobe stacks of libc's malloc from a program's first instructions."""
+    assert r.rc == 0, r
+    st = _folded(r.out)
+    g, t = _share(st, lambda s: s.startswith("_start;") and ";main;grab;malloc" in s)
+    assert g >= 19000, "malloc<-grab<-main<-_start in %d of %d:\n%s" % (g, t, r.out[-2000:])
+
+
+def cmd_usdt(ctx):
+    w = ctx.workload("usdt_args", cflags=("-O1", "-g"),
+                     out=os.path.join(ctx.build, "tests", "workloads", "kern_usdt"))
+    return ("%s -c %s -e 'usdt:%s:sptest:args { @n = count(); @x = sum(arg1); "
+            "@s[ustack(2)] = count(); }'" % (_sp(ctx), shlex.quote(w), w))
+
+
+def check_usdt(ctx, k, r):
+    """USDT arguments (100 firings of sptest:args, arg1 = 1000 + i) and stacks."""
+    assert r.rc == 0, r
+    assert "@n: 100" in r.out and "@x: 104950" in r.out, r
+    assert re.search(r"^\s+fire\+\d+\n\s+main\+\d+\n\]: 100$", r.out, re.M), r
+
+
+def cmd_kprobe(ctx):
+    return ("%s -c 'cat /etc/hostname /etc/passwd' -e 'kprobe:do_sys_openat2 "
+            "{ @open[str(arg1)] = count(); } kretprobe:vfs_read /pid == cpid/ "
+            "{ @ret = hist(retval); }'" % _sp(ctx))
+
+
+def check_kprobe(ctx, k, r):
+    """kprobe with a string argument, kretprobe with retval."""
+    assert r.rc == 0, r
+    assert "@open[/etc/hostname]: 1" in r.out and "@open[/etc/passwd]: 1" in r.out, r
+    assert re.search(r"@ret:\s*\n\[", r.out), r
+
+
+def cmd_kstack(ctx):
+    return ("%s -e 'tracepoint:sched:sched_switch { @[kstack(4)] = count(); } "
+            "interval:s:1 { exit(); }'" % _sp(ctx))
+
+
+def check_kstack(ctx, k, r):
+    """Kernel stacks at the scheduler, with names."""
+    assert r.rc == 0, r
+    assert re.search(r"^\s+(__schedule|schedule)\+\d+$", r.out, re.M), r
+
+
+def cmd_offcpu(ctx):
+    w = ctx.workload("stdlib_sleeper")
+    return "%s -f folded -c %s %s" % (_sp(ctx), shlex.quote(w),
+                                      os.path.join(ctx.root, "stdlib", "offcpu.sp"))
+
+
+def check_offcpu(ctx, k, r):
+    """The offcpu stdlib script: the sleeps under main;nap."""
+    assert r.rc == 0, r
+    naps = sum(n for s, n in _folded(r.out).items() if ";main;nap;" in s)
+    assert naps >= 150000, "off-CPU time in nap: %d us\n%s" % (naps, r.out[-2000:])
+
+
+def cmd_continuous(ctx):
+    return ("%s --continuous 1s -f folded -c %s -e 'profile:hz:%d { @[ustack] = count(); }'"
+            % (_sp(ctx), shlex.quote(_c_nofp(ctx) + " 3"), HZ))
+
+
+def check_continuous(ctx, k, r):
+    """--continuous: periods printed while the program runs, each with the chain."""
+    assert r.rc == 0, r
+    assert r.out.count("main;chain_outer;chain_mid;chain_leaf") >= 2, r
+
+
+CHECKS = [
+    ("one_liner_c", cmd_c_dwarf, check_c_dwarf),
+    ("one_liner_python", cmd_python, check_python),
+    ("one_liner_ruby", cmd_ruby, check_ruby),
+    ("uprobe_stacks", cmd_uprobe, check_uprobe),
+    ("usdt", cmd_usdt, check_usdt),
+    ("kprobe_kretprobe", cmd_kprobe, check_kprobe),
+    ("kstack_sched", cmd_kstack, check_kstack),
+    ("offcpu", cmd_offcpu, check_offcpu),
+    ("continuous", cmd_continuous, check_continuous),
+]
+
+
+# ---- booting ---------------------------------------------------------------------------
+
+class _R:
+    def __init__(self, rc, out, err):
+        self.rc, self.out, self.err = rc, out, err
+
+    def __repr__(self):
+        return "rc=%s\n--- stdout\n%s\n--- stderr\n%s" % (self.rc, self.out[-3000:], self.err[-3000:])
+
+
+def _need(ctx):
+    ctx.require_root()
+    for tool in ("qemu-system-x86_64", "apt-get", "dpkg-deb", "cpio"):
+        if not shutil.which(tool):
+            msg = "%s missing (bash .ci/setup installs qemu-system-x86, busybox-static, cpio)" % tool
+            if ctx.ci:
+                raise AssertionError(msg)
+            raise ctx.Skip(msg)
+
+
+def _boot(ctx, kernel):
+    """Boot KERNEL once, run every check inside; {name: _R}."""
+    if kernel in _boots:
+        return _boots[kernel]
+    _need(ctx)
+    outdir = os.path.join(vm.vmdir(ctx.build), "run", kernel)
+    cmds = {name: build(ctx) for name, build, _ in CHECKS}
+    lines = ["cd /tmp", "uname -r > %s/uname" % outdir]
+    for name, c in cmds.items():
+        lines.append("timeout -k 5 240 sh -c %s > %s/%s.out 2> %s/%s.err; echo $? > %s/%s.rc"
+                     % (shlex.quote(c), outdir, name, outdir, name, outdir, name))
+    try:
+        rc, out, err, console, secs = vm.run(ctx.build, kernel, "\n".join(lines) + "\n", outdir,
+                                             timeout=1800,
+                                             log=os.path.join(ctx.artifacts, "vm-%s.log" % kernel))
+    except (vm.VMError, OSError) as e:
+        raise AssertionError("kernel %s: %s" % (kernel, e))
+    if rc is None:
+        raise AssertionError("kernel %s did not finish (%.0f s):\n%s" % (kernel, secs, console[-3000:]))
+    res = {}
+    for name in cmds:
+        def rd(ext):
+            p = os.path.join(outdir, name + "." + ext)
+            return open(p, errors="replace").read() if os.path.exists(p) else ""
+        rcs = rd("rc").strip()
+        res[name] = _R(int(rcs) if rcs.isdigit() else None, rd("out"), rd("err"))
+    uname = open(os.path.join(outdir, "uname")).read().strip()
+    with open(os.path.join(ctx.artifacts, "kernels.txt"), "a") as f:
+        f.write("%s: %s booted and checked in %.0f s\n" % (kernel, uname, secs))
+    _boots[kernel] = res
+    return res
+
+
+def _test(kernel, name, check):
+    def t(ctx):
+        res = _boot(ctx, kernel)
+        check(ctx, kernel, res[name])
+    t.__doc__ = check.__doc__
+    return t
+
+
+def tests(ctx):
+    for kernel in KERNELS:
+        for name, _, check in CHECKS:
+            yield "%s/%s" % (kernel, name), _test(kernel, name, check)
