@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "abi/interp_usdt.h"
@@ -82,6 +83,8 @@ struct cli {
 	int nincdirs;
 	const char *includes[16];  /* --include FILE */
 	int nincludes;
+	int bpf_compat;            /* SPROF_BPF_COMPAT: 1 the helpers for kernels before 5.17,
+				    * 0 the others, -1 (unset) as the kernel answers */
 	bool info;                 /* --info */
 };
 
@@ -460,6 +463,8 @@ static int read_env(struct cli *c)
 			return -EINVAL;
 		}
 	}
+	envd = getenv("SPROF_BPF_COMPAT");
+	c->bpf_compat = envd && *envd ? strcmp(envd, "0") != 0 : -1;
 	envd = getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED");
 	c->run.notify_attached = envd && *envd && strcmp(envd, "0");
 	return 0;
@@ -815,6 +820,23 @@ static int write_file(const char *path, const void *buf, size_t len)
 }
 
 /* Front end and codegen; returns 0 with plan and obj set, 1 on errors. */
+/* The user stacks of a kernel without bpf_loop, said once. */
+static void note_compat_stacks(const struct cli *c)
+{
+	struct utsname u;
+
+	if (c->bpf_compat == 1) {
+		fprintf(stderr, "sprof: note: SPROF_BPF_COMPAT=1: user stacks by frame pointers, "
+			"no interpreter frames\n");
+		return;
+	}
+	if (uname(&u))
+		strcpy(u.release, "?");
+	fprintf(stderr, "sprof: note: this kernel (%s) has no bpf_loop and bpf_find_vma (Linux 5.17): "
+		"user stacks are walked by frame pointers, without DWARF unwinding or interpreter "
+		"frames\n", u.release);
+}
+
 /* uaddr()/kaddr() for codegen, through the runtime's symbol readers. */
 static int sym_addr(void *ctx, const char *binary, const char *name, uint64_t *addr)
 {
@@ -876,9 +898,12 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.dump_ir_raw = c->dump == DUMP_IR_RAW ? stdout : NULL,
 		.interp = c->run.interp,
 		.helper_checks = c->run.helper_checks,
+		.compat = c->bpf_compat >= 0 ? c->bpf_compat : !sp_info_has_bpf_loop(),
 	};
 	if (sp_codegen(prog, src, &co, d, plan, obj, objlen) || sp_diag_errors(d))
 		return 1;
+	if (co.compat && (*plan)->uses_ustack && c->dump == DUMP_NONE)
+		note_compat_stacks(c);
 	if (c->emit_elf && write_file(c->emit_elf, *obj, *objlen))
 		return 1;
 	return 0;

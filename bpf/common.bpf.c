@@ -232,7 +232,14 @@ static long note_insert_cb(__u64 i, void *ctx)
 	if (!c || !n)
 		return 1;
 	at = slot ? c->drain_at : c->stack_drain_at;
+#ifdef SP_BPF_COMPAT
+	/* no fetching atomics before 5.12: a racing insert may make both CPUs
+	 * miss the mark, and user space's poll drains then */
+	__sync_fetch_and_add(n, 1);
+	old = *n - 1;
+#else
 	old = __sync_fetch_and_add(n, 1);
+#endif
 	if (at && old + 1 == at) /* lost when full: the thread polls too */
 		bpf_ringbuf_output(&sp_drain_ring, &s, sizeof(s), BPF_RB_FORCE_WAKEUP);
 	return 1;
@@ -243,7 +250,7 @@ static long note_insert_cb(__u64 i, void *ctx)
  * drains). */
 SP_NODEBUG void sp_note_insert(__u32 slot)
 {
-	bpf_loop(1, note_insert_cb, &slot, 0);
+	sp_loop(1, note_insert_cb, &slot, 1);
 }
 
 static __always_inline SP_NODEBUG __u64 mix64(__u64 h)
@@ -311,7 +318,7 @@ static __always_inline SP_NODEBUG int same_stack(struct sp_stack_val *s, struct 
 	cc.b = buf;
 	cc.nr = buf->nr + buf->ninterp; /* native frames, then interpreter frames */
 	cc.diff = 0;
-	bpf_loop(cc.nr, cmp_frame, &cc, 0);
+	sp_loop(cc.nr, cmp_frame, &cc, SP_MAX_FRAMES);
 	return !cc.diff;
 }
 
@@ -389,7 +396,11 @@ __attribute__((noinline)) int sp_stack_py(int n, int end)
 
 	if (!buf || n < 0 || n > SP_MAX_FRAMES || end < 0 || end > SP_MAX_FRAMES)
 		return 0;
+#ifdef SP_BPF_COMPAT
+	return 0; /* never called there: the walkers need bpf_loop (Linux 5.17) */
+#else
 	return (int)sp_interp_frames(buf->ip, (__u32)n, (__u32)end);
+#endif
 }
 
 __attribute__((noinline)) int sp_stack_rb(int n, int end)
@@ -399,7 +410,11 @@ __attribute__((noinline)) int sp_stack_rb(int n, int end)
 
 	if (!buf || n < 0 || n > SP_MAX_FRAMES || end < 0 || end > SP_MAX_FRAMES)
 		return 0;
+#ifdef SP_BPF_COMPAT
+	return 0; /* never called there: the walkers need bpf_loop (Linux 5.17) */
+#else
 	return (int)sp_rb_frames(buf->ip, (__u32)n, (__u32)end);
+#endif
 }
 
 /* Hashes the scratch buffer's stack and stores it in sp_stacks; its id,
@@ -420,7 +435,7 @@ __attribute__((noinline)) __u64 sp_stack_store(void)
 	hc.buf = buf;
 	hc.h = 0x9e3779b97f4a7c15ULL;
 	hc.nr = nr + buf->ninterp;
-	bpf_loop(hc.nr, hash_frame, &hc, 0);
+	sp_loop(hc.nr, hash_frame, &hc, SP_MAX_FRAMES);
 	mask = hash_mask();
 	h = (mix64(hc.h ^ nr ^ ((__u64)buf->ninterp << 32)) & mask) | 1;
 	if (nr >= SP_MAX_FRAMES) /* deeper than a stack can hold (not a limit asked for) */
@@ -471,8 +486,10 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	n = -1;
 	if (interp == INTERP_ONLY)
 		n = 0;
+#ifndef SP_BPF_COMPAT /* no unwinder, no walkers there: see bpf/unwind.bpf.c */
 	else if (flags & BPF_F_USER_STACK)
 		n = sp_unwind_global(limit);
+#endif
 	if (n < 0) {
 		n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
 		n = n > 0 ? n / (long)sizeof(__u64) : 0;
@@ -484,6 +501,9 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		nr = SP_MAX_FRAMES;
 	end = interp == INTERP_ONLY ? (__u32)limit : SP_MAX_FRAMES;
 	ni = 0;
+#ifdef SP_BPF_COMPAT
+	interp = INTERP_NONE;
+#endif
 	if (!sp_interp_walk_on())
 		interp = INTERP_NONE;
 	/* a process is CPython or Ruby (or neither): the frames of its walker;

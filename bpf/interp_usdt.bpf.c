@@ -339,7 +339,7 @@ SP_NODEBUG __u32 sp_iu_frames(__u64 *ips, __u32 start, __u32 end)
 	s.n = n;
 	s.top = top;
 	if (n)
-		bpf_loop(n, iu_copy_frame, &s, 0);
+		sp_loop(n, iu_copy_frame, &s, SP_MAX_FRAMES);
 	pos += n;
 	if ((t->flags & SP_IU_F_BASE_UNKNOWN) && pos < end && pos < SP_MAX_FRAMES)
 		ips[pos++] = SP_IU_ID_BASE;

@@ -10,6 +10,11 @@
 
 #define SP_EEXIST 17
 #define SP_MAX_CPUS 512
+#ifdef SP_BPF_COMPAT
+#define SP_COMPAT_CPUS 64
+#else
+#define SP_COMPAT_CPUS SP_MAX_CPUS
+#endif
 
 SP_NODEBUG void sp_count_drop(void *drops)
 {
@@ -64,10 +69,24 @@ struct pcpu_read {
 	int agg, seen;
 };
 
-/* bpf_loop() body: merges one CPU's slot (the same merge user space does).
- * A callback, because a 512-iteration C loop with these branches is more
- * than the verifier will walk. */
-static long pcpu_step(__u64 cpu, void *c)
+/* bpf_loop() bodies: merge one CPU's slot (the same merge user space
+ * does). Callbacks, because a 512-iteration C loop with these branches is
+ * more than the verifier will walk. Two of them, by value size: count and
+ * sum hold one word, the others two, and a callback is verified without
+ * knowing which aggregation its context names (6.1 refuses a read of the
+ * second word of a one-word value on a path it cannot rule out). */
+static long pcpu_step1(__u64 cpu, void *c)
+{
+	struct pcpu_read *x = c;
+	__s64 *v = bpf_map_lookup_percpu_elem(x->map, x->key, (__u32)cpu);
+
+	if (!v)
+		return 1;
+	x->acc += v[0];
+	return 0;
+}
+
+static long pcpu_step2(__u64 cpu, void *c)
 {
 	struct pcpu_read *x = c;
 	__s64 *v = bpf_map_lookup_percpu_elem(x->map, x->key, (__u32)cpu);
@@ -78,11 +97,9 @@ static long pcpu_step(__u64 cpu, void *c)
 		if (v[1] && (!x->seen || (x->agg == 3 ? v[0] < x->acc : v[0] > x->acc)))
 			x->acc = v[0];
 		x->seen |= v[1] != 0;
-	} else if (x->agg == 5 || x->agg == 6) {
+	} else {
 		x->cnt += v[0];
 		x->acc += v[1];
-	} else {
-		x->acc += v[0];
 	}
 	return 0;
 }
@@ -100,7 +117,13 @@ SP_NODEBUG __s64 sp_percpu_read(void *map, void *key, int agg)
 	x.agg = agg;
 	x.seen = 0;
 
-	bpf_loop(SP_MAX_CPUS, pcpu_step, &x, 0);
+	/* before 5.19 there is no bpf_map_lookup_percpu_elem: the kernel
+	 * refuses the program and the runtime names the helper; the bound
+	 * only keeps SPROF_BPF_COMPAT=1 loadable on newer kernels */
+	if (agg >= 3 && agg <= 6)
+		sp_loop(SP_MAX_CPUS, pcpu_step2, &x, SP_COMPAT_CPUS);
+	else
+		sp_loop(SP_MAX_CPUS, pcpu_step1, &x, SP_COMPAT_CPUS);
 	if (agg == 5 || agg == 6)
 		return div_s64(x.acc, x.cnt);
 	return x.acc;

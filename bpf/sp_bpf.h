@@ -43,6 +43,25 @@ typedef __s64 int64_t;
  * emitter needs a DISubprogram for every emitted function. */
 #define SP_NODEBUG __attribute__((nodebug))
 
+/* Every bounded loop over a run-time count: bpf_loop (Linux 5.17), whose
+ * callback the verifier checks once. The helpers are built a second time
+ * with -DSP_BPF_COMPAT for kernels without it (codegen picks that build,
+ * sp_codegen_opts.compat): there the loop is a bounded C loop (Linux 5.3)
+ * of at most MAX steps calling CB inline, because an older verifier takes
+ * a callback referenced by address for a function the program lacks
+ * ("number of funcs in func_info doesn't match number of subprogs"). */
+#ifdef SP_BPF_COMPAT
+#define sp_loop(n, cb, ctx, max)                                              \
+	do {                                                                  \
+		__u32 sp_n_ = (__u32)(n);                                     \
+		for (__u32 sp_i_ = 0; sp_i_ < (__u32)(max) && sp_i_ < sp_n_; sp_i_++) \
+			if (cb(sp_i_, ctx))                                   \
+				break;                                        \
+	} while (0)
+#else
+#define sp_loop(n, cb, ctx, max) bpf_loop(n, cb, ctx, 0)
+#endif
+
 /* common.bpf.c */
 int sp_filter(void);
 void sp_ustack(void *ctx, struct sp_ustack_key *out, int limit);

@@ -10,6 +10,14 @@
 #include "bpf/sp_bpf.h"
 
 #define SP_STR_MAX 1024 /* SP_MAX_STRING: the longest string a program holds */
+/* Without bpf_loop (kernels before 5.17, sp_loop() in bpf/sp_bpf.h) the
+ * nested loops are verified step by step: the first 64 bytes of the
+ * haystack and the needle are searched (docs/language.md). */
+#ifdef SP_BPF_COMPAT
+#define SP_COMPAT_STR 64
+#else
+#define SP_COMPAT_STR SP_STR_MAX
+#endif
 
 struct sp_strs {
 	char h[SP_STR_MAX];
@@ -58,7 +66,7 @@ static long start_cb(__u64 i, void *c)
 	if (!x->s->h[i & (SP_STR_MAX - 1)])
 		return 1;
 	x->i = (__u32)i;
-	bpf_loop(x->nn + 1, needle_cb, x, 0);
+	sp_loop(x->nn + 1, needle_cb, x, SP_COMPAT_STR + 1);
 	return x->found ? 1 : 0;
 }
 
@@ -77,6 +85,6 @@ SP_NODEBUG __u64 sp_strcontains(const char *h, __u32 hn, const char *nd, __u32 n
 	x.nn = nn < SP_STR_MAX ? nn : SP_STR_MAX;
 	bpf_probe_read_kernel(s->h, x.hn, h);
 	bpf_probe_read_kernel(s->n, x.nn, nd);
-	bpf_loop(x.hn, start_cb, &x, 0);
+	sp_loop(x.hn, start_cb, &x, SP_COMPAT_STR);
 	return x.found;
 }

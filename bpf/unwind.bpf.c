@@ -151,6 +151,11 @@ static __always_inline SP_NODEBUG __u64 forget(struct unw_win *w, __u64 v)
 }
 
 
+/* Kernels before 5.17 (the helpers built with -DSP_BPF_COMPAT, see
+ * bpf/sp_bpf.h) lack bpf_find_vma and bpf_loop, and before 5.15
+ * bpf_task_pt_regs: there sp_unwind_user() says "no unwinder" and stacks
+ * are the kernel's frame-pointer walk (the runtime says so once). */
+#ifndef SP_BPF_COMPAT
 static __always_inline SP_NODEBUG void stat_add(__u32 idx, __u64 v)
 {
 	__u64 *c = bpf_map_lookup_elem(&unw_stats, &idx);
@@ -532,6 +537,8 @@ __attribute__((noinline)) int sp_unw_frames(struct unw_state *s, struct unw_proc
 	return 0;
 }
 
+#endif /* SP_BPF_COMPAT */
+
 SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
@@ -543,6 +550,12 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	struct pt_regs *regs;
 	__u32 n;
 
+#ifdef SP_BPF_COMPAT
+	(void)pid;
+	(void)buf;
+	(void)max;
+	return -1;
+#else
 	/* a process without an entry yet: every mapping from the kernel,
 	 * through the empty entry user space keeps under key 0; with no
 	 * unwinder set up (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
@@ -581,4 +594,5 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	if (s->cut && n < s->max && n < SP_MAX_FRAMES)
 		buf->ip[n++] = SP_UNW_IP_TRUNCATED;
 	return (int)n;
+#endif
 }

@@ -30,6 +30,8 @@
 
 extern const char sp_bpf_helpers_bc[];
 extern const char sp_bpf_helpers_bc_end[];
+extern const char sp_bpf_helpers_compat_bc[];
+extern const char sp_bpf_helpers_compat_bc_end[];
 
 static pthread_once_t target_once = PTHREAD_ONCE_INIT;
 
@@ -108,14 +110,16 @@ static bool is_global_helper(LLVMValueRef f)
  * the few global ones above. */
 static int link_helpers(struct cg *g)
 {
-	size_t len = (size_t)(sp_bpf_helpers_bc_end - sp_bpf_helpers_bc);
+	const char *bc = g->opts->compat ? sp_bpf_helpers_compat_bc : sp_bpf_helpers_bc;
+	size_t len = g->opts->compat ? (size_t)(sp_bpf_helpers_compat_bc_end - sp_bpf_helpers_compat_bc)
+				     : (size_t)(sp_bpf_helpers_bc_end - sp_bpf_helpers_bc);
 	LLVMMemoryBufferRef mb;
 	LLVMModuleRef hm;
 	unsigned ai = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
 	unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
 	unsigned on = LLVMGetEnumAttributeKindForName("optnone", 7);
 
-	mb = LLVMCreateMemoryBufferWithMemoryRange(sp_bpf_helpers_bc, len, "sp_helpers", 0);
+	mb = LLVMCreateMemoryBufferWithMemoryRange(bc, len, "sp_helpers", 0);
 	if (LLVMParseBitcodeInContext2(g->C, mb, &hm)) {
 		LLVMDisposeMemoryBuffer(mb);
 		g->llvm_error = strdup("cannot read the embedded helper bitcode");

@@ -44,6 +44,10 @@ struct sp_codegen_opts {
 	/* -k: count failed delete()s in SP_MAP_LOST; -kk (2): failed reads of
 	 * probed memory too (a branch after each read). 0: no checks. */
 	int helper_checks;
+	/* The helpers built for kernels without bpf_loop (before 5.17,
+	 * bpf/sp_bpf.h): bounded loops, user stacks by frame pointers, no
+	 * interpreter frames. The driver sets it from the kernel's answer. */
+	bool compat;
 };
 
 /* A lighter pipeline: the helper bitcode is already optimized by clang -O2,

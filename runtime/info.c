@@ -43,6 +43,11 @@ static bool helper(enum bpf_func_id id)
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, id, NULL) == 1;
 }
 
+bool sp_info_has_bpf_loop(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) != 0;
+}
+
 static bool tracefs_has(const char *name)
 {
 	char root[256], path[320];
@@ -162,6 +167,11 @@ static void print_features(FILE *f)
 		"  map batch: %s\n\n",
 		helper(BPF_FUNC_loop) ? "1000000" : "4096 (or 1000000 from 5.2)",
 		yes(helper(BPF_FUNC_loop)), yes(btf), yes(map_batch()));
+	fprintf(f, "User stacks\n  %s\n\n",
+		helper(BPF_FUNC_loop) && helper(BPF_FUNC_find_vma)
+			? "DWARF (.eh_frame, .gopclntab) unwinding in BPF, interpreter frames"
+			: "frame pointers (bpf_get_stack), no interpreter frames: DWARF unwinding and "
+			  "interpreter walkers need bpf_loop and bpf_find_vma (Linux 5.17)");
 }
 
 static void print_maps(FILE *f)

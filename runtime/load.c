@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -129,6 +130,48 @@ const struct sp_plan_probe *sp_plan_probe_by_prog(const struct sp_plan *plan, co
 /* Script maps and the stack map get the run's BPF map size. A key may hold
  * a user and a kernel stack, so stacks get room for two per key. The fill
  * counters get a slot per map and one for the stacks. */
+/* Whether perf_event programs (profile, interval, software) may use hash
+ * maps that allocate as they go: since 6.1 (bpf_mem_alloc); before, the
+ * verifier refuses them ("perf_event programs can only use preallocated
+ * hash map"). Preallocating always works, so an unknown kernel is old. */
+static bool kernel_allocs_in_nmi(void)
+{
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return false;
+	return maj > 6 || (maj == 6 && min >= 1);
+}
+
+/* Before 6.1 every hash map is preallocated, and the stack map held to
+ * SP_STACKS_PREALLOC entries (stacks past it are counted as dropped). */
+static int prealloc_hash_maps(struct sp_loader *l)
+{
+	struct bpf_map *m;
+	int err;
+
+	if (kernel_allocs_in_nmi())
+		return 0;
+	bpf_object__for_each_map(m, l->obj) {
+		enum bpf_map_type t = bpf_map__type(m);
+
+		if (t != BPF_MAP_TYPE_HASH && t != BPF_MAP_TYPE_PERCPU_HASH &&
+		    t != BPF_MAP_TYPE_LRU_HASH && t != BPF_MAP_TYPE_LRU_PERCPU_HASH)
+			continue;
+		if (!(bpf_map__map_flags(m) & BPF_F_NO_PREALLOC))
+			continue;
+		if (!strcmp(bpf_map__name(m), SP_MAP_STACKS) &&
+		    bpf_map__max_entries(m) > SP_STACKS_PREALLOC &&
+		    (err = bpf_map__set_max_entries(m, SP_STACKS_PREALLOC)))
+			return err;
+		err = bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t max_keys)
 {
 	struct bpf_map *m;
@@ -213,6 +256,8 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 		goto out_free;
 	}
 	err = size_maps(l, plan, o->map_size && o->map_size < o->max_keys ? o->map_size : o->max_keys);
+	if (!err)
+		err = prealloc_hash_maps(l);
 	if (err)
 		goto out_free;
 	setup_logs(l);
@@ -504,6 +549,53 @@ static void report_object_failure(struct sp_loader *l, const struct sp_plan *pla
 	}
 }
 
+/* Helpers an older kernel lacks, said as what the user asked for and the
+ * kernel version that has them, in place of the verifier's "invalid func
+ * unknown#174". */
+static const struct {
+	int id;
+	const char *name, *what, *since;
+} newer_helpers[] = {
+	{ BPF_FUNC_get_attach_cookie, "bpf_get_attach_cookie",
+	  "USDT arguments, and probe or func in a probe with several attach points", "5.15" },
+	{ BPF_FUNC_get_func_ip, "bpf_get_func_ip", "func in a kprobe or uprobe", "5.15" },
+	{ BPF_FUNC_task_pt_regs, "bpf_task_pt_regs", "DWARF user stacks", "5.15" },
+	{ BPF_FUNC_find_vma, "bpf_find_vma", "DWARF user stacks", "5.17" },
+	{ BPF_FUNC_loop, "bpf_loop", "loops over stacks, strings and CPUs", "5.17" },
+	{ BPF_FUNC_map_lookup_percpu_elem, "bpf_map_lookup_percpu_elem",
+	  "reading a count(), sum(), min(), max(), avg() or stats() value in a probe", "5.19" },
+	{ BPF_FUNC_get_current_task_btf, "bpf_get_current_task_btf", "curtask's BTF type", "5.11" },
+	{ BPF_FUNC_ktime_get_tai_ns, "bpf_ktime_get_tai_ns", "nsecs(tai)", "6.1" },
+	{ BPF_FUNC_get_func_arg, "bpf_get_func_arg", "arguments of a function probe", "5.17" },
+	{ BPF_FUNC_snprintf, "bpf_snprintf", "formatting in a probe", "5.13" },
+	{ BPF_FUNC_copy_from_user_task, "bpf_copy_from_user_task", "reading another task's memory",
+	  "5.18" },
+};
+
+/* "invalid func unknown#174" (before 5.17's wording) or "unknown func
+ * bpf_loop#181": the helper's line, or false when msg is no such line or
+ * names a helper not in the table. */
+static bool newer_helper_line(const char *msg, char *out, size_t outlen)
+{
+	const char *hash = strrchr(msg, '#');
+	struct utsname u;
+	int id;
+
+	if (!hash || !strstr(msg, "func") || (!strstr(msg, "unknown") && !strstr(msg, "cannot use")))
+		return false;
+	id = atoi(hash + 1);
+	if (uname(&u))
+		strcpy(u.release, "?");
+	for (size_t i = 0; i < sizeof(newer_helpers) / sizeof(newer_helpers[0]); i++)
+		if (newer_helpers[i].id == id) {
+			snprintf(out, outlen, "this kernel (%s) has no %s, which %s needs (Linux %s "
+				 "or later)", u.release, newer_helpers[i].name, newer_helpers[i].what,
+				 newer_helpers[i].since);
+			return true;
+		}
+	return false;
+}
+
 static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 				const struct sp_run_opts *o, int err)
 {
@@ -520,6 +612,12 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 	if (!script_linecol(l->obj_bytes, l->obj_len, l->failed_prog, vlog_last_insn(l->vlog),
 			    plan->source_name, &lline, &col) || lline != line)
 		col = 0; /* trust the kernel's line; the column only when both agree */
+	if (newer_helper_line(msg, diag, sizeof(diag))) {
+		fprintf(stderr, "sprof: probe '%s': %s\n", p ? p->spec : l->failed_prog, diag);
+		if (l->verbose)
+			print_vlog(l->vlog, 0);
+		return;
+	}
 	fprintf(stderr, "sprof: probe '%s': the BPF verifier rejected the program%s\n",
 		p ? p->spec : l->failed_prog, l->verbose ? "" : " (last lines of its log; -v shows all)");
 	print_vlog(l->vlog, l->verbose ? 0 : VLOG_TAIL);
