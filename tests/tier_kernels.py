@@ -269,6 +269,34 @@ def check_agg_read(ctx, k, r):
     assert r.rc == 0 and "three" in r.out, r
 
 
+def cmd_kwild(ctx):
+    return ("%s -c 'cat /etc/passwd' -e 'kprobe:vfs_rea* /pid == cpid/ { @k = count(); } "
+            "kretprobe:vfs_re*d /pid == cpid/ { @r = count(); }'" % _sp(ctx))
+
+
+def check_kwild(ctx, k, r):
+    """kprobe and kretprobe wildcards: one kprobe a matching function (vfs_read, vfs_readv...)."""
+    assert r.rc == 0, r
+    nk = int(re.search(r"^@k: (\d+)$", r.out, re.M).group(1))
+    nr = int(re.search(r"^@r: (\d+)$", r.out, re.M).group(1))
+    assert nk >= 2 and nr >= 2, r  # cat reads its file at least twice (the data, then EOF)
+
+
+def cmd_kwild_names(ctx):
+    return ("%s -c 'cat /etc/passwd' -e 'kprobe:vfs_rea* /pid == cpid/ { @[probe, func] = count(); }'"
+            % _sp(ctx))
+
+
+def check_kwild_names(ctx, k, r):
+    """probe and func of a kprobe wildcard (through BPF cookies, Linux 5.15)."""
+    if k in NO_BPF_LOOP:
+        assert r.rc != 0 and re.search(r"has no bpf_get_attach_cookie, which USDT arguments, and "
+                                       r"probe or func.*\(Linux 5\.15 or later\)", r.err), r
+        return
+    assert r.rc == 0, r
+    assert re.search(r"^@\[kprobe:vfs_read, vfs_read\]: \d+$", r.out, re.M), r
+
+
 CHECKS = [
     ("one_liner_c", cmd_c_dwarf, check_c_dwarf),
     ("one_liner_python", cmd_python, check_python),
@@ -280,6 +308,8 @@ CHECKS = [
     ("offcpu", cmd_offcpu, check_offcpu),
     ("continuous", cmd_continuous, check_continuous),
     ("aggregate_read", cmd_agg_read, check_agg_read),
+    ("kprobe_wildcard", cmd_kwild, check_kwild),
+    ("kprobe_wildcard_names", cmd_kwild_names, check_kwild_names),
 ]
 
 

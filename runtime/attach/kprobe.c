@@ -7,6 +7,13 @@
  * kprobe:MODULE:FUNC is accepted (the module part is informational: the
  * kernel resolves FUNC across modules). -p is filtered in BPF.
  *
+ * Wildcards (kprobe:vfs_rea*) expand over the functions the kernel can
+ * probe (available_filter_functions, else /proc/kallsyms' text symbols),
+ * one kprobe each, as bpftrace does without kprobe_multi; `func` and
+ * `probe` come from the names map through each kprobe's BPF cookie. A
+ * function of the match that cannot be probed is a warning, none at all an
+ * error.
+ *
  * Validation makes bpftrace 0.17's checks in bpftrace's order, kernel
  * support or not: a function the kernel does not know is a warning ("not
  * traceable"), a kretprobe on one of bpftrace's banned spin-lock functions
@@ -15,11 +22,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
 
+#include "runtime/attach/names.h"
 #include "runtime/attach/probe.h"
 #include "runtime/attach/tracefs.h"
 #include "runtime/stacks/kallsyms.h"
@@ -68,6 +77,117 @@ static const char *kprobe_func(const struct sp_plan_probe *p)
 	return p->func && *p->func ? p->func : p->target;
 }
 
+/* The functions a wildcard matches, sorted, each once. */
+struct kfuncs {
+	char **v;
+	int n, cap;
+};
+
+static void kfuncs_free(void *data)
+{
+	struct kfuncs *k = data;
+
+	for (int i = 0; k && i < k->n; i++)
+		free(k->v[i]);
+	if (k)
+		free(k->v);
+	free(k);
+}
+
+static int kfuncs_add(struct kfuncs *k, const char *name)
+{
+	if (k->n == k->cap) {
+		int cap = k->cap ? 2 * k->cap : 64;
+		char **nv = realloc(k->v, (size_t)cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		k->v = nv;
+		k->cap = cap;
+	}
+	if (!(k->v[k->n] = strdup(name)))
+		return -ENOMEM;
+	k->n++;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names from available_filter_functions ("name [module]" lines), or from
+ * kallsyms' text symbols where tracefs is not readable. */
+static int kfuncs_read(const char *glob, bool ret, struct kfuncs *k)
+{
+	char root[256], path[320], line[600];
+	bool kallsyms = false;
+	FILE *f = NULL;
+	int err = 0;
+
+	if (!sp_tracefs_root(root, sizeof(root))) {
+		snprintf(path, sizeof(path), "%s/available_filter_functions", root);
+		f = fopen(path, "re");
+	}
+	if (!f) {
+		f = fopen("/proc/kallsyms", "re");
+		kallsyms = true;
+	}
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		char *name = line, type = 't';
+
+		if (kallsyms) { /* "ffffffff81000000 T name\t[module]" */
+			char *sp = strchr(line, ' ');
+
+			if (!sp || !sp[1] || sp[2] != ' ')
+				continue;
+			type = sp[1];
+			name = sp + 3;
+		}
+		name[strcspn(name, " \t\n")] = '\0';
+		if ((type != 't' && type != 'T') || !*name || !sp_glob_match(glob, name))
+			continue;
+		if (ret && banned_kretprobe(name))
+			continue;
+		err = kfuncs_add(k, name);
+	}
+	fclose(f);
+	if (err)
+		return err;
+	qsort(k->v, (size_t)k->n, sizeof(*k->v), cmp_str);
+	int w = 0;
+
+	for (int i = 0; i < k->n; i++) {
+		if (w && !strcmp(k->v[w - 1], k->v[i])) {
+			free(k->v[i]);
+			continue;
+		}
+		k->v[w++] = k->v[i];
+	}
+	k->n = w;
+	return 0;
+}
+
+static int kfuncs_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *out)
+{
+	const char *fn = kprobe_func(p);
+	int err = kfuncs_read(fn, p->type == SP_PROBE_KRETPROBE, out);
+
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot read the kernel's functions: %s",
+				     strerror(-err));
+	if (((struct kfuncs *)out)->n == 0)
+		return sp_probe_fail(ctx, p, -ENOENT, "no kernel function matches '%s'", fn);
+	return 0;
+}
+
+static int kfuncs_get(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void **out)
+{
+	return sp_resolved_get(ctx, p, sizeof(struct kfuncs), kfuncs_resolve, kfuncs_free, out);
+}
+
 static int kprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
 	const char *fn = kprobe_func(p);
@@ -85,10 +205,87 @@ static int kprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *
 				     "tracepoint:syscalls:sys_enter_openat)");
 	if (p->type == SP_PROBE_KRETPROBE && p->has_offset)
 		return sp_probe_fail(ctx, p, -EINVAL, "a kretprobe cannot take an offset");
-	if (strchr(fn, '*') || strchr(fn, '?'))
-		return sp_probe_fail(ctx, p, -EINVAL,
-				     "wildcards are not supported for kprobes (no kprobe_multi here)");
+	if (sp_has_wildcard(fn)) {
+		void *d;
+		int err = kfuncs_get(p, ctx, &d);
+
+		if (err)
+			return err;
+		sp_resolved_put(ctx, d, kfuncs_free);
+	}
 	return 0;
+}
+
+/* kprobe:PATTERN: one kprobe a function, each with its names-map entry
+ * as cookie when the program asks for func or probe. */
+static int kprobe_attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
+			      struct sp_attach_ctx *ctx, struct sp_links *links)
+{
+	const char *type = sp_probe_type_name(p->type);
+	struct kfuncs *k;
+	int err = kfuncs_get(p, ctx, (void **)&k), base = 0, ok = 0, bad = 0;
+	char probe[SP_PROBE_NAME_LEN + 32];
+
+	if (err)
+		return err;
+	if (p->uses_names && (base = sp_probe_names_reserve(ctx->obj, k->n)) < 0) {
+		err = sp_probe_fail(ctx, p, base, "cannot record the names of its %d functions: %s",
+				    k->n, sp_probe_names_strerror(base));
+		goto out;
+	}
+	for (int i = 0; i < k->n; i++) {
+		LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = p->type == SP_PROBE_KRETPROBE,
+			    .bpf_cookie = p->uses_names ? (uint64_t)(base + i) : 0);
+		struct bpf_link *link;
+
+		if (p->uses_names) {
+			snprintf(probe, sizeof(probe), "%s:%s", type, k->v[i]);
+			err = sp_probe_names_set(ctx->obj, (uint32_t)(base + i), k->v[i], probe);
+			if (err) {
+				err = sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
+						    strerror(-err));
+				goto out;
+			}
+		}
+		link = bpf_program__attach_kprobe_opts(prog, k->v[i], &o);
+		if (!link) {
+			if (ctx->verbose)
+				fprintf(stderr, "sprof: probe '%s': %s:%s: %s\n", p->spec, type, k->v[i],
+					strerror(errno));
+			bad++;
+			continue;
+		}
+		if ((err = sp_links_push(links, link)))
+			goto out;
+		ok++;
+	}
+	err = 0;
+	if (ok == 0)
+		err = sp_probe_fail(ctx, p, -ENOENT, "none of the %d matching kernel functions "
+				    "could be probed", k->n);
+	else if (bad)
+		fprintf(stderr, "sprof: warning: probe '%s': %d of %d matching functions could not "
+			"be probed%s\n", p->spec, bad, k->n, ctx->verbose ? "" : " (-v names them)");
+	else if (ctx->verbose)
+		fprintf(stderr, "%s: %d kprobes attached\n", p->spec, ok);
+out:
+	sp_resolved_put(ctx, k, kfuncs_free);
+	return err;
+}
+
+static int kprobe_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
+{
+	struct kfuncs *k;
+	int n;
+
+	if (!sp_has_wildcard(kprobe_func(p)))
+		return 1;
+	n = kfuncs_get(p, ctx, (void **)&k);
+	if (n)
+		return n;
+	n = k->n;
+	sp_resolved_put(ctx, k, kfuncs_free);
+	return n;
 }
 
 static int kprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
@@ -100,6 +297,8 @@ static int kprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	struct bpf_link *link;
 	int err;
 
+	if (sp_has_wildcard(fn))
+		return kprobe_attach_each(p, prog, ctx, links);
 	link = bpf_program__attach_kprobe_opts(prog, fn, &o);
 	if (!link) {
 		err = -errno;
@@ -147,6 +346,7 @@ const struct sp_probe_ops sp_probe_kprobe_ops = {
 	.type = SP_PROBE_KPROBE,
 	.validate = kprobe_validate,
 	.attach = kprobe_attach,
+	.count = kprobe_count,
 	.list = kprobe_list,
 };
 
@@ -154,5 +354,6 @@ const struct sp_probe_ops sp_probe_kretprobe_ops = {
 	.type = SP_PROBE_KRETPROBE,
 	.validate = kprobe_validate,
 	.attach = kprobe_attach,
+	.count = kprobe_count,
 	.list = kprobe_list,
 };
