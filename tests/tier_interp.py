@@ -5,7 +5,9 @@ Real interpreters run scripts the tests write; sprof profiles them and the
 tests read the text report. Every CPython 3.8-3.13 present is tested:
 Debian's /usr/bin/python3.11 (.ci/setup installs it, so under CI=true its
 absence fails) and pyenv's builds (~/.pyenv/versions/3.x.y, 3.8 to 3.13),
-which are tested when they exist; an older pyenv build checks the warning. What is asserted, per interpreter:
+which are tested when they exist; an older pyenv build checks the warning. Debian sid's
+python3.14 runs in the chroot tests/distro.py makes (or reuses) under the build tree, profiled
+from the host; under CI=true a chroot that cannot be made fails. What is asserted, per interpreter:
   - mixed: main -> fib (recursive) and main -> slow (loop), 2:1 in CPU
     time: >= 90 % of the samples carry Python frames, fib and slow sit
     under main at the lines of their calls, the ratio is within 25 %, the
@@ -35,6 +37,8 @@ import shutil
 import signal
 import subprocess
 import time
+
+import distro
 
 HZ = "199"
 
@@ -163,7 +167,41 @@ def old_interpreters():
     return out
 
 
+class InChroot:
+    """An interpreter of a Debian chroot (tests/distro.py), made or reused on
+    first use; as a string, the command that runs it there (sprof -c)."""
+
+    def __init__(self, suite, prog):
+        self.suite, self.prog, self.d = suite, prog, None
+
+    def setup(self, ctx):
+        if self.d is None:
+            self.d = distro.get(ctx, self.suite)
+        if not self.d.has("/usr/bin/" + self.prog):
+            raise AssertionError("the %s chroot has no /usr/bin/%s (stamp: %r)"
+                                 % (self.suite, self.prog, self.d.versions))
+        return self
+
+    def __str__(self):
+        return self.d.command(self.prog)
+
+
+def _script(ctx, exe, name, text):
+    """The script's path as exe sees it: written to the work directory, or
+    into exe's chroot."""
+    if isinstance(exe, InChroot):
+        return exe.d.put(name, text)
+    return ctx.write(name, text)
+
+
+def _argv(exe, script):
+    return exe.d.argv(exe.prog, script) if isinstance(exe, InChroot) else [exe, script]
+
+
 def _require_python(ctx, path):
+    if isinstance(path, InChroot):
+        path.setup(ctx)
+        return
     if not os.path.exists(path):
         if ctx.ci:
             raise AssertionError("CI=true but %s is missing (.ci/setup installs python3.11)" % path)
@@ -398,7 +436,7 @@ def check_truncated(r, lang):
 def t_mixed(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_mixed_%s.py" % label, MIXED % {"secs": "2.5"})
+    script = _script(ctx, exe, "interp_mixed_%s.py" % label, MIXED % {"secs": "2.5"})
     r = profile(ctx, exe, script)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
@@ -444,7 +482,7 @@ def t_mixed(ctx, exe, label):
 def t_threads(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_threads_%s.py" % label, THREADS % {"secs": "1.5"})
+    script = _script(ctx, exe, "interp_threads_%s.py" % label, THREADS % {"secs": "1.5"})
     r = profile(ctx, exe, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
@@ -464,14 +502,14 @@ def t_threads(ctx, exe, label):
 def t_attach(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_deep_%s.py" % label, DEEP % {"depth": 60, "secs": "20"})
-    check_attach(ctx, PY, [exe, script], "2s", "interp attach %s" % label)
+    script = _script(ctx, exe, "interp_deep_%s.py" % label, DEEP % {"depth": 60, "secs": "20"})
+    check_attach(ctx, PY, _argv(exe, script), "2s", "interp attach %s" % label)
 
 
 def t_native_between(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_sorted_%s.py" % label, SORTED % {"secs": "1.5"})
+    script = _script(ctx, exe, "interp_sorted_%s.py" % label, SORTED % {"secs": "1.5"})
     r = profile(ctx, exe, script)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
@@ -580,7 +618,9 @@ def t_truncated(ctx, exe, label):
 
 
 def tests(ctx):
-    for label, exe, minor in interpreters():
+    # Debian sid's python3.14 (tests/distro.py's chroot; CI fails without it)
+    sid = [("sid-3.14", InChroot("sid", "python3.14"), 14)]
+    for label, exe, minor in interpreters() + sid:
         for name, fn in (("mixed", t_mixed), ("threads", t_threads), ("attach", t_attach),
                          ("native_between", t_native_between)):
             yield "%s_%s" % (name, label), (lambda c, fn=fn, exe=exe, label=label: fn(c, exe, label))

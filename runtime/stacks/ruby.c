@@ -428,8 +428,9 @@ static void rb_frame(void *w, pid_t pid, uint64_t word, struct sp_frame *f)
 /* The VM's evaluation loop: each rb_vm_exec activation runs the frames
  * from one VM_FRAME_FLAG_FINISH frame up (vm_exec_core, static and so
  * nameless in a stripped libruby, runs inside it). */
-static bool is_vm_exec(const struct sp_frame *f)
+static bool is_vm_exec(void *w, pid_t pid, const struct sp_frame *f)
 {
+	(void)w, (void)pid;
 	return f->sym && strcmp(f->sym, "rb_vm_exec") == 0;
 }
 
@@ -445,7 +446,7 @@ static int idle_activations(const uint64_t *words, int ninterp, const struct sp_
 	for (int k = 0; k < ninterp; k++)
 		groups += (words[k] & SP_PY_GROUP_END) != 0;
 	for (int i = 0; i < nf; i++)
-		acts += is_vm_exec(&f[i]);
+		acts += is_vm_exec(NULL, 0, &f[i]);
 	return acts > groups ? acts - groups : 0;
 }
 
