@@ -18,7 +18,8 @@ from the host; under CI=true a chroot that cannot be made fails. What is asserte
   - native between: sorted() with a Python key function shows native
     frames between the key function and its caller.
 Ruby (Debian's ruby 3.1, .ci/setup installs it; under CI=true its absence
-fails): the same mixed script (2:1 fib:slow, lines, >= 90 % of samples
+fails; and sid's ruby 3.3 in the chroot, whose libruby hides its VM
+symbols): the same mixed script (2:1 fib:slow, lines, >= 90 % of samples
 with Ruby frames), -p attach inside a 60-deep recursion, sort_by with a
 block (the C method and native frames between the block and its caller),
 two threads (no sample shows the other thread's method), a thread
@@ -648,6 +649,11 @@ def tests(ctx):
     yield "ruby_attach", t_rb_attach
     yield "ruby_native_between", t_rb_native_between
     yield "ruby_threads", t_rb_threads
+    # Debian sid's ruby 3.3 (libruby-3.3, hidden symbols) in tests/distro.py's chroot
+    rb33 = InChroot("sid", "ruby3.3")
+    for name, fn in (("mixed", t_rb_mixed), ("attach", t_rb_attach),
+                     ("native_between", t_rb_native_between), ("threads", t_rb_threads)):
+        yield "ruby_%s_sid-3.3" % name, lambda c, fn=fn: fn(c, rb33)
     yield "rbstack", t_rbstack
     yield "rbstack_not_ruby", t_rbstack_not_ruby
     yield "ruby_pystack_empty", t_rb_pystack_empty
@@ -1031,7 +1037,10 @@ tb.join
 """
 
 
-def _require_ruby(ctx):
+def _require_ruby(ctx, exe=RUBY):
+    if isinstance(exe, InChroot):
+        exe.setup(ctx)
+        return
     if not os.path.exists(RUBY):
         if ctx.ci:
             raise AssertionError("CI=true but %s is missing (.ci/setup installs ruby)" % RUBY)
@@ -1053,27 +1062,31 @@ def rb_frame(line):
     return None
 
 
+def exe_label(exe):
+    return ("%s-%s" % (exe.suite, exe.prog)) if isinstance(exe, InChroot) else os.path.basename(str(exe))
+
+
 def rb_check_clean(stacks):
     for _, frames, _ in stacks:
         for f in frames:
             assert f.isprintable(), "unprintable frame %r" % f
 
 
-def rb_profile(ctx, script, prog=None, extra=()):
-    return profile(ctx, RUBY, script, prog, extra)
+def rb_profile(ctx, script, prog=None, extra=(), exe=RUBY):
+    return profile(ctx, exe, script, prog, extra)
 
 
 RB = Lang("ruby", "rbstack", rb_frame, rb_check_clean, "<main>", RB_UNKNOWN)
 
 
-def t_rb_mixed(ctx):
+def t_rb_mixed(ctx, exe=RUBY):
     """Ruby: main -> fib (recursive) and main -> slow (loop), 2:1 in CPU time:
     >= 90 % of the samples carry Ruby frames, fib and slow under main at the
     lines of their calls, the ratio within 25 %, native frames below <main>."""
-    _require_ruby(ctx)
+    _require_ruby(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_rb_mixed.rb", RB_MIXED % {"secs": "2.5"})
-    r = rb_profile(ctx, script)
+    script = _script(ctx, exe, "interp_rb_mixed.rb", RB_MIXED % {"secs": "2.5"})
+    r = rb_profile(ctx, script, exe=exe)
     stacks = parse_stacks(r.out)
     rb_check_clean(stacks)
     total = with_rb = fib = slow = 0
@@ -1108,30 +1121,31 @@ def t_rb_mixed(ctx):
         assert rb[-1][0] < len(frames) - 1, "no native frames below <main>: %r" % frames
     share = with_rb / total if total else 0
     ratio = fib / slow if slow else 0
-    figures(ctx, "interp ruby mixed: %d samples, %.1f %% with Ruby frames, fib %d slow %d "
-            "ratio %.2f (want 2.0)" % (total, 100 * share, fib, slow, ratio))
+    figures(ctx, "interp ruby mixed %s: %d samples, %.1f %% with Ruby frames, fib %d slow %d "
+            "ratio %.2f (want 2.0)" % (exe_label(exe), total, 100 * share, fib, slow, ratio))
     assert total >= 100, "too few samples: %d\n%s" % (total, r.err)
     assert share >= 0.90, "only %.1f %% of the samples carry Ruby frames" % (100 * share)
     assert 1.5 <= ratio <= 2.5, "fib:slow %.2f, want 2.0 within 25 %%" % ratio
     assert RB_UNKNOWN not in r.out, r.out[:3000]
 
 
-def t_rb_attach(ctx):
+def t_rb_attach(ctx, exe=RUBY):
     """-p to a Ruby process already inside a 60-deep recursion."""
-    _require_ruby(ctx)
+    _require_ruby(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_rb_deep.rb", RB_DEEP % {"depth": 60, "secs": "20"})
+    script = _script(ctx, exe, "interp_rb_deep.rb", RB_DEEP % {"depth": 60, "secs": "20"})
     # Time.now and Time#initialize are Ruby code too (<internal:timev>): the script's frames only
-    check_attach(ctx, RB, [RUBY, script], "3s", "interp ruby attach", os.path.basename(script))
+    check_attach(ctx, RB, _argv(exe, script), "3s", "interp ruby attach %s" % exe_label(exe),
+                 os.path.basename(script))
 
 
-def t_rb_native_between(ctx):
+def t_rb_native_between(ctx, exe=RUBY):
     """sort_by with a block: the C method sort_by and native frames sit
     between the block (and keyfn) and sorter."""
-    _require_ruby(ctx)
+    _require_ruby(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_rb_sort.rb", RB_SORT % {"secs": "1.5"})
-    r = rb_profile(ctx, script)
+    script = _script(ctx, exe, "interp_rb_sort.rb", RB_SORT % {"secs": "1.5"})
+    r = rb_profile(ctx, script, exe=exe)
     stacks = parse_stacks(r.out)
     rb_check_clean(stacks)
     inkey = between = 0
@@ -1146,25 +1160,25 @@ def t_rb_native_between(ctx):
         mid = kinds[k + 2:s]
         if "sort_by" in mid and any(x is None for x in mid):
             between += c
-    figures(ctx, "interp ruby sort_by: %d samples in keyfn, %d with sort_by and native frames "
-            "between the block and sorter" % (inkey, between))
+    figures(ctx, "interp ruby sort_by %s: %d samples in keyfn, %d with sort_by and native frames "
+            "between the block and sorter" % (exe_label(exe), inkey, between))
     assert inkey >= 50, r
     assert between >= 0.95 * inkey, "native frames missing between Ruby frames:\n%s" % r.out[:3000]
 
 
-def t_rb_threads(ctx):
+def t_rb_threads(ctx, exe=RUBY):
     """Two Ruby threads in different methods: with [tid, ustack] keys each
     thread's samples show only its own method (the running context is used
     only for the thread it belongs to)."""
-    _require_ruby(ctx)
+    _require_ruby(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_rb_threads.rb", RB_THREADS % {"secs": "1.0"})
-    r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
+    script = _script(ctx, exe, "interp_rb_threads.rb", RB_THREADS % {"secs": "1.0"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ, exe=exe)
     stacks = parse_stacks(r.out)
     rb_check_clean(stacks)
     counts, bad = check_threads(stacks, RB)
-    figures(ctx, "interp ruby threads: spin_a %d spin_b %d, %d samples on the other thread's "
-            "method" % (counts["spin_a"], counts["spin_b"], bad))
+    figures(ctx, "interp ruby threads %s: spin_a %d spin_b %d, %d samples on the other thread's "
+            "method" % (exe_label(exe), counts["spin_a"], counts["spin_b"], bad))
     assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s" % (counts, r.err)
     assert bad == 0, "mixed up threads: %d" % bad
 
@@ -1254,7 +1268,7 @@ def t_rb_old_version(ctx):
     r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @r[rbstack] = count(); }" % HZ,
                       timeout=120)
     assert r.rc == 0, r
-    warns = re.findall(r"runs ruby (\S+): no interpreter stacks for this version \(3\.1\)", r.err)
+    warns = re.findall(r"runs ruby (\S+): no interpreter stacks for this version \(3\.1, 3\.3\)", r.err)
     assert warns == ["2.7.4"], "one warning naming 2.7.4 wanted: %r" % r.err
     a, rb = r.out.split("@r[", 1)
     assert any("fake_spin" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]

@@ -79,6 +79,13 @@ struct sp_irange {
  * How many were stored (at most max); 0 when the file has no such symbol. */
 int sp_interp_func_parts(pid_t pid, const struct sp_procmap *m, const char *name,
 			 struct sp_irange *out, int max);
+/* The one function both a and b (functions of the file mapped by m) call
+ * or tail-call, when there is exactly one: its .eh_frame range in *out
+ * (pid's addresses), 1. 0 when none or several. For a function a stripped
+ * file leaves nameless whose exported callers are known (Debian's
+ * libruby-3.3: rb_vm_exec, called by rb_iseq_eval and rb_iseq_eval_main). */
+int sp_interp_shared_callee(pid_t pid, const struct sp_procmap *m, const char *a, const char *b,
+			    struct sp_irange *out);
 /* Whether addr is inside one of ranges[0..n). */
 bool sp_irange_has(const struct sp_irange *ranges, int n, uint64_t addr);
 
