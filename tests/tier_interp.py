@@ -541,6 +541,61 @@ def t_old_version(ctx, exe, label):
     assert not any(py_frame(f) for _, frames, _ in stacks for f in frames)
 
 
+FAKE_PYTHON = """\
+/* Looks like a CPython 3.15 to sprof: _PyRuntime opening with a
+ * _Py_DebugOffsets ("xdebugpy", the version) whose values fit no known
+ * layout, Py_Version, PyCode_Type. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+uint64_t _PyRuntime[128] = { 0x7970677562656478ull, 0x030f00a0 };
+const unsigned long Py_Version = 0x030f00a0;
+char PyCode_Type[416];
+
+__attribute__((noinline)) long fake_eval(double secs)
+{
+	struct timespec a, b;
+	long n = 0;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	do {
+		n++;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+	return n;
+}
+
+int main(void)
+{
+	return fake_eval(0.6) < 0;
+}
+"""
+
+
+def t_unknown_version(ctx):
+    """A CPython of a version sprof has no positions for whose description
+    does not fit the newest known one (a program named like python3.15
+    exporting _PyRuntime with "xdebugpy" and 3.15, Py_Version 3.15): one
+    warning naming python 3.15 and what did not fit; native frames only,
+    no Python frame."""
+    ctx.require_bpf()
+    src = ctx.write("fakepython.c", FAKE_PYTHON)
+    exe = ctx.workload("fakepython", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic"), src=src,
+                       out=os.path.join(ctx.workdir, "fakepython3.15"))
+    r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @p[pystack] = count(); }" % HZ,
+                      timeout=120)
+    assert r.rc == 0, r
+    warns = re.findall(r"warning: .*python.*", r.err)
+    assert len(warns) == 1 and re.search(
+        r"runs python 3\.15: no interpreter stacks \(its _Py_DebugOffsets differs from 3\.14's "
+        r"\([^)]+\)\), native frames only$", warns[0]), "one warning naming 3.15 and why: %r" % r.err
+    a, p = r.out.split("@p[", 1)
+    assert any("fake_eval" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]
+    assert not any(py_frame(f) for _, frames, _ in parse_stacks(a) for f in frames
+                   if "+" not in f), a[-2000:]
+    assert all(not frames for _, frames, _ in parse_stacks("@p[" + p)), p[-2000:]
+
+
 def t_formats(ctx, exe, label):
     """Every writer shows the Python frames: folded and svg as `fib (file.py)`
     (svg in its own green), pprof with file and line, speedscope with the file."""
@@ -660,6 +715,8 @@ def tests(ctx):
     yield "rbprofile", t_rbprofile
     yield "ruby_truncated", t_rb_truncated
     yield "ruby_old_version", t_rb_old_version
+    yield "ruby_hidden_vm", t_rb_hidden_vm
+    yield "python_unknown_version", t_unknown_version
     yield "ruby_formats", t_rb_formats
     yield "printf_rbstack", t_printf_rbstack
     yield "ruby_address_reuse", t_rb_address_reuse
@@ -1231,11 +1288,13 @@ def t_rb_truncated(ctx):
 
 
 FAKE_RUBY = """\
-/* Looks like a Ruby VM of another version to sprof: the symbols it
- * looks for, a version it has no offsets for. */
+/* Looks like a Ruby VM to sprof: the symbols it looks for, a version
+ * string (without RACTOR: no main ractor, exported or findable). */
 #include <time.h>
+#ifdef RACTOR
 void *ruby_single_main_ractor;
-const char ruby_version[] = "2.7.4";
+#endif
+const char ruby_version[] = VERSION;
 
 __attribute__((noinline)) long fake_spin(double secs)
 {
@@ -1263,13 +1322,35 @@ def t_rb_old_version(ctx):
     one warning naming the version; its native stacks still work."""
     ctx.require_bpf()
     src = ctx.write("fakeruby.c", FAKE_RUBY)
-    exe = ctx.workload("fakeruby", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic"), src=src,
+    exe = ctx.workload("fakeruby", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic", "-DRACTOR",
+                                    '-DVERSION="2.7.4"'), src=src,
                        out=os.path.join(ctx.workdir, "fakeruby2.7"))
     r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @r[rbstack] = count(); }" % HZ,
                       timeout=120)
     assert r.rc == 0, r
     warns = re.findall(r"runs ruby (\S+): no interpreter stacks for this version \(3\.1, 3\.3\)", r.err)
     assert warns == ["2.7.4"], "one warning naming 2.7.4 wanted: %r" % r.err
+    a, rb = r.out.split("@r[", 1)
+    assert any("fake_spin" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]
+    assert all(not frames for _, frames, _ in parse_stacks("@r[" + rb)), rb[-2000:]
+
+
+def t_rb_hidden_vm(ctx):
+    """A Ruby 3.3 whose libruby neither exports its main ractor nor shows
+    it in rb_ractor_stdin (it has none): one warning naming 3.3.0 and the
+    missing ruby_single_main_ractor; native frames only."""
+    ctx.require_bpf()
+    src = ctx.write("fakeruby.c", FAKE_RUBY)
+    exe = ctx.workload("fakeruby33", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic",
+                                      '-DVERSION="3.3.0"'), src=src,
+                       out=os.path.join(ctx.workdir, "fakeruby3.3"))
+    r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @r[rbstack] = count(); }" % HZ,
+                      timeout=120)
+    assert r.rc == 0, r
+    warns = re.findall(r"warning: .*ruby.*", r.err)
+    assert len(warns) == 1 and re.search(r"runs ruby 3\.3\.0: no interpreter stacks \(.*"
+                                         r"ruby_single_main_ractor.*\), native frames only$",
+                                         warns[0]), "one warning naming 3.3.0 and why: %r" % r.err
     a, rb = r.out.split("@r[", 1)
     assert any("fake_spin" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]
     assert all(not frames for _, frames, _ in parse_stacks("@r[" + rb)), rb[-2000:]
