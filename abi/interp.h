@@ -45,8 +45,10 @@ enum sp_py_tstate_how {
 enum sp_py_marker {
 	SP_PY_MK_NONE = 0,  /* every frame is its own activation (3.8-3.10) */
 	SP_PY_MK_ENTRY = 1, /* a byte at frame_marker is non-zero on the entry frame (3.11) */
-	SP_PY_MK_SHIM = 2,  /* a byte at frame_marker == 3 on the shim frame between
-			     * activations (3.12+), itself not a Python frame */
+	SP_PY_MK_SHIM = 2,  /* a byte at frame_marker >= 3 on the shim frame between
+			     * activations (3.12+: FRAME_OWNED_BY_CSTACK 3; 3.14:
+			     * FRAME_OWNED_BY_INTERPRETER 3, CSTACK 4), itself not a
+			     * Python frame */
 };
 
 /* Where the instruction of a frame is. */
@@ -57,7 +59,7 @@ enum sp_py_instr {
 			     * bytecode, which starts at code + code_start */
 };
 
-/* Offsets in bytes; all fields fit the walk of CPython 3.8 to 3.13. */
+/* Offsets in bytes; all fields fit the walk of CPython 3.8 to 3.14. */
 struct sp_py_proc {
 	uint64_t runtime;          /* address of _PyRuntime */
 	uint32_t version;          /* PY_VERSION_HEX, 0x030b07f0 */
@@ -82,7 +84,9 @@ struct sp_py_proc {
 	uint8_t tstate_how;        /* enum sp_py_tstate_how */
 	uint8_t marker;            /* enum sp_py_marker */
 	uint8_t instr;             /* enum sp_py_instr */
-	uint8_t pad[7];
+	uint8_t code_tags;         /* low bits of the frame's code pointer that are tags, not
+				    * address (3.14's _PyStackRef): cleared before use */
+	uint8_t pad[6];
 };
 
 /* py_stats (per-CPU u64 counters). */

@@ -22,7 +22,7 @@
 #define SP_RB_MAP_LIVE "rb_live" /* as py_live (abi/interp.h) */
 #define SP_RB_SEEN_MAX 16384 /* rb_code_seen's size */
 
-/* Offsets in bytes (Ruby 3.1's layouts, runtime/stacks/ruby.c). */
+/* Offsets in bytes (Ruby 3.1's or 3.3's layouts, runtime/stacks/ruby.c). */
 struct sp_rb_proc {
 	uint64_t main_ractor;     /* address of ruby_single_main_ractor (a pointer) */
 	uint64_t task_fsbase;     /* task_struct -> thread.fsbase (vmlinux BTF) */
@@ -31,13 +31,16 @@ struct sp_rb_proc {
 	uint32_t version;         /* major*10000 + minor*100 + teeny */
 	uint16_t ractor_running_ec;
 	uint16_t ec_vm_stack, ec_vm_stack_size, ec_cfp, ec_thread;
-	uint16_t thread_id;       /* rb_thread_t -> pthread_t (== FS base) */
+	uint16_t thread_id;       /* rb_thread_t (or its native thread) -> pthread_t (== FS base) */
 	uint16_t cfp_size;        /* sizeof(rb_control_frame_t) */
 	uint16_t cfp_pc, cfp_iseq, cfp_ep;
 	uint16_t iseq_body, body_encoded, body_label;
 	uint16_t me_def;          /* rb_method_entry_t -> def (cfunc frames) */
 	uint16_t me_called_id;    /* rb_method_entry_t -> called_id */
-	uint16_t pad[2];
+	uint16_t thread_nt;       /* rb_thread_t -> its native thread, whose pthread_t is at
+				   * thread_id (3.3's M:N threads); 0: pthread_t in the
+				   * rb_thread_t itself (3.1) */
+	uint16_t pad;
 };
 
 /* rb_stats (per-CPU u64 counters). */
@@ -80,7 +83,7 @@ struct sp_rb_code_key {
 	uint32_t pad;
 };
 
-/* Frame flags (ep[0]) of Ruby 3.1's vm_core.h. */
+/* Frame flags (ep[0]) of Ruby 3.1's and 3.3's vm_core.h. */
 #define SP_RB_MAGIC_MASK 0x7fff0001ull
 #define SP_RB_MAGIC_CFUNC 0x55550001ull
 #define SP_RB_FLAG_FINISH 0x0020ull

@@ -1,7 +1,7 @@
 /* bpf/python.bpf.c: CPython frames of the sampled thread, for ustack and pystack.
  *
  * A native stack of a Python program shows only the interpreter's C
- * functions. For processes user space recognised as CPython 3.8-3.13
+ * functions. For processes user space recognised as CPython 3.8 and later
  * (runtime/stacks/python.c wrote their offsets into py_procs), this walks
  * the thread's frame chain: _PyRuntime -> interpreter -> thread state of
  * the sampled thread (3.11+: the one whose native_thread_id is the tid;
@@ -229,7 +229,8 @@ static long py_frame(__u64 i, void *c)
 		w->out.err = 1;
 		return 1;
 	}
-	if (w->p.marker == SP_PY_MK_SHIM && mark == 3) {
+	code &= ~(__u64)w->p.code_tags;
+	if (w->p.marker == SP_PY_MK_SHIM && mark >= 3) {
 		sp_iwalk_mark(&w->out);
 		return 0;
 	}

@@ -1,11 +1,12 @@
 /* bpf/ruby.bpf.c: Ruby frames of the sampled thread, for ustack and rbstack.
  *
- * For processes user space recognised as Ruby 3.1 (runtime/stacks/ruby.c
+ * For processes user space recognised as Ruby 3.1 or 3.3 (runtime/stacks/ruby.c
  * wrote their offsets into rb_procs), this reads the sampled thread's
  * execution context (ruby_current_ec, at a fixed offset below the FS base
  * user space found; else the main ractor's running context), keeps it
- * only when its thread is the sampled one (the rb_thread_t's pthread_t
- * equals the task's FS base: never someone else's frames), and walks its
+ * only when its thread is the sampled one (the pthread_t of the rb_thread_t,
+ * or in 3.3 of its native thread, equals the task's FS base: never
+ * someone else's frames), and walks its
  * control frames from ec->cfp towards the end of the VM stack: one word
  * per iseq frame (id of the iseq, instruction index) and per C method
  * frame (id of its method entry, ep[-2]), in abi/interp.h's word format, the
@@ -170,8 +171,10 @@ static __always_inline SP_NODEBUG int rb_ec_mine(const struct sp_rb_proc *p, __u
 {
 	__u64 th = 0, ptid = 0;
 
-	return ec && !sp_urd(&th, 8, ec + p->ec_thread) && th &&
-	       !sp_urd(&ptid, 8, th + p->thread_id) && ptid == fsbase;
+	if (!ec || sp_urd(&th, 8, ec + p->ec_thread) || !th ||
+	    (p->thread_nt && (sp_urd(&th, 8, th + p->thread_nt) || !th)))
+		return 0;
+	return !sp_urd(&ptid, 8, th + p->thread_id) && ptid == fsbase;
 }
 
 /* The sampled thread's execution context: its ruby_current_ec, or (TLS

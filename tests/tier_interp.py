@@ -5,7 +5,9 @@ Real interpreters run scripts the tests write; sprof profiles them and the
 tests read the text report. Every CPython 3.8-3.13 present is tested:
 Debian's /usr/bin/python3.11 (.ci/setup installs it, so under CI=true its
 absence fails) and pyenv's builds (~/.pyenv/versions/3.x.y, 3.8 to 3.13),
-which are tested when they exist; an older pyenv build checks the warning. What is asserted, per interpreter:
+which are tested when they exist; an older pyenv build checks the warning. Debian sid's
+python3.14 runs in the chroot tests/distro.py makes (or reuses) under the build tree, profiled
+from the host; under CI=true a chroot that cannot be made fails. What is asserted, per interpreter:
   - mixed: main -> fib (recursive) and main -> slow (loop), 2:1 in CPU
     time: >= 90 % of the samples carry Python frames, fib and slow sit
     under main at the lines of their calls, the ratio is within 25 %, the
@@ -16,7 +18,8 @@ which are tested when they exist; an older pyenv build checks the warning. What 
   - native between: sorted() with a Python key function shows native
     frames between the key function and its caller.
 Ruby (Debian's ruby 3.1, .ci/setup installs it; under CI=true its absence
-fails): the same mixed script (2:1 fib:slow, lines, >= 90 % of samples
+fails; and sid's ruby 3.3 in the chroot, whose libruby hides its VM
+symbols): the same mixed script (2:1 fib:slow, lines, >= 90 % of samples
 with Ruby frames), -p attach inside a 60-deep recursion, sort_by with a
 block (the C method and native frames between the block and its caller),
 two threads (no sample shows the other thread's method), a thread
@@ -35,6 +38,8 @@ import shutil
 import signal
 import subprocess
 import time
+
+import distro
 
 HZ = "199"
 
@@ -163,7 +168,41 @@ def old_interpreters():
     return out
 
 
+class InChroot:
+    """An interpreter of a Debian chroot (tests/distro.py), made or reused on
+    first use; as a string, the command that runs it there (sprof -c)."""
+
+    def __init__(self, suite, prog):
+        self.suite, self.prog, self.d = suite, prog, None
+
+    def setup(self, ctx):
+        if self.d is None:
+            self.d = distro.get(ctx, self.suite)
+        if not self.d.has("/usr/bin/" + self.prog):
+            raise AssertionError("the %s chroot has no /usr/bin/%s (stamp: %r)"
+                                 % (self.suite, self.prog, self.d.versions))
+        return self
+
+    def __str__(self):
+        return self.d.command(self.prog)
+
+
+def _script(ctx, exe, name, text):
+    """The script's path as exe sees it: written to the work directory, or
+    into exe's chroot."""
+    if isinstance(exe, InChroot):
+        return exe.d.put(name, text)
+    return ctx.write(name, text)
+
+
+def _argv(exe, script):
+    return exe.d.argv(exe.prog, script) if isinstance(exe, InChroot) else [exe, script]
+
+
 def _require_python(ctx, path):
+    if isinstance(path, InChroot):
+        path.setup(ctx)
+        return
     if not os.path.exists(path):
         if ctx.ci:
             raise AssertionError("CI=true but %s is missing (.ci/setup installs python3.11)" % path)
@@ -398,7 +437,7 @@ def check_truncated(r, lang):
 def t_mixed(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_mixed_%s.py" % label, MIXED % {"secs": "2.5"})
+    script = _script(ctx, exe, "interp_mixed_%s.py" % label, MIXED % {"secs": "2.5"})
     r = profile(ctx, exe, script)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
@@ -444,7 +483,7 @@ def t_mixed(ctx, exe, label):
 def t_threads(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_threads_%s.py" % label, THREADS % {"secs": "1.5"})
+    script = _script(ctx, exe, "interp_threads_%s.py" % label, THREADS % {"secs": "1.5"})
     r = profile(ctx, exe, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
@@ -464,14 +503,14 @@ def t_threads(ctx, exe, label):
 def t_attach(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_deep_%s.py" % label, DEEP % {"depth": 60, "secs": "20"})
-    check_attach(ctx, PY, [exe, script], "2s", "interp attach %s" % label)
+    script = _script(ctx, exe, "interp_deep_%s.py" % label, DEEP % {"depth": 60, "secs": "20"})
+    check_attach(ctx, PY, _argv(exe, script), "2s", "interp attach %s" % label)
 
 
 def t_native_between(ctx, exe, label):
     _require_python(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_sorted_%s.py" % label, SORTED % {"secs": "1.5"})
+    script = _script(ctx, exe, "interp_sorted_%s.py" % label, SORTED % {"secs": "1.5"})
     r = profile(ctx, exe, script)
     stacks = parse_stacks(r.out)
     check_clean(stacks)
@@ -500,6 +539,61 @@ def t_old_version(ctx, exe, label):
     stacks = parse_stacks(r.out)
     assert any("_PyEval_EvalFrameDefault" in f for _, frames, _ in stacks for f in frames), r.out[-2000:]
     assert not any(py_frame(f) for _, frames, _ in stacks for f in frames)
+
+
+FAKE_PYTHON = """\
+/* Looks like a CPython 3.15 to sprof: _PyRuntime opening with a
+ * _Py_DebugOffsets ("xdebugpy", the version) whose values fit no known
+ * layout, Py_Version, PyCode_Type. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+uint64_t _PyRuntime[128] = { 0x7970677562656478ull, 0x030f00a0 };
+const unsigned long Py_Version = 0x030f00a0;
+char PyCode_Type[416];
+
+__attribute__((noinline)) long fake_eval(double secs)
+{
+	struct timespec a, b;
+	long n = 0;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	do {
+		n++;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+	return n;
+}
+
+int main(void)
+{
+	return fake_eval(0.6) < 0;
+}
+"""
+
+
+def t_unknown_version(ctx):
+    """A CPython of a version sprof has no positions for whose description
+    does not fit the newest known one (a program named like python3.15
+    exporting _PyRuntime with "xdebugpy" and 3.15, Py_Version 3.15): one
+    warning naming python 3.15 and what did not fit; native frames only,
+    no Python frame."""
+    ctx.require_bpf()
+    src = ctx.write("fakepython.c", FAKE_PYTHON)
+    exe = ctx.workload("fakepython", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic"), src=src,
+                       out=os.path.join(ctx.workdir, "fakepython3.15"))
+    r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @p[pystack] = count(); }" % HZ,
+                      timeout=120)
+    assert r.rc == 0, r
+    warns = re.findall(r"warning: .*python.*", r.err)
+    assert len(warns) == 1 and re.search(
+        r"runs python 3\.15: no interpreter stacks \(its _Py_DebugOffsets differs from 3\.14's "
+        r"\([^)]+\)\), native frames only$", warns[0]), "one warning naming 3.15 and why: %r" % r.err
+    a, p = r.out.split("@p[", 1)
+    assert any("fake_eval" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]
+    assert not any(py_frame(f) for _, frames, _ in parse_stacks(a) for f in frames
+                   if "+" not in f), a[-2000:]
+    assert all(not frames for _, frames, _ in parse_stacks("@p[" + p)), p[-2000:]
 
 
 def t_formats(ctx, exe, label):
@@ -580,7 +674,9 @@ def t_truncated(ctx, exe, label):
 
 
 def tests(ctx):
-    for label, exe, minor in interpreters():
+    # Debian sid's python3.14 (tests/distro.py's chroot; CI fails without it)
+    sid = [("sid-3.14", InChroot("sid", "python3.14"), 14)]
+    for label, exe, minor in interpreters() + sid:
         for name, fn in (("mixed", t_mixed), ("threads", t_threads), ("attach", t_attach),
                          ("native_between", t_native_between)):
             yield "%s_%s" % (name, label), (lambda c, fn=fn, exe=exe, label=label: fn(c, exe, label))
@@ -608,12 +704,19 @@ def tests(ctx):
     yield "ruby_attach", t_rb_attach
     yield "ruby_native_between", t_rb_native_between
     yield "ruby_threads", t_rb_threads
+    # Debian sid's ruby 3.3 (libruby-3.3, hidden symbols) in tests/distro.py's chroot
+    rb33 = InChroot("sid", "ruby3.3")
+    for name, fn in (("mixed", t_rb_mixed), ("attach", t_rb_attach),
+                     ("native_between", t_rb_native_between), ("threads", t_rb_threads)):
+        yield "ruby_%s_sid-3.3" % name, lambda c, fn=fn: fn(c, rb33)
     yield "rbstack", t_rbstack
     yield "rbstack_not_ruby", t_rbstack_not_ruby
     yield "ruby_pystack_empty", t_rb_pystack_empty
     yield "rbprofile", t_rbprofile
     yield "ruby_truncated", t_rb_truncated
     yield "ruby_old_version", t_rb_old_version
+    yield "ruby_hidden_vm", t_rb_hidden_vm
+    yield "python_unknown_version", t_unknown_version
     yield "ruby_formats", t_rb_formats
     yield "printf_rbstack", t_printf_rbstack
     yield "ruby_address_reuse", t_rb_address_reuse
@@ -991,7 +1094,10 @@ tb.join
 """
 
 
-def _require_ruby(ctx):
+def _require_ruby(ctx, exe=RUBY):
+    if isinstance(exe, InChroot):
+        exe.setup(ctx)
+        return
     if not os.path.exists(RUBY):
         if ctx.ci:
             raise AssertionError("CI=true but %s is missing (.ci/setup installs ruby)" % RUBY)
@@ -1013,27 +1119,31 @@ def rb_frame(line):
     return None
 
 
+def exe_label(exe):
+    return ("%s-%s" % (exe.suite, exe.prog)) if isinstance(exe, InChroot) else os.path.basename(str(exe))
+
+
 def rb_check_clean(stacks):
     for _, frames, _ in stacks:
         for f in frames:
             assert f.isprintable(), "unprintable frame %r" % f
 
 
-def rb_profile(ctx, script, prog=None, extra=()):
-    return profile(ctx, RUBY, script, prog, extra)
+def rb_profile(ctx, script, prog=None, extra=(), exe=RUBY):
+    return profile(ctx, exe, script, prog, extra)
 
 
 RB = Lang("ruby", "rbstack", rb_frame, rb_check_clean, "<main>", RB_UNKNOWN)
 
 
-def t_rb_mixed(ctx):
+def t_rb_mixed(ctx, exe=RUBY):
     """Ruby: main -> fib (recursive) and main -> slow (loop), 2:1 in CPU time:
     >= 90 % of the samples carry Ruby frames, fib and slow under main at the
     lines of their calls, the ratio within 25 %, native frames below <main>."""
-    _require_ruby(ctx)
+    _require_ruby(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_rb_mixed.rb", RB_MIXED % {"secs": "2.5"})
-    r = rb_profile(ctx, script)
+    script = _script(ctx, exe, "interp_rb_mixed.rb", RB_MIXED % {"secs": "2.5"})
+    r = rb_profile(ctx, script, exe=exe)
     stacks = parse_stacks(r.out)
     rb_check_clean(stacks)
     total = with_rb = fib = slow = 0
@@ -1068,30 +1178,31 @@ def t_rb_mixed(ctx):
         assert rb[-1][0] < len(frames) - 1, "no native frames below <main>: %r" % frames
     share = with_rb / total if total else 0
     ratio = fib / slow if slow else 0
-    figures(ctx, "interp ruby mixed: %d samples, %.1f %% with Ruby frames, fib %d slow %d "
-            "ratio %.2f (want 2.0)" % (total, 100 * share, fib, slow, ratio))
+    figures(ctx, "interp ruby mixed %s: %d samples, %.1f %% with Ruby frames, fib %d slow %d "
+            "ratio %.2f (want 2.0)" % (exe_label(exe), total, 100 * share, fib, slow, ratio))
     assert total >= 100, "too few samples: %d\n%s" % (total, r.err)
     assert share >= 0.90, "only %.1f %% of the samples carry Ruby frames" % (100 * share)
     assert 1.5 <= ratio <= 2.5, "fib:slow %.2f, want 2.0 within 25 %%" % ratio
     assert RB_UNKNOWN not in r.out, r.out[:3000]
 
 
-def t_rb_attach(ctx):
+def t_rb_attach(ctx, exe=RUBY):
     """-p to a Ruby process already inside a 60-deep recursion."""
-    _require_ruby(ctx)
+    _require_ruby(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_rb_deep.rb", RB_DEEP % {"depth": 60, "secs": "20"})
+    script = _script(ctx, exe, "interp_rb_deep.rb", RB_DEEP % {"depth": 60, "secs": "20"})
     # Time.now and Time#initialize are Ruby code too (<internal:timev>): the script's frames only
-    check_attach(ctx, RB, [RUBY, script], "3s", "interp ruby attach", os.path.basename(script))
+    check_attach(ctx, RB, _argv(exe, script), "3s", "interp ruby attach %s" % exe_label(exe),
+                 os.path.basename(script))
 
 
-def t_rb_native_between(ctx):
+def t_rb_native_between(ctx, exe=RUBY):
     """sort_by with a block: the C method sort_by and native frames sit
     between the block (and keyfn) and sorter."""
-    _require_ruby(ctx)
+    _require_ruby(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_rb_sort.rb", RB_SORT % {"secs": "1.5"})
-    r = rb_profile(ctx, script)
+    script = _script(ctx, exe, "interp_rb_sort.rb", RB_SORT % {"secs": "1.5"})
+    r = rb_profile(ctx, script, exe=exe)
     stacks = parse_stacks(r.out)
     rb_check_clean(stacks)
     inkey = between = 0
@@ -1106,25 +1217,25 @@ def t_rb_native_between(ctx):
         mid = kinds[k + 2:s]
         if "sort_by" in mid and any(x is None for x in mid):
             between += c
-    figures(ctx, "interp ruby sort_by: %d samples in keyfn, %d with sort_by and native frames "
-            "between the block and sorter" % (inkey, between))
+    figures(ctx, "interp ruby sort_by %s: %d samples in keyfn, %d with sort_by and native frames "
+            "between the block and sorter" % (exe_label(exe), inkey, between))
     assert inkey >= 50, r
     assert between >= 0.95 * inkey, "native frames missing between Ruby frames:\n%s" % r.out[:3000]
 
 
-def t_rb_threads(ctx):
+def t_rb_threads(ctx, exe=RUBY):
     """Two Ruby threads in different methods: with [tid, ustack] keys each
     thread's samples show only its own method (the running context is used
     only for the thread it belongs to)."""
-    _require_ruby(ctx)
+    _require_ruby(ctx, exe)
     ctx.require_bpf()
-    script = ctx.write("interp_rb_threads.rb", RB_THREADS % {"secs": "1.0"})
-    r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
+    script = _script(ctx, exe, "interp_rb_threads.rb", RB_THREADS % {"secs": "1.0"})
+    r = rb_profile(ctx, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ, exe=exe)
     stacks = parse_stacks(r.out)
     rb_check_clean(stacks)
     counts, bad = check_threads(stacks, RB)
-    figures(ctx, "interp ruby threads: spin_a %d spin_b %d, %d samples on the other thread's "
-            "method" % (counts["spin_a"], counts["spin_b"], bad))
+    figures(ctx, "interp ruby threads %s: spin_a %d spin_b %d, %d samples on the other thread's "
+            "method" % (exe_label(exe), counts["spin_a"], counts["spin_b"], bad))
     assert counts["spin_a"] >= 20 and counts["spin_b"] >= 20, "%r\n%s" % (counts, r.err)
     assert bad == 0, "mixed up threads: %d" % bad
 
@@ -1177,11 +1288,13 @@ def t_rb_truncated(ctx):
 
 
 FAKE_RUBY = """\
-/* Looks like a Ruby VM of another version to sprof: the symbols it
- * looks for, a version it has no offsets for. */
+/* Looks like a Ruby VM to sprof: the symbols it looks for, a version
+ * string (without RACTOR: no main ractor, exported or findable). */
 #include <time.h>
+#ifdef RACTOR
 void *ruby_single_main_ractor;
-const char ruby_version[] = "2.7.4";
+#endif
+const char ruby_version[] = VERSION;
 
 __attribute__((noinline)) long fake_spin(double secs)
 {
@@ -1209,13 +1322,35 @@ def t_rb_old_version(ctx):
     one warning naming the version; its native stacks still work."""
     ctx.require_bpf()
     src = ctx.write("fakeruby.c", FAKE_RUBY)
-    exe = ctx.workload("fakeruby", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic"), src=src,
+    exe = ctx.workload("fakeruby", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic", "-DRACTOR",
+                                    '-DVERSION="2.7.4"'), src=src,
                        out=os.path.join(ctx.workdir, "fakeruby2.7"))
     r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @r[rbstack] = count(); }" % HZ,
                       timeout=120)
     assert r.rc == 0, r
-    warns = re.findall(r"runs ruby (\S+): no interpreter stacks for this version \(3\.1\)", r.err)
+    warns = re.findall(r"runs ruby (\S+): no interpreter stacks for this version \(3\.1, 3\.3\)", r.err)
     assert warns == ["2.7.4"], "one warning naming 2.7.4 wanted: %r" % r.err
+    a, rb = r.out.split("@r[", 1)
+    assert any("fake_spin" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]
+    assert all(not frames for _, frames, _ in parse_stacks("@r[" + rb)), rb[-2000:]
+
+
+def t_rb_hidden_vm(ctx):
+    """A Ruby 3.3 whose libruby neither exports its main ractor nor shows
+    it in rb_ractor_stdin (it has none): one warning naming 3.3.0 and the
+    missing ruby_single_main_ractor; native frames only."""
+    ctx.require_bpf()
+    src = ctx.write("fakeruby.c", FAKE_RUBY)
+    exe = ctx.workload("fakeruby33", ("-O1", "-g", "-fno-omit-frame-pointer", "-rdynamic",
+                                      '-DVERSION="3.3.0"'), src=src,
+                       out=os.path.join(ctx.workdir, "fakeruby3.3"))
+    r = ctx.sprof_run("-c", exe, "profile:hz:%s { @[ustack] = count(); @r[rbstack] = count(); }" % HZ,
+                      timeout=120)
+    assert r.rc == 0, r
+    warns = re.findall(r"warning: .*ruby.*", r.err)
+    assert len(warns) == 1 and re.search(r"runs ruby 3\.3\.0: no interpreter stacks \(.*"
+                                         r"ruby_single_main_ractor.*\), native frames only$",
+                                         warns[0]), "one warning naming 3.3.0 and why: %r" % r.err
     a, rb = r.out.split("@r[", 1)
     assert any("fake_spin" in f for _, frames, _ in parse_stacks(a) for f in frames), a[-2000:]
     assert all(not frames for _, frames, _ in parse_stacks("@r[" + rb)), rb[-2000:]

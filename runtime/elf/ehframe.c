@@ -401,12 +401,18 @@ static int run_fde(struct sp_eh_table *t, int *cap, const struct eh_sec *sec, co
 	return push_row(t, cap, start + range, &marker);
 }
 
-int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_t vaddr,
-		bool debug_frame)
+/* One FDE of a section: its CIE, address range and instructions. */
+typedef int (*fde_fn)(void *arg, const struct eh_sec *s, const struct cie *cie, uint64_t start,
+		      uint64_t range, const uint8_t *insns, const uint8_t *end);
+
+/* Calls fn on every well-formed FDE of a CFI section (bad ones counted in
+ * st); stops at fn's first -ENOMEM. 0 or -ENOMEM. */
+static int each_fde(const uint8_t *data, size_t size, uint64_t vaddr, bool debug_frame,
+		    struct sp_eh_stats *st, fde_fn fn, void *arg)
 {
 	struct eh_sec s = { .base = data, .end = data + size, .vaddr = vaddr };
 	struct sp_cursor sec = { .p = data, .end = data + size };
-	int cap = t->n, err;
+	int err;
 	struct cie cie;
 	uint64_t cie_off = ~0ull;
 	bool cie_ok = false;
@@ -428,11 +434,11 @@ int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_
 		rend = body + len;
 		id = cur_uN(&sec, idsize);
 		if (debug_frame ? id == (idsize == 8 ? ~0ull : 0xffffffffull) : id == 0) {
-			t->st.cies++;
+			st->cies++;
 			sec.p = rend;
 			continue;
 		}
-		t->st.fdes++;
+		st->fdes++;
 		id = debug_frame ? id : (uint64_t)(body - data) - id;
 		if (id != cie_off) {
 			cie_off = id;
@@ -447,19 +453,96 @@ int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_
 				sec.p += alen;
 		}
 		if (!cie_ok || sec.bad || sec.p > rend || range == 0 || start == 0) {
-			t->st.bad_fdes += cie_ok && range == 0 ? 0 : 1;
+			st->bad_fdes += cie_ok && range == 0 ? 0 : 1;
 			sec.bad = false;
 			sec.p = rend;
 			continue;
 		}
-		err = run_fde(t, &cap, &s, &cie, debug_frame, start, range, sec.p, rend);
+		err = fn(arg, &s, &cie, start, range, sec.p, rend);
 		if (err == -ENOMEM)
 			return err;
 		if (err)
-			t->st.bad_fdes++;
+			st->bad_fdes++;
 		sec.p = rend;
 	}
 	return 0;
+}
+
+struct parse_arg {
+	struct sp_eh_table *t;
+	int cap;
+	bool debug_frame;
+};
+
+static int parse_one(void *arg, const struct eh_sec *s, const struct cie *cie, uint64_t start,
+		     uint64_t range, const uint8_t *insns, const uint8_t *end)
+{
+	struct parse_arg *a = arg;
+
+	return run_fde(a->t, &a->cap, s, cie, a->debug_frame, start, range, insns, end);
+}
+
+int sp_eh_parse(struct sp_eh_table *t, const uint8_t *data, size_t size, uint64_t vaddr,
+		bool debug_frame)
+{
+	struct parse_arg a = { .t = t, .cap = t->n, .debug_frame = debug_frame };
+
+	return each_fde(data, size, vaddr, debug_frame, &t->st, parse_one, &a);
+}
+
+/* --- FDE ranges ----------------------------------------------------------------------- */
+
+static int add_range(void *arg, const struct eh_sec *s, const struct cie *cie, uint64_t start,
+		     uint64_t range, const uint8_t *insns, const uint8_t *end)
+{
+	struct sp_eh_fdes *f = arg;
+
+	(void)s, (void)cie, (void)insns, (void)end;
+	if (SP_GROW(f->v, f->cap, f->n + 1, 1024))
+		return -ENOMEM;
+	f->v[f->n].start = start;
+	f->v[f->n++].end = start + range;
+	return 0;
+}
+
+static int fde_cmp(const void *pa, const void *pb)
+{
+	const struct sp_eh_fde *a = pa, *b = pb;
+
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+int sp_eh_fdes__from_elf(struct sp_eh_fdes *f, Elf *elf)
+{
+	struct sp_eh_stats st = { 0 };
+	GElf_Shdr sh;
+	Elf_Scn *scn = sp_elf_section(elf, ".eh_frame", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	if (!d || !d->d_buf || d->d_size == 0)
+		return -ENOENT;
+	err = each_fde(d->d_buf, d->d_size, sh.sh_addr, false, &st, add_range, f);
+	if (err) {
+		sp_eh_fdes__free(f);
+		return err;
+	}
+	qsort(f->v, (size_t)f->n, sizeof(*f->v), fde_cmp);
+	return 0;
+}
+
+const struct sp_eh_fde *sp_eh_fdes__find(const struct sp_eh_fdes *f, uint64_t pc)
+{
+	long i = SP_FLOOR(f->v, f->n, start, pc);
+
+	return i >= 0 && pc < f->v[i].end ? &f->v[i] : NULL;
+}
+
+void sp_eh_fdes__free(struct sp_eh_fdes *f)
+{
+	free(f->v);
+	memset(f, 0, sizeof(*f));
 }
 
 /* --- sorting and merging ------------------------------------------------------------- */

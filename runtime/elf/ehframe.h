@@ -55,4 +55,23 @@ int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf);
 const struct sp_eh_row *sp_eh_table__find(const struct sp_eh_table *t, uint64_t pc);
 void sp_eh_table__free(struct sp_eh_table *t);
 
+/* The address ranges of .eh_frame's FDEs, sorted by start: which code is
+ * one function, or one part of a function the compiler split (GCC's hot
+ * and cold partitions have no symbols of their own in a stripped file). */
+struct sp_eh_fde {
+	uint64_t start, end;
+};
+
+struct sp_eh_fdes {
+	struct sp_eh_fde *v;
+	int n;
+	size_t cap;
+};
+
+/* 0, -ENOENT (no .eh_frame) or -ENOMEM. */
+int sp_eh_fdes__from_elf(struct sp_eh_fdes *f, Elf *elf);
+/* The FDE whose range holds pc, or NULL. */
+const struct sp_eh_fde *sp_eh_fdes__find(const struct sp_eh_fdes *f, uint64_t pc);
+void sp_eh_fdes__free(struct sp_eh_fdes *f);
+
 #endif

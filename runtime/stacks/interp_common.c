@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "runtime/elf/ehframe.h"
 #include "runtime/elf/syms.h"
 #include "runtime/stacks/interp_common.h"
 #include "runtime/stacks/procmaps.h"
@@ -106,6 +107,210 @@ bool sp_interp_symbols(pid_t pid, const struct sp_procmap *m, const char *const 
 	}
 	sp_elf__destroy(e);
 	return ok;
+}
+
+bool sp_irange_has(const struct sp_irange *ranges, int n, uint64_t addr)
+{
+	for (int i = 0; i < n; i++)
+		if (addr >= ranges[i].start && addr < ranges[i].end)
+			return true;
+	return false;
+}
+
+#define PART_CODE_MAX (256u << 10) /* bytes of a function scanned for jumps */
+#define PART_MAX 8                 /* other FDEs counted */
+
+struct part_count {
+	const struct sp_eh_fde *fde;
+	int hits;
+};
+
+/* One jump from the function [lo, hi) to target: counted for the FDE it
+ * lands inside of, when that is not the function's own and the jump is no
+ * tail call (which lands on an FDE's start). */
+static void count_jump(const struct sp_eh_fdes *f, uint64_t lo, uint64_t hi, uint64_t target,
+		       struct part_count *c, int *nc)
+{
+	const struct sp_eh_fde *fde;
+	int i;
+
+	if (target >= lo && target < hi)
+		return;
+	fde = sp_eh_fdes__find(f, target);
+	if (!fde || fde->start == target || (lo >= fde->start && lo < fde->end))
+		return;
+	for (i = 0; i < *nc && c[i].fde != fde; i++)
+		;
+	if (i == *nc && *nc == PART_MAX)
+		return;
+	if (i == *nc)
+		c[(*nc)++] = (struct part_count){ fde, 0 };
+	c[i].hits++;
+}
+
+/* The jmp rel32 and jcc rel32 of code (at vaddr) counted by the FDE they
+ * land in. A byte scan, not a disassembly: a stray match lands at random,
+ * so a part must be hit twice. */
+static int scan_jumps(const struct sp_eh_fdes *f, const uint8_t *code, uint64_t size,
+		      uint64_t vaddr, struct part_count *c)
+{
+	int nc = 0;
+
+	for (uint64_t i = 0; i + 6 <= size; i++) {
+		int32_t rel;
+
+		if (code[i] == 0xe9) {
+			memcpy(&rel, code + i + 1, 4);
+			count_jump(f, vaddr, vaddr + size, vaddr + i + 5 + (uint64_t)(int64_t)rel, c, &nc);
+		} else if (code[i] == 0x0f && (code[i + 1] & 0xf0) == 0x80) {
+			memcpy(&rel, code + i + 2, 4);
+			count_jump(f, vaddr, vaddr + size, vaddr + i + 6 + (uint64_t)(int64_t)rel, c, &nc);
+		}
+	}
+	return nc;
+}
+
+/* The other parts of the function at vaddr (size bytes, code its bytes)
+ * into out[0..max), moved by bias. How many. */
+static int other_parts(struct sp_elf *e, const uint8_t *code, uint64_t vaddr, uint64_t size,
+		       uint64_t bias, struct sp_irange *out, int max)
+{
+	struct part_count c[PART_MAX];
+	struct sp_eh_fdes f;
+	int nc, n = 0;
+
+	if (!sp_elf__libelf(e) || sp_eh_fdes__from_elf(&f, sp_elf__libelf(e)))
+		return 0;
+	nc = scan_jumps(&f, code, size, vaddr, c);
+	for (int i = 0; i < nc && n < max; i++)
+		if (c[i].hits >= 2)
+			out[n++] = (struct sp_irange){ c[i].fde->start + bias, c[i].fde->end + bias };
+	sp_eh_fdes__free(&f);
+	return n;
+}
+
+/* The file of m opened for pid (its debug file too), its load bias in *bias. */
+static struct sp_elf *open_mapped(pid_t pid, const struct sp_procmap *m, uint64_t *bias)
+{
+	char root[64];
+	uint64_t v0;
+	struct sp_elf *e;
+	int fd = sp_procmap__open(m, pid, true);
+
+	if (fd < 0)
+		return NULL;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	e = sp_elf__open_fd(fd, m->path, root);
+	if (e && !sp_elf__foff_to_vaddr(e, m->pgoff, &v0)) {
+		sp_elf__destroy(e);
+		return NULL;
+	}
+	if (e)
+		*bias = m->start - v0;
+	return e;
+}
+
+/* The code of the function `name` (malloc'd, as the process has it), its
+ * link-time address and size; NULL when absent, empty or too big. */
+static uint8_t *func_code(struct sp_elf *e, pid_t pid, uint64_t bias, const char *name,
+			  uint64_t *vaddr, uint64_t *size)
+{
+	uint8_t *code;
+
+	if (sp_elf__symbol(e, name, vaddr, size) || *size == 0 || *size > PART_CODE_MAX ||
+	    !(code = malloc(*size)))
+		return NULL;
+	if (sp_rmem(pid, *vaddr + bias, code, *size)) {
+		free(code);
+		return NULL;
+	}
+	return code;
+}
+
+int sp_interp_func_parts(pid_t pid, const struct sp_procmap *m, const char *name,
+			 struct sp_irange *out, int max)
+{
+	uint64_t vaddr, size, bias = 0;
+	uint8_t *code = NULL;
+	struct sp_elf *e = max > 0 ? open_mapped(pid, m, &bias) : NULL;
+	int n = 0;
+
+	if (!e || sp_elf__symbol(e, name, &vaddr, &size))
+		goto out;
+	out[n++] = (struct sp_irange){ vaddr + bias, vaddr + size + bias };
+	code = func_code(e, pid, bias, name, &vaddr, &size);
+	if (code)
+		n += other_parts(e, code, vaddr, size, bias, out + 1, max - 1);
+out:
+	free(code);
+	sp_elf__destroy(e);
+	return n;
+}
+
+/* The starts of .eh_frame functions that code (at vaddr) calls or jumps to
+ * with a rel32 (a byte scan, as scan_jumps), into t[0..max); how many. */
+static int callees(const struct sp_eh_fdes *f, const uint8_t *code, uint64_t size,
+		   uint64_t vaddr, uint64_t *t, int max)
+{
+	int n = 0;
+
+	for (uint64_t i = 0; i + 5 <= size && n < max; i++) {
+		const struct sp_eh_fde *fde;
+		uint64_t to;
+		int32_t rel;
+
+		if (code[i] != 0xe8 && code[i] != 0xe9)
+			continue;
+		memcpy(&rel, code + i + 1, 4);
+		to = vaddr + i + 5 + (uint64_t)(int64_t)rel;
+		fde = sp_eh_fdes__find(f, to);
+		if (fde && fde->start == to && (vaddr < fde->start || vaddr >= fde->end))
+			t[n++] = to;
+	}
+	return n;
+}
+
+#define CALLEES_MAX 64
+
+/* The functions both a and b call; 1 with their one range, else 0. */
+static int shared_callee(struct sp_elf *e, pid_t pid, uint64_t bias, const char *a,
+			 const char *b, struct sp_irange *out)
+{
+	uint64_t ta[CALLEES_MAX], tb[CALLEES_MAX], va, sa, vb, sb, found = 0;
+	uint8_t *ca = func_code(e, pid, bias, a, &va, &sa);
+	uint8_t *cb = ca ? func_code(e, pid, bias, b, &vb, &sb) : NULL;
+	struct sp_eh_fdes f = { 0 };
+	int na, nb, hits = 0;
+
+	if (!cb || !sp_elf__libelf(e) || sp_eh_fdes__from_elf(&f, sp_elf__libelf(e)))
+		goto out;
+	na = callees(&f, ca, sa, va, ta, CALLEES_MAX);
+	nb = callees(&f, cb, sb, vb, tb, CALLEES_MAX);
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			if (ta[i] == tb[j] && ta[i] != found)
+				hits++, found = ta[i];
+	if (hits == 1) {
+		const struct sp_eh_fde *fde = sp_eh_fdes__find(&f, found);
+
+		*out = (struct sp_irange){ fde->start + bias, fde->end + bias };
+	}
+out:
+	sp_eh_fdes__free(&f);
+	free(ca);
+	free(cb);
+	return hits == 1;
+}
+
+int sp_interp_shared_callee(pid_t pid, const struct sp_procmap *m, const char *a, const char *b,
+			    struct sp_irange *out)
+{
+	uint64_t bias = 0;
+	struct sp_elf *e = open_mapped(pid, m, &bias);
+	int n = e ? shared_callee(e, pid, bias, a, b, out) : 0;
+
+	sp_elf__destroy(e);
+	return n;
 }
 
 void sp_interp_warn(FILE *f, const char *lang, int stats_fd, uint64_t unknown,
@@ -257,12 +462,14 @@ int sp_interp_splice(const struct sp_interp_walker *iw, int skip, pid_t pid,
 		return nnative;
 	memcpy(nat, frames, sizeof(*nat) * (size_t)nnative);
 	for (int i = 0; i < nnative; i++) {
-		if (iw->is_eval(&nat[i]) && skip > 0) {
+		bool eval = iw->is_eval(iw->w, pid, &nat[i]);
+
+		if (eval && skip > 0) {
 			skip--;
 			frames[n++] = nat[i];
 			continue;
 		}
-		if (!iw->is_eval(&nat[i]) || k >= ninterp) {
+		if (!eval || k >= ninterp) {
 			frames[n++] = nat[i];
 			continue;
 		}

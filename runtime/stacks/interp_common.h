@@ -67,6 +67,28 @@ int sp_interp_find(pid_t pid, const struct sp_procmaps *pm, const char *name,
 bool sp_interp_symbols(pid_t pid, const struct sp_procmap *m, const char *const *names,
 		       uint64_t *addrs, int n);
 
+/* A range of a process's addresses, [start, end). */
+struct sp_irange {
+	uint64_t start, end;
+};
+
+/* The parts of the function `name` of the file mapped by m, as ranges of
+ * pid's addresses: out[0] its symbol's range, then each other part of it
+ * in .eh_frame (GCC's hot/cold partitions, which a stripped file leaves
+ * nameless), found as the FDEs its jumps land inside of, at least twice.
+ * How many were stored (at most max); 0 when the file has no such symbol. */
+int sp_interp_func_parts(pid_t pid, const struct sp_procmap *m, const char *name,
+			 struct sp_irange *out, int max);
+/* The one function both a and b (functions of the file mapped by m) call
+ * or tail-call, when there is exactly one: its .eh_frame range in *out
+ * (pid's addresses), 1. 0 when none or several. For a function a stripped
+ * file leaves nameless whose exported callers are known (Debian's
+ * libruby-3.3: rb_vm_exec, called by rb_iseq_eval and rb_iseq_eval_main). */
+int sp_interp_shared_callee(pid_t pid, const struct sp_procmap *m, const char *a, const char *b,
+			    struct sp_irange *out);
+/* Whether addr is inside one of ranges[0..n). */
+bool sp_irange_has(const struct sp_irange *ranges, int n, uint64_t addr);
+
 /* The end-of-run lines of a walker whose per-CPU counters (stats_fd) have
  * abi/interp.h's indices (sp_walk_warn(): samples truncated or cut,
  * `unknown` frames shown as unknown_frame, what: what could not be read). */
@@ -126,7 +148,8 @@ bool sp_interp_frame(struct sp_frame *f, const struct sp_icode *c, const char *u
 
 /* A walker for sp_interp_splice(). */
 struct sp_interp_walker {
-	bool (*is_eval)(const struct sp_frame *f); /* a native frame of the evaluation loop */
+	/* whether f, a native frame of pid, runs the evaluation loop */
+	bool (*is_eval)(void *w, pid_t pid, const struct sp_frame *f);
 	void (*frame)(void *w, pid_t pid, uint64_t word, struct sp_frame *f); /* names a word */
 	void *w;
 };

@@ -1,11 +1,21 @@
 /* runtime/stacks/python.c: CPython processes registered for the BPF walker, code objects named.
  *
- * The offsets are per minor version (shared/research/interpreters.md §1:
- * checked with gdb on pyenv 3.10.13/3.11.7/3.12.1/3.13.0 and Debian 3.11.2;
- * 3.8.18 and 3.9.18 with gdb `ptype /o` here).
+ * 3.8 to 3.12: the offsets are per minor version (shared/research/
+ * interpreters.md §1: checked with gdb on pyenv 3.10.13/3.11.7/3.12.1 and
+ * Debian 3.11.2; 3.8.18 and 3.9.18 with gdb `ptype /o` here). 3.13 and
+ * later describe themselves: the offsets come from the _Py_DebugOffsets
+ * that opens _PyRuntime (runtime/stacks/pydebug.h), so any build of 3.13
+ * or 3.14, and a later minor version whose description still fits 3.14's
+ * positions, is walked with its own numbers; one that does not fit gets
+ * a warning saying what did not, and native frames only.
  * A process is CPython when its executable or a libpython defines
  * _PyRuntime; the version is Py_Version (3.11+) or the file name
- * (python3.10, libpython3.10.so). Everything read from the process is
+ * (python3.10, libpython3.10.so).
+ * The evaluation loop's native frames are where Python frames are spliced
+ * in: _PyEval_EvalFrameDefault by name, and the parts GCC split off it
+ * (Debian's 3.14 runs its loop in a nameless partition of a stripped
+ * binary), found from the function's jumps and .eh_frame at registration.
+ * Everything read from the process is
  * checked (the code object's type is PyCode_Type, strings are short,
  * compact and printable) so a bad read shows as "[unknown python frame]",
  * never as garbage.
@@ -24,6 +34,7 @@
 #include "abi/interp.h"
 #include "runtime/stacks/interp_common.h"
 #include "runtime/stacks/procmaps.h"
+#include "runtime/stacks/pydebug.h"
 #include "runtime/stacks/pylines.h"
 #include "runtime/stacks/python.h"
 #include "base/vec.h"
@@ -32,6 +43,8 @@
 #define MAX_LINETABLE (1u << 20)
 #define UNKNOWN_FRAME "[unknown python frame]"
 #define SEEN_CODES_MAX 16384 /* py_code_seen's size (bpf/python.bpf.c) */
+#define CODE_READ 256        /* bytes of a code object read at once: its fields are inside */
+#define EVAL_PARTS 4         /* ranges of the evaluation loop kept per process */
 
 /* Where a code object and its strings keep what a frame shows. */
 struct code_layout {
@@ -72,19 +85,16 @@ static const struct pyver versions[] = {
 		.frame_back = 8, .frame_instr = 56, .frame_marker = 70, .code_start = 192,
 		.tstate_how = SP_PY_TS_LIST, .marker = SP_PY_MK_SHIM, .instr = SP_PY_IN_PTR },
 	  { 68, 112, 128, 136, 40, 56 } },
-	{ 13, { .interp_head = 632, .interp_tstate_head = 7344, .tstate_next = 8,
-		.tstate_native_tid = 160, .tstate_frame = 72, .cframe_frame = -1, .frame_code = 0,
-		.frame_back = 8, .frame_instr = 56, .frame_marker = 70, .code_start = 200,
-		.tstate_how = SP_PY_TS_LIST, .marker = SP_PY_MK_SHIM, .instr = SP_PY_IN_PTR },
-	  { 68, 112, 128, 136, 40, 56 } },
 };
 
 struct pyproc {
 	pid_t pid;
 	bool registered, warned;
+	int minor;                 /* 0 until registered */
 	uint64_t runtime, code_type;
-	const struct pyver *v;
-	struct code_layout code;   /* v's, or from _Py_DebugOffsets (3.13) */
+	struct code_layout code;   /* the table's, or from _Py_DebugOffsets (3.13+) */
+	struct sp_irange eval[EVAL_PARTS]; /* the evaluation loop's code */
+	int neval;
 };
 
 struct pycode {
@@ -203,11 +213,13 @@ static int version_from_path(const char *path)
 	return major * 100 + minor;
 }
 
-/* What one mapped file tells: _PyRuntime, PyCode_Type, Py_Version. */
+/* What one mapped file tells: _PyRuntime, PyCode_Type, Py_Version, and
+ * the mapping it came from (valid during sp_python__add_maps). */
 struct found {
 	uint64_t runtime, code_type;
 	uint32_t hexversion;
 	int pathver;
+	const struct sp_procmap *map;
 };
 
 static bool probe_file(pid_t pid, const struct sp_procmap *m, struct found *out)
@@ -231,6 +243,7 @@ static int try_file(pid_t pid, const struct sp_procmap *m, void *arg)
 	struct found *out = arg;
 
 	out->pathver = version_from_path(m->path);
+	out->map = m;
 	if (probe_file(pid, m, out))
 		return 1;
 	return out->pathver && out->pathver < 300 ? 2 : 0;
@@ -244,63 +257,83 @@ static const struct pyver *version_for(int minor)
 	return NULL;
 }
 
-/* 3.13 describes itself: _Py_DebugOffsets opens _PyRuntime ("xdebugpy",
- * the version, then u64 offsets; indices as CPython 3.13.0 lays them out,
- * checked against the gdb table above). The values it has replace the
- * table's, so a 3.13.x that moved a field still walks right. */
-enum {
-	DO_INTERP_HEAD = 3, DO_THREADS_HEAD = 7, DO_TS_NEXT = 19, DO_TS_FRAME = 21,
-	DO_TS_NATIVE_TID = 23, DO_FR_PREVIOUS = 27, DO_FR_EXECUTABLE = 28, DO_FR_INSTR = 29,
-	DO_FR_OWNER = 31, DO_CO_FILENAME = 33, DO_CO_QUALNAME = 35, DO_CO_LINETABLE = 36,
-	DO_CO_FIRSTLINENO = 37, DO_CO_CODE = 41, DO_N = 42
-};
-
-static bool debug_offsets(pid_t pid, uint64_t runtime, struct sp_py_proc *w,
-			  struct code_layout *cl)
+/* 3.13+: the walk from the process's _Py_DebugOffsets (pydebug.h). 0, or
+ * -errno with why set. */
+static int described(pid_t pid, const struct found *f, struct sp_py_proc *w,
+		     struct code_layout *cl, bool *newer, char *why, size_t len)
 {
-	static const int used[] = { DO_INTERP_HEAD, DO_THREADS_HEAD, DO_TS_NEXT, DO_TS_FRAME,
-		DO_TS_NATIVE_TID, DO_FR_PREVIOUS, DO_FR_EXECUTABLE, DO_FR_INSTR, DO_FR_OWNER,
-		DO_CO_FILENAME, DO_CO_QUALNAME, DO_CO_LINETABLE, DO_CO_FIRSTLINENO, DO_CO_CODE };
-	uint64_t d[2 + DO_N];
-	uint16_t v[DO_N];
+	uint64_t words[SP_PYDBG_WORDS];
+	struct sp_pydbg d;
+	int err;
 
-	if (sp_rmem(pid, runtime, d, sizeof(d)) || memcmp(d, "xdebugpy", 8) ||
-	    (d[1] >> 16) != 0x030d)
-		return false;
-	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
-		if (d[2 + used[i]] > UINT16_MAX) /* the sizes in between are bigger */
-			return false;
-		v[used[i]] = (uint16_t)d[2 + used[i]];
+	if (sp_rmem(pid, f->runtime, words, sizeof(words))) {
+		snprintf(why, len, "_PyRuntime unreadable");
+		return -EFAULT;
 	}
-	w->interp_head = v[DO_INTERP_HEAD], w->interp_tstate_head = v[DO_THREADS_HEAD];
-	w->tstate_next = v[DO_TS_NEXT], w->tstate_frame = v[DO_TS_FRAME];
-	w->tstate_native_tid = v[DO_TS_NATIVE_TID], w->frame_back = v[DO_FR_PREVIOUS];
-	w->frame_code = v[DO_FR_EXECUTABLE], w->frame_instr = v[DO_FR_INSTR];
-	w->frame_marker = v[DO_FR_OWNER], w->code_start = v[DO_CO_CODE];
-	cl->filename = v[DO_CO_FILENAME], cl->qualname = v[DO_CO_QUALNAME];
-	cl->linetable = v[DO_CO_LINETABLE], cl->firstlineno = v[DO_CO_FIRSTLINENO];
-	return true;
+	err = sp_pydbg_read(words, SP_PYDBG_WORDS, f->hexversion, &d);
+	if (!err && (d.co_filename >= CODE_READ - 8 || d.co_qualname >= CODE_READ - 8 ||
+		     d.co_linetable >= CODE_READ - 8 || d.co_firstlineno >= CODE_READ - 8)) {
+		snprintf(d.why, sizeof(d.why), "code object fields beyond %d bytes", CODE_READ);
+		err = -ENOTSUP;
+	}
+	if (err) {
+		snprintf(why, len, "%s", d.why);
+		return err;
+	}
+	*w = (struct sp_py_proc){ .interp_head = d.interp_head, .interp_tstate_head = d.threads_head,
+		.tstate_next = d.ts_next, .tstate_native_tid = d.ts_native_tid,
+		.tstate_frame = d.ts_frame, .cframe_frame = -1, .frame_code = d.fr_executable,
+		.frame_back = d.fr_previous, .frame_instr = d.fr_instr, .frame_marker = d.fr_owner,
+		.code_start = d.co_code, .tstate_how = SP_PY_TS_LIST, .marker = SP_PY_MK_SHIM,
+		.instr = SP_PY_IN_PTR, .code_tags = d.layout >= 14 ? 7 : 0 };
+	*cl = (struct code_layout){ d.co_firstlineno, d.co_filename, d.co_qualname,
+				    d.co_linetable, d.ascii_data, (uint16_t)(d.ascii_data + 16) };
+	*newer = d.newer;
+	return 0;
+}
+
+/* The walk of CPython 3.minor: the table's (3.8-3.12) or the described
+ * one (3.13+). 0, or -errno with why set. */
+static int walk_for(pid_t pid, const struct found *f, int minor, struct sp_py_proc *w,
+		    struct code_layout *cl, bool *newer, char *why, size_t len)
+{
+	const struct pyver *v = version_for(minor);
+
+	*newer = false;
+	if (minor >= 13)
+		return described(pid, f, w, cl, newer, why, len);
+	if (!v) {
+		snprintf(why, len, "for this version (3.8 and later)");
+		return -ENOTSUP;
+	}
+	*w = v->walk;
+	*cl = v->code;
+	return 0;
+}
+
+static void warn_once(struct pyproc *p, const char *fmt, int ver, const char *why)
+{
+	if (!p->warned)
+		fprintf(stderr, fmt, (int)p->pid, ver / 100, ver % 100, why);
+	p->warned = true;
 }
 
 static int register_proc(struct sp_python *py, struct pyproc *p, const struct found *f, int ver)
 {
-	const struct pyver *v = ver / 100 == 3 ? version_for(ver % 100) : NULL;
+	char why[200] = "";
 	struct sp_py_proc w;
+	bool newer;
 
-	if (!v) {
-		if (!p->warned)
-			fprintf(stderr, "sprof: warning: pid %d runs python %d.%d: no interpreter "
-				"stacks for this version (3.8 to 3.13), native frames only\n",
-				(int)p->pid, ver / 100, ver % 100);
-		p->warned = true;
+	if (ver / 100 != 3 ||
+	    walk_for(p->pid, f, ver % 100, &w, &p->code, &newer, why, sizeof(why))) {
+		warn_once(p, "sprof: warning: pid %d runs python %d.%d: no interpreter stacks "
+			  "(%s), native frames only\n", ver, ver / 100 != 3 ? "not python 3" : why);
 		return 0;
 	}
-	w = v->walk;
-	p->code = v->code;
-	if (v->minor == 13 && !debug_offsets(p->pid, f->runtime, &w, &p->code) && !p->warned) {
-		fprintf(stderr, "sprof: warning: pid %d: python 3.13 without readable "
-			"_Py_DebugOffsets, using the offsets of 3.13.0\n", (int)p->pid);
-		p->warned = true;
+	if (newer) {
+		snprintf(why, sizeof(why), "3.%d", sp_pydbg_newest());
+		warn_once(p, "sprof: warning: pid %d runs python %d.%d, newer than sprof knows: "
+			  "its frames are read with %s's _Py_DebugOffsets positions\n", ver, why);
 	}
 	w.code_firstlineno = p->code.firstlineno;
 	w.code_filename = p->code.filename;
@@ -308,14 +341,16 @@ static int register_proc(struct sp_python *py, struct pyproc *p, const struct fo
 	w.code_linetable = p->code.linetable;
 	w.str_ascii_data = p->code.ascii_data;
 	w.runtime = f->runtime;
-	w.version = f->hexversion ? f->hexversion : (uint32_t)(0x03000000 | v->minor << 16);
+	w.version = f->hexversion ? f->hexversion : (uint32_t)(0x03000000 | (ver % 100) << 16);
+	p->neval = f->map ? sp_interp_func_parts(p->pid, f->map, "_PyEval_EvalFrameDefault",
+						 p->eval, EVAL_PARTS) : 0;
 	sp_interp_mark_live(py->live_fd, &py->live);
 	if (bpf_map_update_elem(py->procs_fd, &p->pid, &w, BPF_ANY))
 		return -errno;
 	p->registered = true;
 	p->runtime = f->runtime;
 	p->code_type = f->code_type;
-	p->v = v;
+	p->minor = ver % 100;
 	return 1;
 }
 
@@ -377,11 +412,16 @@ static void code_free(struct sp_icode *ic)
 static void code_read(const struct pyproc *p, struct pycode *c)
 {
 	const struct code_layout *cl = &p->code;
-	uint8_t b[160];
+	uint8_t b[CODE_READ];
 	int32_t first;
+	size_t need = 16; /* no further than its last field: a smaller object may end a page */
 
-	if (!(c->ic.name && c->ic.file && c->lt) &&
-	    !sp_rmem(p->pid, c->ic.addr, b, sizeof(b)) &&
+	need = cl->firstlineno + 4u > need ? cl->firstlineno + 4u : need;
+	need = cl->filename + 8u > need ? cl->filename + 8u : need;
+	need = cl->qualname + 8u > need ? cl->qualname + 8u : need;
+	need = cl->linetable + 8u > need ? cl->linetable + 8u : need;
+	if (!(c->ic.name && c->ic.file && c->lt) && need <= sizeof(b) &&
+	    !sp_rmem(p->pid, c->ic.addr, b, need) &&
 	    (!p->code_type || sp_u64_at(b, 8) == p->code_type)) {
 		memcpy(&first, b + cl->firstlineno, sizeof(first));
 		c->firstline = first > 0 ? first : 0;
@@ -425,11 +465,11 @@ static void code_add(struct sp_python *py, pid_t pid, uint64_t addr,
 	struct pyproc *p = proc_get(py, pid, false);
 	struct pycode *c;
 
-	if (!p || !p->v || !rec->id || sp_icodes__reserve(&py->codes) ||
+	if (!p || !p->minor || !rec->id || sp_icodes__reserve(&py->codes) ||
 	    sp_icodes__get(&py->codes, pid, rec->id) || !(c = calloc(1, sizeof(*c))))
 		return;
 	*c = (struct pycode){ .ic = { .id = rec->id, .addr = addr, .pid = pid },
-			      .minor = p->v->minor };
+			      .minor = p->minor };
 	code_from_rec(c, rec);
 	code_read(p, c);
 	sp_icodes__add(&py->codes, &c->ic);
@@ -442,7 +482,7 @@ static struct pycode *code_get(struct sp_python *py, pid_t pid, uint32_t id)
 	struct pyproc *p = proc_get(py, pid, false);
 	struct pycode *c;
 
-	if (!p || !p->v)
+	if (!p || !p->minor)
 		return NULL;
 	c = (struct pycode *)sp_icodes__get(&py->codes, pid, id);
 	if (c && !c->ic.ok && !c->retried) {
@@ -478,9 +518,15 @@ static void interp_frame(void *w, pid_t pid, uint64_t word, struct sp_frame *f)
 							(uint32_t)off);
 }
 
-static bool is_eval_frame(const struct sp_frame *f)
+static bool is_eval_frame(void *w, pid_t pid, const struct sp_frame *f)
 {
-	return f->sym && strncmp(f->sym, "_PyEval_EvalFrameDefault", 24) == 0;
+	struct pyproc *p;
+
+	if (f->sym && strncmp(f->sym, "_PyEval_EvalFrameDefault", 24) == 0)
+		return true;
+	/* by address: the frame of the function itself, not those inlined at its pc */
+	p = f->inlined ? NULL : proc_get(w, pid, false);
+	return p && sp_irange_has(p->eval, p->neval, f->addr);
 }
 
 /* Each _PyEval_EvalFrameDefault activation gives way to its frames. */

@@ -2,10 +2,11 @@
  *
  * The Ruby counterpart of runtime/stacks/python.h. sp_ruby__add_maps() is
  * called with every snapshot of a process's mappings: a process whose
- * executable or libruby exports ruby_single_main_ractor and runs Ruby 3.1
+ * executable or libruby exports ruby_version and runs Ruby 3.1 or 3.3
  * gets its offsets into rb_procs, and bpf/ruby.bpf.c appends its Ruby
- * frames to its stacks (abi/ruby.h). Other Ruby versions get one warning
- * naming the version; their native stacks work.
+ * frames to its stacks (abi/ruby.h). Other Ruby versions, and a libruby
+ * whose main ractor or rb_vm_exec cannot be found, get one warning naming
+ * the version and what is missing; their native stacks work.
  *
  * BPF numbers the iseqs and C method entries it sees and announces each
  * (SP_EV_INTERP_CODE, struct sp_rb_code_rec); sp_ruby__note_code() reads

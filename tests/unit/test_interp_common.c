@@ -104,8 +104,9 @@ static void test_frame(void)
 	      !strcmp(f.sym, "[unknown]") && unknown == 2, "none: unknown, address 1 (not 0)");
 }
 
-static bool is_eval(const struct sp_frame *f)
+static bool is_eval(void *w, pid_t pid, const struct sp_frame *f)
 {
+	(void)w, (void)pid;
 	return f->sym && !strcmp(f->sym, "eval");
 }
 
