@@ -174,7 +174,7 @@ def t_printf_stack_symbolized_like_maps(ctx):
     r = ctx.sprof_run("-c", wl + " 0.5", "profile:hz:99 /pid == cpid/ { printf(\"<%s>\\n\", ustack); "
                       "@[ustack] = count(); exit(); }", timeout=30)
     assert r.rc == 0, r
-    m = re.search(r"<\n((?:\s+\S+\n)+)>", r.out)
+    m = re.search(r"<\n((?:[ \t]+\S.*\n)+)>", r.out)  # frames may read "f (inlined)"
     assert m, r
     printed = [l.strip() for l in m.group(1).splitlines() if l.strip()]
     keys = [fr for fr, _ in parse_stacks(r.out)]
