@@ -296,7 +296,7 @@ def run(build, name, script, outdir, timeout=1200, mem="3G", log=None):
             os.unlink(os.path.join(outdir, f))
     with open(os.path.join(outdir, "cmd.sh"), "w") as f:
         f.write(script)
-    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2",
+    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=single", "-cpu", "max", "-smp", "2",
            "-m", mem, "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
            "-kernel", info["vmlinuz"], "-initrd", rd,
            "-append", "console=ttyS0 panic=-1 quiet loglevel=3 sprof_out=%s" % outdir,
