@@ -315,6 +315,68 @@ def t_dlopen_dlclose_loop(ctx):
     assert re.search(r"^\s+loop_once\+\d+$", r.out, re.M), r.out[-3000:]
 
 
+# ---- files a local user plants: no freeze, no endless read ----------------------
+
+def debuglinked_copy(ctx, name, build_id):
+    """hotwarm stripped, with a .gnu_debuglink to NAME.debug beside it; the
+    debug file is left for the caller to plant. Returns (binary, debug path)."""
+    flags = ("-O0", "-fno-omit-frame-pointer") + (() if build_id else ("-Wl,--build-id=none",))
+    full = ctx.workload("hotwarm", cflags=flags, out=os.path.join(ctx.workdir, name + ".full"))
+    exe, dbg = os.path.join(ctx.workdir, name), os.path.join(ctx.workdir, name + ".debug")
+    shutil.copy(full, dbg)
+    ctx.run(["objcopy", "--strip-all", "--add-gnu-debuglink=" + dbg, full, exe], check=True)
+    os.unlink(dbg)
+    return exe, dbg
+
+
+def planted_debug_file_run(ctx, exe):
+    """A system-wide 2 s profile while exe runs: it must end on time (the
+    planted file blocked open() forever, or took 75 s to checksum)."""
+    target = subprocess.Popen([exe, "6"], stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        t = time.time()
+        p, err = start_sprof(ctx, ["--duration", "2s", "-e", "profile:hz:99 { @[ustack] = count(); }"],
+                             "faults_planted.err")
+        try:
+            out, _ = p.communicate(timeout=40)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise AssertionError("sprof still running after 40 s: %s" % open(err.name).read()[-2000:])
+        assert p.returncode == 0, (p.returncode, open(err.name).read()[-2000:])
+        assert "@[" in out, out[-2000:]
+        # 2 s run + start-up and report on a loaded 2-core machine: ~4-8 s measured
+        assert time.time() - t < 30, "took %.1fs" % (time.time() - t)
+    finally:
+        target.kill()
+        target.wait()
+
+
+def t_debuglink_fifo_no_freeze(ctx):
+    ctx.require_bpf()
+    ctx.require_tool("objcopy")
+    exe, dbg = debuglinked_copy(ctx, "faults_fifo", build_id=True)
+    os.mkfifo(dbg)
+    try:
+        planted_debug_file_run(ctx, exe)
+    finally:
+        os.unlink(dbg)
+
+
+def t_debuglink_sparse_no_checksum(ctx):
+    ctx.require_bpf()
+    ctx.require_tool("objcopy")
+    exe, dbg = debuglinked_copy(ctx, "faults_sparse", build_id=False)
+    shutil.copy(exe + ".full", dbg)  # a real ELF with a .symtab, then 50 GB of holes:
+    with open(dbg, "r+b") as f:      # no build id, so sprof would checksum it all
+        f.truncate(50 << 30)
+    try:
+        planted_debug_file_run(ctx, exe)
+    finally:
+        os.unlink(dbg)
+
+
 # ---- losses are counted, never silent -----------------------------------------
 
 def t_ringbuf_overrun_counted(ctx):
@@ -445,6 +507,8 @@ def tests(ctx):
     yield "target_exits_mid_run", t_target_exits_mid_run
     yield "binary_deleted_and_replaced", t_binary_deleted_and_replaced
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
+    yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
+    yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
     yield "huge_nesting", t_huge_nesting
     yield "huge_script_runs", t_huge_script_runs

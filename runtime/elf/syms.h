@@ -6,7 +6,8 @@
  * separate debug file of a stripped binary) are read at open time; the symbol
  * table is built on first lookup: .symtab and .dynsym merged, functions only,
  * sorted by address. Names point into the mmapped file, or into demangled
- * copies made on first use.
+ * copies made on first use. Files are opened with sp_file_open
+ * (runtime/elf/file.h): no FIFOs, no devices, size-capped.
  */
 #ifndef SPROF_RUNTIME_ELF_SYMS_H
 #define SPROF_RUNTIME_ELF_SYMS_H
