@@ -124,11 +124,18 @@ def file_bytes(path, off, n):
         return f.read(n)
 
 
-def start_sprof(ctx, args, stderr_name):
+def start_sprof(ctx, args, stderr_name, env=None):
     err = open(os.path.join(ctx.workdir, stderr_name), "w+")
     p = subprocess.Popen([ctx.sprof] + args, stdout=subprocess.PIPE, stderr=err, text=True,
-                         cwd=ctx.workdir)
+                         cwd=ctx.workdir, env=dict(os.environ, **(env or {})))
     return p, err
+
+
+def wait_attached(p, err):
+    """Until sprof says its probes are live (__BPFTRACE_NOTIFY_PROBES_ATTACHED=1)."""
+    wait_for(lambda: p.poll() is not None or "__BPFTRACE_NOTIFY_PROBES_ATTACHED" in open(err.name).read(),
+             60, "the probes to be attached")
+    assert p.poll() is None, open(err.name).read()[-2000:]
 
 
 def assert_gone(progs, links):
@@ -377,6 +384,29 @@ def t_debuglink_sparse_no_checksum(ctx):
         os.unlink(dbg)
 
 
+def t_mapped_file_truncated(ctx):
+    """A program's file truncated after it exited, while sprof still holds
+    it: its names are lost, not the run (a libelf mmap raised SIGBUS)."""
+    ctx.require_bpf()
+    exe = os.path.join(ctx.workdir, "faults_truncated")
+    shutil.copy(ctx.workload("hotwarm"), exe)
+    t = time.time()
+    p, err = start_sprof(ctx, ["--duration", "5s", "-e", "profile:hz:199 { @[ustack] = count(); }"],
+                         "faults_truncated.err", env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
+    try:
+        wait_attached(p, err)
+        subprocess.run([exe, "1.5"], check=True, stdout=subprocess.DEVNULL)
+        os.truncate(exe, 0)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 0, (p.returncode, open(err.name).read()[-2000:])
+    assert "@[" in out, out[-2000:]
+    assert time.time() - t < 60
+
+
 # ---- losses are counted, never silent -----------------------------------------
 
 def t_ringbuf_overrun_counted(ctx):
@@ -508,6 +538,7 @@ def tests(ctx):
     yield "binary_deleted_and_replaced", t_binary_deleted_and_replaced
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
+    yield "mapped_file_truncated", t_mapped_file_truncated
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
     yield "huge_nesting", t_huge_nesting

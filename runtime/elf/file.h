@@ -7,7 +7,9 @@
  * targets. sp_file_open() is the one way to open them: it never blocks (a
  * FIFO or a device at the name; O_NONBLOCK|O_NOCTTY), accepts regular files
  * only, and refuses files larger than the caller's cap, so a sparse 50 GB
- * file costs nothing.
+ * file costs nothing. The files are then read with pread (libelf's
+ * ELF_C_READ), never mapped: a file truncated under sprof fails a read, it
+ * cannot raise SIGBUS.
  *
  * The DWARF readers (.eh_frame/.debug_frame in ehframe.c, .debug_line in
  * elf_lines.c) walk section bytes through one cursor: every read checks the

@@ -198,7 +198,7 @@ static bool try_debug_file(struct sp_elf *e, const char *path, const uint32_t *c
 		close(fd);
 		return false;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	ok = elf && elf_kind(elf) == ELF_K_ELF && find_section(elf, NULL, SHT_SYMTAB);
 	if (ok && e->build_id) {
 		bid = read_build_id(elf);
@@ -399,7 +399,7 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
 		return NULL;
 	}
 	e->fd = fd;
-	e->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e->elf = elf_begin(fd, ELF_C_READ, NULL); /* pread, not mmap: no SIGBUS */
 	err = elf_setup(e);
 	if (err) {
 		sp_elf__destroy(e);

@@ -5,9 +5,10 @@
  * needs the process again. Cheap facts (PT_LOAD segments, GNU build id, the
  * separate debug file of a stripped binary) are read at open time; the symbol
  * table is built on first lookup: .symtab and .dynsym merged, functions only,
- * sorted by address. Names point into the mmapped file, or into demangled
- * copies made on first use. Files are opened with sp_file_open
- * (runtime/elf/file.h): no FIFOs, no devices, size-capped.
+ * sorted by address. Names point into the section data libelf read (with
+ * pread: a file truncated meanwhile fails a read, never raises SIGBUS), or
+ * into demangled copies made on first use. Files are opened with
+ * sp_file_open (runtime/elf/file.h): no FIFOs, no devices, size-capped.
  */
 #ifndef SPROF_RUNTIME_ELF_SYMS_H
 #define SPROF_RUNTIME_ELF_SYMS_H

@@ -166,7 +166,7 @@ int sp_usdt_notes__load(struct sp_usdt_notes *u, const char *path)
 	fd = sp_file_open(path, SP_FILE_ELF_MAX);
 	if (fd < 0)
 		return fd == -EINVAL ? -ENOEXEC : fd;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		err = -ENOEXEC;
 	else
