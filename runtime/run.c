@@ -185,6 +185,7 @@ static int redirect_stdout(struct run *r)
 	if (err)
 		return err;
 	r->ro.output = NULL;
+	r->ro.stdout_name = r->o->output;
 	return 0;
 }
 

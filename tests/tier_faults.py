@@ -480,6 +480,56 @@ def t_mapped_file_truncated(ctx):
     assert time.time() - t < 60
 
 
+# ---- reports: a full disk is said, /tmp is never written through --------------------
+
+BIG_PROFILE = "profile:hz:999 { @s[kstack, ustack, comm, tid] = count(); @n[nsecs % 5000] = count(); }"
+
+
+def t_output_disk_full(ctx):
+    """-o on a full disk (a 64 KiB tmpfs): the cause is said (it was no
+    message at all for text, "Input/output error" for svg), the exit status
+    is 1 and the report goes to a new 0600 file in $TMPDIR, never through a
+    symlink a local user planted at the name sprof would have used."""
+    ctx.require_bpf()
+    full, tmp = os.path.join(ctx.workdir, "full"), os.path.join(ctx.workdir, "tmp")
+    for d in (full, tmp):
+        os.makedirs(d, exist_ok=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", full]).returncode:
+        raise ctx.Skip("cannot mount a tmpfs here")
+    victim = os.path.join(ctx.workdir, "victim")
+    try:
+        for name, want in (("x.txt", "@n["), ("x.svg", "<svg")):
+            with open(victim, "w") as f:
+                f.write("keep\n")
+            p = subprocess.Popen([ctx.sprof, "--duration", "1500ms", "-o", os.path.join(full, name),
+                                  "-e", BIG_PROFILE], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=tmp))
+            planted = os.path.join(tmp, "sprof-%d-%s" % (p.pid, name))
+            os.symlink(victim, planted)
+            out, err = p.communicate(timeout=90)
+            os.unlink(planted)
+            assert p.returncode == 1, (p.returncode, err[-2000:])
+            assert "sprof: cannot write '%s': No space left on device" % os.path.join(full, name) \
+                in err, err[-2000:]
+            m = re.search(r"the report is in '([^']+)'", err)
+            assert m and m.group(1) == os.path.join(tmp, "sprof-%d.1-%s" % (p.pid, name)), err[-2000:]
+            st = os.lstat(m.group(1))
+            assert stat_mode(st) == 0o600, oct(st.st_mode)
+            assert want in open(m.group(1)).read(), name
+            assert open(victim).read() == "keep\n", "written through the planted symlink"
+            os.unlink(m.group(1))
+            for f in os.listdir(full):
+                os.unlink(os.path.join(full, f))
+    finally:
+        subprocess.run(["umount", full])
+
+
+def stat_mode(st):
+    import stat
+    assert stat.S_ISREG(st.st_mode), oct(st.st_mode)
+    return stat.S_IMODE(st.st_mode)
+
+
 # ---- losses are counted, never silent -----------------------------------------
 
 def t_ringbuf_overrun_counted(ctx):
@@ -613,6 +663,7 @@ def tests(ctx):
     yield "binary_deleted_and_replaced", t_binary_deleted_and_replaced
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
+    yield "output_disk_full", t_output_disk_full
     yield "mapped_file_truncated", t_mapped_file_truncated
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
