@@ -530,6 +530,27 @@ def stat_mode(st):
     return stat.S_IMODE(st.st_mode)
 
 
+def t_continuous_names_never_reused(ctx):
+    """--continuous with %t: a file already at a period's name (an earlier
+    run's, periods delayed into one second) is kept; the period gets "-1"."""
+    ctx.require_bpf()
+    d = os.path.join(ctx.workdir, "periods")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    now = int(time.time())
+    planted = [os.path.join(d, "p-%s.folded" % time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(t)))
+               for t in range(now - 2, now + 40)]
+    for f in planted:
+        with open(f, "w") as fh:
+            fh.write("planted\n")
+    r = ctx.sprof_run("--continuous", "1s", "--duration", "2500ms", "-o", os.path.join(d, "p-%t.folded"),
+                      "-e", "profile:hz:99 { @[ustack] = count(); }", timeout=90)
+    assert r.rc == 0, r
+    assert all(open(f).read() == "planted\n" for f in planted), "a planted file was overwritten"
+    ours = sorted(f for f in os.listdir(d) if f.endswith("Z-1.folded"))
+    assert len(ours) >= 3, (os.listdir(d), r.err)  # 2 whole periods and the last, partial one
+
+
 # ---- losses are counted, never silent -----------------------------------------
 
 def t_ringbuf_overrun_counted(ctx):
@@ -664,6 +685,7 @@ def tests(ctx):
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
     yield "output_disk_full", t_output_disk_full
+    yield "continuous_names_never_reused", t_continuous_names_never_reused
     yield "mapped_file_truncated", t_mapped_file_truncated
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
