@@ -600,7 +600,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 		exit(0);
 	case OPT_MAP: c->run.map_filter = arg; break;
 	case OPT_TITLE: c->run.title = arg; break;
-	case OPT_UNSAFE: c->unsafe = true; break;
+	case OPT_UNSAFE: c->unsafe = c->run.unsafe = true; break;
 	case OPT_EMIT_ELF: c->emit_elf = arg; break;
 	case OPT_NO_STATUS: c->run.status_line = false; break;
 	case OPT_NO_INLINE: c->run.no_inline = true; break;

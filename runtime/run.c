@@ -1204,6 +1204,8 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 	int err = sp_check_privileges();
 
 	if (!err)
+		err = sp_check_unsafe(r->o->unsafe);
+	if (!err)
 		err = setup_report_opts(r);
 	if (!err)
 		err = sp_outpath_check(r->o->output);
