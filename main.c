@@ -83,6 +83,7 @@ struct cli {
 	const char *includes[16];  /* --include FILE */
 	int nincludes;
 	bool info;                 /* --info */
+	unsigned given;            /* single-value options seen (once_options' bits) */
 };
 
 enum {
@@ -581,6 +582,27 @@ static int add_include(struct cli *c, int opt, const char *arg)
 	return 0;
 }
 
+/* Options that take one value: a second one is an error, never a silent
+ * replacement of the first (two -e ran the last program only). */
+static const struct {
+	int opt;
+	const char *name;
+} once_options[] = { { 'e', "-e" }, { 'c', "-c" }, { 'o', "-o" }, { 'p', "-p" } };
+
+static int given_twice(struct cli *c, int opt)
+{
+	for (unsigned i = 0; i < sizeof(once_options) / sizeof(once_options[0]); i++) {
+		if (once_options[i].opt != opt)
+			continue;
+		if (c->given & (1u << i)) {
+			fprintf(stderr, "sprof: %s given twice\n", once_options[i].name);
+			return -EINVAL;
+		}
+		c->given |= 1u << i;
+	}
+	return 0;
+}
+
 /* A flag, or a value kept as given: 0, -EINVAL after a message. */
 static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 {
@@ -685,7 +707,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	if (read_env(c))
 		return -EINVAL;
 	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:I:lvqkhV", longopts, NULL)) != -1) {
-		err = checked_option(c, opt, optarg);
+		err = given_twice(c, opt);
+		if (!err)
+			err = checked_option(c, opt, optarg);
 		if (err == 1)
 			err = plain_option(c, opt, optarg, argc);
 		if (err)

@@ -551,6 +551,17 @@ def t_continuous_names_never_reused(ctx):
     assert len(ours) >= 3, (os.listdir(d), r.err)  # 2 whole periods and the last, partial one
 
 
+# ---- bad options and stray signals -------------------------------------------------
+
+def t_option_given_twice(ctx):
+    """two -e ran the last program only, silently, until killed"""
+    for args, name in ((["-e", "BEGIN { exit(); }", "-e", "BEGIN { }"], "-e"),
+                       (["-o", "a.txt", "-o", "b.txt", "-e", "BEGIN { exit(); }"], "-o"),
+                       (["-c", "true", "-c", "false", "-e", "BEGIN { exit(); }"], "-c")):
+        r = ctx.sprof_run(*args, timeout=30, cwd=ctx.workdir)
+        assert r.rc == 1 and r.err == "sprof: %s given twice\n" % name and r.out == "", r
+
+
 # ---- losses are counted, never silent -----------------------------------------
 
 def t_ringbuf_overrun_counted(ctx):
@@ -685,6 +696,7 @@ def tests(ctx):
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
     yield "output_disk_full", t_output_disk_full
+    yield "option_given_twice", t_option_given_twice
     yield "continuous_names_never_reused", t_continuous_names_never_reused
     yield "mapped_file_truncated", t_mapped_file_truncated
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
