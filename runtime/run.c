@@ -147,6 +147,25 @@ static int setup_report_opts(struct run *r)
 	return 0;
 }
 
+/* --map @name must name one of the program's maps: said before the run,
+ * not after it, when its data would be lost. */
+static int check_map_filter(const struct run *r)
+{
+	const char *want = r->o->map_filter;
+
+	if (!want)
+		return 0;
+	for (int i = 0; i < r->plan->nmaps; i++)
+		if (r->plan->maps[i].name && strcmp(r->plan->maps[i].name, want) == 0)
+			return 0;
+	fprintf(stderr, "sprof: --map '%s': no such map in the program", want);
+	for (int i = 0, n = 0; i < r->plan->nmaps; i++)
+		if (r->plan->maps[i].name)
+			fprintf(stderr, "%s%s", n++ ? ", " : " (it has ", r->plan->maps[i].name);
+	fprintf(stderr, "%s\n", r->plan->nmaps ? ")" : "");
+	return -ENOENT;
+}
+
 /* --export: the server, credentials and table are checked before anything
  * is loaded or started, so a bad URL costs nothing. */
 static int open_export(struct run *r)
@@ -1207,6 +1226,8 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 		err = sp_check_unsafe(r->o->unsafe);
 	if (!err)
 		err = setup_report_opts(r);
+	if (!err)
+		err = check_map_filter(r);
 	if (!err)
 		err = sp_outpath_check(r->o->output);
 	if (!err)

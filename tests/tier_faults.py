@@ -562,6 +562,17 @@ def t_option_given_twice(ctx):
         assert r.rc == 1 and r.err == "sprof: %s given twice\n" % name and r.out == "", r
 
 
+def t_map_typo_before_run(ctx):
+    """--map @typo was said only after the run, its data lost"""
+    ctx.require_bpf()
+    t = time.time()
+    r = ctx.sprof_run("--map", "@typo", "-e", "profile:hz:99 { @a = count(); @b[cpu] = count(); } "
+                      "interval:s:5 { exit(); }", timeout=60)
+    assert r.rc == 1 and "Attaching" not in r.err + r.out, r
+    assert r.err == "sprof: --map '@typo': no such map in the program (it has @a, @b)\n", r
+    assert time.time() - t < 4, "ran before refusing"  # the run itself lasts 5 s
+
+
 # ---- losses are counted, never silent -----------------------------------------
 
 def t_ringbuf_overrun_counted(ctx):
@@ -697,6 +708,7 @@ def tests(ctx):
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
     yield "output_disk_full", t_output_disk_full
     yield "option_given_twice", t_option_given_twice
+    yield "map_typo_before_run", t_map_typo_before_run
     yield "continuous_names_never_reused", t_continuous_names_never_reused
     yield "mapped_file_truncated", t_mapped_file_truncated
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
