@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1112,6 +1113,18 @@ static int report_main(int argc, char **argv)
 	return err ? 1 : 0;
 }
 
+/* SIGUSR1 prints the maps once the run loop reads signals; sent during
+ * start-up (compiling, loading, attaching) it waits for the loop instead
+ * of killing sprof by its default action. A -c child unblocks it. */
+static void hold_sigusr1(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {0};
@@ -1127,6 +1140,7 @@ int main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
+	hold_sigusr1();
 	if (c.list_scripts) {
 		free(c.script_kv);
 		return list_scripts(stdout);

@@ -573,6 +573,38 @@ def t_map_typo_before_run(ctx):
     assert time.time() - t < 4, "ran before refusing"  # the run itself lasts 5 s
 
 
+def sigusr1_blocked(pid):
+    try:
+        for line in open("/proc/%d/status" % pid):
+            if line.startswith("SigBlk:"):
+                return int(line.split()[1], 16) & (1 << (signal.SIGUSR1 - 1))
+    except OSError:
+        pass
+    return 0
+
+
+def t_sigusr1_during_startup(ctx):
+    """SIGUSR1 (print the maps) sent while sprof compiles and attaches 400
+    probes killed it; now it waits for the run loop, which prints the maps"""
+    ctx.require_bpf()
+    text = "".join("interval:s:%d { @a%d = %d; }\n" % (i + 100, i % 10, i) for i in range(400))
+    script = ctx.write("usr1.sp", text + "BEGIN { @a = 1; } interval:ms:1500 { exit(); } "
+                                         "END { printf(\"end\\n\"); }\n")
+    p, err = start_sprof(ctx, [script], "faults_usr1.err")
+    t = time.time()
+    # past exec and ld.so (a signal there kills any program): sprof holds
+    # SIGUSR1 from main() on; without that, 0.1 s in is mid-compile (~0.6 s)
+    while not sigusr1_blocked(p.pid) and time.time() - t < 0.1 and p.poll() is None:
+        time.sleep(0.001)
+    t = time.time()
+    while time.time() - t < 0.3 and p.poll() is None:
+        p.send_signal(signal.SIGUSR1)
+        time.sleep(0.005)
+    out, _ = p.communicate(timeout=120)
+    assert p.returncode == 0, (p.returncode, open(err.name).read())
+    assert "end\n" in out and "@a: 1" in out, out[-2000:]
+
+
 # ---- losses are counted, never silent -----------------------------------------
 
 def t_ringbuf_overrun_counted(ctx):
@@ -709,6 +741,7 @@ def tests(ctx):
     yield "output_disk_full", t_output_disk_full
     yield "option_given_twice", t_option_given_twice
     yield "map_typo_before_run", t_map_typo_before_run
+    yield "sigusr1_during_startup", t_sigusr1_during_startup
     yield "continuous_names_never_reused", t_continuous_names_never_reused
     yield "mapped_file_truncated", t_mapped_file_truncated
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
