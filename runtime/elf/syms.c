@@ -54,6 +54,7 @@ struct sp_elf {
 	int dbg_fd;
 	Elf *dbg;               /* separate debug file, when used */
 	char *dbg_path;
+	char *path;             /* as the process named it (a dwz file may be named relative to it) */
 	void *mini_buf;         /* MiniDebugInfo: the inflated .gnu_debugdata ELF */
 	Elf *mini;
 	char *build_id;
@@ -105,7 +106,7 @@ static char *hex_string(const unsigned char *b, size_t n)
 	return s;
 }
 
-static char *read_build_id(Elf *elf)
+char *sp_elf_read_build_id(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -201,7 +202,7 @@ static bool try_debug_file(struct sp_elf *e, const char *path, const uint32_t *c
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	ok = elf && elf_kind(elf) == ELF_K_ELF && find_section(elf, NULL, SHT_SYMTAB);
 	if (ok && e->build_id) {
-		bid = read_build_id(elf);
+		bid = sp_elf_read_build_id(elf);
 		ok = bid && strcmp(bid, e->build_id) == 0;
 		free(bid);
 	} else if (ok && crc) {
@@ -378,7 +379,7 @@ static int elf_setup(struct sp_elf *e)
 {
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF)
 		return -ENOEXEC;
-	e->build_id = read_build_id(e->elf);
+	e->build_id = sp_elf_read_build_id(e->elf);
 	return read_loads(e);
 }
 
@@ -399,6 +400,7 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
 		return NULL;
 	}
 	e->fd = fd;
+	e->path = path ? strdup(path) : NULL;
 	e->elf = elf_begin(fd, ELF_C_READ, NULL); /* pread, not mmap: no SIGBUS */
 	err = elf_setup(e);
 	if (err) {
@@ -463,6 +465,7 @@ void sp_elf__destroy(struct sp_elf *e)
 	free(e->loads);
 	free(e->build_id);
 	free(e->dbg_path);
+	free(e->path);
 	if (e->dbg)
 		elf_end(e->dbg);
 	if (e->mini)
@@ -922,9 +925,9 @@ int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out
 {
 	if (!e->inlines_tried) {
 		e->inlines_tried = true;
-		e->inlines = sp_inlines__load(e->dbg ? e->dbg : e->elf);
+		e->inlines = sp_inlines__load(e->dbg ? e->dbg : e->elf, e->dbg ? e->dbg_path : e->path);
 		if (!e->inlines && e->dbg)
-			e->inlines = sp_inlines__load(e->elf);
+			e->inlines = sp_inlines__load(e->elf, e->path);
 	}
 	return e->inlines ? sp_inlines__find(e->inlines, vaddr, out, max) : 0;
 }
