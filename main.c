@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ struct cli {
 	int bpf_compat;            /* SPROF_BPF_COMPAT: 1 the helpers for kernels before 5.17,
 				    * 0 the others, -1 (unset) as the kernel answers */
 	bool info;                 /* --info */
+	unsigned given;            /* single-value options seen (once_options' bits) */
 };
 
 enum {
@@ -586,6 +588,27 @@ static int add_include(struct cli *c, int opt, const char *arg)
 	return 0;
 }
 
+/* Options that take one value: a second one is an error, never a silent
+ * replacement of the first (two -e ran the last program only). */
+static const struct {
+	int opt;
+	const char *name;
+} once_options[] = { { 'e', "-e" }, { 'c', "-c" }, { 'o', "-o" }, { 'p', "-p" } };
+
+static int given_twice(struct cli *c, int opt)
+{
+	for (unsigned i = 0; i < sizeof(once_options) / sizeof(once_options[0]); i++) {
+		if (once_options[i].opt != opt)
+			continue;
+		if (c->given & (1u << i)) {
+			fprintf(stderr, "sprof: %s given twice\n", once_options[i].name);
+			return -EINVAL;
+		}
+		c->given |= 1u << i;
+	}
+	return 0;
+}
+
 /* A flag, or a value kept as given: 0, -EINVAL after a message. */
 static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 {
@@ -605,7 +628,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 		exit(0);
 	case OPT_MAP: c->run.map_filter = arg; break;
 	case OPT_TITLE: c->run.title = arg; break;
-	case OPT_UNSAFE: c->unsafe = true; break;
+	case OPT_UNSAFE: c->unsafe = c->run.unsafe = true; break;
 	case OPT_EMIT_ELF: c->emit_elf = arg; break;
 	case OPT_NO_STATUS: c->run.status_line = false; break;
 	case OPT_NO_INLINE: c->run.no_inline = true; break;
@@ -690,7 +713,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	if (read_env(c))
 		return -EINVAL;
 	while ((opt = getopt_long(argc, argv, "e:p:c:o:f:d:I:lvqkhV", longopts, NULL)) != -1) {
-		err = checked_option(c, opt, optarg);
+		err = given_twice(c, opt);
+		if (!err)
+			err = checked_option(c, opt, optarg);
 		if (err == 1)
 			err = plain_option(c, opt, optarg, argc);
 		if (err)
@@ -1113,6 +1138,18 @@ static int report_main(int argc, char **argv)
 	return err ? 1 : 0;
 }
 
+/* SIGUSR1 prints the maps once the run loop reads signals; sent during
+ * start-up (compiling, loading, attaching) it waits for the loop instead
+ * of killing sprof by its default action. A -c child unblocks it. */
+static void hold_sigusr1(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {0};
@@ -1128,6 +1165,7 @@ int main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
+	hold_sigusr1();
 	if (c.list_scripts) {
 		free(c.script_kv);
 		return list_scripts(stdout);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +60,7 @@ struct sp_continuous {
 	struct totals last;
 	int nmaps;
 	unsigned periods, failed;
+	char last_path[4096];           /* the file the last period went to */
 	struct sender tx;
 };
 
@@ -167,6 +169,37 @@ int sp_continuous_path(const char *pattern, uint64_t wall_ns, bool ms, char *out
 	return 0;
 }
 
+/* A period's %t file name is never reused: one already taken (by the
+ * last period, when periods were delayed into one stamp; by an earlier
+ * run; by anyone) gets "-1", "-2", ... before its extension. */
+static int fresh_path(struct sp_continuous *c, char *path, size_t len)
+{
+	struct stat st;
+	char num[16];
+
+	if (!strstr(c->io.output, "%t"))
+		return 0; /* a fixed name: each period replaces the last, as asked */
+	for (int k = 0; k < 1000; k++) {
+		char *p;
+
+		snprintf(num, sizeof(num), "%d", k);
+		p = k ? sp_report_suffixed_path(path, num) : strdup(path);
+		if (!p)
+			return -ENOMEM;
+		if (strcmp(p, c->last_path) != 0 && lstat(p, &st) != 0 && errno == ENOENT) {
+			int n = snprintf(path, len, "%s", p);
+
+			free(p);
+			if (n < 0 || (size_t)n >= len)
+				return -ENAMETOOLONG;
+			snprintf(c->last_path, sizeof(c->last_path), "%s", path);
+			return 0;
+		}
+		free(p);
+	}
+	return -EEXIST;
+}
+
 static int write_period(struct sp_continuous *c, const struct sp_profile *p)
 {
 	struct sp_report_opts ro = c->io.ro;
@@ -177,6 +210,8 @@ static int write_period(struct sp_continuous *c, const struct sp_profile *p)
 	ro.output = NULL;
 	if (c->io.output) {
 		err = sp_continuous_path(c->io.output, c->start_wall, ms, path, sizeof(path));
+		if (!err)
+			err = fresh_path(c, path, sizeof(path));
 		if (err) {
 			fprintf(stderr, "sprof: cannot write '%s': %s\n", c->io.output, strerror(-err));
 			return err;

@@ -4,10 +4,11 @@
  * header and handed to the run loop's callback in the order BPF wrote them.
  * The loop polls the ring buffer's own epoll fd next to its signal and
  * timer fds, so an exit() record is seen the moment it is written. A drain
- * stops after a budget of records (the callback's negative return makes
- * libbpf stop after consuming that record), so a producer as fast as the
- * consumer (printf on every syscall, sprof's own writes included) cannot
- * keep the loop from seeing Ctrl-C.
+ * stops after a budget of records or of time (the callback's negative
+ * return makes libbpf stop after consuming that record), so a producer as
+ * fast as the consumer (printf on every syscall, sprof's own writes
+ * included) or records slow to handle (system() on every context switch)
+ * cannot keep the loop from seeing Ctrl-C.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "runtime/events.h"
+#include "base/clock.h"
 
 #define BUDGET_STOP (-EAGAIN)
 
@@ -24,6 +26,7 @@ struct sp_events {
 	sp_event_fn fn;
 	void *ctx;
 	long left;      /* records this drain may still handle; < 0: no limit */
+	uint64_t until; /* sp_mono_ns() time this drain stops at; 0: none */
 };
 
 static int on_record(void *ctx, void *data, size_t len)
@@ -38,6 +41,8 @@ static int on_record(void *ctx, void *data, size_t len)
 	err = e->fn(e->ctx, h, h + 1, len - sizeof(*h));
 	if (err)
 		return err;
+	if (e->until && sp_mono_ns() >= e->until)
+		return BUDGET_STOP;
 	return e->left < 0 || --e->left > 0 ? 0 : BUDGET_STOP;
 }
 
@@ -68,13 +73,14 @@ int sp_events__fd(const struct sp_events *e)
 	return e->rb ? ring_buffer__epoll_fd(e->rb) : -1;
 }
 
-int sp_events__drain(struct sp_events *e, long budget)
+int sp_events__drain(struct sp_events *e, long budget, uint64_t max_ns)
 {
 	int n;
 
 	if (!e || !e->rb)
 		return 0;
 	e->left = budget > 0 ? budget : -1;
+	e->until = max_ns ? sp_mono_ns() + max_ns : 0;
 	n = ring_buffer__consume(e->rb);
 	return n == BUDGET_STOP ? (int)budget : n;
 }

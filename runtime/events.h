@@ -3,6 +3,7 @@
 #define SPROF_RUNTIME_EVENTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "abi/plan.h"
 
@@ -19,9 +20,10 @@ typedef int (*sp_event_fn)(void *ctx, const struct sp_event_hdr *h, const void *
 struct sp_events *sp_events__open(struct bpf_object *obj, sp_event_fn fn, void *ctx);
 /* An fd that becomes readable when records are waiting, or -1. */
 int sp_events__fd(const struct sp_events *e);
-/* Handles the records available now, at most `budget` of them (<= 0: all,
- * for when nothing produces any more); count or -errno. */
-int sp_events__drain(struct sp_events *e, long budget);
+/* Handles the records available now, at most `budget` of them and for at
+ * most max_ns (<= 0 and 0: all, for when nothing produces any more); a
+ * count or -errno. */
+int sp_events__drain(struct sp_events *e, long budget, uint64_t max_ns);
 void sp_events__destroy(struct sp_events *e); /* accepts NULL */
 
 #endif

@@ -84,6 +84,18 @@ int sp_check_privileges(void)
 	return -EPERM;
 }
 
+int sp_check_unsafe(bool unsafe)
+{
+	if (!unsafe || geteuid() == 0)
+		return 0;
+	fprintf(stderr,
+		"sprof: --unsafe is for root only: as uid %d with this binary's capabilities, "
+		"signal() could kill any process, root's included\n"
+		"  run it as root to use signal() or system(): sudo sprof --unsafe ...\n",
+		(int)geteuid());
+	return -EPERM;
+}
+
 static void keep_line(struct sp_loader *l, const char *s)
 {
 	const char *p;

@@ -31,6 +31,10 @@ struct sp_loader {
 /* 0 when we are root or hold CAP_BPF and CAP_PERFMON; else prints
  * "sprof needs root or CAP_BPF and CAP_PERFMON" and returns -EPERM. */
 int sp_check_privileges(void);
+/* --unsafe (signal(), system()) is for root only: a user running sprof
+ * with file capabilities would use them to signal any process and to run
+ * commands as the traced events ask. 0, or -EPERM with the reason said. */
+int sp_check_unsafe(bool unsafe);
 
 /* Opens the object from memory and sizes maps; NULL with errno set and a
  * message printed on failure. */

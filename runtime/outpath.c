@@ -3,8 +3,11 @@
  * Before anything is attached, -o's folder must exist and be writable (and
  * the file, when it exists, writable), so a typo fails at once instead of
  * after a long run. At the end, a report that cannot go where -o said
- * (the folder was removed meanwhile, the disk is read-only) goes to a file
- * in $TMPDIR (or /tmp) named after -o's, and stderr says where.
+ * (the folder was removed meanwhile, the disk is read-only or full) goes to
+ * a file in $TMPDIR (or /tmp) named after -o's, and stderr says where.
+ * sprof runs as root and /tmp is everyone's: the fallback is a new file
+ * (O_EXCL|O_NOFOLLOW, mode 0600), never one a local user placed or linked
+ * there; a name taken gets a number.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,16 +57,35 @@ int sp_outpath_check(const char *path)
 	return err;
 }
 
+#define FALLBACK_TRIES 100
+
 int sp_outpath_fallback(const char *path, char *out, size_t len)
 {
 	const char *tmp = getenv("TMPDIR"), *base = strrchr(path, '/');
+	struct stat st;
 	int n;
 
 	base = base ? base + 1 : path;
+	base = *base ? base : "report";
 	if (!tmp || !*tmp || access(tmp, W_OK | X_OK))
 		tmp = "/tmp";
-	n = snprintf(out, len, "%s/sprof-%d-%s", tmp, (int)getpid(), *base ? base : "report");
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	for (int k = 0; k < FALLBACK_TRIES; k++) {
+		n = k ? snprintf(out, len, "%s/sprof-%d.%d-%s", tmp, (int)getpid(), k, base)
+		      : snprintf(out, len, "%s/sprof-%d-%s", tmp, (int)getpid(), base);
+		if (n < 0 || (size_t)n >= len)
+			return -ENAMETOOLONG;
+		if (lstat(out, &st) != 0 && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
+}
+
+/* The fallback file, new: fd or -errno. */
+static int create_new(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	return fd < 0 ? -errno : fd;
 }
 
 bool sp_outpath_still_there(const char *path, int fd)
@@ -97,11 +119,9 @@ int sp_outpath_rescue(const char *path, int fd)
 	char fb[PATH_MAX];
 	int to, err = sp_outpath_fallback(path, fb, sizeof(fb));
 
-	if (err)
-		return err;
-	to = open(fb, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	to = err ? err : create_new(fb);
 	if (to < 0) {
-		err = -errno;
+		err = to;
 		fprintf(stderr, "sprof: cannot write '%s' nor '%s': %s: the report is lost\n", path,
 			fb, strerror(-err));
 		return err;
@@ -123,19 +143,41 @@ static bool path_trouble(int err)
 	       err == -EDQUOT || err == -ENOTDIR || err == -EFBIG;
 }
 
+/* The report into a new fallback file named after `output`; -EIO when it
+ * is there (the run still failed), another -errno when it is lost. */
+static int write_fallback(const struct sp_profile *p, struct sp_report_opts *fo,
+			  const char *output)
+{
+	char fb[PATH_MAX];
+	int err = sp_outpath_fallback(output, fb, sizeof(fb));
+
+	fo->output = fb;
+	fo->exclusive = true;
+	if (!err)
+		err = sp_report_write(p, fo);
+	if (err) {
+		fprintf(stderr, "sprof: the report is lost: cannot write '%s' nor '%s'\n", output, fb);
+		return err;
+	}
+	fprintf(stderr, "sprof: cannot write '%s': the report is in '%s'\n", output, fb);
+	return -EIO;
+}
+
 int sp_outpath_write(const struct sp_profile *p, const struct sp_report_opts *o,
 		     const char *output, bool on_stdout)
 {
 	struct sp_report_opts fo = *o;
-	char fb[PATH_MAX];
 	int err;
 
 	if (on_stdout) { /* text, json: stdout is the -o file since the start */
 		err = sp_report_write(p, o);
 		fflush(stdout);
 		if (output && !sp_outpath_still_there(output, STDOUT_FILENO))
-			err = sp_outpath_rescue(output, STDOUT_FILENO);
-		return err;
+			return sp_outpath_rescue(output, STDOUT_FILENO);
+		if (!output || !path_trouble(err))
+			return err;
+		fo.stdout_name = NULL; /* said: the maps at least go to the fallback */
+		return write_fallback(p, &fo, output);
 	}
 	if (!o->output)
 		return sp_report_write(p, o);
@@ -145,14 +187,5 @@ int sp_outpath_write(const struct sp_profile *p, const struct sp_report_opts *o,
 		if (!path_trouble(err))
 			return err;
 	}
-	err = sp_outpath_fallback(o->output, fb, sizeof(fb));
-	fo.output = fb;
-	if (!err)
-		err = sp_report_write(p, &fo);
-	if (err) {
-		fprintf(stderr, "sprof: the report is lost: cannot write '%s' nor '%s'\n", o->output, fb);
-		return err;
-	}
-	fprintf(stderr, "sprof: cannot write '%s': the report is in '%s'\n", o->output, fb);
-	return -EIO;
+	return write_fallback(p, &fo, o->output);
 }

@@ -12,7 +12,9 @@
  * writable); else prints "sprof: cannot write 'PATH': why" and returns
  * -errno. NULL path (stdout): 0. */
 int sp_outpath_check(const char *path);
-/* "$TMPDIR/sprof-PID-BASENAME" (/tmp without a usable $TMPDIR). */
+/* "$TMPDIR/sprof-PID-BASENAME" (/tmp without a usable $TMPDIR), or
+ * "sprof-PID.N-BASENAME" when that name is taken: a name nothing has yet
+ * (-EEXIST after 100 tries). Create it with O_EXCL. */
 int sp_outpath_fallback(const char *path, char *out, size_t len);
 /* True when `path` still names the file open as `fd` (not removed). */
 bool sp_outpath_still_there(const char *path, int fd);

@@ -22,6 +22,8 @@
 #include "runtime/report/profile.h"
 #include "runtime/report/report.h"
 #include "runtime/report/impl.h"
+#include "runtime/shell.h"
+#include "base/clock.h"
 
 #define CAT_MAX (10 * 1024) /* bytes cat() prints, like bpftrace */
 
@@ -291,23 +293,26 @@ static char *slurp(const char *path, size_t max, size_t *n)
 	return buf;
 }
 
-/* system(): the command runs through /bin/sh, its output captured so it
- * stays in order with ours (and can be wrapped in JSON). */
-static char *run_shell(const char *cmd)
+/* system(): the command's output captured so it stays in order with ours
+ * (and can be wrapped in JSON); never started once the run is ending (a
+ * stop signal waits, or the deadline passed), killed when that happens
+ * while it runs (runtime/shell.c). */
+static char *run_shell(struct sp_output *o, const char *cmd)
 {
-	FILE *p = popen(cmd, "re");
-	char *text = NULL, buf[4096];
-	size_t n = 0, got;
-	FILE *m;
+	char *text = NULL;
+	int err;
 
-	if (!p)
+	if (sp_shell_stop_pending() ||
+	    (o->shell_deadline_ns && sp_mono_ns() >= o->shell_deadline_ns)) {
+		o->shell_skipped++;
 		return NULL;
-	m = open_memstream(&text, &n);
-	while (m && (got = fread(buf, 1, sizeof(buf), p)) > 0)
-		fwrite(buf, 1, got, m);
-	if (m)
-		fclose(m);
-	pclose(p);
+	}
+	err = sp_shell_run(cmd, o->shell_deadline_ns, &text);
+	if (err == -ECANCELED)
+		o->shell_killed++;
+	else if (err)
+		fprintf(stderr, "sprof: warning: system(): cannot run '%s': %s\n", cmd,
+			strerror(-err));
 	return text;
 }
 
@@ -326,7 +331,7 @@ static int file_event(struct sp_output *o, const struct sp_event_hdr *h,
 			emit(o, "cat", text);
 	} else {
 		fflush(o->out);
-		text = run_shell(arg);
+		text = run_shell(o, arg);
 		if (text)
 			emit(o, "syscall", text);
 	}

@@ -19,6 +19,10 @@ struct sp_output {
 	bool json;      /* -f json: bpftrace's {"type": ..., "data": ...} lines */
 	bool unsafe_ok; /* system() was allowed at compile time (codegen checks) */
 	size_t cat_max; /* bytes cat() prints; 0 = 10 KiB, bpftrace's default */
+	/* system(): not started past shell_deadline_ns (sp_mono_ns(); 0: no
+	 * deadline) or while a stop signal waits, and then counted here */
+	uint64_t shell_deadline_ns;
+	unsigned long shell_skipped, shell_killed;
 };
 
 /* Handles SP_EV_PRINTF, SP_EV_PRINT_VALUE, SP_EV_TIME, SP_EV_CAT and

@@ -101,6 +101,7 @@ struct run {
 	size_t nrereads, rereadcap;
 	sigset_t oldmask;
 	bool masked, stop;
+	bool stop_signal;         /* stopped by SIGINT, SIGTERM or SIGHUP */
 	int exit_code;        /* exit(code): the first one wins */
 	uint32_t *pids;       /* processes whose mappings were read after their first sample */
 	size_t npids, pidcap; /* open addressing, pidcap a power of two */
@@ -146,6 +147,25 @@ static int setup_report_opts(struct run *r)
 	return 0;
 }
 
+/* --map @name must name one of the program's maps: said before the run,
+ * not after it, when its data would be lost. */
+static int check_map_filter(const struct run *r)
+{
+	const char *want = r->o->map_filter;
+
+	if (!want)
+		return 0;
+	for (int i = 0; i < r->plan->nmaps; i++)
+		if (r->plan->maps[i].name && strcmp(r->plan->maps[i].name, want) == 0)
+			return 0;
+	fprintf(stderr, "sprof: --map '%s': no such map in the program", want);
+	for (int i = 0, n = 0; i < r->plan->nmaps; i++)
+		if (r->plan->maps[i].name)
+			fprintf(stderr, "%s%s", n++ ? ", " : " (it has ", r->plan->maps[i].name);
+	fprintf(stderr, "%s\n", r->plan->nmaps ? ")" : "");
+	return -ENOENT;
+}
+
 /* --export: the server, credentials and table are checked before anything
  * is loaded or started, so a bad URL costs nothing. */
 static int open_export(struct run *r)
@@ -184,6 +204,7 @@ static int redirect_stdout(struct run *r)
 	if (err)
 		return err;
 	r->ro.output = NULL;
+	r->ro.stdout_name = r->o->output;
 	return 0;
 }
 
@@ -593,12 +614,14 @@ static int output_record(struct run *r, const struct sp_event_hdr *h, const void
 	return 0;
 }
 
-#define EVENT_BUDGET 4096 /* records per wakeup before signals get a look */
+#define EVENT_BUDGET 4096            /* records per wakeup before signals get a look */
+#define EVENT_SLICE_NS 50000000ull   /* and at most this long (system() is slow) */
+#define SHELL_GRACE_NS 1000000000ull /* system() still started after the end */
 
 /* Handles what is waiting; `all` once nothing is attached any more. */
 static int drain_events(struct run *r, bool all)
 {
-	int n = sp_events__drain(r->ev, all ? 0 : EVENT_BUDGET);
+	int n = sp_events__drain(r->ev, all ? 0 : EVENT_BUDGET, all ? 0 : EVENT_SLICE_NS);
 
 	release_held(r);
 	fflush(stdout);
@@ -911,8 +934,10 @@ static void handle(struct run *r, uint32_t tag)
 		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			if (si.ssi_signo == SIGUSR1)
 				print_all_maps(r);
-			else if (si.ssi_signo != SIGCHLD || sp_target__gone(&r->tgt))
-				r->stop = true; /* SIGCHLD from system()'s shell: not ours */
+			else if (si.ssi_signo != SIGCHLD)
+				r->stop = r->stop_signal = true;
+			else if (sp_target__gone(&r->tgt)) /* not a system() shell's */
+				r->stop = true;
 		break;
 	case TAG_TARGET:
 		sp_target__gone(&r->tgt);
@@ -1096,6 +1121,18 @@ static void warn_helper_errors(struct run *r)
 			(unsigned long long)rd);
 }
 
+static void warn_shell(struct run *r)
+{
+	unsigned long n = r->out.shell_skipped, k = r->out.shell_killed;
+
+	if (n)
+		fprintf(stderr, "sprof: warning: %lu system() call%s not run: the run was ending\n",
+			n, n == 1 ? "" : "s");
+	if (k)
+		fprintf(stderr, "sprof: warning: %lu system() command%s killed: the run was ending\n",
+			k, k == 1 ? "" : "s");
+}
+
 static int finish(struct run *r)
 {
 	struct sp_profile prof = { 0 };
@@ -1104,8 +1141,15 @@ static int finish(struct run *r)
 	restore_signals(r);
 	stop_probes(r);
 	prof.duration_ns = r->t_start ? sp_clock_ns(CLOCK_MONOTONIC) - r->t_start : 0;
+	/* Ctrl-C: END now, not after the system() calls queued (a flood of them
+	 * takes minutes); any other end: they run for a second at most. END's
+	 * own run to the end (a second Ctrl-C now kills sprof at once). */
+	r->out.shell_deadline_ns = sp_mono_ns() + (r->stop_signal ? 0 : SHELL_GRACE_NS);
+	drain_events(r, true);
+	r->out.shell_deadline_ns = 0;
 	err = run_special(r, SP_PROBE_END);
 	drain_events(r, true);
+	warn_shell(r);
 	sp_status__clear(&r->status);
 	if (err)
 		return err;
@@ -1179,7 +1223,11 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 	int err = sp_check_privileges();
 
 	if (!err)
+		err = sp_check_unsafe(r->o->unsafe);
+	if (!err)
 		err = setup_report_opts(r);
+	if (!err)
+		err = check_map_filter(r);
 	if (!err)
 		err = sp_outpath_check(r->o->output);
 	if (!err)

@@ -45,6 +45,7 @@ struct sp_run_opts {
 	const char *host_name;  /* --host-name for exported rows; NULL = gethostname() */
 	uint64_t retention_s;   /* --retention: drop exported days older than this */
 	int interp;             /* --interp: enum sp_interp_mode (abi/interp_usdt.h) */
+	bool unsafe;            /* --unsafe: signal(), system(); root only (sp_check_unsafe) */
 	sp_diag_fn diag;
 	void *diag_ctx;
 };

@@ -8,6 +8,7 @@ copy of the binary (and is told how to get them without). The options
 `sprof --help` prints are the README's and are all in the man page.
 """
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -338,6 +339,32 @@ def t_caps_tracepoint(ctx):
         assert r.rc == 0 and re.search(r"^@: \d+", r.out, re.M), r
 
 
+def t_caps_unsafe_refused(ctx):
+    """--unsafe is root's only: with cap_bpf,cap_perfmon a user's signal()
+    killed any process, root's included (a root sleep, here); README says so"""
+    ctx.require_bpf()
+    ctx.require_tool("setpriv")
+    victim = subprocess.Popen(["sleep", "60"])
+    prog = "profile:hz:99 /pid == %d/ { signal(\"SIGKILL\"); } interval:ms:1500 { exit(); }" % victim.pid
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            sprof = capable_copy(ctx, tmp, "cap_bpf,cap_perfmon")
+            r = as_nobody(ctx, [sprof, "--unsafe", "-e", prog], cwd=tmp)
+            assert r.rc == 1 and r.out == "" and "Attaching" not in r.err, r
+            assert "sprof: --unsafe is for root only: as uid %d with this binary's capabilities, " \
+                "signal() could kill any process, root's included" % pwd.getpwnam("nobody").pw_uid \
+                in r.err, r
+            assert victim.poll() is None, "the root process was killed"
+            readme = open(os.path.join(ctx.root, "README.md")).read()
+            assert "`--unsafe` is refused to anyone but root" in readme
+        # root keeps it
+        r = ctx.sprof_run("--unsafe", "-e", "BEGIN { system(\"echo ok\"); exit(); }")
+        assert r.rc == 0 and "ok\n" in r.out, r
+    finally:
+        victim.kill()
+        victim.wait()
+
+
 def t_no_caps_message(ctx):
     """non-root without the capabilities: exit 1, and the message names sudo and setcap on this binary"""
     ctx.require_tool("setpriv")
@@ -375,4 +402,5 @@ def tests(ctx):
     yield "caps_profile", t_caps_profile
     yield "caps_tracepoint", t_caps_tracepoint
     yield "caps_kstack", t_caps_kstack
+    yield "caps_unsafe_refused", t_caps_unsafe_refused
     yield "no_caps_message", t_no_caps_message

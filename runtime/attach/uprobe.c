@@ -47,6 +47,7 @@
 #include "runtime/attach/probe.h"
 #include "runtime/attach/names.h"
 #include "runtime/attach/resolve.h"
+#include "runtime/elf/file.h"
 #include "base/clock.h"
 
 struct upoint {
@@ -609,7 +610,7 @@ static bool is_evex(int fd, uint64_t foff)
 
 static int drop_evex(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, struct upoints *u)
 {
-	int fd = open(u->path, O_RDONLY | O_CLOEXEC), kept = 0, n = u->n;
+	int fd = sp_file_open(u->path, SP_FILE_ELF_MAX), kept = 0, n = u->n;
 
 	if (fd < 0)
 		return 0; /* attaching says what is wrong with the file */

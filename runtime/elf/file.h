@@ -1,4 +1,15 @@
-/* runtime/elf/file.h: bounds-checked reading of ELF section bytes.
+/* runtime/elf/file.h: opening files a traced process names; bounds-checked
+ * reading of ELF section bytes.
+ *
+ * sprof runs as root and opens files any local user controls: the binaries
+ * and libraries processes map (by /proc/PID/map_files or /proc/PID/root),
+ * their debug files (build id, .gnu_debuglink), perf maps, USDT and uprobe
+ * targets. sp_file_open() is the one way to open them: it never blocks (a
+ * FIFO or a device at the name; O_NONBLOCK|O_NOCTTY), accepts regular files
+ * only, and refuses files larger than the caller's cap, so a sparse 50 GB
+ * file costs nothing. The files are then read with pread (libelf's
+ * ELF_C_READ), never mapped: a file truncated under sprof fails a read, it
+ * cannot raise SIGBUS.
  *
  * The DWARF readers (.eh_frame/.debug_frame in ehframe.c, .debug_line in
  * elf_lines.c) walk section bytes through one cursor: every read checks the
@@ -14,6 +25,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* Caps on files read on a target's behalf (documented in docs/output.md,
+ * "Files sprof reads"): an ELF file (binary, library, debug file), and a
+ * debug file without a build id, whose whole content is checksummed. */
+#define SP_FILE_ELF_MAX ((uint64_t)4 << 30)
+#define SP_FILE_CRC_MAX ((uint64_t)1 << 30)
+
+/* `path` opened read-only, close-on-exec, without blocking and without
+ * becoming a controlling terminal: the fd, or -errno: -EINVAL when it is
+ * not a regular file, -EFBIG when it is larger than max_size bytes. */
+int sp_file_open(const char *path, uint64_t max_size);
+/* The same checks on an fd opened elsewhere; closes it when they fail. */
+int sp_file_check(int fd, uint64_t max_size);
 
 struct sp_cursor {
 	const uint8_t *p, *end;

@@ -13,9 +13,18 @@
  * instead of trusting offsets; a DIE it cannot read ends the chain there,
  * and the walk only goes forward in the section (a corrupt tree may point
  * back into itself), at most 64 levels deep and 4M DIEs far.
+ *
+ * A dwz file (.gnu_debugaltlink: DIEs and strings several debug files
+ * share) libdw would find and open by itself, with a plain open() and a
+ * mapping: a FIFO at its name froze sprof. It is found here instead, the
+ * way sprof opens every file a target names (sp_file_open, read with
+ * pread), checked against the link's build id and handed to libdw with
+ * dwarf_setalt(); a file whose dwz file cannot be had so gets no inline
+ * frames rather than letting libdw look.
  */
 #include "runtime/elf/inlines.h"
 #include "runtime/elf/demangle.h"
+#include "runtime/elf/file.h"
 #include "runtime/elf/lines.h"
 #include "runtime/elf/syms.h"
 #include "base/hash.h"
@@ -25,8 +34,10 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct addr_slot {
 	uint64_t vaddr;
@@ -50,6 +61,9 @@ struct cu_funcs {
 
 struct sp_inlines {
 	Dwarf *dw;
+	Dwarf *alt_dw;             /* the dwz file, when there is one */
+	Elf *alt_elf;
+	int alt_fd;
 	struct cu_funcs *cus;      /* open addressing by unit offset, power-of-two size */
 	size_t ncus, usedcus;
 	struct addr_slot *slots;   /* open addressing, power-of-two size */
@@ -398,9 +412,67 @@ static int read_chain(struct sp_inlines *in, uint64_t vaddr)
 	return n;
 }
 
+/* --- the dwz file ------------------------------------------------------------------------ */
+
+/* `path` as the dwz file when its build id is want (hex). */
+static bool try_alt(struct sp_inlines *in, const char *path, const char *want)
+{
+	int fd = sp_file_open(path, SP_FILE_ELF_MAX);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	char *bid = elf ? sp_elf_read_build_id(elf) : NULL;
+	Dwarf *dw = bid && strcmp(bid, want) == 0 ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+
+	free(bid);
+	if (!dw) {
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	in->alt_fd = fd;
+	in->alt_elf = elf;
+	in->alt_dw = dw;
+	dwarf_setalt(in->dw, dw);
+	return true;
+}
+
+/* .gnu_debugaltlink: a file name, NUL, the file's build id. Tried as
+ * named (relative to `path`'s folder) and under /usr/lib/debug/.build-id.
+ * true when there is none, or it was found. */
+static bool find_alt(struct sp_inlines *in, Elf *elf, const char *path)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = sp_elf_section(elf, ".gnu_debugaltlink", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *name, *nul, *slash;
+	char want[2 * 64 + 1], buf[4096];
+	size_t idlen;
+
+	if (!scn)
+		return true;
+	if (!d || !d->d_buf || !(nul = memchr(d->d_buf, '\0', d->d_size)))
+		return false;
+	name = d->d_buf;
+	idlen = d->d_size - (size_t)(nul + 1 - name);
+	if (idlen < 2 || idlen > 64)
+		return false;
+	for (size_t i = 0; i < idlen; i++)
+		snprintf(want + 2 * i, 3, "%02x", (unsigned char)nul[1 + i]);
+	if (name[0] == '/' && try_alt(in, name, want))
+		return true;
+	slash = path ? strrchr(path, '/') : NULL;
+	if (name[0] != '/' && slash &&
+	    snprintf(buf, sizeof(buf), "%.*s/%s", (int)(slash - path), path, name) < (int)sizeof(buf) &&
+	    try_alt(in, buf, want))
+		return true;
+	snprintf(buf, sizeof(buf), "/usr/lib/debug/.build-id/%.2s/%s.debug", want, want + 2);
+	return try_alt(in, buf, want);
+}
+
 /* --- public -------------------------------------------------------------------------------- */
 
-struct sp_inlines *sp_inlines__load(Elf *elf)
+struct sp_inlines *sp_inlines__load(Elf *elf, const char *path)
 {
 	struct sp_inlines *in;
 	Dwarf *dw;
@@ -416,6 +488,11 @@ struct sp_inlines *sp_inlines__load(Elf *elf)
 		return NULL;
 	}
 	in->dw = dw;
+	in->alt_fd = -1;
+	if (!find_alt(in, elf, path)) {
+		sp_inlines__free(in);
+		return NULL;
+	}
 	return in;
 }
 
@@ -453,5 +530,10 @@ void sp_inlines__free(struct sp_inlines *in)
 	free(in->slots);
 	free(in->entries);
 	dwarf_end(in->dw);
+	dwarf_end(in->alt_dw);
+	if (in->alt_elf)
+		elf_end(in->alt_elf);
+	if (in->alt_fd >= 0)
+		close(in->alt_fd);
 	free(in);
 }

@@ -34,8 +34,10 @@ struct sp_inline {
 
 struct sp_inlines;
 
-/* NULL when elf has no .debug_info libdw can read. */
-struct sp_inlines *sp_inlines__load(Elf *elf);
+/* NULL when elf has no .debug_info libdw can read, or names a dwz file
+ * (.gnu_debugaltlink) that cannot be found the safe way. `path`: the
+ * file's name, for a dwz file named relative to it; NULL when unknown. */
+struct sp_inlines *sp_inlines__load(Elf *elf, const char *path);
 /* The inline chain at ELF virtual address vaddr into out[0..max-1],
  * innermost first; returns how many (0: none inlined there). */
 int sp_inlines__find(struct sp_inlines *in, uint64_t vaddr, struct sp_inline *out, int max);

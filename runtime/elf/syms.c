@@ -21,6 +21,7 @@
  */
 #include "runtime/elf/syms.h"
 #include "runtime/elf/demangle.h"
+#include "runtime/elf/file.h"
 #include "runtime/elf/inlines.h"
 #include "runtime/elf/lines.h"
 #include "base/search.h"
@@ -53,6 +54,7 @@ struct sp_elf {
 	int dbg_fd;
 	Elf *dbg;               /* separate debug file, when used */
 	char *dbg_path;
+	char *path;             /* as the process named it (a dwz file may be named relative to it) */
 	void *mini_buf;         /* MiniDebugInfo: the inflated .gnu_debugdata ELF */
 	Elf *mini;
 	char *build_id;
@@ -104,7 +106,7 @@ static char *hex_string(const unsigned char *b, size_t n)
 	return s;
 }
 
-static char *read_build_id(Elf *elf)
+char *sp_elf_read_build_id(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -158,30 +160,35 @@ static bool same_file(int a, int b)
 	       sa.st_ino == sb.st_ino;
 }
 
-/* CRC-32 of the whole file, as .gnu_debuglink records it (zlib's polynomial). */
-static bool crc_matches(Elf *elf, uint32_t want)
+/* CRC-32 of the whole file, as .gnu_debuglink records it (zlib's
+ * polynomial), read in pieces: the file is at most SP_FILE_CRC_MAX bytes
+ * (sp_file_open), and one that shrinks while read does not match. */
+static bool crc_matches(int fd, uint32_t want)
 {
-	size_t size;
-	const char *raw = elf_rawfile(elf, &size);
+	enum { CHUNK = 1 << 20 };
+	unsigned char *buf = malloc(CHUNK);
 	uLong crc = crc32(0L, Z_NULL, 0);
+	off_t off = 0;
+	ssize_t n = -1;
 
-	if (!raw)
-		return false;
-	for (size_t off = 0; off < size;) { /* zlib takes uInt lengths */
-		uInt n = size - off > (1u << 30) ? (1u << 30) : (uInt)(size - off);
-
-		crc = crc32(crc, (const Bytef *)raw + off, n);
+	while (buf && (n = pread(fd, buf, CHUNK, off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		crc = crc32(crc, buf, (uInt)n);
 		off += n;
 	}
-	return (uint32_t)crc == want;
+	free(buf);
+	return n == 0 && (uint32_t)crc == want;
 }
 
 /* Open `path` as the debug file of `e` when it has a .symtab and a matching
  * build id; files without one are checked against the debug link's CRC
- * (`crc` NULL: no check possible). */
+ * (`crc` NULL: no check possible), and so must be smaller. */
 static bool try_debug_file(struct sp_elf *e, const char *path, const uint32_t *crc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = sp_file_open(path, !e->build_id && crc ? SP_FILE_CRC_MAX : SP_FILE_ELF_MAX);
 	Elf *elf;
 	char *bid;
 	bool ok;
@@ -192,14 +199,14 @@ static bool try_debug_file(struct sp_elf *e, const char *path, const uint32_t *c
 		close(fd);
 		return false;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	ok = elf && elf_kind(elf) == ELF_K_ELF && find_section(elf, NULL, SHT_SYMTAB);
 	if (ok && e->build_id) {
-		bid = read_build_id(elf);
+		bid = sp_elf_read_build_id(elf);
 		ok = bid && strcmp(bid, e->build_id) == 0;
 		free(bid);
 	} else if (ok && crc) {
-		ok = crc_matches(elf, *crc);
+		ok = crc_matches(fd, *crc);
 	}
 	if (!ok) {
 		elf_end(elf);
@@ -372,7 +379,7 @@ static int elf_setup(struct sp_elf *e)
 {
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF)
 		return -ENOEXEC;
-	e->build_id = read_build_id(e->elf);
+	e->build_id = sp_elf_read_build_id(e->elf);
 	return read_loads(e);
 }
 
@@ -382,12 +389,19 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
 	bool symtab;
 	int err;
 
+	fd = sp_file_check(fd, SP_FILE_ELF_MAX);
+	if (fd < 0) {
+		free(e);
+		errno = fd == -EINVAL ? ENOEXEC : -fd;
+		return NULL;
+	}
 	if (!e) {
 		close(fd);
 		return NULL;
 	}
 	e->fd = fd;
-	e->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e->path = path ? strdup(path) : NULL;
+	e->elf = elf_begin(fd, ELF_C_READ, NULL); /* pread, not mmap: no SIGBUS */
 	err = elf_setup(e);
 	if (err) {
 		sp_elf__destroy(e);
@@ -405,10 +419,12 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root)
 
 struct sp_elf *sp_elf__open_path(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = sp_file_open(path, SP_FILE_ELF_MAX);
 
-	if (fd < 0)
+	if (fd < 0) {
+		errno = fd == -EINVAL ? ENOEXEC : -fd;
 		return NULL;
+	}
 	return sp_elf__open_fd(fd, path, NULL);
 }
 
@@ -449,6 +465,7 @@ void sp_elf__destroy(struct sp_elf *e)
 	free(e->loads);
 	free(e->build_id);
 	free(e->dbg_path);
+	free(e->path);
 	if (e->dbg)
 		elf_end(e->dbg);
 	if (e->mini)
@@ -908,9 +925,9 @@ int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out
 {
 	if (!e->inlines_tried) {
 		e->inlines_tried = true;
-		e->inlines = sp_inlines__load(e->dbg ? e->dbg : e->elf);
+		e->inlines = sp_inlines__load(e->dbg ? e->dbg : e->elf, e->dbg ? e->dbg_path : e->path);
 		if (!e->inlines && e->dbg)
-			e->inlines = sp_inlines__load(e->elf);
+			e->inlines = sp_inlines__load(e->elf, e->path);
 	}
 	return e->inlines ? sp_inlines__find(e->inlines, vaddr, out, max) : 0;
 }

@@ -5,8 +5,10 @@
  * needs the process again. Cheap facts (PT_LOAD segments, GNU build id, the
  * separate debug file of a stripped binary) are read at open time; the symbol
  * table is built on first lookup: .symtab and .dynsym merged, functions only,
- * sorted by address. Names point into the mmapped file, or into demangled
- * copies made on first use.
+ * sorted by address. Names point into the section data libelf read (with
+ * pread: a file truncated meanwhile fails a read, never raises SIGBUS), or
+ * into demangled copies made on first use. Files are opened with
+ * sp_file_open (runtime/elf/file.h): no FIFOs, no devices, size-capped.
  */
 #ifndef SPROF_RUNTIME_ELF_SYMS_H
 #define SPROF_RUNTIME_ELF_SYMS_H
@@ -38,6 +40,9 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root);
 /* A file by path, with its debug file or MiniDebugInfo as for open_fd.
  * NULL and errno set (ENOEXEC: not an ELF). */
 struct sp_elf *sp_elf__open_path(const char *path);
+/* The GNU build id of a libelf handle as hex (malloc'd), NULL when none. */
+struct Elf;
+char *sp_elf_read_build_id(struct Elf *elf);
 /* An in-memory image (the vDSO); the buffer is copied. */
 struct sp_elf *sp_elf__open_mem(const void *image, size_t size, const char *name);
 void sp_elf__destroy(struct sp_elf *e); /* accepts NULL */

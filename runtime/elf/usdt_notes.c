@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/elf/file.h"
 #include "runtime/elf/funcs.h"
 
 #define STAPSDT_NOTE_TYPE 3
@@ -162,10 +163,10 @@ int sp_usdt_notes__load(struct sp_usdt_notes *u, const char *path)
 	memset(u, 0, sizeof(*u));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sp_file_open(path, SP_FILE_ELF_MAX);
 	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		return fd == -EINVAL ? -ENOEXEC : fd;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		err = -ENOEXEC;
 	else

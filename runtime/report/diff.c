@@ -174,7 +174,9 @@ int sp_diff(const struct sp_diff_opts *o)
 		err = o->format == SP_FMT_SVG ? write_svg(f, o, s) : write_text(f, o, s);
 		if (err)
 			fprintf(stderr, "error: cannot write the diff: %s\n", strerror(-err));
-		err = sp_report_close(f, path) ? (err ? err : -EIO) : err;
+		int e = sp_report_close(f, path, NULL);
+
+		err = err ? err : e;
 	}
 	sp_stacks_free(&s[0]);
 	sp_stacks_free(&s[1]);

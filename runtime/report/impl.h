@@ -99,7 +99,10 @@ void sp_json_strn(FILE *f, const char *s, size_t n);
 /* Opens o->output (with "-<map>" inserted before the extension when suffix
  * is set) or returns stdout; *path gets the name for messages. */
 FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **path);
-int sp_report_close(FILE *f, char *path);
+/* Flushes (stdout) or closes f and frees path; a failed write is said on
+ * stderr with its errno ("No space left on device"), naming path, or
+ * stdout_name for stdout. 0 or -errno. */
+int sp_report_close(FILE *f, char *path, const char *stdout_name);
 
 /* A frame name as folded lines write it (';' -> ':', "_[k]" for kernel
  * frames, "_[i]" for inlined ones as stackcollapse-perf --inline marks them). */

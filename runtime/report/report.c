@@ -7,6 +7,7 @@
  * profile per map. --map @name keeps one map.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,7 +67,7 @@ enum sp_format sp_format_from_path(const char *path)
 
 /* "out.svg" + "foo" -> "out-foo.svg"; the extension is a known one, else
  * whatever follows the last '.' of the file name. */
-static char *suffixed_path(const char *path, const char *suffix)
+char *sp_report_suffixed_path(const char *path, const char *suffix)
 {
 	const char *ext = known_ext(path), *base = strrchr(path, '/');
 	size_t n = strlen(path), cut;
@@ -93,16 +94,24 @@ FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **
 	*path = NULL;
 	if (!o->output)
 		return stdout;
-	*path = suffix ? suffixed_path(o->output, suffix) : strdup(o->output);
+	*path = suffix ? sp_report_suffixed_path(o->output, suffix) : strdup(o->output);
 	if (!*path) {
-		fprintf(stderr, "error: cannot write '%s': %s\n", o->output, strerror(ENOMEM));
+		fprintf(stderr, "sprof: cannot write '%s': %s\n", o->output, strerror(ENOMEM));
 		return NULL;
 	}
-	f = fopen(*path, "w");
+	if (o->exclusive) {
+		int fd = open(*path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (fd >= 0 && !f)
+			close(fd);
+	} else {
+		f = fopen(*path, "we");
+	}
 	if (!f) {
 		int e = errno;
 
-		fprintf(stderr, "error: cannot write '%s': %s\n", *path, strerror(e));
+		fprintf(stderr, "sprof: cannot write '%s': %s\n", *path, strerror(e));
 		free(*path);
 		*path = NULL;
 		errno = e;
@@ -110,21 +119,22 @@ FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **
 	return f;
 }
 
-int sp_report_close(FILE *f, char *path)
+/* A write that failed (a full disk) leaves its bytes in the buffer, where
+ * the last flush fails again and says why: that errno is the one named. */
+int sp_report_close(FILE *f, char *path, const char *stdout_name)
 {
+	bool bad = ferror(f);
 	int err = 0;
 
-	if (f == stdout) {
-		if (fflush(f) != 0 || ferror(f))
-			err = -errno ? -errno : -EIO;
-		return err;
-	}
-	if (ferror(f))
-		err = -EIO;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	if (err)
-		fprintf(stderr, "error: cannot write '%s': %s\n", path, strerror(-err));
+	errno = 0;
+	if ((f == stdout ? fflush(f) : fclose(f)) != 0 || bad)
+		err = errno ? -errno : -EIO;
+	if (err && f == stdout && stdout_name)
+		fprintf(stderr, "sprof: cannot write '%s': %s\n", stdout_name, strerror(-err));
+	else if (err && f == stdout)
+		fprintf(stderr, "sprof: cannot write the report to stdout: %s\n", strerror(-err));
+	else if (err)
+		fprintf(stderr, "sprof: cannot write '%s': %s\n", path, strerror(-err));
 	free(path);
 	return err;
 }
@@ -178,8 +188,8 @@ static int write_stream(const struct sp_profile *p, const struct sp_report_opts 
 		fputs("\n\n", f);
 	err = write_maps(f, p, o);
 	if (err)
-		fprintf(stderr, "error: cannot write the report: %s\n", strerror(-err));
-	return first_err(sp_report_close(f, path), err);
+		fprintf(stderr, "sprof: cannot write the report: %s\n", strerror(-err));
+	return first_err(sp_report_close(f, path, o->stdout_name), err);
 }
 
 static int write_one(const struct sp_profile *p, const struct sp_mapdata *m,
@@ -206,8 +216,9 @@ static int write_one(const struct sp_profile *p, const struct sp_mapdata *m,
 		break;
 	}
 	if (err)
-		fprintf(stderr, "error: cannot write the %s report: %s\n", fmt_names[o->format], strerror(-err));
-	return first_err(sp_report_close(f, path), err);
+		fprintf(stderr, "sprof: cannot write the %s report: %s\n", fmt_names[o->format],
+			strerror(-err));
+	return first_err(sp_report_close(f, path, o->stdout_name), err);
 }
 
 static const char *map_suffix(const struct sp_mapdata *m)
@@ -265,7 +276,7 @@ static int write_flame(const struct sp_profile *p, const struct sp_report_opts *
 
 		err = f ? sp_report_speedscope(f, p, maps, n) : -EIO;
 		if (f)
-			err = first_err(sp_report_close(f, path), err);
+			err = first_err(sp_report_close(f, path, o->stdout_name), err);
 	}
 	for (int i = 0; !err && o->format != SP_FMT_SPEEDSCOPE && i < n; i++) {
 		const char *sfx = n > 1 && *map_suffix(maps[i]) ? map_suffix(maps[i]) : NULL;

@@ -8,6 +8,7 @@
 #ifndef SPROF_RUNTIME_REPORT_REPORT_H
 #define SPROF_RUNTIME_REPORT_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "runtime/report/profile.h"
@@ -21,8 +22,12 @@ struct sp_report_opts {
 	const char *map_filter; /* "@name": only this map */
 	const char *title;      /* svg title */
 	int width;              /* svg width in px (1200) */
+	const char *stdout_name; /* what stdout is, for messages: -o's file, or NULL */
+	bool exclusive;         /* files are new: O_EXCL|O_NOFOLLOW, mode 0600 (a fallback) */
 };
 
+/* "out.svg" + "foo" -> "out-foo.svg" (malloc'd; NULL when out of memory). */
+char *sp_report_suffixed_path(const char *path, const char *suffix);
 /* "text", "json", ... -> format; -1 when unknown. */
 int sp_format_parse(const char *name);
 /* Format implied by an output path's extension, or SP_FMT_TEXT. */

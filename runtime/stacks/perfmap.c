@@ -16,6 +16,7 @@
  */
 #include "runtime/stacks/perfmap.h"
 
+#include "runtime/elf/file.h"
 #include "base/search.h"
 #include "base/vec.h"
 
@@ -80,12 +81,11 @@ static pid_t ns_pid(pid_t pid)
 static int open_map(const char *path, long owner)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = sp_file_open(path, UINT64_MAX); /* grows: MAX_FILE checked at each read */
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (owner >= 0 && st.st_uid != 0 && (long)st.st_uid != owner)) {
+		return fd == -EINVAL ? -EPERM : fd;
+	if (fstat(fd, &st) != 0 || (owner >= 0 && st.st_uid != 0 && (long)st.st_uid != owner)) {
 		close(fd);
 		return -EPERM;
 	}

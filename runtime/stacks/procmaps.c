@@ -6,6 +6,7 @@
  * file itself stays reachable through /proc/PID/map_files.
  */
 #include "runtime/stacks/procmaps.h"
+#include "runtime/elf/file.h"
 #include "base/vec.h"
 
 #include <errno.h>
@@ -153,17 +154,17 @@ int sp_procmap__open(const struct sp_procmap *m, pid_t pid, bool host_path)
 
 	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
 		 m->end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	fd = sp_file_open(buf, SP_FILE_ELF_MAX);
 	if (fd >= 0 || !m->path || m->deleted)
-		return fd;
+		return fd < 0 ? -1 : fd;
 	snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, m->path);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	fd = sp_file_open(buf, SP_FILE_ELF_MAX);
 	if (fd < 0 && host_path)
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		fd = sp_file_open(m->path, SP_FILE_ELF_MAX);
 	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_ino != m->inode)) {
 		close(fd);
 		return -1;
 	}
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 

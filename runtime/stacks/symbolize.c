@@ -22,6 +22,7 @@
  */
 #include "runtime/stacks/symbolize.h"
 
+#include "runtime/elf/file.h"
 #include "runtime/elf/inlines.h"
 #include "runtime/elf/objcache.h"
 #include "runtime/elf/syms.h"
@@ -660,7 +661,7 @@ void sp_symbolize_kernel(struct sp_symbolizer *s, uint64_t addr, bool leaf, stru
 
 uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, const char *name)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = sp_file_open(path, SP_FILE_ELF_MAX);
 	struct sp_objfile *f;
 	uint64_t addr;
 
