@@ -21,7 +21,9 @@ share is compared with `perf record --call-graph dwarf` (linux-perf).
 
 Go (go/*): tests/workloads/unwind_go.go by `go build` (no .eh_frame; rows
 from .gopclntab): the frameless leaf's caller is in >= 95 % of its samples
-and the chain reaches runtime.main and runtime.goexit; stacks taken inside
+and the chain reaches runtime.main and runtime.goexit; a stripped build
+(-ldflags='-s -w') is named from .gopclntab as `go tool addr2line` names
+the same addresses; stacks taken inside
 the signal handler of an asynchronous preemption go through runtime.sigtramp
 and the restorer into the preempted goroutine, every frame symbolized.
 
@@ -352,6 +354,47 @@ def t_go_chain(ctx):
             % (_pct(g, t), _pct(gf, tf)))
     assert t >= 200, "too few samples in main.chainLeaf: %d" % t
     assert g >= 0.95 * t, "full chain in only %s" % _pct(g, t)
+
+
+def t_go_stripped(ctx):
+    """`go build -ldflags='-s -w'` (no .symtab, no DWARF): every frame named
+    from .gopclntab, as `go tool addr2line` names the same addresses."""
+    _need_hook(ctx)
+    ctx.require_tool("go")
+    src = _workload_src("unwind_go.go")
+    w = os.path.join(ctx.build, "tests", "workloads", "unwind_go-stripped")
+    flags = ["-ldflags=-s -w"]
+    _build_with(ctx, ["go", "build"] + flags + ["-o", w, src], src, w, ["go", "build"] + flags)
+    r = ctx.sprof_run("-c", "%s %s" % (w, SECS), "-e",
+                      "profile:hz:%s { @[ustack(perf)] = count(); }" % HZ, timeout=120)
+    assert r.rc == 0, "sprof failed: %r" % r
+    frames = {}  # address -> (name, leaf)
+    g = t = 0
+    for block in r.out.split("@[")[1:]:
+        lines = [l.split() for l in block.split("]:")[0].strip().splitlines()]
+        names = [_fn(l[1]) for l in lines if len(l) >= 2]
+        n = int(block.split("]:")[1].split()[0])
+        t += n
+        if names[:6] == ["main.chainLeaf", "main.chainMid", "main.chainOuter", "main.main",
+                         "runtime.main", "runtime.goexit"]:
+            g += n
+        for i, l in enumerate(lines):
+            # the binary's frames (not libc's execve before the exec, not [truncated])
+            if len(l) >= 3 and l[2] == "(%s)" % w:
+                frames.setdefault(int(l[0], 16), (_fn(l[1]), i == 0))
+    assert not any(re.fullmatch(r"(0x)?[0-9a-f]+", name) for name, _ in frames.values()), \
+        "unnamed frames: %s" % sorted(n for n, _ in frames.values())[:20]
+    # return addresses are looked up one byte earlier, as addr2line needs
+    addrs = sorted(frames)
+    q = "".join("%#x\n" % (a if frames[a][1] else a - 1) for a in addrs)
+    a2l = ctx.run(["go", "tool", "addr2line", w], input=q, timeout=60)
+    theirs = a2l.out.splitlines()[0::2]
+    bad = [(hex(a), frames[a][0], their) for a, their in zip(addrs, theirs)
+           if frames[a][0] != their]
+    _figure(ctx, "go build -ldflags='-s -w' (stripped): %d distinct frames, all named; "
+            "main.chainLeaf<-...<-runtime.goexit in %s" % (len(addrs), _pct(g, t)))
+    assert len(theirs) == len(addrs) and not bad, "names differ from go tool addr2line: %s" % bad[:10]
+    assert t >= 200 and g >= 0.9 * t, "full chain by name in only %s" % _pct(g, t)
 
 
 def t_go_preempt(ctx):
@@ -821,6 +864,7 @@ def tests(ctx):
     yield "chain/toolchain_rustc", _toolchain_test("rustc", "rustc -O -g (lld on current stable)")
     yield "go/frameless_leaf_gopclntab", t_go_chain
     yield "go/signal_preemption", t_go_preempt
+    yield "go/stripped_named_from_gopclntab", t_go_stripped
     yield "startup/child_from_first_instruction", t_startup_child
     yield "startup/system_wide_shell_loop", t_startup_loop
     yield "no_unwind_info_truncated", t_no_unwind_info

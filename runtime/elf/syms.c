@@ -17,10 +17,13 @@
  * symbols in code sections (assembly entry points such as ld.so's `_start`
  * and `_dl_start_user`, where every program's first samples land) and
  * the PLT stubs, `memcpy@plt`, one per PLT relocation (an IRELATIVE one is
- * named after the IFUNC its resolver belongs to).
+ * named after the IFUNC its resolver belongs to). A Go binary without
+ * .symtab (-ldflags=-s) is named from its .gopclntab, as Go's own
+ * tracebacks and `go tool addr2line` name it, file:line included.
  */
 #include "runtime/elf/syms.h"
 #include "runtime/elf/demangle.h"
+#include "runtime/elf/gopclntab.h"
 #include "runtime/elf/inlines.h"
 #include "runtime/elf/lines.h"
 #include "base/search.h"
@@ -66,6 +69,8 @@ struct sp_elf {
 	bool lines_tried;
 	struct sp_inlines *inlines;
 	bool inlines_tried;
+	struct sp_gopcln go;    /* a stripped Go binary's .gopclntab (names, lines) */
+	bool has_go;
 };
 
 /* --- section helpers -------------------------------------------------------------- */
@@ -730,6 +735,29 @@ static int add_plt(struct sp_elf *e, struct symvec *sv)
 	return 0;
 }
 
+/* Every function of a stripped Go binary's .gopclntab. */
+static int add_gopclntab(struct sp_elf *e, struct symvec *sv)
+{
+	struct sp_gofunc f;
+
+	if (sp_gopcln__from_elf(&e->go, e->elf))
+		return 0;
+	e->has_go = true;
+	for (uint64_t i = 0; i < e->go.nfunc; i++) {
+		struct sp_elf_sym s = { .bind = STB_GLOBAL, .kind = SP_SYM_FUNC };
+
+		if (!sp_gopcln_func(&e->go, i, &f) || !f.name[0])
+			continue;
+		s.addr = f.entry;
+		s.size = f.end - f.entry;
+		s.name = f.name;
+		s.tried_demangle = 1; /* Go names are plain */
+		if (symvec_push(sv, &s))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int load_syms(struct sp_elf *e)
 {
 	struct symvec sv = { 0 };
@@ -737,6 +765,8 @@ static int load_syms(struct sp_elf *e)
 
 	e->loaded = true;
 	err = add_symtabs(&sv, e->elf);
+	if (!err && !e->dbg && !e->mini && !find_section(e->elf, NULL, SHT_SYMTAB))
+		err = add_gopclntab(e, &sv);
 	if (!err && e->dbg && !find_section(e->elf, NULL, SHT_SYMTAB))
 		err = add_symtabs(&sv, e->dbg);
 	if (!err && e->mini)
@@ -893,6 +923,13 @@ int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr)
 	return sp_elf__symbol(e, name, vaddr, &size);
 }
 
+static bool go_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line)
+{
+	struct sp_gofunc f;
+
+	return sp_gopcln_find(&e->go, vaddr, &f) && sp_gopcln_line(&e->go, &f, vaddr, file, line);
+}
+
 bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line)
 {
 	if (!e->lines_tried) {
@@ -901,7 +938,11 @@ bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int 
 		if (!e->lines && e->dbg)
 			e->lines = sp_lines__load(e->elf);
 	}
-	return e->lines && sp_lines__find(e->lines, vaddr, file, line);
+	if (e->lines)
+		return sp_lines__find(e->lines, vaddr, file, line);
+	if (!e->loaded)
+		load_syms(e);
+	return e->has_go && go_line(e, vaddr, file, line);
 }
 
 int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out, int max)

@@ -8,7 +8,9 @@
  * restorer runtime.sigreturn a SIGNAL row from one byte before its entry,
  * the rows are sorted and merged; then corrupted copies of the section
  * must neither crash nor loop, and a header of an unknown version says
- * ENOTSUP. Exits 77 when go is missing (a failure under CI=true).
+ * ENOTSUP. A stripped build (-ldflags='-s -w': no .symtab, no DWARF) is
+ * named from .gopclntab (corrupted copies looked up too): the function and file:line of 300 addresses
+ * spread over its text equal `go tool addr2line`'s. Exits 77 when go is missing (a failure under CI=true).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -107,6 +109,22 @@ static void test_rows(const char *bin, Elf *elf)
 	sp_eh_table__free(&t);
 }
 
+/* Names and lines of a corrupted pclntab: anything but a crash or a read
+ * outside it (ASan) will do. */
+static void lines_of_corrupt(const uint8_t *data, size_t size, uint64_t base)
+{
+	struct sp_gopcln p;
+	struct sp_gofunc f;
+	const char *file;
+	int line;
+
+	if (sp_gopcln_open(&p, data, size, 0) != 0)
+		return;
+	for (uint64_t pc = base - (1u << 20); pc < base; pc += 4099)
+		if (sp_gopcln_find(&p, pc, &f))
+			sp_gopcln_line(&p, &f, pc, &file, &line);
+}
+
 static void test_corrupt(Elf *elf)
 {
 	GElf_Shdr sh;
@@ -128,6 +146,7 @@ static void test_corrupt(Elf *elf)
 		if (sp_gopclntab_parse(&t, copy, d->d_size, 0) != -ENOMEM &&
 		    sp_eh_table__finish(&t) == 0 && sorted_and_merged(&t))
 			ok++;
+		lines_of_corrupt(copy, d->d_size, sh.sh_addr);
 		sp_eh_table__free(&t);
 	}
 	check(ok == runs, "corrupt sections: %d of %d without crash, rows sorted", ok, runs);
@@ -137,6 +156,63 @@ static void test_corrupt(Elf *elf)
 	sp_eh_table__free(&t);
 	check(sp_gopclntab_parse(&t, copy, 10, 0) == -EINVAL, "short section: EINVAL");
 	free(copy);
+}
+
+/* 300 addresses spread over the functions of the stripped binary, their
+ * names and lines from sp_elf against `go tool addr2line`'s answer. */
+static void test_stripped(const char *bin, const char *dir)
+{
+	struct sp_elf *e = sp_elf__open_path(bin);
+	Elf *elf = e ? sp_elf__libelf(e) : NULL;
+	struct sp_gopcln p;
+	struct sp_gofunc f;
+	char path[4200], cmd[9000], name[1024], pos[4096];
+	uint64_t addrs[300];
+	int n = 0, names = 0, lines = 0;
+	FILE *in;
+
+	if (!elf || sp_gopcln__from_elf(&p, elf) != 0) {
+		check(false, "stripped: .gopclntab of %s", bin);
+		sp_elf__destroy(e);
+		return;
+	}
+	check(sp_elf__nsyms(e) > 1000, "stripped: %d functions from .gopclntab", sp_elf__nsyms(e));
+	snprintf(path, sizeof(path), "%s/addrs", dir);
+	in = fopen(path, "w");
+	for (uint64_t k = 0; in && k < 300; k++) {
+		if (!sp_gopcln_func(&p, k * p.nfunc / 300, &f))
+			continue;
+		addrs[n] = f.entry + (f.end - f.entry) * (uint64_t)(n % 7) / 8;
+		fprintf(in, "%#" PRIx64 "\n", addrs[n++]);
+	}
+	if (in)
+		fclose(in);
+	snprintf(cmd, sizeof(cmd), "go tool addr2line %s < %s", bin, path);
+	in = popen(cmd, "r");
+	for (int i = 0; in && i < n && fscanf(in, "%1023s %4095s", name, pos) == 2; i++) {
+		struct sp_elf_sym *s = sp_elf__find(e, addrs[i]);
+		const char *file = NULL;
+		int line = 0;
+		char mine[4200];
+
+		names += s && strcmp(sp_elf_sym__name(s), name) == 0;
+		if (sp_elf__find_line(e, addrs[i], &file, &line))
+			snprintf(mine, sizeof(mine), "%s:%d", file, line);
+		else
+			snprintf(mine, sizeof(mine), ":-1"); /* addr2line's "no line" */
+		lines += strcmp(mine, pos) == 0;
+		if ((!s || strcmp(sp_elf_sym__name(s), name) != 0 || strcmp(mine, pos) != 0) &&
+		    names + lines < 2 * i + 6)
+			printf("  %#" PRIx64 ": %s %s, go tool addr2line: %s %s\n", addrs[i],
+			       s ? sp_elf_sym__name(s) : "?", mine, name, pos);
+	}
+	if (in)
+		pclose(in);
+	unlink(path);
+	check(n >= 290 && names == n, "stripped: %d of %d names equal go tool addr2line's", names, n);
+	check(n >= 290 && lines == n, "stripped: %d of %d file:line equal go tool addr2line's", lines,
+	      n);
+	sp_elf__destroy(e);
 }
 
 int main(void)
@@ -167,6 +243,10 @@ int main(void)
 	}
 	if (fd >= 0)
 		close(fd);
+	unlink(bin);
+	snprintf(cmd, sizeof(cmd), "cd %s && go build -ldflags='-s -w' -o %s %s", dir, bin, src);
+	check(system(cmd) == 0, "build %s", cmd);
+	test_stripped(bin, dir);
 	unlink(bin);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", passed, failed);
