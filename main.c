@@ -126,7 +126,7 @@ static void usage(FILE *f)
 		"\n"
 		"  -e TEXT          program text\n"
 		"  -p PID           trace only this process (all its threads)\n"
-		"  -c 'CMD ARGS'    run CMD, trace only it, stop when it exits\n"
+		"  -c 'CMD ARGS'    run CMD, trace only it, stop when it exits (with its status)\n"
 		"  -o FILE          write the report to FILE (format from its extension)\n"
 		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope,\n"
 		"                   residency\n"

@@ -102,6 +102,7 @@ struct run {
 	sigset_t oldmask;
 	bool masked, stop;
 	int exit_code;        /* exit(code): the first one wins */
+	bool exited;          /* exit() ended the run (not the -c command's end) */
 	uint32_t *pids;       /* processes whose mappings were read after their first sample */
 	size_t npids, pidcap; /* open addressing, pidcap a power of two */
 	int saved_stdout;     /* -o with text/json: stdout while it points at the file */
@@ -537,8 +538,10 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 
 	switch (h->type) {
 	case SP_EV_EXIT:
-		if (!r->stop)
+		if (!r->stop) {
 			r->exit_code = (int)(h->arg & 0xff);
+			r->exited = true;
+		}
 		r->stop = true;
 		return 0;
 	case SP_EV_NEWPID:
@@ -1284,6 +1287,11 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 		err = loop(&r);
 	if (!err)
 		err = finish(&r);
+	/* exit(N) wins; else a -c command that ended gives its own status
+	 * (bpftrace -c does not: 0 there); a command still running when the
+	 * run ends (Ctrl-C, --duration) is ended by sprof: 0 */
+	if (!err && !r.exited && sp_target__exit_status(&r.tgt) >= 0)
+		r.exit_code = sp_target__exit_status(&r.tgt);
 	run_destroy(&r);
 	return err ? 1 : r.exit_code;
 }

@@ -288,6 +288,23 @@ def t_exit_code(ctx):
     assert r.rc == 3, r
 
 
+def t_child_exit_status(ctx):
+    """-c passes the command's exit status on (bpftrace -c does not): its
+    code, 128 + the signal that killed it; exit(N) in the script wins, and
+    a command still running at --duration's end gives 0 (sprof ended it)."""
+    ctx.require_bpf()
+    prog = "profile:hz:99 { @ = count(); }"
+    for cmd, want in (("/bin/true", 0), ("sh -c 'exit 7'", 7), ("sh -c 'kill -9 $$'", 137),
+                      ("sh -c 'kill -TERM $$'", 143)):
+        r = ctx.sprof_run("-q", "-c", cmd, prog, timeout=30)
+        assert r.rc == want, (cmd, want, r)
+    r = ctx.sprof_run("-q", "-c", "sh -c 'sleep 3; exit 3'", prog + " interval:ms:100 { exit(5); }",
+                      timeout=30)
+    assert r.rc == 5, r
+    r = ctx.sprof_run("-q", "-c", "sh -c 'sleep 3; exit 3'", "--duration", "200ms", prog, timeout=30)
+    assert r.rc == 0, r
+
+
 def t_verifier_error_points_at_script(ctx):
     """A verifier rejection names the probe, shows the log's tail and points
     a caret diagnostic at the script line (not at the inlined helper's)."""
