@@ -142,7 +142,7 @@ static void usage(FILE *f)
 		"  --usdt-file-activation\n"
 		"                   accepted for bpftrace: USDT semaphores are always raised\n"
 		"                   in every process that maps the file\n"
-		"  --duration TIME  stop after TIME (10s, 500ms, 2m)\n"
+		"  --duration TIME  stop TIME after the probes are attached (10s, 500ms, 2m)\n"
 		"  --continuous PERIOD  never stop sampling; report every PERIOD (10s, 500ms,\n"
 		"                   1m): to stdout, to -o FILE (%%t: the period's UTC time),\n"
 		"                   to --export\n"

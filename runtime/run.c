@@ -17,7 +17,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1022,64 +1021,13 @@ static void stop_probes(struct run *r)
 	}
 }
 
-#define DETACH_THREADS 8
-
-struct detach_job {
-	struct sp_links *l;
-	int first, step;
-};
-
-/* Every step-th link or raw perf fd from first on; each one done is
- * cleared (NULL, -1) for sp_links_destroy(). */
-static void *detach_some(void *arg)
-{
-	struct detach_job *j = arg;
-	struct sp_links *l = j->l;
-
-	for (int i = j->first; i < l->n + l->nfds; i += j->step) {
-		if (i < l->n) {
-			bpf_link__destroy(l->v[i]);
-			l->v[i] = NULL;
-		} else {
-			close(l->fds[i - l->n]);
-			l->fds[i - l->n] = -1;
-		}
-	}
-	return NULL;
-}
-
-/* Destroys the links from several threads: the kernel's grace periods of
- * independent detaches overlap (360 syscall tracepoints: 26 s one by one,
- * 11-15 s with 8 threads). A thread that cannot start leaves its share to
- * sp_links_destroy(), which skips what is gone. */
-static void detach_links(struct sp_links *l)
-{
-	pthread_t t[DETACH_THREADS];
-	struct detach_job jobs[DETACH_THREADS];
-	bool started[DETACH_THREADS] = { false };
-	int nt = l->n + l->nfds;
-
-	if (nt > DETACH_THREADS)
-		nt = DETACH_THREADS;
-	if (nt < 2)
-		nt = 0; /* one link: no thread */
-	for (int k = 0; k < nt; k++) {
-		jobs[k] = (struct detach_job){ .l = l, .first = k, .step = nt };
-		started[k] = pthread_create(&t[k], NULL, detach_some, &jobs[k]) == 0;
-	}
-	for (int k = 0; k < nt; k++)
-		if (started[k])
-			pthread_join(t[k], NULL);
-	sp_links_destroy(l);
-}
-
 static int finish_periods(struct run *r)
 {
 	int err = sp_continuous__finish(r->cont);
 
 	sp_unwind__print_summary(r->unw, stderr);
 	sp_python__warn(r->py, stderr);
-	detach_links(&r->links);
+	sp_links_detach(&r->links);
 	return err;
 }
 
@@ -1137,7 +1085,7 @@ static int finish(struct run *r)
 		sp_unwind__print_stats(r->unw, stderr);
 		sp_collect_print_stats(r->coll, stderr);
 	}
-	detach_links(&r->links);
+	sp_links_detach(&r->links);
 	return err;
 }
 
