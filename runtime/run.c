@@ -36,6 +36,7 @@
 #include "runtime/outpath.h"
 #include "runtime/printf.h"
 #include "abi/interp_usdt.h"
+#include "runtime/attach/follow.h"
 #include "runtime/attach/interp_usdt.h"
 #include "runtime/attach/probe.h"
 #include "runtime/attach/resolve.h"
@@ -1191,6 +1192,8 @@ static int start(struct run *r)
 	 * probes resolve and attach system wide and BPF filters on its pid */
 	r->watches = sp_watches_new(r->ld->obj, r->plan, r->cpus, r->actx.ncpus);
 	err = attach_all(r);
+	if (err >= 0 && r->tgt.pid) /* before the -c child runs its first instruction */
+		err = sp_follow_attach(r->ld->obj, r->tgt.pid, !r->tgt.child, &r->links);
 	if (err < 0)
 		return err;
 	if (!r->tgt.child && (err = attach_interp(r)) < 0)

@@ -142,6 +142,80 @@ def t_pid_exit_ends_run(ctx):
     assert r.secs < 5, r
 
 
+FOLLOW_PROG = "profile:hz:199 { @[pid, comm] = count(); }"
+
+
+def _pid_comm_counts(out):
+    return {(int(p), c): int(n) for p, c, n in re.findall(r"^@\[(\d+), (\S+)\]: (\d+)$", out, re.M)}
+
+
+def t_child_follows_process_tree(ctx):
+    """-c follows the process tree: both workloads a shell starts (one in
+    the background, one in the foreground) are sampled; --no-follow keeps
+    to the shell itself."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    cmd = "sh -c '%s 0.5 & %s 0.5; wait'" % (wl, wl)
+    r = ctx.sprof_run("-q", "-c", cmd, FOLLOW_PROG, timeout=60)
+    assert r.rc == 0, r
+    kids = {pid: n for (pid, comm), n in _pid_comm_counts(r.out).items() if comm == "hotwarm"}
+    assert len(kids) == 2 and min(kids.values()) >= 5, r.out
+    r = ctx.sprof_run("-q", "--no-follow", "-c", cmd, FOLLOW_PROG, timeout=60)
+    assert r.rc == 0, r
+    assert not [k for k in _pid_comm_counts(r.out) if k[1] == "hotwarm"], r.out
+
+
+def t_child_follows_make_like_perf(ctx):
+    """-c 'make -j2': every worker (make -> sh -> workload, exec'd) is
+    sampled, within 10 % of what perf counts for it in the same run (perf
+    record follows sprof and its children: the same CPU time is measured
+    twice, so a loaded machine changes both alike)."""
+    ctx.require_bpf()
+    ctx.require_tool("perf")
+    ctx.require_tool("make")
+    wl = ctx.workload("hotwarm")
+    mk = ctx.write("follow.mk", "all: a b\na:\n\t%s 1 >/dev/null\nb:\n\t%s 1 >/dev/null\n" % (wl, wl))
+    data = os.path.join(ctx.workdir, "follow.perf")
+    for attempt in range(2):  # one retry: sampling noise on a loaded machine
+        r = ctx.run(["perf", "record", "-q", "-F", "199", "-o", data, "--", ctx.sprof, "-q", "-c",
+                     "make -s -j2 -f " + mk, FOLLOW_PROG], timeout=120)
+        assert r.rc == 0, r
+        ours = {pid: n for (pid, comm), n in _pid_comm_counts(r.out).items() if comm == "hotwarm"}
+        p = ctx.run(["perf", "script", "-i", data, "-F", "pid,comm"], timeout=60)
+        theirs = {}
+        for comm, pid in re.findall(r"^\s*(\S+)\s+(\d+)\s*$", p.out, re.M):
+            if comm == "hotwarm":
+                theirs[int(pid)] = theirs.get(int(pid), 0) + 1
+        print("    make -j2: sprof %s, perf %s (samples by worker pid)"
+              % (sorted(ours.items()), sorted(theirs.items())))
+        tot, ptot = sum(ours.values()), sum(theirs.values())
+        if ptot >= 40 and abs(tot - ptot) <= 0.1 * ptot:
+            break
+    assert len(theirs) == 2 and set(ours) == set(theirs), (ours, theirs, r.out)
+    assert ptot >= 40 and abs(tot - ptot) <= 0.1 * ptot, (ours, theirs)
+
+
+def t_pid_follows_children(ctx):
+    """-p follows the children the process had already started, and new
+    ones; --no-follow only the process (a waiting shell: no samples)."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    sh = subprocess.Popen(["sh", "-c", "%s 4 & sleep 0.5; %s 3; wait" % (wl, wl)],
+                          start_new_session=True)
+    try:
+        time.sleep(0.2)  # the first worker runs; the second starts under sprof
+        r = ctx.sprof_run("-q", "-p", str(sh.pid), "--duration", "1.5", FOLLOW_PROG, timeout=60)
+        n = ctx.sprof_run("-q", "--no-follow", "-p", str(sh.pid), "--duration", "0.5", FOLLOW_PROG,
+                          timeout=60)
+    finally:
+        os.killpg(sh.pid, signal.SIGKILL)  # the shell's group: it and its workers
+        sh.wait()
+    assert r.rc == 0 and n.rc == 0, (r, n)
+    kids = {pid: c for (pid, comm), c in _pid_comm_counts(r.out).items() if comm == "hotwarm"}
+    assert len(kids) == 2 and min(kids.values()) >= 5, r.out
+    assert not [k for k in _pid_comm_counts(n.out) if k[1] == "hotwarm"], n.out
+
+
 def t_held_child_released_on_failure(ctx):
     """-c with a program that fails to load: the held child never runs and
     does not outlive sprof."""
