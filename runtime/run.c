@@ -841,7 +841,7 @@ static int setup_loop(struct run *r)
 	if (!err)
 		err = epoll_add(r, r->tgt.pidfd, TAG_TARGET);
 	/* without it (no perf events) tables come at first samples, as before */
-	r->sb = r->unw ? sp_sideband__open(r->unw, r->tgt.pid) : NULL;
+	r->sb = r->unw ? sp_sideband__open(r->unw, r->tgt.pid, sp_follow_map_fd(r->ld->obj)) : NULL;
 	if (!err)
 		err = epoll_add(r, sp_sideband__fd(r->sb), TAG_SIDEBAND);
 	return err;
@@ -1209,6 +1209,7 @@ static int start(struct run *r)
 		return err;
 	if (r->tgt.child) { /* read again at its first sample, when ld.so is done */
 		read_pid(r, (uint32_t)r->tgt.pid);
+		sp_unwind__started(r->unw); /* before it runs its program's first instruction */
 		queue_reread(r, (uint32_t)r->tgt.pid);
 		err = attach_interp(r); /* its interpreter is mapped now */
 		sp_target__resume(&r->tgt);

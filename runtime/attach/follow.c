@@ -139,3 +139,12 @@ int sp_follow_attach(struct bpf_object *obj, pid_t root, bool existing, struct s
 	}
 	return 0;
 }
+
+int sp_follow_map_fd(struct bpf_object *obj)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, SP_MAP_FOLLOW);
+
+	if (!m || !bpf_object__find_program_by_name(obj, SP_FOLLOW_PROG_FORK))
+		return -1;
+	return bpf_map__fd(m);
+}

@@ -15,4 +15,7 @@ struct bpf_object;
  * descendants are followed too. 0 or -errno, the message printed. */
 int sp_follow_attach(struct bpf_object *obj, pid_t root, bool existing, struct sp_links *links);
 
+/* The map of followed processes (tgid -> 1) when obj follows, else -1. */
+int sp_follow_map_fd(struct bpf_object *obj);
+
 #endif
