@@ -474,6 +474,20 @@ def t_startup_quiet_when_nothing_lost(ctx):
     assert noisy <= 1, "'cut short' printed in %d of 6 runs: %s" % (noisy, r.err)
 
 
+def t_deep_stack_truncated(ctx):
+    """A stack deeper than the 127 frames a stack holds is kept cut and ends
+    in [truncated], like one the unwinder could not finish; a limit the
+    program asks for (ustack(5)) cuts without a mark, as bpftrace's."""
+    _need_hook(ctx)
+    w = ctx.workload("unwind_deep", cflags=("-O1", "-g", "-fno-omit-frame-pointer"))
+    stacks, r = _sprof(ctx, w + " 0.5", "profile:hz:199 { @[ustack] = count(); }")
+    deep = [(f, n) for f, n in stacks if len(f) >= 127 and "deep" in _fn(f[-2])]
+    assert sum(n for _, n in deep) >= 20, r.out[-3000:]
+    assert all(f[-1] == "[truncated]" and len(f) == 128 for f, _ in deep), r.out[-3000:]
+    stacks, r = _sprof(ctx, w + " 0.3", "profile:hz:199 { @[ustack(5)] = count(); }")
+    assert stacks and not [f for f, _ in stacks if "[truncated]" in f], r.out[-3000:]
+
+
 def t_startup_loop(ctx):
     """System wide: 20 processes started by a shell after sprof is up."""
     _need_hook(ctx)
@@ -886,6 +900,7 @@ def tests(ctx):
     yield "startup/system_wide_shell_loop", t_startup_loop
     yield "startup/quiet_when_nothing_lost", t_startup_quiet_when_nothing_lost
     yield "no_unwind_info_truncated", t_no_unwind_info
+    yield "deep_stack_truncated", t_deep_stack_truncated
     yield "fp_only_mode", t_fp_only_mode
     yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
