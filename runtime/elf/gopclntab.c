@@ -247,6 +247,80 @@ bool sp_gopcln_line(const struct sp_gopcln *p, const struct sp_gofunc *f, uint64
 	return true;
 }
 
+/* --- inlined functions ----------------------------------------------------------------- */
+
+#define PCDATA_INLTREE 2   /* _PCDATA_InlTreeIndex */
+#define FUNCDATA_INLTREE 3 /* _FUNCDATA_InlTree */
+#define INLINE_DEPTH 32
+
+/* Entry t of f's pcdata (-1: none) or funcdata (UINT32_MAX: none) tables,
+ * after the _func header (40 bytes in 1.18, 44 from 1.20 with startLine). */
+static uint32_t func_table(const struct sp_gopcln *p, uint64_t func, bool funcdata, uint32_t t)
+{
+	uint64_t hdr = p->magic == GO120 ? 44 : 40;
+	uint32_t npcdata = (uint32_t)rd(p, func + 28, 4);
+	uint8_t nfuncdata = (uint8_t)rd(p, func + hdr - 1, 1);
+
+	if (!funcdata)
+		return t < npcdata ? (uint32_t)rd(p, func + hdr + 4ull * t, 4) : 0;
+	if (t >= nfuncdata)
+		return UINT32_MAX;
+	return (uint32_t)rd(p, func + hdr + 4ull * npcdata + 4ull * t, 4);
+}
+
+/* The inline tree index at pc: pcdata table 2 walked like pcsp. */
+static int64_t inl_index(const struct sp_gopcln *p, const struct sp_gofunc *f, uint64_t pc)
+{
+	uint32_t off = func_table(p, f->func, false, PCDATA_INLTREE);
+	struct pcvalue w = { .c = { .end = p->data + p->size }, .v = -1, .next = f->entry,
+			     .quantum = p->quantum, .first = true };
+
+	if (off == 0 || !at(p, p->pctab + off, 1))
+		return -1;
+	w.c.p = p->data + p->pctab + off;
+	while (pcv_next(&w))
+		if (pc < w.next)
+			return pc >= w.pc ? w.v : -1;
+	return -1;
+}
+
+int sp_gopcln_inlines(const struct sp_gopcln *p, const struct sp_gofunc *f, uint64_t pc,
+		      struct sp_goinline *out, int max)
+{
+	/* an inlinedCall: 1.18/1.19 {parent i16, funcID, pad, file, line,
+	 * nameOff, parentPc} (20 bytes), 1.20+ {funcID, pad[3], nameOff,
+	 * parentPc, startLine} (16) */
+	bool go120 = p->magic == GO120;
+	uint64_t size = go120 ? 16 : 20, name_at = go120 ? 4 : 12, ppc_at = go120 ? 8 : 16;
+	uint32_t tree = func_table(p, f->func, true, FUNCDATA_INLTREE);
+	int n = 0;
+	int64_t ix;
+
+	if (!p->gofunc || p->magic == GO116 || tree == UINT32_MAX || tree >= p->gofunc_size)
+		return 0;
+	for (ix = inl_index(p, f, pc); ix >= 0 && n < max && n < INLINE_DEPTH;
+	     ix = inl_index(p, f, pc)) {
+		uint64_t ent = tree + (uint64_t)ix * size, noff;
+		struct sp_gofunc outer = *f;
+		uint32_t name;
+		int32_t ppc;
+
+		if (ent + size > p->gofunc_size)
+			break;
+		memcpy(&ppc, p->gofunc + ent + ppc_at, 4); /* little-endian host and file */
+		memcpy(&name, p->gofunc + ent + name_at, 4);
+		noff = p->funcname + name;
+		if (ppc < 0 || !at(p, noff, 1) || !memchr(p->data + noff, '\0', p->size - noff))
+			break;
+		out[n] = (struct sp_goinline){ .name = (const char *)p->data + noff };
+		pc = f->entry + (uint64_t)ppc; /* the call site, in the next outer level */
+		if (!sp_gopcln_line(p, &outer, pc, &out[n].call_file, &out[n].call_line))
+			out[n].call_file = NULL, out[n].call_line = 0;
+		n++;
+	}
+	return n;
+}
+
 /* --- unwind rows ------------------------------------------------------------------------ */
 
 struct rows {
@@ -345,16 +419,70 @@ int sp_gopclntab_parse(struct sp_eh_table *t, const uint8_t *data, size_t size,
 	return err ? err : rows_from(t, &p);
 }
 
+/* The section of elf holding vaddr, its bytes from there on. */
+static const uint8_t *section_bytes(Elf *elf, uint64_t vaddr, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr >= sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || vaddr - sh.sh_addr >= d->d_size)
+			return NULL;
+		*size = d->d_size - (vaddr - sh.sh_addr);
+		return (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/* runtime.firstmoduledata, found (stripped binaries have no symbol for it)
+ * as the word in .noptrdata that points at the pclntab, checked by its
+ * ftab and text fields; its gofunc field (Go 1.18, 1.19: byte 304; 1.20+,
+ * after covctrs and ecovctrs: 320) locates go:func.*. */
+static void find_gofunc(struct sp_gopcln *p, Elf *elf, uint64_t pcln_addr)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = sp_elf_section(elf, ".noptrdata", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	uint64_t gofunc_at = p->magic == GO120 ? 320 : 304;
+
+	if (!d || !d->d_buf || p->magic == GO116)
+		return;
+	for (size_t off = 0; off + gofunc_at + 8 <= d->d_size; off += 8) {
+		const uint8_t *md = (const uint8_t *)d->d_buf + off;
+		uint64_t w[3];
+
+		memcpy(&w[0], md, 8);
+		memcpy(&w[1], md + 128, 8); /* ftab's pointer */
+		memcpy(&w[2], md + 176, 8); /* text */
+		if (w[0] != pcln_addr || w[1] != pcln_addr + p->functab ||
+		    (p->text_start && w[2] != p->text_start))
+			continue;
+		memcpy(&w[0], md + gofunc_at, 8);
+		p->gofunc = section_bytes(elf, w[0], &p->gofunc_size);
+		return;
+	}
+}
+
 int sp_gopcln__from_elf(struct sp_gopcln *p, Elf *elf)
 {
 	GElf_Shdr sh, text;
 	Elf_Scn *scn = sp_elf_section(elf, ".gopclntab", &sh);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	uint64_t text_start = sp_elf_section(elf, ".text", &text) ? text.sh_addr : 0;
+	int err;
 
 	if (!d || !d->d_buf || d->d_size == 0)
 		return -ENOENT;
-	return sp_gopcln_open(p, d->d_buf, d->d_size, text_start);
+	err = sp_gopcln_open(p, d->d_buf, d->d_size, text_start);
+	if (!err)
+		find_gofunc(p, elf, sh.sh_addr);
+	return err;
 }
 
 int sp_gopclntab__from_elf(struct sp_eh_table *t, Elf *elf)

@@ -4,7 +4,8 @@
  * symbolizer. A stripped Go binary (-ldflags=-s -w: no .symtab, no DWARF)
  * still carries .gopclntab, which names every function and maps every pc
  * to file:line for Go's own tracebacks; runtime/elf/syms.c reads its
- * functions and lines from here when the file has no .symtab.
+ * functions, lines and inlined functions from here when the file has no
+ * .symtab.
  *
  * Go binaries carry no .eh_frame, and a frame-pointer walk loses the caller
  * of every frameless leaf (its rbp is still the caller's). The Go runtime
@@ -42,6 +43,18 @@ struct sp_gopcln {
 	uint8_t quantum;
 	uint64_t nfunc, text_start;
 	uint64_t funcname, cutab, filetab, pctab, functab;
+	/* go:func.* (moduledata.gofunc), where FUNCDATA_InlTree points: its
+	 * bytes, when sp_gopcln__from_elf found the module data (Go 1.18+) */
+	const uint8_t *gofunc;
+	size_t gofunc_size;
+};
+
+/* One function inlined at a pc: its name, and where the next outer level
+ * called it (call_line 0: unknown). Strings point into the pclntab. */
+struct sp_goinline {
+	const char *name;
+	const char *call_file;
+	int call_line;
 };
 
 /* One function: [entry, end) in ELF virtual addresses, its name (in the
@@ -66,6 +79,13 @@ bool sp_gopcln_find(const struct sp_gopcln *p, uint64_t pc, struct sp_gofunc *f)
  * false when the tables do not say. file points into the pclntab. */
 bool sp_gopcln_line(const struct sp_gopcln *p, const struct sp_gofunc *f, uint64_t pc,
 		    const char **file, int *line);
+
+/* The functions inlined at pc inside f, innermost first, from the
+ * function's inline tree (FUNCDATA_InlTree, PCDATA_InlTreeIndex), as Go's
+ * tracebacks expand them; at most max, 0 when none or the tree is not
+ * reachable (no module data found). */
+int sp_gopcln_inlines(const struct sp_gopcln *p, const struct sp_gofunc *f, uint64_t pc,
+		      struct sp_goinline *out, int max);
 
 /* Append the rows of the pclntab at data[0, size) to t (unsorted: call
  * sp_eh_table__finish() after). text_start: the text address for Go 1.18+

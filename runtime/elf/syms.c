@@ -19,7 +19,8 @@
  * the PLT stubs, `memcpy@plt`, one per PLT relocation (an IRELATIVE one is
  * named after the IFUNC its resolver belongs to). A Go binary without
  * .symtab (-ldflags=-s) is named from its .gopclntab, as Go's own
- * tracebacks and `go tool addr2line` name it, file:line included.
+ * tracebacks and `go tool addr2line` name it, file:line and the functions
+ * the Go compiler inlined included.
  */
 #include "runtime/elf/syms.h"
 #include "runtime/elf/demangle.h"
@@ -945,6 +946,22 @@ bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int 
 	return e->has_go && go_line(e, vaddr, file, line);
 }
 
+/* A stripped Go binary's inlined functions at vaddr, from its pclntab. */
+static int go_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out, int max)
+{
+	struct sp_goinline in[SP_INLINE_MAX];
+	struct sp_gofunc f;
+	int n;
+
+	if (!sp_gopcln_find(&e->go, vaddr, &f))
+		return 0;
+	n = sp_gopcln_inlines(&e->go, &f, vaddr, in, max < SP_INLINE_MAX ? max : SP_INLINE_MAX);
+	for (int i = 0; i < n; i++)
+		out[i] = (struct sp_inline){ .name = in[i].name, .call_file = in[i].call_file,
+					     .call_line = in[i].call_line };
+	return n;
+}
+
 int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out, int max)
 {
 	if (!e->inlines_tried) {
@@ -953,5 +970,9 @@ int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out
 		if (!e->inlines && e->dbg)
 			e->inlines = sp_inlines__load(e->elf);
 	}
-	return e->inlines ? sp_inlines__find(e->inlines, vaddr, out, max) : 0;
+	if (e->inlines)
+		return sp_inlines__find(e->inlines, vaddr, out, max);
+	if (!e->loaded)
+		load_syms(e);
+	return e->has_go ? go_inlines(e, vaddr, out, max) : 0;
 }
