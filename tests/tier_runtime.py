@@ -178,8 +178,10 @@ def t_child_follows_make_like_perf(ctx):
     mk = ctx.write("follow.mk", "all: a b\na:\n\t%s 1 >/dev/null\nb:\n\t%s 1 >/dev/null\n" % (wl, wl))
     data = os.path.join(ctx.workdir, "follow.perf")
     for attempt in range(2):  # one retry: sampling noise on a loaded machine
-        r = ctx.run(["perf", "record", "-q", "-F", "199", "-o", data, "--", ctx.sprof, "-q", "-c",
-                     "make -s -j2 -f " + mk, FOLLOW_PROG], timeout=120)
+        # 999 Hz: a few hundred samples even on a loaded machine, where the
+        # two samplers' noise stays well inside 10 % (at 199 Hz, ~55 each, it did not)
+        r = ctx.run(["perf", "record", "-q", "-F", "999", "-o", data, "--", ctx.sprof, "-q", "-c",
+                     "make -s -j2 -f " + mk, FOLLOW_PROG.replace("199", "999")], timeout=120)
         assert r.rc == 0, r
         ours = {pid: n for (pid, comm), n in _pid_comm_counts(r.out).items() if comm == "hotwarm"}
         p = ctx.run(["perf", "script", "-i", data, "-F", "pid,comm"], timeout=60)
@@ -190,10 +192,10 @@ def t_child_follows_make_like_perf(ctx):
         print("    make -j2: sprof %s, perf %s (samples by worker pid)"
               % (sorted(ours.items()), sorted(theirs.items())))
         tot, ptot = sum(ours.values()), sum(theirs.values())
-        if ptot >= 40 and abs(tot - ptot) <= 0.1 * ptot:
+        if ptot >= 100 and abs(tot - ptot) <= 0.1 * ptot:
             break
     assert len(theirs) == 2 and set(ours) == set(theirs), (ours, theirs, r.out)
-    assert ptot >= 40 and abs(tot - ptot) <= 0.1 * ptot, (ours, theirs)
+    assert ptot >= 100 and abs(tot - ptot) <= 0.1 * ptot, (ours, theirs)
 
 
 def t_pid_follows_children(ctx):
