@@ -117,6 +117,7 @@ enum {
 	OPT_INFO,
 	OPT_USDT_FILE_ACTIVATION,
 	OPT_NO_INLINE,
+	OPT_NO_FOLLOW,
 };
 
 static void usage(FILE *f)
@@ -130,8 +131,10 @@ static void usage(FILE *f)
 		"                    [--since TIME] [--until TIME]   a fleet's profile from ClickHouse\n"
 		"\n"
 		"  -e TEXT          program text\n"
-		"  -p PID           trace only this process (all its threads)\n"
-		"  -c 'CMD ARGS'    run CMD, trace only it, stop when it exits\n"
+		"  -p PID           trace only this process (its threads) and its descendants\n"
+		"  -c 'CMD ARGS'    run CMD, trace only it and the processes it starts, stop\n"
+		"                   when it exits (with its status)\n"
+		"  --no-follow      -c, -p: only the process itself, not its children\n"
 		"  -o FILE          write the report to FILE (format from its extension)\n"
 		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope,\n"
 		"                   residency\n"
@@ -147,7 +150,7 @@ static void usage(FILE *f)
 		"  --usdt-file-activation\n"
 		"                   accepted for bpftrace: USDT semaphores are always raised\n"
 		"                   in every process that maps the file\n"
-		"  --duration TIME  stop after TIME (10s, 500ms, 2m)\n"
+		"  --duration TIME  stop TIME after the probes are attached (10s, 500ms, 2m)\n"
 		"  --continuous PERIOD  never stop sampling; report every PERIOD (10s, 500ms,\n"
 		"                   1m): to stdout, to -o FILE (%%t: the period's UTC time),\n"
 		"                   to --export\n"
@@ -632,6 +635,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_EMIT_ELF: c->emit_elf = arg; break;
 	case OPT_NO_STATUS: c->run.status_line = false; break;
 	case OPT_NO_INLINE: c->run.no_inline = true; break;
+	case OPT_NO_FOLLOW: c->run.no_follow = true; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
 	case OPT_PARAM: return add_script_kv(c, argc, arg) ? -ENOMEM : 0;
@@ -706,6 +710,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"info", no_argument, NULL, OPT_INFO},
 		{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+		{"no-follow", no_argument, NULL, OPT_NO_FOLLOW},
 		{NULL, 0, NULL, 0},
 	};
 	int opt, err;
@@ -922,6 +927,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.dump_ir = c->dump == DUMP_IR ? stdout : NULL,
 		.dump_ir_raw = c->dump == DUMP_IR_RAW ? stdout : NULL,
 		.interp = c->run.interp,
+		.follow = (c->run.cmd || c->run.pid) && !c->run.no_follow,
 		.helper_checks = c->run.helper_checks,
 		.compat = c->bpf_compat >= 0 ? c->bpf_compat : !sp_info_has_bpf_loop(),
 	};

@@ -280,6 +280,10 @@ int sp_probe_type_of(const char *name_or_alias);
 #define SP_MAP_CONFIG "sp_config" /* ARRAY[1] of struct sp_config, written after load */
 #define SP_MAP_FILL "sp_fill"     /* ARRAY[1 + nmaps] u64: keys inserted since the last drain */
 #define SP_MAP_DRAIN_RING "sp_drain_ring" /* RINGBUF: u64 fill slots that reached their mark */
+#define SP_MAP_FOLLOW "sp_follow" /* HASH u32 tgid -> u8: the -c/-p target's descendants */
+#define SP_FOLLOW_PROG_PREFIX "sp_follow_" /* hidden programs that fill SP_MAP_FOLLOW */
+#define SP_FOLLOW_PROG_FORK "sp_follow_fork"
+#define SP_FOLLOW_PROG_EXIT "sp_follow_exit"
 #define SP_MAP_LOST "sp_lost"     /* PERCPU_ARRAY[SP_LOST__COUNT] u64: samples lost or cut, by cause */
 
 /* Causes counted in SP_MAP_LOST (map full, ring buffer full and stack map
@@ -311,6 +315,9 @@ struct sp_config {
 	uint32_t drain_at;   /* new keys in a drained map that wake the drain thread (0: never) */
 	uint32_t stack_drain_at; /* the same for sp_stacks */
 	uint32_t test_hash_bits; /* tests only: stack ids keep this many low bits (0: 64) */
+	uint32_t follow;     /* the target's descendants pass the filter too (SP_MAP_FOLLOW) */
+	uint32_t fork_child_off; /* sched_process_fork record: offset of child_pid (0: unknown) */
+	uint32_t exit_group_dead_off; /* sched_process_exit record: group_dead (0: unknown) */
 };
 
 #endif

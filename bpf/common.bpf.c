@@ -12,6 +12,11 @@
  * CPython get the Python frames appended after the native ones
  * (bpf/python.bpf.c, struct sp_stack_val.ninterp); pystack takes only those.
  *
+ * The process tree: with -c and -p the target's descendants pass the
+ * filter too (sp_follow, filled by the hidden programs sp_follow_fork and
+ * sp_follow_exit on sched_process_fork/exit; codegen keeps them only when
+ * following).
+ *
  * New processes: the first user stack from a process sends SP_EV_NEWPID on
  * the ring buffer, so user space snapshots /proc/PID/maps while the process
  * is alive and can symbolize it after it exits.
@@ -100,9 +105,25 @@ struct {
 	__type(value, __u8);
 } swf_target_tids SEC(".maps");
 
-/* -p/-c: only the target's events; system wide: everything but sprof.
- * Nothing once the run has stopped (END and the report come before the
- * slow detach). */
+/* Processes descended from the -c/-p target, by tgid (thread ids of their
+ * threads too: a fork record cannot tell a thread from a process; they go
+ * when the thread exits). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} sp_follow SEC(".maps");
+
+static __always_inline int is_target(const struct sp_config *c, __u32 tgid)
+{
+	return tgid == c->target_pid || (c->follow && bpf_map_lookup_elem(&sp_follow, &tgid));
+}
+
+/* -p/-c: only the target's events (and its descendants' when following);
+ * system wide: everything but sprof. Nothing once the run has stopped (END
+ * and the report come before the slow detach). */
 SP_NODEBUG int sp_filter(void)
 {
 	__u32 zero = 0;
@@ -115,7 +136,46 @@ SP_NODEBUG int sp_filter(void)
 		return 0;
 	if (c->target_pid == 0)
 		return tgid != c->self_pid || c->self_pid == 0;
-	return tgid == c->target_pid;
+	return is_target(c, tgid);
+}
+
+/* sched_process_fork, in the parent's context: a child of a followed
+ * process is followed from its first instruction. */
+SEC("tracepoint/sched/sched_process_fork") int sp_follow_fork(void *ctx)
+{
+	__u32 zero = 0, child = 0;
+	__u8 one = 1;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	if (!c || !c->follow || c->fork_child_off == 0 || c->fork_child_off > 4096 ||
+	    !is_target(c, (__u32)(bpf_get_current_pid_tgid() >> 32)))
+		return 0;
+	if (bpf_probe_read_kernel(&child, sizeof(child), (char *)ctx + c->fork_child_off) == 0)
+		bpf_map_update_elem(&sp_follow, &child, &one, BPF_ANY);
+	return 0;
+}
+
+/* sched_process_exit, in the exiting thread: a thread's entry goes, and
+ * the process's with its last thread (group_dead). */
+SEC("tracepoint/sched/sched_process_exit") int sp_follow_exit(void *ctx)
+{
+	__u32 zero = 0;
+	__u8 dead = 0;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, tgid = (__u32)(id >> 32);
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	if (!c || !c->follow)
+		return 0;
+	if (tid != tgid)
+		bpf_map_delete_elem(&sp_follow, &tid);
+	if (c->exit_group_dead_off == 0 || c->exit_group_dead_off > 4096)
+		dead = tid == tgid; /* an older kernel: the leader's exit ends it */
+	else if (bpf_probe_read_kernel(&dead, sizeof(dead), (char *)ctx + c->exit_group_dead_off))
+		dead = tid == tgid;
+	if (dead)
+		bpf_map_delete_elem(&sp_follow, &tgid);
+	return 0;
 }
 
 /* The event belongs to the target when current is one of its threads
@@ -127,7 +187,7 @@ static __always_inline int filter_tid_field(void *ctx, struct sp_config *c, __u3
 	__u8 one = 1;
 	__u64 id = bpf_get_current_pid_tgid();
 
-	if ((__u32)(id >> 32) == c->target_pid) {
+	if (is_target(c, (__u32)(id >> 32))) {
 		__u32 tid = (__u32)id;
 		bpf_map_update_elem(&swf_target_tids, &tid, &one, BPF_ANY);
 		return 1;

@@ -211,10 +211,10 @@ LLVMValueRef cg_cgroupid_call(struct cg *g, const struct sp_node *n);
 /* cg_builtins_more.c: bswap, strcontains, strerror, cgroup_path, macaddr,
  * pton, join, debugf; NULL when n is none of them */
 LLVMValueRef cg_call_more(struct cg *g, const struct sp_node *n);
-/* cg_interp.c (--interp) */
-bool cg_is_interp_prog(LLVMValueRef f);
+/* cg_interp.c (--interp, hidden programs) */
+int cg_hidden_prog(const struct cg *g, LLVMValueRef f, bool final);
 void cg_interp_source(struct cg *g);
-void cg_drop_interp_progs(struct cg *g);
+void cg_drop_hidden_progs(struct cg *g);
 
 /* cg_stmt.c */
 /* A plan.printfs entry (fmt copied, may be NULL); its index or -1. */

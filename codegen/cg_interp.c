@@ -1,4 +1,4 @@
-/* codegen/cg_interp.c: where stacks get their interpreter frames (--interp) and its hidden programs.
+/* codegen/cg_interp.c: where stacks get their interpreter frames (--interp); hidden programs.
  *
  * The helper bitcode holds both sources of interpreter frames: the
  * memory walks (bpf/python.bpf.c, bpf/ruby.bpf.c: what take_stack() calls) and the
@@ -6,22 +6,37 @@
  * keep them. --interp usdt points the calls at the latter and keeps its
  * programs (when a probe takes a user stack); --interp off points them at
  * stubs; otherwise the programs are dropped like unused helpers.
+ *
+ * The same goes for the programs that follow the -c/-p target's process
+ * tree (bpf/common.bpf.c sp_follow_*): kept when the driver asks
+ * (opts->follow), dropped otherwise.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "abi/interp_usdt.h"
+#include "abi/plan.h"
 #include "codegen/cg.h"
 
-/* The hidden programs of --interp usdt (bpf/interp_usdt.bpf.c): kept as
- * programs in that mode, dropped like unused helpers otherwise. */
-bool cg_is_interp_prog(LLVMValueRef f)
+static bool has_prefix(LLVMValueRef f, const char *prefix)
 {
 	size_t len;
 	const char *name = LLVMGetValueName2(f, &len);
 
-	return len > strlen(SP_IU_PROG_PREFIX) &&
-	       !strncmp(name, SP_IU_PROG_PREFIX, strlen(SP_IU_PROG_PREFIX));
+	return len > strlen(prefix) && !strncmp(name, prefix, strlen(prefix));
+}
+
+/* -1: f is no hidden program; else whether this compile keeps it as a
+ * program. At link time (final false) the plan is not complete yet: an
+ * --interp usdt program is kept until finish() knows whether a probe
+ * takes a user stack. */
+int cg_hidden_prog(const struct cg *g, LLVMValueRef f, bool final)
+{
+	if (has_prefix(f, SP_IU_PROG_PREFIX))
+		return g->opts->interp == SP_INTERP_USDT && (!final || g->plan->uses_ustack);
+	if (has_prefix(f, SP_FOLLOW_PROG_PREFIX))
+		return g->opts->follow;
+	return -1;
 }
 
 static void replace_fn(struct cg *g, const char *from, const char *to)
@@ -33,8 +48,8 @@ static void replace_fn(struct cg *g, const char *from, const char *to)
 }
 
 /* The used-list `name` (clang puts SEC() functions there) without the
- * hidden programs. */
-static void unuse_interp_progs(struct cg *g, const char *name)
+ * hidden programs this compile drops. */
+static void unuse_hidden_progs(struct cg *g, const char *name)
 {
 	LLVMValueRef used = LLVMGetNamedGlobal(g->M, name), init, *keep, nu;
 	int n, k = 0;
@@ -48,7 +63,7 @@ static void unuse_interp_progs(struct cg *g, const char *name)
 	for (int i = 0; i < n; i++) {
 		LLVMValueRef v = LLVMGetOperand(init, i);
 
-		if (!LLVMIsAFunction(v) || !cg_is_interp_prog(v))
+		if (!LLVMIsAFunction(v) || cg_hidden_prog(g, v, true) != 0)
 			keep[k++] = v;
 	}
 	if (k == n) {
@@ -64,20 +79,18 @@ static void unuse_interp_progs(struct cg *g, const char *name)
 	LLVMSetValueName2(nu, name, strlen(name));
 }
 
-/* Outside --interp usdt, or when no probe takes a user stack, the hidden
- * programs go, before the unused helpers (what only they used goes with
- * them). */
-void cg_drop_interp_progs(struct cg *g)
+/* Outside --interp usdt, or when no probe takes a user stack, its hidden
+ * programs go, and the following ones when not following, before the
+ * unused helpers (what only they used goes with them). */
+void cg_drop_hidden_progs(struct cg *g)
 {
 	LLVMValueRef f, next;
 
-	if (g->opts->interp == SP_INTERP_USDT && g->plan->uses_ustack)
-		return;
-	unuse_interp_progs(g, "llvm.used");
-	unuse_interp_progs(g, "llvm.compiler.used");
+	unuse_hidden_progs(g, "llvm.used");
+	unuse_hidden_progs(g, "llvm.compiler.used");
 	for (f = LLVMGetFirstFunction(g->M); f; f = next) {
 		next = LLVMGetNextFunction(f);
-		if (LLVMIsDeclaration(f) || !cg_is_interp_prog(f))
+		if (LLVMIsDeclaration(f) || cg_hidden_prog(g, f, true) != 0)
 			continue;
 		/* the old used-lists' arrays are dead constants that still use it */
 		LLVMReplaceAllUsesWith(f, LLVMConstNull(LLVMTypeOf(f)));

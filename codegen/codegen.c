@@ -134,7 +134,7 @@ static int link_helpers(struct cg *g)
 	for (LLVMValueRef f = LLVMGetFirstFunction(g->M); f; f = LLVMGetNextFunction(f)) {
 		if (LLVMIsDeclaration(f) || is_global_helper(f))
 			continue;
-		if (cg_is_interp_prog(f) && g->opts->interp == SP_INTERP_USDT) {
+		if (cg_hidden_prog(g, f, false) == 1) { /* stays a program */
 			LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-cpu", 10);
 			LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
 							 "target-features", 15);
@@ -749,7 +749,7 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	double dummy = 0;
 	int err;
 
-	cg_drop_interp_progs(g);
+	cg_drop_hidden_progs(g);
 	drop_unused_helpers(g);
 	drop_unused_maps(g);
 	LLVMDIBuilderFinalize(g->D);

@@ -41,6 +41,7 @@ struct sp_codegen_opts {
 	int (*sym_addr)(void *ctx, const char *binary, const char *name, uint64_t *addr);
 	void *sym_ctx;
 	int interp;          /* enum sp_interp_mode (abi/interp_usdt.h): 0 the memory walk */
+	bool follow;         /* keep the programs that follow the -c/-p target's children */
 	/* -k: count failed delete()s in SP_MAP_LOST; -kk (2): failed reads of
 	 * probed memory too (a branch after each read). 0: no checks. */
 	int helper_checks;

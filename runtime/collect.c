@@ -224,9 +224,17 @@ static struct stack_slot *cache_find(struct sp_collector *c, uint64_t id, uint32
 	return &c->slots[j];
 }
 
+static struct sp_frame truncated_frame(void)
+{
+	return (struct sp_frame){ .addr = SP_UNW_IP_TRUNCATED, .sym = "[truncated]",
+				  .kind = SP_FRAME_UNKNOWN };
+}
+
 /* The native frames of a stack, symbolized, each user frame after the
  * functions inlined at it; *n of them in a malloc'd array, NULL when
- * memory runs out. */
+ * memory runs out. A stack that filled all SP_MAX_FRAMES slots was cut
+ * there (not at a limit the program asked for: those are below it) and
+ * ends in a [truncated] frame, as one the unwinder could not finish. */
 static struct sp_frame *native_frames(struct sp_collector *c, const uint64_t *ip, uint32_t nr,
 				      uint32_t pid, bool kernel, bool *truncated, int *n)
 {
@@ -242,8 +250,7 @@ static struct sp_frame *native_frames(struct sp_collector *c, const uint64_t *ip
 		if (i == nr)
 			break;
 		if (!kernel && ip[i] == SP_UNW_IP_TRUNCATED) {
-			v[k++] = (struct sp_frame){ .addr = ip[i], .sym = "[truncated]",
-						    .kind = SP_FRAME_UNKNOWN };
+			v[k++] = truncated_frame();
 			*truncated = true;
 		} else if (kernel) {
 			sp_symbolize_kernel(c->sym, ip[i], i == 0, &v[k++]);
@@ -251,6 +258,10 @@ static struct sp_frame *native_frames(struct sp_collector *c, const uint64_t *ip
 			k += sp_symbolize_user_inline(c->sym, (pid_t)pid, ip[i], i == 0, &v[k],
 						      SP_INLINE_MAX + 1);
 		}
+	}
+	if (nr >= SP_MAX_FRAMES && !*truncated) { /* room: grown above */
+		v[k++] = truncated_frame();
+		*truncated = true;
 	}
 	*n = k;
 	return v;

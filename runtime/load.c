@@ -661,11 +661,9 @@ int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struc
 	return 0;
 }
 
-/* Where a sched tracepoint's record keeps a thread id (sched_switch:
- * next_pid, sched_wakeup: pid), for the -p filter of off-CPU and run-queue
- * scripts (bpf/common.bpf.c sp_filter_switch, sp_filter_wakeup); 0 when
- * tracefs cannot say. */
-static uint32_t sched_tid_offset(const char *event, const char *field)
+/* Where a sched tracepoint's record keeps a field of `size` bytes (0 when
+ * tracefs cannot say). */
+static uint32_t sched_field_offset(const char *event, const char *field, uint32_t size)
 {
 	struct sp_tracefs_field *f = NULL;
 	uint32_t off = 0;
@@ -674,10 +672,19 @@ static uint32_t sched_tid_offset(const char *event, const char *field)
 	if (sp_tracepoint_fields("sched", event, &f, &n))
 		return 0;
 	for (int i = 0; i < n; i++)
-		if (!strcmp(f[i].name, field) && f[i].size == 4)
+		if (!strcmp(f[i].name, field) && f[i].size == size)
 			off = f[i].offset;
 	sp_tracefs_fields_free(f, n);
 	return off;
+}
+
+/* Where a sched tracepoint's record keeps a thread id (sched_switch:
+ * next_pid, sched_wakeup: pid), for the -p filter of off-CPU and run-queue
+ * scripts (bpf/common.bpf.c sp_filter_switch, sp_filter_wakeup), and the
+ * child of a fork for following the target's children. */
+static uint32_t sched_tid_offset(const char *event, const char *field)
+{
+	return sched_field_offset(event, field, 4);
 }
 
 int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
@@ -699,6 +706,12 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
 	if (target && bpf_object__find_map_by_name(l->obj, "swf_target_tids")) {
 		c.switch_next_pid_off = sched_tid_offset("sched_switch", "next_pid");
 		c.wakeup_pid_off = sched_tid_offset("sched_wakeup", "pid");
+	}
+	/* the hidden programs are there: -c or -p without --no-follow */
+	if (target && bpf_object__find_program_by_name(l->obj, SP_FOLLOW_PROG_FORK)) {
+		c.follow = 1;
+		c.fork_child_off = sched_tid_offset("sched_process_fork", "child_pid");
+		c.exit_group_dead_off = sched_field_offset("sched_process_exit", "group_dead", 1);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock: `elapsed` */
 	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;

@@ -17,7 +17,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 #include "runtime/outpath.h"
 #include "runtime/printf.h"
 #include "abi/interp_usdt.h"
+#include "runtime/attach/follow.h"
 #include "runtime/attach/interp_usdt.h"
 #include "runtime/attach/probe.h"
 #include "runtime/attach/resolve.h"
@@ -103,6 +103,7 @@ struct run {
 	bool masked, stop;
 	bool stop_signal;         /* stopped by SIGINT, SIGTERM or SIGHUP */
 	int exit_code;        /* exit(code): the first one wins */
+	bool exited;          /* exit() ended the run (not the -c command's end) */
 	uint32_t *pids;       /* processes whose mappings were read after their first sample */
 	size_t npids, pidcap; /* open addressing, pidcap a power of two */
 	int saved_stdout;     /* -o with text/json: stdout while it points at the file */
@@ -558,8 +559,10 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 
 	switch (h->type) {
 	case SP_EV_EXIT:
-		if (!r->stop)
+		if (!r->stop) {
 			r->exit_code = (int)(h->arg & 0xff);
+			r->exited = true;
+		}
 		r->stop = true;
 		return 0;
 	case SP_EV_NEWPID:
@@ -861,7 +864,7 @@ static int setup_loop(struct run *r)
 	if (!err)
 		err = epoll_add(r, r->tgt.pidfd, TAG_TARGET);
 	/* without it (no perf events) tables come at first samples, as before */
-	r->sb = r->unw ? sp_sideband__open(r->unw, r->tgt.pid) : NULL;
+	r->sb = r->unw ? sp_sideband__open(r->unw, r->tgt.pid, sp_follow_map_fd(r->ld->obj)) : NULL;
 	if (!err)
 		err = epoll_add(r, sp_sideband__fd(r->sb), TAG_SIDEBAND);
 	return err;
@@ -1044,64 +1047,13 @@ static void stop_probes(struct run *r)
 	}
 }
 
-#define DETACH_THREADS 8
-
-struct detach_job {
-	struct sp_links *l;
-	int first, step;
-};
-
-/* Every step-th link or raw perf fd from first on; each one done is
- * cleared (NULL, -1) for sp_links_destroy(). */
-static void *detach_some(void *arg)
-{
-	struct detach_job *j = arg;
-	struct sp_links *l = j->l;
-
-	for (int i = j->first; i < l->n + l->nfds; i += j->step) {
-		if (i < l->n) {
-			bpf_link__destroy(l->v[i]);
-			l->v[i] = NULL;
-		} else {
-			close(l->fds[i - l->n]);
-			l->fds[i - l->n] = -1;
-		}
-	}
-	return NULL;
-}
-
-/* Destroys the links from several threads: the kernel's grace periods of
- * independent detaches overlap (360 syscall tracepoints: 26 s one by one,
- * 11-15 s with 8 threads). A thread that cannot start leaves its share to
- * sp_links_destroy(), which skips what is gone. */
-static void detach_links(struct sp_links *l)
-{
-	pthread_t t[DETACH_THREADS];
-	struct detach_job jobs[DETACH_THREADS];
-	bool started[DETACH_THREADS] = { false };
-	int nt = l->n + l->nfds;
-
-	if (nt > DETACH_THREADS)
-		nt = DETACH_THREADS;
-	if (nt < 2)
-		nt = 0; /* one link: no thread */
-	for (int k = 0; k < nt; k++) {
-		jobs[k] = (struct detach_job){ .l = l, .first = k, .step = nt };
-		started[k] = pthread_create(&t[k], NULL, detach_some, &jobs[k]) == 0;
-	}
-	for (int k = 0; k < nt; k++)
-		if (started[k])
-			pthread_join(t[k], NULL);
-	sp_links_destroy(l);
-}
-
 static int finish_periods(struct run *r)
 {
 	int err = sp_continuous__finish(r->cont);
 
 	sp_unwind__print_summary(r->unw, stderr);
 	sp_python__warn(r->py, stderr);
-	detach_links(&r->links);
+	sp_links_detach(&r->links);
 	return err;
 }
 
@@ -1178,7 +1130,7 @@ static int finish(struct run *r)
 		sp_unwind__print_stats(r->unw, stderr);
 		sp_collect_print_stats(r->coll, stderr);
 	}
-	detach_links(&r->links);
+	sp_links_detach(&r->links);
 	return err;
 }
 
@@ -1288,6 +1240,8 @@ static int start(struct run *r)
 	 * probes resolve and attach system wide and BPF filters on its pid */
 	r->watches = sp_watches_new(r->ld->obj, r->plan, r->cpus, r->actx.ncpus);
 	err = attach_all(r);
+	if (err >= 0 && r->tgt.pid) /* before the -c child runs its first instruction */
+		err = sp_follow_attach(r->ld->obj, r->tgt.pid, !r->tgt.child, &r->links);
 	if (err < 0)
 		return err;
 	if (!r->tgt.child && (err = attach_interp(r)) < 0)
@@ -1303,6 +1257,7 @@ static int start(struct run *r)
 		return err;
 	if (r->tgt.child) { /* read again at its first sample, when ld.so is done */
 		read_pid(r, (uint32_t)r->tgt.pid);
+		sp_unwind__started(r->unw); /* before it runs its program's first instruction */
 		queue_reread(r, (uint32_t)r->tgt.pid);
 		err = attach_interp(r); /* its interpreter is mapped now */
 		sp_target__resume(&r->tgt);
@@ -1332,6 +1287,11 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 		err = loop(&r);
 	if (!err)
 		err = finish(&r);
+	/* exit(N) wins; else a -c command that ended gives its own status
+	 * (bpftrace -c does not: 0 there); a command still running when the
+	 * run ends (Ctrl-C, --duration) is ended by sprof: 0 */
+	if (!err && !r.exited && sp_target__exit_status(&r.tgt) >= 0)
+		r.exit_code = sp_target__exit_status(&r.tgt);
 	run_destroy(&r);
 	return err ? 1 : r.exit_code;
 }

@@ -41,6 +41,7 @@ struct sp_run_opts {
 	uint32_t log_size;      /* BPFTRACE_LOG_SIZE: verifier log buffer; 0 = 16 MiB */
 	int helper_checks;      /* -k: 1 warns of failed map updates, -kk: 2 also of failed reads */
 	bool no_inline;         /* --no-inline: no frames for inlined functions */
+	bool no_follow;         /* --no-follow: -c/-p trace one process, not its descendants */
 	const char *export_url; /* --export clickhouse://...; NULL = none */
 	const char *host_name;  /* --host-name for exported rows; NULL = gethostname() */
 	uint64_t retention_s;   /* --retention: drop exported days older than this */

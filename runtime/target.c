@@ -273,6 +273,7 @@ int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
 {
 	memset(t, 0, sizeof(*t));
 	t->go_fd = t->err_fd = t->pidfd = -1;
+	t->wstatus = -1;
 	if (cmd && pid) {
 		fprintf(stderr, "sprof: -p and -c cannot be used together\n");
 		return -EINVAL;
@@ -330,6 +331,14 @@ static void wait_exec_mapped(pid_t pid)
 		nanosleep(&pause, NULL);
 }
 
+/* waitpid() said w (-1: failed) with status st: the child is gone. */
+static void reaped(struct sp_target *t, pid_t w, int st)
+{
+	t->reaped = w >= 0;
+	if (w >= 0)
+		t->wstatus = st;
+}
+
 /* Traced child: passes on any signal that stops it, until the exec event
  * stop (or its end). */
 static void wait_exec_stop(struct sp_target *t)
@@ -342,7 +351,7 @@ static void wait_exec_stop(struct sp_target *t)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
-			t->reaped = w >= 0;
+			reaped(t, w, st);
 			t->traced = false;
 			return;
 		}
@@ -387,7 +396,7 @@ static bool wait_breakpoint(struct sp_target *t, uint64_t entry)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
-			t->reaped = w >= 0;
+			reaped(t, w, st);
 			return false;
 		}
 		if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && st >> 16 == 0 &&
@@ -470,14 +479,25 @@ void sp_target__resume(struct sp_target *t)
 
 bool sp_target__gone(struct sp_target *t)
 {
+	int st;
+
 	if (!t->pid)
 		return false;
 	if (t->child) {
-		if (!t->reaped && waitpid(t->pid, NULL, WNOHANG) == t->pid)
-			t->reaped = true;
+		if (!t->reaped && waitpid(t->pid, &st, WNOHANG) == t->pid)
+			reaped(t, t->pid, st);
 		return t->reaped;
 	}
 	return kill(t->pid, 0) && errno == ESRCH;
+}
+
+int sp_target__exit_status(const struct sp_target *t)
+{
+	if (!t->child || !t->reaped || t->wstatus < 0)
+		return -1;
+	if (WIFSIGNALED(t->wstatus))
+		return 128 + WTERMSIG(t->wstatus);
+	return WIFEXITED(t->wstatus) ? WEXITSTATUS(t->wstatus) : -1;
 }
 
 void sp_target__destroy(struct sp_target *t)
@@ -502,4 +522,5 @@ void sp_target__destroy(struct sp_target *t)
 	free(t->cmd);
 	memset(t, 0, sizeof(*t));
 	t->go_fd = t->err_fd = t->pidfd = -1;
+	t->wstatus = -1;
 }

@@ -10,6 +10,7 @@ struct sp_target {
 	bool child;     /* started by us with -c */
 	bool running;   /* child released and exec'd */
 	bool reaped;
+	int wstatus;    /* the child's wait status once reaped; -1: not known */
 	bool traced;    /* ptrace-seized while held: stops once exec is done */
 	bool stopped;   /* in that stop: its mappings are complete; resume() */
 	int go_fd;      /* write end: one byte releases the held child */
@@ -39,6 +40,9 @@ int sp_target__release(struct sp_target *t, void (*at_exec)(void *ctx), void *ct
 void sp_target__resume(struct sp_target *t);
 /* Reaps the child if it exited; true when the target is gone. */
 bool sp_target__gone(struct sp_target *t);
+/* A reaped child's exit status, as a shell gives it: its exit code, or 128
+ * + the signal that killed it; -1 while it runs or when it is not known. */
+int sp_target__exit_status(const struct sp_target *t);
 /* Kills a held or still-running child, closes fds. Accepts a zeroed target. */
 void sp_target__destroy(struct sp_target *t);
 

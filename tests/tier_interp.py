@@ -702,6 +702,7 @@ def tests(ctx):
     yield "usdt_ruby_not_firing", t_usdt_ruby_not_firing
     yield "ruby_mixed", t_rb_mixed
     yield "ruby_attach", t_rb_attach
+    yield "ruby_internal_path", t_rb_internal_path
     yield "ruby_native_between", t_rb_native_between
     yield "ruby_threads", t_rb_threads
     # Debian sid's ruby 3.3 (libruby-3.3, hidden symbols) in tests/distro.py's chroot
@@ -1184,6 +1185,25 @@ def t_rb_mixed(ctx, exe=RUBY):
     assert share >= 0.90, "only %.1f %% of the samples carry Ruby frames" % (100 * share)
     assert 1.5 <= ratio <= 2.5, "fib:slow %.2f, want 2.0 within 25 %%" % ratio
     assert RB_UNKNOWN not in r.out, r.out[:3000]
+
+
+def t_rb_internal_path(ctx):
+    """RubyGems defines Kernel#require under "<internal:/.../kernel_require.rb>"
+    (hidden from Ruby's backtraces): its frames name kernel_require.rb, not
+    "kernel_require.rb>" (the base name of the wrapped path)."""
+    _require_ruby(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_rb_require.rb", "t = Time.now\n"
+                       "require 'json' while Time.now - t < 1.0\n")
+    r = rb_profile(ctx, script)
+    files = {}
+    for _, frames, c in parse_stacks(r.out):
+        for f in frames:
+            p = rb_frame(f)
+            if p and p[1]:
+                files[p[1]] = files.get(p[1], 0) + c
+    assert not [f for f in files if f.endswith(">") and not f.startswith("<")], files
+    assert files.get("kernel_require.rb", 0) >= 5, files
 
 
 def t_rb_attach(ctx, exe=RUBY):

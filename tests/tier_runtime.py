@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 
 from helpers import read_pty, text_stacks  # noqa: E402
@@ -142,6 +143,82 @@ def t_pid_exit_ends_run(ctx):
     assert r.secs < 5, r
 
 
+FOLLOW_PROG = "profile:hz:199 { @[pid, comm] = count(); }"
+
+
+def _pid_comm_counts(out):
+    return {(int(p), c): int(n) for p, c, n in re.findall(r"^@\[(\d+), (\S+)\]: (\d+)$", out, re.M)}
+
+
+def t_child_follows_process_tree(ctx):
+    """-c follows the process tree: both workloads a shell starts (one in
+    the background, one in the foreground) are sampled; --no-follow keeps
+    to the shell itself."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    cmd = "sh -c '%s 0.5 & %s 0.5; wait'" % (wl, wl)
+    r = ctx.sprof_run("-q", "-c", cmd, FOLLOW_PROG, timeout=60)
+    assert r.rc == 0, r
+    kids = {pid: n for (pid, comm), n in _pid_comm_counts(r.out).items() if comm == "hotwarm"}
+    assert len(kids) == 2 and min(kids.values()) >= 5, r.out
+    r = ctx.sprof_run("-q", "--no-follow", "-c", cmd, FOLLOW_PROG, timeout=60)
+    assert r.rc == 0, r
+    assert not [k for k in _pid_comm_counts(r.out) if k[1] == "hotwarm"], r.out
+
+
+def t_child_follows_make_like_perf(ctx):
+    """-c 'make -j2': every worker (make -> sh -> workload, exec'd) is
+    sampled, within 10 % of what perf counts for it in the same run (perf
+    record follows sprof and its children: the same CPU time is measured
+    twice, so a loaded machine changes both alike)."""
+    ctx.require_bpf()
+    ctx.require_tool("perf")
+    ctx.require_tool("make")
+    wl = ctx.workload("hotwarm")
+    mk = ctx.write("follow.mk", "all: a b\na:\n\t%s 1 >/dev/null\nb:\n\t%s 1 >/dev/null\n" % (wl, wl))
+    data = os.path.join(ctx.workdir, "follow.perf")
+    for attempt in range(2):  # one retry: sampling noise on a loaded machine
+        # 999 Hz: a few hundred samples even on a loaded machine, where the
+        # two samplers' noise stays well inside 10 % (at 199 Hz, ~55 each, it did not)
+        r = ctx.run(["perf", "record", "-q", "-F", "999", "-o", data, "--", ctx.sprof, "-q", "-c",
+                     "make -s -j2 -f " + mk, FOLLOW_PROG.replace("199", "999")], timeout=120)
+        assert r.rc == 0, r
+        ours = {pid: n for (pid, comm), n in _pid_comm_counts(r.out).items() if comm == "hotwarm"}
+        p = ctx.run(["perf", "script", "-i", data, "-F", "pid,comm"], timeout=60)
+        theirs = {}
+        for comm, pid in re.findall(r"^\s*(\S+)\s+(\d+)\s*$", p.out, re.M):
+            if comm == "hotwarm":
+                theirs[int(pid)] = theirs.get(int(pid), 0) + 1
+        print("    make -j2: sprof %s, perf %s (samples by worker pid)"
+              % (sorted(ours.items()), sorted(theirs.items())))
+        tot, ptot = sum(ours.values()), sum(theirs.values())
+        if ptot >= 100 and abs(tot - ptot) <= 0.1 * ptot:
+            break
+    assert len(theirs) == 2 and set(ours) == set(theirs), (ours, theirs, r.out)
+    assert ptot >= 100 and abs(tot - ptot) <= 0.1 * ptot, (ours, theirs)
+
+
+def t_pid_follows_children(ctx):
+    """-p follows the children the process had already started, and new
+    ones; --no-follow only the process (a waiting shell: no samples)."""
+    ctx.require_bpf()
+    wl = ctx.workload("hotwarm")
+    sh = subprocess.Popen(["sh", "-c", "%s 4 & sleep 0.5; %s 3; wait" % (wl, wl)],
+                          start_new_session=True)
+    try:
+        time.sleep(0.2)  # the first worker runs; the second starts under sprof
+        r = ctx.sprof_run("-q", "-p", str(sh.pid), "--duration", "1.5", FOLLOW_PROG, timeout=60)
+        n = ctx.sprof_run("-q", "--no-follow", "-p", str(sh.pid), "--duration", "0.5", FOLLOW_PROG,
+                          timeout=60)
+    finally:
+        os.killpg(sh.pid, signal.SIGKILL)  # the shell's group: it and its workers
+        sh.wait()
+    assert r.rc == 0 and n.rc == 0, (r, n)
+    kids = {pid: c for (pid, comm), c in _pid_comm_counts(r.out).items() if comm == "hotwarm"}
+    assert len(kids) == 2 and min(kids.values()) >= 5, r.out
+    assert not [k for k in _pid_comm_counts(n.out) if k[1] == "hotwarm"], n.out
+
+
 def t_held_child_released_on_failure(ctx):
     """-c with a program that fails to load: the held child never runs and
     does not outlive sprof."""
@@ -216,6 +293,68 @@ def t_duration(ctx):
     assert 0.4 < r.secs < 3.0, r
 
 
+def _seconds_after_attaching(ctx, args):
+    """(seconds from the "Attaching N probes..." line to sprof's exit, stdout)."""
+    p = subprocess.Popen([ctx.sprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, cwd=ctx.workdir)
+    first = p.stdout.readline()
+    t = time.monotonic()
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+    secs = time.monotonic() - t
+    assert p.returncode == 0 and first.startswith("Attaching"), (p.returncode, first, out, err)
+    return secs, first + out
+
+
+def _wait_background_detach(marker):
+    """The grandchild detaching a run's tracepoints carries its command line:
+    wait for it, so the next tests' attaches do not queue behind it."""
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        r = subprocess.run(["pgrep", "-f", marker], capture_output=True)
+        if r.returncode != 0:
+            return
+        time.sleep(0.2)
+
+
+def t_duration_on_time(ctx):
+    """--duration counts from the moment the probes are attached (as
+    bpftrace) and the run ends right after its report: a 2 s run ends
+    2.0-2.6 s after the "Attaching" line (measured: 2.01-2.12 s on a loaded
+    2-core VM; was 5.4 s with the 71 sys_enter_s* tracepoints, 20 s with all 360,
+    waiting for each one's kernel grace period). Detaching more than one
+    probe goes on in a background process, gone some seconds later."""
+    ctx.require_bpf()
+    marker = "sprof_duration_on_time"
+    # something for sys_enter_s* to count on a quiet machine: sched_yield
+    busy = subprocess.Popen([sys.executable, "-c", "import os, time\nend = time.time() + 20\n"
+                             "while time.time() < end:\n    os.sched_yield()\n    time.sleep(0.001)"])
+    try:
+        _duration_runs(ctx, marker, ctx.workload("hotwarm"))
+    finally:
+        busy.kill()
+        busy.wait()
+
+
+def _duration_runs(ctx, marker, wl):
+    # the profile of a -c command (still running at the end: sprof ends it),
+    # not system wide: other sessions' processes' files stay unopened
+    for args in (["--duration", "2", "-c", wl + " 5", "profile:hz:99 { @[ustack] = count(); }"],
+                 ["--duration", "2s", "tracepoint:syscalls:sys_enter_s* { @[probe] = count(); } "
+                  "// " + marker]):
+        for attempt in range(2):  # one retry: a loaded machine can stall a run
+            secs, out = _seconds_after_attaching(ctx, args)
+            if 1.95 <= secs <= 2.6:
+                break
+        _wait_background_detach(marker)
+        assert 1.95 <= secs <= 2.6, "%s: %.2f s after attaching\n%s" % (args, secs, out[-2000:])
+        assert re.search(r"\]: \d+$", out, re.M), (args, out[-2000:])  # a map was printed
+
+
 def t_sigint_prints(ctx):
     ctx.require_bpf()
     p = subprocess.Popen([ctx.sprof, "profile:hz:99 { @ = count(); }"], stdout=subprocess.PIPE,
@@ -286,6 +425,23 @@ def t_exit_code(ctx):
     ctx.require_bpf()
     r = ctx.sprof_run("BEGIN { exit(3); }", timeout=30)
     assert r.rc == 3, r
+
+
+def t_child_exit_status(ctx):
+    """-c passes the command's exit status on (bpftrace -c does not): its
+    code, 128 + the signal that killed it; exit(N) in the script wins, and
+    a command still running at --duration's end gives 0 (sprof ended it)."""
+    ctx.require_bpf()
+    prog = "profile:hz:99 { @ = count(); }"
+    for cmd, want in (("/bin/true", 0), ("sh -c 'exit 7'", 7), ("sh -c 'kill -9 $$'", 137),
+                      ("sh -c 'kill -TERM $$'", 143)):
+        r = ctx.sprof_run("-q", "-c", cmd, prog, timeout=30)
+        assert r.rc == want, (cmd, want, r)
+    r = ctx.sprof_run("-q", "-c", "sh -c 'sleep 3; exit 3'", prog + " interval:ms:100 { exit(5); }",
+                      timeout=30)
+    assert r.rc == 5, r
+    r = ctx.sprof_run("-q", "-c", "sh -c 'sleep 3; exit 3'", "--duration", "200ms", prog, timeout=30)
+    assert r.rc == 0, r
 
 
 def t_verifier_error_points_at_script(ctx):

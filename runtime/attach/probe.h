@@ -118,6 +118,11 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan,
 int sp_links_push(struct sp_links *l, struct bpf_link *link);
 int sp_links_push_fd(struct sp_links *l, int fd);
 void sp_links_destroy(struct sp_links *l); /* detaches everything; accepts empty */
+/* The end of a run's links once its probes are stopped: detached now when
+ * that is quick, else (many tracepoints, kprobes, uprobes: a kernel grace
+ * period each, seconds in all) by a background process, so the run need
+ * not wait (runtime/attach/detach.c). l is empty after. */
+void sp_links_detach(struct sp_links *l);
 
 /* Fills ctx->err ("probe 'SPEC': ...") and returns err. */
 int sp_probe_fail(struct sp_attach_ctx *ctx, const struct sp_plan_probe *p, int err,

@@ -30,32 +30,23 @@
 #define FLAG_SPWRITE 2  /* writes SP: the caller is not at SP + pcsp */
 #define GO_PRIO 3        /* wins over .eh_frame rows at one pc */
 
-struct pcln {
-	const uint8_t *data;
-	size_t size;
-	uint32_t magic;
-	uint8_t quantum;
-	uint64_t nfunc, text_start;
-	uint64_t funcname, pctab, functab;
-	int cap;                 /* of the table's rows */
-};
-
-static bool at(const struct pcln *p, uint64_t off, uint64_t n)
+static bool at(const struct sp_gopcln *p, uint64_t off, uint64_t n)
 {
 	return off <= p->size && n <= p->size - off;
 }
 
-static uint64_t rd(const struct pcln *p, uint64_t off, int n)
+static uint64_t rd(const struct sp_gopcln *p, uint64_t off, int n)
 {
 	struct sp_cursor c = { .p = p->data + off, .end = p->data + p->size };
 
 	return at(p, off, (uint64_t)n) ? cur_uN(&c, n) : 0;
 }
 
-static int read_header(struct pcln *p, uint64_t text_start)
+int sp_gopcln_open(struct sp_gopcln *p, const uint8_t *data, size_t size, uint64_t text_start)
 {
 	bool go116;
 
+	*p = (struct sp_gopcln){ .data = data, .size = size };
 	if (p->size < 72)
 		return -EINVAL;
 	p->magic = (uint32_t)rd(p, 0, 4);
@@ -71,6 +62,8 @@ static int read_header(struct pcln *p, uint64_t text_start)
 	if (!go116 && p->text_start == 0)
 		p->text_start = text_start;
 	p->funcname = rd(p, go116 ? 24 : 32, 8);
+	p->cutab = rd(p, go116 ? 32 : 40, 8);
+	p->filetab = rd(p, go116 ? 40 : 48, 8);
 	p->pctab = rd(p, go116 ? 48 : 56, 8);
 	p->functab = rd(p, go116 ? 56 : 64, 8);
 	if (p->nfunc == 0 || p->nfunc > (1u << 24) ||
@@ -80,7 +73,7 @@ static int read_header(struct pcln *p, uint64_t text_start)
 }
 
 /* Entry pc and _func offset (from the func table) of function i. */
-static bool func_entry(const struct pcln *p, uint64_t i, uint64_t *entry, uint64_t *func)
+static bool func_entry(const struct sp_gopcln *p, uint64_t i, uint64_t *entry, uint64_t *func)
 {
 	if (p->magic == GO116) {
 		*entry = rd(p, p->functab + i * 16, 8);
@@ -92,7 +85,7 @@ static bool func_entry(const struct pcln *p, uint64_t i, uint64_t *entry, uint64
 	return at(p, *func, 48);
 }
 
-static const char *func_name(const struct pcln *p, uint64_t func)
+static const char *func_name(const struct sp_gopcln *p, uint64_t func)
 {
 	uint64_t off = p->funcname + (uint32_t)rd(p, func + (p->magic == GO116 ? 8 : 4), 4);
 
@@ -101,7 +94,7 @@ static const char *func_name(const struct pcln *p, uint64_t func)
 	return (const char *)p->data + off;
 }
 
-static uint8_t func_flag(const struct pcln *p, uint64_t func)
+static uint8_t func_flag(const struct sp_gopcln *p, uint64_t func)
 {
 	if (p->magic == GO116)
 		return 0;
@@ -117,7 +110,7 @@ static bool name_is(const char *name, const char *want)
 
 /* STOP (outermost), CUT (switches stacks or writes rsp: the caller is
  * not at rsp + pcsp), SIGNAL, or CFA_RSP when the pcsp table is to be read. */
-static int func_kind(const struct pcln *p, uint64_t func)
+static int func_kind(const struct sp_gopcln *p, uint64_t func)
 {
 	static const char *const stops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go" };
 	static const char *const cuts[] = { "runtime.systemstack", "runtime.mcall",
@@ -143,20 +136,213 @@ static int func_kind(const struct pcln *p, uint64_t func)
 	return SP_UNW_CFA_RSP;
 }
 
-static int push_prio(struct sp_eh_table *t, struct pcln *p, uint64_t pc, struct sp_eh_row r,
-		     uint8_t prio)
+/* --- pc-value tables ------------------------------------------------------------------ */
+
+/* A walk of one pc-value table (pcsp, pcfile, pcln) of the function at
+ * entry: each step holds value v over [pc, next). */
+struct pcvalue {
+	struct sp_cursor c;
+	int64_t v;
+	uint64_t pc, next;
+	uint8_t quantum;
+	bool first;
+};
+
+/* The table at pctab offset `field` of _func func: false when it is outside. */
+static bool pcv_start(struct pcvalue *w, const struct sp_gopcln *p, uint64_t func, int field,
+		      uint64_t entry)
 {
-	if (SP_GROW(t->rows, p->cap, t->n + 1, 4096))
+	uint64_t off = p->pctab + (uint32_t)rd(p, func + (uint64_t)field, 4);
+
+	*w = (struct pcvalue){ .c = { .end = p->data + p->size }, .v = -1, .next = entry,
+			       .quantum = p->quantum, .first = true };
+	if (!at(p, off, 1))
+		return false;
+	w->c.p = p->data + off;
+	return true;
+}
+
+/* The next step; false at the table's end or on bad data. */
+static bool pcv_next(struct pcvalue *w)
+{
+	uint64_t uv = cur_uleb(&w->c), dpc;
+
+	if (w->c.bad || (uv == 0 && !w->first))
+		return false;
+	w->first = false;
+	w->v += (int64_t)(-(uv & 1) ^ (uv >> 1));
+	dpc = cur_uleb(&w->c) * w->quantum;
+	if (w->c.bad || dpc == 0)
+		return false;
+	w->pc = w->next;
+	w->next += dpc;
+	return true;
+}
+
+/* The value at pc of a table (_func field offset), or -1. */
+static int64_t pcv_at(const struct sp_gopcln *p, uint64_t func, int field, uint64_t entry,
+		      uint64_t pc)
+{
+	struct pcvalue w;
+
+	if (!pcv_start(&w, p, func, field, entry))
+		return -1;
+	while (pcv_next(&w))
+		if (pc < w.next)
+			return pc >= w.pc ? w.v : -1;
+	return -1;
+}
+
+/* --- functions, names, lines ------------------------------------------------------------ */
+
+bool sp_gopcln_func(const struct sp_gopcln *p, uint64_t i, struct sp_gofunc *f)
+{
+	uint64_t nf;
+
+	if (i >= p->nfunc || !func_entry(p, i, &f->entry, &f->func))
+		return false;
+	func_entry(p, i + 1, &f->end, &nf);
+	if (f->end <= f->entry)
+		return false;
+	f->name = func_name(p, f->func);
+	return true;
+}
+
+bool sp_gopcln_find(const struct sp_gopcln *p, uint64_t pc, struct sp_gofunc *f)
+{
+	uint64_t lo = 0, hi = p->nfunc, entry, func;
+
+	/* the last function whose entry is <= pc */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		func_entry(p, mid, &entry, &func);
+		if (entry <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && sp_gopcln_func(p, lo - 1, f) && pc < f->end;
+}
+
+bool sp_gopcln_line(const struct sp_gopcln *p, const struct sp_gofunc *f, uint64_t pc,
+		    const char **file, int *line)
+{
+	bool go116 = p->magic == GO116;
+	int64_t fileno = pcv_at(p, f->func, go116 ? 24 : 20, f->entry, pc);
+	int64_t ln = pcv_at(p, f->func, go116 ? 28 : 24, f->entry, pc);
+	uint64_t cu = (uint32_t)rd(p, f->func + (go116 ? 36 : 32), 4), slot, name;
+
+	if (fileno < 0 || fileno > INT32_MAX || ln <= 0 || ln > INT32_MAX || p->cutab > p->size)
+		return false;
+	slot = p->cutab + (cu + (uint64_t)fileno) * 4; /* < 2^35 past cutab: no wrap */
+	if (!at(p, slot, 4))
+		return false;
+	name = (uint32_t)rd(p, slot, 4);
+	if (name == UINT32_MAX || p->filetab > p->size || !at(p, p->filetab + name, 1) ||
+	    !memchr(p->data + p->filetab + name, '\0', p->size - p->filetab - name))
+		return false;
+	*file = (const char *)p->data + p->filetab + name;
+	*line = (int)ln;
+	return true;
+}
+
+/* --- inlined functions ----------------------------------------------------------------- */
+
+#define PCDATA_INLTREE 2   /* _PCDATA_InlTreeIndex */
+#define FUNCDATA_INLTREE 3 /* _FUNCDATA_InlTree */
+#define INLINE_DEPTH 32
+
+/* Entry t of f's pcdata (-1: none) or funcdata (UINT32_MAX: none) tables,
+ * after the _func header (40 bytes in 1.18, 44 from 1.20 with startLine). */
+static uint32_t func_table(const struct sp_gopcln *p, uint64_t func, bool funcdata, uint32_t t)
+{
+	uint64_t hdr = p->magic == GO120 ? 44 : 40;
+	uint32_t npcdata = (uint32_t)rd(p, func + 28, 4);
+	uint8_t nfuncdata = (uint8_t)rd(p, func + hdr - 1, 1);
+
+	if (!funcdata)
+		return t < npcdata ? (uint32_t)rd(p, func + hdr + 4ull * t, 4) : 0;
+	if (t >= nfuncdata)
+		return UINT32_MAX;
+	return (uint32_t)rd(p, func + hdr + 4ull * npcdata + 4ull * t, 4);
+}
+
+/* The inline tree index at pc: pcdata table 2 walked like pcsp. */
+static int64_t inl_index(const struct sp_gopcln *p, const struct sp_gofunc *f, uint64_t pc)
+{
+	uint32_t off = func_table(p, f->func, false, PCDATA_INLTREE);
+	struct pcvalue w = { .c = { .end = p->data + p->size }, .v = -1, .next = f->entry,
+			     .quantum = p->quantum, .first = true };
+
+	if (off == 0 || !at(p, p->pctab + off, 1))
+		return -1;
+	w.c.p = p->data + p->pctab + off;
+	while (pcv_next(&w))
+		if (pc < w.next)
+			return pc >= w.pc ? w.v : -1;
+	return -1;
+}
+
+int sp_gopcln_inlines(const struct sp_gopcln *p, const struct sp_gofunc *f, uint64_t pc,
+		      struct sp_goinline *out, int max)
+{
+	/* an inlinedCall: 1.18/1.19 {parent i16, funcID, pad, file, line,
+	 * nameOff, parentPc} (20 bytes), 1.20+ {funcID, pad[3], nameOff,
+	 * parentPc, startLine} (16) */
+	bool go120 = p->magic == GO120;
+	uint64_t size = go120 ? 16 : 20, name_at = go120 ? 4 : 12, ppc_at = go120 ? 8 : 16;
+	uint32_t tree = func_table(p, f->func, true, FUNCDATA_INLTREE);
+	int n = 0;
+	int64_t ix;
+
+	if (!p->gofunc || p->magic == GO116 || tree == UINT32_MAX || tree >= p->gofunc_size)
+		return 0;
+	for (ix = inl_index(p, f, pc); ix >= 0 && n < max && n < INLINE_DEPTH;
+	     ix = inl_index(p, f, pc)) {
+		uint64_t ent = tree + (uint64_t)ix * size, noff;
+		struct sp_gofunc outer = *f;
+		uint32_t name;
+		int32_t ppc;
+
+		if (ent + size > p->gofunc_size)
+			break;
+		memcpy(&ppc, p->gofunc + ent + ppc_at, 4); /* little-endian host and file */
+		memcpy(&name, p->gofunc + ent + name_at, 4);
+		noff = p->funcname + name;
+		if (ppc < 0 || !at(p, noff, 1) || !memchr(p->data + noff, '\0', p->size - noff))
+			break;
+		out[n] = (struct sp_goinline){ .name = (const char *)p->data + noff };
+		pc = f->entry + (uint64_t)ppc; /* the call site, in the next outer level */
+		if (!sp_gopcln_line(p, &outer, pc, &out[n].call_file, &out[n].call_line))
+			out[n].call_file = NULL, out[n].call_line = 0;
+		n++;
+	}
+	return n;
+}
+
+/* --- unwind rows ------------------------------------------------------------------------ */
+
+struct rows {
+	struct sp_eh_table *t;
+	int cap;
+};
+
+static int push_prio(struct rows *r, uint64_t pc, struct sp_eh_row row, uint8_t prio)
+{
+	struct sp_eh_table *t = r->t;
+
+	if (SP_GROW(t->rows, r->cap, t->n + 1, 4096))
 		return -ENOMEM;
-	r.pc = pc;
-	r.prio = prio;
-	t->rows[t->n++] = r;
+	row.pc = pc;
+	row.prio = prio;
+	t->rows[t->n++] = row;
 	return 0;
 }
 
-static int push(struct sp_eh_table *t, struct pcln *p, uint64_t pc, struct sp_eh_row r)
+static int push(struct rows *r, uint64_t pc, struct sp_eh_row row)
 {
-	return push_prio(t, p, pc, r, GO_PRIO);
+	return push_prio(r, pc, row, GO_PRIO);
 }
 
 /* The row for SP offset v: CFA = rsp + v + 8; with a frame, the caller's
@@ -173,80 +359,136 @@ static struct sp_eh_row sp_row(int64_t v)
 	return r;
 }
 
-/* The rows of one function [entry, end) from its pcsp table. */
-static int pcsp_rows(struct sp_eh_table *t, struct pcln *p, uint64_t func, uint64_t entry,
-		     uint64_t end)
+/* The rows of one function from its pcsp table. */
+static int pcsp_rows(struct rows *r, const struct sp_gopcln *p, const struct sp_gofunc *f)
 {
-	uint64_t off = p->pctab + (uint32_t)rd(p, func + (p->magic == GO116 ? 20 : 16), 4);
-	struct sp_cursor c = { .end = p->data + p->size };
-	int64_t v = -1;
-	uint64_t pc = entry;
+	struct pcvalue w;
+	uint64_t pc = f->entry;
 	int err;
 
-	if (!at(p, off, 1))
-		return push(t, p, entry, sp_row(-1));
-	c.p = p->data + off;
-	for (bool first = true; pc < end; first = false) {
-		uint64_t uv = cur_uleb(&c), dpc;
-
-		if (c.bad || (uv == 0 && !first))
-			break;
-		v += (int64_t)(-(uv & 1) ^ (uv >> 1));
-		dpc = cur_uleb(&c) * p->quantum;
-		if (c.bad || dpc == 0)
-			break;
-		err = push(t, p, pc, sp_row(v));
+	if (!pcv_start(&w, p, f->func, p->magic == GO116 ? 20 : 16, f->entry))
+		return push(r, f->entry, sp_row(-1));
+	while (pc < f->end && pcv_next(&w)) {
+		err = push(r, w.pc, sp_row(w.v));
 		if (err)
 			return err;
-		pc += dpc;
+		pc = w.next;
 	}
-	return pc < end ? push(t, p, pc, sp_row(-1)) : 0;
+	return pc < f->end ? push(r, pc, sp_row(-1)) : 0;
+}
+
+/* The rows of every function of p, appended to t. */
+static int rows_from(struct sp_eh_table *t, const struct sp_gopcln *p)
+{
+	struct rows r = { .t = t, .cap = t->n };
+	struct sp_gofunc f;
+	uint64_t end, func;
+	int err = 0;
+
+	if (!func_entry(p, 0, &end, &func))
+		return -EINVAL;
+	for (uint64_t i = 0; i < p->nfunc; i++) {
+		int kind;
+
+		if (!sp_gopcln_func(p, i, &f) || !at(p, f.func, 48))
+			continue;
+		kind = func_kind(p, f.func);
+		/* the restorer is "returned" to at its first byte: the unwinder
+		 * looks up return address - 1 (glibc's __restore_rt FDE starts a
+		 * byte early for the same reason) */
+		if (kind == SP_UNW_SIGNAL)
+			err = push(&r, f.entry - 1, (struct sp_eh_row){ .kind = SP_UNW_SIGNAL });
+		else if (kind != SP_UNW_CFA_RSP)
+			err = push(&r, f.entry, (struct sp_eh_row){ .kind = (uint8_t)kind });
+		else
+			err = pcsp_rows(&r, p, &f);
+		if (err)
+			return err;
+	}
+	/* the text's end: outside Go code, no rule (as an FDE's end) */
+	func_entry(p, p->nfunc, &end, &func);
+	return push_prio(&r, end, (struct sp_eh_row){ .kind = SP_UNW_FP }, 0);
 }
 
 int sp_gopclntab_parse(struct sp_eh_table *t, const uint8_t *data, size_t size,
 		       uint64_t text_start)
 {
-	struct pcln p = { .data = data, .size = size, .cap = t->n };
-	uint64_t entry, func, next;
-	int err = read_header(&p, text_start);
+	struct sp_gopcln p;
+	int err = sp_gopcln_open(&p, data, size, text_start);
 
-	if (err)
-		return err;
-	if (!func_entry(&p, 0, &entry, &func))
-		return -EINVAL;
-	for (uint64_t i = 0; i < p.nfunc; i++, entry = next) {
-		uint64_t f = func, nf;
-		int kind;
-
-		func_entry(&p, i + 1, &next, &nf);
-		func = nf;
-		if (next <= entry || !at(&p, f, 48))
-			continue;
-		kind = func_kind(&p, f);
-		/* the restorer is "returned" to at its first byte: the unwinder
-		 * looks up return address - 1 (glibc's __restore_rt FDE starts a
-		 * byte early for the same reason) */
-		if (kind == SP_UNW_SIGNAL)
-			err = push(t, &p, entry - 1, (struct sp_eh_row){ .kind = SP_UNW_SIGNAL });
-		else if (kind != SP_UNW_CFA_RSP)
-			err = push(t, &p, entry, (struct sp_eh_row){ .kind = (uint8_t)kind });
-		else
-			err = pcsp_rows(t, &p, f, entry, next);
-		if (err)
-			return err;
-	}
-	/* the text's end: outside Go code, no rule (as an FDE's end) */
-	return push_prio(t, &p, entry, (struct sp_eh_row){ .kind = SP_UNW_FP }, 0);
+	return err ? err : rows_from(t, &p);
 }
 
-int sp_gopclntab__from_elf(struct sp_eh_table *t, Elf *elf)
+/* The section of elf holding vaddr, its bytes from there on. */
+static const uint8_t *section_bytes(Elf *elf, uint64_t vaddr, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr >= sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || vaddr - sh.sh_addr >= d->d_size)
+			return NULL;
+		*size = d->d_size - (vaddr - sh.sh_addr);
+		return (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/* runtime.firstmoduledata, found (stripped binaries have no symbol for it)
+ * as the word in .noptrdata that points at the pclntab, checked by its
+ * ftab and text fields; its gofunc field (Go 1.18, 1.19: byte 304; 1.20+,
+ * after covctrs and ecovctrs: 320) locates go:func.*. */
+static void find_gofunc(struct sp_gopcln *p, Elf *elf, uint64_t pcln_addr)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = sp_elf_section(elf, ".noptrdata", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	uint64_t gofunc_at = p->magic == GO120 ? 320 : 304;
+
+	if (!d || !d->d_buf || p->magic == GO116)
+		return;
+	for (size_t off = 0; off + gofunc_at + 8 <= d->d_size; off += 8) {
+		const uint8_t *md = (const uint8_t *)d->d_buf + off;
+		uint64_t w[3];
+
+		memcpy(&w[0], md, 8);
+		memcpy(&w[1], md + 128, 8); /* ftab's pointer */
+		memcpy(&w[2], md + 176, 8); /* text */
+		if (w[0] != pcln_addr || w[1] != pcln_addr + p->functab ||
+		    (p->text_start && w[2] != p->text_start))
+			continue;
+		memcpy(&w[0], md + gofunc_at, 8);
+		p->gofunc = section_bytes(elf, w[0], &p->gofunc_size);
+		return;
+	}
+}
+
+int sp_gopcln__from_elf(struct sp_gopcln *p, Elf *elf)
 {
 	GElf_Shdr sh, text;
 	Elf_Scn *scn = sp_elf_section(elf, ".gopclntab", &sh);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	uint64_t text_start = sp_elf_section(elf, ".text", &text) ? text.sh_addr : 0;
+	int err;
 
 	if (!d || !d->d_buf || d->d_size == 0)
 		return -ENOENT;
-	return sp_gopclntab_parse(t, d->d_buf, d->d_size, text_start);
+	err = sp_gopcln_open(p, d->d_buf, d->d_size, text_start);
+	if (!err)
+		find_gofunc(p, elf, sh.sh_addr);
+	return err;
+}
+
+int sp_gopclntab__from_elf(struct sp_eh_table *t, Elf *elf)
+{
+	struct sp_gopcln p;
+	int err = sp_gopcln__from_elf(&p, elf);
+
+	return err ? err : rows_from(t, &p);
 }

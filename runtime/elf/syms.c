@@ -17,11 +17,15 @@
  * symbols in code sections (assembly entry points such as ld.so's `_start`
  * and `_dl_start_user`, where every program's first samples land) and
  * the PLT stubs, `memcpy@plt`, one per PLT relocation (an IRELATIVE one is
- * named after the IFUNC its resolver belongs to).
+ * named after the IFUNC its resolver belongs to). A Go binary without
+ * .symtab (-ldflags=-s) is named from its .gopclntab, as Go's own
+ * tracebacks and `go tool addr2line` name it, file:line and the functions
+ * the Go compiler inlined included.
  */
 #include "runtime/elf/syms.h"
 #include "runtime/elf/demangle.h"
 #include "runtime/elf/file.h"
+#include "runtime/elf/gopclntab.h"
 #include "runtime/elf/inlines.h"
 #include "runtime/elf/lines.h"
 #include "base/search.h"
@@ -68,6 +72,8 @@ struct sp_elf {
 	bool lines_tried;
 	struct sp_inlines *inlines;
 	bool inlines_tried;
+	struct sp_gopcln go;    /* a stripped Go binary's .gopclntab (names, lines) */
+	bool has_go;
 };
 
 /* --- section helpers -------------------------------------------------------------- */
@@ -747,6 +753,29 @@ static int add_plt(struct sp_elf *e, struct symvec *sv)
 	return 0;
 }
 
+/* Every function of a stripped Go binary's .gopclntab. */
+static int add_gopclntab(struct sp_elf *e, struct symvec *sv)
+{
+	struct sp_gofunc f;
+
+	if (sp_gopcln__from_elf(&e->go, e->elf))
+		return 0;
+	e->has_go = true;
+	for (uint64_t i = 0; i < e->go.nfunc; i++) {
+		struct sp_elf_sym s = { .bind = STB_GLOBAL, .kind = SP_SYM_FUNC };
+
+		if (!sp_gopcln_func(&e->go, i, &f) || !f.name[0])
+			continue;
+		s.addr = f.entry;
+		s.size = f.end - f.entry;
+		s.name = f.name;
+		s.tried_demangle = 1; /* Go names are plain */
+		if (symvec_push(sv, &s))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int load_syms(struct sp_elf *e)
 {
 	struct symvec sv = { 0 };
@@ -754,6 +783,8 @@ static int load_syms(struct sp_elf *e)
 
 	e->loaded = true;
 	err = add_symtabs(&sv, e->elf);
+	if (!err && !e->dbg && !e->mini && !find_section(e->elf, NULL, SHT_SYMTAB))
+		err = add_gopclntab(e, &sv);
 	if (!err && e->dbg && !find_section(e->elf, NULL, SHT_SYMTAB))
 		err = add_symtabs(&sv, e->dbg);
 	if (!err && e->mini)
@@ -910,6 +941,13 @@ int sp_elf__symbol_vaddr(struct sp_elf *e, const char *name, uint64_t *vaddr)
 	return sp_elf__symbol(e, name, vaddr, &size);
 }
 
+static bool go_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line)
+{
+	struct sp_gofunc f;
+
+	return sp_gopcln_find(&e->go, vaddr, &f) && sp_gopcln_line(&e->go, &f, vaddr, file, line);
+}
+
 bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int *line)
 {
 	if (!e->lines_tried) {
@@ -918,7 +956,27 @@ bool sp_elf__find_line(struct sp_elf *e, uint64_t vaddr, const char **file, int 
 		if (!e->lines && e->dbg)
 			e->lines = sp_lines__load(e->elf);
 	}
-	return e->lines && sp_lines__find(e->lines, vaddr, file, line);
+	if (e->lines)
+		return sp_lines__find(e->lines, vaddr, file, line);
+	if (!e->loaded)
+		load_syms(e);
+	return e->has_go && go_line(e, vaddr, file, line);
+}
+
+/* A stripped Go binary's inlined functions at vaddr, from its pclntab. */
+static int go_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out, int max)
+{
+	struct sp_goinline in[SP_INLINE_MAX];
+	struct sp_gofunc f;
+	int n;
+
+	if (!sp_gopcln_find(&e->go, vaddr, &f))
+		return 0;
+	n = sp_gopcln_inlines(&e->go, &f, vaddr, in, max < SP_INLINE_MAX ? max : SP_INLINE_MAX);
+	for (int i = 0; i < n; i++)
+		out[i] = (struct sp_inline){ .name = in[i].name, .call_file = in[i].call_file,
+					     .call_line = in[i].call_line };
+	return n;
 }
 
 int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out, int max)
@@ -929,5 +987,9 @@ int sp_elf__find_inlines(struct sp_elf *e, uint64_t vaddr, struct sp_inline *out
 		if (!e->inlines && e->dbg)
 			e->inlines = sp_inlines__load(e->elf, e->path);
 	}
-	return e->inlines ? sp_inlines__find(e->inlines, vaddr, out, max) : 0;
+	if (e->inlines)
+		return sp_inlines__find(e->inlines, vaddr, out, max);
+	if (!e->loaded)
+		load_syms(e);
+	return e->has_go ? go_inlines(e, vaddr, out, max) : 0;
 }

@@ -185,12 +185,28 @@ static uint64_t ary_entry(pid_t pid, const struct rbver *rv, uint64_t a, uint64_
 	return i < len ? rd64(pid, ptr + 8 * i) : 0;
 }
 
+/* Code compiled under "<internal:/dir/file.rb>" (RubyGems 3.3 defines
+ * Kernel#require that way, so Ruby's backtraces skip it) is the file's: the
+ * wrapper goes (it made "kernel_require.rb>" of the base name). Paths
+ * without a directory ("<internal:kernel>", "<main>") stay as they are. */
+static char *unwrap_internal(char *s)
+{
+	static const char pre[] = "<internal:/";
+	size_t n = s ? strlen(s) : 0;
+
+	if (n > sizeof(pre) && strncmp(s, pre, sizeof(pre) - 1) == 0 && s[n - 1] == '>') {
+		memmove(s, s + sizeof(pre) - 2, n - sizeof(pre) + 1); /* from the '/' on */
+		s[n - sizeof(pre) + 1] = '\0';                       /* the '>' goes */
+	}
+	return s;
+}
+
 /* pathobj: the path String, or the Array [path, realpath]. */
 static char *read_path(pid_t pid, const struct rbver *rv, uint64_t v)
 {
 	char *s = read_rstring(pid, rv, v);
 
-	return s ? s : read_rstring(pid, rv, ary_entry(pid, rv, v, 0));
+	return unwrap_internal(s ? s : read_rstring(pid, rv, ary_entry(pid, rv, v, 0)));
 }
 
 /* The name of an ID (symbol.c: get_id_serial_entry). */

@@ -1,12 +1,14 @@
 /* runtime/stacks/sideband.c: perf's exec/mmap records -> the unwinder's process entries (see sideband.h).
  *
- * One PERF_COUNT_SW_DUMMY event per CPU (system wide) or one for the
- * target process, each with its ring buffer (the kernel refuses to share
+ * One PERF_COUNT_SW_DUMMY event per CPU (system wide, or a target whose
+ * descendants are followed: records of other processes are dropped here)
+ * or one for the target process alone, each with its ring buffer (the kernel refuses to share
  * one across CPUs), all in one epoll. A one-byte wakeup watermark: every
  * record wakes us, since the point is to be early (wakeup_events counts
  * samples only; side-band records would wait for half a buffer).
  *
- * Records: PERF_RECORD_COMM with PERF_RECORD_MISC_COMM_EXEC (an exec:
+ * Records: PERF_RECORD_FORK when following (a followed process's child
+ * is registered at once), PERF_RECORD_COMM with PERF_RECORD_MISC_COMM_EXEC (an exec:
  * the process's entry is emptied) and PERF_RECORD_MMAP2 (with mmap_data 0
  * only executable mappings: code), whose address, offset and path go
  * straight into the process's entry (sp_unwind__map_added): no
@@ -17,6 +19,7 @@
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/unwind.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <linux/perf_event.h>
@@ -41,15 +44,17 @@ struct ring {
 struct sp_sideband {
 	struct sp_unwind *u;
 	pid_t target;
+	int follow_fd;           /* the target's descendants (BPF map by tgid), or -1 */
 	int epfd, nrings;
 	struct ring *rings;
 	size_t map_len;
 	unsigned long records;   /* exec and mmap records applied */
 };
 
-static int open_event(pid_t pid, int cpu)
+static int open_event(pid_t pid, int cpu, bool forks)
 {
 	struct perf_event_attr a = {
+		.task = forks, /* PERF_RECORD_FORK and _EXIT */
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(a),
 		.config = PERF_COUNT_SW_DUMMY,
@@ -71,7 +76,7 @@ static int add_ring(struct sp_sideband *sb, pid_t pid, int cpu)
 	struct epoll_event e = { .events = EPOLLIN, .data.u32 = (uint32_t)sb->nrings };
 	void *m;
 
-	r->fd = open_event(pid, cpu);
+	r->fd = open_event(pid, cpu, sb->follow_fd >= 0);
 	if (r->fd < 0)
 		return -errno;
 	m = mmap(NULL, sb->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
@@ -90,9 +95,10 @@ static int add_ring(struct sp_sideband *sb, pid_t pid, int cpu)
 	return 0;
 }
 
-struct sp_sideband *sp_sideband__open(struct sp_unwind *u, pid_t pid)
+struct sp_sideband *sp_sideband__open(struct sp_unwind *u, pid_t pid, int follow_fd)
 {
-	int ncpu = pid > 0 ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF), err = 0;
+	bool one = pid > 0 && follow_fd < 0; /* one process: one event */
+	int ncpu = one ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF), err = 0;
 	struct sp_sideband *sb;
 
 	if (!u || ncpu <= 0) {
@@ -105,6 +111,7 @@ struct sp_sideband *sp_sideband__open(struct sp_unwind *u, pid_t pid)
 		return NULL;
 	sb->u = u;
 	sb->target = pid;
+	sb->follow_fd = pid > 0 ? follow_fd : -1;
 	sb->map_len = (size_t)(RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
 	sb->rings = calloc((size_t)ncpu, sizeof(*sb->rings));
 	sb->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -113,7 +120,7 @@ struct sp_sideband *sp_sideband__open(struct sp_unwind *u, pid_t pid)
 		goto out_destroy;
 	}
 	for (int c = 0; c < ncpu && !err; c++) {
-		err = add_ring(sb, pid > 0 ? pid : -1, pid > 0 ? -1 : c);
+		err = add_ring(sb, one ? pid : -1, one ? -1 : c);
 		if (err == -ENODEV || err == -EINVAL)
 			err = 0; /* an offline CPU */
 	}
@@ -152,8 +159,17 @@ static enum sp_map_kind name_kind(const char *name, uint64_t ino)
 	return SP_MAP_FILE;
 }
 
+/* A descendant of the target (followed: -c/-p without --no-follow). */
+static bool followed(const struct sp_sideband *sb, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid;
+	uint8_t v;
+
+	return sb->follow_fd >= 0 && bpf_map_lookup_elem(sb->follow_fd, &key, &v) == 0;
+}
+
 /* A new executable mapping: into its process's entry when the process
- * is known (the target: registered whole if not). */
+ * is known (the target or a followed process: registered whole if not). */
 static void on_mmap(struct sp_sideband *sb, const uint8_t *body, size_t len)
 {
 	static const char deleted[] = " (deleted)";
@@ -180,9 +196,32 @@ static void on_mmap(struct sp_sideband *sb, const uint8_t *body, size_t len)
 	m.inode = r.ino;
 	m.path = name;
 	m.kind = name_kind(name, r.ino);
+	if (sb->target > 0 && (pid_t)r.pid != sb->target && !followed(sb, (pid_t)r.pid))
+		return;
 	if (sp_unwind__map_added(sb->u, (pid_t)r.pid, &m, sb->target <= 0) == -ENOENT &&
-	    (pid_t)r.pid == sb->target)
+	    sb->target > 0)
 		sp_unwind__add_pid(sb->u, (pid_t)r.pid);
+	sb->records++;
+}
+
+/* PERF_RECORD_FORK's body. */
+struct fork_rec {
+	uint32_t pid, ppid, tid, ptid;
+};
+
+/* A followed process forked (not a new thread: pid != ppid): the child
+ * runs its parent's code, registered now rather than at its first sample
+ * (a shell's subshells live for milliseconds). */
+static void on_fork(struct sp_sideband *sb, const uint8_t *body, size_t len)
+{
+	struct fork_rec r;
+
+	if (len < sizeof(r))
+		return;
+	memcpy(&r, body, sizeof(r));
+	if (r.pid == r.ppid || ((pid_t)r.ppid != sb->target && !followed(sb, (pid_t)r.ppid)))
+		return;
+	sp_unwind__add_pid(sb->u, (pid_t)r.pid);
 	sb->records++;
 }
 
@@ -191,12 +230,14 @@ static void on_record(struct sp_sideband *sb, const struct perf_event_header *h,
 {
 	uint32_t pid;
 
-	if (h->type == PERF_RECORD_MMAP2) {
+	if (h->type == PERF_RECORD_FORK) {
+		on_fork(sb, body, len);
+	} else if (h->type == PERF_RECORD_MMAP2) {
 		on_mmap(sb, body, len);
 	} else if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
 		   len >= sizeof(pid)) {
 		memcpy(&pid, body, sizeof(pid));
-		if (sb->target <= 0 || (pid_t)pid == sb->target)
+		if (sb->target <= 0 || (pid_t)pid == sb->target || followed(sb, (pid_t)pid))
 			sp_unwind__exec(sb->u, (pid_t)pid);
 		sb->records++;
 	}

@@ -9,7 +9,8 @@
  * time of the exec or mmap: before the new code runs, so the tables are
  * usually in place by its first sample.
  *
- * Which processes: with a target (-p/-c), that process; system wide,
+ * Which processes: with a target (-p/-c), that process and, when its
+ * children are followed, the processes in the follow map; system wide,
  * every process that execs (files with big tables are left to its first
  * sample: sp_unwind__add_pid_early), and code mapped later by processes
  * the unwinder already knows.
@@ -22,10 +23,12 @@
 struct sp_unwind;
 struct sp_sideband;
 
-/* Side-band events of `pid` (0: every CPU, every process) feeding u. NULL
- * with errno set when perf events cannot be opened (the run goes on
- * without: tables come at the first sample). */
-struct sp_sideband *sp_sideband__open(struct sp_unwind *u, pid_t pid);
+/* Side-band events of `pid` (0: every CPU, every process) feeding u, and
+ * of its descendants when follow_fd (the BPF map of followed tgids,
+ * abi/plan.h SP_MAP_FOLLOW) is not -1. NULL with errno set when perf
+ * events cannot be opened (the run goes on without: tables come at the
+ * first sample). */
+struct sp_sideband *sp_sideband__open(struct sp_unwind *u, pid_t pid, int follow_fd);
 /* One descriptor (an epoll of the per-CPU buffers), readable when records wait. */
 int sp_sideband__fd(const struct sp_sideband *sb);
 /* Reads what is waiting and registers the processes concerned. */

@@ -81,6 +81,7 @@ struct sp_unwind {
 	int nfiles, files_with_rows, over_budget;
 	int deferred;              /* big files left to a process's first sample */
 	double parse_ms;
+	uint64_t not_loaded_before; /* SP_UNW_ST_NOT_LOADED at sp_unwind__started() */
 };
 
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
@@ -720,16 +721,27 @@ void sp_unwind__print_stats(struct sp_unwind *u, FILE *f)
 		st.bpf[SP_UNW_ST_VMA]);
 }
 
-void sp_unwind__print_summary(struct sp_unwind *u, FILE *f)
+void sp_unwind__started(struct sp_unwind *u)
 {
 	struct sp_unwind_stats st;
 
 	if (!u)
 		return;
 	sp_unwind__stats(u, &st);
-	if (st.bpf[SP_UNW_ST_NOT_LOADED])
-		fprintf(f, "sprof: %" PRIu64 " stacks cut short: unwind tables not loaded yet\n",
-			st.bpf[SP_UNW_ST_NOT_LOADED]);
+	u->not_loaded_before = st.bpf[SP_UNW_ST_NOT_LOADED];
+}
+
+void sp_unwind__print_summary(struct sp_unwind *u, FILE *f)
+{
+	struct sp_unwind_stats st;
+	uint64_t n;
+
+	if (!u)
+		return;
+	sp_unwind__stats(u, &st);
+	n = st.bpf[SP_UNW_ST_NOT_LOADED] - u->not_loaded_before;
+	if (st.bpf[SP_UNW_ST_NOT_LOADED] > u->not_loaded_before)
+		fprintf(f, "sprof: %" PRIu64 " stacks cut short: unwind tables not loaded yet\n", n);
 }
 
 void sp_unwind__destroy(struct sp_unwind *u)

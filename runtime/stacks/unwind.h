@@ -98,7 +98,13 @@ void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st);
 void sp_unwind__print_stats(struct sp_unwind *u, FILE *f);
 /* What the user should know, after the report: stacks cut short because
  * a process's tables were not loaded yet ("sprof: N stacks cut short:
- * unwind tables not loaded yet"). Nothing when all is well; u may be NULL. */
+ * unwind tables not loaded yet"), counted from sp_unwind__started() on.
+ * Nothing when all is well; u may be NULL. */
 void sp_unwind__print_summary(struct sp_unwind *u, FILE *f);
+/* The -c command has exec'd and its tables are in: stacks cut before
+ * (samples of the child while it still ran sprof's own image, inside
+ * execve, whose tables are not wanted) lost nothing of the program and
+ * are not reported. u may be NULL. */
+void sp_unwind__started(struct sp_unwind *u);
 
 #endif

@@ -183,6 +183,7 @@ uprobe:$WORKLOAD:take_many { printf("%d %d %d %d %s\n", sarg0, sarg1, reg("di"),
 ### signal_ends_the_target
 # workload: strargs
 # opts: --unsafe -c "$WORKLOAD 5"
+# rc: 137
 uprobe:$WORKLOAD:take_str { printf("%d\n", arg2); if (arg2 == 1) { signal("SIGKILL"); } }
 --- stdout
 0
