@@ -447,34 +447,39 @@ __attribute__((noinline)) int sp_unwind_global(int max)
 	return sp_unwind_user(buf, max);
 }
 
-/* A language's frames after the n native ones of the scratch stack (end:
- * the last slot they may take); how many. */
-__attribute__((noinline)) int sp_stack_py(int n, int end)
+/* The scratch stack's frames from n on, when n and end (the last slot the
+ * language's frames may take) are in range; NULL otherwise. */
+static __always_inline SP_NODEBUG __u64 *lang_ips(int n, int end)
 {
 	__u32 zero = 0;
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
 
 	if (!buf || n < 0 || n > SP_MAX_FRAMES || end < 0 || end > SP_MAX_FRAMES)
-		return 0;
+		return NULL;
+	return buf->ip;
+}
+
+/* A language's frames after the n native ones of the scratch stack; how
+ * many. Never called in the helpers for kernels without bpf_loop: the
+ * walkers need it (Linux 5.17). */
+__attribute__((noinline)) int sp_stack_py(int n, int end)
+{
+	__u64 *ips = lang_ips(n, end);
+
 #ifdef SP_BPF_COMPAT
-	return 0; /* never called there: the walkers need bpf_loop (Linux 5.17) */
-#else
-	return (int)sp_interp_frames(buf->ip, (__u32)n, (__u32)end);
+	ips = NULL;
 #endif
+	return ips ? (int)sp_interp_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
 __attribute__((noinline)) int sp_stack_rb(int n, int end)
 {
-	__u32 zero = 0;
-	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
+	__u64 *ips = lang_ips(n, end);
 
-	if (!buf || n < 0 || n > SP_MAX_FRAMES || end < 0 || end > SP_MAX_FRAMES)
-		return 0;
 #ifdef SP_BPF_COMPAT
-	return 0; /* never called there: the walkers need bpf_loop (Linux 5.17) */
-#else
-	return (int)sp_rb_frames(buf->ip, (__u32)n, (__u32)end);
+	ips = NULL;
 #endif
+	return ips ? (int)sp_rb_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
 /* Hashes the scratch buffer's stack and stores it in sp_stacks; its id,
