@@ -122,6 +122,14 @@ int sp_follow_attach(struct bpf_object *obj, pid_t root, bool existing, struct s
 		struct bpf_link *l = p ? bpf_program__attach(p) : NULL;
 
 		err = l ? sp_links_push(links, l) : -errno;
+		if (err == -EACCES || err == -EPERM) {
+			/* the sched tracepoints' folder is root's (file capabilities
+			 * without cap_dac_read_search): the process alone, said once */
+			fprintf(stderr, "sprof: warning: cannot follow the children of pid %d: %s: %s "
+				"(tracefs needs root or cap_dac_read_search); tracing the process "
+				"alone\n", (int)root, progs[i], strerror(-err));
+			return 0;
+		}
 		if (err) {
 			fprintf(stderr, "sprof: cannot follow the children of pid %d: %s: %s "
 				"(--no-follow traces the process alone)\n", (int)root, progs[i],
