@@ -412,6 +412,48 @@ static int read_chain(struct sp_inlines *in, uint64_t vaddr)
 	return n;
 }
 
+/* --- opening DWARF ------------------------------------------------------------------------ */
+
+/* Whether every DWARF string section ends in a NUL. libdw 0.188 takes
+ * them as C strings and reads past the end of one that does not (a heap
+ * overflow since files are read into memory, not mapped: fuzz_elf found
+ * it); such a file gets no inline frames. A compressed section is
+ * decompressed first, as libdw would. */
+static bool dwarf_strings_ok(Elf *elf)
+{
+	static const char *const names[] = { ".debug_str", ".debug_line_str", ".zdebug_str",
+					     ".zdebug_line_str" };
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		bool str = false;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			str |= strcmp(name, names[i]) == 0;
+		if (!str || sh.sh_type == SHT_NOBITS)
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return false;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_size && (!d->d_buf || ((const char *)d->d_buf)[d->d_size - 1] != '\0'))
+			return false;
+	}
+	return true;
+}
+
+static Dwarf *dwarf_open(Elf *elf)
+{
+	return dwarf_strings_ok(elf) ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+}
+
 /* --- the dwz file ------------------------------------------------------------------------ */
 
 /* `path` as the dwz file when its build id is want (hex). */
@@ -420,7 +462,7 @@ static bool try_alt(struct sp_inlines *in, const char *path, const char *want)
 	int fd = sp_file_open(path, SP_FILE_ELF_MAX);
 	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
 	char *bid = elf ? sp_elf_read_build_id(elf) : NULL;
-	Dwarf *dw = bid && strcmp(bid, want) == 0 ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	Dwarf *dw = bid && strcmp(bid, want) == 0 ? dwarf_open(elf) : NULL;
 
 	free(bid);
 	if (!dw) {
@@ -479,7 +521,7 @@ struct sp_inlines *sp_inlines__load(Elf *elf, const char *path)
 
 	if (!elf)
 		return NULL;
-	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	dw = dwarf_open(elf);
 	if (!dw)
 		return NULL;
 	in = calloc(1, sizeof(*in));
