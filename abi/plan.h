@@ -33,7 +33,9 @@
 	X(KPROBE, "kprobe", "k", "kprobe:FUNCTION[+OFFSET]")                 \
 	X(KRETPROBE, "kretprobe", "kr", "kretprobe:FUNCTION")                 \
 	X(WATCHPOINT, "watchpoint", "w", "watchpoint:ADDR|FUNC+argN:LEN:MODE")         \
-	X(ASYNCWATCHPOINT, "asyncwatchpoint", "aw", "asyncwatchpoint:ADDR|FUNC+argN:LEN:MODE")
+	X(ASYNCWATCHPOINT, "asyncwatchpoint", "aw", "asyncwatchpoint:ADDR|FUNC+argN:LEN:MODE") \
+	X(FENTRY, "fentry", "f", "fentry:[MODULE:]FUNCTION")                 \
+	X(FEXIT, "fexit", "fr", "fexit:[MODULE:]FUNCTION")
 
 enum sp_probe_type {
 #define X(k, n, a, u) SP_PROBE_##k,

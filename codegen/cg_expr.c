@@ -174,8 +174,9 @@ static LLVMValueRef arg_builtin(struct cg *g, const struct sp_node *n)
 		fn = "sp_usdt_arg";
 	} else if (g->ptype == SP_PROBE_KPROBE || g->ptype == SP_PROBE_KRETPROBE) {
 		fn = "sp_karg";
-	} else if (g->ptype == SP_PROBE_RAWTRACEPOINT) {
-		fn = "sp_rawtp_arg";
+	} else if (g->ptype == SP_PROBE_RAWTRACEPOINT || g->ptype == SP_PROBE_FENTRY ||
+		   g->ptype == SP_PROBE_FEXIT) {
+		fn = "sp_rawtp_arg"; /* the same u64 args[] context */
 	}
 	args[1] = LLVMConstInt(g->i32, strtol(n->name + 3, NULL, 10), 0);
 	v = cg_call_fn(g, fn, args, nargs);

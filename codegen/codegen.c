@@ -259,6 +259,7 @@ static const char *const sections[SP_PROBE__COUNT] = {
 	[SP_PROBE_RAWTRACEPOINT] = "raw_tp", [SP_PROBE_KPROBE] = "kprobe",
 	[SP_PROBE_KRETPROBE] = "kretprobe",
 	[SP_PROBE_WATCHPOINT] = "perf_event", [SP_PROBE_ASYNCWATCHPOINT] = "perf_event",
+	[SP_PROBE_FENTRY] = "fentry",        [SP_PROBE_FEXIT] = "fexit",
 };
 
 static char *dup_or_null(const char *s)
@@ -299,7 +300,18 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	if (g->src)
 		sp_source_linecol(g->src, at->span.begin, &line, &col);
 	g->fn = LLVMAddFunction(g->M, name, fty);
-	LLVMSetSection(g->fn, sections[g->ptype]);
+	if ((g->ptype == SP_PROBE_FENTRY || g->ptype == SP_PROBE_FEXIT) && at->attach &&
+	    at->attach->func) {
+		/* "fentry/[MODULE:]FUNC": libbpf finds the BTF id of the target at load */
+		char sec[300];
+
+		snprintf(sec, sizeof(sec), "%s/%s%s%s", sections[g->ptype],
+			 at->attach->target ? at->attach->target : "",
+			 at->attach->target ? ":" : "", at->attach->func);
+		LLVMSetSection(g->fn, sec);
+	} else {
+		LLVMSetSection(g->fn, sections[g->ptype]);
+	}
 	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
 				LLVMCreateEnumAttribute(g->C, nu, 0));
 	/* code inlined from bpf/ takes the location of its call in the script,

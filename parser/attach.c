@@ -29,7 +29,7 @@
 
 /* Types bpftrace has that sprof does not (yet): a clear error, not a typo. */
 static const char *const unsupported[] = {
-	"fentry", "fexit", "kfunc", "kretfunc", "f", "fr", "iter", "it", "self", "test", "bench",
+	"iter", "it", "self", "test", "bench",
 };
 
 /* name, alias (or NULL): abi/perf_events.h's table (periods are the runtime's) */
@@ -148,6 +148,11 @@ static int find_kind(struct ap *p)
 	const char *hint;
 	size_t i;
 
+	/* bpftrace 0.17's names for fentry and fexit */
+	if (!strcmp(name, "kfunc"))
+		return SP_PK_FENTRY;
+	if (!strcmp(name, "kretfunc"))
+		return SP_PK_FEXIT;
 	for (i = 0; i < SP_PK__COUNT; i++) {
 		if (!strcmp(name, sp_probe_type_name(i)) || !strcmp(name, sp_probe_type_alias(i)))
 			return (int)i;
@@ -459,6 +464,8 @@ static bool parse_fields(struct ap *p, int kind)
 	case SP_PK_ASYNCWATCHPOINT:
 		return parse_watchpoint(p, kind);
 	case SP_PK_RAWTRACEPOINT:
+	case SP_PK_FENTRY:
+	case SP_PK_FEXIT:
 		if (!need_fields(p, kind, 2, 3))
 			return false;
 		at->target = p->n == 3 ? p->f[1].text : NULL;

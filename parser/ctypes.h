@@ -121,6 +121,9 @@ int sp_ctypes_dwarf_params(struct sp_ctypes *ct, const char *binary, const char 
  * index in the raw context. 0, -ENOENT, -ENODATA (no BTF). */
 int sp_ctypes_btf_rawtp_params(struct sp_ctypes *ct, const char *event, struct sp_cparam **out,
 			       int *n);
+/* A kernel function's parameters (fentry/fexit), out[n] = its return value. */
+int sp_ctypes_btf_func_params(struct sp_ctypes *ct, const char *func, struct sp_cparam **out,
+			      int *n);
 /* The type of global variable `name` in binary's DWARF, or NULL. */
 struct sp_type *sp_ctypes_dwarf_var(struct sp_ctypes *ct, const char *binary, const char *name);
 /* Completes r from the struct/union of that name in binary's DWARF. */

@@ -212,28 +212,30 @@ bool sp_ctypes_btf_enum(struct sp_ctypes *ct, const char *name, int64_t *v)
  * `__bpf_trace_EVENT` function (named; `btf_trace_EVENT`'s are not),
  * after the void *__data the raw context does not carry, typed in kernel
  * memory. */
-int sp_ctypes_btf_rawtp_params(struct sp_ctypes *ct, const char *event, struct sp_cparam **out,
-			       int *n)
+static int func_params(struct sp_ctypes *ct, const char *name, int skip, struct sp_cparam **out,
+		       int *n)
 {
 	struct btf *btf = vmlinux(ct);
 	const struct btf_type *t;
 	const struct btf_param *p;
-	char name[256];
 	__s32 id;
 	int i, k;
 
 	if (!btf)
 		return -ENODATA;
-	snprintf(name, sizeof(name), "__bpf_trace_%s", event);
 	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
 	if (id <= 0)
 		return -ENOENT;
 	t = btf__type_by_id(btf, btf__type_by_id(btf, (__u32)id)->type);
-	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < skip)
 		return -ENOENT;
-	k = btf_vlen(t) - 1;
-	*out = sp_arena_alloc(ct->a, (size_t)(k ? k : 1) * sizeof(**out));
-	for (i = 0, p = btf_params(t) + 1; i < k; i++, p++) {
+	k = btf_vlen(t) - skip;
+	*out = sp_arena_alloc(ct->a, (size_t)(k + 1) * sizeof(**out));
+	/* one past the parameters: the return value (fexit's retval) */
+	(*out)[k].name = "retval";
+	(*out)[k].type = from_btf(ct, btf, t->type, 0);
+	(*out)[k].reg = k;
+	for (i = 0, p = btf_params(t) + skip; i < k; i++, p++) {
 		const char *pn = btf__name_by_offset(btf, p->name_off);
 
 		(*out)[i].name = sp_arena_strdup(ct->a, pn ? pn : "");
@@ -242,6 +244,21 @@ int sp_ctypes_btf_rawtp_params(struct sp_ctypes *ct, const char *event, struct s
 	}
 	*n = k;
 	return 0;
+}
+
+int sp_ctypes_btf_rawtp_params(struct sp_ctypes *ct, const char *event, struct sp_cparam **out,
+			       int *n)
+{
+	char name[256];
+
+	snprintf(name, sizeof(name), "__bpf_trace_%s", event);
+	return func_params(ct, name, 1, out, n);
+}
+
+int sp_ctypes_btf_func_params(struct sp_ctypes *ct, const char *func, struct sp_cparam **out,
+			      int *n)
+{
+	return func_params(ct, func, 0, out, n);
 }
 
 /* C spelling of BTF type id into buf (appending): "struct task_struct *". */

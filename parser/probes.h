@@ -36,8 +36,9 @@ enum {
 #define P_ALL ((1u << SP_PK__COUNT) - 1)
 #define P_UPROBES (P_UPROBE | P_URETPROBE | P_USDT)
 #define P_KPROBES (P_KPROBE | P_KRETPROBE)
-#define P_ARGS (P_UPROBE | P_USDT | P_KPROBE | P_RAWTRACEPOINT)
-#define P_RET (P_URETPROBE | P_KRETPROBE)
+#define P_FENTRIES (P_FENTRY | P_FEXIT)
+#define P_ARGS (P_UPROBE | P_USDT | P_KPROBE | P_RAWTRACEPOINT | P_FENTRIES)
+#define P_RET (P_URETPROBE | P_KRETPROBE | P_FEXIT)
 #define P_FUNC (P_UPROBES | P_KPROBES)
 
 const char *sp_probe_kind_name(enum sp_probe_kind k);

@@ -116,6 +116,7 @@ struct sp_type *sema_offsetof(struct sema *s, struct sp_node *n);
 struct sp_type *sema_curtask(struct sema *s);
 struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n);
 struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n);
+struct sp_type *sema_fexit_retval(struct sema *s, struct sp_node *n);
 struct sp_type *sema_addr_space(struct sema *s, struct sp_type *t, bool user);
 
 #endif

@@ -135,6 +135,8 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 		sema_err(s, n->span, "'args' must be followed by a field, e.g. 'args.NAME'");
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
+	if (!strcmp(n->name, "retval") && (s->probe_mask & P_FEXIT))
+		return sema_fexit_retval(s, n);
 	if (!strcmp(n->name, "comm"))
 		return n->type = sp_type_string(s->a, 16);
 	/* a whole probe name ("watchpoint:/path/prog:bump_0:8:w"), as its names-map entry */
@@ -725,7 +727,7 @@ struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	if (s->probe_mask & P_UPROBE)
 		return sema_uprobe_arg(s, n);
-	if (s->probe_mask & P_RAWTRACEPOINT)
+	if (s->probe_mask & (P_RAWTRACEPOINT | P_FENTRIES))
 		return sema_rawtp_arg(s, n);
 	if (!s->o->tp_fields)
 		return n->type = s->u64;

@@ -440,16 +440,19 @@ struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n)
 {
 	const struct sp_attach *at = s->probe->list.items[0]->attach;
 	const char *event = at->func ? at->func : at->target;
+	bool fn = (s->probe_mask & P_FENTRIES) != 0;
+	const char *what = fn ? "kernel function" : "raw tracepoint";
 	struct sp_cparam *ps;
 	int np, i, err;
 
 	if (!event || strpbrk(event, "*?[")) {
-		sema_err(s, n->span, "args.%s needs a raw tracepoint on one named event", n->name);
+		sema_err(s, n->span, "args.%s needs a probe on one named %s", n->name, what);
 		return n->type = none(s);
 	}
-	err = sp_ctypes_btf_rawtp_params(s->ct, event, &ps, &np);
+	err = fn ? sp_ctypes_btf_func_params(s->ct, event, &ps, &np) :
+		   sp_ctypes_btf_rawtp_params(s->ct, event, &ps, &np);
 	if (err) {
-		sema_err(s, n->span, "no BTF description of raw tracepoint '%s'%s", event,
+		sema_err(s, n->span, "no BTF description of %s '%s'%s", what, event,
 			 err == -ENODATA ? " (the kernel has no BTF)" : "");
 		return n->type = none(s);
 	}
@@ -460,15 +463,15 @@ struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n)
 
 		for (i = 0; i < np && i < 64; i++)
 			cands[i] = ps[i].name;
-		sema_err(s, n->span, "raw tracepoint '%s' has no argument '%s'", event, n->name);
+		sema_err(s, n->span, "%s '%s' has no argument '%s'", what, event, n->name);
 		hint = sp_did_you_mean(n->name, cands, np < 64 ? np : 64);
 		if (hint)
 			sema_note(s, n->span, "did you mean '%s'?", hint);
 		return n->type = none(s);
 	}
 	if (ps[i].type->kind != SP_T_INT && ps[i].type->kind != SP_T_PTR) {
-		sema_err(s, n->span, "argument '%s' of raw tracepoint '%s' is not an integer or a "
-			 "pointer", n->name, event);
+		sema_err(s, n->span, "argument '%s' of %s '%s' is not an integer or a "
+			 "pointer", n->name, what, event);
 		return n->type = none(s);
 	}
 	if (!s->quiet) {
@@ -477,4 +480,35 @@ struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n)
 		n->a = NULL;
 	}
 	return n->type = ps[i].type;
+}
+
+/* retval in fexit: the u64 after the arguments in the context, typed as
+ * the function's return type from BTF; it becomes argN. */
+struct sp_type *sema_fexit_retval(struct sema *s, struct sp_node *n)
+{
+	const struct sp_attach *at = s->probe->list.items[0]->attach;
+	struct sp_cparam *ps;
+	int np, err;
+
+	if (!at->func || strpbrk(at->func, "*?[")) {
+		sema_err(s, n->span, "retval needs an fexit probe on one named kernel function");
+		return n->type = none(s);
+	}
+	err = sp_ctypes_btf_func_params(s->ct, at->func, &ps, &np);
+	if (err) {
+		sema_err(s, n->span, "no BTF description of kernel function '%s'%s", at->func,
+			 err == -ENODATA ? " (the kernel has no BTF)" : "");
+		return n->type = none(s);
+	}
+	if (ps[np].type->kind != SP_T_INT && ps[np].type->kind != SP_T_PTR) {
+		sema_err(s, n->span, "kernel function '%s' returns no integer or pointer",
+			 at->func);
+		return n->type = none(s);
+	}
+	if (!s->quiet) {
+		n->kind = SP_N_BUILTIN;
+		n->name = sp_arena_printf(s->a, "arg%d", np);
+		n->a = NULL;
+	}
+	return n->type = ps[np].type;
 }

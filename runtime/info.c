@@ -81,14 +81,14 @@ static bool perf_event(__u32 type, __u64 config)
 
 /* fentry: a tracing program loaded against a kernel function and attached
  * (the load alone succeeds on kernels whose ftrace cannot make trampolines). */
-static bool fentry(void)
+bool sp_info_has_fentry(void)
 {
 	struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	struct btf *vm = btf__load_vmlinux_btf();
-	int id = vm ? btf__find_by_name_kind(vm, "__x64_sys_getpid", BTF_KIND_FUNC) : -1;
+	int id = vm ? btf__find_by_name_kind(vm, "vfs_read", BTF_KIND_FUNC) : -1;
 	int prog, link = -1;
 
 	btf__free(vm);
@@ -98,7 +98,7 @@ static bool fentry(void)
 		    .attach_btf_id = (__u32)id);
 	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &o);
 	if (prog >= 0)
-		link = bpf_link_create(prog, 0, BPF_TRACE_FENTRY, NULL);
+		link = bpf_raw_tracepoint_open(NULL, prog); /* 5.5+, unlike link_create */
 	if (link >= 0)
 		close(link);
 	if (prog >= 0)
@@ -203,7 +203,7 @@ static void print_probes(FILE *f)
 	fprintf(f, "  perf_event (hardware PMU): %s\n",
 		yes(perf_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)));
 	fprintf(f, "  hardware breakpoint: %s\n", yes(exists("/sys/bus/event_source/devices/breakpoint")));
-	fprintf(f, "  kfunc (fentry): %s\n", yes(fentry()));
+	fprintf(f, "  kfunc (fentry): %s\n", yes(sp_info_has_fentry()));
 }
 
 int sp_info_print(FILE *f, const char *version)

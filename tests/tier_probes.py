@@ -472,6 +472,22 @@ def t_kprobe_error(ctx):
         expect_err(r, "tracepoint:")
 
 
+def t_fentry_error(ctx):
+    """Without BPF trampolines: one line naming fentry and what has it, no verifier log."""
+    ctx.require_root()
+    if "kfunc (fentry): yes" in ctx.sprof_run("--info").out:
+        raise ctx.Skip("this kernel has fentry")
+    for prog, kind in (("fentry:vfs_read { @ = sum(args.count); }", "fentry"),
+                       ("kfunc:vfs_read { @ = count(); }", "fentry"),
+                       ("fexit:vfs_read { @ = hist(retval); }", "fexit"),
+                       ("kretfunc:vfs_read { @ = count(); }", "fexit")):
+        r = ctx.sprof_run("-e", prog)
+        if r.rc != 1 or "verifier" in r.err:
+            raise AssertionError("expected exit status 1, no verifier log\n%r" % r)
+        expect_err(r, "this kernel cannot run %s probes (BPF trampolines need Linux 5.5+ "
+                   "on x86-64 with BTF and CONFIG_FUNCTION_TRACER)" % kind)
+
+
 def t_kprobe_program(ctx):
     tool = shutil.which("llvm-objdump-16") or shutil.which("llvm-objdump")
     if not tool:

@@ -24,6 +24,7 @@ extern const struct sp_probe_ops sp_probe_uprobe_ops, sp_probe_uretprobe_ops, sp
 extern const struct sp_probe_ops sp_probe_tracepoint_ops, sp_probe_rawtracepoint_ops;
 extern const struct sp_probe_ops sp_probe_kprobe_ops, sp_probe_kretprobe_ops;
 extern const struct sp_probe_ops sp_probe_watchpoint_ops, sp_probe_asyncwatchpoint_ops;
+extern const struct sp_probe_ops sp_probe_fentry_ops, sp_probe_fexit_ops;
 
 static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_begin_ops,
@@ -41,6 +42,8 @@ static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_kretprobe_ops,
 	&sp_probe_watchpoint_ops,
 	&sp_probe_asyncwatchpoint_ops,
+	&sp_probe_fentry_ops,
+	&sp_probe_fexit_ops,
 };
 
 const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)
