@@ -5,6 +5,12 @@ BEGIN { printf("%d %d %d %d %d\n", 0x1f, 017, 1e3, 1_000, 0); exit(); }
 31 15 1000 1000 0
 
 
+### hex_digit_e
+BEGIN { printf("%x %x %d %d %x\n", 0xdeadbeef, 0xe, 0x1e2, 0xee, 0xEe); exit(); }
+--- stdout
+deadbeef e 482 238 ee
+
+
 ### cast_truncates
 BEGIN { printf("%d %d %d %d %u %d\n", (uint8)300, (int8)200, (uint16)70000, (int16)40000, (uint32)-1, (int32)4294967295); exit(); }
 --- stdout
