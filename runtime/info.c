@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "runtime/info.h"
+#include "runtime/attach/fentry.h"
 #include "runtime/attach/tracefs.h"
 
 static const char *yes(bool b)
@@ -77,33 +78,6 @@ static bool perf_event(__u32 type, __u64 config)
 	if (fd >= 0)
 		close(fd);
 	return fd >= 0;
-}
-
-/* fentry: a tracing program loaded against a kernel function and attached
- * (the load alone succeeds on kernels whose ftrace cannot make trampolines). */
-bool sp_info_has_fentry(void)
-{
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	struct btf *vm = btf__load_vmlinux_btf();
-	int id = vm ? btf__find_by_name_kind(vm, "vfs_read", BTF_KIND_FUNC) : -1;
-	int prog, link = -1;
-
-	btf__free(vm);
-	if (id < 0)
-		return false;
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
-		    .attach_btf_id = (__u32)id);
-	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &o);
-	if (prog >= 0)
-		link = bpf_raw_tracepoint_open(NULL, prog); /* 5.5+, unlike link_create */
-	if (link >= 0)
-		close(link);
-	if (prog >= 0)
-		close(prog);
-	return link >= 0;
 }
 
 static bool map_type(enum bpf_map_type t)
@@ -203,7 +177,7 @@ static void print_probes(FILE *f)
 	fprintf(f, "  perf_event (hardware PMU): %s\n",
 		yes(perf_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)));
 	fprintf(f, "  hardware breakpoint: %s\n", yes(exists("/sys/bus/event_source/devices/breakpoint")));
-	fprintf(f, "  kfunc (fentry): %s\n", yes(sp_info_has_fentry()));
+	fprintf(f, "  kfunc (fentry): %s\n", yes(sp_fentry_available()));
 }
 
 int sp_info_print(FILE *f, const char *version)

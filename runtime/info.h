@@ -13,7 +13,5 @@ int sp_info_print(FILE *f, const char *version);
  * the interpreter walkers and the default build of the BPF helpers need;
  * true when it cannot tell (no privileges to ask: nothing will load). */
 bool sp_info_has_bpf_loop(void);
-/* fentry/fexit: BPF trampolines can be attached to kernel functions. */
-bool sp_info_has_fentry(void);
 
 #endif
