@@ -63,30 +63,13 @@ def workdir(build):
     return os.path.join(vm.vmdir(build), "btsrc", "work")
 
 
-def _apt_opts(build):
-    a = os.path.join(vm.vmdir(build), "btapt")
-    return ["-o", "Dir::Etc::SourceList=" + os.path.join(a, "sources.list"),
-            "-o", "Dir::Etc::SourceParts=/dev/null",
-            "-o", "Dir::State::Lists=" + os.path.join(a, "lists"),
-            "-o", "Dir::Cache=" + os.path.join(a, "cache"),
-            "-o", "Dir::State::status=/dev/null",
-            "-o", "Debug::NoLocking=1",
-            "-o", "APT::Sandbox::User=root",
-            "-o", "Acquire::Retries=3"]
-
-
 def fetch_source(build):
     """Debian's bpftrace source under <build>/vm/btsrc; cached."""
     src = srcdir(build)
     if os.path.isdir(os.path.join(src, "tests", "runtime")):
         return src
-    a = os.path.join(vm.vmdir(build), "btapt")
-    for d in ("lists/partial", "cache/archives/partial"):
-        os.makedirs(os.path.join(a, d), exist_ok=True)
-    with open(os.path.join(a, "sources.list"), "w") as f:
-        f.write(SOURCES)
-    opts = _apt_opts(build)
-    subprocess.run(["apt-get"] + opts + ["-qq", "update"], check=True, stdout=subprocess.DEVNULL)
+    vm.apt_update(build, "btapt", SOURCES)
+    opts = vm.apt_opts(build, "btapt")
     top = os.path.dirname(src)
     os.makedirs(top, exist_ok=True)
     orig = os.path.join(top, "bpftrace_%s.orig.tar.gz" % BT_VERSION)

@@ -57,8 +57,9 @@ def vmdir(build):
     return os.path.join(os.path.abspath(build), "vm")
 
 
-def apt_opts(build):
-    a = os.path.join(vmdir(build), "apt")
+def apt_opts(build, conf="apt"):
+    """apt-get options of the private configuration <build>/vm/CONF."""
+    a = os.path.join(vmdir(build), conf)
     return ["-o", "Dir::Etc::SourceList=" + os.path.join(a, "sources.list"),
             "-o", "Dir::Etc::SourceParts=/dev/null",
             "-o", "Dir::State::Lists=" + os.path.join(a, "lists"),
@@ -69,20 +70,23 @@ def apt_opts(build):
             "-o", "Acquire::Retries=3"]
 
 
-def apt_update(build):
-    a = os.path.join(vmdir(build), "apt")
+def apt_update(build, conf="apt", sources=SOURCES):
+    """The package lists of SOURCES under <build>/vm/CONF, refreshed weekly."""
+    a = os.path.join(vmdir(build), conf)
     for d in ("lists/partial", "cache/archives/partial"):
         os.makedirs(os.path.join(a, d), exist_ok=True)
     src = os.path.join(a, "sources.list")
-    if not os.path.exists(src) or open(src).read() != SOURCES:
+    if not os.path.exists(src) or open(src).read() != sources:
         with open(src, "w") as f:
-            f.write(SOURCES)
-    stamp = os.path.join(a, "updated")
-    if os.path.exists(stamp) and time.time() - os.path.getmtime(stamp) < LISTS_MAX_AGE:
-        return
-    subprocess.run(["apt-get"] + apt_opts(build) + ["-qq", "update"], check=True,
-                   stdout=subprocess.DEVNULL)
-    open(stamp, "w").close()
+            f.write(sources)
+        stale = True
+    else:
+        stamp = os.path.join(a, "updated")
+        stale = not os.path.exists(stamp) or time.time() - os.path.getmtime(stamp) >= LISTS_MAX_AGE
+    if stale:
+        subprocess.run(["apt-get"] + apt_opts(build, conf) + ["-qq", "update"], check=True,
+                       stdout=subprocess.DEVNULL)
+        open(os.path.join(a, "updated"), "w").close()
 
 
 def apt_field(build, pkg, field):
