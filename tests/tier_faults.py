@@ -232,6 +232,20 @@ def start_reading(p):
     return chunks, t
 
 
+def interrupted(p, timeout=30):
+    """SIGINT to p; the seconds until it exited (a p still running after TIMEOUT is killed
+    and the wait's TimeoutExpired raised)."""
+    t = time.time()
+    try:
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return time.time() - t
+
+
 def t_sigint_under_system_flood(ctx):
     """bpftrace's "sigint under heavy load": a shell per context switch;
     SIGINT 2 s in must end the run within 3 s, END printed (it took 22 s:
@@ -246,14 +260,8 @@ def t_sigint_under_system_flood(ctx):
         wait_for(lambda: "foo" in "".join(chunks[-4:]) or p.poll() is not None, 60,
                  "the first system() output")
         time.sleep(2)
-        t = time.time()
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=30)
-        took = time.time() - t
     finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        took = interrupted(p)
     reader.join(10)
     out, errs = "".join(chunks), open(err.name).read()
     assert p.returncode == 0, (p.returncode, errs[-2000:])
@@ -276,14 +284,8 @@ def t_sigint_kills_system_command(ctx):
             ["pgrep", "-f", "sleep " + marker], capture_output=True).returncode == 0, 60,
             "the command's sleep")
         assert p.poll() is None, open(err.name).read()
-        t = time.time()
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=30)
-        took = time.time() - t
     finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        took = interrupted(p)
     reader.join(10)
     errs = open(err.name).read()
     assert p.returncode == 0, (p.returncode, errs[-2000:])
