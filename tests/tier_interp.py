@@ -541,18 +541,10 @@ def t_old_version(ctx, exe, label):
     assert not any(py_frame(f) for _, frames, _ in stacks for f in frames)
 
 
-FAKE_PYTHON = """\
-/* Looks like a CPython 3.15 to sprof: _PyRuntime opening with a
- * _Py_DebugOffsets ("xdebugpy", the version) whose values fit no known
- * layout, Py_Version, PyCode_Type. */
-#include <stdint.h>
-#include <string.h>
-#include <time.h>
-uint64_t _PyRuntime[128] = { 0x7970677562656478ull, 0x030f00a0 };
-const unsigned long Py_Version = 0x030f00a0;
-char PyCode_Type[416];
-
-__attribute__((noinline)) long fake_eval(double secs)
+# The CPU-bound body of the fake interpreters below: 0.6 s of CPU in one
+# named function (NAME), whose native frames must still show.
+FAKE_SPIN = """\
+__attribute__((noinline)) long NAME(double secs)
 {
 	struct timespec a, b;
 	long n = 0;
@@ -567,9 +559,23 @@ __attribute__((noinline)) long fake_eval(double secs)
 
 int main(void)
 {
-	return fake_eval(0.6) < 0;
+	return NAME(0.6) < 0;
 }
 """
+
+
+FAKE_PYTHON = """\
+/* Looks like a CPython 3.15 to sprof: _PyRuntime opening with a
+ * _Py_DebugOffsets ("xdebugpy", the version) whose values fit no known
+ * layout, Py_Version, PyCode_Type. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+uint64_t _PyRuntime[128] = { 0x7970677562656478ull, 0x030f00a0 };
+const unsigned long Py_Version = 0x030f00a0;
+char PyCode_Type[416];
+
+""" + FAKE_SPIN.replace("NAME", "fake_eval")
 
 
 def t_unknown_version(ctx):
@@ -1316,24 +1322,7 @@ void *ruby_single_main_ractor;
 #endif
 const char ruby_version[] = VERSION;
 
-__attribute__((noinline)) long fake_spin(double secs)
-{
-	struct timespec a, b;
-	long n = 0;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-	do {
-		n++;
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
-	return n;
-}
-
-int main(void)
-{
-	return fake_spin(0.6) < 0;
-}
-"""
+""" + FAKE_SPIN.replace("NAME", "fake_spin")
 
 
 def t_rb_old_version(ctx):
