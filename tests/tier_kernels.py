@@ -56,7 +56,8 @@ def _folded(out):
     res = {}
     for line in out.splitlines():
         m = re.match(r"^(.*) (\d+)$", line)
-        if m and ";" in m.group(1) or (m and not m.group(1).startswith(("Attach", "sprof"))):
+        # a stack (a;b;c), or one frame that is not a status line of sprof's
+        if m and (";" in m.group(1) or not m.group(1).startswith(("Attach", "sprof"))):
             res[m.group(1)] = res.get(m.group(1), 0) + int(m.group(2))
     return res
 
