@@ -23,6 +23,7 @@ missing.
 """
 import argparse
 import glob
+import hashlib
 import lzma
 import os
 import shlex
@@ -232,8 +233,18 @@ R=/newroot
 mkdir -p $R
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot $R || { echo "vm: no 9p root"; poweroff -f; }
 OUT=$(sed -n 's/.*sprof_out=\([^ ]*\).*/\1/p' /proc/cmdline)
+# writable scratch folders, each a tmpfs that still shows the host's folders inside it
+# (read-only): a build tree under /tmp or /root (a CI clone) stays visible
+for t in /tmp /run /var/tmp /root; do
+  mkdir -p /hold$t
+  mount -o bind $R$t /hold$t
+  mount -t tmpfs -o mode=1777 tmp $R$t
+  for e in /hold$t/* /hold$t/.[!.]*; do
+    [ -d "$e" ] || continue
+    mkdir -p "$R$t/${e##*/}" && mount -o bind "$e" "$R$t/${e##*/}"
+  done
+done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out $R$OUT || { echo "vm: no out share"; poweroff -f; }
-for t in /tmp /run /var/tmp /root; do mount -t tmpfs -o mode=1777 tmp $R$t; done
 mount -t proc proc $R/proc
 mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
@@ -256,7 +267,8 @@ poweroff -f
 def initramfs(build, name):
     """Build (once) the initramfs of kernel NAME; returns its path."""
     info = kernel_info(build, name)
-    out = os.path.join(info["dir"], "initrd.cpio.gz")
+    # named by the init script's hash: a changed script builds a new image
+    out = os.path.join(info["dir"], "initrd-%s.cpio.gz" % hashlib.sha1(INIT.encode()).hexdigest()[:10])
     if os.path.exists(out):
         return out
     stage = os.path.join(info["dir"], "initrd")
