@@ -21,8 +21,8 @@
 #define SP_PROBE_TYPES(X)                                                    \
 	X(BEGIN, "BEGIN", "begin", "BEGIN")                                  \
 	X(END, "END", "end", "END")                                          \
-	X(PROFILE, "profile", "p", "profile:hz|s|ms|us:N")                   \
-	X(INTERVAL, "interval", "i", "interval:s|ms|us|hz:N")                \
+	X(PROFILE, "profile", "p", "profile:[hz|s|ms|us:]N")                 \
+	X(INTERVAL, "interval", "i", "interval:[s|ms|us|hz:]N")              \
 	X(SOFTWARE, "software", "s", "software:EVENT[:PERIOD]")              \
 	X(HARDWARE, "hardware", "h", "hardware:EVENT[:PERIOD]")              \
 	X(UPROBE, "uprobe", "u", "uprobe:PATH:FUNCTION[+OFFSET]")           \
