@@ -560,11 +560,11 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		map_event(g, n, f[0] == 'p' ? SP_EV_PRINT : f[0] == 'c' ? SP_EV_CLEAR : SP_EV_ZERO);
 		return cg_u64(g, 0);
 	}
-	if (!strcmp(f, "delete")) {
+	if (!strcmp(f, "delete") || !strcmp(f, "has_key")) {
 		if (n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
-			cg_map_delete(g, n->list.items[0]);
-		else
-			cg_error(g, n->span, "delete needs a map element: delete(@m[key])");
+			return f[0] == 'd' ? cg_map_delete(g, n->list.items[0])
+					   : cg_map_has_key(g, n->list.items[0]);
+		cg_error(g, n->span, "%s needs a map element: %s(@m, key)", f, f);
 		return cg_u64(g, 0);
 	}
 	if (!strcmp(f, "ustack") || !strcmp(f, "kstack") || !strcmp(f, "pystack") ||

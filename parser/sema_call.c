@@ -260,6 +260,8 @@ static void check_arg(struct sema *s, struct sp_node *call, int i, char kind)
 		}
 		sema_map_keys(s, arg, arg->list.len == 0);
 		arg->type = sema_map_get(s, arg->name)->value;
+		if (!arg->type && !s->quiet)
+			sema_err(s, arg->span, "undefined map '%s'", arg->name);
 		return;
 	case 'M':
 		if (arg->kind == SP_N_MAP && !arg->list.len) {
@@ -589,14 +591,52 @@ static void special(struct sema *s, struct sp_node *n)
 		n->type = sema_addr_space(s, n->list.items[0]->type, n->name[0] == 'u');
 	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
 		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
-	if (!strcmp(n->name, "delete") && n->list.items[0]->kind == SP_N_MAP &&
-	    !n->list.items[0]->list.len && n->list.items[0]->key_type)
-		sema_err(s, n->list.items[0]->span, "delete() needs a key: delete(%s[key])",
+	if ((!strcmp(n->name, "delete") || !strcmp(n->name, "has_key")) &&
+	    n->list.items[0]->kind == SP_N_MAP && !n->list.items[0]->list.len &&
+	    n->list.items[0]->key_type)
+		sema_err(s, n->list.items[0]->span, "%s() needs a key: %s(%s, key)", n->name, n->name,
 			 n->list.items[0]->name);
+
+}
+
+/* delete(@m, k) and has_key(@m, k), bpftrace 0.22+'s map-and-key form:
+ * the key moves into the map reference, @m[k] (a tuple literal key,
+ * (a, b), becomes @m[a, b]), so the rest of sema and codegen see the one
+ * form delete(@m[k]) has always had. delete(@m) of a map without keys
+ * stays as it is. False after an error. */
+static bool map_key_form(struct sema *s, struct sp_node *n)
+{
+	bool del = !strcmp(n->name, "delete");
+	struct sp_node *m, *k;
+
+	if (n->ival) /* typed before (printf's arguments are seen twice) */
+		return true;
+	if ((del && (n->list.len < 1 || n->list.len > 2)) || (!del && n->list.len != 2)) {
+		sema_err(s, n->span, "%s() takes %s, not %d", n->name, del ?
+			 "1 or 2 arguments: delete(@m, key) or delete(@m[key])" :
+			 "2 arguments: has_key(@m, key)", n->list.len);
+		return false;
+	}
+	m = n->list.items[0];
+	if (n->list.len == 1)
+		return true;
+	k = n->list.items[1];
+	if (m->kind != SP_N_MAP || m->list.len) {
+		want(s, n, 0, m, "a map without a key (e.g. @m), the key being the second", NULL);
+		return false;
+	}
+	if (k->kind == SP_N_TUPLE)
+		m->list = k->list;
+	else
+		sp_list_push(s->a, &m->list, k);
+	n->list.len = 1;
+	n->ival = 1;
+	return true;
 }
 
 struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 {
+	static const struct builtin map_entry = { "", true, 1, 1, "k", R_U64, P_ALL };
 	const struct builtin *b = lookup(n->name, true);
 	uint32_t size;
 	bool is_str;
@@ -625,7 +665,9 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 	n->type = b->result == R_BUF ? sp_type_new(s->a, SP_T_BUF) : result_type(s, b->result);
 	if (b->result == R_BUF)
 		n->type->size = (uint32_t)s->strlen;
-	if (!allowed(s, n, b) || !check_args(s, n, b))
+	if ((!strcmp(n->name, "delete") || !strcmp(n->name, "has_key")) && !map_key_form(s, n))
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	if (!allowed(s, n, b) || !check_args(s, n, b->args[0] == 'k' ? &map_entry : b))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	if (is_str)
 		return str_call(s, n);
