@@ -634,6 +634,62 @@ static bool map_key_form(struct sema *s, struct sp_node *n)
 	return true;
 }
 
+/* nsecs(monotonic|boot|tai): the clock, kept in the BUILTIN's ival */
+static const char *const clocks[] = { "monotonic", "boot", "tai" };
+
+static bool nsecs_clock(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *arg = n->list.items[0];
+	const char *hint;
+	int c;
+
+	for (c = 0; c < 3 && (arg->kind != SP_N_BUILTIN || strcmp(arg->name, clocks[c])); c++)
+		;
+	if (c < 3) {
+		n->ival = c;
+		return true;
+	}
+	if (arg->kind == SP_N_BUILTIN && !strcmp(arg->name, "sw_tai")) {
+		sema_err(s, arg->span, "nsecs(sw_tai) is not supported: nsecs(tai) reads the same "
+			 "clock in the kernel (6.1+)");
+		return false;
+	}
+	sema_err(s, arg->span, "unknown clock for nsecs(), expected monotonic, boot or tai");
+	hint = arg->kind == SP_N_BUILTIN ? sp_did_you_mean(arg->name, clocks, 3) : NULL;
+	if (hint)
+		sema_note(s, arg->span, "did you mean '%s'?", hint);
+	return false;
+}
+
+/* pid(), comm(), nsecs(), nsecs(boot): bpftrace 0.24+ writes builtins as
+ * calls too. The call becomes the BUILTIN node. Arguments, argN, sargN,
+ * retval and ctx stay values only, as in bpftrace. */
+static struct sp_type *builtin_call(struct sema *s, struct sp_node *n)
+{
+	static const char *const values_only[] = { "args", "retval", "ctx" };
+
+	for (size_t i = 0; i < sizeof(values_only) / sizeof(values_only[0]); i++)
+		if (!strcmp(n->name, values_only[i]))
+			goto out_value;
+	if ((!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9') ||
+	    !strncmp(n->name, "sarg", 4))
+		goto out_value;
+	if (n->list.len > 1 || (n->list.len == 1 && strcmp(n->name, "nsecs"))) {
+		sema_err(s, n->span, strcmp(n->name, "nsecs") ? "%s() takes no arguments" :
+			 "%s() takes one argument at most, the clock: nsecs(monotonic|boot|tai)",
+			 n->name);
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	if (n->list.len == 1 && !nsecs_clock(s, n))
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	n->kind = SP_N_BUILTIN;
+	n->list.len = 0;
+	return sema_builtin(s, n);
+out_value:
+	sema_err(s, n->span, "'%s' is not a function: write '%s' without '()'", n->name, n->name);
+	return n->type = sp_type_new(s->a, SP_T_NONE);
+}
+
 struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 {
 	static const struct builtin map_entry = { "", true, 1, 1, "k", R_U64, P_ALL };
@@ -643,10 +699,8 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 
 	if (!b) {
 		if (lookup(n->name, false))
-			sema_err(s, n->span, "'%s' is not a function: write '%s' without '()'", n->name,
-				 n->name);
-		else
-			unknown(s, n, true);
+			return builtin_call(s, n);
+		unknown(s, n, true);
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
 	if (b->result == R_AGG && !map_value) {
