@@ -79,9 +79,10 @@ static void note_key(struct cg *g, struct cg_map *m, const struct sp_node *mapno
 	if (m->key_known)
 		return;
 	m->key_known = true;
-	if (n == 0)
+	if (n == 0 && !mapnode->key_type) /* len(@m), clear(@m) first: sema knows the keys */
 		return;
-	m->key_use = mapnode;
+	if (n)
+		m->key_use = mapnode;
 	if (mapnode->key_type) { /* sema's widened key type, the same for every use */
 		m->keyt = mapnode->key_type;
 		return;
@@ -570,6 +571,21 @@ LLVMValueRef cg_map_has_key(struct cg *g, const struct sp_node *mapnode)
 	m->bpf_reads = true;
 	key = cg_map_key(g, m, mapnode);
 	return LLVMBuildZExt(g->B, LLVMBuildIsNotNull(g->B, map_lookup(g, m, key), ""), g->i64, "");
+}
+
+LLVMValueRef cg_map_len(struct cg *g, const struct sp_node *mapnode)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+
+	if (!m)
+		return cg_u64(g, 0);
+	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST) {
+		cg_error(g, mapnode->span, "len() of a %s() map is not supported",
+			 m->agg == SP_AGG_HIST ? "hist" : "lhist");
+		return cg_u64(g, 0);
+	}
+	m->bpf_reads = true; /* every entry stays in the kernel, none moves to user space */
+	return cg_call_fn(g, "sp_map_len", &m->gv, 1);
 }
 
 /* ---- the plan's view of the maps ------------------------------------------- */

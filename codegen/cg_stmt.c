@@ -560,6 +560,8 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		map_event(g, n, f[0] == 'p' ? SP_EV_PRINT : f[0] == 'c' ? SP_EV_CLEAR : SP_EV_ZERO);
 		return cg_u64(g, 0);
 	}
+	if (!strcmp(f, "len") && n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
+		return cg_map_len(g, n->list.items[0]);
 	if (!strcmp(f, "delete") || !strcmp(f, "has_key")) {
 		if (n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
 			return f[0] == 'd' ? cg_map_delete(g, n->list.items[0])

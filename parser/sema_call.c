@@ -17,7 +17,7 @@
 #include "parser/sema.h"
 #include "parser/ctypes.h"
 
-enum result { R_U64, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
+enum result { R_U64, R_S64, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
 	      R_TIMESTAMP, R_INET, R_TEXT, R_SPECIAL };
 
 struct builtin {
@@ -98,6 +98,7 @@ static struct sp_type *result_type(struct sema *s, enum result r)
 {
 	switch (r) {
 	case R_U64: return s->u64;
+	case R_S64: return s->s64;
 	case R_STRING: return sp_type_string(s->a, (uint32_t)s->strlen);
 	case R_VOID: return sp_type_new(s->a, SP_T_VOID);
 	case R_USTACK: return sp_type_stack(s->a, SP_T_USTACK, SP_DEFAULT_STACK_LIMIT, SP_STACK_BPFTRACE);
@@ -591,6 +592,18 @@ static void special(struct sema *s, struct sp_node *n)
 		n->type = sema_addr_space(s, n->list.items[0]->type, n->name[0] == 'u');
 	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
 		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
+	if ((!strcmp(n->name, "len") || !strcmp(n->name, "has_key")) &&
+	    n->list.items[0]->kind == SP_N_MAP && n->list.items[0]->type &&
+	    n->list.items[0]->type->kind == SP_T_AGG &&
+	    (n->list.items[0]->type->agg == SP_AGG_HIST || n->list.items[0]->type->agg == SP_AGG_LHIST))
+		sema_err(s, n->list.items[0]->span, "%s() of a %s() map is not supported: its entries "
+			 "are kept per bucket", n->name,
+			 n->list.items[0]->type->agg == SP_AGG_HIST ? "hist" : "lhist");
+	if (!strcmp(n->name, "len") && n->list.items[0]->kind == SP_N_MAP &&
+	    n->list.items[0]->type && !n->list.items[0]->key_type)
+		sema_err(s, n->list.items[0]->span, "len() of '%s', a map without keys: len() counts "
+			 "the keys of a map like %s[key]", n->list.items[0]->name,
+			 n->list.items[0]->name);
 	if ((!strcmp(n->name, "delete") || !strcmp(n->name, "has_key")) &&
 	    n->list.items[0]->kind == SP_N_MAP && !n->list.items[0]->list.len &&
 	    n->list.items[0]->key_type)
@@ -721,6 +734,13 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 		n->type->size = (uint32_t)s->strlen;
 	if ((!strcmp(n->name, "delete") || !strcmp(n->name, "has_key")) && !map_key_form(s, n))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
+	if (!strcmp(n->name, "len") && n->list.len == 1 && n->list.items[0]->name &&
+	    (n->list.items[0]->kind == SP_N_BUILTIN || n->list.items[0]->kind == SP_N_CALL) &&
+	    strstr(n->list.items[0]->name, "stack")) {
+		sema_err(s, n->list.items[0]->span, "len() of a stack is not supported: len() counts "
+			 "the entries of a map");
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
 	if (!allowed(s, n, b) || !check_args(s, n, b->args[0] == 'k' ? &map_entry : b))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	if (is_str)

@@ -34,6 +34,20 @@ no 3
 
 
 
+### len
+# bpftrace: skip 0.17 has no len() (0.20+)
+BEGIN { @a[1] = 1; @a[2] = 2; @m[1, "a"] = 1; @c["x"] = count(); @c["y"] = count(); printf("%d %d %d %d\n", len(@a), len(@m), len(@c), len(@later)); delete(@a, 1); printf("%d\n", len(@a)); clear(@a); clear(@m); clear(@c); exit(); }
+END { @later[1, "k"] = 5; printf("%d\n", len(@later)); }
+--- stdout
+2 1 2 0
+1
+1
+
+
+
+
+@later[1, k]: 5
+
 ### clear
 BEGIN { @m[1] = 1; @m[2] = 2; clear(@m); @c = count(); clear(@c); exit(); }
 --- stdout
