@@ -110,7 +110,8 @@ enum sp_field_kind {
 	SP_F_ARRAY,  /* C array: elems are its elements */
 	SP_F_PTR,    /* C pointer: u64 address, printed in hex */
 	SP_F_TEXT,   /* u64 printed as text (runtime/format_text.c); fmt: how
-	              * ("username", "strerror", "cgroup_path[:FILTER]", "macaddr") */
+	              * ("username", "strerror", "cgroup_path[:FILTER]", "macaddr";
+	              * "bool": a one-byte 0/1 printed true/false) */
 };
 
 struct sp_plan_field {

@@ -263,9 +263,12 @@ static void event_simple(struct cg *g, int type, int id, uint64_t arg)
 static const struct sp_type *event_type(const struct sp_type *t)
 {
 	static const struct sp_type u64 = { .kind = SP_T_INT, .size = 8 };
+	static const struct sp_type bool64 = { .kind = SP_T_INT, .size = 8, .fmt = "bool" };
 
 	if (!t)
 		return &s64_type;
+	if (sp_type_is_bool(t)) /* a 64-bit slot that still prints true/false */
+		return &bool64;
 	if (t->kind == SP_T_INT)
 		return t->is_signed ? &s64_type : &u64;
 	return t;

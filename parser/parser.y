@@ -37,7 +37,7 @@
 
 struct sp_pstate;
 struct sp_strval { const char *s; uint32_t len; };
-struct sp_intval { int64_t v; bool big; };
+struct sp_intval { int64_t v; bool big; bool is_bool; };
 
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                     \
 	do {                                                            \
@@ -142,6 +142,8 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 	n->ival = v.v;
 	if (v.big) /* above INT64_MAX: an unsigned literal */
 		n->type = sp_type_int(ps->arena, 8, false);
+	if (v.is_bool) /* true, false */
+		n->type = sp_type_bool(ps->arena);
 	return n;
 }
 

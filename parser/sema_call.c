@@ -17,7 +17,7 @@
 #include "parser/sema.h"
 #include "parser/ctypes.h"
 
-enum result { R_U64, R_S64, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
+enum result { R_U64, R_S64, R_BOOL, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
 	      R_TIMESTAMP, R_INET, R_TEXT, R_SPECIAL };
 
 struct builtin {
@@ -99,6 +99,7 @@ static struct sp_type *result_type(struct sema *s, enum result r)
 	switch (r) {
 	case R_U64: return s->u64;
 	case R_S64: return s->s64;
+	case R_BOOL: return sp_type_bool(s->a);
 	case R_STRING: return sp_type_string(s->a, (uint32_t)s->strlen);
 	case R_VOID: return sp_type_new(s->a, SP_T_VOID);
 	case R_USTACK: return sp_type_stack(s->a, SP_T_USTACK, SP_DEFAULT_STACK_LIMIT, SP_STACK_BPFTRACE);
@@ -331,7 +332,7 @@ static bool check_args(struct sema *s, struct sp_node *n, const struct builtin *
 
 static bool printable_as_string(const struct sp_type *t)
 {
-	return t->kind != SP_T_INT && t->kind != SP_T_PTR;
+	return (t->kind != SP_T_INT && t->kind != SP_T_PTR) || sp_type_is_bool(t);
 }
 
 /* Checks printf-style conversions: %[-+ #0]*[0-9]*(.[0-9]*)?(hh|h|l|ll|z|j|t)?[diuxXocsp]
@@ -705,7 +706,7 @@ out_value:
 
 struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 {
-	static const struct builtin map_entry = { "", true, 1, 1, "k", R_U64, P_ALL };
+	static const struct builtin map_entry = { "", true, 1, 1, "k", R_BOOL, P_ALL };
 	const struct builtin *b = lookup(n->name, true);
 	uint32_t size;
 	bool is_str;
