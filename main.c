@@ -143,7 +143,7 @@ static void usage(FILE *f)
 		"  -l [PATTERN]     list probes (with -v: arguments and fields)\n"
 		"  -v               verbose: what each probe attached where, full verifier log,\n"
 		"                   libbpf messages\n"
-		"  -q               quiet: no \"Attaching N probes...\" line\n"
+		"  -q               quiet: no \"Attached N probes\" line\n"
 		"  -k, -kk          report failed helper calls at exit: -k delete()s of missing\n"
 		"                   keys, -kk also reads of probed memory (full maps: always)\n"
 		"  --info           what this kernel offers: helpers, map and probe types\n"

@@ -21,8 +21,8 @@
 #define SP_PROBE_TYPES(X)                                                    \
 	X(BEGIN, "BEGIN", "begin", "BEGIN")                                  \
 	X(END, "END", "end", "END")                                          \
-	X(PROFILE, "profile", "p", "profile:hz|s|ms|us:N")                   \
-	X(INTERVAL, "interval", "i", "interval:s|ms|us|hz:N")                \
+	X(PROFILE, "profile", "p", "profile:[hz|s|ms|us:]N")                 \
+	X(INTERVAL, "interval", "i", "interval:[s|ms|us|hz:]N")              \
 	X(SOFTWARE, "software", "s", "software:EVENT[:PERIOD]")              \
 	X(HARDWARE, "hardware", "h", "hardware:EVENT[:PERIOD]")              \
 	X(UPROBE, "uprobe", "u", "uprobe:PATH:FUNCTION[+OFFSET]")           \
@@ -110,7 +110,8 @@ enum sp_field_kind {
 	SP_F_ARRAY,  /* C array: elems are its elements */
 	SP_F_PTR,    /* C pointer: u64 address, printed in hex */
 	SP_F_TEXT,   /* u64 printed as text (runtime/format_text.c); fmt: how
-	              * ("username", "strerror", "cgroup_path[:FILTER]", "macaddr") */
+	              * ("username", "strerror", "cgroup_path[:FILTER]", "macaddr";
+	              * "bool": a one-byte 0/1 printed true/false) */
 };
 
 struct sp_plan_field {

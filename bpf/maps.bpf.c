@@ -129,6 +129,22 @@ SP_NODEBUG __s64 sp_percpu_read(void *map, void *key, int agg)
 	return x.acc;
 }
 
+/* bpf_for_each_map_elem() body of sp_map_len(): visit the next entry. */
+static long len_step(void *map, void *key, void *val, void *c)
+{
+	return 0;
+}
+
+/* len(@m): how many entries the map holds; bpf_for_each_map_elem (Linux
+ * 5.13) returns how many it visited. */
+SP_NODEBUG __s64 sp_map_len(void *map)
+{
+	long n, c = 0;
+
+	n = bpf_for_each_map_elem(map, len_step, &c, 0);
+	return n < 0 ? 0 : n;
+}
+
 /* hist(): 0 for negative values, 1 for 0, then 2 + floor(log2(v)). */
 SP_NODEBUG __u64 sp_log2_bucket(__s64 sv)
 {

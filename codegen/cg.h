@@ -162,7 +162,11 @@ void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_
 LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLVMValueRef rhs,
 			bool old);
-void cg_map_delete(struct cg *g, const struct sp_node *mapnode);
+/* delete(@m[k]): 1 when the key was there, else 0; has_key(@m, k): the same without deleting */
+LLVMValueRef cg_map_delete(struct cg *g, const struct sp_node *mapnode);
+LLVMValueRef cg_map_has_key(struct cg *g, const struct sp_node *mapnode);
+/* len(@m): the entries of a map with keys */
+LLVMValueRef cg_map_len(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v);
 void cg_agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v);
 /* sp_map_upsert(key, init zeroed here) and v aggregated into the value it

@@ -260,6 +260,8 @@ LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
 {
 	const char *b = n->name;
 
+	if (!strcmp(b, "nsecs") && n->ival) /* nsecs(boot), nsecs(tai) */
+		return helper0(g, n->ival == 1 ? BPF_FUNC_ktime_get_boot_ns : BPF_FUNC_ktime_get_tai_ns);
 	for (size_t i = 0; i < sizeof(simple_builtins) / sizeof(simple_builtins[0]); i++) {
 		if (strcmp(b, simple_builtins[i].name) != 0)
 			continue;

@@ -101,6 +101,8 @@ static enum sp_field_kind field_kind(const struct sp_type *t)
 		return SP_F_TIMESTAMP;
 	case SP_T_TEXT:
 		return SP_F_TEXT;
+	case SP_T_INT:
+		return sp_type_is_bool(t) ? SP_F_TEXT : SP_F_INT;
 	case SP_T_INET:
 		return SP_F_INET;
 	case SP_T_RECORD:
@@ -126,7 +128,7 @@ void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
 	f->is_signed = t->kind == SP_T_INT && t->is_signed;
 	f->stack_limit = t->stack_limit;
 	f->stack_mode = t->stack_mode;
-	if (t->fmt && (t->kind == SP_T_TIMESTAMP || t->kind == SP_T_TEXT))
+	if (t->fmt && (t->kind == SP_T_TIMESTAMP || t->kind == SP_T_TEXT || sp_type_is_bool(t)))
 		f->fmt = strdup(t->fmt); /* carried by the type: variables and tuples keep it */
 	if (t->kind == SP_T_RECORD || t->kind == SP_T_ARRAY) {
 		cg_cfields(t, off, f);
@@ -196,6 +198,9 @@ LLVMValueRef cg_norm(struct cg *g, LLVMValueRef v, const struct sp_type *t)
 
 	if (!t || t->kind != SP_T_INT)
 		return v;
+	if (sp_type_is_bool(t)) /* (bool)x: x != 0 */
+		return LLVMBuildZExt(g->B, LLVMBuildICmp(g->B, LLVMIntNE, v, LLVMConstInt(g->i64, 0, 0),
+							 ""), g->i64, "");
 	size = cg_size(t);
 	if (size >= 8)
 		return v;

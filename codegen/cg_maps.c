@@ -79,9 +79,10 @@ static void note_key(struct cg *g, struct cg_map *m, const struct sp_node *mapno
 	if (m->key_known)
 		return;
 	m->key_known = true;
-	if (n == 0)
+	if (n == 0 && !mapnode->key_type) /* len(@m), clear(@m) first: sema knows the keys */
 		return;
-	m->key_use = mapnode;
+	if (n)
+		m->key_use = mapnode;
 	if (mapnode->key_type) { /* sema's widened key type, the same for every use */
 		m->keyt = mapnode->key_type;
 		return;
@@ -513,43 +514,78 @@ static uint64_t agg_nbuckets(const struct cg_map *m)
 }
 
 /* A histogram's entries are stored per bucket (key + u64 bucket): deleting
- * key k deletes each of its buckets, in a bounded loop. */
-static void delete_buckets(struct cg *g, struct cg_map *m, LLVMValueRef key)
+ * key k deletes each of its buckets, in a bounded loop; 1 if any was there. */
+static LLVMValueRef delete_buckets(struct cg *g, struct cg_map *m, LLVMValueRef key)
 {
 	LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->B);
 	LLVMBasicBlockRef body = cg_block(g, "del_bucket"), done = cg_block(g, "del_done");
-	LLVMValueRef b, next, args[2] = { m->gv, key };
+	LLVMValueRef b, any, next, gone, args[2] = { m->gv, key };
 
 	LLVMBuildBr(g->B, body);
 	LLVMPositionBuilderAtEnd(g->B, body);
 	b = LLVMBuildPhi(g->B, g->i64, "bucket");
+	any = LLVMBuildPhi(g->B, g->i64, "any");
 	st64(g, key, m->bpf_key_size - 8, b);
-	cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
+	gone = LLVMBuildICmp(g->B, LLVMIntEQ, cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64,
+							      args, 2), cg_u64(g, 0), "");
+	gone = LLVMBuildOr(g->B, any, LLVMBuildZExt(g->B, gone, g->i64, ""), "");
 	next = LLVMBuildAdd(g->B, b, cg_u64(g, 1), "");
 	LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntULT, next, cg_u64(g, agg_nbuckets(m)), ""),
 			body, done);
-	LLVMValueRef in[2] = { cg_u64(g, 0), next };
 	LLVMBasicBlockRef from[2] = { entry, body };
-	LLVMAddIncoming(b, in, from, 2);
+	LLVMAddIncoming(b, (LLVMValueRef[]){ cg_u64(g, 0), next }, from, 2);
+	LLVMAddIncoming(any, (LLVMValueRef[]){ cg_u64(g, 0), gone }, from, 2);
 	LLVMPositionBuilderAtEnd(g->B, done);
+	return gone;
 }
 
-void cg_map_delete(struct cg *g, const struct sp_node *mapnode)
+LLVMValueRef cg_map_delete(struct cg *g, const struct sp_node *mapnode)
 {
 	struct cg_map *m = cg_map_find(g, mapnode->name);
-	LLVMValueRef args[2];
+	LLVMValueRef args[2], rc;
 
 	if (!m)
-		return;
+		return cg_u64(g, 0);
 	m->bpf_reads = true;
 	args[0] = m->gv;
 	args[1] = cg_map_key(g, m, mapnode);
+	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
+		return delete_buckets(g, m, args[1]);
+	rc = cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
+	cg_helper_check(g, rc, 1, SP_LOST_HELPER_DELETE);
+	return LLVMBuildZExt(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, rc, cg_u64(g, 0), ""), g->i64, "");
+}
+
+LLVMValueRef cg_map_has_key(struct cg *g, const struct sp_node *mapnode)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+	LLVMValueRef key;
+
+	if (!m)
+		return cg_u64(g, 0);
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST) {
-		delete_buckets(g, m, args[1]);
-		return;
+		cg_error(g, mapnode->span, "has_key() of a %s() map is not supported",
+			 m->agg == SP_AGG_HIST ? "hist" : "lhist");
+		return cg_u64(g, 0);
 	}
-	cg_helper_check(g, cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2), 1,
-			SP_LOST_HELPER_DELETE);
+	m->bpf_reads = true;
+	key = cg_map_key(g, m, mapnode);
+	return LLVMBuildZExt(g->B, LLVMBuildIsNotNull(g->B, map_lookup(g, m, key), ""), g->i64, "");
+}
+
+LLVMValueRef cg_map_len(struct cg *g, const struct sp_node *mapnode)
+{
+	struct cg_map *m = cg_map_find(g, mapnode->name);
+
+	if (!m)
+		return cg_u64(g, 0);
+	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST) {
+		cg_error(g, mapnode->span, "len() of a %s() map is not supported",
+			 m->agg == SP_AGG_HIST ? "hist" : "lhist");
+		return cg_u64(g, 0);
+	}
+	m->bpf_reads = true; /* every entry stays in the kernel, none moves to user space */
+	return cg_call_fn(g, "sp_map_len", &m->gv, 1);
 }
 
 /* ---- the plan's view of the maps ------------------------------------------- */

@@ -263,9 +263,12 @@ static void event_simple(struct cg *g, int type, int id, uint64_t arg)
 static const struct sp_type *event_type(const struct sp_type *t)
 {
 	static const struct sp_type u64 = { .kind = SP_T_INT, .size = 8 };
+	static const struct sp_type bool64 = { .kind = SP_T_INT, .size = 8, .fmt = "bool" };
 
 	if (!t)
 		return &s64_type;
+	if (sp_type_is_bool(t)) /* a 64-bit slot that still prints true/false */
+		return &bool64;
 	if (t->kind == SP_T_INT)
 		return t->is_signed ? &s64_type : &u64;
 	return t;
@@ -560,11 +563,13 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
 		map_event(g, n, f[0] == 'p' ? SP_EV_PRINT : f[0] == 'c' ? SP_EV_CLEAR : SP_EV_ZERO);
 		return cg_u64(g, 0);
 	}
-	if (!strcmp(f, "delete")) {
+	if (!strcmp(f, "len") && n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
+		return cg_map_len(g, n->list.items[0]);
+	if (!strcmp(f, "delete") || !strcmp(f, "has_key")) {
 		if (n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
-			cg_map_delete(g, n->list.items[0]);
-		else
-			cg_error(g, n->span, "delete needs a map element: delete(@m[key])");
+			return f[0] == 'd' ? cg_map_delete(g, n->list.items[0])
+					   : cg_map_has_key(g, n->list.items[0]);
+		cg_error(g, n->span, "%s needs a map element: %s(@m, key)", f, f);
 		return cg_u64(g, 0);
 	}
 	if (!strcmp(f, "ustack") || !strcmp(f, "kstack") || !strcmp(f, "pystack") ||

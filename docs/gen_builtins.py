@@ -20,7 +20,7 @@ DOC = os.path.join(ROOT, "docs", "language.md")
 
 ARG = {"i": "int", "s": "str", "S": "\"text\"", "c": "const", "m": "@map", "k": "@map[key]",
        "v": "value", "M": "@map or value", "x": "mode or limit", "a": "addr or str"}
-RESULT = {"U64": "u64", "STRING": "string", "VOID": "—", "AGG": "aggregation", "USTACK": "ustack",
+RESULT = {"U64": "u64", "S64": "s64", "BOOL": "bool", "STRING": "string", "VOID": "—", "AGG": "aggregation", "USTACK": "ustack",
           "KSTACK": "kstack", "USYM": "usym", "KSYM": "ksym", "BUF": "buf", "TIMESTAMP": "timestamp",
           "INET": "inet", "TEXT": "text", "SPECIAL": "varies"}
 ROW = re.compile(r'^SP_BUILTIN_(VAR|FN)\((.*)\)\s*$')

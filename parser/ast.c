@@ -141,6 +141,10 @@ static void dump_attrs(FILE *f, const struct sp_node *n)
 		dump_string(f, n->str, n->len);
 		break;
 	case SP_N_BUILTIN:
+		fprintf(f, " %s", n->name);
+		if (!strcmp(n->name, "nsecs") && n->ival) /* nsecs(boot), nsecs(tai) */
+			fprintf(f, " clock=%s", n->ival == 1 ? "boot" : "tai");
+		break;
 	case SP_N_CALL:
 	case SP_N_MAP:
 	case SP_N_VAR:

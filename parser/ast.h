@@ -118,7 +118,9 @@ struct sp_node {
 	const char *name;       /* BUILTIN, CALL, MAP, VAR, FIELD */
 	const char *str;        /* STR: unescaped bytes (NUL terminated too) */
 	uint32_t len;           /* STR: byte length without the NUL */
-	int64_t ival;           /* INT, POSITIONAL, TUPLE_INDEX */
+	int64_t ival;           /* INT, POSITIONAL, TUPLE_INDEX; CALL: 1 once sema moved
+				 * the key of delete(@m, k) or has_key(@m, k) into @m[k];
+				 * BUILTIN nsecs: its clock, 0 monotonic, 1 boot, 2 tai */
 	struct sp_node *a, *b, *c;
 	struct sp_list list;
 	struct sp_attach *attach;      /* ATTACH */

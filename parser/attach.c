@@ -21,6 +21,7 @@
 #include "abi/perf_events.h"
 #include "parser/arena.h"
 #include "parser/diag.h"
+#include "parser/intlit.h"
 #include "parser/lexstate.h"
 #include "parser/probes.h"
 
@@ -200,23 +201,24 @@ static bool need_fields(struct ap *p, int kind, int min, int max)
 	return true;
 }
 
-/* A decimal (or 0x hex) count in field i; positive unless zero_ok. */
+/* A count in field i, written as an integer literal (99, 0x10, 1e6,
+ * 1_000; intlit.h); never 0. */
 static bool parse_count(struct ap *p, int i, const char *what, uint64_t *out)
 {
 	const char *s = p->f[i].text;
-	char *end;
+	struct sp_intlit lit;
 
 	if (s[0] == '-') {
 		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i), "%s must be positive, not '%s'",
 			   what, s);
 		return false;
 	}
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (!s[0] || *end || errno || (s[0] < '0' || s[0] > '9')) {
+	if (!s[0] || s[0] < '0' || s[0] > '9' || !sp_intlit_read(s, (uint32_t)strlen(s), &lit) ||
+	    lit.duration) {
 		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i), "invalid %s '%s'", what, s);
 		return false;
 	}
+	*out = lit.value;
 	if (*out == 0) {
 		sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, i), "%s must not be 0", what);
 		return false;
@@ -224,7 +226,39 @@ static bool parse_count(struct ap *p, int i, const char *what, uint64_t *out)
 	return true;
 }
 
-/* profile:UNIT:N and interval:UNIT:N */
+/* profile:DURATION, interval:DURATION (bpftrace 0.24+): interval:1s,
+ * profile:10ms, a bare number in nanoseconds; kept in us, ms or s, the
+ * largest unit that divides it (bpftrace keeps us, dropping spare ns). */
+static bool parse_period(struct ap *p, const char *what)
+{
+	static const char *const units[] = { "s", "ms", "us" };
+	static const uint64_t ns_per[] = { 1000000000ull, 1000000ull, 1000ull };
+	struct sp_span sp = field_span(p, 1);
+	struct sp_intlit lit;
+	int u;
+
+	if (!sp_intlit_read(p->f[1].text, (uint32_t)strlen(p->f[1].text), &lit)) {
+		if (!p->expanded)
+			sp = (struct sp_span){ sp.begin + lit.err_off, sp.begin + lit.err_off + lit.err_len };
+		sp_diag_at(p->d, SP_DIAG_ERROR, sp, "invalid %s period: %s", what, lit.msg);
+		sp_diag_note(p->d, sp, "a period is a duration (1s, 100ms, 500us) or nanoseconds");
+		return false;
+	}
+	if (lit.value < 1000000000ull / MAX_HZ) {
+		sp_diag_at(p->d, SP_DIAG_ERROR, sp, "%s period '%s' is shorter than 10us (%d Hz)%s",
+			   what, p->f[1].text, MAX_HZ, lit.duration ? "" : ": a bare number is in "
+			   "nanoseconds; write a unit, e.g. 10ms");
+		return false;
+	}
+	for (u = 0; u < 2 && lit.value % ns_per[u]; u++)
+		;
+	p->at->unit = units[u];
+	p->at->value = lit.value / ns_per[u];
+	p->at->has_value = true;
+	return true;
+}
+
+/* profile:UNIT:N and interval:UNIT:N, or the two-field profile:DURATION */
 static bool parse_rate(struct ap *p, int kind)
 {
 	static const char *const units[] = { "hz", "s", "ms", "us" };
@@ -235,8 +269,16 @@ static bool parse_rate(struct ap *p, int kind)
 	uint64_t v;
 	int u;
 
-	if (!need_fields(p, kind, 3, 3))
+	if (!need_fields(p, kind, 2, 3))
 		return false;
+	if (p->n == 2 && (p->f[1].text[0] < '0' || p->f[1].text[0] > '9')) {
+		for (u = 0; u < 4 && strcmp(p->f[1].text, units[u]); u++)
+			;
+		if (u < 4) /* profile:hz */
+			return need_fields(p, kind, 3, 3);
+	}
+	if (p->n == 2)
+		return parse_period(p, what);
 	for (u = 0; u < 4 && strcmp(p->f[1].text, units[u]); u++)
 		;
 	if (u == 4) {

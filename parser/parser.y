@@ -37,7 +37,7 @@
 
 struct sp_pstate;
 struct sp_strval { const char *s; uint32_t len; };
-struct sp_intval { int64_t v; bool big; };
+struct sp_intval { int64_t v; bool big; bool is_bool; };
 
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                     \
 	do {                                                            \
@@ -142,6 +142,8 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 	n->ival = v.v;
 	if (v.big) /* above INT64_MAX: an unsigned literal */
 		n->type = sp_type_int(ps->arena, 8, false);
+	if (v.is_bool) /* true, false */
+		n->type = sp_type_bool(ps->arena);
 	return n;
 }
 
@@ -201,7 +203,6 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token SP_TOK_UNTERMINATED_COMMENT "unterminated comment"
 %token SP_TOK_UNTERMINATED_STRING "unterminated string"
 %token SP_TOK_UNTERMINATED_ATTACH "unterminated quote in attach point"
-%token SP_TOK_BAD_NUMBER "invalid number"
 
 %type <node> probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
@@ -425,7 +426,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct sp_pstate *ps)
 	char msg[512], text[64];
 	size_t len;
 
-	if (tok == YYSYMBOL_SP_TOK_JUNK || tok == YYSYMBOL_SP_TOK_BAD_NUMBER) {
+	if (tok == YYSYMBOL_SP_TOK_JUNK) {
 		sp_diag_at(ps->diag, SP_DIAG_ERROR, loc, "%s %s", yysymbol_name(tok),
 			   token_text(ps, loc, text, sizeof(text)));
 		return 0;

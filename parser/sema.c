@@ -147,20 +147,25 @@ static struct sp_type *var_final_type(struct sema *s, int id, struct sp_type *t)
 	return f;
 }
 
+/* A variable holds 64 bits of an integer; a bool stays a bool. */
+static struct sp_type *var_int(struct sema *s, struct sp_type *t)
+{
+	return sp_type_is_bool(t) ? t : sp_type_int(s->a, 8, t->is_signed);
+}
+
 static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 {
 	struct sema_var *v = var_find(s, lv->name);
 
 	if (v && sp_type_is_none(v->type) && !sp_type_is_none(t)) {
-		v->type = t->kind == SP_T_INT ? sp_type_int(s->a, 8, t->is_signed) : t;
+		v->type = t->kind == SP_T_INT ? var_int(s, t) : t;
 	} else if (!v) {
 		/* declared even when the value had an error, so later uses
 		 * do not report it again */
 		v = sp_arena_alloc(s->a, sizeof(*v));
 		v->name = lv->name;
 		v->id = s->nvars++;
-		v->type = t->kind == SP_T_INT ? sp_type_int(s->a, 8, t->is_signed) :
-						var_final_type(s, v->id, t);
+		v->type = t->kind == SP_T_INT ? var_int(s, t) : var_final_type(s, v->id, t);
 		v->first = lv->span;
 		v->next = probe_scope(s)->vars;
 		probe_scope(s)->vars = v;

@@ -17,7 +17,7 @@
 #include "parser/sema.h"
 #include "parser/ctypes.h"
 
-enum result { R_U64, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
+enum result { R_U64, R_S64, R_BOOL, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
 	      R_TIMESTAMP, R_INET, R_TEXT, R_SPECIAL };
 
 struct builtin {
@@ -98,6 +98,8 @@ static struct sp_type *result_type(struct sema *s, enum result r)
 {
 	switch (r) {
 	case R_U64: return s->u64;
+	case R_S64: return s->s64;
+	case R_BOOL: return sp_type_bool(s->a);
 	case R_STRING: return sp_type_string(s->a, (uint32_t)s->strlen);
 	case R_VOID: return sp_type_new(s->a, SP_T_VOID);
 	case R_USTACK: return sp_type_stack(s->a, SP_T_USTACK, SP_DEFAULT_STACK_LIMIT, SP_STACK_BPFTRACE);
@@ -260,6 +262,8 @@ static void check_arg(struct sema *s, struct sp_node *call, int i, char kind)
 		}
 		sema_map_keys(s, arg, arg->list.len == 0);
 		arg->type = sema_map_get(s, arg->name)->value;
+		if (!arg->type && !s->quiet)
+			sema_err(s, arg->span, "undefined map '%s'", arg->name);
 		return;
 	case 'M':
 		if (arg->kind == SP_N_MAP && !arg->list.len) {
@@ -328,7 +332,7 @@ static bool check_args(struct sema *s, struct sp_node *n, const struct builtin *
 
 static bool printable_as_string(const struct sp_type *t)
 {
-	return t->kind != SP_T_INT && t->kind != SP_T_PTR;
+	return (t->kind != SP_T_INT && t->kind != SP_T_PTR) || sp_type_is_bool(t);
 }
 
 /* Checks printf-style conversions: %[-+ #0]*[0-9]*(.[0-9]*)?(hh|h|l|ll|z|j|t)?[diuxXocsp]
@@ -589,24 +593,128 @@ static void special(struct sema *s, struct sp_node *n)
 		n->type = sema_addr_space(s, n->list.items[0]->type, n->name[0] == 'u');
 	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
 		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
-	if (!strcmp(n->name, "delete") && n->list.items[0]->kind == SP_N_MAP &&
-	    !n->list.items[0]->list.len && n->list.items[0]->key_type)
-		sema_err(s, n->list.items[0]->span, "delete() needs a key: delete(%s[key])",
+	if ((!strcmp(n->name, "len") || !strcmp(n->name, "has_key")) &&
+	    n->list.items[0]->kind == SP_N_MAP && n->list.items[0]->type &&
+	    n->list.items[0]->type->kind == SP_T_AGG &&
+	    (n->list.items[0]->type->agg == SP_AGG_HIST || n->list.items[0]->type->agg == SP_AGG_LHIST))
+		sema_err(s, n->list.items[0]->span, "%s() of a %s() map is not supported: its entries "
+			 "are kept per bucket", n->name,
+			 n->list.items[0]->type->agg == SP_AGG_HIST ? "hist" : "lhist");
+	if (!strcmp(n->name, "len") && n->list.items[0]->kind == SP_N_MAP &&
+	    n->list.items[0]->type && !n->list.items[0]->key_type)
+		sema_err(s, n->list.items[0]->span, "len() of '%s', a map without keys: len() counts "
+			 "the keys of a map like %s[key]", n->list.items[0]->name,
 			 n->list.items[0]->name);
+	if ((!strcmp(n->name, "delete") || !strcmp(n->name, "has_key")) &&
+	    n->list.items[0]->kind == SP_N_MAP && !n->list.items[0]->list.len &&
+	    n->list.items[0]->key_type)
+		sema_err(s, n->list.items[0]->span, "%s() needs a key: %s(%s, key)", n->name, n->name,
+			 n->list.items[0]->name);
+
+}
+
+/* delete(@m, k) and has_key(@m, k), bpftrace 0.22+'s map-and-key form:
+ * the key moves into the map reference, @m[k] (a tuple literal key,
+ * (a, b), becomes @m[a, b]), so the rest of sema and codegen see the one
+ * form delete(@m[k]) has always had. delete(@m) of a map without keys
+ * stays as it is. False after an error. */
+static bool map_key_form(struct sema *s, struct sp_node *n)
+{
+	bool del = !strcmp(n->name, "delete");
+	struct sp_node *m, *k;
+
+	if (n->ival) /* typed before (printf's arguments are seen twice) */
+		return true;
+	if ((del && (n->list.len < 1 || n->list.len > 2)) || (!del && n->list.len != 2)) {
+		sema_err(s, n->span, "%s() takes %s, not %d", n->name, del ?
+			 "1 or 2 arguments: delete(@m, key) or delete(@m[key])" :
+			 "2 arguments: has_key(@m, key)", n->list.len);
+		return false;
+	}
+	m = n->list.items[0];
+	if (n->list.len == 1)
+		return true;
+	k = n->list.items[1];
+	if (m->kind != SP_N_MAP || m->list.len) {
+		want(s, n, 0, m, "a map without a key (e.g. @m), the key being the second", NULL);
+		return false;
+	}
+	if (k->kind == SP_N_TUPLE)
+		m->list = k->list;
+	else
+		sp_list_push(s->a, &m->list, k);
+	n->list.len = 1;
+	n->ival = 1;
+	return true;
+}
+
+/* nsecs(monotonic|boot|tai): the clock, kept in the BUILTIN's ival */
+static const char *const clocks[] = { "monotonic", "boot", "tai" };
+
+static bool nsecs_clock(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *arg = n->list.items[0];
+	const char *hint;
+	int c;
+
+	for (c = 0; c < 3 && (arg->kind != SP_N_BUILTIN || strcmp(arg->name, clocks[c])); c++)
+		;
+	if (c < 3) {
+		n->ival = c;
+		return true;
+	}
+	if (arg->kind == SP_N_BUILTIN && !strcmp(arg->name, "sw_tai")) {
+		sema_err(s, arg->span, "nsecs(sw_tai) is not supported: nsecs(tai) reads the same "
+			 "clock in the kernel (6.1+)");
+		return false;
+	}
+	sema_err(s, arg->span, "unknown clock for nsecs(), expected monotonic, boot or tai");
+	hint = arg->kind == SP_N_BUILTIN ? sp_did_you_mean(arg->name, clocks, 3) : NULL;
+	if (hint)
+		sema_note(s, arg->span, "did you mean '%s'?", hint);
+	return false;
+}
+
+/* pid(), comm(), nsecs(), nsecs(boot): bpftrace 0.24+ writes builtins as
+ * calls too. The call becomes the BUILTIN node. Arguments, argN, sargN,
+ * retval and ctx stay values only, as in bpftrace. */
+static struct sp_type *builtin_call(struct sema *s, struct sp_node *n)
+{
+	static const char *const values_only[] = { "args", "retval", "ctx" };
+
+	for (size_t i = 0; i < sizeof(values_only) / sizeof(values_only[0]); i++)
+		if (!strcmp(n->name, values_only[i]))
+			goto out_value;
+	if ((!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9') ||
+	    !strncmp(n->name, "sarg", 4))
+		goto out_value;
+	if (n->list.len > 1 || (n->list.len == 1 && strcmp(n->name, "nsecs"))) {
+		sema_err(s, n->span, strcmp(n->name, "nsecs") ? "%s() takes no arguments" :
+			 "%s() takes one argument at most, the clock: nsecs(monotonic|boot|tai)",
+			 n->name);
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	if (n->list.len == 1 && !nsecs_clock(s, n))
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	n->kind = SP_N_BUILTIN;
+	n->list.len = 0;
+	return sema_builtin(s, n);
+out_value:
+	sema_err(s, n->span, "'%s' is not a function: write '%s' without '()'", n->name, n->name);
+	return n->type = sp_type_new(s->a, SP_T_NONE);
 }
 
 struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 {
+	static const struct builtin map_entry = { "", true, 1, 1, "k", R_BOOL, P_ALL };
 	const struct builtin *b = lookup(n->name, true);
 	uint32_t size;
 	bool is_str;
 
 	if (!b) {
 		if (lookup(n->name, false))
-			sema_err(s, n->span, "'%s' is not a function: write '%s' without '()'", n->name,
-				 n->name);
-		else
-			unknown(s, n, true);
+			return builtin_call(s, n);
+		unknown(s, n, true);
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
 	if (b->result == R_AGG && !map_value) {
@@ -625,7 +733,16 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 	n->type = b->result == R_BUF ? sp_type_new(s->a, SP_T_BUF) : result_type(s, b->result);
 	if (b->result == R_BUF)
 		n->type->size = (uint32_t)s->strlen;
-	if (!allowed(s, n, b) || !check_args(s, n, b))
+	if ((!strcmp(n->name, "delete") || !strcmp(n->name, "has_key")) && !map_key_form(s, n))
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	if (!strcmp(n->name, "len") && n->list.len == 1 && n->list.items[0]->name &&
+	    (n->list.items[0]->kind == SP_N_BUILTIN || n->list.items[0]->kind == SP_N_CALL) &&
+	    strstr(n->list.items[0]->name, "stack")) {
+		sema_err(s, n->list.items[0]->span, "len() of a stack is not supported: len() counts "
+			 "the entries of a map");
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	if (!allowed(s, n, b) || !check_args(s, n, b->args[0] == 'k' ? &map_entry : b))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	if (is_str)
 		return str_call(s, n);

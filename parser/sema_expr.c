@@ -55,8 +55,8 @@ struct sp_type *sema_slot_type(struct sema *s, struct sp_type *t)
 	struct sp_type **el;
 	int i;
 
-	if (t->kind == SP_T_INT)
-		return t->size == 8 ? t : sp_type_int(s->a, 8, t->is_signed);
+	if (t->kind == SP_T_INT) /* a bool keeps its one byte and its true/false */
+		return t->size == 8 || sp_type_is_bool(t) ? t : sp_type_int(s->a, 8, t->is_signed);
 	if (t->kind != SP_T_TUPLE)
 		return t;
 	el = sp_arena_alloc(s->a, (size_t)(t->nelems + 1) * sizeof(*el));

@@ -44,6 +44,19 @@ struct sp_type *sp_type_int(struct sp_arena *a, uint32_t size, bool is_signed)
 	return t;
 }
 
+struct sp_type *sp_type_bool(struct sp_arena *a)
+{
+	struct sp_type *t = sp_type_int(a, 1, false);
+
+	t->fmt = "bool";
+	return t;
+}
+
+bool sp_type_is_bool(const struct sp_type *t)
+{
+	return t && t->kind == SP_T_INT && t->fmt && !strcmp(t->fmt, "bool");
+}
+
 struct sp_type *sp_type_string(struct sp_arena *a, uint32_t size)
 {
 	struct sp_type *t = sp_type_new(a, SP_T_STRING);
@@ -221,7 +234,8 @@ bool sp_type_equal(const struct sp_type *x, const struct sp_type *y)
 		return x == y;
 	switch (x->kind) {
 	case SP_T_INT:
-		return x->size == y->size && x->is_signed == y->is_signed;
+		return x->size == y->size && x->is_signed == y->is_signed &&
+		       sp_type_is_bool(x) == sp_type_is_bool(y);
 	case SP_T_STRING:
 	case SP_T_BUF:
 	case SP_T_INET:
@@ -303,6 +317,8 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 		return snprintf(buf, (size_t)len, "none");
 	switch (t->kind) {
 	case SP_T_INT:
+		if (sp_type_is_bool(t))
+			return snprintf(buf, (size_t)len, "bool");
 		return snprintf(buf, (size_t)len, "%c%u", t->is_signed ? 's' : 'u', t->size * 8);
 	case SP_T_VOID:
 		return snprintf(buf, (size_t)len, "void");

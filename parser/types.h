@@ -68,6 +68,10 @@ struct sp_type {
 struct sp_type *sp_type_new(struct sp_arena *a, enum sp_type_kind kind);
 struct sp_type *sp_type_int(struct sp_arena *a, uint32_t size, bool is_signed);
 struct sp_type *sp_type_string(struct sp_arena *a, uint32_t size);
+/* bool (bpftrace 0.24+): an INT of one byte, 0 or 1, whose fmt "bool" makes
+ * it print as true/false; arithmetic on it gives plain integers. */
+struct sp_type *sp_type_bool(struct sp_arena *a);
+bool sp_type_is_bool(const struct sp_type *t);
 bool sp_type_equal(const struct sp_type *x, const struct sp_type *y);
 /* "u64", "s32", "string[64]", "ustack", "(u64, string[16])", "count" ... into buf. */
 const char *sp_type_str(const struct sp_type *t, char *buf, int len);

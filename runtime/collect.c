@@ -412,10 +412,12 @@ static int decode_text(struct sp_collector *c, const struct sp_plan_field *f, co
 	char *text;
 
 	out->kind = SP_F_STR;
-	out->i = read_int(d, 8, false);
+	out->i = read_int(d, f->size && f->size < 8 ? f->size : 8, false); /* bool: 1 byte */
 	text = sp_format_text(f->fmt, (uint64_t)out->i);
 	out->s = pool_strndup(c->cur, text ? text : "", text ? strlen(text) + 1 : 1);
 	free(text);
+	if (out->s && f->fmt && !strcmp(f->fmt, "bool"))
+		out->json = out->s; /* JSON's true and false, unquoted */
 	return out->s ? 0 : -ENOMEM;
 }
 

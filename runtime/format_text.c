@@ -185,6 +185,8 @@ char *sp_format_text(const char *how, uint64_t v)
 {
 	if (!how)
 		return NULL;
+	if (!strcmp(how, "bool"))
+		return strdup(v ? "true" : "false");
 	if (!strcmp(how, "username"))
 		return username(v);
 	if (!strcmp(how, "strerror"))

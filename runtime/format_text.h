@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* how: the field's fmt ("username", "strerror", "macaddr",
+/* how: the field's fmt ("bool", "username", "strerror", "macaddr",
  * "cgroup_path[:FILTER]"); a malloc'd string, or NULL. */
 char *sp_format_text(const char *how, uint64_t v);
 

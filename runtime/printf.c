@@ -109,6 +109,10 @@ static void print_arg(FILE *out, const char *spec, char conv, const struct sp_kv
 	}
 	char fs[80];
 
+	if (f && f->kind == SP_F_TEXT && f->fmt && !strcmp(f->fmt, "bool") && conv != 's') {
+		print_int(out, spec, conv, v); /* printf("%d", true): 1 */
+		return;
+	}
 	switch (v->kind) {
 	case SP_F_STR:
 	case SP_F_BUF:

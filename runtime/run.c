@@ -768,7 +768,7 @@ static int attach_all(struct run *r)
 }
 
 /* The attach points the probes expand to (a wildcard counts each match),
- * as bpftrace counts them for its "Attaching N probes..." line. */
+ * as bpftrace counts them for its "Attached N probes" line. */
 static int count_probes(struct run *r)
 {
 	int n = 0;
@@ -783,23 +783,43 @@ static int count_probes(struct run *r)
 	return n;
 }
 
-/* bpftrace 0.17's first line, where it prints it: on stdout (or the -o
- * file) after load, before BEGIN runs, so `| tail -n +2` drops it; JSON's
- * own record. Not with -q, nor where stdout holds a binary or folded
- * report (there -v says it on stderr). */
-static void say_attaching(struct run *r)
+/* -f json's first record, on stdout (or the -o file) before BEGIN runs,
+ * as bpftrace writes it. Not with -q. */
+static void say_attaching_json(struct run *r)
 {
-	bool text = r->ro.format == SP_FMT_TEXT || r->out.json;
+	if (r->o->quiet || !r->out.json)
+		return;
+	sp_report_json_attached(stdout, count_probes(r));
+	fflush(stdout);
+}
+
+/* bpftrace 0.24+'s "Attached N probes", on stderr once the probes are
+ * attached (0.17 printed "Attaching N probes..." on stdout before BEGIN).
+ * Not with -q, nor with -f json (its record says it), nor, without -v,
+ * where stdout holds a binary or folded report. */
+static void say_attached(struct run *r)
+{
+	bool text = r->ro.format == SP_FMT_TEXT;
 	int n;
 
-	if (r->o->quiet || (!text && !r->o->verbose))
+	if (r->o->quiet || r->out.json || (!text && !r->o->verbose))
 		return;
 	n = count_probes(r);
-	if (r->out.json)
-		sp_report_json_attached(stdout, n);
-	else
-		fprintf(text ? stdout : stderr, "Attaching %d probe%s...\n", n, n == 1 ? "" : "s");
+	fprintf(stderr, "Attached %d probe%s\n", n, n == 1 ? "" : "s");
+}
+
+/* __BPFTRACE_NOTIFY_PROBES_ATTACHED: bpftrace's test harness waits for
+ * this line on stdout (the terminal's, not -o's), before any probe output,
+ * to start its trigger command. */
+static void notify_attached(struct run *r)
+{
+	static const char line[] = "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n";
+	int fd = r->saved_stdout >= 0 ? r->saved_stdout : STDOUT_FILENO;
+
 	fflush(stdout);
+	if (write(fd, line, sizeof(line) - 1) < 0)
+		fprintf(stderr, "sprof: warning: cannot write the attach notification: %s\n",
+			strerror(errno));
 }
 
 static int run_special(struct run *r, enum sp_probe_type t)
@@ -1230,10 +1250,15 @@ static int start(struct run *r)
 {
 	int err;
 
-	say_attaching(r);
+	say_attaching_json(r);
 	err = run_special(r, SP_PROBE_BEGIN);
-	if (!err)
+	/* BEGIN's output now, so an exit() there spares attaching the rest;
+	 * under the harness's notification it waits until after the line,
+	 * as in bpftrace 0.27 (the ring buffer keeps it ahead of the rest) */
+	if (!err && !r->o->notify_attached)
 		err = drain_events(r, true); /* only BEGIN's records: nothing else is attached */
+	if (!err && r->stop)
+		say_attached(r);
 	if (err || r->stop)
 		return err;
 	/* actx.pid stays -p's: a held -c child still has sprof's mappings, so
@@ -1264,8 +1289,9 @@ static int start(struct run *r)
 		if (err < 0)
 			return err;
 	}
-	if (r->o->notify_attached) /* bpftrace's test harness waits for this line */
-		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
+	say_attached(r);
+	if (r->o->notify_attached)
+		notify_attached(r);
 	r->t_start = sp_clock_ns(CLOCK_MONOTONIC);
 	r->wall_start = sp_clock_ns(CLOCK_REALTIME);
 	sp_status__init(&r->status, r->o->status_line, r->ld->obj, r->plan);

@@ -35,8 +35,8 @@ struct sp_run_opts {
 	uint32_t map_size;      /* --map-size: entries per BPF map (state maps' limit); 0 = max_keys */
 	bool no_drain;          /* SPROF_NO_DRAIN=1: maps stay in BPF (tests, benchmarks) */
 	bool status_line;       /* live status on stderr (when it is a tty) */
-	bool quiet;             /* -q: no "Attaching N probes..." line */
-	bool notify_attached;   /* __BPFTRACE_NOTIFY_PROBES_ATTACHED=1: say so on stderr once live */
+	bool quiet;             /* -q: no "Attached N probes" line */
+	bool notify_attached;   /* __BPFTRACE_NOTIFY_PROBES_ATTACHED=1: say so on stdout once live */
 	uint32_t cat_bytes_max; /* BPFTRACE_CAT_BYTES_MAX: bytes cat() prints; 0 = 10 KiB */
 	uint32_t log_size;      /* BPFTRACE_LOG_SIZE: verifier log buffer; 0 = 16 MiB */
 	int helper_checks;      /* -k: 1 warns of failed map updates, -kk: 2 also of failed reads */

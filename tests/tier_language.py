@@ -41,7 +41,7 @@ leave blank separator lines between cases. SPROF_REGEN=1 rewrites the
 stdout (and, for `differs`, bpftrace) section of each case run from the
 actual output; review the diff.
 
-tests/language/cli_compat.py runs bpftrace's command line (Attaching line, -q,
+tests/language/cli_compat.py runs bpftrace's command line (attach line, -q,
 -k, SIGUSR1, --info, BPFTRACE_* variables, kprobe checks) through both tools.
 Besides the cases, this tier checks that docs/language.md's builtin table
 is what docs/gen_builtins.py makes of stdlib/builtins.def, and runs 5 x 40
@@ -166,7 +166,8 @@ def command(ctx, c, tool_opts):
 
 
 def drop_attaching(out):
-    """stdout without the `Attaching N probes...` first line both tools print"""
+    """stdout without bpftrace 0.17's `Attaching N probes...` first line (sprof, as bpftrace
+    0.27, writes `Attached N probes` to stderr)"""
     if out.startswith("Attaching "):
         return out.split("\n", 1)[1] if "\n" in out else ""
     return out

@@ -43,7 +43,7 @@ void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div);
 void sp_report_text_stack(FILE *f, const struct sp_stack *st, int mode, int indent);
 /* -f json pieces: print(@m, top, div), printf() lines, other events with a
  * string payload ("time", "cat", "join", "syscall": bpftrace's type names),
- * print(value) with its text form, and the "Attaching N probes" line. */
+ * print(value) with its text form, and the JSON "attached_probes" record. */
 void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div);
 void sp_report_json_printf(FILE *f, const char *text);
 void sp_report_json_event(FILE *f, const char *type, const char *text);

@@ -248,3 +248,12 @@ BEGIN { @h = lhist(5, $1, $2, $3); @n[$#] = count(); exit(); }
 (..., 1)               0 |                                                    |
 
 @n[3]: 1
+### call_style
+# bpftrace: skip 0.17 has no call forms of the builtins (pid(), comm(), nsecs(boot) came in 0.24)
+BEGIN { printf("%d %d %d %s %d\n", pid() == pid, tid() == tid, cpu() == cpu, comm(), uid() == uid); $m = nsecs(monotonic); $b = nsecs(boot); $t = nsecs(tai); $n = nsecs(); printf("%d %d %d\n", $b >= $m, $t > $b, $n >= $m); @[comm()] = count(); exit(); }
+--- stdout
+1 1 1 sprof 1
+1 1 1
+
+
+@[sprof]: 1

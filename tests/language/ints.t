@@ -11,6 +11,46 @@ BEGIN { printf("%x %x %d %d %x\n", 0xdeadbeef, 0xe, 0x1e2, 0xee, 0xEe); exit(); 
 deadbeef e 482 238 ee
 
 
+### suffixes
+BEGIN { printf("%d %d %d %d %d %llu %d\n", 10u, 10ul, 10ull, 10l, 10ll, 4294967295u, 1_000_000u); exit(); }
+--- stdout
+10 10 10 10 10 4294967295 1000000
+
+
+### durations
+# bpftrace: skip 0.17 has no duration literals (0.25+: an integer in nanoseconds)
+BEGIN { printf("%llu %llu %llu %llu %llu %llu %llu\n", 10ns, 5us, 100ms, 1s, 2m, 1h, 1d); $t = nsecs + 1s; printf("%d\n", $t - nsecs > 900ms); exit(); }
+--- stdout
+10 5000 100000000 1000000000 120000000000 3600000000000 86400000000000
+1
+
+
+### bool
+# bpftrace: skip 0.17 has no bool (0.24+: true and false, printed so)
+BEGIN { $t = true; print($t); print(false); print((true, 1)); printf("%d %d %s|%6s|\n", true, false, true, false); if ($t && !false) { printf("yes\n"); } @k[true] = false; @c = (bool)256; @d = (bool)0; @a[1] = 1; @h = has_key(@a, 1); exit(); }
+--- stdout
+true
+false
+(true, 1)
+1 0 true| false|
+yes
+
+
+@a[1]: 1
+@c: true
+@d: false
+@h: true
+@k[true]: false
+### bool_json
+# opts: -f json
+# bpftrace: skip 0.17 has no bool (0.24+: JSON's true and false)
+BEGIN { print((true, 1)); @k[true] = false; exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "value", "data": [true,1]}
+
+
+{"type": "map", "data": {"@k": {"true": false}}}
 ### cast_truncates
 BEGIN { printf("%d %d %d %d %u %d\n", (uint8)300, (int8)200, (uint16)70000, (int16)40000, (uint32)-1, (int32)4294967295); exit(); }
 --- stdout

@@ -13,6 +13,41 @@ BEGIN { @m[1, "a"] = 1; @m[2, "b"] = 2; delete(@m[1, "a"]); exit(); }
 
 
 @m[2, b]: 2
+### delete_map_and_key
+# bpftrace: skip 0.17 has only delete(@m[key]); delete(@m, key) came in 0.22
+BEGIN { @a[1] = 1; @a[2] = 2; @m[1, "a"] = 1; @m[2, "b"] = 2; @s = 5; $gone = delete(@a, 2); printf("%d %d\n", $gone, delete(@a, 2)); delete(@m, (1, "a")); delete(@s); exit(); }
+--- stdout
+1 0
+
+
+@a[1]: 1
+@m[2, b]: 2
+
+### has_key
+# bpftrace: skip 0.17 has no has_key() (0.22+)
+BEGIN { @a[1] = 1; @m[1, "a"] = 1; @c["x"] = count(); printf("%d %d %d %d %d\n", has_key(@a, 1), has_key(@a, 2), has_key(@m, (1, "a")), has_key(@m, (1, "b")), has_key(@c, "x")); if (!has_key(@a, 3)) { printf("no 3\n"); } clear(@a); clear(@m); clear(@c); exit(); }
+--- stdout
+1 0 1 0 1
+no 3
+
+
+
+
+
+### len
+# bpftrace: skip 0.17 has no len() (0.20+)
+BEGIN { @a[1] = 1; @a[2] = 2; @m[1, "a"] = 1; @c["x"] = count(); @c["y"] = count(); printf("%d %d %d %d\n", len(@a), len(@m), len(@c), len(@later)); delete(@a, 1); printf("%d\n", len(@a)); clear(@a); clear(@m); clear(@c); exit(); }
+END { @later[1, "k"] = 5; printf("%d\n", len(@later)); }
+--- stdout
+2 1 2 0
+1
+1
+
+
+
+
+@later[1, k]: 5
+
 ### clear
 BEGIN { @m[1] = 1; @m[2] = 2; clear(@m); @c = count(); clear(@c); exit(); }
 --- stdout

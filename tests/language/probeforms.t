@@ -156,3 +156,16 @@ uprobe:$WORKLOAD:pass_str { printf("[%r]\n", buf(arg0, 8)); }
 [\x00\x00\x00\x00\x00\x00\x00\x00]
 
 
+### interval_duration
+# bpftrace: skip 0.17 knows only interval:UNIT:N (interval:100ms and profile:10ms came in 0.24)
+interval:100ms { @n++; if (@n == 1) { @t = nsecs; } if (@n == 3) { printf("%d\n", (nsecs - @t + 50ms) / 100ms); exit(); } }
+profile:1ms { @p = 1; }
+END { printf("%d\n", @p); clear(@n); clear(@p); clear(@t); }
+--- stdout
+2
+1
+
+
+
+
+
