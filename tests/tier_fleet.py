@@ -47,12 +47,14 @@ import chserver  # noqa: E402
 
 PROGRAM = "profile:hz:999 { @[comm, ustack] = count(); }"
 SVG = "{http://www.w3.org/2000/svg}"
+ATTACHED = re.compile(r"^Attached \d+ probes?$")
 
 
 def noise(err):
     """stderr without the counts every profile may end with (a stack or two of
-    a starting process cut short): what is left is a real complaint."""
-    return "\n".join(l for l in err.splitlines() if l.strip() and "cut short" not in l)
+    a starting process cut short) and the attach line: what is left is a real complaint."""
+    return "\n".join(l for l in err.splitlines()
+                     if l.strip() and "cut short" not in l and not ATTACHED.match(l))
 
 
 def server(ctx):
