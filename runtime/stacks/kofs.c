@@ -8,6 +8,7 @@
 
 #include <bpf/btf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 /* Byte offset of member `name` of struct/union type `id` (anonymous
@@ -46,40 +47,58 @@ static int field(const struct btf *btf, const char *type, const char *name, __u3
 	return 0;
 }
 
-int sp_kofs__read(struct sp_unw_kofs *k)
+/* Every offset sprof takes from vmlinux BTF, read once per process:
+ * parsing the 6 MB file costs ~11 ms, and the unwinder and the Ruby
+ * walker each asked for it on every start. */
+static struct {
+	pthread_once_t once;
+	struct sp_unw_kofs vma;
+	int vma_err;
+	uint32_t fsbase;
+	int fsbase_err;
+} kernel = { .once = PTHREAD_ONCE_INIT };
+
+static void read_kernel(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
-	int err;
+	struct sp_unw_kofs *k = &kernel.vma;
+	__u32 thread = 0, fsbase = 0;
 
-	memset(k, 0, sizeof(*k));
-	if (!btf)
-		return -ENOENT;
-	err = field(btf, "vm_area_struct", "vm_start", &k->vm_start) ?:
-	      field(btf, "vm_area_struct", "vm_end", &k->vm_end) ?:
-	      field(btf, "vm_area_struct", "vm_pgoff", &k->vm_pgoff) ?:
-	      field(btf, "vm_area_struct", "vm_flags", &k->vm_flags) ?:
-	      field(btf, "vm_area_struct", "vm_file", &k->vm_file) ?:
-	      field(btf, "file", "f_inode", &k->f_inode) ?:
-	      field(btf, "inode", "i_ino", &k->i_ino) ?:
-	      field(btf, "inode", "i_sb", &k->i_sb) ?:
-	      field(btf, "super_block", "s_dev", &k->s_dev);
+	if (!btf) {
+		kernel.vma_err = kernel.fsbase_err = -ENOENT;
+		return;
+	}
+	kernel.vma_err = field(btf, "vm_area_struct", "vm_start", &k->vm_start) ?:
+			 field(btf, "vm_area_struct", "vm_end", &k->vm_end) ?:
+			 field(btf, "vm_area_struct", "vm_pgoff", &k->vm_pgoff) ?:
+			 field(btf, "vm_area_struct", "vm_flags", &k->vm_flags) ?:
+			 field(btf, "vm_area_struct", "vm_file", &k->vm_file) ?:
+			 field(btf, "file", "f_inode", &k->f_inode) ?:
+			 field(btf, "inode", "i_ino", &k->i_ino) ?:
+			 field(btf, "inode", "i_sb", &k->i_sb) ?:
+			 field(btf, "super_block", "s_dev", &k->s_dev);
+	k->ok = kernel.vma_err == 0;
+	kernel.fsbase_err = field(btf, "task_struct", "thread", &thread) ?:
+			    field(btf, "thread_struct", "fsbase", &fsbase);
+	kernel.fsbase = thread + fsbase;
 	btf__free(btf);
-	k->ok = err == 0;
-	return err;
+}
+
+int sp_kofs__read(struct sp_unw_kofs *k)
+{
+	pthread_once(&kernel.once, read_kernel);
+	if (kernel.vma_err) {
+		memset(k, 0, sizeof(*k));
+		return kernel.vma_err;
+	}
+	*k = kernel.vma;
+	return 0;
 }
 
 int sp_kofs__task_fsbase(uint32_t *off)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	__u32 thread = 0, fsbase = 0;
-	int err;
-
-	if (!btf)
-		return -ENOENT;
-	err = field(btf, "task_struct", "thread", &thread) ?:
-	      field(btf, "thread_struct", "fsbase", &fsbase);
-	btf__free(btf);
-	if (!err)
-		*off = thread + fsbase;
-	return err;
+	pthread_once(&kernel.once, read_kernel);
+	if (!kernel.fsbase_err)
+		*off = kernel.fsbase;
+	return kernel.fsbase_err;
 }
