@@ -42,6 +42,7 @@
 #include "runtime/stacks/kallsyms.h"
 #include "runtime/runtime.h"
 #include "runtime/info.h"
+#include "runtime/objcache.h"
 #include "sprof_version.h" /* generated: SPROF_VERSION, SPROF_GIT_REV */
 #define DEFAULT_MAX_KEYS (1u << 20)
 #define DEFAULT_MAP_SIZE 4096
@@ -87,6 +88,9 @@ struct cli {
 	int bpf_compat;            /* SPROF_BPF_COMPAT: 1 the helpers for kernels before 5.17,
 				    * 0 the others, -1 (unset) as the kernel answers */
 	bool info;                 /* --info */
+	const char *cache_dir;     /* SPROF_CACHE_DIR: compiled objects; NULL: the default */
+	bool no_cache;             /* --no-cache */
+	const char *xdg_cache_home, *home; /* where the default cache directory is */
 	unsigned given;            /* single-value options seen (once_options' bits) */
 };
 
@@ -118,6 +122,7 @@ enum {
 	OPT_USDT_FILE_ACTIVATION,
 	OPT_NO_INLINE,
 	OPT_NO_FOLLOW,
+	OPT_NO_CACHE,
 };
 
 static void usage(FILE *f)
@@ -135,6 +140,7 @@ static void usage(FILE *f)
 		"  -c 'CMD ARGS'    run CMD, trace only it and the processes it starts, stop\n"
 		"                   when it exits (with its status)\n"
 		"  --no-follow      -c, -p: only the process itself, not its children\n"
+		"  --no-cache       compile the program even when the object cache has it\n"
 		"  -o FILE          write the report to FILE (format from its extension)\n"
 		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope,\n"
 		"                   residency\n"
@@ -470,6 +476,10 @@ static int read_env(struct cli *c)
 	}
 	envd = getenv("SPROF_BPF_COMPAT");
 	c->bpf_compat = envd && *envd ? strcmp(envd, "0") != 0 : -1;
+	envd = getenv("SPROF_CACHE_DIR");
+	c->cache_dir = envd && *envd ? envd : NULL;
+	c->xdg_cache_home = getenv("XDG_CACHE_HOME");
+	c->home = getenv("HOME");
 	envd = getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED");
 	c->run.notify_attached = envd && *envd && strcmp(envd, "0");
 	return 0;
@@ -636,6 +646,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_NO_STATUS: c->run.status_line = false; break;
 	case OPT_NO_INLINE: c->run.no_inline = true; break;
 	case OPT_NO_FOLLOW: c->run.no_follow = true; break;
+	case OPT_NO_CACHE: c->no_cache = true; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
 	case OPT_PARAM: return add_script_kv(c, argc, arg) ? -ENOMEM : 0;
@@ -711,6 +722,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"usdt-file-activation", no_argument, NULL, OPT_USDT_FILE_ACTIVATION},
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"no-follow", no_argument, NULL, OPT_NO_FOLLOW},
+		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 		{NULL, 0, NULL, 0},
 	};
 	int opt, err;
@@ -867,6 +879,38 @@ static void note_compat_stacks(const struct cli *c)
 		"frames\n", u.release);
 }
 
+/* The object cache (runtime/objcache.h) for codegen: SPROF_CACHE_DIR or the
+ * default directory; none with --no-cache, or when it cannot be used (-v says why). */
+static struct sp_objcache *open_cache(const struct cli *c)
+{
+	char buf[PATH_MAX];
+	const char *dir = c->cache_dir;
+	struct sp_objcache *oc;
+
+	if (c->no_cache)
+		return NULL;
+	if (!dir)
+		dir = sp_objcache_default_dir(buf, sizeof(buf), c->xdg_cache_home, c->home);
+	if (!dir)
+		return NULL;
+	oc = sp_objcache_open(dir, 64ull << 20);
+	if (!oc && c->run.verbose)
+		fprintf(stderr, "sprof: object cache '%s' not used: %s\n", dir,
+			errno == EPERM ? "not owned by this user or writable by others"
+				       : strerror(errno));
+	return oc;
+}
+
+static int cache_get(void *ctx, const char *key, void **obj, size_t *len)
+{
+	return sp_objcache_get(ctx, key, obj, len);
+}
+
+static void cache_put(void *ctx, const char *key, const void *obj, size_t len)
+{
+	sp_objcache_put(ctx, key, obj, len);
+}
+
 /* uaddr()/kaddr() for codegen, through the runtime's symbol readers. */
 static int sym_addr(void *ctx, const char *binary, const char *name, uint64_t *addr)
 {
@@ -879,6 +923,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 {
 	struct sp_node *prog = NULL;
 	struct sp_script_info si;
+	int err;
 	struct sp_sema_opts so = {
 		.strlen = c->strlen_ ? c->strlen_ : SP_DEFAULT_STRLEN,
 		.nparams = c->nparams,
@@ -931,8 +976,18 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.helper_checks = c->run.helper_checks,
 		.compat = c->bpf_compat >= 0 ? c->bpf_compat : !sp_info_has_bpf_loop(),
 	};
-	if (sp_codegen(prog, src, &co, d, plan, obj, objlen) || sp_diag_errors(d))
+	struct sp_objcache *oc = open_cache(c);
+	struct sp_codegen_cache cc = { cache_get, cache_put, oc, SPROF_VERSION " " SPROF_GIT_REV };
+	bool hit = false;
+
+	co.cache = oc ? &cc : NULL;
+	co.cache_hit = &hit;
+	err = sp_codegen(prog, src, &co, d, plan, obj, objlen);
+	sp_objcache_close(oc);
+	if (err || sp_diag_errors(d))
 		return 1;
+	if (hit && c->run.verbose)
+		fprintf(stderr, "sprof: BPF object from the cache, not compiled (--no-cache compiles)\n");
 	if (co.compat && (*plan)->uses_ustack && c->dump == DUMP_NONE)
 		note_compat_stacks(c);
 	if (c->emit_elf && write_file(c->emit_elf, *obj, *objlen))

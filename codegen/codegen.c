@@ -26,6 +26,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "abi/interp_usdt.h"
+#include "base/sha256.h"
 #include "codegen/cg.h"
 
 extern const char sp_bpf_helpers_bc[];
@@ -755,10 +756,49 @@ static void lap(struct cg *g, double *t0, double *slot)
 	*t0 = t;
 }
 
+/* What makes the object besides the module: bumped whenever optimize(),
+ * emit() or the target machine change in a way the other parts miss. */
+#define CG_CACHE_FORMAT "sprof-bpf-object 1 bpfel v3"
+
+/* The cache key of the module as it is now (see sp_codegen_opts.cache). */
+static void cache_key(struct cg *g, char key[65])
+{
+	const struct sp_codegen_cache *c = g->opts->cache;
+	const char *passes = g->opts->passes ? g->opts->passes : "default<O2>";
+	struct sp_sha256 h;
+	unsigned char d[32];
+	unsigned maj, min, pat;
+	char head[256];
+	char *text = LLVMPrintModuleToString(g->M);
+
+	LLVMGetVersion(&maj, &min, &pat);
+	snprintf(head, sizeof(head), "%s\nllvm %u.%u.%u\npasses %s\nsalt %s\n", CG_CACHE_FORMAT,
+		 maj, min, pat, passes, c->salt ? c->salt : "");
+	sp_sha256_init(&h);
+	sp_sha256_update(&h, head, strlen(head) + 1);
+	sp_sha256_update(&h, text, strlen(text));
+	sp_sha256_final(&h, d);
+	sp_sha256_hex(d, key);
+	LLVMDisposeMessage(text);
+}
+
+/* The cached object of this module, or false (then *key is what to store it by). */
+static bool cache_get(struct cg *g, char key[65], void **obj, size_t *objlen)
+{
+	const struct sp_codegen_cache *c = g->opts->cache;
+
+	/* -d ir prints the optimized module: it has to be made */
+	if (!c || g->opts->dump_ir)
+		return false;
+	cache_key(g, key);
+	return c->get(c->ctx, key, obj, objlen) == 0;
+}
+
 static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 {
 	struct sp_codegen_times *tm = g->opts->times;
 	double dummy = 0;
+	char key[65];
 	int err;
 
 	cg_drop_hidden_progs(g);
@@ -772,12 +812,20 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	dump(g, g->opts->dump_ir_raw);
 	lap(g, t0, tm ? &tm->build : &dummy);
 	mark_pure_helper_calls(g);
+	key[0] = '\0';
+	if (cache_get(g, key, obj, objlen)) {
+		if (g->opts->cache_hit)
+			*g->opts->cache_hit = true;
+		return 0;
+	}
 	if (optimize(g))
 		return -EINVAL;
 	lap(g, t0, tm ? &tm->opt : &dummy);
 	dump(g, g->opts->dump_ir);
 	err = emit(g, obj, objlen);
 	lap(g, t0, tm ? &tm->emit : &dummy);
+	if (!err && key[0])
+		g->opts->cache->put(g->opts->cache->ctx, key, *obj, *objlen);
 	return err;
 }
 

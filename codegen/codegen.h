@@ -49,6 +49,21 @@ struct sp_codegen_opts {
 	 * bpf/sp_bpf.h): bounded loops, user stacks by frame pointers, no
 	 * interpreter frames. The driver sets it from the kernel's answer. */
 	bool compat;
+	/* Compiled objects by content (runtime/objcache.c). The key is the
+	 * SHA-256 of the module before optimization, the pass pipeline, the
+	 * LLVM version and `salt` (the driver's version): an equal key is the
+	 * same object, so a hit skips optimization and emission (most of the
+	 * compile time of a stack-taking program). NULL: always compiled. */
+	const struct sp_codegen_cache *cache;
+	bool *cache_hit;     /* when set: whether the object came from the cache */
+};
+
+struct sp_codegen_cache {
+	/* 0 with *obj malloc'd when the cache holds `key` (64 hex digits) */
+	int (*get)(void *ctx, const char *key, void **obj, size_t *len);
+	void (*put)(void *ctx, const char *key, const void *obj, size_t len);
+	void *ctx;
+	const char *salt;
 };
 
 /* A lighter pipeline: the helper bitcode is already optimized by clang -O2,

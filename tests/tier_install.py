@@ -251,6 +251,7 @@ def t_deb(ctx):
     finally:
         r = dpkg(ctx, ["-P", "sprof"])  # purge: no trace left in dpkg
     assert r.rc == 0, r
+    assert not os.path.exists("/var/cache/sprof"), "purge leaves the object cache"
     assert glibc_sprof() == before, (glibc_sprof(), before)
     r = ctx.run(["dpkg-divert", "--list", "*sprof*"], check=True)
     assert "by sprof" not in r.out, r.out

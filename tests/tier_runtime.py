@@ -5,6 +5,7 @@ runner (-O0 -fno-omit-frame-pointer), so frame-pointer stacks reach main.
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -267,6 +268,59 @@ def t_begin_exit_fast(ctx):
         assert r.rc == 0, r
         best = min(best, r.secs)
     assert best < 0.5, "BEGIN { exit(); } took %.3f s" % best
+
+
+CACHE_NOTE = "BPF object from the cache"
+
+
+def t_object_cache(ctx):
+    """the second start of a script loads the object the first compiled (runtime/objcache.c);
+    --no-cache compiles; a damaged object is compiled again, never loaded"""
+    ctx.require_bpf()
+    cache = os.path.join(ctx.workdir, "objcache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {"SPROF_CACHE_DIR": cache}
+    prog = 'profile:hz:99 { @[ustack] = count(); } BEGIN { printf("up\\n"); exit(); }'
+    r1 = ctx.sprof_run("-v", "-e", prog, env=env, timeout=60)
+    assert r1.rc == 0 and r1.out.startswith("up\n") and CACHE_NOTE not in r1.err, r1
+    objs = [f for f in os.listdir(cache) if f.endswith(".o")]
+    assert len(objs) == 1 and len(objs[0]) == 66, objs
+    assert os.stat(cache).st_mode & 0o777 == 0o700, oct(os.stat(cache).st_mode)
+    r2 = ctx.sprof_run("-v", "-e", prog, env=env, timeout=60)
+    assert r2.rc == 0 and r2.out == r1.out and CACHE_NOTE in r2.err, (r1, r2)
+    r3 = ctx.sprof_run("-v", "--no-cache", "-e", prog, env=env, timeout=60)
+    assert r3.rc == 0 and r3.out == r1.out and CACHE_NOTE not in r3.err, r3
+    # another rate is the same code (the plan holds it); another map is another object
+    r4 = ctx.sprof_run("-v", "-e", prog.replace("99", "49"), env=env, timeout=60)
+    assert r4.rc == 0 and CACHE_NOTE in r4.err, r4
+    r4 = ctx.sprof_run("-v", "-e", prog.replace("@[", "@s["), env=env, timeout=60)
+    assert r4.rc == 0 and CACHE_NOTE not in r4.err, r4
+    assert len([f for f in os.listdir(cache) if f.endswith(".o")]) == 2
+    path = os.path.join(cache, objs[0])
+    with open(path, "r+b") as f:
+        f.seek(200)
+        b = f.read(1)
+        f.seek(200)
+        f.write(bytes([b[0] ^ 0xff]))
+    r5 = ctx.sprof_run("-v", "-e", prog, env=env, timeout=60)
+    assert r5.rc == 0 and r5.out == r1.out and CACHE_NOTE not in r5.err, r5
+    r6 = ctx.sprof_run("-v", "-e", prog, env=env, timeout=60)
+    assert r6.rc == 0 and CACHE_NOTE in r6.err, r6
+
+
+def t_object_cache_untrusted(ctx):
+    """a cache directory others may write is not used (the objects run in the kernel); the run
+    goes on, compiled, and -v says why"""
+    ctx.require_bpf()
+    cache = os.path.join(ctx.workdir, "objcache_open")
+    os.makedirs(cache, exist_ok=True)
+    os.chmod(cache, 0o777)
+    for _ in range(2):
+        r = ctx.sprof_run("-v", "-e", "BEGIN { exit(); }", env={"SPROF_CACHE_DIR": cache})
+        assert r.rc == 0 and CACHE_NOTE not in r.err, r
+        assert "object cache '%s' not used: not owned by this user or writable by others" % cache \
+            in r.err, r
+    assert os.listdir(cache) == [], os.listdir(cache)
 
 
 def t_printf_begin_end(ctx):
