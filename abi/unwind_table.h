@@ -3,8 +3,13 @@
  *
  * User space compiles each file's .eh_frame into rows (runtime/ehframe.c):
  * one row per address range, saying how to find the caller's frame from
- * (rip, rsp, rbp). All files' rows live in one big mmapable ARRAY
- * (SP_UNW_MAP_ROWS), each file a sorted slice of it. A process is a sorted
+ * (rip, rsp, rbp). All files' rows are one sequence, each file a sorted
+ * slice of it: the first SP_UNW_BASE_ROWS in one mmapable ARRAY made at
+ * load (SP_UNW_MAP_ROWS), the rest in pages of SP_UNW_PAGE_ROWS that user
+ * space makes as the tables grow and puts into an ARRAY_OF_MAPS
+ * (SP_UNW_MAP_ROWS_MORE); a slice may cross from one into the next. The
+ * bucket index (SP_UNW_MAP_PIDX, SP_UNW_MAP_PIDX_MORE) is kept the same
+ * way. A process is a sorted
  * list of its executable mappings (SP_UNW_MAP_PROCS, by tgid), each naming
  * the slice of its file. The BPF side looks up the mapping of a pc, binary
  * searches the slice, and steps to the caller. A pc in no registered
@@ -76,6 +81,17 @@ struct sp_unw_bucket {
 	__u64 offs;
 };
 #define SP_UNW_PIDX_SHIFT 7
+
+/* The row and bucket sequences: a base of 16 MiB and 8 MiB (enough for
+ * most machines' programs, read fastest), then pages of 8 MiB, at most
+ * SP_UNW_MAX_PAGES of each (512 MiB), fewer under the runtime's budget. */
+#define SP_UNW_BASE_ROWS (2u << 20)
+#define SP_UNW_BASE_BUCKETS (512u << 10)
+#define SP_UNW_PAGE_ROWS_SHIFT 20
+#define SP_UNW_PAGE_ROWS (1u << SP_UNW_PAGE_ROWS_SHIFT)
+#define SP_UNW_PAGE_BUCKETS_SHIFT 19
+#define SP_UNW_PAGE_BUCKETS (1u << SP_UNW_PAGE_BUCKETS_SHIFT)
+#define SP_UNW_MAX_PAGES 64
 #define SP_UNW_BUCKET_OFFS 8
 
 #ifdef __bpf__
@@ -181,6 +197,8 @@ int sp_unwind_user(struct sp_stack_val *buf, int max);
  * sp_unwind__open() says ENOENT). */
 #define SP_UNW_MAP_ROWS "unw_rows"
 #define SP_UNW_MAP_PIDX "unw_pidx"
+#define SP_UNW_MAP_ROWS_MORE "unw_rows_more"
+#define SP_UNW_MAP_PIDX_MORE "unw_pidx_more"
 #define SP_UNW_MAP_PROCS "unw_procs"
 #define SP_UNW_MAP_STATS "unw_stats"
 #define SP_UNW_MAP_FILES "unw_files"

@@ -52,12 +52,18 @@
 struct task_struct;
 struct vm_area_struct;
 
-/* Sizes are placeholders: runtime/unwind.c sets them before load. Unused,
- * they cost a few bytes. */
+/* Rows and buckets (abi/unwind_table.h): the first SP_UNW_BASE_ROWS rows
+ * and SP_UNW_BASE_BUCKETS buckets in plain mmapable arrays, made at load
+ * and read with lookups the verifier inlines; the rest in pages user space
+ * makes as tables grow and puts into the *_more maps of maps, so no budget
+ * fixed before load limits how big a program can be. The inner
+ * definitions are the pages' shape (sizes, not types: LLVM writes the BTF
+ * of an inner map's value struct as a forward declaration, which libbpf
+ * cannot size). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
+	__uint(max_entries, SP_UNW_BASE_ROWS);
 	__type(key, __u32);
 	__type(value, struct sp_unw_row);
 } unw_rows SEC(".maps");
@@ -65,10 +71,36 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
+	__uint(max_entries, SP_UNW_BASE_BUCKETS);
 	__type(key, __u32);
 	__type(value, struct sp_unw_bucket);
 } unw_pidx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SP_UNW_MAX_PAGES);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE);
+		__uint(max_entries, SP_UNW_PAGE_ROWS);
+		__uint(key_size, sizeof(__u32));
+		__uint(value_size, sizeof(struct sp_unw_row));
+	});
+} unw_rows_more SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SP_UNW_MAX_PAGES);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE);
+		__uint(max_entries, SP_UNW_PAGE_BUCKETS);
+		__uint(key_size, sizeof(__u32));
+		__uint(value_size, sizeof(struct sp_unw_bucket));
+	});
+} unw_pidx_more SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -208,42 +240,110 @@ static __always_inline SP_NODEBUG bool find_map(struct unw_state *s, struct unw_
 	return pc < s->m.end;
 }
 
-/* The last row of the mapping's slice with row.pc <= pc, copied into *out.
- * Array lookups (inlined by the verifier) with the index in a stack key:
- * no pointer arithmetic, so the index stays imprecise. */
+/* Rows and buckets past the base arrays: the page from the outer map,
+ * then the entry, copied into *out; 0, or -1 when there is none. Global
+ * functions: the verifier checks each once, and the search that calls
+ * them keeps one path per step (an inlined page lookup would be a second
+ * path, its map value another type, and the states of the search would
+ * double at every step). */
+__attribute__((noinline)) int sp_unw_row_page(__u32 g, struct sp_unw_row *out)
+{
+	__u32 page = (g - SP_UNW_BASE_ROWS) >> SP_UNW_PAGE_ROWS_SHIFT;
+	__u32 i = (g - SP_UNW_BASE_ROWS) & (SP_UNW_PAGE_ROWS - 1);
+	struct sp_unw_row *r;
+	void *m;
+
+	if (!out)
+		return -1;
+	m = bpf_map_lookup_elem(&unw_rows_more, &page);
+	if (!m)
+		return -1;
+	r = bpf_map_lookup_elem(m, &i);
+	if (!r)
+		return -1;
+	*out = *r;
+	return 0;
+}
+
+__attribute__((noinline)) int sp_unw_bucket_page(__u32 g, struct sp_unw_bucket *out)
+{
+	__u32 page = (g - SP_UNW_BASE_BUCKETS) >> SP_UNW_PAGE_BUCKETS_SHIFT;
+	__u32 i = (g - SP_UNW_BASE_BUCKETS) & (SP_UNW_PAGE_BUCKETS - 1);
+	struct sp_unw_bucket *e;
+	void *m;
+
+	if (!out)
+		return -1;
+	m = bpf_map_lookup_elem(&unw_pidx_more, &page);
+	if (!m)
+		return -1;
+	e = bpf_map_lookup_elem(m, &i);
+	if (!e)
+		return -1;
+	*out = *e;
+	return 0;
+}
+
+/* Row g and bucket g, copied into *out: the base arrays' entries with
+ * lookups the verifier inlines, the pages' through the functions above;
+ * 0, or -1 when g has none. Indexes go in stack keys: no pointer
+ * arithmetic, so they stay imprecise. */
+static __always_inline SP_NODEBUG int row_get(__u32 g, struct sp_unw_row *out)
+{
+	struct sp_unw_row *r;
+
+	if (g >= SP_UNW_BASE_ROWS)
+		return sp_unw_row_page(g, out);
+	r = bpf_map_lookup_elem(&unw_rows, &g);
+	if (!r)
+		return -1;
+	*out = *r;
+	return 0;
+}
+
+static __always_inline SP_NODEBUG int bucket_get(__u32 g, struct sp_unw_bucket *out)
+{
+	struct sp_unw_bucket *e;
+
+	if (g >= SP_UNW_BASE_BUCKETS)
+		return sp_unw_bucket_page(g, out);
+	e = bpf_map_lookup_elem(&unw_pidx, &g);
+	if (!e)
+		return -1;
+	*out = *e;
+	return 0;
+}
+
+/* The last row of the mapping's slice with row.pc <= pc, copied into *out. */
 static __always_inline SP_NODEBUG bool find_row(struct unw_state *s, __u64 pc,
 						struct sp_unw_row *out)
 {
 	__u32 lo = s->m.first, hi = s->m.first + s->m.count, key;
 	__u64 rel = pc - s->m.bias, le, b, o;
-	struct sp_unw_row *r;
-	struct sp_unw_bucket *e;
+	struct sp_unw_row r;
+	struct sp_unw_bucket e;
 
 	if (pc < s->m.bias || rel > 0xffffffffull)
 		return false;
 	/* the row from the file's bucket index (abi/unwind_table.h) */
 	b = rel >> SP_UNW_PIDX_SHIFT;
-	if (b < s->m.npidx) {
-		key = s->m.pidx + (__u32)b;
-		e = bpf_map_lookup_elem(&unw_pidx, &key);
-		if (e && e->lo <= e->hi && e->hi < s->m.count) {
-			o = sp_unw_bucket_row(e, rel);
-			if (o <= e->hi) { /* -1: too many rows for the offsets */
-				key = s->m.first + (__u32)o;
-				goto found;
-			}
-			lo = s->m.first + e->lo;
-			hi = s->m.first + e->hi + 1;
+	if (b < s->m.npidx && bucket_get(s->m.pidx + (__u32)b, &e) == 0 && e.lo <= e.hi &&
+	    e.hi < s->m.count) {
+		o = sp_unw_bucket_row(&e, rel);
+		if (o <= e.hi) { /* -1: too many rows for the offsets */
+			key = s->m.first + (__u32)o;
+			goto found;
 		}
+		lo = s->m.first + e.lo;
+		hi = s->m.first + e.hi + 1;
 	}
 	/* branch-free halving: one verifier state an iteration, whichever
 	 * half the pc is in (two would not merge: their ranges differ) */
 	for (int k = 0; k < ROW_SEARCH_STEPS && lo < hi; k++) {
 		key = lo + (hi - lo) / 2;
-		r = bpf_map_lookup_elem(&unw_rows, &key);
-		if (!r)
+		if (row_get(key, &r))
 			return false;
-		le = 1 - (((__u64)rel - (__u64)r->pc) >> 63); /* r->pc <= rel */
+		le = 1 - (((__u64)rel - (__u64)r.pc) >> 63); /* r.pc <= rel */
 		asm volatile("" : "+r"(le)); /* or clang makes it a branch again */
 		lo += (__u32)le * (key + 1 - lo);
 		hi = key + (__u32)le * (hi - key);
@@ -252,11 +352,7 @@ static __always_inline SP_NODEBUG bool find_row(struct unw_state *s, __u64 pc,
 		return false;
 	key = lo - 1;
 found:
-	r = bpf_map_lookup_elem(&unw_rows, &key);
-	if (!r)
-		return false;
-	*out = *r;
-	return true;
+	return row_get(key, out) == 0;
 }
 
 /* --- mappings user space has not registered: the kernel's vma ------------------------ */

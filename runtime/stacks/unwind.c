@@ -3,8 +3,10 @@
  * Files are opened the way the symbolizer opens them (/proc/PID/map_files,
  * then /proc/PID/root/PATH) and cached by (device, inode, size, mtime), so
  * libc is parsed once (~3 ms, ~28k rows) however many processes map it.
- * Rows go straight into the mmapped BPF array: no syscall per row. A
- * file's rows are a slice [first, first + count) of the array, pcs stored
+ * Rows are written into mmapped BPF arrays (abi/unwind_table.h): a base
+ * made at load, then pages made as the tables grow: no syscall per row,
+ * and no size fixed before load. A
+ * file's rows are a slice [first, first + count) of the sequence, pcs stored
  * relative to the file's lowest row so they fit 32 bits; each mapping's
  * bias turns a runtime pc into that relative pc:
  *   pc_vaddr = pc - (start - pgoff + p_offset - p_vaddr)   (the segment the
@@ -12,8 +14,10 @@
  *   bias     = (start - pgoff + p_offset - p_vaddr) + file_base
  * The vDSO is taken from sprof's own image: one kernel, one vDSO.
  *
- * Rows are never freed: the array is an append-only budget. Entries of
- * processes that are gone are deleted from time to time.
+ * Rows are never freed: the sequence is append-only, within a budget
+ * (SPROF_UNWIND_ROWS, 16M rows by default); a file past it has no table,
+ * and sprof says so once, naming it. Entries of processes that are gone
+ * are deleted from time to time.
  */
 #define _GNU_SOURCE
 #include "runtime/stacks/unwind.h"
@@ -63,16 +67,29 @@ struct unw_pid {
 	uint64_t maps_hash;     /* of the mappings last registered */
 };
 
+/* A sequence of rows or buckets: the base array and the pages made so
+ * far, mmapped. */
+struct unw_pages {
+	const char *name;       /* of the page maps */
+	void *base;             /* entries [0, nbase) */
+	uint64_t nbase;
+	int outer_fd;           /* pages: entries nbase + (i << shift) on */
+	uint32_t shift;         /* 1 << shift entries a page */
+	size_t esize;
+	int npages;
+	void *page[SP_UNW_MAX_PAGES];
+	uint64_t used, cap;     /* entries taken; the budget */
+	int err;                /* the error that stopped page making, once */
+};
+
 struct sp_unwind {
 	struct bpf_map *rows_map, *pidx_map, *procs_map, *stats_map, *files_map, *kofs_map;
+	struct bpf_map *rows_more_map, *pidx_more_map;
 	int procs_fd, stats_fd, files_fd;
-	struct sp_unw_row *rows;   /* mmapped array */
-	size_t rows_len;
-	uint32_t max_rows, nrows;
-	struct sp_unw_bucket *pidx; /* mmapped bucket index array */
-	size_t pidx_len;
-	uint32_t max_pidx, npidx;
-	bool ready, failed;
+	struct unw_pages rows, pidx;
+	uint32_t max_rows;
+	bool ready, failed, warned;
+	FILE *warn;                /* where a file past the budget is reported (stderr) */
 	struct unw_file *files;
 	struct sp_objcache *objs;  /* object files, possibly shared with the symbolizer */
 	bool own_objs;
@@ -105,12 +122,14 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	elf_version(EV_CURRENT);
 	u->rows_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_ROWS);
 	u->pidx_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PIDX);
+	u->rows_more_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_ROWS_MORE);
+	u->pidx_more_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PIDX_MORE);
 	u->procs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PROCS);
 	u->stats_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_STATS);
 	u->files_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_FILES);
 	u->kofs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_KOFS);
 	if (!u->rows_map || !u->pidx_map || !u->procs_map || !u->stats_map || !u->files_map ||
-	    !u->kofs_map) {
+	    !u->kofs_map || !u->rows_more_map || !u->pidx_more_map) {
 		sp_unwind__destroy(u);
 		errno = ENOENT;
 		return NULL;
@@ -118,12 +137,19 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	if (env && *env)
 		max_rows = (uint32_t)strtoul(env, NULL, 0);
 	u->max_rows = max_rows ? max_rows : SP_UNWIND_DEFAULT_ROWS;
-	/* a bucket per 4 rows (128 bytes of code hold ~3 rows in libc);
-	 * files past that budget are searched whole */
-	u->max_pidx = u->max_rows / 4 ? u->max_rows / 4 : 1;
-	if (bpf_map__set_max_entries(u->rows_map, u->max_rows) ||
-	    bpf_map__set_max_entries(u->pidx_map, u->max_pidx) ||
-	    bpf_map__set_max_entries(u->procs_map, SP_UNWIND_DEFAULT_PROCS)) {
+	if (u->max_rows > (uint64_t)SP_UNW_MAX_PAGES << SP_UNW_PAGE_ROWS_SHIFT)
+		u->max_rows = (uint32_t)((uint64_t)SP_UNW_MAX_PAGES << SP_UNW_PAGE_ROWS_SHIFT);
+	u->warn = stderr;
+	u->rows = (struct unw_pages){ .name = "unw_rows_page", .shift = SP_UNW_PAGE_ROWS_SHIFT,
+				      .esize = sizeof(struct sp_unw_row), .cap = u->max_rows,
+				      .nbase = SP_UNW_BASE_ROWS, .outer_fd = -1 };
+	/* a bucket per 2 rows at most (128 bytes of code hold ~3 rows in
+	 * libc); files past that budget are searched whole */
+	u->pidx = (struct unw_pages){ .name = "unw_pidx_page", .shift = SP_UNW_PAGE_BUCKETS_SHIFT,
+				      .esize = sizeof(struct sp_unw_bucket),
+				      .cap = u->max_rows / 2 ? u->max_rows / 2 : 1,
+				      .nbase = SP_UNW_BASE_BUCKETS, .outer_fd = -1 };
+	if (bpf_map__set_max_entries(u->procs_map, SP_UNWIND_DEFAULT_PROCS)) {
 		sp_unwind__destroy(u);
 		errno = EINVAL;
 		return NULL;
@@ -168,20 +194,114 @@ static void publish_empty_proc(struct sp_unwind *u)
 	free(p);
 }
 
-/* An mmapable array map's entries, n of size bytes, in our memory (*len
- * bytes mapped); NULL when that fails. */
-static void *map_array(const struct bpf_map *m, size_t n, size_t size, size_t *len)
+/* --- pages ------------------------------------------------------------------------ */
+
+static size_t page_bytes(const struct unw_pages *pg)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	return ((size_t)1 << pg->shift) * pg->esize;
+}
+
+/* One more page: an mmapable array like the outer map's template, mapped
+ * here and put into the outer map; 0 or -errno. */
+static int add_page(struct unw_pages *pg)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	uint32_t idx = (uint32_t)pg->npages;
+	int fd, err = 0;
+	void *p;
+
+	if (pg->npages >= SP_UNW_MAX_PAGES)
+		return -E2BIG;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, pg->name, sizeof(uint32_t), (uint32_t)pg->esize,
+			    1u << pg->shift, &o);
+	if (fd < 0)
+		return -errno;
+	p = mmap(NULL, page_bytes(pg), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		err = -errno;
+	else if (bpf_map_update_elem(pg->outer_fd, &idx, &fd, BPF_ANY))
+		err = -errno;
+	close(fd); /* the outer map and the mapping hold the page */
+	if (err) {
+		if (p != MAP_FAILED)
+			munmap(p, page_bytes(pg));
+		return err;
+	}
+	pg->page[pg->npages++] = p;
+	return 0;
+}
+
+/* n entries at the end of the sequence, pages made as needed: the first
+ * one's index, or -errno (-ENOSPC: past the budget). */
+static int64_t take(struct unw_pages *pg, uint64_t n)
+{
+	uint64_t first = pg->used;
+
+	if (first + n > pg->cap)
+		return -ENOSPC;
+	while (pg->nbase + ((uint64_t)pg->npages << pg->shift) < first + n) {
+		int err = add_page(pg);
+
+		if (err) {
+			pg->err = pg->err ? pg->err : err;
+			return err;
+		}
+	}
+	pg->used += n;
+	return (int64_t)first;
+}
+
+/* Copies n entries from src to entry g on. */
+static void put(struct unw_pages *pg, uint64_t g, const void *src, uint64_t n)
+{
+	const char *b = src;
+
+	while (n && g < pg->nbase) {
+		uint64_t k = pg->nbase - g < n ? pg->nbase - g : n;
+
+		memcpy((char *)pg->base + g * pg->esize, b, k * pg->esize);
+		b += k * pg->esize;
+		g += k;
+		n -= k;
+	}
+	while (n) {
+		uint64_t p = g - pg->nbase, in = p & ((1ull << pg->shift) - 1);
+		uint64_t k = (1ull << pg->shift) - in;
+
+		k = k < n ? k : n;
+		memcpy((char *)pg->page[p >> pg->shift] + in * pg->esize, b, k * pg->esize);
+		b += k * pg->esize;
+		g += k;
+		n -= k;
+	}
+}
+
+static void pages_free(struct unw_pages *pg)
+{
+	if (pg->base)
+		munmap(pg->base, pg->nbase * pg->esize);
+	pg->base = NULL;
+	for (int i = 0; i < pg->npages; i++)
+		munmap(pg->page[i], page_bytes(pg));
+	pg->npages = 0;
+}
+
+/* The base array of a sequence, mapped; 0 or -errno. */
+static int map_base(struct unw_pages *pg, const struct bpf_map *m)
+{
 	int fd = bpf_map__fd(m);
 	void *p;
 
-	*len = (n * size + page - 1) & ~(page - 1);
-	p = fd < 0 ? MAP_FAILED : mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (fd < 0)
+		return -EBADF;
+	p = mmap(NULL, pg->nbase * pg->esize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	pg->base = p;
+	return 0;
 }
 
-/* After load: the map descriptors, the rows and the bucket index mapped. */
+/* After load: the map descriptors and the base arrays mapped. */
 static int lazy_init(struct sp_unwind *u)
 {
 	if (u->ready || u->failed)
@@ -191,9 +311,10 @@ static int lazy_init(struct sp_unwind *u)
 	u->files_fd = bpf_map__fd(u->files_map);
 	publish_kofs(u);
 	publish_empty_proc(u);
-	u->rows = map_array(u->rows_map, u->max_rows, sizeof(*u->rows), &u->rows_len);
-	u->pidx = map_array(u->pidx_map, u->max_pidx, sizeof(*u->pidx), &u->pidx_len);
-	if (u->procs_fd < 0 || !u->rows || !u->pidx) {
+	u->rows.outer_fd = bpf_map__fd(u->rows_more_map);
+	u->pidx.outer_fd = bpf_map__fd(u->pidx_more_map);
+	if (u->procs_fd < 0 || u->rows.outer_fd < 0 || u->pidx.outer_fd < 0 ||
+	    map_base(&u->rows, u->rows_map) || map_base(&u->pidx, u->pidx_map)) {
 		u->failed = true; /* sp_unwind__destroy() unmaps what was mapped */
 		return -ENODEV;
 	}
@@ -236,57 +357,85 @@ void sp_unw_index_build(const struct sp_unw_row *rows, uint32_t n, struct sp_unw
 
 /* The file's bucket index, when it fits: without one, BPF searches all of
  * the file's rows. */
-static void build_index(struct sp_unwind *u, struct unw_file *f)
+static void build_index(struct sp_unwind *u, struct unw_file *f, const struct sp_unw_row *rows)
 {
-	uint64_t nb = sp_unw_index_size(u->rows + f->first, f->count);
+	uint64_t nb = sp_unw_index_size(rows, f->count);
+	struct sp_unw_bucket *b;
+	int64_t g;
 
-	if (nb == 0 || (uint64_t)u->npidx + nb > u->max_pidx)
+	if (nb == 0 || nb > UINT32_MAX || !(b = malloc(nb * sizeof(*b))))
 		return;
-	f->pidx = u->npidx;
-	f->npidx = (uint32_t)nb;
-	sp_unw_index_build(u->rows + f->first, f->count, u->pidx + f->pidx);
-	u->npidx += (uint32_t)nb;
+	g = take(&u->pidx, nb);
+	if (g >= 0) {
+		sp_unw_index_build(rows, f->count, b);
+		put(&u->pidx, (uint64_t)g, b, nb);
+		f->pidx = (uint32_t)g;
+		f->npidx = (uint32_t)nb;
+	}
+	free(b);
 }
 
-/* Parse the file's table into the rows array (when it fits). */
-static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf)
+/* Once: a file left without a table, named, with the limit and the way past it. */
+static void warn_no_table(struct sp_unwind *u, const char *path, uint64_t n, int err)
+{
+	if (u->warned || !u->warn)
+		return;
+	u->warned = true;
+	if (err == -ENOSPC)
+		fprintf(u->warn, "sprof: warning: %s needs %" PRIu64 " unwind rows, past the budget "
+			"of %u (%" PRIu64 " taken; SPROF_UNWIND_ROWS raises it, 8 bytes a row): its "
+			"frames end stacks short\n", path, n, u->max_rows, u->rows.used);
+	else
+		fprintf(u->warn, "sprof: warning: no memory for the unwind rows of %s (%" PRIu64
+			" rows, %" PRIu64 " taken): %s; its frames end stacks short\n", path, n,
+			u->rows.used, strerror(-err));
+}
+
+/* Parse the file's table into the row pages (when it fits). */
+static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf, const char *path)
 {
 	struct sp_eh_table t;
+	struct sp_unw_row *rows;
 	double t0 = (sp_mono_s() * 1e3);
 	int err = sp_eh_table__from_elf(&t, elf);
+	int64_t g;
 
 	u->parse_ms += (sp_mono_s() * 1e3) - t0;
 	if (err)
 		return;
-	if (t.rows[t.n - 1].pc - t.rows[0].pc > 0xffffffffull) {
+	if (t.rows[t.n - 1].pc - t.rows[0].pc > 0xffffffffull ||
+	    !(rows = malloc((size_t)t.n * sizeof(*rows)))) {
 		sp_eh_table__free(&t);
 		return;
 	}
-	if ((uint64_t)u->nrows + t.n > u->max_rows) {
+	g = take(&u->rows, (uint64_t)t.n);
+	if (g < 0) {
 		u->over_budget++;
-		sp_eh_table__free(&t);
-		return;
+		warn_no_table(u, path, (uint64_t)t.n, (int)g);
+		goto out;
 	}
 	f->base = t.rows[0].pc;
-	f->first = u->nrows;
+	f->first = (uint32_t)g;
 	f->count = (uint32_t)t.n;
 	for (int i = 0; i < t.n; i++) {
 		const struct sp_eh_row *r = &t.rows[i];
 
-		u->rows[f->first + i] = (struct sp_unw_row){
+		rows[i] = (struct sp_unw_row){
 			.pc = (uint32_t)(r->pc - f->base),
 			.cfa_off = (int16_t)r->cfa_off,
 			.kind = r->kind,
 			.rbp_off8 = (int8_t)(r->rbp_off / 8),
 		};
 	}
-	u->nrows += (uint32_t)t.n;
+	put(&u->rows, (uint64_t)g, rows, (uint64_t)t.n);
 	u->files_with_rows++;
-	build_index(u, f);
+	build_index(u, f, rows);
+out:
+	free(rows);
 	sp_eh_table__free(&t);
 }
 
-static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf)
+static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf, const char *path)
 {
 	struct unw_file *f = calloc(1, sizeof(*f));
 
@@ -294,7 +443,7 @@ static struct unw_file *file_from_elf(struct sp_unwind *u, Elf *elf)
 		return NULL;
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		f->nsegs = sp_segments__read(elf, f->segs, SP_MAX_SEGMENTS);
-		load_table(u, f, elf);
+		load_table(u, f, elf, path);
 	}
 	u->nfiles++;
 	return f;
@@ -339,7 +488,8 @@ static void publish_file(struct sp_unwind *u, const struct unw_file *f)
  * once for the symbolizer and the unwinder, runtime/elf/objcache.h).
  * `early`: NULL for a file not parsed yet whose tables are big (a later
  * call parses it). */
-static struct unw_file *file_for(struct sp_unwind *u, const struct sp_objfile *of, bool early)
+static struct unw_file *file_for(struct sp_unwind *u, const struct sp_objfile *of, bool early,
+				 const char *path)
 {
 	struct unw_file *f;
 	Elf *elf;
@@ -354,7 +504,7 @@ static struct unw_file *file_for(struct sp_unwind *u, const struct sp_objfile *o
 		u->deferred++;
 		return NULL;
 	}
-	f = file_from_elf(u, elf);
+	f = file_from_elf(u, elf, path);
 	if (!f)
 		return NULL;
 	f->id = of->id;
@@ -373,7 +523,7 @@ static struct unw_file *vdso_file(struct sp_unwind *u)
 
 	if (!sp_procmaps__self_vdso(&image, &size))
 		return NULL;
-	return file_for(u, sp_objcache__vdso(u->objs, image, size), false);
+	return file_for(u, sp_objcache__vdso(u->objs, image, size), false, "[vdso]");
 }
 
 /* --- processes ----------------------------------------------------------------------- */
@@ -505,7 +655,7 @@ static struct unw_file *file_of(struct sp_unwind *u, const struct sp_procmap *m,
 
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 		of = sp_objcache__get_fd(u->objs, fd, m->path, root);
-		f = file_for(u, of, early); /* keeps what it needs: rows, segments */
+		f = file_for(u, of, early, m->path); /* keeps what it needs: rows, segments */
 		sp_objcache__put(u->objs, of);
 	} else {
 		f = NULL;
@@ -684,7 +834,7 @@ void sp_unwind__stats(struct sp_unwind *u, struct sp_unwind_stats *st)
 	st->procs = u->npids;
 	st->files = u->nfiles;
 	st->files_with_rows = u->files_with_rows;
-	st->rows = u->nrows;
+	st->rows = (uint32_t)u->rows.used;
 	st->max_rows = u->max_rows;
 	st->files_over_budget = u->over_budget;
 	st->parse_ms = u->parse_ms;
@@ -748,10 +898,8 @@ void sp_unwind__destroy(struct sp_unwind *u)
 {
 	if (!u)
 		return;
-	if (u->rows)
-		munmap(u->rows, u->rows_len);
-	if (u->pidx)
-		munmap(u->pidx, u->pidx_len);
+	pages_free(&u->rows);
+	pages_free(&u->pidx);
 	while (u->files) {
 		struct unw_file *f = u->files;
 

@@ -27,7 +27,7 @@
 struct bpf_object;
 struct sp_unwind;
 
-#define SP_UNWIND_DEFAULT_ROWS (2u << 20) /* 16 MiB of 8-byte rows */
+#define SP_UNWIND_DEFAULT_ROWS (16u << 20) /* the budget: 128 MiB of 8-byte rows, in pages made as needed */
 #define SP_UNWIND_DEFAULT_PROCS 4096
 
 struct sp_unw_row;
@@ -39,9 +39,8 @@ void sp_unw_index_build(const struct sp_unw_row *rows, uint32_t n, struct sp_unw
 
 /* NULL with errno ENOENT when the object has no unwinder maps, or when the
  * environment has SPROF_NO_DWARF (frame pointers only, for comparisons).
- * max_rows 0: SP_UNWIND_DEFAULT_ROWS (env SPROF_UNWIND_ROWS overrides).
- * The rows array is preallocated (8 bytes a row): open it only for
- * programs that take user stacks. */
+ * max_rows 0: SP_UNWIND_DEFAULT_ROWS (env SPROF_UNWIND_ROWS overrides): the
+ * budget of rows; their pages (8 MiB each) are made as tables need them. */
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows);
 void sp_unwind__destroy(struct sp_unwind *u); /* accepts NULL */
 /* Use `objs` (which must outlive u) for object files instead of an own
