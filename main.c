@@ -123,6 +123,7 @@ enum {
 	OPT_NO_INLINE,
 	OPT_NO_FOLLOW,
 	OPT_NO_CACHE,
+	OPT_STATS,
 };
 
 static void usage(FILE *f)
@@ -141,6 +142,7 @@ static void usage(FILE *f)
 		"                   when it exits (with its status)\n"
 		"  --no-follow      -c, -p: only the process itself, not its children\n"
 		"  --no-cache       compile the program even when the object cache has it\n"
+		"  --stats          at the end: each probe's runs and BPF time, where stacks went\n"
 		"  -o FILE          write the report to FILE (format from its extension)\n"
 		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope,\n"
 		"                   residency\n"
@@ -647,6 +649,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_NO_INLINE: c->run.no_inline = true; break;
 	case OPT_NO_FOLLOW: c->run.no_follow = true; break;
 	case OPT_NO_CACHE: c->no_cache = true; break;
+	case OPT_STATS: c->run.stats = true; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
 	case OPT_PARAM: return add_script_kv(c, argc, arg) ? -ENOMEM : 0;
@@ -723,6 +726,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"no-follow", no_argument, NULL, OPT_NO_FOLLOW},
 		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+		{"stats", no_argument, NULL, OPT_STATS},
 		{NULL, 0, NULL, 0},
 	};
 	int opt, err;

@@ -26,7 +26,7 @@ _sprof()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local line=${COMP_LINE:0:COMP_POINT} word bin=${COMP_WORDS[0]}
-    local opts="-e -p -c --no-follow -o -f -d -l -v -q -k -kk --info --usdt-file-activation --duration --continuous --max-keys --map --title --strlen --no-inline --no-cache
+    local opts="-e -p -c --no-follow -o -f -d -l -v -q -k -kk --info --usdt-file-activation --duration --continuous --max-keys --map --title --strlen --no-inline --no-cache --stats
                 --map-size --interp --export --host-name --retention --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
     local types="BEGIN END profile:hz: interval:s: interval:ms: software: hardware:
                  uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:

@@ -1146,7 +1146,8 @@ static int finish(struct run *r)
 	sp_python__warn(r->py, stderr);
 	sp_iusdt__warn(r->iu, r->iu_attached > 0, r->o->verbose > 0, stderr);
 	sp_ruby__warn(r->rb, stderr);
-	if (r->o->verbose) {
+	if (r->o->verbose || r->o->stats) {
+		sp_status__print_costs(&r->status, r->plan, stderr);
 		sp_unwind__print_stats(r->unw, stderr);
 		sp_collect_print_stats(r->coll, stderr);
 	}
@@ -1294,6 +1295,8 @@ static int start(struct run *r)
 		notify_attached(r);
 	r->t_start = sp_clock_ns(CLOCK_MONOTONIC);
 	r->wall_start = sp_clock_ns(CLOCK_REALTIME);
+	if (r->o->stats)
+		sp_status__want_costs(&r->status);
 	sp_status__init(&r->status, r->o->status_line, r->ld->obj, r->plan);
 	return start_timers(r);
 }

@@ -25,6 +25,7 @@ struct sp_run_opts {
 	pid_t pid;              /* -p: 0 = all */
 	const char *cmd;        /* -c: command line run through the shell-less splitter */
 	int verbose;            /* -v: full verifier log */
+	bool stats;             /* --stats: where samples went and what each probe cost, at the end */
 	const char *format;     /* text (default), json, folded, svg, pprof, speedscope */
 	const char *output;     /* -o FILE; NULL = stdout */
 	const char *map_filter; /* --map @name */

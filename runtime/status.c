@@ -23,6 +23,25 @@ static bool is_sampling(enum sp_probe_type t)
 	return t == SP_PROBE_PROFILE || t == SP_PROBE_SOFTWARE || t == SP_PROBE_HARDWARE;
 }
 
+void sp_status__want_costs(struct sp_status *s)
+{
+	s->costs = true;
+}
+
+/* --stats: every probe's program, and statistics on. */
+static void init_costs(struct sp_status *s, struct bpf_object *obj, const struct sp_plan *plan)
+{
+	s->probe_fds = calloc((size_t)plan->nprobes + 1, sizeof(int));
+	for (int i = 0; s->probe_fds && i < plan->nprobes; i++) {
+		struct bpf_program *p = plan->probes[i].prog ?
+			bpf_object__find_program_by_name(obj, plan->probes[i].prog) : NULL;
+
+		s->probe_fds[i] = p ? bpf_program__fd(p) : -1;
+	}
+	if (s->stats_fd < 0)
+		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+}
+
 void sp_status__init(struct sp_status *s, bool want, struct bpf_object *obj,
 		     const struct sp_plan *plan)
 {
@@ -30,7 +49,10 @@ void sp_status__init(struct sp_status *s, bool want, struct bpf_object *obj,
 	s->shown = false;
 	s->stats_fd = -1;
 	s->prog_fds = NULL;
+	s->probe_fds = NULL;
 	s->nprogs = 0;
+	if (s->costs)
+		init_costs(s, obj, plan);
 	if (!s->enabled)
 		return;
 	s->prog_fds = calloc((size_t)plan->nprobes + 1, sizeof(int));
@@ -43,8 +65,31 @@ void sp_status__init(struct sp_status *s, bool want, struct bpf_object *obj,
 		if (p)
 			s->prog_fds[s->nprogs++] = bpf_program__fd(p);
 	}
-	if (s->nprogs)
+	if (s->nprogs && s->stats_fd < 0)
 		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+}
+
+void sp_status__print_costs(const struct sp_status *s, const struct sp_plan *plan, FILE *f)
+{
+	if (!s->costs)
+		return;
+	if (s->stats_fd < 0 || !s->probe_fds) {
+		fprintf(f, "stats: no BPF run times: the kernel keeps none (BPF_ENABLE_STATS, "
+			"Linux 5.8)\n");
+		return;
+	}
+	for (int i = 0; i < plan->nprobes; i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (s->probe_fds[i] < 0 || bpf_obj_get_info_by_fd(s->probe_fds[i], &info, &len))
+			continue;
+		fprintf(f, "stats: probe '%s' (%s): %llu runs, %.2f us a run, %.1f ms in all\n",
+			plan->probes[i].spec ? plan->probes[i].spec : "?", plan->probes[i].prog,
+			(unsigned long long)info.run_cnt,
+			info.run_cnt ? (double)info.run_time_ns / (double)info.run_cnt / 1e3 : 0.0,
+			(double)info.run_time_ns / 1e6);
+	}
 }
 
 static int64_t samples(const struct sp_status *s)
@@ -117,6 +162,7 @@ void sp_status__destroy(struct sp_status *s)
 	if (s->stats_fd >= 0)
 		close(s->stats_fd);
 	free(s->prog_fds);
-	s->prog_fds = NULL;
+	free(s->probe_fds);
+	s->prog_fds = s->probe_fds = NULL;
 	s->stats_fd = -1;
 }

@@ -3,6 +3,7 @@
 #define SPROF_RUNTIME_STATUS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "abi/plan.h"
@@ -16,12 +17,21 @@ struct sp_status {
 	int stats_fd;   /* keeps BPF run statistics on while held */
 	int *prog_fds;  /* sampling programs: their run counts are the samples */
 	int nprogs;
+	bool costs;     /* --stats: every program's run count and time at the end */
+	int *probe_fds; /* by probe of the plan (-1: none) */
 };
 
 /* Enables the line when `want` and stderr is a tty. Never fails: without
  * run statistics the sample count is left out. */
 void sp_status__init(struct sp_status *s, bool want, struct bpf_object *obj,
 		     const struct sp_plan *plan);
+/* --stats: keeps run statistics on for every probe's program, whether or
+ * not the line is drawn. Call before sp_status__init. */
+void sp_status__want_costs(struct sp_status *s);
+/* --stats, at the end: per probe, its program's runs, the BPF time of one
+ * run and in all (the kernel's run_time_ns and run_cnt); a line saying
+ * why when the kernel keeps no statistics. */
+void sp_status__print_costs(const struct sp_status *s, const struct sp_plan *plan, FILE *f);
 /* lost: by cause; the line shows the total and, when not 0, the causes. */
 void sp_status__draw(struct sp_status *s, uint64_t elapsed_ns, uint64_t stacks,
 		     const struct sp_lost *lost);

@@ -308,6 +308,27 @@ def t_object_cache(ctx):
     assert r6.rc == 0 and CACHE_NOTE in r6.err, r6
 
 
+def t_stats(ctx):
+    """--stats: at the end, each probe's runs and BPF time from the kernel's run statistics,
+    then where the stacks went (unwinder, drain); none of -v's attach lines"""
+    ctx.require_bpf()
+    wl = ctx.workload("shift")
+    r = ctx.sprof_run("--stats", "-c", "%s alpha 0.5" % wl,
+                      "profile:hz:499 { @[ustack] = count(); } interval:ms:100 { @t = count(); }",
+                      timeout=60)
+    assert r.rc == 0, r
+    runs = {}
+    for m in re.finditer(r"^stats: probe '([^']+)' \((\w+)\): (\d+) runs, ([\d.]+) us a run, "
+                         r"([\d.]+) ms in all$", r.err, re.M):
+        runs[m.group(1)] = (int(m.group(3)), float(m.group(4)))
+    assert set(runs) == {"profile:hz:499", "interval:ms:100"}, r.err
+    assert runs["profile:hz:499"][0] >= 100 and 0 < runs["profile:hz:499"][1] < 1000, runs
+    assert 3 <= runs["interval:ms:100"][0] <= 20, runs
+    assert re.search(r"^unwind: \d+ stacks, \d+ frames", r.err, re.M), r.err
+    assert re.search(r"^drain: \d+ passes", r.err, re.M), r.err
+    assert " -> program " not in r.err, r.err  # -v's attach lines stay with -v
+
+
 def t_object_cache_untrusted(ctx):
     """a cache directory others may write is not used (the objects run in the kernel); the run
     goes on, compiled, and -v says why"""
