@@ -1,7 +1,7 @@
 /* abi/unwind_table.h: tables of the DWARF (.eh_frame) user-stack unwinder, shared by
- * bpf/unwind.bpf.c and runtime/unwind.c.
+ * bpf/unwind.bpf.c and runtime/stacks/unwind.c.
  *
- * User space compiles each file's .eh_frame into rows (runtime/ehframe.c):
+ * User space compiles each file's .eh_frame into rows (runtime/elf/ehframe.c):
  * one row per address range, saying how to find the caller's frame from
  * (rip, rsp, rbp). All files' rows are one sequence, each file a sorted
  * slice of it: the first SP_UNW_BASE_ROWS in one mmapable ARRAY made at

@@ -11,7 +11,7 @@
  *     sp_retval(ctx)       rax at return
  *     sp_func_ip(ctx)      address of the probed function (uprobe: user address)
  *   usdt: sp_usdt_arg(ctx, n) from the site's spec in __bpf_usdt_specs, found
- *         by the attach cookie (runtime/usdt_spec.h; runtime/probe_usdt.c
+ *         by the attach cookie (abi/usdt_spec.h; runtime/attach/usdt.c
  *         fills it); 0 when the site has fewer arguments. sp_usdt_nargs(ctx).
  *   rawtracepoint: sp_rawtp_arg(ctx, n), ctx = u64 args[].
  *   tracepoint: sp_tp_data_loc_str(ctx, off, dst, size) copies the

@@ -11,7 +11,7 @@
  *
  * The layouts shared with user space (struct sp_stack_val, struct
  * sp_ustack_key, struct sp_event_hdr, struct sp_config) and the map names
- * come from codegen/plan.h.
+ * come from abi/plan.h.
  */
 #ifndef SPROF_BPF_SP_BPF_H
 #define SPROF_BPF_SP_BPF_H
@@ -20,7 +20,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-/* codegen/plan.h includes <stdint.h>, and glibc's needs 32-bit stubs under
+/* abi/plan.h includes <stdint.h>, and glibc's needs 32-bit stubs under
  * -target bpf: give it the fixed-width types from linux/types.h instead. */
 #ifndef __CLANG_STDINT_H
 #define __CLANG_STDINT_H

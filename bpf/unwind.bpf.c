@@ -3,8 +3,8 @@
  * bpf_get_stack(BPF_F_USER_STACK) follows rbp: code built without frame
  * pointers (most distribution libraries) gives garbage, and a frameless
  * leaf (gcc -O1+ omits the frame of leaves) hides its caller. Here user
- * space has compiled each mapped file's .eh_frame into rows (bpf/unwind.h,
- * runtime/ehframe.c, runtime/unwind.c), and each step finds the row of the
+ * space has compiled each mapped file's .eh_frame into rows (abi/unwind_table.h,
+ * runtime/elf/ehframe.c, runtime/stacks/unwind.c), and each step finds the row of the
  * pc and computes the caller's rip/rsp/rbp from it. Pcs without a table
  * (JIT code, files without .eh_frame, FDE gaps) take a frame-pointer step,
  * so the result is never worse than bpf_get_stack's.

@@ -29,7 +29,7 @@
 #define CG_SCRATCH_MAX 32768 /* per-CPU map values are at most 32 KiB */
 
 /* A tracepoint record field as sema found it in tracefs (identical to
- * runtime/tracefs.h's, guarded the same way so either may come first). */
+ * runtime/attach/tracefs.h's, guarded the same way so either may come first). */
 #ifndef SP_TP_FIELD_DEFINED
 #define SP_TP_FIELD_DEFINED
 struct sp_tp_field {

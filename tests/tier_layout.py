@@ -4,7 +4,9 @@ docs/layout.md's table of who may include whom, as data: each folder lists
 the folders its files may include. Every quoted #include is written from
 the repository root and names a file that exists (the generated bison and
 flex headers in the build tree excepted). Adding a folder means adding a
-row here and in docs/layout.md (the team's STYLE.md keeps a copy).
+row here and in docs/layout.md (the team's STYLE.md keeps a copy). Every
+repository path a comment, a test or a doc names exists: files move, and
+their mentions rotted (20 of them once).
 """
 import os
 import re
@@ -78,7 +80,56 @@ def t_style_table(ctx):
     assert not missing, "docs/layout.md lacks rows for %s" % missing
 
 
+# Folders whose paths comments and docs name; a path is a folder of these, then path
+# characters, then a file extension.
+NAMED_TOPS = ("abi", "base", "bench", "bpf", "codegen", "dist", "docs", "examples", "parser",
+              "runtime", "stdlib", "tests", ".ci")
+NAMED_PATH = re.compile(r"(?<![\w./<-])((?:%s)/[\w./-]*\.(?:bpf\.c|c|h|py|md|sp|def|l|y|cmake|1))"
+                        r"(?![\w*])" % "|".join(re.escape(t) for t in NAMED_TOPS))
+TEXT_EXT = (".c", ".h", ".y", ".l", ".py", ".md", ".sp", ".cmake", ".txt", ".1", ".def", ".sh")
+
+
+def tracked(root):
+    import subprocess
+    r = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
+    if r.returncode != 0:  # a source tarball: walk the tree
+        for d, _, names in os.walk(root):
+            if "/build" in d or "/.git" in d:
+                continue
+            for n in names:
+                yield os.path.relpath(os.path.join(d, n), root)
+        return
+    yield from r.stdout.split()
+
+
+def placeholder(path):
+    """bpf/NAME.bpf.c, tests/language/NAME.c: a pattern, not a file"""
+    return any(re.match(r"^[A-Z][A-Z_]*$", part.split(".")[0]) for part in path.split("/"))
+
+
+def t_named_paths_exist(ctx):
+    """every repository path a comment or a doc names exists (files move; their mentions rot):
+    folder-prefixed paths in sources, tests and docs, outside <system/headers.h>, Go's own
+    runtime/*.go sources and patterns (stdlib/NAME.sp)"""
+    bad = []
+    for path in tracked(ctx.root):
+        if not path.endswith(TEXT_EXT) or path.startswith("tests/data/"):
+            continue
+        full = os.path.join(ctx.root, path)
+        if not os.path.isfile(full):
+            continue
+        with open(full, errors="replace") as f:
+            for lineno, line in enumerate(f, 1):
+                for m in NAMED_PATH.finditer(line):
+                    if placeholder(m.group(1)):
+                        continue
+                    if not os.path.exists(os.path.join(ctx.root, m.group(1))):
+                        bad.append("%s:%d: %s" % (path, lineno, m.group(1)))
+    assert not bad, "paths named that do not exist:\n" + "\n".join(bad)
+
+
 def tests(ctx):
     yield "root_relative", t_root_relative
     yield "layers", t_layers
     yield "style_table", t_style_table
+    yield "named_paths_exist", t_named_paths_exist

@@ -1,12 +1,12 @@
 """Unwind tier: the DWARF (.eh_frame) user-stack unwinder.
 
-Tables (no BPF needed): runtime/ehframe.c's rows, dumped by
+Tables (no BPF needed): runtime/elf/ehframe.c's rows, dumped by
 `build/tests/unit/test_ehframe --dump FILE`, must agree with
 `readelf --debug-dump=frames-interp` at every row readelf prints, for libc
 and for the workloads built without frame pointers.
 
 End to end (root, BPF, and the hook-in of bpf/unwind.bpf.c and
-runtime/unwind.c into bpf/common.bpf.c and runtime/run.c): profiles of
+runtime/stacks/unwind.c into bpf/common.bpf.c and runtime/run.c): profiles of
 tests/workloads/unwind_*.c must show the known call chain in most samples.
 Whether the BPF half of the hook is in is read from `sprof -d ir` of a
 ustack program: the unwinder's bpf_loop callback (unw_step) is there only

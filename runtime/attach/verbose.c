@@ -1,4 +1,4 @@
-/* runtime/attach/verbose.c: sp_attach_report() (attach_report.h).
+/* runtime/attach/verbose.c: sp_attach_report() (verbose.h).
  *
  * libbpf 1.1's headers predate the link info of perf event and
  * uprobe_multi links (kernel 6.6+), so their layouts are spelled out here

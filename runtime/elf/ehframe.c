@@ -8,7 +8,7 @@
  * instructions gives, for every address of the range, where the CFA is and
  * where the caller's registers were saved. Only rsp, rbp and the return
  * address matter to the BPF unwinder; each state becomes one row
- * (struct sp_eh_row, bpf/unwind.h explains the rules).
+ * (struct sp_eh_row, abi/unwind_table.h explains the rules).
  *
  * Recognised DWARF expressions: the .plt one toolchains emit,
  * CFA = rsp + 8 + ((rip & 15) >= 11) << 3 (or >= 10). Any other expression

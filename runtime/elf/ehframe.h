@@ -2,7 +2,7 @@
  *
  * The DWARF call frame information of x86-64 code is run through the CFA
  * state machine once, in user space, and reduced to the few rules the BPF
- * unwinder knows (bpf/unwind.h): CFA = rsp|rbp + offset, RA at CFA-8, rbp
+ * unwinder knows (abi/unwind_table.h): CFA = rsp|rbp + offset, RA at CFA-8, rbp
  * unchanged or saved at CFA + offset, plus commands for .plt stubs, signal
  * trampolines, outermost frames and "no rule here: use the frame pointer".
  * Rows are sorted by address, gaps between FDEs get an FP row, and

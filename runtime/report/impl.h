@@ -1,4 +1,4 @@
-/* runtime/report/impl.h: helpers the report writers share (runtime/profile.c).
+/* runtime/report/impl.h: helpers the report writers share (runtime/report/profile.c).
  *
  * Every writer needs the same few things: entries in bpftrace's print order,
  * a frame as text, and, for the flame-graph formats, each stack entry turned

@@ -1,7 +1,7 @@
 /* runtime/stacks/unwind.h: feed the BPF DWARF unwinder (bpf/unwind.bpf.c) its tables.
  *
  * Per file (device, inode, size, mtime), once: .eh_frame -> rows
- * (runtime/ehframe.c), appended to the shared rows array, which is mmapped,
+ * (runtime/elf/ehframe.c), appended to the shared rows array, which is mmapped,
  * and an entry in the files map (by the kernel's device and inode), so BPF
  * can place a mapping it was not told about (bpf_find_vma).
  * Per process: its executable mappings with the row slice and load bias of

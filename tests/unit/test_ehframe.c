@@ -1,4 +1,4 @@
-/* tests/unit/test_ehframe.c: .eh_frame -> unwind rows (runtime/ehframe.c).
+/* tests/unit/test_ehframe.c: .eh_frame -> unwind rows (runtime/elf/ehframe.c).
  *
  * Builds tests/workloads/unwind_chain.c twice (-O2 -fomit-frame-pointer and
  * -O1 -fno-omit-frame-pointer) and checks known rows: every function's
