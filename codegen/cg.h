@@ -22,29 +22,12 @@
 #include "parser/ast.h"
 #include "codegen/codegen.h"
 #include "parser/diag.h"
+#include "parser/frontend.h" /* struct sp_tp_field */
 #include "parser/source.h"
 #include "parser/types.h"
 
 #define CG_MAX_LOOPS 32
 #define CG_SCRATCH_MAX 32768 /* per-CPU map values are at most 32 KiB */
-
-/* A tracepoint record field as sema found it in tracefs (identical to
- * runtime/attach/tracefs.h's, guarded the same way so either may come first). */
-#ifndef SP_TP_FIELD_DEFINED
-#define SP_TP_FIELD_DEFINED
-struct sp_tp_field {
-	char *name;
-	char *type;
-	uint32_t offset;
-	uint32_t size;
-	bool is_signed;
-	bool is_pointer;
-	bool is_string;
-	bool is_data_loc;
-	bool is_common;
-	uint32_t array_len;
-};
-#endif
 
 /* A script map as it exists in BPF. */
 struct cg_map {

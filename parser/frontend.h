@@ -17,15 +17,12 @@
 struct sp_arena;
 struct sp_source;
 
-/* One field of a tracepoint's format (tracefs events/CAT/NAME/format).
- * Layout shared with codegen/cg.h's copy (same guard), so either header
- * may come first. sema types a field as: char[N] or __data_loc char[] ->
+/* One field of a tracepoint's format (tracefs events/CAT/NAME/format);
+ * codegen reads sema's through the AST. sema types a field as: char[N] or __data_loc char[] ->
  * string; `struct S *` -> a pointer to S when BTF knows S (user memory for
  * syscall tracepoints), any other pointer (even char *) -> u64, read it with
  * str(); 1/2/4/8-byte
  * integers -> that size and sign; anything else is an error. */
-#ifndef SP_TP_FIELD_DEFINED
-#define SP_TP_FIELD_DEFINED
 struct sp_tp_field {
 	const char *name;   /* "filename" */
 	const char *type;   /* C type as declared; may be NULL */
@@ -38,7 +35,6 @@ struct sp_tp_field {
 	bool is_common;     /* common_pid ...: not an args field */
 	uint32_t array_len; /* "char comm[16]" -> 16; 0 when not an array */
 };
-#endif
 
 /* Looks up a tracepoint's fields for `args.NAME`. category is NULL for
  * rawtracepoint:NAME. category/event are as written and may contain '*'

@@ -519,8 +519,6 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 	}
 	if (symbolize_in(s, p, addr, leaf, out))
 		return;
-	if (getenv("SPDBG")) { fprintf(stderr, "DBG miss pid %d addr %lx ngens %d\n", pid, (unsigned long)addr, p->ngens);
-	for (int i = 0; i < p->ngens; i++) for (int j = 0; j < p->gens[i].n; j++) fprintf(stderr, " g%d %lx-%lx %lx %s\n", i, (unsigned long)p->gens[i].maps[j].start, (unsigned long)p->gens[i].maps[j].end, (unsigned long)p->gens[i].maps[j].pgoff,p->gens[i].maps[j].path ? p->gens[i].maps[j].path : "-"); }
 	/* JIT code newer than the perf map as read? fstat() tells, also after exit */
 	if (p->perf || (p->dead && !p->perf_tried_dead)) {
 		read_perfmap(p);
