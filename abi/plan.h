@@ -236,7 +236,7 @@ struct sp_watch_rec {
  *  - hist buckets: 0 for values < 0, 1 for 0, 2 + floor(log2(v)) for v >= 1
  *    (bucket b >= 2 holds [2^(b-2), 2^(b-1)) ).
  *  - lhist buckets: 0 for v < min, 1 + (v - min) / step for min <= v < max,
- *    1 + (max - min) / step for v >= max.
+ *    1 + (max - min) / step for v >= max (sp_hist_nbuckets counts them).
  *  - per-CPU values (percpu true), merged by user space:
  *      count, hist, lhist: u64 count
  *      sum: s64 total
@@ -322,5 +322,18 @@ struct sp_config {
 	uint32_t fork_child_off; /* sched_process_fork record: offset of child_pid (0: unknown) */
 	uint32_t exit_group_dead_off; /* sched_process_exit record: group_dead (0: unknown) */
 };
+
+/* The buckets a hist or lhist key can have, for codegen (deleting a key's
+ * buckets) and the runtime (folding them): hist 66 (negative, 0, then
+ * 2 + floor(log2) for 1 .. 2^64 - 1); lhist the under- and overflow
+ * buckets and (max - min) / step between, 2 when the range is empty. */
+static inline uint64_t sp_hist_nbuckets(int agg, int64_t min, int64_t max, int64_t step)
+{
+	if (agg == SP_AGG_HIST)
+		return 66;
+	if (step <= 0 || max <= min)
+		return 2;
+	return 2 + (uint64_t)(max - min) / (uint64_t)step;
+}
 
 #endif

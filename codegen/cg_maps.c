@@ -506,11 +506,7 @@ LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLV
 /* Buckets a hist/lhist key can have (sp_log2_bucket, sp_lin_bucket). */
 static uint64_t agg_nbuckets(const struct cg_map *m)
 {
-	if (m->agg == SP_AGG_HIST)
-		return 66; /* negative, 0, then 2 + floor(log2) for 1 .. 2^64 - 1 */
-	if (m->lhist_step <= 0 || m->lhist_max <= m->lhist_min)
-		return 1;
-	return 2 + (uint64_t)(m->lhist_max - m->lhist_min) / (uint64_t)m->lhist_step;
+	return sp_hist_nbuckets(m->agg, m->lhist_min, m->lhist_max, m->lhist_step);
 }
 
 /* A histogram's entries are stored per bucket (key + u64 bucket): deleting

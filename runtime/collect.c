@@ -657,11 +657,7 @@ static bool is_hist(const struct sp_plan_map *m)
 
 static int nbuckets(const struct sp_plan_map *m)
 {
-	if (m->agg == SP_AGG_HIST)
-		return 66;
-	if (m->lhist_step <= 0 || m->lhist_max <= m->lhist_min)
-		return 2;
-	return (int)(2 + (m->lhist_max - m->lhist_min) / m->lhist_step);
+	return (int)sp_hist_nbuckets(m->agg, m->lhist_min, m->lhist_max, m->lhist_step);
 }
 
 /* hist rows: key (bucket index last) followed by the merged count. */
