@@ -478,6 +478,11 @@ static int read_env(struct cli *c)
 	}
 	envd = getenv("SPROF_BPF_COMPAT");
 	c->bpf_compat = envd && *envd ? strcmp(envd, "0") != 0 : -1;
+	if (env_u32("SPROF_UNWIND_ROWS", &c->run.unwind_rows) ||
+	    env_u32("SPROF_TEST_STACK_HASH_BITS", &c->run.test_hash_bits))
+		return -EINVAL;
+	envd = getenv("SPROF_NO_DWARF");
+	c->run.no_dwarf = envd && *envd && strcmp(envd, "0");
 	envd = getenv("SPROF_CACHE_DIR");
 	c->cache_dir = envd && *envd ? envd : NULL;
 	c->xdg_cache_home = getenv("XDG_CACHE_HOME");

@@ -489,18 +489,15 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-/* The drain marks in sp_config: half of each map's size. And a test hook:
- * SPROF_TEST_STACK_HASH_BITS=N keeps N bits of every stack id, so the
- * drain tier can see collisions handled. */
+/* The drain marks in sp_config: half of each map's size (the rest of it,
+ * the test hook SPROF_TEST_STACK_HASH_BITS among it, is the loader's). */
 static int set_marks(struct sp_drain *d)
 {
-	const char *bits = getenv("SPROF_TEST_STACK_HASH_BITS");
 	struct sp_config c;
 	uint32_t zero = 0;
 
 	if (d->config_fd < 0 || bpf_map_lookup_elem(d->config_fd, &zero, &c))
 		return 0;
-	c.test_hash_bits = bits ? (uint32_t)strtoul(bits, NULL, 10) : 0;
 	c.stack_drain_at = d->stacks_fd >= 0 ? (d->stacks_max + 1) / 2 : 0;
 	c.drain_at = 0;
 	for (int i = 0; i < d->plan->nmaps; i++)

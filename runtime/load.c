@@ -687,10 +687,11 @@ static uint32_t sched_tid_offset(const char *event, const char *field)
 	return sched_field_offset(event, field, 4);
 }
 
-int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid)
+int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid, uint32_t test_hash_bits)
 {
 	struct timespec ts;
-	struct sp_config c = { .target_pid = (uint32_t)target, .cpid = (uint32_t)cpid };
+	struct sp_config c = { .target_pid = (uint32_t)target, .cpid = (uint32_t)cpid,
+			       .test_hash_bits = test_hash_bits };
 	struct bpf_map *m = bpf_object__find_map_by_name(l->obj, SP_MAP_CONFIG);
 	uint32_t zero = 0;
 	int err;

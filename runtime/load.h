@@ -44,7 +44,7 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
  * (all of it with -v) and reports the script line through o->diag. */
 int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struct sp_run_opts *o);
 /* Writes struct sp_config (target pid, -c child, start time) into SP_MAP_CONFIG. */
-int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid);
+int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid, uint32_t test_hash_bits);
 void sp_loader__destroy(struct sp_loader *l);
 
 /* Verifier log -> LINE of the last "; ... @ FILE:LINE" naming the script

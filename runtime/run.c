@@ -646,7 +646,9 @@ static int load(struct run *r, const void *obj, size_t objlen)
 		fprintf(stderr, "sprof: cannot prepare the probes: %s\n", strerror(-err));
 		return err;
 	}
-	r->unw = sp_unwind__open(r->ld->obj, 0); /* sizes its maps: before load */
+	/* sizes its maps: before load */
+	errno = ENOENT;
+	r->unw = r->o->no_dwarf ? NULL : sp_unwind__open(r->ld->obj, r->o->unwind_rows);
 	if (!r->unw && errno != ENOENT) {
 		err = -errno;
 		fprintf(stderr, "sprof: cannot set up the unwinder: %s\n", strerror(-err));
@@ -656,7 +658,8 @@ static int load(struct run *r, const void *obj, size_t objlen)
 	if (err)
 		return err;
 	r->actx.obj = r->ld->obj;
-	return sp_loader__set_config(r->ld, r->tgt.pid, r->tgt.child ? r->tgt.pid : 0);
+	return sp_loader__set_config(r->ld, r->tgt.pid, r->tgt.child ? r->tgt.pid : 0,
+				     r->o->test_hash_bits);
 }
 
 static int open_readers(struct run *r)

@@ -26,6 +26,9 @@ struct sp_run_opts {
 	const char *cmd;        /* -c: command line run through the shell-less splitter */
 	int verbose;            /* -v: full verifier log */
 	bool stats;             /* --stats: where samples went and what each probe cost, at the end */
+	uint32_t unwind_rows;   /* SPROF_UNWIND_ROWS: the unwind tables' budget; 0: the default */
+	bool no_dwarf;          /* SPROF_NO_DWARF=1: user stacks by frame pointers only */
+	uint32_t test_hash_bits; /* SPROF_TEST_STACK_HASH_BITS: stack ids cut to N bits (tests) */
 	const char *format;     /* text (default), json, folded, svg, pprof, speedscope */
 	const char *output;     /* -o FILE; NULL = stdout */
 	const char *map_filter; /* --map @name */

@@ -101,7 +101,8 @@ int sp_verifier_dump(const struct sp_plan *plan, const void *obj, size_t len, co
 		return -errno;
 	err = sp_probes_prepare(l->obj, plan, &actx);
 	if (!err) {
-		unw = sp_unwind__open(l->obj, 0);
+		errno = ENOENT;
+		unw = o->no_dwarf ? NULL : sp_unwind__open(l->obj, o->unwind_rows);
 		if (!unw && errno != ENOENT)
 			err = -errno;
 	}

@@ -104,12 +104,7 @@ struct sp_unwind {
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 {
 	struct sp_unwind *u;
-	const char *env = getenv("SPROF_UNWIND_ROWS");
 
-	if (getenv("SPROF_NO_DWARF")) {
-		errno = ENOENT; /* frame pointers only: the maps keep their placeholder sizes */
-		return NULL;
-	}
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
@@ -134,8 +129,6 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 		errno = ENOENT;
 		return NULL;
 	}
-	if (env && *env)
-		max_rows = (uint32_t)strtoul(env, NULL, 0);
 	u->max_rows = max_rows ? max_rows : SP_UNWIND_DEFAULT_ROWS;
 	if (u->max_rows > (uint64_t)SP_UNW_MAX_PAGES << SP_UNW_PAGE_ROWS_SHIFT)
 		u->max_rows = (uint32_t)((uint64_t)SP_UNW_MAX_PAGES << SP_UNW_PAGE_ROWS_SHIFT);

@@ -37,9 +37,9 @@ struct sp_unw_bucket;
 uint64_t sp_unw_index_size(const struct sp_unw_row *rows, uint32_t n);
 void sp_unw_index_build(const struct sp_unw_row *rows, uint32_t n, struct sp_unw_bucket *out);
 
-/* NULL with errno ENOENT when the object has no unwinder maps, or when the
- * environment has SPROF_NO_DWARF (frame pointers only, for comparisons).
- * max_rows 0: SP_UNWIND_DEFAULT_ROWS (env SPROF_UNWIND_ROWS overrides): the
+/* NULL with errno ENOENT when the object has no unwinder maps (the driver
+ * opens none for SPROF_NO_DWARF: frame pointers only, for comparisons).
+ * max_rows 0: SP_UNWIND_DEFAULT_ROWS (the driver's SPROF_UNWIND_ROWS): the
  * budget of rows; their pages (8 MiB each) are made as tables need them. */
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows);
 void sp_unwind__destroy(struct sp_unwind *u); /* accepts NULL */
