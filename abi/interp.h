@@ -39,6 +39,9 @@
 enum sp_py_tstate_how {
 	SP_PY_TS_GIL = 1,  /* *(runtime + tstate_current): the GIL holder (3.8-3.10) */
 	SP_PY_TS_LIST = 2, /* the main interpreter's thread list, by native_thread_id (3.11+) */
+	SP_PY_TS_PTHREAD = 3, /* the list by thread_id, the creating thread's pthread_t,
+			       * which glibc makes its FS base (3.8-3.10): every thread,
+			       * with the GIL or without it (blocking I/O) */
 };
 
 /* What marks the end of one C activation's frames. */
@@ -67,7 +70,7 @@ struct sp_py_proc {
 	uint16_t tstate_current;   /* _PyRuntime -> GIL holder's tstate (SP_PY_TS_GIL) */
 	uint16_t interp_tstate_head; /* interpreter -> first thread state */
 	uint16_t tstate_next;
-	uint16_t tstate_native_tid;
+	uint16_t tstate_native_tid; /* native_thread_id (u32); thread_id (u64) with PTHREAD */
 	uint16_t tstate_frame;     /* tstate -> frame, or -> cframe when cframe_frame >= 0 */
 	int16_t cframe_frame;      /* cframe -> current_frame; -1: no cframe */
 	uint16_t frame_code;
@@ -86,7 +89,8 @@ struct sp_py_proc {
 	uint8_t instr;             /* enum sp_py_instr */
 	uint8_t code_tags;         /* low bits of the frame's code pointer that are tags, not
 				    * address (3.14's _PyStackRef): cleared before use */
-	uint8_t pad[6];
+	uint8_t pad[2];
+	uint32_t task_fsbase;      /* task_struct -> thread.fsbase (vmlinux BTF; SP_PY_TS_PTHREAD) */
 };
 
 /* py_stats (per-CPU u64 counters). */

@@ -5,7 +5,9 @@
  * (runtime/stacks/python.c wrote their offsets into py_procs), this walks
  * the thread's frame chain: _PyRuntime -> interpreter -> thread state of
  * the sampled thread (3.11+: the one whose native_thread_id is the tid;
- * 3.8-3.10: the GIL holder) -> current frame -> previous ... and appends one
+ * 3.8-3.10: the one whose thread_id is the thread's pthread_t, its FS
+ * base, so a thread without the GIL has its frames too; the GIL holder
+ * when the kernel's BTF gives no FS base) -> current frame -> previous ... and appends one
  * word per frame to the stack being taken (abi/interp.h): an id of the code
  * object, the bytecode offset, and whether the frame is the first one its
  * _PyEval_EvalFrameDefault activation ran, so user space can splice each
@@ -85,8 +87,9 @@ struct py_walk {
 struct py_find {
 	__u64 t;
 	__u64 found;
-	__u32 tid;
+	__u64 tid;        /* native thread id, or the FS base (wide) */
 	__u16 next_off, tid_off;
+	__u32 wide;       /* the id is 8 bytes: pthread_t */
 };
 
 /* A compact ASCII str into dst (max bytes, a power of two); its length,
@@ -160,9 +163,9 @@ static __always_inline SP_NODEBUG __u32 code_id(const struct sp_py_proc *p, __u3
 static long py_thread(__u64 i, void *c)
 {
 	struct py_find *s = c;
-	__u32 ntid = 0;
+	__u64 ntid = 0;
 
-	if (!s->t || sp_urd(&ntid, sizeof(ntid), s->t + s->tid_off))
+	if (!s->t || sp_urd(&ntid, s->wide ? 8 : 4, s->t + s->tid_off))
 		return 1;
 	if (ntid == s->tid) {
 		s->found = s->t;
@@ -188,6 +191,16 @@ static __always_inline SP_NODEBUG __u64 find_tstate(const struct sp_py_proc *p, 
 	    sp_urd(&s.t, sizeof(s.t), interp + p->interp_tstate_head))
 		return 0;
 	s.tid = tid;
+	s.wide = 0;
+	if (p->tstate_how == SP_PY_TS_PTHREAD) {
+		/* pthread_self() of the sampled thread: its FS base */
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		s.wide = 1;
+		s.tid = 0;
+		if (bpf_probe_read_kernel(&s.tid, 8, (char *)task + p->task_fsbase) || !s.tid)
+			return 0;
+	}
 	s.next_off = p->tstate_next;
 	s.tid_off = p->tstate_native_tid;
 	bpf_loop(MAX_THREADS, py_thread, &s, 0);

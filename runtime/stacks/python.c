@@ -32,6 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "abi/interp.h"
+#include "runtime/stacks/kofs.h"
 #include "runtime/stacks/interp_common.h"
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/pydebug.h"
@@ -57,6 +58,11 @@ struct pyver {
 	struct sp_py_proc walk;
 	struct code_layout code;
 };
+
+/* PyThreadState.thread_id (unsigned long, pthread_self() of the thread
+ * that made it) in 3.8, 3.9 and 3.10: the same 176 in all three (gdb on
+ * pyenv's builds: `p &((PyThreadState *)0)->thread_id`). */
+#define PY_TSTATE_THREAD_ID 176
 
 static const struct pyver versions[] = {
 	{ 8, { .interp_head = 32, .tstate_current = 1368, .interp_tstate_head = 8,
@@ -308,6 +314,10 @@ static int walk_for(pid_t pid, const struct found *f, int minor, struct sp_py_pr
 	}
 	*w = v->walk;
 	*cl = v->code;
+	if (w->tstate_how == SP_PY_TS_GIL && sp_kofs__task_fsbase(&w->task_fsbase) == 0) {
+		w->tstate_how = SP_PY_TS_PTHREAD; /* every thread, not only the GIL holder */
+		w->tstate_native_tid = PY_TSTATE_THREAD_ID;
+	}
 	return 0;
 }
 
