@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""BPF cost of a sample over time, system-wide and with -p, sprof beside bpftrace.
+
+    sudo python3 bench/sample_cost.py [--sprof build/sprof] [--secs 30] [--only REGEX]
+                                      [--no-bpftrace]
+
+The profiling one-liner `profile:hz:999 { @[ustack] = count(); }` runs for
+--secs seconds while a workload keeps every CPU busy (one instance pinned
+per CPU): C without frame pointers (tests/workloads/unwind_chain.c, gcc
+-O2), Rust (rustc -O -g), Go (go build), Python (Debian's python3, a
+recursive function) and a shell loop starting short-lived processes. Tools:
+
+  sprof        system-wide (every process, new ones included)
+  sprof -p     only the first instance (the other CPUs' firings are filtered)
+  bpftrace     system-wide, bpf_get_stack's frame-pointer walk
+
+With kernel.bpf_stats_enabled=1 the kernel sums each program's run time and
+runs; they are read from the tool's /proc/PID/fdinfo every half second. Each
+half second gives one figure, ns a run (a firing: a sample, or a filtered
+one under -p); the table prints their p50 and p90 over the run (the mean
+hides the bursts: new processes' tables, first lookups) and the runs.
+Prints figures only; nothing is asserted. A machine doing other work
+meanwhile gives figures of that machine: run it on a quiet one.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bpfstats  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+WL = os.path.join(ROOT, "tests", "workloads")
+PERF_EVENT = 7  # BPF_PROG_TYPE_PERF_EVENT
+PROG = "profile:hz:999 { @[ustack] = count(); }"
+
+PY_FIB = """\
+import sys, time
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    fib(20)
+"""
+
+
+def build(tmp):
+    """{workload: argv with the seconds last}"""
+    out = {}
+    path = os.path.join(tmp, "chain_c")
+    subprocess.run(["gcc", "-O2", "-g", "-fomit-frame-pointer", "-o", path,
+                    os.path.join(WL, "unwind_chain.c")], check=True)
+    out["C -O2 no fp"] = [path]
+    if shutil.which("rustc"):
+        path = os.path.join(tmp, "chain_rs")
+        subprocess.run(["rustc", "-O", "-g", "-o", path, os.path.join(WL, "unwind_chain.rs")],
+                       check=True)
+        out["Rust -O"] = [path]
+    if shutil.which("go"):
+        path = os.path.join(tmp, "chain_go")
+        subprocess.run(["go", "build", "-o", path, os.path.join(WL, "unwind_go.go")], check=True,
+                       cwd=tmp)
+        out["Go"] = [path]
+    script = os.path.join(tmp, "fib.py")
+    with open(script, "w") as f:
+        f.write(PY_FIB)
+    out["Python"] = ["/usr/bin/python3", script]
+    out["shell loop"] = ["sh", "-c", 'end=$(($(date +%s) + $0)); '
+                         'while [ $(date +%s) -lt $end ]; do /bin/true; done']
+    return out
+
+
+def start_workload(argv, secs):
+    """One instance pinned to each CPU; the first one's pid is -p's."""
+    procs = []
+    for cpu in sorted(os.sched_getaffinity(0)):
+        procs.append(subprocess.Popen(["taskset", "-c", str(cpu)] + argv + [str(secs + 10)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    time.sleep(0.5)
+    return procs
+
+
+def stop(procs):
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+
+
+def perf_totals(pid):
+    s = bpfstats.prog_stats(pid)
+    rt = sum(v[1] for v in s.values() if v[0] == PERF_EVENT)
+    rc = sum(v[2] for v in s.values() if v[0] == PERF_EVENT)
+    return rt, rc
+
+
+def watch(cmd, secs):
+    """ns a run of each half second of the tool's perf-event programs, and its runs."""
+    with tempfile.TemporaryFile("w+") as out:
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
+        figures, last, first, runs = [], None, None, 0
+        deadline = time.time() + secs + 30
+        while p.poll() is None and time.time() < deadline:
+            rt, rc = perf_totals(p.pid)
+            if rc and last and rc > last[1]:
+                figures.append((rt - last[0]) / (rc - last[1]))
+            if rc:
+                last = (rt, rc)
+                first = first or (rt, rc)
+                runs = rc
+            time.sleep(0.5)
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+        if p.returncode not in (0, None) and not figures:
+            out.seek(0)
+            print("    %s failed: %s" % (cmd[0], out.read().strip().splitlines()[-1:]),
+                  file=sys.stderr)
+    return figures, runs
+
+
+def pct(v, q):
+    if not v:
+        return float("nan")
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sprof", default=os.path.join(ROOT, "build", "sprof"))
+    ap.add_argument("--secs", type=int, default=30)
+    ap.add_argument("--only", help="workloads matching this regex")
+    ap.add_argument("--no-bpftrace", action="store_true")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        raise SystemExit("needs root (BPF, kernel.bpf_stats_enabled)")
+    old = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
+    open("/proc/sys/kernel/bpf_stats_enabled", "w").write("1")
+    bt = None if a.no_bpftrace else shutil.which("bpftrace")
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, argv in build(tmp).items():
+                if a.only and not re.search(a.only, name):
+                    continue
+                procs = start_workload(argv, a.secs * (3 if bt else 2))
+                try:
+                    tools = [("sprof", [a.sprof, "--duration", "%ds" % a.secs, "-o", os.devnull,
+                                        "-e", PROG]),
+                             ("sprof -p", [a.sprof, "--duration", "%ds" % a.secs, "-o", os.devnull,
+                                           "-p", str(procs[0].pid), "-e", PROG])]
+                    if bt:
+                        tools.append(("bpftrace", [bt, "-e", PROG + " interval:s:%d { exit(); }"
+                                                   % a.secs]))
+                    for tool, cmd in tools:
+                        figs, runs = watch(cmd, a.secs)
+                        rows.append((name, tool, pct(figs, 0.5), pct(figs, 0.9),
+                                     statistics.mean(figs) if figs else float("nan"), runs))
+                finally:
+                    stop(procs)
+    finally:
+        open("/proc/sys/kernel/bpf_stats_enabled", "w").write(old)
+    print("%-12s %-9s %9s %9s %9s %9s   (ns a run, per half second over %d s)"
+          % ("workload", "tool", "p50", "p90", "mean", "runs", a.secs))
+    for name, tool, p50, p90, mean, runs in rows:
+        print("%-12s %-9s %9.0f %9.0f %9.0f %9d" % (name, tool, p50, p90, mean, runs))
+
+
+if __name__ == "__main__":
+    main()
