@@ -12,7 +12,9 @@
  * scope at the bottom, in abi/interp.h's word format (group end bit, id,
  * offset). The offset is the line of the COP the frame is at (PL_curcop
  * for the innermost one, the blk_oldcop of the next inner frame's context
- * for the others). A group ends at a context whose retop is NULL (a sub or
+ * for the others). A sub entered but whose first statement has not run yet
+ * (PL_curcop is still its caller's, its context's blk_oldcop) has no line
+ * (SP_PY_OFF_NONE) and its own file (CvFILE), not its caller's. A group ends at a context whose retop is NULL (a sub or
  * eval entered from C: call_sv, eval_sv, so one Perl_runops_standard
  * activation runs from it up), at the bottom of a stackinfo (sort, tie,
  * DESTROY... run a nested runops on a stackinfo of their own) and at the
@@ -43,6 +45,8 @@ struct sp_pl_proc {
 	uint16_t cv_flags;      /* XPVCV (body) -> xcv_flags (u32) */
 	uint16_t gv_gp;         /* SV head -> sv_u.svu_gp */
 	uint16_t gp_egv;
+	uint16_t cv_file;       /* XPVCV (body) -> xcv_file (a char * in threaded builds) */
+	uint16_t pad;
 	uint32_t cvf_named;     /* CVf_NAMED: xcv_gv_u is a HEK, not a GV */
 };
 
@@ -68,8 +72,10 @@ enum sp_pl_kind {
 
 /* SP_EV_INTERP_CODE record of a perl process (after struct sp_event_hdr:
  * id the pid, arg the CV, 0 for eval and file scope): BPF's new id for
- * (cv, gv, file); user space reads the names from the process when it
- * arrives. */
+ * (cv, gv, file), and the file name as it was then (a COP's file can be
+ * freed or reused soon: code compiled at run time, eval strings); user
+ * space reads the sub's name from the process when it arrives. */
+#define SP_PL_FILE_MAX 256
 struct sp_pl_code_rec {
 	uint32_t id;
 	uint32_t kind;    /* enum sp_pl_kind */
@@ -78,14 +84,17 @@ struct sp_pl_code_rec {
 	uint32_t named;   /* gv is a HEK (CVf_NAMED) */
 	uint32_t pad;
 	uint64_t magic;   /* SP_PL_REC_MAGIC: tells it from CPython's records */
+	char file_name[SP_PL_FILE_MAX]; /* its bytes, NUL-ended; "" when unread */
 };
 #define SP_PL_REC_MAGIC 0x706c7370726f6631ull
 
-/* Key of pl_code_seen (value: the id). */
+/* Key of pl_code_seen (value: the id). fhead, the file name's first 8
+ * bytes, tells a reused file name address apart. */
 struct sp_pl_code_key {
 	uint64_t cv;
 	uint64_t gv;
 	uint64_t file;
+	uint64_t fhead;
 	uint32_t pid;
 	uint32_t kind;
 };

@@ -105,8 +105,11 @@ static __always_inline SP_NODEBUG __u32 pl_code_id(struct pl_code_event *ev, __u
 	k.cv = cv;
 	k.gv = gv;
 	k.file = file;
+	k.fhead = 0;
 	k.pid = pid;
 	k.kind = kind;
+	if (sp_urd(&k.fhead, 8, file)) /* near the end of a mapping: a shorter read */
+		sp_urd(&k.fhead, 1, file);
 	known = bpf_map_lookup_elem(&pl_code_seen, &k);
 	if (known)
 		return *known;
@@ -120,14 +123,18 @@ static __always_inline SP_NODEBUG __u32 pl_code_id(struct pl_code_event *ev, __u
 	ev->rec.named = named;
 	ev->rec.pad = 0;
 	ev->rec.magic = SP_PL_REC_MAGIC;
+	if (bpf_probe_read_user_str(ev->rec.file_name, sizeof(ev->rec.file_name), (void *)file) <= 0)
+		ev->rec.file_name[0] = 0;
 	return sp_icode_send(&pl_code_seen, &pl_stats, &k, ev, sizeof(*ev), pid, cv, id);
 }
 
 /* The word of a frame of kind (cv: a sub's CV) standing at the COP cop of
- * process pid; ~0 when a read failed. A global function (codegen keeps it
+ * process pid (entered: a sub whose first statement has not run, cop its
+ * caller's: no line, the sub's own file); ~0 when a read failed. A global function (codegen keeps it
  * out of line, codegen/codegen.c SP_GLOBAL_HELPERS): the verifier checks
  * it once, not on every path of the context walk that reaches it. */
-__attribute__((noinline)) __u64 sp_pl_word(__u32 kind, __u64 cv, __u64 cop, __u32 pid)
+__attribute__((noinline)) __u64 sp_pl_word(__u32 kind, __u64 cv, __u64 cop, __u32 pid,
+					   __u32 entered)
 {
 	__u32 zero = 0, ln = 0, flags = 0, named = 0;
 	struct pl_cpu *cpu = bpf_map_lookup_elem(&pl_cur, &zero);
@@ -145,6 +152,10 @@ __attribute__((noinline)) __u64 sp_pl_word(__u32 kind, __u64 cv, __u64 cop, __u3
 		if (!named && gv && !sp_urd(&gp, 8, gv + p->gv_gp) && gp &&
 		    !sp_urd(&egv, 8, gp + p->gp_egv) && egv)
 			gv = egv;
+		if (entered && (sp_urd(&file, 8, body + p->cv_file) || !file))
+			return ~0ull;
+		if (entered)
+			ln = 0;
 	} else {
 		cv = 0;
 	}
@@ -178,7 +189,7 @@ static long pl_context(__u64 i, void *c)
 {
 	struct pl_walk *w = c;
 	__u64 cx, next = 0, retop = 1, cv = 0, word;
-	__u32 kind = SP_PL_MAIN, pos = w->out.pos, zero = 0;
+	__u32 kind = SP_PL_MAIN, pos = w->out.pos, zero = 0, entered;
 	struct pl_cpu *cpu = bpf_map_lookup_elem(&pl_cur, &zero);
 	const struct sp_pl_proc *p = cpu ? &cpu->p : NULL;
 	__u8 type = 0;
@@ -212,7 +223,9 @@ static long pl_context(__u64 i, void *c)
 			return !next;
 		}
 	}
-	word = sp_pl_word(kind, cv, w->cop, w->out.pid);
+	/* the innermost sub, entered, its first statement not run yet */
+	entered = kind == SP_PL_SUB && pos == w->out.start && next == w->cop;
+	word = sp_pl_word(kind, cv, w->cop, w->out.pid, entered);
 	if (word == ~0ull)
 		goto err;
 	if (!sp_iwalk_room(&w->out, pos))

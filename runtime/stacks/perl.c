@@ -12,7 +12,7 @@
  * and curstackinfo 224; stackinfo cxstack 8, prev 16, cxix 32; contexts
  * 104 bytes with blk_oldcop at 16, retop at 48 and blk_sub.cv at 72; COP
  * line 36, file 48 (a char * in threaded builds); CV body gv 56, flags 92,
- * stash 32; GV body name HEK 32, stash 40; gp_egv 56; a stash's name in
+ * stash 32, file 64; GV body name HEK 32, stash 40; gp_egv 56; a stash's name in
  * the xpvhv_aux that follows its 32-byte body. glibc keeps the first 32
  * pthread keys' values in struct pthread at 0x310 + 16 * key + 8 (its
  * pthread_getspecific on Debian 12's 2.36 and sid's 2.43); BPF checks it
@@ -67,7 +67,7 @@ struct plver {
 	{ .tsd_data = TSD_DATA, .interp_curcop = 208, .interp_curstackinfo = 224, .si_cxstack = 8,   \
 	  .si_prev = 16, .si_cxix = 32, .cx_size = 104, .cx_oldcop = 16, .cx_retop = 48,              \
 	  .cx_sub_cv = 72, .cop_line = 36, .cop_file = 48, .cv_gv = 56, .cv_flags = 92, .gv_gp = 16,  \
-	  .gp_egv = 56, .cvf_named = 0x8000 }
+	  .gp_egv = 56, .cv_file = 64, .cvf_named = 0x8000 }
 
 static const struct plver versions[] = {
 	{ 36, PL_LAYOUT_536, 32, 32, 40, 32, 28, 4, 8 }, /* Debian 12's 5.36.0 */
@@ -355,7 +355,12 @@ void sp_perl__note_code(struct sp_perl *pl, pid_t pid, uint64_t addr, const void
 		c->ic.name = sub_name(pid, p->v, addr, r.gv, r.named != 0);
 	else
 		c->ic.name = strdup(r.kind == SP_PL_EVAL ? EVAL_FRAME : MAIN_FRAME);
-	c->ic.file = r.file ? read_cstr(pid, r.file) : NULL;
+	/* the name as BPF copied it when it saw the frame; else read now */
+	r.file_name[SP_PL_FILE_MAX - 1] = 0;
+	if (printable(r.file_name, strlen(r.file_name)))
+		c->ic.file = strdup(r.file_name);
+	else
+		c->ic.file = r.file ? read_cstr(pid, r.file) : NULL;
 	c->ic.ok = c->ic.name && c->ic.file;
 	sp_icodes__add(&pl->codes, &c->ic);
 }
