@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""What interpreter frames cost a Python program: --interp off, memory and usdt side by side.
+"""What interpreter frames cost a Python or Perl program: --interp off, memory and usdt side by side.
 
     sudo python3 bench/interp_cost.py [--sprof build/sprof] [--python /usr/bin/python3.11]
-                                      [--work 3] [--reps 3]
+                                      [--perl /usr/bin/perl] [--work 3] [--reps 3]
 
 The workload (written here) is call-heavy: fib(20) again and again for
 --work seconds of its own measuring, then the same number of calls timed
@@ -30,6 +30,10 @@ sprof's /proc/PID/fdinfo is read just before it exits:
   BPF ms     all of sprof's BPF time in the run
   BPF %      that time per round of work, against a round alone: the direct
              CPU cost, free of the machine's noise in wall times
+
+Then the same for perl (--perl; "" skips it): a fib(20) loop in Perl, alone,
+--interp off and --interp memory (Perl frames read from memory, the default;
+perl has no USDT frames).
 
 The workload also reports its CPU time (process_time: user + system, so
 the uprobe traps and the sampling programs that run in its context count);
@@ -82,6 +86,27 @@ def main():
 main()
 '''
 
+# the Perl workload: as WORK, fib(20) rounds; argv: secs, (unused), out
+PL_WORK = r'''
+use strict;
+use warnings;
+use Time::HiRes qw(time);
+
+sub cpu { my @t = times; return $t[0] + $t[1] }
+sub fib { my $n = shift; return $n < 2 ? $n : fib($n - 1) + fib($n - 2) }
+sub rounds { my $n = shift; fib(20) for 1 .. $n }
+
+my ($secs, undef, $out) = @ARGV;
+my $t = time; rounds(%(calib)d); my $per = (time - $t) / %(calib)d;
+my $n = int($secs / $per) || 1;
+my ($w, $c) = (time, cpu());
+rounds($n);
+my ($wall, $cpu) = (time - $w, cpu() - $c);
+open(my $f, ">", $out) or die "$out: $!";
+printf $f "%%f %%d %%f\n", $wall, $n, $cpu;
+close $f;
+'''
+
 
 def run(cmd, wallfile):
     """Runs cmd to its end; (workload wall s, rounds, last fdinfo stats of cmd's process)."""
@@ -102,6 +127,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sprof", default=os.path.join(ROOT, "build", "sprof"))
     ap.add_argument("--python", default="/usr/bin/python3.11")
+    ap.add_argument("--perl", default="/usr/bin/perl", help='"" skips the Perl table')
     ap.add_argument("--work", type=float, default=3.0, help="seconds of work per run")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--hz", type=int, default=99)
@@ -119,17 +145,30 @@ def main():
 
 def bench(a, tmp):
     script = os.path.join(tmp, "work.py")
-    wallfile = os.path.join(tmp, "wall")
     with open(script, "w") as f:
         f.write(WORK % {"calib": CALIB})
-    prog = "profile:hz:%d { @[ustack] = count(); }" % a.hz
     configs = [("alone", None, "plain"), ("alone + hook", None, "hook"),
                ("--interp off", "off", "plain"), ("--interp memory", "memory", "plain"),
                ("--interp usdt", "usdt", "hook"), ("usdt, cProfile", "usdt", "cprofile")]
+    table(a, tmp, "python", a.python, script, configs)
+    if a.perl:
+        script = os.path.join(tmp, "work.pl")
+        with open(script, "w") as f:
+            f.write(PL_WORK % {"calib": CALIB})
+        print()
+        table(a, tmp, "perl", a.perl, script, [("alone", None, "plain"),
+                                                ("--interp off", "off", "plain"),
+                                                ("--interp memory", "memory", "plain")])
+
+
+def table(a, tmp, lang, interp, script, configs):
+    """Runs the configs of one interpreter --reps times and prints their table."""
+    wallfile = os.path.join(tmp, "wall")
+    prog = "profile:hz:%d { @[ustack] = count(); }" % a.hz
     rows = {}
     for rep in range(a.reps):
         for name, mode, hook in configs:  # interleaved: drift hits every config alike
-            py = "%s %s %s %s %s" % (a.python, script, a.work, hook, wallfile)
+            py = "%s %s %s %s %s" % (interp, script, a.work, hook, wallfile)
             cmd = py.split() if mode is None else \
                 [a.sprof, "--interp", mode, "-c", py, prog]
             wall, n, cpu, st = run(cmd, wallfile)
@@ -143,7 +182,7 @@ def bench(a, tmp):
                   file=sys.stderr, flush=True)
     med = {k: statistics.median(r[0] for r in v) for k, v in rows.items()}
     cmed = {k: statistics.median(r[6] for r in v) for k, v in rows.items()}
-    print("python: %s, %d Hz, %d reps (median), work %.1f s a run" % (a.python, a.hz, a.reps, a.work))
+    print("%s: %s, %d Hz, %d reps (median), work %.1f s a run" % (lang, interp, a.hz, a.reps, a.work))
     print("%-16s %10s %9s %8s %9s %10s %9s %9s %8s %7s" % (
         "mode", "ms/round", "slowdown", "min-max", "cpu slow", "ns/sample", "probes", "ns/probe",
         "BPF ms", "BPF %"))
@@ -156,7 +195,7 @@ def bench(a, tmp):
         lo, hi = (100.0 * (min(r[0] for r in v) / med["alone"] - 1),
                   100.0 * (max(r[0] for r in v) / med["alone"] - 1))
         extra = ""
-        if hook != "plain" and name != "alone + hook":
+        if hook != "plain" and name != "alone + hook" and "alone + hook" in med:
             extra = "  (%+.1f %% against alone + hook)" % (100.0 * (per / med["alone + hook"] - 1))
         print("%-16s %10.3f %8.1f%% %8s %8.1f%% %10s %9s %9s %8s %7s%s" % (
             name, per * 1e3, slow, "%.0f..%.0f" % (lo, hi), cslow,

@@ -414,7 +414,7 @@ static __always_inline SP_NODEBUG __u64 hash_mask(void)
 }
 
 /* What take_stack() adds to a user stack: interpreter frames
- * (bpf/python.bpf.c, bpf/ruby.bpf.c) after the native ones, or only those
+ * (bpf/python.bpf.c, bpf/ruby.bpf.c, bpf/perl.bpf.c) after the native ones, or only those
  * (pystack: Python's, rbstack with INTERP_RUBY: Ruby's). */
 enum { INTERP_NONE, INTERP_MIXED, INTERP_ONLY };
 enum { INTERP_PYTHON, INTERP_RUBY };
@@ -482,6 +482,16 @@ __attribute__((noinline)) int sp_stack_rb(int n, int end)
 	return ips ? (int)sp_rb_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
+__attribute__((noinline)) int sp_stack_pl(int n, int end)
+{
+	__u64 *ips = lang_ips(n, end);
+
+#ifdef SP_BPF_COMPAT
+	ips = NULL;
+#endif
+	return ips ? (int)sp_pl_frames(ips, (__u32)n, (__u32)end) : 0;
+}
+
 /* Hashes the scratch buffer's stack and stores it in sp_stacks; its id,
  * 0 when it is lost. */
 __attribute__((noinline)) __u64 sp_stack_store(void)
@@ -544,7 +554,7 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	if (limit > SP_MAX_FRAMES)
 		limit = SP_MAX_FRAMES;
 	if (interp == INTERP_MIXED)
-		limit = sp_rb_native_limit(sp_interp_native_limit(limit));
+		limit = sp_pl_native_limit(sp_rb_native_limit(sp_interp_native_limit(limit)));
 	/* user stacks: the .eh_frame unwinder when user space gave it tables
 	 * for this process (bpf/unwind.bpf.c), else the kernel's frame-pointer
 	 * walk */
@@ -571,12 +581,14 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 #endif
 	if (!sp_interp_walk_on())
 		interp = INTERP_NONE;
-	/* a process is CPython or Ruby (or neither): the frames of its walker;
+	/* a process is CPython, Ruby or perl (or none): the frames of its walker;
 	 * INTERP_ONLY takes those of one language */
 	if (interp == INTERP_MIXED || (interp == INTERP_ONLY && lang == INTERP_PYTHON))
 		ni = sp_stack_py((int)nr, (int)end);
 	if ((interp == INTERP_MIXED && ni == 0) || (interp == INTERP_ONLY && lang == INTERP_RUBY))
 		ni = sp_stack_rb((int)nr, (int)end);
+	if (interp == INTERP_MIXED && ni == 0)
+		ni = sp_stack_pl((int)nr, (int)end);
 	if (ni < 0 || ni > SP_MAX_FRAMES)
 		ni = 0;
 	buf->nr = nr;

@@ -89,6 +89,10 @@ int sp_interp_native_limit(int limit);
 /* ruby.bpf.c */
 __u32 sp_rb_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_rb_native_limit(int limit);
+
+/* perl.bpf.c */
+__u32 sp_pl_frames(__u64 *ips, __u32 start, __u32 end);
+int sp_pl_native_limit(int limit);
 /* interp_usdt.bpf.c (codegen puts them in place of the two above) */
 __u32 sp_iu_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_iu_native_limit(int limit);

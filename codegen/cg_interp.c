@@ -1,7 +1,7 @@
 /* codegen/cg_interp.c: where stacks get their interpreter frames (--interp); hidden programs.
  *
  * The helper bitcode holds both sources of interpreter frames: the
- * memory walks (bpf/python.bpf.c, bpf/ruby.bpf.c: what take_stack() calls) and the
+ * memory walks (bpf/python.bpf.c, bpf/ruby.bpf.c, bpf/perl.bpf.c: what take_stack() calls) and the
  * USDT frame stacks (bpf/interp_usdt.bpf.c) with the hidden programs that
  * keep them. --interp usdt points the calls at the latter and keeps its
  * programs (when a probe takes a user stack); --interp off points them at
@@ -108,11 +108,18 @@ void cg_interp_source(struct cg *g)
 		replace_fn(g, "sp_interp_native_limit", "sp_iu_native_limit");
 		replace_fn(g, "sp_rb_frames", "sp_iu_frames");
 		replace_fn(g, "sp_rb_native_limit", "sp_iu_no_limit");
+		/* perl has no USDT frame stack: this finds none (a stub that
+		 * ignores its arguments would leave them undefined at the call of
+		 * the global sp_stack_pl, which the verifier refuses) */
+		replace_fn(g, "sp_pl_frames", "sp_iu_frames");
+		replace_fn(g, "sp_pl_native_limit", "sp_iu_no_limit");
 	} else if (g->opts->interp == SP_INTERP_OFF) {
 		replace_fn(g, "sp_interp_frames", "sp_iu_no_frames");
 		replace_fn(g, "sp_interp_native_limit", "sp_iu_no_limit");
 		replace_fn(g, "sp_rb_frames", "sp_iu_no_frames");
 		replace_fn(g, "sp_rb_native_limit", "sp_iu_no_limit");
+		replace_fn(g, "sp_pl_frames", "sp_iu_no_frames");
+		replace_fn(g, "sp_pl_native_limit", "sp_iu_no_limit");
 		replace_fn(g, "sp_interp_walk_on", "sp_iu_walk_off");
 	}
 }

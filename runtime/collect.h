@@ -15,6 +15,7 @@ struct sp_symbolizer;
 struct sp_collector;
 struct sp_python;
 struct sp_ruby;
+struct sp_perl;
 
 /* max_keys: rows each drained map's table may hold (--max-keys); 0: no
  * map is drained (every map is read from BPF at the end, stacks too). */
@@ -37,6 +38,7 @@ void sp_collector__set_python(struct sp_collector *c, struct sp_python *py);
 struct sp_iusdt;
 void sp_collector__set_iusdt(struct sp_collector *c, struct sp_iusdt *iu);
 void sp_collector__set_ruby(struct sp_collector *c, struct sp_ruby *rb);
+void sp_collector__set_perl(struct sp_collector *c, struct sp_perl *pl);
 /* Reads every plan map and the drop counters. */
 int sp_collect(struct sp_collector *c, struct sp_profile *out);
 /* "@m: N updates dropped, map full at K keys", then one "sprof: lost: N

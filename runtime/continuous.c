@@ -31,6 +31,7 @@
 #include "runtime/report/clickhouse.h"
 #include "runtime/stacks/python.h"
 #include "runtime/stacks/ruby.h"
+#include "runtime/stacks/perl.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"
 #include "base/clock.h"
@@ -277,6 +278,7 @@ static void evict(struct sp_continuous *c)
 	sp_unwind__sweep(c->io.unw);
 	sp_python__evict(c->io.py);
 	sp_ruby__evict(c->io.rb);
+	sp_perl__evict(c->io.pl);
 	forget_seen_pids(c);
 #ifdef __GLIBC__
 	malloc_trim(0); /* what was freed in the middle of the heap goes back too */

@@ -1,5 +1,5 @@
-"""Interp tier: Python functions and Ruby methods in user stacks (bpf/python.bpf.c,
-runtime/stacks/python.c; bpf/ruby.bpf.c, runtime/stacks/ruby.c).
+"""Interp tier: Python functions, Ruby methods and Perl subs in user stacks (bpf/python.bpf.c,
+runtime/stacks/python.c; bpf/ruby.bpf.c, runtime/stacks/ruby.c; bpf/perl.bpf.c, runtime/stacks/perl.c).
 
 Real interpreters run scripts the tests write; sprof profiles them and the
 tests read the text report. Every CPython 3.8-3.13 present is tested:
@@ -27,6 +27,10 @@ reading without the VM lock (its own frames), freed and re-made methods
 (their own names), a fake Ruby of another version (warning), truncation
 counted, rbstack and rbprofile; pystack empty in a Ruby process, rbstack
 in others.
+Perl (Debian's perl 5.36, .ci/setup installs perl; sid's 5.42 and trixie's 5.40 in chroots): main -> outer
+-> fib under the plain one-liner (>= 90 % of samples with the chain, lines), -p attach inside a
+60-deep recursion, two ithreads (no mix-up), sort with a sub in its block (native frames
+between), folded and pprof, a perl with its version byte patched (warning, native frames only).
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
 """
 import collections
@@ -770,6 +774,7 @@ def tests(ctx):
     yield "ruby_address_reuse", t_rb_address_reuse
     yield "ruby_blocking_thread", t_rb_blocking_thread
     yield "continuous_forgets_gone_interpreters", t_continuous_forgets
+    yield from perl_tests()
 
 
 def t_continuous_forgets(ctx):
@@ -1494,3 +1499,400 @@ def t_rb_blocking_thread(ctx):
             "spin %d" % (blocking, named, spin))
     assert blocking >= 10 and spin >= 50, "%d blocking, %d spin\n%s" % (blocking, spin, r.out[-3000:])
     assert named >= 0.9 * blocking, "the reading thread's Ruby frames missing:\n%s" % r.out[-3000:]
+
+
+# ---- Perl (bpf/perl.bpf.c, runtime/stacks/perl.c) ---------------------------------------
+
+PERL = "/usr/bin/perl"
+PL_UNKNOWN = "[unknown perl frame]"
+
+# builtins only (times: CPU seconds), so perl-base alone runs it
+PL_MIXED = """\
+use strict;
+use warnings;
+
+sub cpu { my @t = times; return $t[0] + $t[1] }
+
+sub fib {
+    my $n = shift;
+    return $n if $n < 2;
+    return fib($n - 1) + fib($n - 2);
+}
+
+sub outer {
+    my $limit = shift;
+    my $end = cpu() + $limit;
+    fib(15) while cpu() < $end;
+}
+
+sub main {
+    my $total = shift;
+    my $end = cpu() + $total;
+    outer(0.05) while cpu() < $end;
+}
+
+main(%(secs)s);
+"""
+PL_MIXED_LINES = {"fib": {7, 8, 9}, "fib_call": {9}, "outer": {15}, "main": {21}, "top": {24},
+                  "cpu": {4}}
+
+PL_DEEP = """\
+use strict;
+use warnings;
+$| = 1;
+
+sub spin {
+    my $limit = shift;
+    print "ready\\n";
+    my $end = time() + $limit;
+    my $x = 0;
+    $x++ while time() < $end;
+    return $x;
+}
+
+sub deep {
+    my ($n, $limit) = @_;
+    return spin($limit) if $n == 0;
+    return deep($n - 1, $limit);
+}
+
+deep(%(depth)d, %(secs)s);
+"""
+
+PL_THREADS = """\
+use strict;
+use warnings;
+use threads;
+
+sub cpu { my @t = times; return $t[0] + $t[1] }
+
+sub spin_a {
+    my $limit = shift;
+    my $x = 0;
+    $x++ while cpu() < $limit;
+    return $x;
+}
+
+sub spin_b {
+    my $limit = shift;
+    my $y = 0;
+    $y += 2 while cpu() < $limit;
+    return $y;
+}
+
+my $ta = threads->create(\\&spin_a, %(secs)s);
+my $tb = threads->create(\\&spin_b, %(secs)s);
+$_->join for $ta, $tb;
+"""
+
+
+def _require_perl(ctx, exe=PERL):
+    if isinstance(exe, InChroot):
+        exe.setup(ctx)
+        return
+    if not os.path.exists(PERL):
+        if ctx.ci:
+            raise AssertionError("CI=true but %s is missing (.ci/setup installs perl)" % PERL)
+        raise ctx.Skip("%s not installed" % PERL)
+
+
+def pl_frame(line):
+    """(name, file, line) of a Perl frame line (`main::fib (app.pl:9)`,
+    `(eval) (app.pl:3)`, `<main> (app.pl:24)`), PL_UNKNOWN; None for native frames."""
+    if line == PL_UNKNOWN:
+        return (PL_UNKNOWN, "", 0)
+    m = FRAME_RE.match(line)
+    if not m or not re.match(r"^(\w+(::\w+)+|\(eval\)|<main>)$", m.group(1)):
+        return None
+    return (m.group(1), m.group(2), int(m.group(3) or 0))
+
+
+def pl_check_clean(stacks):
+    """No garbage: every frame line printable, Perl frames names or PL_UNKNOWN."""
+    for _, frames, _ in stacks:
+        for f in frames:
+            assert f.isprintable(), "unprintable frame %r" % f
+
+
+def pl_chain(frames):
+    """[(index, (name, file, line))] of a stack's Perl frames."""
+    return [(i, p) for i, p in ((i, pl_frame(f)) for i, f in enumerate(frames)) if p]
+
+
+def t_pl_mixed(ctx, exe=PERL):
+    """Perl: <main> -> main::main -> main::outer -> main::fib (recursive)
+    under the plain one-liner: >= 90 % of the samples carry that chain,
+    names as caller() prints them, each frame at the line it stands at, the
+    interpreter's C frames below <main> and above the innermost sub."""
+    _require_perl(ctx, exe)
+    ctx.require_bpf()
+    script = _script(ctx, exe, "interp_pl_mixed.pl", PL_MIXED % {"secs": "2.5"})
+    r = profile(ctx, exe, script)
+    stacks = parse_stacks(r.out)
+    pl_check_clean(stacks)
+    base = os.path.basename(script)
+    total = chain = fib = 0
+    for _, frames, c in stacks:
+        total += c
+        pl = pl_chain(frames)
+        names = [p[0] for _, p in pl]
+        if names[-3:] != ["main::outer", "main::main", "<main>"]:
+            continue
+        lines = [p[2] for _, p in pl]
+        assert all(p[1] == base for _, p in pl), "file of a frame: %r" % frames
+        assert lines[-3] in PL_MIXED_LINES["outer"] and lines[-2] in PL_MIXED_LINES["main"] and \
+            lines[-1] in PL_MIXED_LINES["top"], "line of outer/main/<main>: %r" % frames
+        inner = names[:-3]
+        assert set(inner) <= {"main::fib", "main::cpu"}, "frames above outer: %r" % frames
+        for k, (_, p) in enumerate(pl[:-3]):
+            # the innermost sub, entered before its first statement ran: no line
+            if p[0] == "main::fib":
+                assert p[2] in (PL_MIXED_LINES["fib"] | {0} if k == 0 else PL_MIXED_LINES["fib_call"]), \
+                    "fib line: %r" % frames
+        assert pl[-1][0] < len(frames) - 1, "no native frames below <main>: %r" % frames
+        chain += c
+        fib += c if "main::fib" in inner else 0
+    share = chain / total if total else 0
+    figures(ctx, "interp perl mixed %s: %d samples, %.1f %% with <main>;main::main;main::outer, "
+            "%d in main::fib" % (exe_label(exe), total, 100 * share, fib))
+    assert total >= 100, "too few samples: %d\n%s" % (total, r.err)
+    assert share >= 0.90, "only %.1f %% of the samples carry the Perl chain\n%s" % (
+        100 * share, r.out[-3000:])
+    assert fib >= 0.5 * total, "main::fib in %d of %d samples" % (fib, total)
+    assert PL_UNKNOWN not in r.out, r.out[:3000]
+
+
+def t_pl_attach(ctx, exe=PERL):
+    """-p to a perl already inside a 60-deep recursion: >= 90 % of the
+    samples show main::spin under 61 main::deep under <main>."""
+    _require_perl(ctx, exe)
+    ctx.require_bpf()
+    script = _script(ctx, exe, "interp_pl_deep.pl", PL_DEEP % {"depth": 60, "secs": "20"})
+    r = attach_run(ctx, _argv(exe, script), "3s")
+    stacks = parse_stacks(r.out)
+    pl_check_clean(stacks)
+    good = total = 0
+    for _, frames, c in stacks:
+        total += c
+        names = [p[0] for _, p in pl_chain(frames)]
+        if names[:1] == ["main::spin"] and names.count("main::deep") == 61 and names[-1] == "<main>":
+            good += c
+    figures(ctx, "interp perl attach %s: %d of %d samples with main::spin under 61 main::deep"
+            % (exe_label(exe), good, total))
+    assert total >= 50 and good >= 0.9 * total, "%d of %d\n%s" % (good, total, r.out[-3000:])
+
+
+def t_pl_threads(ctx, exe=PERL):
+    """Two ithreads (an interpreter each) in different subs: with [tid,
+    ustack] keys each thread's samples show only its own sub (each thread's
+    my_perl from its own PL_thr_key slot)."""
+    _require_perl(ctx, exe)
+    ctx.require_bpf()
+    script = _script(ctx, exe, "interp_pl_threads.pl", PL_THREADS % {"secs": "1.0"})
+    r = profile(ctx, exe, script, "profile:hz:%s { @[tid, ustack] = count(); }" % HZ)
+    stacks = parse_stacks(r.out)
+    pl_check_clean(stacks)
+    owner, bad, counts = {}, 0, {"main::spin_a": 0, "main::spin_b": 0}
+    for key, frames, c in stacks:
+        names = {p[0] for _, p in pl_chain(frames)}
+        for fn in counts:
+            if fn in names:
+                counts[fn] += c
+                if owner.setdefault(key, fn) != fn:
+                    bad += c
+    figures(ctx, "interp perl threads %s: spin_a %d spin_b %d, %d samples on the other thread's "
+            "sub" % (exe_label(exe), counts["main::spin_a"], counts["main::spin_b"], bad))
+    assert min(counts.values()) >= 20, "%r\n%s" % (counts, r.err)
+    assert bad == 0, "mixed up threads: %d" % bad
+
+
+def _fake_perl(ctx, version):
+    """A copy of /usr/bin/perl whose PL_version byte says `version`: a perl
+    of a version sprof has no offsets for (it runs as 5.36 does)."""
+    data = bytearray(open(PERL, "rb").read())
+    nm = ctx.run(["nm", "-D", PERL], timeout=60)
+    m = re.search(r"^([0-9a-f]+) R PL_version$", nm.out, re.M)
+    assert m, "no PL_version in %s:\n%s" % (PERL, nm.out[-1000:])
+    addr = int(m.group(1), 16)
+    ph = ctx.run(["readelf", "-lW", PERL], timeout=60)
+    off = None
+    for line in ph.out.splitlines():
+        f = line.split()
+        if f[:1] == ["LOAD"] and int(f[2], 16) <= addr < int(f[2], 16) + int(f[4], 16):
+            off = addr - int(f[2], 16) + int(f[1], 16)
+    assert off is not None and data[off] == 36, "PL_version of %s not found" % PERL
+    data[off] = version
+    exe = os.path.join(ctx.workdir, "perl")
+    with open(exe, "wb") as f:
+        f.write(data)
+    os.chmod(exe, 0o755)
+    return exe
+
+
+def t_pl_unknown_version(ctx):
+    """A perl of a version without offsets (/usr/bin/perl with PL_version
+    patched to 99): one warning naming perl 5.99.0 and what is missing;
+    native frames only, never a Perl name."""
+    _require_perl(ctx)
+    ctx.require_bpf()
+    exe = _fake_perl(ctx, 99)
+    script = ctx.write("interp_pl_unknown.pl", PL_MIXED % {"secs": "1"})
+    r = profile(ctx, exe, script)
+    warns = re.findall(r"warning: .*perl.*", r.err)
+    assert len(warns) == 1 and re.search(r"runs perl 5\.99\.0: no interpreter stacks for this "
+                                         r"version \(5\.36, 5\.40, 5\.42\), native frames only$",
+                                         warns[0]), "one warning naming 5.99.0 wanted: %r" % r.err
+    stacks = parse_stacks(r.out)
+    assert sum(c for _, _, c in stacks) >= 50, r
+    assert any(f.startswith("Perl_runops_standard+") for _, frames, _ in stacks for f in frames), \
+        r.out[-2000:]
+    assert not any(pl_frame(f) for _, frames, _ in stacks for f in frames), r.out[-3000:]
+
+
+def t_pl_formats(ctx):
+    """folded and pprof: Perl frames as `main::fib (file.pl)` in folded,
+    main::fib with its file and line in pprof."""
+    _require_perl(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_pl_formats.pl", PL_MIXED % {"secs": "1"})
+    base = os.path.basename(script)
+    out = {}
+    for ext in ("folded", "pb.gz"):
+        out[ext] = os.path.join(ctx.workdir, "interp_pl_formats." + ext)
+        profile(ctx, PERL, script, extra=("-o", out[ext]))
+    folded = open(out["folded"]).read()
+    assert re.search(r"<main> \(%s\);main::main \(%s\);main::outer \(%s\);main::fib \(%s\)"
+                     % ((re.escape(base),) * 4), folded), folded[:2000]
+    ctx.require_tool("go")
+    r = ctx.run(["go", "tool", "pprof", "-raw", out["pb.gz"]], timeout=120)
+    assert re.search(r" main::fib %s:[789] " % re.escape(script), r.out), r.out[-3000:]
+    assert re.search(r" main::outer %s:15 " % re.escape(script), r.out), r.out[-3000:]
+
+
+def perl_tests():
+    yield "perl_mixed", t_pl_mixed
+    yield "perl_attach", t_pl_attach
+    yield "perl_threads", t_pl_threads
+    yield "perl_unknown_version", t_pl_unknown_version
+    yield "perl_formats", t_pl_formats
+    yield "perl_native_between", t_pl_native_between
+    yield "perl_libperl", t_pl_libperl
+    yield "perl_address_reuse", t_pl_address_reuse
+    # Debian sid's perl 5.42 in tests/distro.py's chroot
+    pl42 = InChroot("sid", "perl")
+    for name, fn in (("mixed", t_pl_mixed), ("attach", t_pl_attach), ("threads", t_pl_threads),
+                     ("native_between", t_pl_native_between)):
+        yield "perl_%s_sid-5.42" % name, lambda c, fn=fn: fn(c, pl42)
+    # Debian trixie's perl 5.40 (the stable release of 2025) in a chroot of its own
+    pl40 = InChroot("trixie", "perl")
+    for name, fn in (("mixed", t_pl_mixed), ("attach", t_pl_attach)):
+        yield "perl_%s_trixie-5.40" % name, lambda c, fn=fn: fn(c, pl40)
+
+
+PL_SORT = """\
+use strict;
+use warnings;
+
+sub cpu { my @t = times; return $t[0] + $t[1] }
+
+sub keyfn {
+    my $v = shift;
+    my $s = 0;
+    $s += ($v * $_) %% 7 for 1 .. 40;
+    return $s;
+}
+
+sub sorter {
+    my $total = shift;
+    my @data = (0 .. 300);
+    my $end = cpu() + $total;
+    while (cpu() < $end) {
+        my @s = sort { keyfn($a) <=> keyfn($b) } @data;
+    }
+}
+
+sorter(%(secs)s);
+"""
+
+
+def t_pl_native_between(ctx, exe=PERL):
+    """sort with a block calling a sub: the comparator runs in a runops of
+    its own on a stackinfo of its own, so main::keyfn sits above the sort's
+    native frames (Perl_sortsv_flags: sid's perl does not export pp_sort),
+    main::sorter below them."""
+    _require_perl(ctx, exe)
+    ctx.require_bpf()
+    script = _script(ctx, exe, "interp_pl_sort.pl", PL_SORT % {"secs": "1.5"})
+    r = profile(ctx, exe, script)
+    stacks = parse_stacks(r.out)
+    pl_check_clean(stacks)
+    inkey = between = 0
+    for _, frames, c in stacks:
+        names = [(pl_frame(f) or (None,))[0] for f in frames]
+        if "main::keyfn" not in names:
+            continue
+        inkey += c
+        k, s = names.index("main::keyfn"), names.index("main::sorter") if "main::sorter" in names else -1
+        assert s > k, "keyfn not above sorter: %r" % frames
+        if any(f.startswith("Perl_sortsv") for f in frames[k + 1:s]) and \
+                all(n is None for n in names[k + 1:s]):
+            between += c
+    figures(ctx, "interp perl sort %s: %d samples in keyfn, %d with Perl_sortsv between keyfn "
+            "and sorter" % (exe_label(exe), inkey, between))
+    assert inkey >= 50, r
+    assert between >= 0.95 * inkey, "native frames missing between Perl frames:\n%s" % r.out[:3000]
+
+
+PERL_SHARED = "/usr/bin/perl5.36-x86_64-linux-gnu"  # libperl5.36's perl linked to libperl.so.5.36
+
+
+def t_pl_libperl(ctx):
+    """A perl whose interpreter is libperl.so (an embedding's shape, and
+    Debian's perl5.36-x86_64-linux-gnu): found in the library, the same chain."""
+    if not os.path.exists(PERL_SHARED):
+        if ctx.ci:
+            raise AssertionError("CI=true but %s is missing (.ci/setup installs perl)" % PERL_SHARED)
+        raise ctx.Skip("%s not installed" % PERL_SHARED)
+    t_pl_mixed(ctx, PERL_SHARED)
+
+
+PL_REUSE = """\
+use strict;
+use warnings;
+
+sub cpu { my @t = times; return $t[0] + $t[1] }
+
+sub run_it {
+    my ($name, $secs) = @_;
+    eval "#line 1 \\"gen_$name.pl\\"\\nsub $name {\\n my \\$e = main::cpu() + shift;\\n"
+        . " 1 while main::cpu() < \\$e;\\n}\\n1;\\n" or die $@;
+    no strict 'refs';
+    &$name($secs);
+    undef &$name;
+    delete $main::{$name};
+}
+
+run_it($_ %% 2 ? "beta" : "alpha", 0.15) for 0 .. 7;
+"""
+
+
+def t_pl_address_reuse(ctx):
+    """Subs compiled from eval strings (#line "gen_NAME.pl"), run, undefined
+    and deleted in turn (their CV, GV and file name free for the next one):
+    every frame keeps its own name and file; main::cpu keeps its file."""
+    _require_perl(ctx)
+    ctx.require_bpf()
+    script = ctx.write("interp_pl_reuse.pl", PL_REUSE % {})
+    r = profile(ctx, PERL, script)
+    seen = {}
+    for _, frames, c in parse_stacks(r.out):
+        for f in frames:
+            p = pl_frame(f)
+            if p and p[0] in ("main::alpha", "main::beta"):
+                assert p[1] == "gen_%s.pl" % p[0][6:], "name and file of two subs mixed: %r" % f
+                seen[p[0]] = seen.get(p[0], 0) + c
+            elif p and p[0] == "main::cpu":
+                assert p[1] == os.path.basename(script), "main::cpu's file: %r" % f
+    figures(ctx, "interp perl reuse: %r" % seen)
+    assert seen.get("main::alpha", 0) >= 20 and seen.get("main::beta", 0) >= 20, seen
+    assert PL_UNKNOWN not in r.out, r.out[:3000]

@@ -18,6 +18,7 @@ struct sp_symbolizer;
 struct sp_unwind;
 struct sp_python;
 struct sp_ruby;
+struct sp_perl;
 
 /* Everyone who needs a process's mappings; any may be NULL. */
 struct sp_consumers {
@@ -25,6 +26,7 @@ struct sp_consumers {
 	struct sp_unwind *unw;     /* per-process unwind tables in BPF maps */
 	struct sp_python *py;      /* CPython's runtime address and offsets */
 	struct sp_ruby *rb;        /* Ruby's VM address and offsets */
+	struct sp_perl *pl;        /* perl's interpreter symbols and offsets */
 };
 
 /* Read pid's mappings once and hand them to the symbolizer, the unwinder
