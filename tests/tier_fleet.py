@@ -9,6 +9,12 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   report       `sprof report --from` one SVG with both hosts' stacks; --where
                keeps one host; --by host puts each under its own frame;
                --since/--until; every output format
+  rate         999 Hz and 99 Hz runs of 1 s: pprof from report has ~1 CPU
+               second for each (counts times each row's period_ns)
+  old-rows     a table without period_ns (an older sprof's) gains it on
+               export; its rows report as 99 Hz
+  diff-noise   two hosts running one workload: the diff SVG of their reports
+               is white (no |z| past noise); a real change is deep red/blue
   errors       bad URL, closed port, wrong password, a table of another
                schema: one `cannot export to clickhouse://...` line, non-zero
                exit, nothing started (-c's command never ran)
@@ -44,6 +50,7 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "fleet"))
 import chserver  # noqa: E402
+import pprofsum  # noqa: E402
 
 PROGRAM = "profile:hz:999 { @[comm, ustack] = count(); }"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -79,11 +86,12 @@ def q(srv, sql):
     return [line.split("\t") for line in srv.query(sql).splitlines()]
 
 
-def profile_run(ctx, url, host, hot, *extra, secs="1"):
+def profile_run(ctx, url, host, hot, *extra, secs="1", program=PROGRAM):
     ctx.require_bpf()
     wl = ctx.workload("shift")
+    tail = ("-e", program) if program else ()
     return ctx.sprof_run("--export", url, "--host-name", host, "-c", "%s %s %s" % (wl, hot, secs),
-                         "-o", os.devnull, *extra, "-e", PROGRAM, timeout=120)
+                         "-o", os.devnull, *extra, *tail, timeout=120)
 
 
 def leaf_counts(srv, table, host):
@@ -183,6 +191,90 @@ def test_report(ctx):
     assert r.rc != 0 and "cannot read from clickhouse://" in r.err and "no_such_column" in r.err, repr(r)
 
 
+def cpu_seconds(ctx, url, where):
+    """CPU seconds and samples of `sprof report --where WHERE` as pprof."""
+    out = os.path.join(ctx.workdir, "rate.pb.gz")
+    r = ctx.sprof_run("report", "--from", url, "--where", where, "-o", out, timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    t = pprofsum.totals(out)
+    assert t["types"] == [("samples", "count"), ("cpu", "nanoseconds")], t
+    return t["sums"][1] / 1e9, t["sums"][0], t["period"]
+
+
+def test_rate(ctx):
+    """pprof from report: CPU seconds at each row's own rate (999 Hz and 99 Hz runs of 1 s)"""
+    srv = server(ctx)
+    url = srv.url("fleet.rate")
+    for hz in (999, 99):
+        r = profile_run(ctx, url, "hz%d" % hz, "alpha", "-e", "profile:hz:%d { @[comm, ustack] = count(); }" % hz,
+                        program=None)
+        assert r.rc == 0 and not noise(r.err), repr(r)
+    # shift spins one CPU for 1 s: about 1 s of CPU at either rate (not 10 s at 999 Hz)
+    for hz in (999, 99):
+        cpu, samples, period = cpu_seconds(ctx, url, "host = 'hz%d'" % hz)
+        assert 0.6 < cpu < 1.3, (hz, cpu, samples)
+        assert period == 1000000000 // hz, (hz, period)
+        assert samples > 0.6 * hz, (hz, samples)
+    cpu, _, _ = cpu_seconds(ctx, url, "1")
+    assert 1.2 < cpu < 2.6, cpu
+
+
+def test_old_rows(ctx):
+    """a table of an older sprof (no period_ns) gains the column; its rows count as 99 Hz"""
+    srv = server(ctx)
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    srv.query("CREATE TABLE fleet.old (time DateTime('UTC'), host String, map String, pid UInt32, comm String, "
+              "key Array(String), stack Array(String), build_ids Array(String), offsets Array(UInt64), "
+              "count UInt64) ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)")
+    srv.query("INSERT INTO fleet.old VALUES (now(), 'old', '@', 1, 'app', [], ['main', 'hot'], ['', ''], "
+              "[0, 0], 198)")
+    r = profile_run(ctx, srv.url("fleet.old"), "new", "alpha", secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    assert q(srv, "SELECT count() FROM fleet.old WHERE host = 'old' AND period_ns = 0") == [["1"]]
+    cpu, samples, _ = cpu_seconds(ctx, srv.url("fleet.old"), "host = 'old'")
+    assert samples == 198 and abs(cpu - 2.0) < 0.01, (cpu, samples)
+
+
+def svg_fills(path):
+    """(name, (r, g, b), z) of every frame of a differential SVG."""
+    out = []
+    for g in ET.parse(path).getroot().iter(SVG + "g"):
+        rect = g.find(SVG + "rect")
+        if g.get("data-name") is None or rect is None:
+            continue
+        rgb = tuple(int(x) for x in re.findall(r"\d+", rect.get("fill")))
+        out.append((g.get("data-name"), rgb, float(g.get("data-z"))))
+    return out
+
+
+def test_diff_noise(ctx):
+    """two hosts running one workload: their diff is white; a real change is still deep red"""
+    srv = server(ctx)
+    url = srv.url("fleet.same")
+    for host, hot in (("same1", "alpha"), ("same2", "alpha"), ("other", "beta")):
+        r = profile_run(ctx, url, host, hot, secs="2")
+        assert r.rc == 0 and not noise(r.err), repr(r)
+    files = {}
+    for host in ("same1", "same2", "other"):
+        files[host] = os.path.join(ctx.workdir, "%s.folded" % host)
+        r = ctx.sprof_run("report", "--from", url, "--where", "host = '%s' AND comm = 'shift'" % host,
+                          "-o", files[host], timeout=60)
+        assert r.rc == 0, repr(r)
+    svg = os.path.join(ctx.workdir, "same.svg")
+    r = ctx.sprof_run("diff", files["same1"], files["same2"], "-o", svg, timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    fills = svg_fills(svg)
+    assert len(fills) > 3, fills
+    deep = [(n, rgb, z) for n, rgb, z in fills if min(rgb) < 175]
+    assert not deep, "identical workloads drawn as a change: %r" % deep
+    svg = os.path.join(ctx.workdir, "changed.svg")
+    r = ctx.sprof_run("diff", files["same1"], files["other"], "-o", svg, timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    fills = {n: (rgb, z) for n, rgb, z in svg_fills(svg)}
+    assert fills["beta"][0][0] == 255 and fills["beta"][0][1] < 100 and fills["beta"][1] > 10, fills["beta"]
+    assert fills["alpha"][0][2] == 255 and fills["alpha"][1] < -10, fills["alpha"]
+
+
 def expect_refused(ctx, url, want):
     marker = os.path.join(ctx.workdir, "started")
     if os.path.exists(marker):
@@ -230,7 +322,7 @@ def test_retention(ctx):
     r = profile_run(ctx, srv.url("fleet.ret"), "ret", "alpha", secs="0.3")
     assert r.rc == 0, repr(r)
     srv.query("INSERT INTO fleet.ret SELECT time - 10 * 86400, host, map, pid, comm, key, stack, build_ids, "
-              "offsets, count FROM fleet.ret")
+              "offsets, count, period_ns FROM fleet.ret")
     days = {d for (d,) in q(srv, "SELECT DISTINCT toDate(time) FROM fleet.ret")}
     assert len(days) == 2, days
     r = profile_run(ctx, srv.url("fleet.ret"), "ret", "alpha", "--retention", "7d", secs="0.3")
@@ -441,6 +533,9 @@ def test_continuous_errors(ctx):
 def tests(ctx):
     yield "export", test_export
     yield "report", test_report
+    yield "rate", test_rate
+    yield "old-rows", test_old_rows
+    yield "diff-noise", test_diff_noise
     yield "errors", test_errors
     yield "credentials", test_credentials
     yield "retention", test_retention

@@ -1,7 +1,8 @@
 /* runtime/report/ch_fetch.c: `sprof report --from clickhouse://...`.
  *
  * ClickHouse does the aggregation: one statement sums the counts per stack
- * over the rows the time range, --map and --where select, and returns each
+ * (and the CPU time, count times each row's sampling period) over the rows
+ * the time range, --map and --where select, and returns each
  * stack as its frames joined by \x1f (a byte no symbol holds) in
  * TabSeparated text. Every answer row becomes an entry of one map "@" keyed
  * by a user stack (frames named, no addresses; "_[k]" names are kernel
@@ -72,7 +73,10 @@ static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_qu
 
 	if (!f)
 		return NULL;
-	fputs("SELECT sum(count)", f);
+	/* a row's CPU time is count * its own sampling period; rows written before
+	 * period_ns existed (0) were 99 Hz, what sprof assumed then */
+	fprintf(f, "SELECT sum(count), sum(count * if(period_ns = 0, %llu, period_ns))",
+		(unsigned long long)SP_CH_DEFAULT_PERIOD_NS);
 	for (int i = 0; i < fe->nby; i++)
 		fprintf(f, ", toString(%s)", fe->by[i]);
 	fprintf(f, ", arrayStringConcat(stack, '\\x1f') FROM %s.%s WHERE length(stack) > 0", c->db, c->table);
@@ -205,16 +209,33 @@ static int add_row(struct sp_mapdata *m, int *cap, char *line, int nby)
 	e = &m->entries[m->n++];
 	memset(e, 0, sizeof(*e));
 	e->val.v = (int64_t)n;
+	count = next_field(&line);
+	if (!count)
+		return -EPROTO;
+	e->val.total = (int64_t)strtoull(count, &end, 10);
+	if (*end)
+		return -EPROTO;
 	return row_key(&e->key, &line, nby);
 }
 
-static int parse_answer(char *body, struct sp_mapdata *m, int nby)
+/* The profile's period: the mean of the rows' periods weighted by their
+ * counts (exact when every row was sampled at one rate); each entry keeps
+ * its own CPU time for pprof. */
+static int parse_answer(char *body, struct sp_profile *out, int nby)
 {
+	struct sp_mapdata *m = &out->maps[0];
 	char *save = NULL;
 	int cap = 0, err = 0;
+	double samples = 0, cpu = 0;
 
 	for (char *line = strtok_r(body, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save))
 		err = add_row(m, &cap, line, nby);
+	for (int i = 0; i < m->n && !err; i++) {
+		samples += (double)m->entries[i].val.v;
+		cpu += (double)m->entries[i].val.total;
+	}
+	out->cpu_ns_in_total = true;
+	out->sample_period_ns = samples > 0 ? (uint64_t)(cpu / samples + 0.5) : SP_CH_DEFAULT_PERIOD_NS;
 	return err;
 }
 
@@ -250,7 +271,7 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 	if (!e)
 		e = sp_ch_exec(&c, sql, NULL, 0, &r, err, sizeof(err));
 	if (!e)
-		e = parse_answer(r.body, &out->maps[0], fe->nby);
+		e = parse_answer(r.body, out, fe->nby);
 	if (e == -EPROTO)
 		snprintf(err, sizeof(err), "unexpected answer from the server");
 	if (e)

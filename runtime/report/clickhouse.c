@@ -35,7 +35,7 @@ static const struct {
 	{ "time", "DateTime('UTC')" }, { "host", "String" },        { "map", "String" },
 	{ "pid", "UInt32" },           { "comm", "String" },        { "key", "Array(String)" },
 	{ "stack", "Array(String)" },  { "build_ids", "Array(String)" }, { "offsets", "Array(UInt64)" },
-	{ "count", "UInt64" },
+	{ "count", "UInt64" },          { "period_ns", "UInt64" },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -120,8 +120,59 @@ static char *create_sql(const struct sp_clickhouse *ch)
 	return s;
 }
 
-/* Every column sprof writes is there with its type. */
-static int check_schema(struct sp_clickhouse *ch, char *err, size_t errlen)
+/* A table's engine, and for a Distributed one the local table it spreads
+ * over ("Distributed(cluster, db, table, rand())" in system.tables):
+ * 1 Distributed (local set), 0 another engine, -ENOENT no such table. */
+static int table_engine(struct sp_clickhouse *ch, char local[2][128], char *err, size_t errlen)
+{
+	char sql[512], *ans = NULL, *tab;
+	int e;
+
+	snprintf(sql, sizeof(sql), "SELECT engine, engine_full FROM system.tables WHERE database = '%s' AND "
+				   "name = '%s' FORMAT TabSeparated", ch->c.db, ch->c.table);
+	e = exec_sql(ch, sql, &ans, err, errlen);
+	if (e)
+		return e;
+	tab = strchr(ans, '\t');
+	if (!tab) {
+		free(ans);
+		return -ENOENT;
+	}
+	*tab = '\0';
+	e = strcmp(ans, "Distributed") == 0;
+	if (e && sscanf(tab + 1, "Distributed(%*[^,], %127[^,], %127[^,)]", local[0], local[1]) != 2) {
+		snprintf(err, errlen, "table %s.%s: cannot read its engine '%.200s'", ch->c.db, ch->c.table,
+			 tab + 1);
+		e = -EPROTO;
+	}
+	for (int i = 0; e == 1 && i < 2; i++) /* quoted names: 'db' or `db` */
+		if (local[i][0] == '\'' || local[i][0] == '`') {
+			memmove(local[i], local[i] + 1, strlen(local[i]));
+			local[i][strcspn(local[i], "'`")] = '\0';
+		}
+	free(ans);
+	return e;
+}
+
+/* Adds the columns a table of an older sprof lacks (period_ns), to a
+ * Distributed table and its local table alike. */
+static int add_period_column(struct sp_clickhouse *ch, char *err, size_t errlen)
+{
+	char local[2][128], sql[512];
+	int d = table_engine(ch, local, err, errlen), e = d < 0 ? d : 0;
+
+	snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s ADD COLUMN period_ns UInt64", ch->c.db, ch->c.table);
+	if (!e)
+		e = exec_sql(ch, sql, NULL, err, errlen);
+	snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s ADD COLUMN period_ns UInt64", local[0], local[1]);
+	if (!e && d == 1)
+		e = exec_sql(ch, sql, NULL, err, errlen);
+	return e;
+}
+
+/* Every column sprof writes is there with its type: 0, or -ENODATA when
+ * period_ns alone is missing (a table of an older sprof), or -EINVAL. */
+static int check_columns(struct sp_clickhouse *ch, char *err, size_t errlen)
 {
 	char sql[512], *ans = NULL, *line, *save = NULL;
 	bool seen[NCOLUMNS] = { false };
@@ -151,13 +202,24 @@ static int check_schema(struct sp_clickhouse *ch, char *err, size_t errlen)
 		}
 	}
 	for (size_t i = 0; i < NCOLUMNS && !e; i++) {
-		if (!seen[i]) {
+		if (!seen[i] && strcmp(columns[i].name, "period_ns") == 0) {
+			e = -ENODATA;
+		} else if (!seen[i]) {
 			snprintf(err, errlen, "table %s.%s has another schema: no column '%s' (%s)", ch->c.db,
 				 ch->c.table, columns[i].name, columns[i].type);
 			e = -EINVAL;
 		}
 	}
 	free(ans);
+	return e;
+}
+
+static int check_schema(struct sp_clickhouse *ch, char *err, size_t errlen)
+{
+	int e = check_columns(ch, err, errlen);
+
+	if (e == -ENODATA)
+		e = add_period_column(ch, err, errlen);
 	return e;
 }
 

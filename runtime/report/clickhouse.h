@@ -19,6 +19,9 @@
 
 #include "runtime/report/profile.h"
 
+/* The sampling period of rows written before the period_ns column (99 Hz). */
+#define SP_CH_DEFAULT_PERIOD_NS (1000000000ull / 99)
+
 struct sp_clickhouse_opts {
 	const char *url;          /* clickhouse://... */
 	const char *host_name;    /* --host-name; NULL = gethostname() */

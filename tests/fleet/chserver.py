@@ -5,7 +5,8 @@ its own data folder and free ports, from a minimal config.xml and users.xml
 written into that folder: user `default` without a password and user `sprof`
 with password `secret`, and a two-shard loopback cluster
 `test_cluster_two_shards_localhost` (both shards this same server) for a
-Distributed table. `python3 chserver.py DIR` runs one in the foreground for
+Distributed table, and `test_cluster_dead_shard` whose second shard is a
+port nothing listens on (a shard that is down). `python3 chserver.py DIR` runs one in the foreground for
 trying things by hand.
 """
 import os
@@ -41,6 +42,10 @@ CONFIG = """<?xml version="1.0"?>
             <shard><replica><host>127.0.0.1</host><port>{tcp}</port></replica></shard>
             <shard><replica><host>localhost</host><port>{tcp}</port></replica></shard>
         </test_cluster_two_shards_localhost>
+        <test_cluster_dead_shard>
+            <shard><replica><host>127.0.0.1</host><port>{tcp}</port></replica></shard>
+            <shard><replica><host>127.0.0.1</host><port>{dead}</port></replica></shard>
+        </test_cluster_dead_shard>
     </remote_servers>
 </yandex>
 """
@@ -81,12 +86,13 @@ class Server:
     def __init__(self, folder):
         self.dir = folder
         self.http, self.tcp, self.inter = free_port(), free_port(), free_port()
+        self.dead = free_port()  # the second shard of test_cluster_dead_shard: nothing listens
         self.proc = None
         os.makedirs(folder, exist_ok=True)
         for sub in ("data", "tmp", "user_files", "format_schemas"):
             os.makedirs(os.path.join(folder, sub), exist_ok=True)
         with open(os.path.join(folder, "config.xml"), "w") as f:
-            f.write(CONFIG.format(d=folder, http=self.http, tcp=self.tcp, inter=self.inter))
+            f.write(CONFIG.format(d=folder, http=self.http, tcp=self.tcp, inter=self.inter, dead=self.dead))
         with open(os.path.join(folder, "users.xml"), "w") as f:
             f.write(USERS.format(d=folder))
 
