@@ -112,6 +112,8 @@ enum {
 	OPT_SINCE,
 	OPT_UNTIL,
 	OPT_BY,
+	OPT_TIMEOUT,
+	OPT_SKIP_DOWN,
 	OPT_PARAM,
 	OPT_LIST_SCRIPTS,
 	OPT_INCLUDE,
@@ -1085,7 +1087,9 @@ static void report_usage(FILE *f)
 		   "  --until TIME     only rows older than TIME ago, or before a UTC time\n"
 		   "  --map @NAME      only rows of this map\n"
 		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames\n"
-		   "  --title TEXT     title of the flame graph\n");
+		   "  --title TEXT     title of the flame graph\n"
+		   "  --timeout TIME   stop the query after TIME (30s, 10m; default: no limit)\n"
+		   "  --skip-down-shards  report without the shards that cannot be reached\n");
 }
 
 /* "2026-11-25", "2026-11-25 06:00", "2026-11-25T06:00:30" (UTC) -> seconds since the epoch. */
@@ -1135,8 +1139,11 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		{"where", required_argument, NULL, OPT_WHERE}, {"since", required_argument, NULL, OPT_SINCE},
 		{"until", required_argument, NULL, OPT_UNTIL}, {"map", required_argument, NULL, OPT_MAP},
 		{"title", required_argument, NULL, OPT_TITLE}, {"by", required_argument, NULL, OPT_BY},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
+		{"skip-down-shards", no_argument, NULL, OPT_SKIP_DOWN},
 		{NULL, 0, NULL, 0},
 	};
+	uint64_t ns;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
@@ -1148,6 +1155,15 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		case OPT_BY: q->by = optarg; break;
 		case OPT_MAP: q->map = ro->map_filter = optarg; break;
 		case OPT_TITLE: ro->title = optarg; break;
+		case OPT_SKIP_DOWN: q->skip_down_shards = true; break;
+		case OPT_TIMEOUT:
+			if (parse_duration(optarg, &ns) || ns < 1000000000ull || ns / 1000000 > 86400000ull) {
+				fprintf(stderr, "sprof report: invalid --timeout '%s' (1s to 1d: 30s, 10m, 2h)\n",
+					optarg);
+				return -EINVAL;
+			}
+			q->timeout_ms = ns / 1000000;
+			break;
 		case OPT_SINCE:
 			if (report_time("--since", optarg, &q->since_s, &q->since_at))
 				return -EINVAL;

@@ -9,12 +9,20 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   report       `sprof report --from` one SVG with both hosts' stacks; --where
                keeps one host; --by host puts each under its own frame;
                --since/--until; every output format
-  rate         999 Hz and 99 Hz runs of 1 s: pprof from report has ~1 CPU
-               second for each (counts times each row's period_ns)
+  rate         999 Hz and 99 Hz runs of 1 s: pprof from report has samples *
+               1/hz s of CPU for each (at most ~1 s, not 10 s at 999 Hz)
   old-rows     a table without period_ns (an older sprof's) gains it on
                export; its rows report as 99 Hz
   diff-noise   two hosts running one workload: the diff SVG of their reports
                is white (no |z| past noise); a real change is deep red/blue
+  slow-report  a query of 12 s (a Memory table of 24 1-row blocks, sleepEachRow)
+               reports although nothing comes back for 12 s; --timeout 3s
+               stops it (the server's max_execution_time), bad --timeout values
+  silent-server  a socket that never answers: --timeout 1s gives up after
+               the 5 s of grace, naming the limit
+  down-shard   a Distributed table over test_cluster_dead_shard: the report
+               names shard 2, its cluster and address; --skip-down-shards
+               reports the shard that is up
   errors       bad URL, closed port, wrong password, a table of another
                schema: one `cannot export to clickhouse://...` line, non-zero
                exit, nothing started (-c's command never ran)
@@ -41,6 +49,7 @@ import atexit
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -209,14 +218,16 @@ def test_rate(ctx):
         r = profile_run(ctx, url, "hz%d" % hz, "alpha", "-e", "profile:hz:%d { @[comm, ustack] = count(); }" % hz,
                         program=None)
         assert r.rc == 0 and not noise(r.err), repr(r)
-    # shift spins one CPU for 1 s: about 1 s of CPU at either rate (not 10 s at 999 Hz)
+    # each sample is 1/hz s of CPU: exactly samples * period; shift spins one thread for 1 s of
+    # wall time, so at most about 1 s of CPU (less on a busy machine), never 10 s at 999 Hz
+    total = 0
     for hz in (999, 99):
         cpu, samples, period = cpu_seconds(ctx, url, "host = 'hz%d'" % hz)
-        assert 0.6 < cpu < 1.3, (hz, cpu, samples)
-        assert period == 1000000000 // hz, (hz, period)
-        assert samples > 0.6 * hz, (hz, samples)
+        assert period == 1000000000 // hz and abs(cpu - samples * period / 1e9) < 1e-6, (hz, cpu, samples, period)
+        assert 0.05 < cpu < 1.3, (hz, cpu, samples)
+        total += cpu
     cpu, _, _ = cpu_seconds(ctx, url, "1")
-    assert 1.2 < cpu < 2.6, cpu
+    assert abs(cpu - total) < 1e-6, (cpu, total)
 
 
 def test_old_rows(ctx):
@@ -273,6 +284,73 @@ def test_diff_noise(ctx):
     fills = {n: (rgb, z) for n, rgb, z in svg_fills(svg)}
     assert fills["beta"][0][0] == 255 and fills["beta"][0][1] < 100 and fills["beta"][1] > 10, fills["beta"]
     assert fills["alpha"][0][2] == 255 and fills["alpha"][1] < -10, fills["alpha"]
+
+
+SCHEMA = ("time DateTime('UTC'), host String, map String, pid UInt32, comm String, key Array(String), "
+          "stack Array(String), build_ids Array(String), offsets Array(UInt64), count UInt64, period_ns UInt64")
+ROW = "(now(), 'slow', '@', 1, 'app', [], ['main', '%s'], ['', ''], [0, 0], 1, 10101010)"
+
+
+def test_slow_report(ctx):
+    """a query that takes 12 s (past the old fixed 10 s) reports; --timeout stops it, server side too"""
+    srv = server(ctx)
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    # a Memory table keeps every insert as a block of its own: sleepEachRow(1) makes each
+    # 1-row block take a second, the whole query 12 s on 2 threads with nothing sent meanwhile
+    srv.query("CREATE TABLE fleet.slow (%s) ENGINE = Memory" % SCHEMA)
+    for i in range(24):
+        srv.query("INSERT INTO fleet.slow VALUES " + ROW % ("hot" if i % 2 else "cold"))
+    url = srv.url("fleet.slow")
+    t = time.time()
+    r = ctx.sprof_run("report", "--from", url, "--where", "sleepEachRow(1) = 0", "-f", "folded", timeout=120)
+    took = time.time() - t
+    assert r.rc == 0 and not r.err and sorted(r.out.split()) == ["12", "12", "main;cold", "main;hot"], repr(r)
+    assert took > 10.5, took
+    t = time.time()
+    r = ctx.sprof_run("report", "--from", url, "--where", "sleepEachRow(1) = 0", "--timeout", "3s",
+                      "-f", "folded", timeout=120)
+    took = time.time() - t
+    assert r.rc != 0 and "ran past --timeout" in r.err and "cannot read from clickhouse://" in r.err, repr(r)
+    assert 2.5 < took < 9, took
+    assert q(srv, "SELECT count() FROM system.processes WHERE query LIKE '%sleepEachRow%' "
+                  "AND query NOT LIKE '%system.processes%'") == [["0"]]
+    for bad in ("0", "abc", "2d"):
+        r = ctx.sprof_run("report", "--from", url, "--timeout", bad, timeout=30)
+        assert r.rc != 0 and "invalid --timeout '%s'" % bad in r.err, repr(r)
+
+
+def test_silent_server(ctx):
+    """a server that accepts and never answers: --timeout ends the wait, the query named"""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4)
+    try:
+        url = "clickhouse://127.0.0.1:%d/fleet.stacks" % sock.getsockname()[1]
+        t = time.time()
+        r = ctx.sprof_run("report", "--from", url, "--timeout", "1s", "-f", "folded", timeout=60)
+        took = time.time() - t
+    finally:
+        sock.close()
+    assert r.rc != 0 and "ran past --timeout 1000 ms" in r.err, repr(r)
+    assert 5.5 < took < 12, took  # the server's limit, 5 s of grace, 2 s for KILL QUERY
+
+
+def test_down_shard(ctx):
+    """a Distributed table with a shard down: the report names it; --skip-down-shards reports the rest"""
+    srv = server(ctx)
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    srv.query("CREATE TABLE fleet.shard (%s) ENGINE = MergeTree() PARTITION BY toDate(time) "
+              "ORDER BY (host, time)" % SCHEMA)
+    srv.query("INSERT INTO fleet.shard VALUES " + ROW % "up")
+    srv.query("CREATE TABLE fleet.halfdown AS fleet.shard "
+              "ENGINE = Distributed(test_cluster_dead_shard, fleet, shard, rand())")
+    url = srv.url("fleet.halfdown")
+    r = ctx.sprof_run("report", "--from", url, "-f", "folded", timeout=60)
+    want = ("cannot read from %s: shard 2 of cluster test_cluster_dead_shard (127.0.0.1:%d) is down: "
+            "Connection refused" % (url, srv.dead))
+    assert r.rc != 0 and want in r.err and "--skip-down-shards" in r.err and not r.out, repr(r)
+    r = ctx.sprof_run("report", "--from", url, "--skip-down-shards", "-f", "folded", timeout=60)
+    assert r.rc == 0 and r.out.split() == ["main;up", "1"], repr(r)
 
 
 def expect_refused(ctx, url, want):
@@ -536,6 +614,9 @@ def tests(ctx):
     yield "rate", test_rate
     yield "old-rows", test_old_rows
     yield "diff-noise", test_diff_noise
+    yield "slow-report", test_slow_report
+    yield "silent-server", test_silent_server
+    yield "down-shard", test_down_shard
     yield "errors", test_errors
     yield "credentials", test_credentials
     yield "retention", test_retention

@@ -206,32 +206,61 @@ static void server_error(const struct sp_http_resp *r, char *err, size_t errlen)
 	snprintf(err, errlen, "server answered %d: %.*s", r->status, (int)n, b);
 }
 
+/* A Distributed query that could not reach a shard: "Code: 279 ...: All
+ * connection tries failed. Log: ... Code: 210 ...: Connection refused
+ * (127.0.0.1:9001)" (or code 209/210 alone). true with err naming the
+ * shard's address and the reason. */
+static bool shard_down(const struct sp_http_resp *r, char *err, size_t errlen)
+{
+	const char *b = r->body ? r->body : "", *net, *open, *close;
+
+	if (strncmp(b, "Code: 279,", 10) != 0 && strncmp(b, "Code: 210,", 10) != 0 &&
+	    strncmp(b, "Code: 209,", 10) != 0)
+		return false;
+	net = strstr(b, "NetException: ");
+	if (net && strncmp(b, "Code: 279,", 10) == 0) /* the first try's reason, not the summary */
+		net = strstr(net + 14, "NetException: ");
+	open = net ? strchr(net, '(') : NULL;
+	close = open ? strchr(open, ')') : NULL;
+	if (!close || !memchr(open, ':', (size_t)(close - open)) || memchr(net, '\n', (size_t)(open - net)))
+		return false;
+	net += 14;
+	snprintf(err, errlen, "shard %.*s is down: %.*s", (int)(close - open - 1), open + 1,
+		 (int)(open - net - (open > net && open[-1] == ' ')), net);
+	return true;
+}
+
 int sp_ch_exec(const struct sp_ch_conn *c, const char *sql, const void *data, size_t len,
 	       struct sp_http_resp *resp, char *err, size_t errlen)
 {
 	char *q = data ? sp_url_encode(sql) : NULL, *target = NULL;
+	const char *params = c->params ? c->params : "";
 	struct sp_http_req r = { .host = c->host, .port = c->port, .user = c->user, .password = c->password,
-				 .timeout_ms = c->timeout_ms };
+				 .timeout_ms = c->timeout_ms, .recv_ms = c->recv_ms, .total_ms = c->total_ms };
 	int e;
 
 	if (data && !q)
 		return -ENOMEM;
-	target = malloc((q ? strlen(q) : 0) + 16);
+	target = malloc((q ? strlen(q) : 0) + strlen(params) + 16);
 	if (!target) {
 		free(q);
 		return -ENOMEM;
 	}
-	sprintf(target, q ? "/?query=%s" : "/", q ? q : "");
+	sprintf(target, "/?%s%s%s", params, q && *params ? "&" : "", q ? "query=" : "");
+	if (q)
+		strcat(target, q);
 	r.target = target;
 	r.body = data ? data : sql;
 	r.len = data ? len : strlen(sql);
 	e = sp_http_post(&r, resp, err, errlen);
 	if (!e && resp->status != 200) {
 		int status = resp->status;
+		bool down = shard_down(resp, err, errlen);
 
-		server_error(resp, err, errlen);
+		if (!down)
+			server_error(resp, err, errlen);
 		sp_http_resp_free(resp);
-		e = status == 401 || status == 403 ? -EACCES : -EIO;
+		e = down ? -EHOSTDOWN : status == 401 || status == 403 ? -EACCES : -EIO;
 	}
 	free(target);
 	free(q);

@@ -14,7 +14,10 @@ struct sp_ch_conn {
 	char *db, *table;
 	char *user, *password; /* NULL: the server's default user */
 	char *shown;           /* the URL without the password, for messages */
-	int timeout_ms;
+	int timeout_ms;        /* connect and send (and receive, unless recv_ms) */
+	int recv_ms;           /* each wait for the answer: 0 timeout_ms, -1 none */
+	int total_ms;          /* a whole statement, 0: no limit */
+	const char *params;    /* settings for the server, "a=1&b=2", or NULL */
 };
 
 /* "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE" (user and password

@@ -9,12 +9,22 @@
  * frames again), led with --by by the values of those columns (host, comm,
  * ...) as string key parts, so every writer (text, json, folded, svg, pprof,
  * speedscope, residency) prints a fleet's profile as it prints a run's.
+ *
+ * Time: a report over a day of a fleet may aggregate for minutes before the
+ * first byte comes back, so there is no receive limit (http.c's keep-alive
+ * notices a server that is gone). --timeout sets the server's
+ * max_execution_time and, 5 s later, the client's own limit, after which the
+ * query (tagged with a query_id) is killed so it does not run on unseen.
+ * A shard that cannot be reached is named, with its number and cluster
+ * from system.clusters.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "runtime/report/ch_conn.h"
 #include "runtime/report/clickhouse.h"
@@ -239,6 +249,100 @@ static int parse_answer(char *body, struct sp_profile *out, int nby)
 	return err;
 }
 
+/* Server settings and limits of the report's query. */
+static void set_limits(struct sp_ch_conn *c, const struct sp_clickhouse_query *q, char *params, size_t len,
+		       char *qid, size_t qidlen)
+{
+	struct timespec ts;
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(qid, qidlen, "sprof-report-%d-%lld%09ld", (int)getpid(), (long long)ts.tv_sec, ts.tv_nsec);
+	n = snprintf(params, len, "query_id=%s", qid);
+	if (q->timeout_ms)
+		n += snprintf(params + n, len - (size_t)n, "&max_execution_time=%llu",
+			      (unsigned long long)(q->timeout_ms + 999) / 1000);
+	if (q->skip_down_shards)
+		snprintf(params + n, len - (size_t)n, "&skip_unavailable_shards=1");
+	c->params = params;
+	c->recv_ms = -1;
+	c->total_ms = q->timeout_ms ? (int)(q->timeout_ms + 5000) : 0;
+}
+
+/* The query outlived the client's limit: stop it on the server too. */
+static void kill_query(const struct sp_ch_conn *c, const char *qid)
+{
+	struct sp_ch_conn k = *c;
+	struct sp_http_resp r;
+	char sql[256], err[256];
+
+	k.params = NULL;
+	k.recv_ms = 0;
+	k.total_ms = 2000; /* a server that did not answer the query may not answer this */
+	snprintf(sql, sizeof(sql), "KILL QUERY WHERE query_id = '%s' ASYNC", qid);
+	if (sp_ch_exec(&k, sql, NULL, 0, &r, err, sizeof(err)) == 0)
+		sp_http_resp_free(&r);
+}
+
+/* "shard 127.0.0.1:9001 is down: ..." -> "shard 2 of cluster c (127.0.0.1:9001) is down: ..." */
+static void name_shard(const struct sp_ch_conn *c, char *err, size_t errlen)
+{
+	struct sp_ch_conn k = *c;
+	struct sp_http_resp r;
+	char addr[128], sql[512], e2[256], *tab, *nl;
+	const char *rest = strstr(err, " is down: ");
+	char *port;
+
+	if (!rest || sscanf(err, "shard %127s", addr) != 1 || !(port = strrchr(addr, ':')))
+		return;
+	*port++ = '\0';
+	k.params = NULL;
+	k.recv_ms = 0;
+	k.total_ms = 10000;
+	snprintf(sql, sizeof(sql), "SELECT shard_num, cluster FROM system.clusters WHERE (host_address = '%s' OR "
+				   "host_name = '%s') AND port = %d ORDER BY cluster LIMIT 1 FORMAT TabSeparated",
+		 addr, addr, atoi(port));
+	if (strchr(addr, '\'') || sp_ch_exec(&k, sql, NULL, 0, &r, e2, sizeof(e2)))
+		return;
+	tab = strchr(r.body, '\t');
+	nl = tab ? strchr(tab, '\n') : NULL;
+	if (nl) {
+		char *copy = strdup(rest);
+
+		*tab = *nl = '\0';
+		if (copy)
+			snprintf(err, errlen, "shard %s of cluster %s (%s:%s)%s; --skip-down-shards reports "
+					      "without it", r.body, tab + 1, addr, port, copy);
+		free(copy);
+	}
+	sp_http_resp_free(&r);
+}
+
+static int run_query(struct sp_ch_conn *c, const struct sp_clickhouse_query *q, const char *sql,
+		     struct sp_http_resp *r, char *err, size_t errlen)
+{
+	char params[256], qid[96];
+	int e;
+
+	set_limits(c, q, params, sizeof(params), qid, sizeof(qid));
+	e = sp_ch_exec(c, sql, NULL, 0, r, err, errlen);
+	if (e == -ETIME) {
+		kill_query(c, qid);
+		snprintf(err, errlen, "the query ran past --timeout %llu ms and was stopped",
+			 (unsigned long long)q->timeout_ms);
+	} else if (e && q->timeout_ms && strstr(err, "Code: 159,")) {
+		char *copy = strdup(err);
+
+		if (copy)
+			snprintf(err, errlen, "the query ran past --timeout (%.400s)", copy);
+		free(copy);
+	} else if (e == -EHOSTDOWN) {
+		name_shard(c, err, errlen);
+	}
+	c->params = NULL;
+	return e;
+}
+
 int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *out)
 {
 	struct fetch *fe = calloc(1, sizeof(*fe));
@@ -269,7 +373,7 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 	sql = out->maps ? query_sql(&c, q, fe) : NULL;
 	e = sql && out->maps ? 0 : -ENOMEM;
 	if (!e)
-		e = sp_ch_exec(&c, sql, NULL, 0, &r, err, sizeof(err));
+		e = run_query(&c, q, sql, &r, err, sizeof(err));
 	if (!e)
 		e = parse_answer(r.body, out, fe->nby);
 	if (e == -EPROTO)

@@ -69,12 +69,18 @@ struct sp_clickhouse_query {
 	uint64_t since_at, until_at; /* or seconds since the epoch; 0 = no bound */
 	const char *map;          /* "@name" or NULL */
 	const char *by;           /* "host,comm": these columns lead each stack, or NULL */
+	uint64_t timeout_ms;      /* --timeout: the query's limit, 0 = none */
+	bool skip_down_shards;    /* --skip-down-shards: report without unreachable shards */
 };
 
 /* Stacks aggregated in ClickHouse (GROUP BY stack) as a profile with one
  * map "@" keyed by the stack (with `by`: by those columns, then the stack,
  * the columns as leading key parts); free it with sp_clickhouse_profile_free.
- * An unknown `by` column is -EINVAL with a message. */
+ * An unknown `by` column is -EINVAL with a message. The query may run as
+ * long as the server works on it (no receive limit; TCP keep-alive notices
+ * a server that is gone) unless timeout_ms is set: then the server is told
+ * max_execution_time and a query still running past it is killed. A shard
+ * of a Distributed table that cannot be reached is named in the message. */
 int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *out);
 void sp_clickhouse_profile_free(struct sp_profile *p);
 

@@ -5,6 +5,12 @@
  * library: resolve, connect with a timeout, send the request with
  * Connection: close, read to EOF, split status line, headers and body, and
  * undo chunked transfer encoding, which ClickHouse uses for its answers.
+ *
+ * A report's query may aggregate for minutes before its first byte (18.16
+ * sends no progress headers), so an answer is awaited without a receive
+ * limit by default: TCP keep-alive probes (after 15 s idle, every 5 s, 5
+ * unanswered ones) end the wait when the peer is gone, and total_ms, when
+ * set, bounds the whole request.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/report/http.h"
@@ -136,7 +145,39 @@ static int send_all(int fd, const char *p, size_t n, int timeout_ms)
 	return 0;
 }
 
-static int recv_all(int fd, char **buf, size_t *len, int timeout_ms)
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The wait for the next bytes: the receive limit, cut to what is left of
+ * the whole request's; -ETIME when that is spent. */
+static int recv_wait(int recv_ms, int64_t deadline)
+{
+	int64_t left;
+
+	if (!deadline)
+		return recv_ms;
+	left = deadline - now_ms();
+	if (left <= 0)
+		return -ETIME;
+	return recv_ms < 0 || left < recv_ms ? (int)left : recv_ms;
+}
+
+static void keepalive(int fd)
+{
+	int on = 1, idle = 15, intvl = 5, cnt = 5;
+
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+static int recv_all(int fd, char **buf, size_t *len, int recv_ms, int64_t deadline)
 {
 	size_t cap = 0;
 
@@ -159,7 +200,12 @@ static int recv_all(int fd, char **buf, size_t *len, int timeout_ms)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return -errno;
-		err = wait_fd(fd, POLLIN, timeout_ms);
+		err = recv_wait(recv_ms, deadline);
+		if (err == -ETIME)
+			return err;
+		err = wait_fd(fd, POLLIN, err);
+		if (err == -ETIMEDOUT && deadline && now_ms() >= deadline)
+			err = -ETIME;
 		if (err)
 			return err;
 	}
@@ -239,6 +285,7 @@ static char *request_head(const struct sp_http_req *r)
 int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *errbuf, size_t errlen)
 {
 	char *head = request_head(r), *raw = NULL;
+	int64_t deadline = r->total_ms > 0 ? now_ms() + r->total_ms : 0;
 	size_t n = 0;
 	int fd, err;
 
@@ -250,13 +297,14 @@ int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *e
 		free(head);
 		return fd;
 	}
+	keepalive(fd);
 	err = send_all(fd, head, strlen(head), r->timeout_ms);
 	if (!err && r->len)
 		err = send_all(fd, r->body, r->len, r->timeout_ms);
 	/* a server refusing the request (a wrong password) may answer and close
 	 * while the body is still going out: its answer is read all the same */
 	if (!err || err == -EPIPE || err == -ECONNRESET) {
-		int rerr = recv_all(fd, &raw, &n, r->timeout_ms);
+		int rerr = recv_all(fd, &raw, &n, r->recv_ms ? r->recv_ms : r->timeout_ms, deadline);
 
 		if (!err || (!rerr && n > 0))
 			err = rerr;
@@ -265,7 +313,8 @@ int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *e
 		err = parse_response(raw, n, resp);
 	if (err) {
 		snprintf(errbuf, errlen, "%s:%d: %s", r->host, r->port,
-			 err == -EPROTO ? "not an HTTP answer" : strerror(-err));
+			 err == -EPROTO ? "not an HTTP answer" :
+			 err == -ETIME ? "no answer within the time limit" : strerror(-err));
 		free(raw);
 	}
 	close(fd);
