@@ -114,6 +114,8 @@ enum {
 	OPT_BY,
 	OPT_TIMEOUT,
 	OPT_SKIP_DOWN,
+	OPT_CLUSTER,
+	OPT_LOCAL,
 	OPT_PARAM,
 	OPT_LIST_SCRIPTS,
 	OPT_INCLUDE,
@@ -136,6 +138,7 @@ static void usage(FILE *f)
 		"       sprof diff [-o FILE] [-f text|svg] BASE NEW   what changed between two profiles\n"
 		"       sprof report --from clickhouse://... [-o FILE] [-f FORMAT] [--where SQL]\n"
 		"                    [--since TIME] [--until TIME]   a fleet's profile from ClickHouse\n"
+		"       sprof fleet init clickhouse://...            create the table --export writes to\n"
 		"\n"
 		"  -e TEXT          program text\n"
 		"  -p PID           trace only this process (its threads) and its descendants\n"
@@ -1215,6 +1218,58 @@ static int report_main(int argc, char **argv)
 	return err ? 1 : 0;
 }
 
+static void fleet_usage(FILE *f)
+{
+	fprintf(f, "usage: sprof fleet init clickhouse://[USER@]HOST[:PORT]/DB.TABLE [--cluster NAME --local TABLE]\n"
+		   "  creates the table --export writes to (once, as a user that may create tables;\n"
+		   "  agents then need only to insert); an existing table is checked and upgraded\n"
+		   "  --cluster NAME   make DB.TABLE Distributed over cluster NAME (from the server's\n"
+		   "                   remote_servers), spread over DB.LOCAL on every shard\n"
+		   "  --local TABLE    that local table, made on each shard first with fleet init\n");
+}
+
+/* sprof fleet init URL: the DDL agents never run (runtime/report/clickhouse.c). */
+static int fleet_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'}, {"cluster", required_argument, NULL, OPT_CLUSTER},
+		{"local", required_argument, NULL, OPT_LOCAL}, {NULL, 0, NULL, 0},
+	};
+	const char *cluster = NULL, *local = NULL;
+	struct sp_clickhouse_opts co = { 0 };
+	struct sp_clickhouse *ch;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CLUSTER: cluster = optarg; break;
+		case OPT_LOCAL: local = optarg; break;
+		case 'h':
+			fleet_usage(stdout);
+			return 0;
+		default:
+			fleet_usage(stderr);
+			return 1;
+		}
+	}
+	if (argc - optind != 2 || strcmp(argv[optind], "init") != 0) {
+		fprintf(stderr, "sprof fleet: expected `init URL`\n");
+		fleet_usage(stderr);
+		return 1;
+	}
+	if (!cluster != !local) {
+		fprintf(stderr, "sprof fleet init: --cluster and --local go together\n");
+		return 1;
+	}
+	co.url = argv[optind + 1];
+	ch = sp_clickhouse__open(&co);
+	if (!ch)
+		return 1;
+	err = sp_clickhouse__init(ch, cluster, local);
+	sp_clickhouse__destroy(ch);
+	return err ? 1 : 0;
+}
+
 /* SIGUSR1 prints the maps once the run loop reads signals; sent during
  * start-up (compiling, loading, attaching) it waits for the loop instead
  * of killing sprof by its default action. A -c child unblocks it. */
@@ -1240,6 +1295,8 @@ int main(int argc, char **argv)
 		return diff_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "fleet") == 0)
+		return fleet_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
 	hold_sigusr1();

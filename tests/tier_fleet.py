@@ -11,8 +11,8 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
                --since/--until; every output format
   rate         999 Hz and 99 Hz runs of 1 s: pprof from report has samples *
                1/hz s of CPU for each (at most ~1 s, not 10 s at 999 Hz)
-  old-rows     a table without period_ns (an older sprof's) gains it on
-               export; its rows report as 99 Hz
+  old-rows     a table without period_ns (an older sprof's): agents refuse it,
+               `fleet init` adds it; its rows report as 99 Hz
   diff-noise   two hosts running one workload: the diff SVG of their reports
                is white (no |z| past noise); a real change is deep red/blue
   slow-report  a query of 12 s (a Memory table of 24 1-row blocks, sleepEachRow)
@@ -31,8 +31,14 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   outage       the server stopped during a run: the insert is retried and,
                the server back within the retries, the rows arrive; the
                server gone for good: the lost rows are counted at exit
-  distributed  a Distributed table over the two-shard loopback cluster
-               test_cluster_two_shards_localhost takes the export and reports
+  distributed  `fleet init --cluster` makes a Distributed table over the
+               two-shard loopback cluster test_cluster_two_shards_localhost;
+               it takes the export and reports; a missing name is refused
+               (no local table appears); --retention 7d through it drops the
+               local table's rows 10 days old
+  init         `sprof fleet init`: created, then ready; unknown cluster,
+               missing local table, another schema named; an agent's export
+               (user `agent`) runs only SELECT and INSERT (system.query_log)
   continuous   `--continuous 2s` for 40 s over a shell loop starting 30
                distinct short-lived binaries (tests/workloads/churn.c): a
                %t file per period, each with the hot function; RSS at the
@@ -95,6 +101,15 @@ def q(srv, sql):
     return [line.split("\t") for line in srv.query(sql).splitlines()]
 
 
+def table(ctx, srv, name, *extra, auth=""):
+    """`sprof fleet init` the table (agents never create one); its URL."""
+    url = srv.url(name, auth=auth)
+    r = ctx.sprof_run("fleet", "init", url, *extra, timeout=60)
+    assert r.rc == 0 and not r.err and r.out.startswith(srv.url(name) + ": ") and "ready" in r.out or \
+        "created" in r.out, repr(r)
+    return url
+
+
 def profile_run(ctx, url, host, hot, *extra, secs="1", program=PROGRAM):
     ctx.require_bpf()
     wl = ctx.workload("shift")
@@ -111,7 +126,7 @@ def leaf_counts(srv, table, host):
 
 def test_export(ctx):
     srv = server(ctx)
-    url = srv.url("fleet.stacks")
+    url = table(ctx, srv, "fleet.stacks")
     for host, hot in (("web1", "alpha"), ("web2", "beta")):
         r = profile_run(ctx, url, host, hot)
         assert r.rc == 0 and "cannot export" not in r.err, repr(r)
@@ -213,7 +228,7 @@ def cpu_seconds(ctx, url, where):
 def test_rate(ctx):
     """pprof from report: CPU seconds at each row's own rate (999 Hz and 99 Hz runs of 1 s)"""
     srv = server(ctx)
-    url = srv.url("fleet.rate")
+    url = table(ctx, srv, "fleet.rate")
     for hz in (999, 99):
         r = profile_run(ctx, url, "hz%d" % hz, "alpha", "-e", "profile:hz:%d { @[comm, ustack] = count(); }" % hz,
                         program=None)
@@ -231,7 +246,7 @@ def test_rate(ctx):
 
 
 def test_old_rows(ctx):
-    """a table of an older sprof (no period_ns) gains the column; its rows count as 99 Hz"""
+    """a table of an older sprof (no period_ns): agents refuse it, fleet init adds the column, old rows are 99 Hz"""
     srv = server(ctx)
     srv.query("CREATE DATABASE IF NOT EXISTS fleet")
     srv.query("CREATE TABLE fleet.old (time DateTime('UTC'), host String, map String, pid UInt32, comm String, "
@@ -239,6 +254,11 @@ def test_old_rows(ctx):
               "count UInt64) ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)")
     srv.query("INSERT INTO fleet.old VALUES (now(), 'old', '@', 1, 'app', [], ['main', 'hot'], ['', ''], "
               "[0, 0], 198)")
+    r = profile_run(ctx, srv.url("fleet.old"), "new", "alpha", secs="0.3")
+    assert r.rc != 0 and "table fleet.old has no column period_ns (an older sprof made it): run `sprof fleet " \
+        "init %s` once to add it" % srv.url("fleet.old") in r.err, repr(r)
+    r = ctx.sprof_run("fleet", "init", srv.url("fleet.old"), timeout=60)
+    assert r.rc == 0 and r.out == "%s: ready (column period_ns added)\n" % srv.url("fleet.old"), repr(r)
     r = profile_run(ctx, srv.url("fleet.old"), "new", "alpha", secs="0.3")
     assert r.rc == 0 and not noise(r.err), repr(r)
     assert q(srv, "SELECT count() FROM fleet.old WHERE host = 'old' AND period_ns = 0") == [["1"]]
@@ -261,7 +281,7 @@ def svg_fills(path):
 def test_diff_noise(ctx):
     """two hosts running one workload: their diff is white; a real change is still deep red"""
     srv = server(ctx)
-    url = srv.url("fleet.same")
+    url = table(ctx, srv, "fleet.same")
     for host, hot in (("same1", "alpha"), ("same2", "alpha"), ("other", "beta")):
         r = profile_run(ctx, url, host, hot, secs="2")
         assert r.rc == 0 and not noise(r.err), repr(r)
@@ -376,11 +396,14 @@ def test_errors(ctx):
     srv.query("CREATE TABLE IF NOT EXISTS fleet.other (time DateTime, host String, count Int32) "
               "ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY time")
     expect_refused(ctx, srv.url("fleet.other"), "has another schema")
+    expect_refused(ctx, srv.url("fleet.missing"), "table fleet.missing does not exist: create it once with "
+                   "`sprof fleet init %s`" % srv.url("fleet.missing"))
+    assert q(srv, "EXISTS TABLE fleet.missing") == [["0"]]
 
 
 def test_credentials(ctx):
     srv = server(ctx)
-    r = profile_run(ctx, srv.url("fleet.auth", auth="sprof:secret@"), "auth1", "gamma", secs="0.3")
+    r = profile_run(ctx, table(ctx, srv, "fleet.auth", auth="sprof:secret@"), "auth1", "gamma", secs="0.3")
     assert r.rc == 0 and not noise(r.err), repr(r)
     wl = ctx.workload("shift")
     r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "--host-name", "auth2", "-c", wl + " gamma 0.3",
@@ -397,7 +420,7 @@ def test_credentials(ctx):
 
 def test_retention(ctx):
     srv = server(ctx)
-    r = profile_run(ctx, srv.url("fleet.ret"), "ret", "alpha", secs="0.3")
+    r = profile_run(ctx, table(ctx, srv, "fleet.ret"), "ret", "alpha", secs="0.3")
     assert r.rc == 0, repr(r)
     srv.query("INSERT INTO fleet.ret SELECT time - 10 * 86400, host, map, pid, comm, key, stack, build_ids, "
               "offsets, count, period_ns FROM fleet.ret")
@@ -437,7 +460,7 @@ def wait_for(cond, secs, what):
 def test_outage(ctx):
     """stopped mid-run: retried until the server is back; gone for good: lost rows counted"""
     srv = server(ctx)
-    url = srv.url("fleet.outage")
+    url = table(ctx, srv, "fleet.outage")
     ctx.require_bpf()
     wl = ctx.workload("shift")
     # the server stops during the run and comes back once sprof reports the failed insert
@@ -470,26 +493,77 @@ def test_outage(ctx):
     assert leaf_counts(srv, "fleet.outage", "gone") == []
 
 
-def test_distributed(ctx):
-    """a Distributed table over two loopback shards takes the export and reports"""
-    srv = server(ctx)
-    r = profile_run(ctx, srv.url("fleet.local"), "prep", "alpha", secs="0.2")  # creates the local table
-    assert r.rc == 0, repr(r)
-    srv.query("CREATE TABLE IF NOT EXISTS fleet.dist AS fleet.local "
-              "ENGINE = Distributed(test_cluster_two_shards_localhost, fleet, local, rand())")
-    r = profile_run(ctx, srv.url("fleet.dist"), "dist", "gamma")
-    assert r.rc == 0 and not noise(r.err), repr(r)
+def dist_rows(srv, host):
     deadline = time.time() + 30
     while time.time() < deadline:  # inserts into a Distributed table arrive asynchronously
-        rows = int(q(srv, "SELECT count() FROM fleet.local WHERE host = 'dist'")[0][0])
+        rows = int(q(srv, "SELECT count() FROM fleet.local WHERE host = '%s'" % host)[0][0])
         if rows:
-            break
+            return rows
         time.sleep(0.5)
+    return 0
+
+
+def test_distributed(ctx):
+    """fleet init --cluster: a Distributed table over two loopback shards takes the export and
+    reports; a missing name is refused; --retention drops the local table's old days"""
+    srv = server(ctx)
+    table(ctx, srv, "fleet.local")
+    url = table(ctx, srv, "fleet.dist", "--cluster", "test_cluster_two_shards_localhost", "--local", "local")
+    eng = q(srv, "SELECT engine_full FROM system.tables WHERE database = 'fleet' AND name = 'dist'")
+    assert eng == [["Distributed(test_cluster_two_shards_localhost, fleet, local, rand())"]], eng
+    r = profile_run(ctx, url, "dist", "gamma")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    assert dist_rows(srv, "dist") > 0
     leaves = leaf_counts(srv, "fleet.local", "dist")
     assert leaves and leaves[0][0] == "gamma_", leaves
-    r = ctx.sprof_run("report", "--from", srv.url("fleet.dist"), "--where", "host = 'dist'", "-f", "residency",
-                      timeout=60)
+    r = ctx.sprof_run("report", "--from", url, "--where", "host = 'dist'", "-f", "residency", timeout=60)
     assert r.rc == 0 and r.out.splitlines()[0].split()[1].startswith("gamma_;"), repr(r)
+    # a Distributed name mistyped or not made yet: refused, no local table appears
+    expect_refused(ctx, srv.url("fleet.dist_all"), "table fleet.dist_all does not exist")
+    assert q(srv, "EXISTS TABLE fleet.dist_all") == [["0"]]
+    # --retention through the Distributed table: the local table's days older than 7 are dropped
+    srv.query("INSERT INTO fleet.local SELECT time - 10 * 86400, 'olddist', map, pid, comm, key, stack, "
+              "build_ids, offsets, count, period_ns FROM fleet.local WHERE host = 'dist'")
+    assert int(q(srv, "SELECT count() FROM fleet.local WHERE host = 'olddist'")[0][0]) > 0
+    r = profile_run(ctx, url, "dist2", "alpha", "--retention", "7d", secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    assert q(srv, "SELECT count() FROM fleet.local WHERE host = 'olddist'") == [["0"]]
+    assert dist_rows(srv, "dist2") > 0 and dist_rows(srv, "dist") > 0
+
+
+def test_init(ctx):
+    """fleet init: idempotent, names what is wrong; an agent then runs no DDL"""
+    srv = server(ctx)
+    url = srv.url("fleet.init")
+    r = ctx.sprof_run("fleet", "init", url, timeout=60)
+    assert r.rc == 0 and r.out == url + ": created (MergeTree)\n" and not r.err, repr(r)
+    r = ctx.sprof_run("fleet", "init", url, timeout=60)
+    assert r.rc == 0 and r.out == url + ": ready (exists)\n", repr(r)
+    eng = q(srv, "SELECT engine, partition_key, sorting_key FROM system.tables WHERE database = 'fleet' "
+                 "AND name = 'init'")
+    assert eng[0][0] == "MergeTree" and "toDate(time)" in eng[0][1] and "host, time" in eng[0][2], eng
+    for args, want in (
+            (["--cluster", "nope", "--local", "init"], "the server has no cluster 'nope'"),
+            (["--cluster", "test_cluster_two_shards_localhost", "--local", "absent"],
+             "no local table fleet.absent on this server: run `sprof fleet init clickhouse://SHARD/fleet.absent` "
+             "on every shard of 'test_cluster_two_shards_localhost' first"),
+            (["--cluster", "test_cluster_two_shards_localhost"], "--cluster and --local go together"),
+            (["--cluster", "x;y", "--local", "init"], "cluster and table names are letters")):
+        r = ctx.sprof_run("fleet", "init", srv.url("fleet.init2"), *args, timeout=60)
+        assert r.rc != 0 and want in r.err and not r.out, (args, r)
+    srv.query("CREATE TABLE IF NOT EXISTS fleet.other2 (time DateTime, host String, count Int32) "
+              "ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY time")
+    r = ctx.sprof_run("fleet", "init", srv.url("fleet.other2"), timeout=60)
+    assert r.rc != 0 and "has another schema" in r.err, repr(r)
+    r = ctx.sprof_run("fleet", timeout=60)
+    assert r.rc != 0 and "expected `init URL`" in r.err, repr(r)
+    # the agent (user `agent`): checks and inserts, no CREATE, ALTER or DROP
+    r = profile_run(ctx, srv.url("fleet.init", auth="agent:agentpw@"), "agent", "alpha", secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    srv.query("SYSTEM FLUSH LOGS")
+    kinds = {k for (k,) in q(srv, "SELECT DISTINCT upper(extract(query, '^\\\\s*(\\\\w+)')) FROM system.query_log "
+                                  "WHERE user = 'agent' AND type = 2")}
+    assert kinds and kinds <= {"SELECT", "INSERT"}, kinds
 
 
 CHURN_VARIANTS = 30
@@ -529,7 +603,7 @@ def test_continuous(ctx):
     """--continuous 2s over 40 s of process churn: files, flat RSS, ClickHouse rows, an outage"""
     ctx.require_bpf()
     srv = server(ctx)
-    url = srv.url("fleet.cont")
+    url = table(ctx, srv, "fleet.cont")
     outdir = os.path.join(ctx.workdir, "periods")
     os.makedirs(outdir, exist_ok=True)
     for f in os.listdir(outdir):
@@ -575,7 +649,7 @@ def test_continuous_server_gone(ctx):
     """--continuous with the server gone for good: periods go on, the rows never sent are counted"""
     ctx.require_bpf()
     srv = server(ctx)
-    url = srv.url("fleet.gone")
+    url = table(ctx, srv, "fleet.gone")
     outdir = os.path.join(ctx.workdir, "gone")
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)
@@ -622,6 +696,7 @@ def tests(ctx):
     yield "retention", test_retention
     yield "outage", test_outage
     yield "distributed", test_distributed
+    yield "init", test_init
     yield "continuous", test_continuous
     yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors

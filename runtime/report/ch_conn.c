@@ -17,7 +17,7 @@
 
 #include "runtime/report/ch_conn.h"
 
-static bool ident_ok(const char *s)
+bool sp_ch_ident_ok(const char *s)
 {
 	if (!*s)
 		return false;
@@ -109,7 +109,7 @@ static int parse_table(const char *path, struct sp_ch_conn *c, char *err, size_t
 	c->table = strdup(dot + 1);
 	if (!c->db || !c->table)
 		return -ENOMEM;
-	if (!ident_ok(c->db) || !ident_ok(c->table)) {
+	if (!sp_ch_ident_ok(c->db) || !sp_ch_ident_ok(c->table)) {
 		snprintf(err, errlen, "database and table names are letters, digits and '_'");
 		return -EINVAL;
 	}

@@ -4,6 +4,7 @@
 #ifndef SPROF_RUNTIME_REPORT_CH_CONN_H
 #define SPROF_RUNTIME_REPORT_CH_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtime/report/http.h"
@@ -29,6 +30,8 @@ void sp_ch_conn_free(struct sp_ch_conn *c);
  * (the server's own message for a refused statement). */
 int sp_ch_exec(const struct sp_ch_conn *c, const char *sql, const void *data, size_t len,
 	       struct sp_http_resp *resp, char *err, size_t errlen);
+/* A name that goes into SQL unquoted: letters, digits and '_'. */
+bool sp_ch_ident_ok(const char *s);
 /* TabSeparated field unescaping, in place (\t \n \\ \' ...). */
 void sp_ch_unescape(char *s);
 

@@ -5,11 +5,13 @@
  * and password from the URL, else SPROF_CLICKHOUSE_USER/_PASSWORD), one row
  * per map entry: time, host name, map, pid, comm, the key's other parts,
  * the stack as frame names (root first) with the build id and file offset
- * of each frame, and the count. `sprof report --from URL` reads them back
- * aggregated by stack into a profile the usual writers print. The table is
- * created on first use (MergeTree, partitioned by day, ordered by host and
- * time, in SQL that ClickHouse 18.16 and current releases both accept);
- * --retention drops day partitions older than it.
+ * of each frame, the count and its sampling period. `sprof report --from
+ * URL` reads them back aggregated by stack into a profile the usual
+ * writers print. `sprof fleet init URL` creates the table once (MergeTree,
+ * partitioned by day, ordered by host and time, in SQL that ClickHouse
+ * 18.16 and current releases both accept; or Distributed over a cluster);
+ * agents only check it and insert. --retention drops day partitions older
+ * than it.
  */
 #ifndef SPROF_RUNTIME_REPORT_CLICKHOUSE_H
 #define SPROF_RUNTIME_REPORT_CLICKHOUSE_H
@@ -38,9 +40,18 @@ struct sp_clickhouse;
 /* Parses the URL; NULL with errno set and the message printed. */
 struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o);
 /* Before attaching: the server answers, the credentials work, the table
- * exists (created when missing) with sprof's columns, old partitions are
- * dropped. 0 or -errno with one message `cannot export to URL: ...`. */
+ * exists with sprof's columns (never created: a missing table is refused,
+ * naming `sprof fleet init`), old partitions are dropped (a Distributed
+ * table's in its local table). 0 or -errno with one message `cannot export
+ * to URL: ...`. */
 int sp_clickhouse__prepare(struct sp_clickhouse *ch);
+/* `sprof fleet init URL`: the DDL agents never run. Without cluster: the
+ * database and a MergeTree table, created when missing; an existing one
+ * checked and given the columns an older sprof did not write. With cluster:
+ * the URL's table becomes Distributed(cluster, db, local, rand()) over the
+ * local table (which must exist on this server with sprof's schema).
+ * Prints "URL: ready (...)" on stdout; 0 or -errno with a message. */
+int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const char *local);
 /* Export this profile now: its rows become one batch, sent with the
  * batches still pending (oldest first), each retried with backoff; when
  * the server stays away the batch waits, and past max_pending the oldest

@@ -3,7 +3,8 @@
 Debian 12's clickhouse-server 18.16 (and newer ones) started on loopback with
 its own data folder and free ports, from a minimal config.xml and users.xml
 written into that folder: user `default` without a password and user `sprof`
-with password `secret`, and a two-shard loopback cluster
+with password `secret`, user `agent` with password `agentpw` (queries
+are logged in system.query_log, so a test can see what a user ran), and a two-shard loopback cluster
 `test_cluster_two_shards_localhost` (both shards this same server) for a
 Distributed table, and `test_cluster_dead_shard` whose second shard is a
 port nothing listens on (a shard that is down). `python3 chserver.py DIR` runs one in the foreground for
@@ -37,6 +38,8 @@ CONFIG = """<?xml version="1.0"?>
     <timezone>UTC</timezone>
     <mark_cache_size>5368709120</mark_cache_size>
     <mlock_executable>false</mlock_executable>
+    <query_log><database>system</database><table>query_log</table>
+        <flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>
     <remote_servers>
         <test_cluster_two_shards_localhost>
             <shard><replica><host>127.0.0.1</host><port>{tcp}</port></replica></shard>
@@ -52,12 +55,14 @@ CONFIG = """<?xml version="1.0"?>
 
 USERS = """<?xml version="1.0"?>
 <yandex>
-    <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+    <profiles><default><max_memory_usage>2000000000</max_memory_usage><log_queries>1</log_queries></default></profiles>
     <users>
         <default><password></password><networks><ip>::/0</ip></networks>
             <profile>default</profile><quota>default</quota></default>
         <sprof><password>secret</password><networks><ip>::/0</ip></networks>
             <profile>default</profile><quota>default</quota></sprof>
+        <agent><password>agentpw</password><networks><ip>::/0</ip></networks>
+            <profile>default</profile><quota>default</quota></agent>
     </users>
     <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
         <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time>
