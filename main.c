@@ -116,6 +116,7 @@ enum {
 	OPT_SKIP_DOWN,
 	OPT_CLUSTER,
 	OPT_LOCAL,
+	OPT_PASSWORD_FILE,
 	OPT_PARAM,
 	OPT_LIST_SCRIPTS,
 	OPT_INCLUDE,
@@ -128,6 +129,18 @@ enum {
 	OPT_NO_FOLLOW,
 	OPT_NO_CACHE,
 };
+
+/* --password-file FILE: the ClickHouse URL parser (runtime/report/ch_conn.c)
+ * reads it, as it reads SPROF_CLICKHOUSE_PASSWORD_FILE, for --export,
+ * report and fleet init alike. */
+static int password_file(const char *path)
+{
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "sprof: cannot read the password file '%s': %s\n", path, strerror(errno));
+		return -EINVAL;
+	}
+	return setenv("SPROF_CLICKHOUSE_PASSWORD_FILE", path, 1) ? -errno : 0;
+}
 
 static void usage(FILE *f)
 {
@@ -178,6 +191,7 @@ static void usage(FILE *f)
 		"  --no-inline      no frames for functions inlined into user frames\n"
 		"  --export URL     also send the stacks to clickhouse://[USER[:PASS]@]HOST[:PORT]/DB.TABLE\n"
 		"  --host-name NAME host name in exported rows (default: gethostname)\n"
+		"  --password-file FILE  the ClickHouse password: FILE's first line\n"
 		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
 		"  --unsafe         allow system()\n"
 		"  -I DIR           look for #include files in DIR\n"
@@ -654,6 +668,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_NO_CACHE: c->no_cache = true; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
+	case OPT_PASSWORD_FILE: return password_file(arg);
 	case OPT_PARAM: return add_script_kv(c, argc, arg) ? -ENOMEM : 0;
 	case OPT_LIST_SCRIPTS: c->list_scripts = true; break;
 	default:
@@ -716,6 +731,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"strlen", required_argument, NULL, OPT_STRLEN},
 		{"export", required_argument, NULL, OPT_EXPORT},
 		{"host-name", required_argument, NULL, OPT_HOST_NAME},
+		{"password-file", required_argument, NULL, OPT_PASSWORD_FILE},
 		{"retention", required_argument, NULL, OPT_RETENTION},
 		{"param", required_argument, NULL, OPT_PARAM},
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
@@ -1092,7 +1108,8 @@ static void report_usage(FILE *f)
 		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames\n"
 		   "  --title TEXT     title of the flame graph\n"
 		   "  --timeout TIME   stop the query after TIME (30s, 10m; default: no limit)\n"
-		   "  --skip-down-shards  report without the shards that cannot be reached\n");
+		   "  --skip-down-shards  report without the shards that cannot be reached\n"
+		   "  --password-file FILE  the password: FILE's first line\n");
 }
 
 /* "2026-11-25", "2026-11-25 06:00", "2026-11-25T06:00:30" (UTC) -> seconds since the epoch. */
@@ -1144,6 +1161,7 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		{"title", required_argument, NULL, OPT_TITLE}, {"by", required_argument, NULL, OPT_BY},
 		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{"skip-down-shards", no_argument, NULL, OPT_SKIP_DOWN},
+		{"password-file", required_argument, NULL, OPT_PASSWORD_FILE},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t ns;
@@ -1159,6 +1177,10 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		case OPT_MAP: q->map = ro->map_filter = optarg; break;
 		case OPT_TITLE: ro->title = optarg; break;
 		case OPT_SKIP_DOWN: q->skip_down_shards = true; break;
+		case OPT_PASSWORD_FILE:
+			if (password_file(optarg))
+				return -EINVAL;
+			break;
 		case OPT_TIMEOUT:
 			if (parse_duration(optarg, &ns) || ns < 1000000000ull || ns / 1000000 > 86400000ull) {
 				fprintf(stderr, "sprof report: invalid --timeout '%s' (1s to 1d: 30s, 10m, 2h)\n",
@@ -1225,7 +1247,8 @@ static void fleet_usage(FILE *f)
 		   "  agents then need only to insert); an existing table is checked and upgraded\n"
 		   "  --cluster NAME   make DB.TABLE Distributed over cluster NAME (from the server's\n"
 		   "                   remote_servers), spread over DB.LOCAL on every shard\n"
-		   "  --local TABLE    that local table, made on each shard first with fleet init\n");
+		   "  --local TABLE    that local table, made on each shard first with fleet init\n"
+		   "  --password-file FILE  the password: FILE's first line\n");
 }
 
 /* sprof fleet init URL: the DDL agents never run (runtime/report/clickhouse.c). */
@@ -1233,7 +1256,8 @@ static int fleet_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'}, {"cluster", required_argument, NULL, OPT_CLUSTER},
-		{"local", required_argument, NULL, OPT_LOCAL}, {NULL, 0, NULL, 0},
+		{"local", required_argument, NULL, OPT_LOCAL},
+		{"password-file", required_argument, NULL, OPT_PASSWORD_FILE}, {NULL, 0, NULL, 0},
 	};
 	const char *cluster = NULL, *local = NULL;
 	struct sp_clickhouse_opts co = { 0 };
@@ -1244,6 +1268,10 @@ static int fleet_main(int argc, char **argv)
 		switch (opt) {
 		case OPT_CLUSTER: cluster = optarg; break;
 		case OPT_LOCAL: local = optarg; break;
+		case OPT_PASSWORD_FILE:
+			if (password_file(optarg))
+				return 1;
+			break;
 		case 'h':
 			fleet_usage(stdout);
 			return 0;

@@ -26,7 +26,15 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   errors       bad URL, closed port, wrong password, a table of another
                schema: one `cannot export to clickhouse://...` line, non-zero
                exit, nothing started (-c's command never ran)
-  credentials  user and password from the URL and from SPROF_CLICKHOUSE_*
+  credentials  the password from the URL (a warning: ps shows it), from a file
+               (--password-file, SPROF_CLICKHOUSE_PASSWORD_FILE) for agents,
+               report and fleet init, from SPROF_CLICKHOUSE_PASSWORD; a
+               missing password file named
+  tls          a second server with an https port, certificates from a CA
+               made with openssl here, client certificates required:
+               fleet init, export (certificates from the environment), report
+               (from URL parameters); no CA, no client certificate, a CA on
+               plain HTTP, bad parameters: each named
   retention    rows 10 days old are dropped by --retention 7d, today's stay
   outage       the server stopped during a run: the insert is retried and,
                the server back within the retries, the rows arrive; the
@@ -70,6 +78,9 @@ import pprofsum  # noqa: E402
 PROGRAM = "profile:hz:999 { @[comm, ustack] = count(); }"
 SVG = "{http://www.w3.org/2000/svg}"
 ATTACHED = re.compile(r"^Attached \d+ probes?$")
+PASSWORD_WARNING = re.compile(r"^sprof: warning: the password in the URL of \S+ is visible to every user of "
+                              r"this machine \(ps\); put it in a file named by --password-file or "
+                              r"SPROF_CLICKHOUSE_PASSWORD_FILE$")
 
 
 def noise(err):
@@ -379,7 +390,7 @@ def expect_refused(ctx, url, want):
         os.unlink(marker)
     r = ctx.sprof_run("--export", url, "-c", "/usr/bin/touch " + marker, "-e", PROGRAM, timeout=60)
     assert r.rc != 0, repr(r)
-    lines = [l for l in r.err.splitlines() if l.strip()]
+    lines = [l for l in r.err.splitlines() if l.strip() and not PASSWORD_WARNING.search(l)]
     assert len(lines) == 1 and lines[0].startswith("sprof: cannot export to ") and want in lines[0], r.err
     assert not os.path.exists(marker), "the command ran although the export could not work"
 
@@ -402,20 +413,85 @@ def test_errors(ctx):
 
 
 def test_credentials(ctx):
+    """the password from the URL (with a warning), a file (--password-file or
+    SPROF_CLICKHOUSE_PASSWORD_FILE) or SPROF_CLICKHOUSE_PASSWORD"""
     srv = server(ctx)
-    r = profile_run(ctx, table(ctx, srv, "fleet.auth", auth="sprof:secret@"), "auth1", "gamma", secs="0.3")
-    assert r.rc == 0 and not noise(r.err), repr(r)
+    pw = ctx.write("ch.password", "secret\n")
+    bad = ctx.write("ch.badpassword", "nope\n")
+    r = ctx.sprof_run("fleet", "init", "--password-file", pw, srv.url("fleet.auth", auth="sprof@"), timeout=60)
+    assert r.rc == 0 and not r.err and "fleet.auth: " in r.out, repr(r)
+    # in the URL: works, and says that ps shows it
+    r = profile_run(ctx, srv.url("fleet.auth", auth="sprof:secret@"), "auth1", "gamma", secs="0.3")
+    warn = [l for l in r.err.splitlines() if PASSWORD_WARNING.match(l)]
+    assert r.rc == 0 and len(warn) == 1 and "sprof@127.0.0.1" in warn[0] and "secret" not in r.err, repr(r)
+    assert not noise("\n".join(l for l in r.err.splitlines() if l not in warn)), repr(r)
     wl = ctx.workload("shift")
-    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "--host-name", "auth2", "-c", wl + " gamma 0.3",
+    # a file: --password-file, or the environment naming it; no warning
+    r = profile_run(ctx, srv.url("fleet.auth", auth="sprof@"), "auth2", "gamma", "--password-file", pw, secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "--host-name", "auth3", "-c", wl + " gamma 0.3",
+                 "-o", os.devnull, "-e", PROGRAM], timeout=120,
+                env={"SPROF_CLICKHOUSE_USER": "sprof", "SPROF_CLICKHOUSE_PASSWORD_FILE": pw})
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "--host-name", "auth4", "-c", wl + " gamma 0.3",
                  "-o", os.devnull, "-e", PROGRAM], timeout=120,
                 env={"SPROF_CLICKHOUSE_USER": "sprof", "SPROF_CLICKHOUSE_PASSWORD": "secret"})
     assert r.rc == 0 and not noise(r.err), repr(r)
-    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "-c", wl + " gamma 0.3", "-o", os.devnull,
-                 "-e", PROGRAM], timeout=120,
-                env={"SPROF_CLICKHOUSE_USER": "sprof", "SPROF_CLICKHOUSE_PASSWORD": "nope"})
-    assert r.rc != 0 and "Wrong password" in r.err, repr(r)
+    for env in ({"SPROF_CLICKHOUSE_PASSWORD": "nope"}, {"SPROF_CLICKHOUSE_PASSWORD_FILE": bad}):
+        env["SPROF_CLICKHOUSE_USER"] = "sprof"
+        r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "-c", wl + " gamma 0.3", "-o", os.devnull,
+                     "-e", PROGRAM], timeout=120, env=env)
+        assert r.rc != 0 and "Wrong password" in r.err, repr(r)
+    r = ctx.sprof_run("report", "--from", srv.url("fleet.auth", auth="sprof@"), "--password-file", pw,
+                      "-f", "folded", timeout=60)
+    assert r.rc == 0 and not r.err and "gamma_" in r.out, repr(r)
+    missing = os.path.join(ctx.workdir, "no.password")
+    for args in (["--password-file", missing, "-e", PROGRAM],
+                 ["report", "--from", srv.url("fleet.auth"), "--password-file", missing]):
+        r = ctx.sprof_run(*args, timeout=60)
+        assert r.rc != 0 and "cannot read the password file '%s'" % missing in r.err, (args, r)
+    r = ctx.run([ctx.sprof, "report", "--from", srv.url("fleet.auth")], timeout=60,
+                env={"SPROF_CLICKHOUSE_PASSWORD_FILE": missing})
+    assert r.rc != 0 and "cannot read the password file '%s'" % missing in r.err, repr(r)
     hosts = {h for (h,) in q(srv, "SELECT DISTINCT host FROM fleet.auth")}
-    assert hosts == {"auth1", "auth2"}, hosts
+    assert hosts == {"auth1", "auth2", "auth3", "auth4"}, hosts
+
+
+def test_tls(ctx):
+    """clickhouse+https:// to a server of a CA made by openssl here, which wants a client certificate"""
+    ctx.require_tool("openssl")
+    if chserver.server_binary() is None:
+        ctx.require_tool("clickhouse-server")
+    certs = chserver.make_certs(os.path.join(ctx.workdir, "certs"))
+    folder = os.path.join(ctx.workdir, "clickhouse-tls")
+    shutil.rmtree(folder, ignore_errors=True)
+    srv = chserver.Server(folder, certs=certs)
+    atexit.register(srv.stop)
+    srv.start()
+    try:
+        base = "clickhouse+https://127.0.0.1:%d/fleet.tls" % srv.https
+        files = {"ca": "ca.pem", "cert": "client.pem", "key": "client.key"}
+        full = base + "?" + "&".join("%s=%s" % (k, os.path.join(certs, v)) for k, v in files.items())
+        r = ctx.sprof_run("fleet", "init", full, timeout=60)
+        assert r.rc == 0 and r.out == base + ": created (MergeTree)\n", repr(r)
+        env = {"SPROF_CLICKHOUSE_%s_FILE" % k.upper(): os.path.join(certs, v) for k, v in files.items()}
+        wl = ctx.workload("shift")
+        ctx.require_bpf()
+        r = ctx.run([ctx.sprof, "--export", base, "--host-name", "tls", "-c", wl + " beta 0.5", "-o", os.devnull,
+                     "-e", PROGRAM], timeout=120, env=env)
+        assert r.rc == 0 and not noise(r.err), repr(r)
+        r = ctx.sprof_run("report", "--from", full, "-f", "residency", timeout=60)
+        assert r.rc == 0 and r.out.splitlines()[0].split()[1].startswith("beta;"), repr(r)
+        for url, want in (
+                (base, "TLS: SSL certificate problem: self-signed certificate in certificate chain"),
+                (base + "?ca=" + os.path.join(certs, "ca.pem"), "does the server want a client certificate?"),
+                ("clickhouse://127.0.0.1:%d/fleet.tls?ca=x" % srv.http, "needs clickhouse+https://"),
+                (base + "?ca", "unknown URL parameter 'ca'"),
+                (base + "?cafile=x", "unknown URL parameter 'cafile'")):
+            r = ctx.sprof_run("report", "--from", url, timeout=60)
+            assert r.rc != 0 and "cannot read from " in r.err and want in r.err, (url, r)
+    finally:
+        srv.stop()
 
 
 def test_retention(ctx):
@@ -558,7 +634,8 @@ def test_init(ctx):
     r = ctx.sprof_run("fleet", timeout=60)
     assert r.rc != 0 and "expected `init URL`" in r.err, repr(r)
     # the agent (user `agent`): checks and inserts, no CREATE, ALTER or DROP
-    r = profile_run(ctx, srv.url("fleet.init", auth="agent:agentpw@"), "agent", "alpha", secs="0.3")
+    pw = ctx.write("agent.password", "agentpw\n")
+    r = profile_run(ctx, srv.url("fleet.init", auth="agent@"), "agent", "alpha", "--password-file", pw, secs="0.3")
     assert r.rc == 0 and not noise(r.err), repr(r)
     srv.query("SYSTEM FLUSH LOGS")
     kinds = {k for (k,) in q(srv, "SELECT DISTINCT upper(extract(query, '^\\\\s*(\\\\w+)')) FROM system.query_log "
@@ -693,6 +770,7 @@ def tests(ctx):
     yield "down-shard", test_down_shard
     yield "errors", test_errors
     yield "credentials", test_credentials
+    yield "tls", test_tls
     yield "retention", test_retention
     yield "outage", test_outage
     yield "distributed", test_distributed

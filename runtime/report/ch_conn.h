@@ -6,12 +6,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "runtime/report/http.h"
 
 struct sp_ch_conn {
 	char *host;
 	int port;
+	bool tls;              /* clickhouse+https:// */
+	char *ca_file, *cert_file, *key_file; /* ?ca=, ?cert=, ?key= or SPROF_CLICKHOUSE_*_FILE */
+	bool password_in_url;  /* visible in ps: warn */
 	char *db, *table;
 	char *user, *password; /* NULL: the server's default user */
 	char *shown;           /* the URL without the password, for messages */
@@ -22,8 +26,13 @@ struct sp_ch_conn {
 };
 
 /* "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE" (user and password
- * percent-encoded, an IPv6 host in brackets); err gets the reason. */
+ * percent-encoded, an IPv6 host in brackets), or clickhouse+https:// for
+ * TLS, either with "?ca=FILE&cert=FILE&key=FILE" after the table. Without
+ * a password in the URL it comes from the file SPROF_CLICKHOUSE_PASSWORD_FILE
+ * names, else SPROF_CLICKHOUSE_PASSWORD; err gets the reason. */
 int sp_ch_conn_parse(const char *url, struct sp_ch_conn *c, char *err, size_t errlen);
+/* The warning for a password in the URL (every user sees it in ps). */
+void sp_ch_conn_warn(const struct sp_ch_conn *c, FILE *f);
 void sp_ch_conn_free(struct sp_ch_conn *c);
 /* Runs sql (with data as the body of an INSERT when data is set); 0 with
  * the answer in resp (status 200), else -errno with err holding the reason

@@ -357,6 +357,7 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 		free(fe);
 		return e;
 	}
+	sp_ch_conn_warn(&c, stderr);
 	if (!parse_by(fe, q->by)) {
 		sp_ch_conn_free(&c);
 		free(fe);
@@ -376,7 +377,7 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 		e = run_query(&c, q, sql, &r, err, sizeof(err));
 	if (!e)
 		e = parse_answer(r.body, out, fe->nby);
-	if (e == -EPROTO)
+	if (e == -EPROTO && !*err)
 		snprintf(err, sizeof(err), "unexpected answer from the server");
 	if (e)
 		fprintf(stderr, "sprof: cannot read from %s: %s\n", c.shown, *err ? err : strerror(-e));

@@ -78,6 +78,7 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 		errno = -e;
 		return NULL;
 	}
+	sp_ch_conn_warn(&ch->c, stderr);
 	if (o->timeout_ms > 0)
 		ch->c.timeout_ms = o->timeout_ms;
 	if (o->host_name)

@@ -1,19 +1,21 @@
-/* runtime/report/http.h: the smallest HTTP/1.1 client that talks to ClickHouse.
+/* runtime/report/http.h: one HTTP(S) POST to ClickHouse (libcurl underneath).
  *
- * One request per connection (Connection: close), plain TCP, optional
- * Basic authentication, a Content-Length body; the answer's status and body
- * (chunked transfer decoded). Reading waits as long as bytes keep coming,
- * within the limits the request sets. Enough for ClickHouse's HTTP interface; not
- * a general client (no TLS, no redirects, no keep-alive).
+ * Optional Basic authentication and TLS (a CA file, a client certificate),
+ * the body at once; the answer's status and body. Reading waits as long as
+ * bytes keep coming, within the limits the request sets.
  */
 #ifndef SPROF_RUNTIME_REPORT_HTTP_H
 #define SPROF_RUNTIME_REPORT_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sp_http_req {
 	const char *host;
 	int port;
+	bool tls;             /* https */
+	const char *ca_file;  /* TLS: CAs to verify the server with (NULL: the system's) */
+	const char *cert_file, *key_file; /* TLS: a client certificate and its key, or NULL */
 	const char *target;   /* "/?query=..." (already percent-encoded) */
 	const char *user;     /* Basic authentication when set */
 	const char *password;
