@@ -47,6 +47,10 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   init         `sprof fleet init`: created, then ready; unknown cluster,
                missing local table, another schema named; an agent's export
                (user `agent`) runs only SELECT and INSERT (system.query_log)
+  service      dist/service/sprof.service's ExecStart with sprof.env's
+               settings (the export URL, a 1 s period and --duration swapped
+               in) over a busy workload: one summary line per period (rows,
+               bytes, lost 0) whose rows add up to the table's
   continuous   `--continuous 2s` for 40 s over a shell loop starting 30
                distinct short-lived binaries (tests/workloads/churn.c): a
                %t file per period, each with the hot function; RSS at the
@@ -83,11 +87,15 @@ PASSWORD_WARNING = re.compile(r"^sprof: warning: the password in the URL of \S+ 
                               r"SPROF_CLICKHOUSE_PASSWORD_FILE$")
 
 
+SUMMARY = re.compile(r"^sprof: export (\S+): (\d+) rows?, (\d+) bytes sent; lost (\d+) rows$")
+
+
 def noise(err):
     """stderr without the counts every profile may end with (a stack or two of
-    a starting process cut short) and the attach line: what is left is a real complaint."""
+    a starting process cut short), the attach line and the summary line of each
+    export: what is left is a real complaint."""
     return "\n".join(l for l in err.splitlines()
-                     if l.strip() and "cut short" not in l and not ATTACHED.match(l))
+                     if l.strip() and "cut short" not in l and not ATTACHED.match(l) and not SUMMARY.match(l))
 
 
 def server(ctx):
@@ -550,7 +558,7 @@ def test_outage(ctx):
     rc = proc.wait(60)
     t.join(10)
     err = "".join(lines)
-    assert rc == 0 and "insert failed" in err and "retrying" in err and "lost" not in err, (rc, err)
+    assert rc == 0 and "insert failed" in err and "retrying" in err and "rows lost" not in err, (rc, err)
     leaves = leaf_counts(srv, "fleet.outage", "bounced")
     assert leaves and leaves[0][0] == "beta", leaves
     # the server gone for good: every retry fails, the rows are counted as lost
@@ -641,6 +649,58 @@ def test_init(ctx):
     kinds = {k for (k,) in q(srv, "SELECT DISTINCT upper(extract(query, '^\\\\s*(\\\\w+)')) FROM system.query_log "
                                   "WHERE user = 'agent' AND type = 2")}
     assert kinds and kinds <= {"SELECT", "INSERT"}, kinds
+
+
+def service_command(ctx, overrides):
+    """dist/service/sprof.service's ExecStart, expanded as systemd does with the
+    settings of dist/service/sprof.env (`${X}` one word, `$X` split at spaces),
+    some of them overridden; /usr/bin/sprof is the built binary."""
+    env = {}
+    with open(os.path.join(ctx.root, "dist", "service", "sprof.env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                env[k] = v[1:-1] if v[:1] == '"' and v[-1:] == '"' else v
+    env.update(overrides)
+    with open(os.path.join(ctx.root, "dist", "service", "sprof.service")) as f:
+        start = next(l for l in f if l.startswith("ExecStart=")).strip()[len("ExecStart="):]
+    argv = []
+    for word in start.split():
+        m = re.match(r"^\$\{(\w+)\}$", word) or re.match(r"^\$(\w+)$", word)
+        if not m:
+            argv.append(word)
+        elif word.startswith("${"):
+            argv.append(env[m.group(1)])
+        else:
+            argv += env[m.group(1)].split()
+    assert argv[0] == "/usr/bin/sprof", argv
+    return [ctx.sprof] + argv[1:], env
+
+
+def test_service(ctx):
+    """the unit's command with the packaged settings: one summary line per period, the rows arrive"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.service")
+    argv, env = service_command(ctx, {"SPROF_EXPORT": url, "SPROF_PERIOD": "1s",
+                                      "SPROF_ARGS": "--duration 3500ms --host-name svc"})
+    assert "profile:hz:" in env["SPROF_PROGRAM"] and env["SPROF_EXPORT"] == url
+    busy = subprocess.Popen([ctx.workload("shift"), "alpha", "5"], stdout=subprocess.DEVNULL)
+    try:
+        r = ctx.run(argv, timeout=120)
+    finally:
+        busy.wait(30)
+    assert r.rc == 0, repr(r)
+    lines = [SUMMARY.match(l) for l in r.err.splitlines() if l.startswith("sprof: export ")]
+    assert all(lines) and 3 <= len(lines) <= 5, r.err  # 3 periods and the last, partial one
+    assert all(m.group(1) == url and int(m.group(2)) > 0 and int(m.group(3)) > 0 and m.group(4) == "0"
+               for m in lines), r.err
+    # the whole host: other processes' stacks may draw the usual warnings, but no export trouble
+    assert "insert failed" not in r.err and "cannot" not in r.err and "rows lost" not in r.err, r.err
+    rows = int(q(srv, "SELECT count() FROM fleet.service WHERE host = 'svc'")[0][0])
+    assert rows == sum(int(m.group(2)) for m in lines), (rows, r.err)
+    assert q(srv, "SELECT count() FROM fleet.service WHERE host = 'svc' AND comm = 'shift'")[0][0] != "0"
 
 
 CHURN_VARIANTS = 30
@@ -775,6 +835,7 @@ def tests(ctx):
     yield "outage", test_outage
     yield "distributed", test_distributed
     yield "init", test_init
+    yield "service", test_service
     yield "continuous", test_continuous
     yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors

@@ -468,6 +468,15 @@ static bool take_oldest(struct sp_clickhouse *ch, struct batch *b)
 	return any;
 }
 
+/* One line per batch sent (a period, with --continuous), for the journal. */
+static void summary(struct sp_clickhouse *ch, const struct batch *b)
+{
+	uint64_t lost = sp_clickhouse__dropped_rows(ch);
+
+	fprintf(stderr, "sprof: export %s: %llu row%s, %zu bytes sent; lost %llu rows\n", ch->c.shown,
+		(unsigned long long)b->nrows, b->nrows == 1 ? "" : "s", b->len, (unsigned long long)lost);
+}
+
 int sp_clickhouse__flush(struct sp_clickhouse *ch)
 {
 	char err[512] = "";
@@ -477,6 +486,7 @@ int sp_clickhouse__flush(struct sp_clickhouse *ch)
 	while (!e && take_oldest(ch, &b)) {
 		e = send_batch(ch, &b, err, sizeof(err)); /* no lock held: may take seconds */
 		if (!e) {
+			summary(ch, &b);
 			free(b.rows);
 			continue;
 		}

@@ -62,7 +62,8 @@ int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p);
  * them as one batch, dropping the oldest past max_pending batches or
  * max_pending_bytes; flush sends what is pending, oldest first, each
  * retried with backoff, and puts a batch that still fails back in front
- * (0: nothing left, else -EIO, warning printed). Queue may run while
+ * (0: nothing left, else -EIO, warning printed); each batch sent prints
+ * one summary line (rows, bytes, rows lost so far). Queue may run while
  * flush sends; one flush at a time. */
 int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p);
 int sp_clickhouse__flush(struct sp_clickhouse *ch);
