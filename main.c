@@ -112,6 +112,11 @@ enum {
 	OPT_SINCE,
 	OPT_UNTIL,
 	OPT_BY,
+	OPT_TIMEOUT,
+	OPT_SKIP_DOWN,
+	OPT_CLUSTER,
+	OPT_LOCAL,
+	OPT_PASSWORD_FILE,
 	OPT_PARAM,
 	OPT_LIST_SCRIPTS,
 	OPT_INCLUDE,
@@ -126,6 +131,18 @@ enum {
 	OPT_STATS,
 };
 
+/* --password-file FILE: the ClickHouse URL parser (runtime/report/ch_conn.c)
+ * reads it, as it reads SPROF_CLICKHOUSE_PASSWORD_FILE, for --export,
+ * report and fleet init alike. */
+static int password_file(const char *path)
+{
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "sprof: cannot read the password file '%s': %s\n", path, strerror(errno));
+		return -EINVAL;
+	}
+	return setenv("SPROF_CLICKHOUSE_PASSWORD_FILE", path, 1) ? -errno : 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -135,6 +152,7 @@ static void usage(FILE *f)
 		"       sprof diff [-o FILE] [-f text|svg] BASE NEW   what changed between two profiles\n"
 		"       sprof report --from clickhouse://... [-o FILE] [-f FORMAT] [--where SQL]\n"
 		"                    [--since TIME] [--until TIME]   a fleet's profile from ClickHouse\n"
+		"       sprof fleet init clickhouse://...            create the table --export writes to\n"
 		"\n"
 		"  -e TEXT          program text\n"
 		"  -p PID           trace only this process (its threads) and its descendants\n"
@@ -175,6 +193,7 @@ static void usage(FILE *f)
 		"  --no-inline      no frames for functions inlined into user frames\n"
 		"  --export URL     also send the stacks to clickhouse://[USER[:PASS]@]HOST[:PORT]/DB.TABLE\n"
 		"  --host-name NAME host name in exported rows (default: gethostname)\n"
+		"  --password-file FILE  the ClickHouse password: FILE's first line\n"
 		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
 		"  --unsafe         allow system()\n"
 		"  -I DIR           look for #include files in DIR\n"
@@ -657,6 +676,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_STATS: c->run.stats = true; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
+	case OPT_PASSWORD_FILE: return password_file(arg);
 	case OPT_PARAM: return add_script_kv(c, argc, arg) ? -ENOMEM : 0;
 	case OPT_LIST_SCRIPTS: c->list_scripts = true; break;
 	default:
@@ -719,6 +739,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"strlen", required_argument, NULL, OPT_STRLEN},
 		{"export", required_argument, NULL, OPT_EXPORT},
 		{"host-name", required_argument, NULL, OPT_HOST_NAME},
+		{"password-file", required_argument, NULL, OPT_PASSWORD_FILE},
 		{"retention", required_argument, NULL, OPT_RETENTION},
 		{"param", required_argument, NULL, OPT_PARAM},
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
@@ -1094,7 +1115,10 @@ static void report_usage(FILE *f)
 		   "  --until TIME     only rows older than TIME ago, or before a UTC time\n"
 		   "  --map @NAME      only rows of this map\n"
 		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames\n"
-		   "  --title TEXT     title of the flame graph\n");
+		   "  --title TEXT     title of the flame graph\n"
+		   "  --timeout TIME   stop the query after TIME (30s, 10m; default: no limit)\n"
+		   "  --skip-down-shards  report without the shards that cannot be reached\n"
+		   "  --password-file FILE  the password: FILE's first line\n");
 }
 
 /* "2026-11-25", "2026-11-25 06:00", "2026-11-25T06:00:30" (UTC) -> seconds since the epoch. */
@@ -1144,8 +1168,12 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		{"where", required_argument, NULL, OPT_WHERE}, {"since", required_argument, NULL, OPT_SINCE},
 		{"until", required_argument, NULL, OPT_UNTIL}, {"map", required_argument, NULL, OPT_MAP},
 		{"title", required_argument, NULL, OPT_TITLE}, {"by", required_argument, NULL, OPT_BY},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
+		{"skip-down-shards", no_argument, NULL, OPT_SKIP_DOWN},
+		{"password-file", required_argument, NULL, OPT_PASSWORD_FILE},
 		{NULL, 0, NULL, 0},
 	};
+	uint64_t ns;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
@@ -1157,6 +1185,19 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 		case OPT_BY: q->by = optarg; break;
 		case OPT_MAP: q->map = ro->map_filter = optarg; break;
 		case OPT_TITLE: ro->title = optarg; break;
+		case OPT_SKIP_DOWN: q->skip_down_shards = true; break;
+		case OPT_PASSWORD_FILE:
+			if (password_file(optarg))
+				return -EINVAL;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_duration(optarg, &ns) || ns < 1000000000ull || ns / 1000000 > 86400000ull) {
+				fprintf(stderr, "sprof report: invalid --timeout '%s' (1s to 1d: 30s, 10m, 2h)\n",
+					optarg);
+				return -EINVAL;
+			}
+			q->timeout_ms = ns / 1000000;
+			break;
 		case OPT_SINCE:
 			if (report_time("--since", optarg, &q->since_s, &q->since_at))
 				return -EINVAL;
@@ -1208,6 +1249,64 @@ static int report_main(int argc, char **argv)
 	return err ? 1 : 0;
 }
 
+static void fleet_usage(FILE *f)
+{
+	fprintf(f, "usage: sprof fleet init clickhouse://[USER@]HOST[:PORT]/DB.TABLE [--cluster NAME --local TABLE]\n"
+		   "  creates the table --export writes to (once, as a user that may create tables;\n"
+		   "  agents then need only to insert); an existing table is checked and upgraded\n"
+		   "  --cluster NAME   make DB.TABLE Distributed over cluster NAME (from the server's\n"
+		   "                   remote_servers), spread over DB.LOCAL on every shard\n"
+		   "  --local TABLE    that local table, made on each shard first with fleet init\n"
+		   "  --password-file FILE  the password: FILE's first line\n");
+}
+
+/* sprof fleet init URL: the DDL agents never run (runtime/report/clickhouse.c). */
+static int fleet_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'}, {"cluster", required_argument, NULL, OPT_CLUSTER},
+		{"local", required_argument, NULL, OPT_LOCAL},
+		{"password-file", required_argument, NULL, OPT_PASSWORD_FILE}, {NULL, 0, NULL, 0},
+	};
+	const char *cluster = NULL, *local = NULL;
+	struct sp_clickhouse_opts co = { 0 };
+	struct sp_clickhouse *ch;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CLUSTER: cluster = optarg; break;
+		case OPT_LOCAL: local = optarg; break;
+		case OPT_PASSWORD_FILE:
+			if (password_file(optarg))
+				return 1;
+			break;
+		case 'h':
+			fleet_usage(stdout);
+			return 0;
+		default:
+			fleet_usage(stderr);
+			return 1;
+		}
+	}
+	if (argc - optind != 2 || strcmp(argv[optind], "init") != 0) {
+		fprintf(stderr, "sprof fleet: expected `init URL`\n");
+		fleet_usage(stderr);
+		return 1;
+	}
+	if (!cluster != !local) {
+		fprintf(stderr, "sprof fleet init: --cluster and --local go together\n");
+		return 1;
+	}
+	co.url = argv[optind + 1];
+	ch = sp_clickhouse__open(&co);
+	if (!ch)
+		return 1;
+	err = sp_clickhouse__init(ch, cluster, local);
+	sp_clickhouse__destroy(ch);
+	return err ? 1 : 0;
+}
+
 /* SIGUSR1 prints the maps once the run loop reads signals; sent during
  * start-up (compiling, loading, attaching) it waits for the loop instead
  * of killing sprof by its default action. A -c child unblocks it. */
@@ -1233,6 +1332,8 @@ int main(int argc, char **argv)
 		return diff_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "fleet") == 0)
+		return fleet_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
 	hold_sigusr1();

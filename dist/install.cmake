@@ -6,6 +6,8 @@
 #   <prefix>/share/doc/sprof/                         README, docs, examples, copyright, changelog
 #   <prefix>/share/bash-completion/completions/sprof
 #   <prefix>/share/zsh/vendor-completions/_sprof
+#   /etc/sprof/sprof.env, /lib/systemd/system/sprof.service   (the .deb: prefix /usr;
+#                     elsewhere <prefix>/etc/sprof, <prefix>/lib/systemd/system)
 #
 # `cpack -G DEB` in the build folder packages the same tree under /usr. LLVM
 # is linked in statically, so the package depends only on the shared
@@ -31,13 +33,28 @@ install(TARGETS sprof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # executable: they start with #!/usr/bin/env sprof
 install(PROGRAMS ${SP_STDLIB} DESTINATION ${CMAKE_INSTALL_DATADIR}/sprof)
 install(FILES ${SP_DIST_GZ}/sprof.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-install(FILES README.md docs/language.md docs/probes.md docs/output.md dist/copyright
+install(FILES README.md docs/language.md docs/probes.md docs/output.md docs/fleet.md dist/copyright
               ${SP_DIST_GZ}/changelog.gz
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES examples/busy.c examples/busy.sp DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 install(FILES dist/sprof.bash RENAME sprof
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES dist/_sprof DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+# The service (docs/fleet.md): its unit and settings belong in /etc and /lib
+# when sprof is /usr/bin/sprof (the .deb; cpack installs with prefix /usr into
+# DESTDIR, which file(INSTALL) adds), else under the prefix, so `cmake --install --prefix DIR` never
+# writes outside DIR.
+install(CODE "
+  if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+    set(sp_etc /etc/sprof)
+    set(sp_unit /lib/systemd/system)
+  else()
+    set(sp_etc \${CMAKE_INSTALL_PREFIX}/etc/sprof)
+    set(sp_unit \${CMAKE_INSTALL_PREFIX}/lib/systemd/system)
+  endif()
+  file(INSTALL ${CMAKE_SOURCE_DIR}/dist/service/sprof.env DESTINATION \"\${sp_etc}\")
+  file(INSTALL ${CMAKE_SOURCE_DIR}/dist/service/sprof.service DESTINATION \"\${sp_unit}\")
+")
 
 # --- cpack -G DEB ----------------------------------------------------------------------
 set(CPACK_GENERATOR DEB)
@@ -65,5 +82,5 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # glibc's own sprof (libc-devtools, manpages) is diverted to sprof.glibc while
 # this package is installed: see dist/deb/preinst.
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_SOURCE_DIR}/dist/deb/preinst
-    ${CMAKE_SOURCE_DIR}/dist/deb/postrm)
+    ${CMAKE_SOURCE_DIR}/dist/deb/postrm ${CMAKE_SOURCE_DIR}/dist/deb/conffiles)
 include(CPack)

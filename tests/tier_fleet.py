@@ -9,16 +9,48 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   report       `sprof report --from` one SVG with both hosts' stacks; --where
                keeps one host; --by host puts each under its own frame;
                --since/--until; every output format
+  rate         999 Hz and 99 Hz runs of 1 s: pprof from report has samples *
+               1/hz s of CPU for each (at most ~1 s, not 10 s at 999 Hz)
+  old-rows     a table without period_ns (an older sprof's): agents refuse it,
+               `fleet init` adds it; its rows report as 99 Hz
+  diff-noise   two hosts running one workload: the diff SVG of their reports
+               is white (no |z| past noise); a real change is deep red/blue
+  slow-report  a query of 12 s (a Memory table of 24 1-row blocks, sleepEachRow)
+               reports although nothing comes back for 12 s; --timeout 3s
+               stops it (the server's max_execution_time), bad --timeout values
+  silent-server  a socket that never answers: --timeout 1s gives up after
+               the 5 s of grace, naming the limit
+  down-shard   a Distributed table over test_cluster_dead_shard: the report
+               names shard 2, its cluster and address; --skip-down-shards
+               reports the shard that is up
   errors       bad URL, closed port, wrong password, a table of another
                schema: one `cannot export to clickhouse://...` line, non-zero
                exit, nothing started (-c's command never ran)
-  credentials  user and password from the URL and from SPROF_CLICKHOUSE_*
+  credentials  the password from the URL (a warning: ps shows it), from a file
+               (--password-file, SPROF_CLICKHOUSE_PASSWORD_FILE) for agents,
+               report and fleet init, from SPROF_CLICKHOUSE_PASSWORD; a
+               missing password file named
+  tls          a second server with an https port, certificates from a CA
+               made with openssl here, client certificates required:
+               fleet init, export (certificates from the environment), report
+               (from URL parameters); no CA, no client certificate, a CA on
+               plain HTTP, bad parameters: each named
   retention    rows 10 days old are dropped by --retention 7d, today's stay
   outage       the server stopped during a run: the insert is retried and,
                the server back within the retries, the rows arrive; the
                server gone for good: the lost rows are counted at exit
-  distributed  a Distributed table over the two-shard loopback cluster
-               test_cluster_two_shards_localhost takes the export and reports
+  distributed  `fleet init --cluster` makes a Distributed table over the
+               two-shard loopback cluster test_cluster_two_shards_localhost;
+               it takes the export and reports; a missing name is refused
+               (no local table appears); --retention 7d through it drops the
+               local table's rows 10 days old
+  init         `sprof fleet init`: created, then ready; unknown cluster,
+               missing local table, another schema named; an agent's export
+               (user `agent`) runs only SELECT and INSERT (system.query_log)
+  service      dist/service/sprof.service's ExecStart with sprof.env's
+               settings (the export URL, a 1 s period and --duration swapped
+               in) over a busy workload: one summary line per period (rows,
+               bytes, lost 0) whose rows add up to the table's
   continuous   `--continuous 2s` for 40 s over a shell loop starting 30
                distinct short-lived binaries (tests/workloads/churn.c): a
                %t file per period, each with the hot function; RSS at the
@@ -35,6 +67,7 @@ import atexit
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -44,17 +77,25 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "fleet"))
 import chserver  # noqa: E402
+import pprofsum  # noqa: E402
 
 PROGRAM = "profile:hz:999 { @[comm, ustack] = count(); }"
 SVG = "{http://www.w3.org/2000/svg}"
 ATTACHED = re.compile(r"^Attached \d+ probes?$")
+PASSWORD_WARNING = re.compile(r"^sprof: warning: the password in the URL of \S+ is visible to every user of "
+                              r"this machine \(ps\); put it in a file named by --password-file or "
+                              r"SPROF_CLICKHOUSE_PASSWORD_FILE$")
+
+
+SUMMARY = re.compile(r"^sprof: export (\S+): (\d+) rows?, (\d+) bytes sent; lost (\d+) rows$")
 
 
 def noise(err):
     """stderr without the counts every profile may end with (a stack or two of
-    a starting process cut short) and the attach line: what is left is a real complaint."""
+    a starting process cut short), the attach line and the summary line of each
+    export: what is left is a real complaint."""
     return "\n".join(l for l in err.splitlines()
-                     if l.strip() and "cut short" not in l and not ATTACHED.match(l))
+                     if l.strip() and "cut short" not in l and not ATTACHED.match(l) and not SUMMARY.match(l))
 
 
 def server(ctx):
@@ -79,11 +120,21 @@ def q(srv, sql):
     return [line.split("\t") for line in srv.query(sql).splitlines()]
 
 
-def profile_run(ctx, url, host, hot, *extra, secs="1"):
+def table(ctx, srv, name, *extra, auth=""):
+    """`sprof fleet init` the table (agents never create one); its URL."""
+    url = srv.url(name, auth=auth)
+    r = ctx.sprof_run("fleet", "init", url, *extra, timeout=60)
+    assert r.rc == 0 and not r.err and r.out.startswith(srv.url(name) + ": ") and "ready" in r.out or \
+        "created" in r.out, repr(r)
+    return url
+
+
+def profile_run(ctx, url, host, hot, *extra, secs="1", program=PROGRAM):
     ctx.require_bpf()
     wl = ctx.workload("shift")
+    tail = ("-e", program) if program else ()
     return ctx.sprof_run("--export", url, "--host-name", host, "-c", "%s %s %s" % (wl, hot, secs),
-                         "-o", os.devnull, *extra, "-e", PROGRAM, timeout=120)
+                         "-o", os.devnull, *extra, *tail, timeout=120)
 
 
 def leaf_counts(srv, table, host):
@@ -94,7 +145,7 @@ def leaf_counts(srv, table, host):
 
 def test_export(ctx):
     srv = server(ctx)
-    url = srv.url("fleet.stacks")
+    url = table(ctx, srv, "fleet.stacks")
     for host, hot in (("web1", "alpha"), ("web2", "beta")):
         r = profile_run(ctx, url, host, hot)
         assert r.rc == 0 and "cannot export" not in r.err, repr(r)
@@ -183,13 +234,171 @@ def test_report(ctx):
     assert r.rc != 0 and "cannot read from clickhouse://" in r.err and "no_such_column" in r.err, repr(r)
 
 
+def cpu_seconds(ctx, url, where):
+    """CPU seconds and samples of `sprof report --where WHERE` as pprof."""
+    out = os.path.join(ctx.workdir, "rate.pb.gz")
+    r = ctx.sprof_run("report", "--from", url, "--where", where, "-o", out, timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    t = pprofsum.totals(out)
+    assert t["types"] == [("samples", "count"), ("cpu", "nanoseconds")], t
+    return t["sums"][1] / 1e9, t["sums"][0], t["period"]
+
+
+def test_rate(ctx):
+    """pprof from report: CPU seconds at each row's own rate (999 Hz and 99 Hz runs of 1 s)"""
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.rate")
+    for hz in (999, 99):
+        r = profile_run(ctx, url, "hz%d" % hz, "alpha", "-e", "profile:hz:%d { @[comm, ustack] = count(); }" % hz,
+                        program=None)
+        assert r.rc == 0 and not noise(r.err), repr(r)
+    # each sample is 1/hz s of CPU: exactly samples * period; shift spins one thread for 1 s of
+    # wall time, so at most about 1 s of CPU (less on a busy machine), never 10 s at 999 Hz
+    total = 0
+    for hz in (999, 99):
+        cpu, samples, period = cpu_seconds(ctx, url, "host = 'hz%d'" % hz)
+        assert period == 1000000000 // hz and abs(cpu - samples * period / 1e9) < 1e-6, (hz, cpu, samples, period)
+        assert 0.05 < cpu < 1.3, (hz, cpu, samples)
+        total += cpu
+    cpu, _, _ = cpu_seconds(ctx, url, "1")
+    assert abs(cpu - total) < 1e-6, (cpu, total)
+
+
+def test_old_rows(ctx):
+    """a table of an older sprof (no period_ns): agents refuse it, fleet init adds the column, old rows are 99 Hz"""
+    srv = server(ctx)
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    srv.query("CREATE TABLE fleet.old (time DateTime('UTC'), host String, map String, pid UInt32, comm String, "
+              "key Array(String), stack Array(String), build_ids Array(String), offsets Array(UInt64), "
+              "count UInt64) ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)")
+    srv.query("INSERT INTO fleet.old VALUES (now(), 'old', '@', 1, 'app', [], ['main', 'hot'], ['', ''], "
+              "[0, 0], 198)")
+    r = profile_run(ctx, srv.url("fleet.old"), "new", "alpha", secs="0.3")
+    assert r.rc != 0 and "table fleet.old has no column period_ns (an older sprof made it): run `sprof fleet " \
+        "init %s` once to add it" % srv.url("fleet.old") in r.err, repr(r)
+    r = ctx.sprof_run("fleet", "init", srv.url("fleet.old"), timeout=60)
+    assert r.rc == 0 and r.out == "%s: ready (column period_ns added)\n" % srv.url("fleet.old"), repr(r)
+    r = profile_run(ctx, srv.url("fleet.old"), "new", "alpha", secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    assert q(srv, "SELECT count() FROM fleet.old WHERE host = 'old' AND period_ns = 0") == [["1"]]
+    cpu, samples, _ = cpu_seconds(ctx, srv.url("fleet.old"), "host = 'old'")
+    assert samples == 198 and abs(cpu - 2.0) < 0.01, (cpu, samples)
+
+
+def svg_fills(path):
+    """(name, (r, g, b), z) of every frame of a differential SVG."""
+    out = []
+    for g in ET.parse(path).getroot().iter(SVG + "g"):
+        rect = g.find(SVG + "rect")
+        if g.get("data-name") is None or rect is None:
+            continue
+        rgb = tuple(int(x) for x in re.findall(r"\d+", rect.get("fill")))
+        out.append((g.get("data-name"), rgb, float(g.get("data-z"))))
+    return out
+
+
+def test_diff_noise(ctx):
+    """two hosts running one workload: their diff is white; a real change is still deep red"""
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.same")
+    for host, hot in (("same1", "alpha"), ("same2", "alpha"), ("other", "beta")):
+        r = profile_run(ctx, url, host, hot, secs="2")
+        assert r.rc == 0 and not noise(r.err), repr(r)
+    files = {}
+    for host in ("same1", "same2", "other"):
+        files[host] = os.path.join(ctx.workdir, "%s.folded" % host)
+        r = ctx.sprof_run("report", "--from", url, "--where", "host = '%s' AND comm = 'shift'" % host,
+                          "-o", files[host], timeout=60)
+        assert r.rc == 0, repr(r)
+    svg = os.path.join(ctx.workdir, "same.svg")
+    r = ctx.sprof_run("diff", files["same1"], files["same2"], "-o", svg, timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    fills = svg_fills(svg)
+    assert len(fills) > 3, fills
+    deep = [(n, rgb, z) for n, rgb, z in fills if min(rgb) < 175]
+    assert not deep, "identical workloads drawn as a change: %r" % deep
+    svg = os.path.join(ctx.workdir, "changed.svg")
+    r = ctx.sprof_run("diff", files["same1"], files["other"], "-o", svg, timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    fills = {n: (rgb, z) for n, rgb, z in svg_fills(svg)}
+    assert fills["beta"][0][0] == 255 and fills["beta"][0][1] < 100 and fills["beta"][1] > 10, fills["beta"]
+    assert fills["alpha"][0][2] == 255 and fills["alpha"][1] < -10, fills["alpha"]
+
+
+SCHEMA = ("time DateTime('UTC'), host String, map String, pid UInt32, comm String, key Array(String), "
+          "stack Array(String), build_ids Array(String), offsets Array(UInt64), count UInt64, period_ns UInt64")
+ROW = "(now(), 'slow', '@', 1, 'app', [], ['main', '%s'], ['', ''], [0, 0], 1, 10101010)"
+
+
+def test_slow_report(ctx):
+    """a query that takes 12 s (past the old fixed 10 s) reports; --timeout stops it, server side too"""
+    srv = server(ctx)
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    # a Memory table keeps every insert as a block of its own: sleepEachRow(1) makes each
+    # 1-row block take a second, the whole query 12 s on 2 threads with nothing sent meanwhile
+    srv.query("CREATE TABLE fleet.slow (%s) ENGINE = Memory" % SCHEMA)
+    for i in range(24):
+        srv.query("INSERT INTO fleet.slow VALUES " + ROW % ("hot" if i % 2 else "cold"))
+    url = srv.url("fleet.slow")
+    t = time.time()
+    r = ctx.sprof_run("report", "--from", url, "--where", "sleepEachRow(1) = 0", "-f", "folded", timeout=120)
+    took = time.time() - t
+    assert r.rc == 0 and not r.err and sorted(r.out.split()) == ["12", "12", "main;cold", "main;hot"], repr(r)
+    assert took > 10.5, took
+    t = time.time()
+    r = ctx.sprof_run("report", "--from", url, "--where", "sleepEachRow(1) = 0", "--timeout", "3s",
+                      "-f", "folded", timeout=120)
+    took = time.time() - t
+    assert r.rc != 0 and "ran past --timeout" in r.err and "cannot read from clickhouse://" in r.err, repr(r)
+    assert 2.5 < took < 9, took
+    assert q(srv, "SELECT count() FROM system.processes WHERE query LIKE '%sleepEachRow%' "
+                  "AND query NOT LIKE '%system.processes%'") == [["0"]]
+    for bad in ("0", "abc", "2d"):
+        r = ctx.sprof_run("report", "--from", url, "--timeout", bad, timeout=30)
+        assert r.rc != 0 and "invalid --timeout '%s'" % bad in r.err, repr(r)
+
+
+def test_silent_server(ctx):
+    """a server that accepts and never answers: --timeout ends the wait, the query named"""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4)
+    try:
+        url = "clickhouse://127.0.0.1:%d/fleet.stacks" % sock.getsockname()[1]
+        t = time.time()
+        r = ctx.sprof_run("report", "--from", url, "--timeout", "1s", "-f", "folded", timeout=60)
+        took = time.time() - t
+    finally:
+        sock.close()
+    assert r.rc != 0 and "ran past --timeout 1000 ms" in r.err, repr(r)
+    assert 5.5 < took < 12, took  # the server's limit, 5 s of grace, 2 s for KILL QUERY
+
+
+def test_down_shard(ctx):
+    """a Distributed table with a shard down: the report names it; --skip-down-shards reports the rest"""
+    srv = server(ctx)
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    srv.query("CREATE TABLE fleet.shard (%s) ENGINE = MergeTree() PARTITION BY toDate(time) "
+              "ORDER BY (host, time)" % SCHEMA)
+    srv.query("INSERT INTO fleet.shard VALUES " + ROW % "up")
+    srv.query("CREATE TABLE fleet.halfdown AS fleet.shard "
+              "ENGINE = Distributed(test_cluster_dead_shard, fleet, shard, rand())")
+    url = srv.url("fleet.halfdown")
+    r = ctx.sprof_run("report", "--from", url, "-f", "folded", timeout=60)
+    want = ("cannot read from %s: shard 2 of cluster test_cluster_dead_shard (127.0.0.1:%d) is down: "
+            "Connection refused" % (url, srv.dead))
+    assert r.rc != 0 and want in r.err and "--skip-down-shards" in r.err and not r.out, repr(r)
+    r = ctx.sprof_run("report", "--from", url, "--skip-down-shards", "-f", "folded", timeout=60)
+    assert r.rc == 0 and r.out.split() == ["main;up", "1"], repr(r)
+
+
 def expect_refused(ctx, url, want):
     marker = os.path.join(ctx.workdir, "started")
     if os.path.exists(marker):
         os.unlink(marker)
     r = ctx.sprof_run("--export", url, "-c", "/usr/bin/touch " + marker, "-e", PROGRAM, timeout=60)
     assert r.rc != 0, repr(r)
-    lines = [l for l in r.err.splitlines() if l.strip()]
+    lines = [l for l in r.err.splitlines() if l.strip() and not PASSWORD_WARNING.search(l)]
     assert len(lines) == 1 and lines[0].startswith("sprof: cannot export to ") and want in lines[0], r.err
     assert not os.path.exists(marker), "the command ran although the export could not work"
 
@@ -206,31 +415,99 @@ def test_errors(ctx):
     srv.query("CREATE TABLE IF NOT EXISTS fleet.other (time DateTime, host String, count Int32) "
               "ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY time")
     expect_refused(ctx, srv.url("fleet.other"), "has another schema")
+    expect_refused(ctx, srv.url("fleet.missing"), "table fleet.missing does not exist: create it once with "
+                   "`sprof fleet init %s`" % srv.url("fleet.missing"))
+    assert q(srv, "EXISTS TABLE fleet.missing") == [["0"]]
 
 
 def test_credentials(ctx):
+    """the password from the URL (with a warning), a file (--password-file or
+    SPROF_CLICKHOUSE_PASSWORD_FILE) or SPROF_CLICKHOUSE_PASSWORD"""
     srv = server(ctx)
+    pw = ctx.write("ch.password", "secret\n")
+    bad = ctx.write("ch.badpassword", "nope\n")
+    r = ctx.sprof_run("fleet", "init", "--password-file", pw, srv.url("fleet.auth", auth="sprof@"), timeout=60)
+    assert r.rc == 0 and not r.err and "fleet.auth: " in r.out, repr(r)
+    # in the URL: works, and says that ps shows it
     r = profile_run(ctx, srv.url("fleet.auth", auth="sprof:secret@"), "auth1", "gamma", secs="0.3")
-    assert r.rc == 0 and not noise(r.err), repr(r)
+    warn = [l for l in r.err.splitlines() if PASSWORD_WARNING.match(l)]
+    assert r.rc == 0 and len(warn) == 1 and "sprof@127.0.0.1" in warn[0] and "secret" not in r.err, repr(r)
+    assert not noise("\n".join(l for l in r.err.splitlines() if l not in warn)), repr(r)
     wl = ctx.workload("shift")
-    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "--host-name", "auth2", "-c", wl + " gamma 0.3",
+    # a file: --password-file, or the environment naming it; no warning
+    r = profile_run(ctx, srv.url("fleet.auth", auth="sprof@"), "auth2", "gamma", "--password-file", pw, secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "--host-name", "auth3", "-c", wl + " gamma 0.3",
+                 "-o", os.devnull, "-e", PROGRAM], timeout=120,
+                env={"SPROF_CLICKHOUSE_USER": "sprof", "SPROF_CLICKHOUSE_PASSWORD_FILE": pw})
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "--host-name", "auth4", "-c", wl + " gamma 0.3",
                  "-o", os.devnull, "-e", PROGRAM], timeout=120,
                 env={"SPROF_CLICKHOUSE_USER": "sprof", "SPROF_CLICKHOUSE_PASSWORD": "secret"})
     assert r.rc == 0 and not noise(r.err), repr(r)
-    r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "-c", wl + " gamma 0.3", "-o", os.devnull,
-                 "-e", PROGRAM], timeout=120,
-                env={"SPROF_CLICKHOUSE_USER": "sprof", "SPROF_CLICKHOUSE_PASSWORD": "nope"})
-    assert r.rc != 0 and "Wrong password" in r.err, repr(r)
+    for env in ({"SPROF_CLICKHOUSE_PASSWORD": "nope"}, {"SPROF_CLICKHOUSE_PASSWORD_FILE": bad}):
+        env["SPROF_CLICKHOUSE_USER"] = "sprof"
+        r = ctx.run([ctx.sprof, "--export", srv.url("fleet.auth"), "-c", wl + " gamma 0.3", "-o", os.devnull,
+                     "-e", PROGRAM], timeout=120, env=env)
+        assert r.rc != 0 and "Wrong password" in r.err, repr(r)
+    r = ctx.sprof_run("report", "--from", srv.url("fleet.auth", auth="sprof@"), "--password-file", pw,
+                      "-f", "folded", timeout=60)
+    assert r.rc == 0 and not r.err and "gamma_" in r.out, repr(r)
+    missing = os.path.join(ctx.workdir, "no.password")
+    for args in (["--password-file", missing, "-e", PROGRAM],
+                 ["report", "--from", srv.url("fleet.auth"), "--password-file", missing]):
+        r = ctx.sprof_run(*args, timeout=60)
+        assert r.rc != 0 and "cannot read the password file '%s'" % missing in r.err, (args, r)
+    r = ctx.run([ctx.sprof, "report", "--from", srv.url("fleet.auth")], timeout=60,
+                env={"SPROF_CLICKHOUSE_PASSWORD_FILE": missing})
+    assert r.rc != 0 and "cannot read the password file '%s'" % missing in r.err, repr(r)
     hosts = {h for (h,) in q(srv, "SELECT DISTINCT host FROM fleet.auth")}
-    assert hosts == {"auth1", "auth2"}, hosts
+    assert hosts == {"auth1", "auth2", "auth3", "auth4"}, hosts
+
+
+def test_tls(ctx):
+    """clickhouse+https:// to a server of a CA made by openssl here, which wants a client certificate"""
+    ctx.require_tool("openssl")
+    if chserver.server_binary() is None:
+        ctx.require_tool("clickhouse-server")
+    certs = chserver.make_certs(os.path.join(ctx.workdir, "certs"))
+    folder = os.path.join(ctx.workdir, "clickhouse-tls")
+    shutil.rmtree(folder, ignore_errors=True)
+    srv = chserver.Server(folder, certs=certs)
+    atexit.register(srv.stop)
+    srv.start()
+    try:
+        base = "clickhouse+https://127.0.0.1:%d/fleet.tls" % srv.https
+        files = {"ca": "ca.pem", "cert": "client.pem", "key": "client.key"}
+        full = base + "?" + "&".join("%s=%s" % (k, os.path.join(certs, v)) for k, v in files.items())
+        r = ctx.sprof_run("fleet", "init", full, timeout=60)
+        assert r.rc == 0 and r.out == base + ": created (MergeTree)\n", repr(r)
+        env = {"SPROF_CLICKHOUSE_%s_FILE" % k.upper(): os.path.join(certs, v) for k, v in files.items()}
+        wl = ctx.workload("shift")
+        ctx.require_bpf()
+        r = ctx.run([ctx.sprof, "--export", base, "--host-name", "tls", "-c", wl + " beta 0.5", "-o", os.devnull,
+                     "-e", PROGRAM], timeout=120, env=env)
+        assert r.rc == 0 and not noise(r.err), repr(r)
+        r = ctx.sprof_run("report", "--from", full, "-f", "residency", timeout=60)
+        assert r.rc == 0 and r.out.splitlines()[0].split()[1].startswith("beta;"), repr(r)
+        for url, want in (
+                (base, "TLS: SSL certificate problem: self-signed certificate in certificate chain"),
+                (base + "?ca=" + os.path.join(certs, "ca.pem"), "does the server want a client certificate?"),
+                ("clickhouse://127.0.0.1:%d/fleet.tls?ca=x" % srv.http, "needs clickhouse+https://"),
+                (base + "?ca", "unknown URL parameter 'ca'"),
+                (base + "?cafile=x", "unknown URL parameter 'cafile'")):
+            r = ctx.sprof_run("report", "--from", url, timeout=60)
+            assert r.rc != 0 and "cannot read from " in r.err and want in r.err, (url, r)
+    finally:
+        srv.stop()
 
 
 def test_retention(ctx):
     srv = server(ctx)
-    r = profile_run(ctx, srv.url("fleet.ret"), "ret", "alpha", secs="0.3")
+    r = profile_run(ctx, table(ctx, srv, "fleet.ret"), "ret", "alpha", secs="0.3")
     assert r.rc == 0, repr(r)
     srv.query("INSERT INTO fleet.ret SELECT time - 10 * 86400, host, map, pid, comm, key, stack, build_ids, "
-              "offsets, count FROM fleet.ret")
+              "offsets, count, period_ns FROM fleet.ret")
     days = {d for (d,) in q(srv, "SELECT DISTINCT toDate(time) FROM fleet.ret")}
     assert len(days) == 2, days
     r = profile_run(ctx, srv.url("fleet.ret"), "ret", "alpha", "--retention", "7d", secs="0.3")
@@ -267,7 +544,7 @@ def wait_for(cond, secs, what):
 def test_outage(ctx):
     """stopped mid-run: retried until the server is back; gone for good: lost rows counted"""
     srv = server(ctx)
-    url = srv.url("fleet.outage")
+    url = table(ctx, srv, "fleet.outage")
     ctx.require_bpf()
     wl = ctx.workload("shift")
     # the server stops during the run and comes back once sprof reports the failed insert
@@ -281,7 +558,7 @@ def test_outage(ctx):
     rc = proc.wait(60)
     t.join(10)
     err = "".join(lines)
-    assert rc == 0 and "insert failed" in err and "retrying" in err and "lost" not in err, (rc, err)
+    assert rc == 0 and "insert failed" in err and "retrying" in err and "rows lost" not in err, (rc, err)
     leaves = leaf_counts(srv, "fleet.outage", "bounced")
     assert leaves and leaves[0][0] == "beta", leaves
     # the server gone for good: every retry fails, the rows are counted as lost
@@ -300,26 +577,130 @@ def test_outage(ctx):
     assert leaf_counts(srv, "fleet.outage", "gone") == []
 
 
-def test_distributed(ctx):
-    """a Distributed table over two loopback shards takes the export and reports"""
-    srv = server(ctx)
-    r = profile_run(ctx, srv.url("fleet.local"), "prep", "alpha", secs="0.2")  # creates the local table
-    assert r.rc == 0, repr(r)
-    srv.query("CREATE TABLE IF NOT EXISTS fleet.dist AS fleet.local "
-              "ENGINE = Distributed(test_cluster_two_shards_localhost, fleet, local, rand())")
-    r = profile_run(ctx, srv.url("fleet.dist"), "dist", "gamma")
-    assert r.rc == 0 and not noise(r.err), repr(r)
+def dist_rows(srv, host):
     deadline = time.time() + 30
     while time.time() < deadline:  # inserts into a Distributed table arrive asynchronously
-        rows = int(q(srv, "SELECT count() FROM fleet.local WHERE host = 'dist'")[0][0])
+        rows = int(q(srv, "SELECT count() FROM fleet.local WHERE host = '%s'" % host)[0][0])
         if rows:
-            break
+            return rows
         time.sleep(0.5)
+    return 0
+
+
+def test_distributed(ctx):
+    """fleet init --cluster: a Distributed table over two loopback shards takes the export and
+    reports; a missing name is refused; --retention drops the local table's old days"""
+    srv = server(ctx)
+    table(ctx, srv, "fleet.local")
+    url = table(ctx, srv, "fleet.dist", "--cluster", "test_cluster_two_shards_localhost", "--local", "local")
+    eng = q(srv, "SELECT engine_full FROM system.tables WHERE database = 'fleet' AND name = 'dist'")
+    assert eng == [["Distributed(test_cluster_two_shards_localhost, fleet, local, rand())"]], eng
+    r = profile_run(ctx, url, "dist", "gamma")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    assert dist_rows(srv, "dist") > 0
     leaves = leaf_counts(srv, "fleet.local", "dist")
     assert leaves and leaves[0][0] == "gamma_", leaves
-    r = ctx.sprof_run("report", "--from", srv.url("fleet.dist"), "--where", "host = 'dist'", "-f", "residency",
-                      timeout=60)
+    r = ctx.sprof_run("report", "--from", url, "--where", "host = 'dist'", "-f", "residency", timeout=60)
     assert r.rc == 0 and r.out.splitlines()[0].split()[1].startswith("gamma_;"), repr(r)
+    # a Distributed name mistyped or not made yet: refused, no local table appears
+    expect_refused(ctx, srv.url("fleet.dist_all"), "table fleet.dist_all does not exist")
+    assert q(srv, "EXISTS TABLE fleet.dist_all") == [["0"]]
+    # --retention through the Distributed table: the local table's days older than 7 are dropped
+    srv.query("INSERT INTO fleet.local SELECT time - 10 * 86400, 'olddist', map, pid, comm, key, stack, "
+              "build_ids, offsets, count, period_ns FROM fleet.local WHERE host = 'dist'")
+    assert int(q(srv, "SELECT count() FROM fleet.local WHERE host = 'olddist'")[0][0]) > 0
+    r = profile_run(ctx, url, "dist2", "alpha", "--retention", "7d", secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    assert q(srv, "SELECT count() FROM fleet.local WHERE host = 'olddist'") == [["0"]]
+    assert dist_rows(srv, "dist2") > 0 and dist_rows(srv, "dist") > 0
+
+
+def test_init(ctx):
+    """fleet init: idempotent, names what is wrong; an agent then runs no DDL"""
+    srv = server(ctx)
+    url = srv.url("fleet.init")
+    r = ctx.sprof_run("fleet", "init", url, timeout=60)
+    assert r.rc == 0 and r.out == url + ": created (MergeTree)\n" and not r.err, repr(r)
+    r = ctx.sprof_run("fleet", "init", url, timeout=60)
+    assert r.rc == 0 and r.out == url + ": ready (exists)\n", repr(r)
+    eng = q(srv, "SELECT engine, partition_key, sorting_key FROM system.tables WHERE database = 'fleet' "
+                 "AND name = 'init'")
+    assert eng[0][0] == "MergeTree" and "toDate(time)" in eng[0][1] and "host, time" in eng[0][2], eng
+    for args, want in (
+            (["--cluster", "nope", "--local", "init"], "the server has no cluster 'nope'"),
+            (["--cluster", "test_cluster_two_shards_localhost", "--local", "absent"],
+             "no local table fleet.absent on this server: run `sprof fleet init clickhouse://SHARD/fleet.absent` "
+             "on every shard of 'test_cluster_two_shards_localhost' first"),
+            (["--cluster", "test_cluster_two_shards_localhost"], "--cluster and --local go together"),
+            (["--cluster", "x;y", "--local", "init"], "cluster and table names are letters")):
+        r = ctx.sprof_run("fleet", "init", srv.url("fleet.init2"), *args, timeout=60)
+        assert r.rc != 0 and want in r.err and not r.out, (args, r)
+    srv.query("CREATE TABLE IF NOT EXISTS fleet.other2 (time DateTime, host String, count Int32) "
+              "ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY time")
+    r = ctx.sprof_run("fleet", "init", srv.url("fleet.other2"), timeout=60)
+    assert r.rc != 0 and "has another schema" in r.err, repr(r)
+    r = ctx.sprof_run("fleet", timeout=60)
+    assert r.rc != 0 and "expected `init URL`" in r.err, repr(r)
+    # the agent (user `agent`): checks and inserts, no CREATE, ALTER or DROP
+    pw = ctx.write("agent.password", "agentpw\n")
+    r = profile_run(ctx, srv.url("fleet.init", auth="agent@"), "agent", "alpha", "--password-file", pw, secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    srv.query("SYSTEM FLUSH LOGS")
+    kinds = {k for (k,) in q(srv, "SELECT DISTINCT upper(extract(query, '^\\\\s*(\\\\w+)')) FROM system.query_log "
+                                  "WHERE user = 'agent' AND type = 2")}
+    assert kinds and kinds <= {"SELECT", "INSERT"}, kinds
+
+
+def service_command(ctx, overrides):
+    """dist/service/sprof.service's ExecStart, expanded as systemd does with the
+    settings of dist/service/sprof.env (`${X}` one word, `$X` split at spaces),
+    some of them overridden; /usr/bin/sprof is the built binary."""
+    env = {}
+    with open(os.path.join(ctx.root, "dist", "service", "sprof.env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                env[k] = v[1:-1] if v[:1] == '"' and v[-1:] == '"' else v
+    env.update(overrides)
+    with open(os.path.join(ctx.root, "dist", "service", "sprof.service")) as f:
+        start = next(l for l in f if l.startswith("ExecStart=")).strip()[len("ExecStart="):]
+    argv = []
+    for word in start.split():
+        m = re.match(r"^\$\{(\w+)\}$", word) or re.match(r"^\$(\w+)$", word)
+        if not m:
+            argv.append(word)
+        elif word.startswith("${"):
+            argv.append(env[m.group(1)])
+        else:
+            argv += env[m.group(1)].split()
+    assert argv[0] == "/usr/bin/sprof", argv
+    return [ctx.sprof] + argv[1:], env
+
+
+def test_service(ctx):
+    """the unit's command with the packaged settings: one summary line per period, the rows arrive"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.service")
+    argv, env = service_command(ctx, {"SPROF_EXPORT": url, "SPROF_PERIOD": "1s",
+                                      "SPROF_ARGS": "--duration 3500ms --host-name svc"})
+    assert "profile:hz:" in env["SPROF_PROGRAM"] and env["SPROF_EXPORT"] == url
+    busy = subprocess.Popen([ctx.workload("shift"), "alpha", "5"], stdout=subprocess.DEVNULL)
+    try:
+        r = ctx.run(argv, timeout=120)
+    finally:
+        busy.wait(30)
+    assert r.rc == 0, repr(r)
+    lines = [SUMMARY.match(l) for l in r.err.splitlines() if l.startswith("sprof: export ")]
+    assert all(lines) and 3 <= len(lines) <= 5, r.err  # 3 periods and the last, partial one
+    assert all(m.group(1) == url and int(m.group(2)) > 0 and int(m.group(3)) > 0 and m.group(4) == "0"
+               for m in lines), r.err
+    # the whole host: other processes' stacks may draw the usual warnings, but no export trouble
+    assert "insert failed" not in r.err and "cannot" not in r.err and "rows lost" not in r.err, r.err
+    rows = int(q(srv, "SELECT count() FROM fleet.service WHERE host = 'svc'")[0][0])
+    assert rows == sum(int(m.group(2)) for m in lines), (rows, r.err)
+    assert q(srv, "SELECT count() FROM fleet.service WHERE host = 'svc' AND comm = 'shift'")[0][0] != "0"
 
 
 CHURN_VARIANTS = 30
@@ -359,7 +740,7 @@ def test_continuous(ctx):
     """--continuous 2s over 40 s of process churn: files, flat RSS, ClickHouse rows, an outage"""
     ctx.require_bpf()
     srv = server(ctx)
-    url = srv.url("fleet.cont")
+    url = table(ctx, srv, "fleet.cont")
     outdir = os.path.join(ctx.workdir, "periods")
     os.makedirs(outdir, exist_ok=True)
     for f in os.listdir(outdir):
@@ -405,7 +786,7 @@ def test_continuous_server_gone(ctx):
     """--continuous with the server gone for good: periods go on, the rows never sent are counted"""
     ctx.require_bpf()
     srv = server(ctx)
-    url = srv.url("fleet.gone")
+    url = table(ctx, srv, "fleet.gone")
     outdir = os.path.join(ctx.workdir, "gone")
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)
@@ -441,11 +822,20 @@ def test_continuous_errors(ctx):
 def tests(ctx):
     yield "export", test_export
     yield "report", test_report
+    yield "rate", test_rate
+    yield "old-rows", test_old_rows
+    yield "diff-noise", test_diff_noise
+    yield "slow-report", test_slow_report
+    yield "silent-server", test_silent_server
+    yield "down-shard", test_down_shard
     yield "errors", test_errors
     yield "credentials", test_credentials
+    yield "tls", test_tls
     yield "retention", test_retention
     yield "outage", test_outage
     yield "distributed", test_distributed
+    yield "init", test_init
+    yield "service", test_service
     yield "continuous", test_continuous
     yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors

@@ -50,7 +50,8 @@ def t_layout(ctx):
               "share/man/man1/sprof.1.gz", "share/doc/sprof/README.md",
               "share/doc/sprof/language.md", "share/doc/sprof/examples/busy.sp",
               "share/doc/sprof/copyright", "share/bash-completion/completions/sprof",
-              "share/zsh/vendor-completions/_sprof"]:
+              "share/zsh/vendor-completions/_sprof", "share/doc/sprof/fleet.md",
+              "etc/sprof/sprof.env", "lib/systemd/system/sprof.service"]:
         assert os.path.isfile(os.path.join(p, f)), f
     assert os.access(os.path.join(p, "bin/sprof"), os.X_OK)
 
@@ -246,12 +247,31 @@ def t_deb(ctx):
         r = ctx.run(["/usr/share/sprof/offcpu.sp", "-d", "ast"], env={"PATH": "/usr/bin:/bin"}, cwd="/")
         assert r.rc == 0 and "sched_switch" in r.out, r
         assert ctx.run(["man", "-w", "sprof"]).out.strip() == "/usr/share/man/man1/sprof.1.gz"
+        # the service: a unit systemd accepts, its settings a conffile, the fleet docs it names
+        ctx.require_tool("systemd-analyze")
+        # (a copy: given a path in the unit search path, systemd 252 without systemd
+        # running looks the name up and finds nothing; the copy checks the same file,
+        # with /usr/bin/sprof and /etc/sprof/sprof.env in place)
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copy("/lib/systemd/system/sprof.service", tmp)
+            r = ctx.run(["systemd-analyze", "verify", os.path.join(tmp, "sprof.service")], timeout=120)
+        assert r.rc == 0 and "sprof.service" not in r.err, r
+        conff = ctx.run(["dpkg-query", "-W", "-f=${Conffiles}", "sprof"], check=True).out
+        assert "/etc/sprof/sprof.env" in conff, conff
+        assert os.path.isfile("/usr/share/doc/sprof/fleet.md")
+        with open("/usr/share/doc/sprof/README.md") as f:
+            assert "docs/fleet.md" in f.read()
         if before["/usr/bin/sprof"]:  # glibc's sprof is diverted, not overwritten
             assert glibc_sprof(".glibc")["/usr/bin/sprof.glibc"] == before["/usr/bin/sprof"]
     finally:
+        # the object cache the runs above filled (runtime/objcache.c): a marker of ours, as
+        # other sprof runs on the machine may write there while the purge removes it
+        marker = "/var/cache/sprof/.install-test-marker"
+        if os.path.isdir("/var/cache/sprof"):
+            open(marker, "w").close()
         r = dpkg(ctx, ["-P", "sprof"])  # purge: no trace left in dpkg
     assert r.rc == 0, r
-    assert not os.path.exists("/var/cache/sprof"), "purge leaves the object cache"
+    assert not os.path.exists(marker), "purge leaves the object cache"
     assert glibc_sprof() == before, (glibc_sprof(), before)
     r = ctx.run(["dpkg-divert", "--list", "*sprof*"], check=True)
     assert "by sprof" not in r.out, r.out

@@ -4,28 +4,43 @@
 #ifndef SPROF_RUNTIME_REPORT_CH_CONN_H
 #define SPROF_RUNTIME_REPORT_CH_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "runtime/report/http.h"
 
 struct sp_ch_conn {
 	char *host;
 	int port;
+	bool tls;              /* clickhouse+https:// */
+	char *ca_file, *cert_file, *key_file; /* ?ca=, ?cert=, ?key= or SPROF_CLICKHOUSE_*_FILE */
+	bool password_in_url;  /* visible in ps: warn */
 	char *db, *table;
 	char *user, *password; /* NULL: the server's default user */
 	char *shown;           /* the URL without the password, for messages */
-	int timeout_ms;
+	int timeout_ms;        /* connect and send (and receive, unless recv_ms) */
+	int recv_ms;           /* each wait for the answer: 0 timeout_ms, -1 none */
+	int total_ms;          /* a whole statement, 0: no limit */
+	const char *params;    /* settings for the server, "a=1&b=2", or NULL */
 };
 
 /* "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE" (user and password
- * percent-encoded, an IPv6 host in brackets); err gets the reason. */
+ * percent-encoded, an IPv6 host in brackets), or clickhouse+https:// for
+ * TLS, either with "?ca=FILE&cert=FILE&key=FILE" after the table. Without
+ * a password in the URL it comes from the file SPROF_CLICKHOUSE_PASSWORD_FILE
+ * names, else SPROF_CLICKHOUSE_PASSWORD; err gets the reason. */
 int sp_ch_conn_parse(const char *url, struct sp_ch_conn *c, char *err, size_t errlen);
+/* The warning for a password in the URL (every user sees it in ps). */
+void sp_ch_conn_warn(const struct sp_ch_conn *c, FILE *f);
 void sp_ch_conn_free(struct sp_ch_conn *c);
 /* Runs sql (with data as the body of an INSERT when data is set); 0 with
  * the answer in resp (status 200), else -errno with err holding the reason
  * (the server's own message for a refused statement). */
 int sp_ch_exec(const struct sp_ch_conn *c, const char *sql, const void *data, size_t len,
 	       struct sp_http_resp *resp, char *err, size_t errlen);
+/* A name that goes into SQL unquoted: letters, digits and '_'. */
+bool sp_ch_ident_ok(const char *s);
 /* TabSeparated field unescaping, in place (\t \n \\ \' ...). */
 void sp_ch_unescape(char *s);
 

@@ -1,19 +1,30 @@
 /* runtime/report/ch_fetch.c: `sprof report --from clickhouse://...`.
  *
  * ClickHouse does the aggregation: one statement sums the counts per stack
- * over the rows the time range, --map and --where select, and returns each
+ * (and the CPU time, count times each row's sampling period) over the rows
+ * the time range, --map and --where select, and returns each
  * stack as its frames joined by \x1f (a byte no symbol holds) in
  * TabSeparated text. Every answer row becomes an entry of one map "@" keyed
  * by a user stack (frames named, no addresses; "_[k]" names are kernel
  * frames again), led with --by by the values of those columns (host, comm,
  * ...) as string key parts, so every writer (text, json, folded, svg, pprof,
  * speedscope, residency) prints a fleet's profile as it prints a run's.
+ *
+ * Time: a report over a day of a fleet may aggregate for minutes before the
+ * first byte comes back, so there is no receive limit (http.c's keep-alive
+ * notices a server that is gone). --timeout sets the server's
+ * max_execution_time and, 5 s later, the client's own limit, after which the
+ * query (tagged with a query_id) is killed so it does not run on unseen.
+ * A shard that cannot be reached is named, with its number and cluster
+ * from system.clusters.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "runtime/report/ch_conn.h"
 #include "runtime/report/clickhouse.h"
@@ -72,7 +83,10 @@ static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_qu
 
 	if (!f)
 		return NULL;
-	fputs("SELECT sum(count)", f);
+	/* a row's CPU time is count * its own sampling period; rows written before
+	 * period_ns existed (0) were 99 Hz, what sprof assumed then */
+	fprintf(f, "SELECT sum(count), sum(count * if(period_ns = 0, %llu, period_ns))",
+		(unsigned long long)SP_CH_DEFAULT_PERIOD_NS);
 	for (int i = 0; i < fe->nby; i++)
 		fprintf(f, ", toString(%s)", fe->by[i]);
 	fprintf(f, ", arrayStringConcat(stack, '\\x1f') FROM %s.%s WHERE length(stack) > 0", c->db, c->table);
@@ -205,17 +219,128 @@ static int add_row(struct sp_mapdata *m, int *cap, char *line, int nby)
 	e = &m->entries[m->n++];
 	memset(e, 0, sizeof(*e));
 	e->val.v = (int64_t)n;
+	count = next_field(&line);
+	if (!count)
+		return -EPROTO;
+	e->val.total = (int64_t)strtoull(count, &end, 10);
+	if (*end)
+		return -EPROTO;
 	return row_key(&e->key, &line, nby);
 }
 
-static int parse_answer(char *body, struct sp_mapdata *m, int nby)
+/* The profile's period: the mean of the rows' periods weighted by their
+ * counts (exact when every row was sampled at one rate); each entry keeps
+ * its own CPU time for pprof. */
+static int parse_answer(char *body, struct sp_profile *out, int nby)
 {
+	struct sp_mapdata *m = &out->maps[0];
 	char *save = NULL;
 	int cap = 0, err = 0;
+	double samples = 0, cpu = 0;
 
 	for (char *line = strtok_r(body, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save))
 		err = add_row(m, &cap, line, nby);
+	for (int i = 0; i < m->n && !err; i++) {
+		samples += (double)m->entries[i].val.v;
+		cpu += (double)m->entries[i].val.total;
+	}
+	out->cpu_ns_in_total = true;
+	out->sample_period_ns = samples > 0 ? (uint64_t)(cpu / samples + 0.5) : SP_CH_DEFAULT_PERIOD_NS;
 	return err;
+}
+
+/* Server settings and limits of the report's query. */
+static void set_limits(struct sp_ch_conn *c, const struct sp_clickhouse_query *q, char *params, size_t len,
+		       char *qid, size_t qidlen)
+{
+	struct timespec ts;
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(qid, qidlen, "sprof-report-%d-%lld%09ld", (int)getpid(), (long long)ts.tv_sec, ts.tv_nsec);
+	n = snprintf(params, len, "query_id=%s", qid);
+	if (q->timeout_ms)
+		n += snprintf(params + n, len - (size_t)n, "&max_execution_time=%llu",
+			      (unsigned long long)(q->timeout_ms + 999) / 1000);
+	if (q->skip_down_shards)
+		snprintf(params + n, len - (size_t)n, "&skip_unavailable_shards=1");
+	c->params = params;
+	c->recv_ms = -1;
+	c->total_ms = q->timeout_ms ? (int)(q->timeout_ms + 5000) : 0;
+}
+
+/* The query outlived the client's limit: stop it on the server too. */
+static void kill_query(const struct sp_ch_conn *c, const char *qid)
+{
+	struct sp_ch_conn k = *c;
+	struct sp_http_resp r;
+	char sql[256], err[256];
+
+	k.params = NULL;
+	k.recv_ms = 0;
+	k.total_ms = 2000; /* a server that did not answer the query may not answer this */
+	snprintf(sql, sizeof(sql), "KILL QUERY WHERE query_id = '%s' ASYNC", qid);
+	if (sp_ch_exec(&k, sql, NULL, 0, &r, err, sizeof(err)) == 0)
+		sp_http_resp_free(&r);
+}
+
+/* "shard 127.0.0.1:9001 is down: ..." -> "shard 2 of cluster c (127.0.0.1:9001) is down: ..." */
+static void name_shard(const struct sp_ch_conn *c, char *err, size_t errlen)
+{
+	struct sp_ch_conn k = *c;
+	struct sp_http_resp r;
+	char addr[128], sql[512], e2[256], *tab, *nl;
+	const char *rest = strstr(err, " is down: ");
+	char *port;
+
+	if (!rest || sscanf(err, "shard %127s", addr) != 1 || !(port = strrchr(addr, ':')))
+		return;
+	*port++ = '\0';
+	k.params = NULL;
+	k.recv_ms = 0;
+	k.total_ms = 10000;
+	snprintf(sql, sizeof(sql), "SELECT shard_num, cluster FROM system.clusters WHERE (host_address = '%s' OR "
+				   "host_name = '%s') AND port = %d ORDER BY cluster LIMIT 1 FORMAT TabSeparated",
+		 addr, addr, atoi(port));
+	if (strchr(addr, '\'') || sp_ch_exec(&k, sql, NULL, 0, &r, e2, sizeof(e2)))
+		return;
+	tab = strchr(r.body, '\t');
+	nl = tab ? strchr(tab, '\n') : NULL;
+	if (nl) {
+		char *copy = strdup(rest);
+
+		*tab = *nl = '\0';
+		if (copy)
+			snprintf(err, errlen, "shard %s of cluster %s (%s:%s)%s; --skip-down-shards reports "
+					      "without it", r.body, tab + 1, addr, port, copy);
+		free(copy);
+	}
+	sp_http_resp_free(&r);
+}
+
+static int run_query(struct sp_ch_conn *c, const struct sp_clickhouse_query *q, const char *sql,
+		     struct sp_http_resp *r, char *err, size_t errlen)
+{
+	char params[256], qid[96];
+	int e;
+
+	set_limits(c, q, params, sizeof(params), qid, sizeof(qid));
+	e = sp_ch_exec(c, sql, NULL, 0, r, err, errlen);
+	if (e == -ETIME) {
+		kill_query(c, qid);
+		snprintf(err, errlen, "the query ran past --timeout %llu ms and was stopped",
+			 (unsigned long long)q->timeout_ms);
+	} else if (e && q->timeout_ms && strstr(err, "Code: 159,")) {
+		char *copy = strdup(err);
+
+		if (copy)
+			snprintf(err, errlen, "the query ran past --timeout (%.400s)", copy);
+		free(copy);
+	} else if (e == -EHOSTDOWN) {
+		name_shard(c, err, errlen);
+	}
+	c->params = NULL;
+	return e;
 }
 
 int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *out)
@@ -232,6 +357,7 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 		free(fe);
 		return e;
 	}
+	sp_ch_conn_warn(&c, stderr);
 	if (!parse_by(fe, q->by)) {
 		sp_ch_conn_free(&c);
 		free(fe);
@@ -248,10 +374,10 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 	sql = out->maps ? query_sql(&c, q, fe) : NULL;
 	e = sql && out->maps ? 0 : -ENOMEM;
 	if (!e)
-		e = sp_ch_exec(&c, sql, NULL, 0, &r, err, sizeof(err));
+		e = run_query(&c, q, sql, &r, err, sizeof(err));
 	if (!e)
-		e = parse_answer(r.body, &out->maps[0], fe->nby);
-	if (e == -EPROTO)
+		e = parse_answer(r.body, out, fe->nby);
+	if (e == -EPROTO && !*err)
 		snprintf(err, sizeof(err), "unexpected answer from the server");
 	if (e)
 		fprintf(stderr, "sprof: cannot read from %s: %s\n", c.shown, *err ? err : strerror(-e));

@@ -2,14 +2,17 @@
  *
  *   {"time":"2026-11-25 06:40:00","host":"web1","map":"@","pid":1234,
  *    "comm":"app","key":["tid:1240"],"stack":["_start","main","hot"],
- *    "build_ids":["9f..","9f..","9f.."],"offsets":[4160,4520,4400],"count":57}
+ *    "build_ids":["9f..","9f..","9f.."],"offsets":[4160,4520,4400],"count":57,
+ *    "period_ns":10101010}
  *
  * Each entry's path (paths.c) gives the names: frames root first as folded
  * names them (kernel frames keep the "_[k]" suffix, so reading them back
  * tells the kinds apart), the first 16-byte string key part as comm, the
  * user stack's pid (or a pid key part), and every other key part as
  * "label:value" in key. JSON strings are written by the json writer's
- * escaper, which replaces bytes that are not UTF-8.
+ * escaper, which replaces bytes that are not UTF-8. period_ns is the sampling
+ * period of a count (1e9/hz), so a report can turn counts into CPU time at
+ * the rate each row was sampled at.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -104,7 +107,8 @@ static void write_frames(FILE *f, const struct sp_path *p)
 	fputc(']', f);
 }
 
-static void write_row(FILE *f, const struct sp_path *p, const char *stamp, const char *host, const char *map)
+static void write_row(FILE *f, const struct sp_path *p, const char *stamp, const char *host, const char *map,
+		      uint64_t period_ns)
 {
 	const char *comm = "";
 
@@ -121,12 +125,19 @@ static void write_row(FILE *f, const struct sp_path *p, const char *stamp, const
 	sp_json_str(f, comm);
 	write_key(f, p);
 	write_frames(f, p);
-	fprintf(f, ",\"count\":%" PRIu64 "}\n", p->weight);
+	fprintf(f, ",\"count\":%" PRIu64 ",\"period_ns\":%" PRIu64 "}\n", p->weight, period_ns);
 }
 
-static int map_rows(FILE *f, const struct sp_mapdata *m, const char *stamp, const char *host, uint64_t *nrows)
+/* period_ns: the profile probe's 1e9/hz for count maps (their counts are
+ * samples), 0 for sums and for runs without a profile probe. */
+static int map_rows(FILE *f, const struct sp_mapdata *m, const char *stamp, const char *host,
+		    uint64_t period_ns, uint64_t *nrows)
 {
 	const char *name = m->map && m->map->name ? m->map->name : "@";
+	int agg = m->map ? m->map->agg : SP_AGG_COUNT;
+
+	if (agg != SP_AGG_COUNT && agg != SP_AGG_HIST && agg != SP_AGG_LHIST)
+		period_ns = 0;
 
 	for (int i = 0; i < m->n; i++) {
 		struct sp_path p;
@@ -135,7 +146,7 @@ static int map_rows(FILE *f, const struct sp_mapdata *m, const char *stamp, cons
 		if (err)
 			return err;
 		if (p.weight) {
-			write_row(f, &p, stamp, host, name);
+			write_row(f, &p, stamp, host, name, period_ns);
 			(*nrows)++;
 		}
 		sp_path_free(&p);
@@ -160,7 +171,7 @@ int sp_ch_rows(const struct sp_profile *p, const char *host, char **out, size_t 
 		stacks += sp_map_has_stack(&p->maps[i]);
 	for (int i = 0; i < p->nmaps && !err; i++)
 		if (stacks ? sp_map_has_stack(&p->maps[i]) : sp_map_is_flame(&p->maps[i]))
-			err = map_rows(f, &p->maps[i], stamp, host, nrows);
+			err = map_rows(f, &p->maps[i], stamp, host, p->sample_period_ns, nrows);
 	if (fclose(f) != 0 && !err)
 		err = -ENOMEM;
 	if (err) {

@@ -1,17 +1,21 @@
 /* runtime/report/clickhouse.c: the --export session: check the server and
- * the table before attaching, send batches with retries, drop old days.
+ * the table before attaching, send batches with retries, drop old days;
+ * and `sprof fleet init`, which creates the table.
  *
- * The table (created when missing):
+ * The table (sprof fleet init creates it; an agent that exports runs no DDL,
+ * so it needs no CREATE or ALTER rights, and refuses a missing table rather
+ * than create a local one where a Distributed one was meant):
  *
  *   time DateTime('UTC'), host String, map String, pid UInt32, comm String,
  *   key Array(String), stack Array(String), build_ids Array(String),
- *   offsets Array(UInt64), count UInt64
+ *   offsets Array(UInt64), count UInt64, period_ns UInt64
  *   ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)
  *
  * `stack` is root first; build_ids[i] and offsets[i] locate stack[i] in its
  * file. ClickHouse 18.16 (Debian 12's) has no TTL, so --retention lists the
  * table's day partitions and drops those older than the retention with
- * ALTER TABLE ... DROP PARTITION, at start and after every export. A batch
+ * ALTER TABLE ... DROP PARTITION, at start and after every export; for a
+ * Distributed table, in the local table it names, on the URL's server. A batch
  * is the JSONEachRow text of one export; batches that could not be sent
  * wait (oldest dropped past max_pending) and the rows lost are counted.
  */
@@ -35,7 +39,7 @@ static const struct {
 	{ "time", "DateTime('UTC')" }, { "host", "String" },        { "map", "String" },
 	{ "pid", "UInt32" },           { "comm", "String" },        { "key", "Array(String)" },
 	{ "stack", "Array(String)" },  { "build_ids", "Array(String)" }, { "offsets", "Array(UInt64)" },
-	{ "count", "UInt64" },
+	{ "count", "UInt64" },          { "period_ns", "UInt64" },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -47,6 +51,8 @@ struct batch {
 
 struct sp_clickhouse {
 	struct sp_ch_conn c;
+	char parts[2][128];       /* the table holding the partitions: this one, or a
+				   * Distributed table's local table */
 	char host_name[256];
 	uint64_t retention_s;
 	int attempts, backoff_ms, max_pending;
@@ -72,6 +78,7 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 		errno = -e;
 		return NULL;
 	}
+	sp_ch_conn_warn(&ch->c, stderr);
 	if (o->timeout_ms > 0)
 		ch->c.timeout_ms = o->timeout_ms;
 	if (o->host_name)
@@ -120,15 +127,66 @@ static char *create_sql(const struct sp_clickhouse *ch)
 	return s;
 }
 
-/* Every column sprof writes is there with its type. */
-static int check_schema(struct sp_clickhouse *ch, char *err, size_t errlen)
+/* A table's engine, and for a Distributed one the local table it spreads
+ * over ("Distributed(cluster, db, table, rand())" in system.tables):
+ * 1 Distributed (local set), 0 another engine, -ENOENT no such table. */
+static int table_engine(struct sp_clickhouse *ch, const char *db, const char *table, char local[2][128],
+			char *err, size_t errlen)
+{
+	char sql[512], *ans = NULL, *tab;
+	int e;
+
+	snprintf(sql, sizeof(sql), "SELECT engine, engine_full FROM system.tables WHERE database = '%s' AND "
+				   "name = '%s' FORMAT TabSeparated", db, table);
+	e = exec_sql(ch, sql, &ans, err, errlen);
+	if (e)
+		return e;
+	tab = strchr(ans, '\t');
+	if (!tab) {
+		free(ans);
+		return -ENOENT;
+	}
+	*tab = '\0';
+	e = strcmp(ans, "Distributed") == 0;
+	if (e && sscanf(tab + 1, "Distributed(%*[^,], %127[^,], %127[^,)]", local[0], local[1]) != 2) {
+		snprintf(err, errlen, "table %s.%s: cannot read its engine '%.200s'", db, table, tab + 1);
+		e = -EPROTO;
+	}
+	for (int i = 0; e == 1 && i < 2; i++) /* quoted names: 'db' or `db` */
+		if (local[i][0] == '\'' || local[i][0] == '`') {
+			memmove(local[i], local[i] + 1, strlen(local[i]));
+			local[i][strcspn(local[i], "'`")] = '\0';
+		}
+	free(ans);
+	return e;
+}
+
+/* Adds the columns a table of an older sprof lacks (period_ns), to a
+ * Distributed table and its local table alike. */
+static int add_period_column(struct sp_clickhouse *ch, char *err, size_t errlen)
+{
+	char local[2][128], sql[512];
+	int d = table_engine(ch, ch->c.db, ch->c.table, local, err, errlen), e = d < 0 ? d : 0;
+
+	snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s ADD COLUMN period_ns UInt64", ch->c.db, ch->c.table);
+	if (!e)
+		e = exec_sql(ch, sql, NULL, err, errlen);
+	snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s ADD COLUMN period_ns UInt64", local[0], local[1]);
+	if (!e && d == 1)
+		e = exec_sql(ch, sql, NULL, err, errlen);
+	return e;
+}
+
+/* Every column sprof writes is there with its type: 0, or -ENODATA when
+ * period_ns alone is missing (a table of an older sprof), or -EINVAL. */
+static int check_columns(struct sp_clickhouse *ch, const char *db, const char *table, char *err, size_t errlen)
 {
 	char sql[512], *ans = NULL, *line, *save = NULL;
 	bool seen[NCOLUMNS] = { false };
 	int e;
 
 	snprintf(sql, sizeof(sql), "SELECT name, type FROM system.columns WHERE database = '%s' AND "
-				   "table = '%s' FORMAT TabSeparated", ch->c.db, ch->c.table);
+				   "table = '%s' FORMAT TabSeparated", db, table);
 	e = exec_sql(ch, sql, &ans, err, errlen);
 	for (line = e ? NULL : strtok_r(ans, "\n", &save); line && !e; line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t');
@@ -144,16 +202,17 @@ static int check_schema(struct sp_clickhouse *ch, char *err, size_t errlen)
 			seen[i] = true;
 			if (strcmp(tab + 1, columns[i].type) != 0) {
 				snprintf(err, errlen, "table %s.%s has another schema: column '%s' is %s, "
-						      "sprof writes %s", ch->c.db, ch->c.table, line, tab + 1,
-					 columns[i].type);
+						      "sprof writes %s", db, table, line, tab + 1, columns[i].type);
 				e = -EINVAL;
 			}
 		}
 	}
 	for (size_t i = 0; i < NCOLUMNS && !e; i++) {
-		if (!seen[i]) {
-			snprintf(err, errlen, "table %s.%s has another schema: no column '%s' (%s)", ch->c.db,
-				 ch->c.table, columns[i].name, columns[i].type);
+		if (!seen[i] && strcmp(columns[i].name, "period_ns") == 0) {
+			e = -ENODATA;
+		} else if (!seen[i]) {
+			snprintf(err, errlen, "table %s.%s has another schema: no column '%s' (%s)", db, table,
+				 columns[i].name, columns[i].type);
 			e = -EINVAL;
 		}
 	}
@@ -174,7 +233,7 @@ static int drop_old_days(struct sp_clickhouse *ch, char *err, size_t errlen)
 	gmtime_r(&t, &tm);
 	strftime(cutoff, sizeof(cutoff), "%Y-%m-%d", &tm);
 	snprintf(sql, sizeof(sql), "SELECT DISTINCT partition FROM system.parts WHERE database = '%s' AND "
-				   "table = '%s' AND active FORMAT TabSeparated", ch->c.db, ch->c.table);
+				   "table = '%s' AND active FORMAT TabSeparated", ch->parts[0], ch->parts[1]);
 	e = exec_sql(ch, sql, &ans, err, errlen);
 	for (line = e ? NULL : strtok_r(ans, "\n", &save); line && !e; line = strtok_r(NULL, "\n", &save)) {
 		sp_ch_unescape(line);
@@ -183,7 +242,7 @@ static int drop_old_days(struct sp_clickhouse *ch, char *err, size_t errlen)
 		line[strcspn(line, "'")] = '\0';
 		if (strlen(line) != 10 || strcmp(line, cutoff) >= 0)
 			continue;
-		snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s DROP PARTITION '%s'", ch->c.db, ch->c.table, line);
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s DROP PARTITION '%s'", ch->parts[0], ch->parts[1], line);
 		e = exec_sql(ch, sql, NULL, err, errlen);
 		dropped += !e;
 	}
@@ -191,26 +250,113 @@ static int drop_old_days(struct sp_clickhouse *ch, char *err, size_t errlen)
 	return e ? e : dropped;
 }
 
+/* The agent's checks, no DDL: the table exists (sprof fleet init made it)
+ * with sprof's columns; for --retention, the table whose partitions hold
+ * the rows (a Distributed table's local table). */
 int sp_clickhouse__prepare(struct sp_clickhouse *ch)
 {
-	char err[512] = "", sql[256], *create = create_sql(ch);
-	int e = create ? 0 : -ENOMEM;
+	char err[512] = "", local[2][128];
+	int e = exec_sql(ch, "SELECT version()", NULL, err, sizeof(err)), d = 0;
 
 	if (!e)
+		e = d = table_engine(ch, ch->c.db, ch->c.table, local, err, sizeof(err));
+	if (e == -ENOENT)
+		snprintf(err, sizeof(err), "table %s.%s does not exist: create it once with `sprof fleet init %s` "
+					   "(sprof never creates a table when it exports)", ch->c.db, ch->c.table,
+			 ch->c.shown);
+	if (e >= 0)
+		e = check_columns(ch, ch->c.db, ch->c.table, err, sizeof(err));
+	if (e == -ENODATA)
+		snprintf(err, sizeof(err), "table %s.%s has no column period_ns (an older sprof made it): run "
+					   "`sprof fleet init %s` once to add it", ch->c.db, ch->c.table, ch->c.shown);
+	snprintf(ch->parts[0], sizeof(ch->parts[0]), "%s", d == 1 ? local[0] : ch->c.db);
+	snprintf(ch->parts[1], sizeof(ch->parts[1]), "%s", d == 1 ? local[1] : ch->c.table);
+	if (!e && (e = drop_old_days(ch, err, sizeof(err))) > 0)
+		e = 0;
+	if (e)
+		fprintf(stderr, "sprof: cannot export to %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
+	return e < 0 ? e : 0;
+}
+
+/* A plain table: created when missing, else its columns checked and
+ * period_ns added to a table of an older sprof. */
+static int init_plain(struct sp_clickhouse *ch, char *what, size_t wlen, char *err, size_t errlen)
+{
+	char local[2][128], *create = NULL;
+	int e = table_engine(ch, ch->c.db, ch->c.table, local, err, errlen);
+
+	if (e == -ENOENT) {
+		create = create_sql(ch);
+		e = create ? exec_sql(ch, create, NULL, err, errlen) : -ENOMEM;
+		free(create);
+		snprintf(what, wlen, "created (MergeTree)");
+		return e;
+	}
+	if (e >= 0)
+		e = check_columns(ch, ch->c.db, ch->c.table, err, errlen);
+	snprintf(what, wlen, "ready (exists)");
+	if (e == -ENODATA) {
+		e = add_period_column(ch, err, errlen);
+		snprintf(what, wlen, "ready (column period_ns added)");
+	}
+	return e;
+}
+
+/* A Distributed table over `cluster`, spread over db.local on every shard
+ * (each shard's made first with sprof fleet init, so its schema is sprof's). */
+static int init_distributed(struct sp_clickhouse *ch, const char *cluster, const char *local, char *what,
+			    size_t wlen, char *err, size_t errlen)
+{
+	char sql[512], *ans = NULL, loc[2][128];
+	int e;
+
+	snprintf(sql, sizeof(sql), "SELECT count() FROM system.clusters WHERE cluster = '%s' FORMAT TabSeparated",
+		 cluster);
+	e = exec_sql(ch, sql, &ans, err, errlen);
+	if (!e && atoi(ans) == 0) {
+		snprintf(err, errlen, "the server has no cluster '%s' (remote_servers in its config)", cluster);
+		e = -ENOENT;
+	}
+	free(ans);
+	if (!e && (e = table_engine(ch, ch->c.db, local, loc, err, errlen)) == -ENOENT)
+		snprintf(err, errlen, "no local table %s.%s on this server: run `sprof fleet init "
+				      "clickhouse://SHARD/%s.%s` on every shard of '%s' first", ch->c.db, local,
+			 ch->c.db, local, cluster);
+	if (e >= 0)
+		e = check_columns(ch, ch->c.db, local, err, errlen);
+	snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s ENGINE = Distributed(%s, %s, %s, rand())",
+		 ch->c.db, ch->c.table, ch->c.db, local, cluster, ch->c.db, local);
+	if (!e)
+		e = exec_sql(ch, sql, NULL, err, errlen);
+	if (!e)
+		e = check_columns(ch, ch->c.db, ch->c.table, err, errlen);
+	snprintf(what, wlen, "ready (Distributed over cluster %s, local table %s.%s)", cluster, ch->c.db, local);
+	return e;
+}
+
+int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const char *local)
+{
+	char err[512] = "", what[256] = "", sql[256];
+	int e = 0;
+
+	if ((cluster && !sp_ch_ident_ok(cluster)) || (local && !sp_ch_ident_ok(local))) {
+		snprintf(err, sizeof(err), "cluster and table names are letters, digits and '_'");
+		e = -EINVAL;
+	}
+	if (!e)
 		e = exec_sql(ch, "SELECT version()", NULL, err, sizeof(err));
+
 	snprintf(sql, sizeof(sql), "CREATE DATABASE IF NOT EXISTS %s", ch->c.db);
 	if (!e)
 		e = exec_sql(ch, sql, NULL, err, sizeof(err));
 	if (!e)
-		e = exec_sql(ch, create, NULL, err, sizeof(err));
-	if (!e)
-		e = check_schema(ch, err, sizeof(err));
-	if (!e && (e = drop_old_days(ch, err, sizeof(err))) > 0)
-		e = 0;
-	free(create);
+		e = cluster ? init_distributed(ch, cluster, local, what, sizeof(what), err, sizeof(err)) :
+			      init_plain(ch, what, sizeof(what), err, sizeof(err));
 	if (e)
-		fprintf(stderr, "sprof: cannot export to %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
-	return e < 0 ? e : 0;
+		fprintf(stderr, "sprof fleet init: %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
+	else
+		printf("%s: %s\n", ch->c.shown, what);
+	return e;
 }
 
 /* --- batches ------------------------------------------------------------------------ */
@@ -322,6 +468,15 @@ static bool take_oldest(struct sp_clickhouse *ch, struct batch *b)
 	return any;
 }
 
+/* One line per batch sent (a period, with --continuous), for the journal. */
+static void summary(struct sp_clickhouse *ch, const struct batch *b)
+{
+	uint64_t lost = sp_clickhouse__dropped_rows(ch);
+
+	fprintf(stderr, "sprof: export %s: %llu row%s, %zu bytes sent; lost %llu rows\n", ch->c.shown,
+		(unsigned long long)b->nrows, b->nrows == 1 ? "" : "s", b->len, (unsigned long long)lost);
+}
+
 int sp_clickhouse__flush(struct sp_clickhouse *ch)
 {
 	char err[512] = "";
@@ -331,6 +486,7 @@ int sp_clickhouse__flush(struct sp_clickhouse *ch)
 	while (!e && take_oldest(ch, &b)) {
 		e = send_batch(ch, &b, err, sizeof(err)); /* no lock held: may take seconds */
 		if (!e) {
+			summary(ch, &b);
 			free(b.rows);
 			continue;
 		}

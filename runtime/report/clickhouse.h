@@ -5,11 +5,13 @@
  * and password from the URL, else SPROF_CLICKHOUSE_USER/_PASSWORD), one row
  * per map entry: time, host name, map, pid, comm, the key's other parts,
  * the stack as frame names (root first) with the build id and file offset
- * of each frame, and the count. `sprof report --from URL` reads them back
- * aggregated by stack into a profile the usual writers print. The table is
- * created on first use (MergeTree, partitioned by day, ordered by host and
- * time, in SQL that ClickHouse 18.16 and current releases both accept);
- * --retention drops day partitions older than it.
+ * of each frame, the count and its sampling period. `sprof report --from
+ * URL` reads them back aggregated by stack into a profile the usual
+ * writers print. `sprof fleet init URL` creates the table once (MergeTree,
+ * partitioned by day, ordered by host and time, in SQL that ClickHouse
+ * 18.16 and current releases both accept; or Distributed over a cluster);
+ * agents only check it and insert. --retention drops day partitions older
+ * than it.
  */
 #ifndef SPROF_RUNTIME_REPORT_CLICKHOUSE_H
 #define SPROF_RUNTIME_REPORT_CLICKHOUSE_H
@@ -18,6 +20,9 @@
 #include <stdint.h>
 
 #include "runtime/report/profile.h"
+
+/* The sampling period of rows written before the period_ns column (99 Hz). */
+#define SP_CH_DEFAULT_PERIOD_NS (1000000000ull / 99)
 
 struct sp_clickhouse_opts {
 	const char *url;          /* clickhouse://... */
@@ -35,9 +40,18 @@ struct sp_clickhouse;
 /* Parses the URL; NULL with errno set and the message printed. */
 struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o);
 /* Before attaching: the server answers, the credentials work, the table
- * exists (created when missing) with sprof's columns, old partitions are
- * dropped. 0 or -errno with one message `cannot export to URL: ...`. */
+ * exists with sprof's columns (never created: a missing table is refused,
+ * naming `sprof fleet init`), old partitions are dropped (a Distributed
+ * table's in its local table). 0 or -errno with one message `cannot export
+ * to URL: ...`. */
 int sp_clickhouse__prepare(struct sp_clickhouse *ch);
+/* `sprof fleet init URL`: the DDL agents never run. Without cluster: the
+ * database and a MergeTree table, created when missing; an existing one
+ * checked and given the columns an older sprof did not write. With cluster:
+ * the URL's table becomes Distributed(cluster, db, local, rand()) over the
+ * local table (which must exist on this server with sprof's schema).
+ * Prints "URL: ready (...)" on stdout; 0 or -errno with a message. */
+int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const char *local);
 /* Export this profile now: its rows become one batch, sent with the
  * batches still pending (oldest first), each retried with backoff; when
  * the server stays away the batch waits, and past max_pending the oldest
@@ -48,7 +62,8 @@ int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p);
  * them as one batch, dropping the oldest past max_pending batches or
  * max_pending_bytes; flush sends what is pending, oldest first, each
  * retried with backoff, and puts a batch that still fails back in front
- * (0: nothing left, else -EIO, warning printed). Queue may run while
+ * (0: nothing left, else -EIO, warning printed); each batch sent prints
+ * one summary line (rows, bytes, rows lost so far). Queue may run while
  * flush sends; one flush at a time. */
 int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p);
 int sp_clickhouse__flush(struct sp_clickhouse *ch);
@@ -66,12 +81,18 @@ struct sp_clickhouse_query {
 	uint64_t since_at, until_at; /* or seconds since the epoch; 0 = no bound */
 	const char *map;          /* "@name" or NULL */
 	const char *by;           /* "host,comm": these columns lead each stack, or NULL */
+	uint64_t timeout_ms;      /* --timeout: the query's limit, 0 = none */
+	bool skip_down_shards;    /* --skip-down-shards: report without unreachable shards */
 };
 
 /* Stacks aggregated in ClickHouse (GROUP BY stack) as a profile with one
  * map "@" keyed by the stack (with `by`: by those columns, then the stack,
  * the columns as leading key parts); free it with sp_clickhouse_profile_free.
- * An unknown `by` column is -EINVAL with a message. */
+ * An unknown `by` column is -EINVAL with a message. The query may run as
+ * long as the server works on it (no receive limit; TCP keep-alive notices
+ * a server that is gone) unless timeout_ms is set: then the server is told
+ * max_execution_time and a query still running past it is killed. A shard
+ * of a Distributed table that cannot be reached is named in the message. */
 int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *out);
 void sp_clickhouse_profile_free(struct sp_profile *p);
 

@@ -3,7 +3,8 @@
  * Each side is a pprof (.pb.gz, sprof's own or another producer's) or a
  * folded file. Counts are normalised by each side's total, so profiles of
  * different lengths compare. Two outputs: a differential flame graph (the
- * svg writer's: widths from NEW, red = share grew, blue = shrank) and a text
+ * svg writer's: widths from NEW, red = share grew, blue = shrank, white =
+ * within sampling noise by a two-proportion z test) and a text
  * table of the functions whose share changed most (self and total share,
  * before, after, delta).
  */

@@ -1,24 +1,28 @@
-/* runtime/report/http.c: a one-request HTTP/1.1 client over a TCP socket.
+/* runtime/report/http.c: one HTTP(S) POST to ClickHouse, through libcurl.
  *
- * Written for ClickHouse's HTTP interface (inserts and queries are POSTs
- * with the SQL in the query string or the body), so sprof needs no HTTP
- * library: resolve, connect with a timeout, send the request with
- * Connection: close, read to EOF, split status line, headers and body, and
- * undo chunked transfer encoding, which ClickHouse uses for its answers.
+ * ClickHouse's HTTP interface takes inserts and queries as POSTs with the
+ * SQL in the query string or the body. libcurl (Debian's libcurl4, built
+ * with OpenSSL) does the transport: TLS with a CA file and a client
+ * certificate, proxies from the environment (https_proxy, no_proxy),
+ * chunked answers, Basic authentication. docs/fleet.md says why it replaced
+ * sprof's own HTTP/1.1 client.
+ *
+ * Time limits: connecting and each wait for the answer's next bytes have
+ * timeout_ms (or recv_ms); a report's query may aggregate for minutes
+ * before its first byte (18.16 sends no progress headers), so it waits
+ * without a receive limit (recv_ms -1): TCP keep-alive probes (after 15 s
+ * idle, every 5 s) end the wait when the peer is gone, and total_ms, when
+ * set, bounds the whole request (-ETIME).
  */
+#include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "runtime/report/http.h"
 #include "base/vec.h"
@@ -44,232 +48,178 @@ char *sp_url_encode(const char *s)
 	return out;
 }
 
-static void base64(const char *in, char *out)
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init(void)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(in), i = 0;
-
-	for (; i + 2 < n; i += 3) {
-		uint32_t v = (uint32_t)(unsigned char)in[i] << 16 | (uint32_t)(unsigned char)in[i + 1] << 8 |
-			     (unsigned char)in[i + 2];
-
-		*out++ = tab[v >> 18], *out++ = tab[(v >> 12) & 63], *out++ = tab[(v >> 6) & 63], *out++ = tab[v & 63];
-	}
-	if (i < n) {
-		uint32_t v = (uint32_t)(unsigned char)in[i] << 16 | (i + 1 < n ? (uint32_t)(unsigned char)in[i + 1] << 8 : 0);
-
-		*out++ = tab[v >> 18], *out++ = tab[(v >> 12) & 63];
-		*out++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-		*out++ = '=';
-	}
-	*out = '\0';
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-static int wait_fd(int fd, short ev, int timeout_ms)
+struct body {
+	char *p;
+	size_t n, cap;
+	bool nomem;
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
-	int n = poll(&p, 1, timeout_ms);
+	struct body *b = user;
+	size_t n = size * nmemb;
 
-	return n > 0 ? 0 : n == 0 ? -ETIMEDOUT : -errno;
-}
-
-static int connect_one(const struct addrinfo *a, int timeout_ms)
-{
-	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol), err = 0;
-	socklen_t len = sizeof(err);
-
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS)
-		err = -errno;
-	if (!err)
-		err = wait_fd(fd, POLLOUT, timeout_ms);
-	if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0)
-		err = -err;
-	if (err) {
-		close(fd);
-		return err;
+	if (SP_GROW(b->p, b->cap, b->n + n + 1, 8192)) {
+		b->nomem = true;
+		return 0;
 	}
-	return fd;
+	memcpy(b->p + b->n, data, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+	return n;
 }
 
-static int dial(const struct sp_http_req *r, char *errbuf, size_t errlen)
+static char *request_url(const struct sp_http_req *r)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
-	char port[16];
-	int fd = -ENOENT, gai;
+	bool v6 = strchr(r->host, ':') != NULL;
+	size_t n = strlen(r->host) + strlen(r->target) + 32;
+	char *url = malloc(n);
 
-	snprintf(port, sizeof(port), "%d", r->port);
-	gai = getaddrinfo(r->host, port, &hints, &res);
-	if (gai) {
-		snprintf(errbuf, errlen, "cannot resolve '%s': %s", r->host, gai_strerror(gai));
-		return -EHOSTUNREACH;
+	if (url)
+		snprintf(url, n, "%s://%s%s%s:%d%s", r->tls ? "https" : "http", v6 ? "[" : "", r->host,
+			 v6 ? "]" : "", r->port, r->target);
+	return url;
+}
+
+static void set_options(CURL *h, const struct sp_http_req *r, struct body *b, struct curl_slist *hdr,
+			char *errbuf)
+{
+	int recv_ms = r->recv_ms ? r->recv_ms : r->timeout_ms;
+
+	curl_easy_setopt(h, CURLOPT_POST, 1L);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "sprof");
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* the exporter sends from a thread of its own */
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)r->timeout_ms);
+	if (r->total_ms > 0)
+		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)r->total_ms);
+	if (recv_ms > 0) { /* no byte for recv_ms: the server is gone */
+		curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)((recv_ms + 999) / 1000));
 	}
-	for (struct addrinfo *a = res; a; a = a->ai_next) {
-		fd = connect_one(a, r->timeout_ms);
-		if (fd >= 0)
-			break;
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		snprintf(errbuf, errlen, "cannot connect to %s:%d: %s", r->host, r->port, strerror(-fd));
-	return fd;
-}
-
-static int send_all(int fd, const char *p, size_t n, int timeout_ms)
-{
-	while (n) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			int err = wait_fd(fd, POLLOUT, timeout_ms);
-
-			if (err)
-				return err;
-			continue;
-		}
-		if (k < 0 && errno != EINTR)
-			return -errno;
-		if (k > 0)
-			p += k, n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int recv_all(int fd, char **buf, size_t *len, int timeout_ms)
-{
-	size_t cap = 0;
-
-	*buf = NULL;
-	*len = 0;
-	for (;;) {
-		ssize_t k;
-		int err;
-
-		if (SP_GROW(*buf, cap, *len + 4097, 8192))
-			return -ENOMEM;
-		k = recv(fd, *buf + *len, cap - *len - 1, 0);
-		if (k > 0) {
-			*len += (size_t)k;
-			continue;
-		}
-		if (k == 0 || (errno == ECONNRESET && *len > 0)) /* an answer, then a reset */
-			break;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return -errno;
-		err = wait_fd(fd, POLLIN, timeout_ms);
-		if (err)
-			return err;
-	}
-	(*buf)[*len] = '\0';
-	return 0;
-}
-
-/* Undoes chunked transfer encoding in place; returns the new length. */
-static size_t dechunk(char *b, size_t n)
-{
-	size_t in = 0, out = 0;
-
-	while (in < n) {
-		char *end;
-		unsigned long sz = strtoul(b + in, &end, 16);
-		char *nl = memchr(b + in, '\n', n - in);
-
-		if (!nl || end == b + in)
-			break;
-		in = (size_t)(nl - b) + 1;
-		if (sz == 0 || sz > n - in)
-			break;
-		memmove(b + out, b + in, sz);
-		out += sz;
-		in += sz;
-		if (in < n && b[in] == '\r')
-			in++;
-		if (in < n && b[in] == '\n')
-			in++;
-	}
-	b[out] = '\0';
-	return out;
-}
-
-static int parse_response(char *raw, size_t n, struct sp_http_resp *resp)
-{
-	char *hdr_end = strstr(raw, "\r\n\r\n"), *body;
-	bool chunked = false;
-
-	if (!hdr_end || sscanf(raw, "HTTP/%*d.%*d %d", &resp->status) != 1)
-		return -EPROTO;
-	*hdr_end = '\0';
-	for (char *h = strstr(raw, "\r\n"); h; h = strstr(h + 2, "\r\n"))
-		if (strncasecmp(h + 2, "transfer-encoding:", 18) == 0 && strstr(h + 20, "chunked"))
-			chunked = true;
-	body = hdr_end + 4;
-	resp->len = n - (size_t)(body - raw);
-	memmove(raw, body, resp->len + 1);
-	if (chunked)
-		resp->len = dechunk(raw, resp->len);
-	resp->body = raw;
-	return 0;
-}
-
-static char *request_head(const struct sp_http_req *r)
-{
-	char auth[512] = "", *head = NULL;
-	size_t cap = strlen(r->target) + strlen(r->host) + sizeof(auth) + 256;
-
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 15L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
 	if (r->user) {
-		char cred[300];
-
-		snprintf(cred, sizeof(cred), "%s:%s", r->user, r->password ? r->password : "");
-		strcpy(auth, "Authorization: Basic ");
-		base64(cred, auth + strlen(auth));
-		strcat(auth, "\r\n");
+		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(h, CURLOPT_USERNAME, r->user);
+		curl_easy_setopt(h, CURLOPT_PASSWORD, r->password ? r->password : "");
 	}
-	head = malloc(cap);
-	if (head)
-		snprintf(head, cap, "POST %s HTTP/1.1\r\nHost: %s%s%s:%d\r\nUser-Agent: sprof\r\n%s"
-				    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-			 r->target, strchr(r->host, ':') ? "[" : "", r->host, strchr(r->host, ':') ? "]" : "",
-			 r->port, auth, r->len);
-	return head;
+	if (r->ca_file)
+		curl_easy_setopt(h, CURLOPT_CAINFO, r->ca_file);
+	if (r->cert_file)
+		curl_easy_setopt(h, CURLOPT_SSLCERT, r->cert_file);
+	if (r->key_file)
+		curl_easy_setopt(h, CURLOPT_SSLKEY, r->key_file);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* libcurl's outcome as -errno and a reason naming the server. */
+static int fail(CURL *h, CURLcode rc, const struct sp_http_req *r, const char *cerr, bool late, char *errbuf,
+		size_t errlen)
+{
+	long oserr = 0;
+	const char *why = *cerr ? cerr : curl_easy_strerror(rc);
+
+	curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+		snprintf(errbuf, errlen, "cannot resolve '%s': %s", r->host, why);
+		return -EHOSTUNREACH;
+	case CURLE_COULDNT_CONNECT:
+		snprintf(errbuf, errlen, "cannot connect to %s:%d: %s", r->host, r->port,
+			 oserr ? strerror((int)oserr) : why);
+		return oserr ? -(int)oserr : -ECONNREFUSED;
+	case CURLE_OPERATION_TIMEDOUT:
+		snprintf(errbuf, errlen, "%s:%d: %s", r->host, r->port,
+			 late ? "no answer within the time limit" : strerror(ETIMEDOUT));
+		return late ? -ETIME : -ETIMEDOUT;
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		snprintf(errbuf, errlen, "%s:%d: not an HTTP answer", r->host, r->port);
+		return -EPROTO;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CIPHER:
+		snprintf(errbuf, errlen, "%s:%d: TLS: %s", r->host, r->port, why);
+		return -ECONNABORTED;
+	default:
+		snprintf(errbuf, errlen, "%s:%d: %s%s", r->host, r->port, oserr ? strerror((int)oserr) : why,
+			 r->tls && !r->cert_file && (rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR) ?
+			 " (does the server want a client certificate? cert=FILE&key=FILE)" : "");
+		return oserr ? -(int)oserr : -EIO;
+	}
 }
 
 int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *errbuf, size_t errlen)
 {
-	char *head = request_head(r), *raw = NULL;
-	size_t n = 0;
-	int fd, err;
+	char cerr[CURL_ERROR_SIZE] = "", *url;
+	struct curl_slist *hdr = NULL;
+	struct body b = { 0 };
+	int64_t start = now_ms();
+	CURLcode rc;
+	CURL *h;
+	long status = 0;
+	int err = 0;
 
 	memset(resp, 0, sizeof(*resp));
-	if (!head)
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK) {
+		snprintf(errbuf, errlen, "libcurl: %s", curl_easy_strerror(curl_init_rc));
+		return -EIO;
+	}
+	url = request_url(r);
+	h = url ? curl_easy_init() : NULL;
+	hdr = h ? curl_slist_append(NULL, "Expect:") : NULL; /* the body at once, no 100-continue */
+	if (!hdr) {
+		if (h)
+			curl_easy_cleanup(h);
+		free(url);
 		return -ENOMEM;
-	fd = dial(r, errbuf, errlen);
-	if (fd < 0) {
-		free(head);
-		return fd;
 	}
-	err = send_all(fd, head, strlen(head), r->timeout_ms);
-	if (!err && r->len)
-		err = send_all(fd, r->body, r->len, r->timeout_ms);
-	/* a server refusing the request (a wrong password) may answer and close
-	 * while the body is still going out: its answer is read all the same */
-	if (!err || err == -EPIPE || err == -ECONNRESET) {
-		int rerr = recv_all(fd, &raw, &n, r->timeout_ms);
-
-		if (!err || (!rerr && n > 0))
-			err = rerr;
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	set_options(h, r, &b, hdr, cerr);
+	rc = curl_easy_perform(h);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	if (b.nomem)
+		err = -ENOMEM;
+	else if (rc != CURLE_OK)
+		err = fail(h, rc, r, cerr, r->total_ms > 0 && now_ms() - start >= r->total_ms, errbuf, errlen);
+	if (!err && !b.p && !(b.p = calloc(1, 1)))
+		err = -ENOMEM;
+	if (!err) {
+		resp->status = (int)status;
+		resp->body = b.p;
+		resp->len = b.n;
+	} else {
+		free(b.p);
 	}
-	if (!err)
-		err = parse_response(raw, n, resp);
-	if (err) {
-		snprintf(errbuf, errlen, "%s:%d: %s", r->host, r->port,
-			 err == -EPROTO ? "not an HTTP answer" : strerror(-err));
-		free(raw);
-	}
-	close(fd);
-	free(head);
+	curl_slist_free_all(hdr);
+	curl_easy_cleanup(h);
+	free(url);
 	return err;
 }
 

@@ -1,24 +1,31 @@
-/* runtime/report/http.h: the smallest HTTP/1.1 client that talks to ClickHouse.
+/* runtime/report/http.h: one HTTP(S) POST to ClickHouse (libcurl underneath).
  *
- * One request per connection (Connection: close), plain TCP, optional
- * Basic authentication, a Content-Length body; the answer's status and body
- * (chunked transfer decoded). Enough for ClickHouse's HTTP interface; not
- * a general client (no TLS, no redirects, no keep-alive).
+ * Optional Basic authentication and TLS (a CA file, a client certificate),
+ * the body at once; the answer's status and body. Reading waits as long as
+ * bytes keep coming, within the limits the request sets.
  */
 #ifndef SPROF_RUNTIME_REPORT_HTTP_H
 #define SPROF_RUNTIME_REPORT_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sp_http_req {
 	const char *host;
 	int port;
+	bool tls;             /* https */
+	const char *ca_file;  /* TLS: CAs to verify the server with (NULL: the system's) */
+	const char *cert_file, *key_file; /* TLS: a client certificate and its key, or NULL */
 	const char *target;   /* "/?query=..." (already percent-encoded) */
 	const char *user;     /* Basic authentication when set */
 	const char *password;
 	const void *body;
 	size_t len;
-	int timeout_ms;       /* connect, each send and each receive */
+	int timeout_ms;       /* connect and each send */
+	int recv_ms;          /* each wait for the answer's bytes; 0: timeout_ms;
+			       * -1: none (TCP keep-alive probes notice a peer
+			       * that is gone) */
+	int total_ms;         /* the whole request; 0: no limit */
 };
 
 struct sp_http_resp {
@@ -28,7 +35,8 @@ struct sp_http_resp {
 };
 
 /* POSTs the request. 0 with resp filled (any status), or -errno when no
- * answer came; err gets a reason ("cannot connect: Connection refused"). */
+ * answer came; err gets a reason ("cannot connect: Connection refused");
+ * -ETIME when total_ms passed. */
 int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *err, size_t errlen);
 void sp_http_resp_free(struct sp_http_resp *resp);
 /* Appends s percent-encoded (RFC 3986 unreserved kept) to a malloc'd string. */

@@ -256,9 +256,9 @@ static void label(struct pprof *pp, struct pb *sample, const char *key, const ch
 }
 
 /* period 0: one value (a sum, max, ... map); else samples and cpu time. */
-static int add_sample(struct pprof *pp, const struct sp_path *p, uint64_t period)
+static int add_sample(struct pprof *pp, const struct sp_path *p, uint64_t period, uint64_t cpu_ns)
 {
-	uint64_t *locs = calloc(p->n + 1, sizeof(*locs)), vals[2] = { p->weight, p->weight * period };
+	uint64_t *locs = calloc(p->n + 1, sizeof(*locs)), vals[2] = { p->weight, cpu_ns };
 	struct pb s = { 0 };
 	int n = 0, nlabel = 0;
 	bool has_pid = false;
@@ -329,7 +329,8 @@ static int encode(struct pprof *pp, const struct sp_profile *prof, const struct 
 		if (err)
 			break;
 		if (p.weight && p.n)
-			err = add_sample(pp, &p, period);
+			err = add_sample(pp, &p, period, prof->cpu_ns_in_total ? (uint64_t)m->entries[i].val.total :
+							 p.weight * period);
 		sp_path_free(&p);
 	}
 	pb_uint(&pp->out, P_TIME, prof->start_time_ns);

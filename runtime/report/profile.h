@@ -79,6 +79,8 @@ struct sp_profile {
 	int nmaps;
 	struct sp_mapdata *maps;
 	uint64_t sample_period_ns; /* 1e9/hz of the first profile probe, 0 if none */
+	bool cpu_ns_in_total;      /* count entries carry their CPU time in val.total (ns),
+				    * summed at each row's own rate (fleet reports) */
 	uint64_t duration_ns;
 	uint64_t start_time_ns;    /* wall clock, ns since the epoch */
 	uint64_t lost_stacks;      /* stacks dropped (stack map full) */

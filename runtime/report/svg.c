@@ -16,9 +16,13 @@
  * The differential flame graph (`sprof diff`) is the same tree and the same
  * writer: widths are the new profile's samples, and each node also carries
  * its samples in the base profile; the fill then tells the change of the
- * node's share of all samples (red grew, blue shrank, the deeper the more,
- * relative to the largest change; white unchanged), and the tooltip shows
- * the share before and after.
+ * node's share of all samples measured against sampling noise: a
+ * two-proportion z test on the counts (z = change of share / its standard
+ * error under "no change", sqrt(p(1-p)(1/N+1/M)) with p the pooled share).
+ * |z| < 3 is noise and stays white; from 3 red (grew) or blue (shrank)
+ * deepens until |z| = 10. Two profiles of one workload are then white
+ * rather than coloured by whatever changed most. The tooltip shows the
+ * share before and after and z.
  *
  * Written from scratch: flamegraph.pl's licence (CDDL) keeps it out of the tree.
  */
@@ -379,7 +383,6 @@ struct svg_ctx {
 	FILE *f;
 	bool diff;        /* colour by change of share against the base counts */
 	uint64_t base_total;
-	double max_delta; /* largest |change of share| of any drawn node */
 	const char *unit; /* "samples" for count maps, else the aggregation ("sum") */
 	double scale;  /* px per sample */
 	int height;
@@ -396,26 +399,31 @@ static double node_delta(const struct svg_ctx *c, const struct node *n)
 	return share(n->total, c->total) - share(n->base, c->base_total);
 }
 
-static void find_max_delta(struct svg_ctx *c, const struct node *n)
+/* The change of share in standard errors of sampling noise (0 when either
+ * profile is empty or the node is in every sample of both). */
+static double node_z(const struct svg_ctx *c, const struct node *n)
 {
-	double d = fabs(node_delta(c, n));
+	double N = (double)c->total, M = (double)c->base_total, p, se;
 
-	if (n->total * c->scale < MIN_W)
-		return;
-	c->max_delta = d > c->max_delta ? d : c->max_delta;
-	for (int i = 0; i < n->n; i++)
-		find_max_delta(c, n->kids[i]);
+	if (!c->total || !c->base_total)
+		return 0;
+	p = ((double)n->total + (double)n->base) / (N + M);
+	se = sqrt(p * (1 - p) * (1 / N + 1 / M));
+	return se > 0 ? node_delta(c, n) / se : 0;
 }
 
-/* Red for a share that grew, blue for one that shrank, white unchanged. */
+/* Red for a share that grew, blue for one that shrank, past noise (|z| >=
+ * Z_NOISE), deeper up to Z_DEEP; white for changes within the noise. */
+#define Z_NOISE 3.0
+#define Z_DEEP 10.0
 static void diff_colour(char *buf, size_t len, const struct svg_ctx *c, const struct node *n)
 {
-	double d = node_delta(c, n), t = c->max_delta > 0 ? fabs(d) / c->max_delta : 0;
-	int v = 255 - (int)(200 * (t > 1 ? 1 : t));
+	double z = node_z(c, n), t = (fabs(z) - Z_NOISE) / (Z_DEEP - Z_NOISE);
+	int v = 215 - (int)(160 * (t > 1 ? 1 : t));
 
-	if (d > 0)
+	if (z >= Z_NOISE)
 		snprintf(buf, len, "rgb(255,%d,%d)", v, v);
-	else if (d < 0)
+	else if (z <= -Z_NOISE)
 		snprintf(buf, len, "rgb(%d,%d,255)", v, v);
 	else
 		snprintf(buf, len, "rgb(255,255,255)");
@@ -432,9 +440,9 @@ static void frame_title(struct svg_ctx *c, const struct node *n)
 		fprintf(c->f, " (%" PRIu64 " %s, %.2f%%)", n->total, c->unit, 100 * share(n->total, c->total));
 		return;
 	}
-	fprintf(c->f, " (%" PRIu64 " %s, %.2f%%; base %" PRIu64 ", %.2f%%; %+.2f%%)", n->total, c->unit,
-		100 * share(n->total, c->total), n->base, 100 * share(n->base, c->base_total),
-		100 * node_delta(c, n));
+	fprintf(c->f, " (%" PRIu64 " %s, %.2f%%; base %" PRIu64 ", %.2f%%; %+.2f%%, z %+.1f)", n->total,
+		c->unit, 100 * share(n->total, c->total), n->base, 100 * share(n->base, c->base_total),
+		100 * node_delta(c, n), node_z(c, n));
 }
 
 static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start, int depth)
@@ -453,7 +461,7 @@ static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start,
 		start, n->total, depth);
 	xml_text(c->f, n->name);
 	if (c->diff)
-		fprintf(c->f, "\" data-delta=\"%.6f", node_delta(c, n));
+		fprintf(c->f, "\" data-delta=\"%.6f\" data-z=\"%.2f", node_delta(c, n), node_z(c, n));
 	fputs("\"><title>", c->f);
 	frame_title(c, n);
 	fputs("</title>", c->f);
@@ -531,8 +539,6 @@ static void write_svg(struct svg_ctx *c, struct node *root, const char *subtitle
 	c->base_total = root->base;
 	c->height = TOP_H + BOTTOM_H + tree_depth(root) * FRAME_H;
 	c->scale = root->total ? (double)(width - 2 * PAD) / root->total : 0;
-	if (c->diff)
-		find_max_delta(c, root);
 	write_header(c->f, subtitle, o, c, width);
 	fputs("<g id=\"frames\">\n", c->f);
 	if (root->total)

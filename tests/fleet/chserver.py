@@ -3,9 +3,13 @@
 Debian 12's clickhouse-server 18.16 (and newer ones) started on loopback with
 its own data folder and free ports, from a minimal config.xml and users.xml
 written into that folder: user `default` without a password and user `sprof`
-with password `secret`, and a two-shard loopback cluster
+with password `secret`, user `agent` with password `agentpw` (queries
+are logged in system.query_log, so a test can see what a user ran), and a two-shard loopback cluster
 `test_cluster_two_shards_localhost` (both shards this same server) for a
-Distributed table. `python3 chserver.py DIR` runs one in the foreground for
+Distributed table, and `test_cluster_dead_shard` whose second shard is a
+port nothing listens on (a shard that is down). Given certificates from
+make_certs (a CA of the test's own, made with openssl), it also serves HTTPS
+and wants a client certificate. `python3 chserver.py DIR` runs one in the foreground for
 trying things by hand.
 """
 import os
@@ -23,7 +27,7 @@ CONFIG = """<?xml version="1.0"?>
     <logger><level>warning</level><log>{d}/server.log</log><errorlog>{d}/server.err.log</errorlog>
         <console>0</console></logger>
     <listen_host>127.0.0.1</listen_host>
-    <http_port>{http}</http_port>
+    <http_port>{http}</http_port>{tls}
     <tcp_port>{tcp}</tcp_port>
     <interserver_http_port>{inter}</interserver_http_port>
     <path>{d}/data/</path>
@@ -36,23 +40,31 @@ CONFIG = """<?xml version="1.0"?>
     <timezone>UTC</timezone>
     <mark_cache_size>5368709120</mark_cache_size>
     <mlock_executable>false</mlock_executable>
+    <query_log><database>system</database><table>query_log</table>
+        <flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>
     <remote_servers>
         <test_cluster_two_shards_localhost>
             <shard><replica><host>127.0.0.1</host><port>{tcp}</port></replica></shard>
             <shard><replica><host>localhost</host><port>{tcp}</port></replica></shard>
         </test_cluster_two_shards_localhost>
+        <test_cluster_dead_shard>
+            <shard><replica><host>127.0.0.1</host><port>{tcp}</port></replica></shard>
+            <shard><replica><host>127.0.0.1</host><port>{dead}</port></replica></shard>
+        </test_cluster_dead_shard>
     </remote_servers>
 </yandex>
 """
 
 USERS = """<?xml version="1.0"?>
 <yandex>
-    <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+    <profiles><default><max_memory_usage>2000000000</max_memory_usage><log_queries>1</log_queries></default></profiles>
     <users>
         <default><password></password><networks><ip>::/0</ip></networks>
             <profile>default</profile><quota>default</quota></default>
         <sprof><password>secret</password><networks><ip>::/0</ip></networks>
             <profile>default</profile><quota>default</quota></sprof>
+        <agent><password>agentpw</password><networks><ip>::/0</ip></networks>
+            <profile>default</profile><quota>default</quota></agent>
     </users>
     <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
         <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time>
@@ -77,16 +89,50 @@ def server_binary():
     return None
 
 
+TLS = """
+    <https_port>{https}</https_port>
+    <openSSL><server>
+        <certificateFile>{certs}/server.pem</certificateFile><privateKeyFile>{certs}/server.key</privateKeyFile>
+        <caConfig>{certs}/ca.pem</caConfig><verificationMode>strict</verificationMode>
+        <loadDefaultCAFile>false</loadDefaultCAFile><cacheSessions>true</cacheSessions>
+        <disableProtocols>sslv2,sslv3</disableProtocols><preferServerCiphers>true</preferServerCiphers>
+    </server></openSSL>"""
+
+
+def make_certs(folder):
+    """With openssl: a CA (ca.pem), a server certificate for 127.0.0.1 and localhost
+    (server.pem, server.key) and a client certificate (client.pem, client.key), all
+    signed by the CA, in folder."""
+    os.makedirs(folder, exist_ok=True)
+
+    def ossl(*args):
+        subprocess.run(["openssl"] + list(args), cwd=folder, check=True, capture_output=True, timeout=60)
+    ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+         "-subj", "/CN=sprof test CA")
+    with open(os.path.join(folder, "san.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    for name, cn, ext in (("server", "localhost", ["-extfile", "san.ext"]), ("client", "sprof agent", [])):
+        ossl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out", name + ".csr",
+             "-subj", "/CN=" + cn)
+        ossl("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+             "-out", name + ".pem", "-days", "2", *ext)
+    return folder
+
+
 class Server:
-    def __init__(self, folder):
+    def __init__(self, folder, certs=None):
         self.dir = folder
         self.http, self.tcp, self.inter = free_port(), free_port(), free_port()
+        self.dead = free_port()  # the second shard of test_cluster_dead_shard: nothing listens
+        # certs (make_certs' folder): an https port too, which wants a client certificate
+        self.https = free_port() if certs else None
+        tls = TLS.format(https=self.https, certs=certs) if certs else ""
         self.proc = None
         os.makedirs(folder, exist_ok=True)
         for sub in ("data", "tmp", "user_files", "format_schemas"):
             os.makedirs(os.path.join(folder, sub), exist_ok=True)
         with open(os.path.join(folder, "config.xml"), "w") as f:
-            f.write(CONFIG.format(d=folder, http=self.http, tcp=self.tcp, inter=self.inter))
+            f.write(CONFIG.format(d=folder, http=self.http, tcp=self.tcp, inter=self.inter, dead=self.dead, tls=tls))
         with open(os.path.join(folder, "users.xml"), "w") as f:
             f.write(USERS.format(d=folder))
 

@@ -56,7 +56,7 @@ static void rows(void)
 	CHECK(out && strstr(out, "\"host\":\"web1\",\"map\":\"@on\",\"pid\":42,\"comm\":\"app\",\"key\":[]"),
 	      "row head: %s", out);
 	CHECK(out && strstr(out, "\"stack\":[\"main\",\"leaf\",\"do_sys_open_[k]\"]"), "stack: %s", out);
-	CHECK(out && strstr(out, "\"build_ids\":[\"abcd\",\"abcd\",\"\"],\"offsets\":[32,16,0],\"count\":7}\n"),
+	CHECK(out && strstr(out, "\"build_ids\":[\"abcd\",\"abcd\",\"\"],\"offsets\":[32,16,0],\"count\":7,\"period_ns\":0}\n"),
 	      "build ids, offsets, count: %s", out);
 	free(out);
 }
