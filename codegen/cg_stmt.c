@@ -222,6 +222,9 @@ static void stmt(struct cg *g, const struct sp_node *n)
 	case SP_N_UNROLL:
 		unroll_stmt(g, n);
 		break;
+	case SP_N_FOR:
+		cg_for(g, n);
+		break;
 	case SP_N_BREAK:
 		jump(g, n, g->brk);
 		break;

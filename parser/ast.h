@@ -32,6 +32,8 @@ struct sp_ctypes;
 	X(IF, "if")               /* a: cond; b: then block; c: else (BLOCK or IF) */ \
 	X(WHILE, "while")         /* a: cond; b: block */              \
 	X(UNROLL, "unroll")       /* a: count (INT); b: block */       \
+	X(FOR, "for")             /* a: VAR; b: MAP or RANGE; c: block; ival: loop var id */ \
+	X(RANGE, "range")         /* a..b: start (inclusive), end (exclusive) */ \
 	X(BREAK, "break")                                              \
 	X(CONTINUE, "continue")                                        \
 	X(RETURN, "return")                                            \

@@ -9,6 +9,7 @@
  *             | 'break' | 'continue' | 'return'
  *   compound := 'if' '(' expr ')' body ['else' (body | if)]
  *             | 'while' '(' expr ')' body | 'unroll' '(' expr ')' body
+ *             | 'for' '(' VAR ':' map ')' body | 'for' '(' VAR ':' expr '..' expr ')' body
  *   expr     := C expressions with C precedence, '?:', casts '(u32)x',
  *               '++'/'--' on maps and variables, calls f(a, b), maps
  *               @m[k1, k2], tuples (a, b), a.field, a->field, t.0,
@@ -193,10 +194,10 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token PRED_CLOSE "'/' (end of predicate)"
 %token ABLOCK_OPEN "'<' (block)"
 %token ABLOCK_CLOSE "'>' (end of block)"
-%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
+%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'"
 %token BREAK "'break'" CONTINUE "'continue'" RETURN "'return'"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" LAND "'&&'" LOR "'||'" SHL "'<<'" SHR "'>>'"
-%token INC "'++'" DEC "'--'" ARROW "'->'"
+%token INC "'++'" DEC "'--'" ARROW "'->'" DOTDOT "'..'"
 %token ADD_ASSIGN "'+='" SUB_ASSIGN "'-='" MUL_ASSIGN "'*='" DIV_ASSIGN "'/='" MOD_ASSIGN "'%='"
 %token AND_ASSIGN "'&='" OR_ASSIGN "'|='" XOR_ASSIGN "'^='" SHL_ASSIGN "'<<='" SHR_ASSIGN "'>>='"
 %token SP_TOK_JUNK "invalid character"
@@ -307,6 +308,15 @@ compound:
 	if_stmt
 	| WHILE '(' expr ')' body { $$ = mk(ps, SP_N_WHILE, @$, $3, $5, NULL); }
 	| UNROLL '(' expr ')' body { $$ = mk(ps, SP_N_UNROLL, @$, $3, $5, NULL); }
+	| FOR '(' VAR ':' map ')' body {
+		$$ = mk(ps, SP_N_FOR, @$, mk_named(ps, SP_N_VAR, @3, $3), $5, $7);
+	}
+	| FOR '(' VAR ':' expr DOTDOT expr ')' body {
+		struct sp_span rs = { @5.begin, @7.end };
+
+		$$ = mk(ps, SP_N_FOR, @$, mk_named(ps, SP_N_VAR, @3, $3),
+			mk(ps, SP_N_RANGE, rs, $5, $7, NULL), $9);
+	}
 	;
 
 if_stmt:

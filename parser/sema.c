@@ -10,7 +10,9 @@
  *   - aggregations (count() ...) are only assigned to maps and read by
  *     print/clear/zero/delete, never used in arithmetic
  *   - `$x` lives in the block that first assigns it (and blocks inside)
- *   - break/continue only inside while; unroll(N) with 1 <= N <= 100
+ *   - break/continue only inside while and for; unroll(N) with 1 <= N <= 100
+ *   - for ($kv : @m) and for ($i : a..b) (bpftrace 0.27): the loop variable
+ *     lives in the loop's body only and may not shadow a variable
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -261,6 +263,94 @@ static void assign_map(struct sema *s, struct sp_node *n)
 	sema_map_value(s, m, t, m->span);
 }
 
+/* The value of an entry of @m as a for loop sees it: a plain value, or an
+ * aggregation that reads as one integer (count, sum, min, max, avg). */
+static struct sp_type *for_map_value(struct sema *s, struct sp_node *m, struct sp_type *v)
+{
+	if (v->kind != SP_T_AGG)
+		return v;
+	switch (v->agg) {
+	case SP_AGG_COUNT:
+		return s->u64;
+	case SP_AGG_SUM:
+	case SP_AGG_MIN:
+	case SP_AGG_MAX:
+	case SP_AGG_AVG:
+		return s->s64;
+	default: /* bpftrace's words */
+		sema_err(s, m->span, "loop expression does not support type: %s", sema_tstr(s, v));
+		return sp_type_new(s->a, SP_T_NONE);
+	}
+}
+
+/* for ($kv : @m): $kv is (key, value); several keys make a tuple key. */
+static struct sp_type *for_map_type(struct sema *s, struct sp_node *m)
+{
+	struct sema_map *mm = sema_map_get(s, m->name);
+	struct sp_type *kt = sema_map_keys(s, m, true), *el[2];
+
+	if (!mm->value) {
+		if (!mm->assigned)
+			sema_err(s, m->span, "undefined map '%s'", m->name);
+		return sp_type_new(s->a, SP_T_NONE);
+	}
+	m->type = mm->value;
+	if (!kt) {
+		sema_err(s, m->span, "%s has no explicit keys (scalar map), and cannot be used "
+			 "for iteration", m->name);
+		return sp_type_new(s->a, SP_T_NONE);
+	}
+	el[0] = kt;
+	el[1] = for_map_value(s, m, mm->value);
+	if (sp_type_is_none(el[1]))
+		return el[1];
+	return sp_type_tuple(s->a, 2, el);
+}
+
+/* for ($i : a..b): both ends integers, evaluated once; $i is 64-bit. */
+static struct sp_type *for_range_type(struct sema *s, struct sp_node *r)
+{
+	struct sp_type *a = sema_value(s, r->a), *b = sema_value(s, r->b);
+
+	if (!sp_type_is_int(a) && !sp_type_is_none(a))
+		sema_err(s, r->a->span, "loop range requires an integer for the start value, "
+			 "not '%s'", sema_tstr(s, a));
+	if (!sp_type_is_int(b) && !sp_type_is_none(b))
+		sema_err(s, r->b->span, "loop range requires an integer for the end value, "
+			 "not '%s'", sema_tstr(s, b));
+	r->type = sp_type_int(s->a, 8, !sp_type_is_int(a) || a->is_signed ||
+			      !sp_type_is_int(b) || b->is_signed);
+	return r->type;
+}
+
+static void for_stmt(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *var = n->a;
+	struct sema_var *old = var_find(s, var->name), *v;
+	struct sema_scope sc;
+	struct sp_type *t;
+
+	if (old) {
+		sema_err(s, var->span, "loop declaration shadows existing variable: %s", var->name);
+		sema_note(s, old->first, "'%s' was first assigned here", var->name);
+	}
+	t = n->b->kind == SP_N_MAP ? for_map_type(s, n->b) : for_range_type(s, n->b);
+	scope_push(s, &sc);
+	v = sp_arena_alloc(s->a, sizeof(*v));
+	v->name = var->name;
+	v->id = s->nvars++;
+	v->type = t;
+	v->first = var->span;
+	sc.vars = v;
+	var->scope_id = v->id;
+	var->type = t;
+	n->ival = v->id;
+	s->loops++;
+	block(s, n->c);
+	s->loops--;
+	scope_pop(s);
+}
+
 static void stmt(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -293,6 +383,9 @@ static void stmt(struct sema *s, struct sp_node *n)
 		block(s, n->b);
 		s->loops--;
 		break;
+	case SP_N_FOR:
+		for_stmt(s, n);
+		break;
 	case SP_N_UNROLL:
 		sema_expr(s, n->a);
 		if (!sema_const_int(n->a, &v))
@@ -305,7 +398,7 @@ static void stmt(struct sema *s, struct sp_node *n)
 	case SP_N_BREAK:
 	case SP_N_CONTINUE:
 		if (!s->loops)
-			sema_err(s, n->span, "'%s' outside of a while loop",
+			sema_err(s, n->span, "'%s' outside of a loop",
 				 n->kind == SP_N_BREAK ? "break" : "continue");
 		break;
 	default:
