@@ -164,6 +164,12 @@ static void dump_attrs(FILE *f, const struct sp_node *n)
 	case SP_N_CAST:
 		fprintf(f, " %s", sp_type_str(n->cast_type, buf, sizeof(buf)));
 		break;
+	case SP_N_LET: /* the declared type; `string` is sized by sema */
+		if (n->cast_type && n->cast_type->kind == SP_T_STRING && !n->cast_type->size)
+			fputs(" string", f);
+		else if (n->cast_type)
+			fprintf(f, " %s", sp_type_str(n->cast_type, buf, sizeof(buf)));
+		break;
 	default:
 		break;
 	}

@@ -34,6 +34,7 @@ struct sp_ctypes;
 	X(UNROLL, "unroll")       /* a: count (INT); b: block */       \
 	X(FOR, "for")             /* a: VAR; b: MAP or RANGE; c: block; ival: loop var id */ \
 	X(RANGE, "range")         /* a..b: start (inclusive), end (exclusive) */ \
+	X(LET, "let")             /* a: VAR; b: value or NULL; cast_type: declared type or NULL */ \
 	X(BREAK, "break")                                              \
 	X(CONTINUE, "continue")                                        \
 	X(RETURN, "return")                                            \

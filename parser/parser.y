@@ -6,6 +6,7 @@
  *   block    := '{' stmts '}' | '<' stmts '>'      (see lexer.l for '>')
  *   stmts    := (simple ';' | compound | ';')* [simple]
  *   simple   := expr | lvalue ('=' | '+=' ... '>>=') expr
+ *             | 'let' VAR [':' type] ['=' expr]
  *             | 'break' | 'continue' | 'return'
  *   compound := 'if' '(' expr ')' body ['else' (body | if)]
  *             | 'while' '(' expr ')' body | 'unroll' '(' expr ')' body
@@ -194,7 +195,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token PRED_CLOSE "'/' (end of predicate)"
 %token ABLOCK_OPEN "'<' (block)"
 %token ABLOCK_CLOSE "'>' (end of block)"
-%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'"
+%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'" LET "'let'"
 %token BREAK "'break'" CONTINUE "'continue'" RETURN "'return'"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" LAND "'&&'" LOR "'||'" SHL "'<<'" SHR "'>>'"
 %token INC "'++'" DEC "'--'" ARROW "'->'" DOTDOT "'..'"
@@ -208,7 +209,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %type <node> probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
-%type <type> type_name
+%type <type> type_name var_type
 
 %right '?' ':'
 %left LOR
@@ -292,6 +293,17 @@ simple:
 	expr { $$ = mk(ps, SP_N_EXPR_STMT, @$, $1, NULL, NULL); }
 	| lvalue '=' expr { $$ = mk_op(ps, SP_N_ASSIGN, @$, 0, $1, $3); }
 	| lvalue compound_op expr { $$ = mk_op(ps, SP_N_ASSIGN, @$, $2, $1, $3); }
+	| LET VAR { $$ = mk(ps, SP_N_LET, @$, mk_named(ps, SP_N_VAR, @2, $2), NULL, NULL); }
+	| LET VAR '=' expr {
+		$$ = mk(ps, SP_N_LET, @$, mk_named(ps, SP_N_VAR, @2, $2), $4, NULL);
+	}
+	| LET VAR ':' var_type {
+		$$ = mk_typed(ps, SP_N_LET, @$, $4, mk_named(ps, SP_N_VAR, @2, $2));
+	}
+	| LET VAR ':' var_type '=' expr {
+		$$ = mk_typed(ps, SP_N_LET, @$, $4, mk_named(ps, SP_N_VAR, @2, $2));
+		$$->b = $6;
+	}
 	| BREAK { $$ = mk(ps, SP_N_BREAK, @$, NULL, NULL, NULL); }
 	| CONTINUE { $$ = mk(ps, SP_N_CONTINUE, @$, NULL, NULL, NULL); }
 	| RETURN { $$ = mk(ps, SP_N_RETURN, @$, NULL, NULL, NULL); }
@@ -374,6 +386,18 @@ postfix:
 	| postfix ARROW IDENT { $$ = mk_named(ps, SP_N_FIELD, @$, $3); $$->a = $1; $$->arrow = true; }
 	| postfix '.' INT { $$ = mk(ps, SP_N_TUPLE_INDEX, @$, $1, NULL, NULL); $$->ival = $3.v; }
 	| postfix '[' expr ']' { $$ = mk(ps, SP_N_INDEX, @$, $1, $3, NULL); }
+	;
+
+/* let $x: uint8, let $s: string (bpftrace's name; sema checks the rest) */
+var_type:
+	type_name
+	| IDENT {
+		if (strcmp($1, "string")) {
+			sp_diag_at(ps->diag, SP_DIAG_ERROR, @1, "unknown type '%s'", $1);
+			ps->probe_errors++;
+		}
+		$$ = sp_type_string(A, 0); /* size 0: sema gives it the string size */
+	}
 	;
 
 type_name:

@@ -13,7 +13,10 @@
  *   - break/continue only inside while and for; unroll(N) with 1 <= N <= 100
  *   - for ($kv : @m) and for ($i : a..b) (bpftrace 0.27): the loop variable
  *     lives in the loop's body only and may not shadow a variable
+ *   - let $x [: type] [= value] (bpftrace 0.27) declares $x in its block
+ *     (and blocks inside), 0 until assigned; it may not shadow a variable
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -351,6 +354,84 @@ static void for_stmt(struct sema *s, struct sp_node *n)
 	scope_pop(s);
 }
 
+/* The declared type of `let $x: T`, a copy (var_assign notes bswap()'s
+ * size in it); NULL after an error. */
+static struct sp_type *let_type(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = n->cast_type;
+
+	if (sp_type_is_bool(t))
+		return sp_type_bool(s->a);
+	if (t->kind == SP_T_INT)
+		return sp_type_int(s->a, t->size, t->is_signed);
+	if (t->kind == SP_T_STRING)
+		return sp_type_string(s->a, t->size ? t->size : (uint32_t)s->strlen);
+	sema_err(s, n->span, "a variable cannot be declared as '%s': let takes an integer type, "
+		 "bool or string", sema_tstr(s, t));
+	return NULL;
+}
+
+/* let $x: u8 = 300: a literal that does not fit its declared integer */
+static void let_literal_fits(struct sema *s, struct sp_node *e, const struct sp_type *t)
+{
+	int64_t v;
+	int bits = (int)t->size * 8;
+
+	if (bits >= 64 || sp_type_is_bool(t) || !sema_const_int(e, &v))
+		return;
+	if (t->is_signed ? (v < -(INT64_C(1) << (bits - 1)) || v >= (INT64_C(1) << (bits - 1)))
+			 : (v < 0 || v >= (INT64_C(1) << bits)))
+		sema_err(s, e->span, "value %" PRId64 " does not fit in '%s'", v, sema_tstr(s, t));
+}
+
+/* n->type: the variable's type (n->cast_type stays the declared one, for
+ * both passes and the AST dump). */
+static void let_stmt(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *var = n->a;
+	struct sema_var *old = var_find(s, var->name), *v;
+	struct sp_type *t = n->cast_type ? let_type(s, n) : NULL, *vt = NULL;
+	struct sp_type *fin = !s->quiet && s->nvars < s->var_cap ? s->var_final[s->nvars] : NULL;
+
+	if (n->b)
+		vt = sema_readable(s, n->b); /* before $x exists: `let $x = $x` is an error */
+	if (old) {
+		sema_err(s, var->span, "variable %s was already declared: variable shadowing is "
+			 "not allowed", var->name);
+		sema_note(s, old->first, "'%s' was first declared or assigned here", var->name);
+	}
+	if (vt && sp_type_is_none(vt))
+		vt = NULL;
+	if (t && vt) {
+		if (!sp_type_compatible(t, vt) && !(sp_type_is_int(t) && sp_type_is_int(vt)))
+			sema_err(s, n->b->span, "type mismatch for '%s': cannot assign '%s' to a '%s' "
+				 "variable", var->name, sema_tstr(s, vt), sema_tstr(s, t));
+		else if (sp_type_is_int(t))
+			let_literal_fits(s, n->b, t);
+	}
+	if (!t && vt)
+		t = vt->kind == SP_T_INT ? var_int(s, vt) : vt;
+	if (t && t->kind == SP_T_STRING && vt && vt->kind == SP_T_STRING && vt->size > t->size)
+		t = vt; /* strings widen */
+	if ((!t || t->kind != SP_T_INT) && fin && !sp_type_is_none(fin) &&
+	    (!t || sp_type_compatible(t, fin)))
+		t = fin; /* the widest string pass 1 saw, or the type `let $x;` gets later */
+	if (!t && !s->quiet)
+		t = s->s64; /* never assigned, only read or incremented: an integer, 0 */
+	v = sp_arena_alloc(s->a, sizeof(*v));
+	v->name = var->name;
+	v->id = s->nvars++;
+	v->type = t ? t : sp_type_new(s->a, SP_T_NONE);
+	v->first = var->span;
+	v->next = s->scope->vars;
+	s->scope->vars = v;
+	if (s->quiet)
+		var_final_note(s, v);
+	n->type = v->type;
+	var->scope_id = v->id;
+	var->type = v->type;
+}
+
 static void stmt(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -385,6 +466,9 @@ static void stmt(struct sema *s, struct sp_node *n)
 		break;
 	case SP_N_FOR:
 		for_stmt(s, n);
+		break;
+	case SP_N_LET:
+		let_stmt(s, n);
 		break;
 	case SP_N_UNROLL:
 		sema_expr(s, n->a);

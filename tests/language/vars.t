@@ -167,3 +167,11 @@ BEGIN { printf("%d %d %d %d %d\n", rand <= 4294967295, cgroup > 0, curtask > 0, 
 1 1 1 1 1
 
 
+### let_declarations
+# bpftrace: skip 0.17 has no let (0.21+)
+BEGIN { let $a; let $b: uint8 = 255; let $s: string = "hi"; let $c = 5; $a = 7; $b++; if ($c > 1) { let $in = 3; $c += $in; } $i = 0; while ($i < 3) { let $z; $z++; $i++; printf("z=%d ", $z); } let $w: int16 = -5; let $t; $t = "longer string"; $t = "x"; let $f: bool = true; printf("%d %d %s %d %d %s\n", $a, $b, $s, $c, $w, $t); print($f); exit(); }
+--- stdout
+z=1 z=1 z=1 7 0 hi 8 -5 x
+true
+
+
