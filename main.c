@@ -918,9 +918,25 @@ static int sym_addr(void *ctx, const char *binary, const char *name, uint64_t *a
 	return binary ? sp_elf_symbol_vaddr(binary, name, addr) : sp_kallsyms_addr_of(NULL, name, addr);
 }
 
+/* The script's config = { ... } block, where the environment and the
+ * command line left a knob at its default (bpftrace: the environment wins). */
+static void apply_config(struct cli *c, const struct sp_script_config *cfg)
+{
+	if (cfg->max_strlen && !c->strlen_)
+		c->strlen_ = (int)cfg->max_strlen;
+	if (cfg->max_map_keys && c->run.max_keys == DEFAULT_MAX_KEYS &&
+	    c->run.map_size == DEFAULT_MAP_SIZE)
+		c->run.max_keys = c->run.map_size = cfg->max_map_keys;
+	if (cfg->max_cat_bytes && !c->run.cat_bytes_max)
+		c->run.cat_bytes_max = cfg->max_cat_bytes;
+	if (cfg->log_size && !c->run.log_size)
+		c->run.log_size = cfg->log_size;
+}
+
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
+	struct sp_script_config cfg;
 	struct sp_node *prog = NULL;
 	struct sp_script_info si;
 	int err;
@@ -956,6 +972,10 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		return 1;
 	if (sp_script_params_bind(arena, prog, &si, d))
 		return 1;
+	if (sp_config_read(prog, d, &cfg))
+		return 1;
+	apply_config(c, &cfg);
+	so.strlen = c->strlen_ ? c->strlen_ : SP_DEFAULT_STRLEN;
 	sp_sema(arena, prog, &so, d);
 	if (sp_diag_errors(d))
 		return 1;

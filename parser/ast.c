@@ -145,6 +145,7 @@ static void dump_attrs(FILE *f, const struct sp_node *n)
 		if (!strcmp(n->name, "nsecs") && n->ival) /* nsecs(boot), nsecs(tai) */
 			fprintf(f, " clock=%s", n->ival == 1 ? "boot" : "tai");
 		break;
+	case SP_N_SETTING:
 	case SP_N_CALL:
 	case SP_N_MAP:
 	case SP_N_VAR:

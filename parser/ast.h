@@ -34,6 +34,8 @@ struct sp_ctypes;
 	X(UNROLL, "unroll")       /* a: count (INT); b: block */       \
 	X(FOR, "for")             /* a: VAR; b: MAP or RANGE; c: block; ival: loop var id */ \
 	X(RANGE, "range")         /* a..b: start (inclusive), end (exclusive) */ \
+	X(CONFIG, "config")       /* list: SETTINGs (the PROGRAM's a) */ \
+	X(SETTING, "setting")     /* name; a: value (INT or STR) */ \
 	X(LET, "let")             /* a: VAR; b: value or NULL; cast_type: declared type or NULL */ \
 	X(BREAK, "break")                                              \
 	X(CONTINUE, "continue")                                        \

@@ -106,6 +106,13 @@ struct sp_arglister *sp_arglister_new(void); /* NULL and errno on failure */
 void sp_arglister_free(struct sp_arglister *l); /* accepts NULL */
 int sp_list_args(void *ctx, const char *binary, const char *func, FILE *out);
 
+/* The settings of the script's `config = { ... }` block (config.c); 0:
+ * not set. Errors and warnings are reported with carets; -1 after an error. */
+struct sp_script_config {
+	uint32_t max_map_keys, max_strlen, max_cat_bytes, log_size;
+};
+int sp_config_read(const struct sp_node *prog, struct sp_diag *d, struct sp_script_config *c);
+
 /* S-expression dump used by the golden tests (--dump ast). */
 void sp_ast_dump(FILE *f, const struct sp_node *n, bool with_types);
 

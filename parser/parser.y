@@ -1,6 +1,8 @@
 /* parser/parser.y: the pure bison grammar of sprof programs.
  *
- *   program  := (probe | cdef)*
+ *   program  := [config] (probe | cdef)*
+ *   config   := 'config' '=' '{' [setting (';' setting)* [';']] '}'
+ *   setting  := IDENT '=' (INT | STRING | IDENT)
  *   cdef     := struct/union/enum definitions (one CDEF token, cdecl.c)
  *   probe    := attach (',' attach)* ['/' expr '/'] block
  *   block    := '{' stmts '}' | '<' stmts '>'      (see lexer.l for '>')
@@ -206,7 +208,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token SP_TOK_UNTERMINATED_STRING "unterminated string"
 %token SP_TOK_UNTERMINATED_ATTACH "unterminated quote in attach point"
 
-%type <node> probes probe attach_list pred block stmts items simple compound if_stmt body
+%type <node> config settings setting probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
 %type <type> type_name var_type
@@ -237,6 +239,52 @@ probes:
 	| probes probe { $$ = $1; $2->probe_index = $1->list.len; sp_list_push(A, &$1->list, $2); }
 	| probes error { $$ = $1; }
 	| probes CDEF { $$ = $1; cdef(ps, @2); }
+	| probes config {
+		$$ = $1;
+		if ($1->list.len || $1->a) {
+			sp_diag_at(ps->diag, SP_DIAG_ERROR, $2->span, "config must appear before "
+				   "probes");
+			ps->probe_errors++;
+		} else {
+			$1->a = $2;
+		}
+	}
+	;
+
+/* config = { max_map_keys = 100; max_strlen = 128 } (config.c reads it) */
+config:
+	ATTACH '=' '{' settings '}' {
+		$$ = $4;
+		$$->span = @$;
+		if (strcmp($1, "config")) {
+			sp_diag_at(ps->diag, SP_DIAG_ERROR, @1, "unexpected '=' after '%s': only "
+				   "'config = { ... }' is assigned outside a probe", $1);
+			ps->probe_errors++;
+		}
+	}
+	;
+
+settings:
+	%empty { $$ = mk(ps, SP_N_CONFIG, @$, NULL, NULL, NULL); }
+	| setting { $$ = mk(ps, SP_N_CONFIG, @$, NULL, NULL, NULL); sp_list_push(A, &$$->list, $1); }
+	| settings ';' setting { $$ = $1; sp_list_push(A, &$$->list, $3); }
+	| settings ';' { $$ = $1; }
+	;
+
+setting:
+	IDENT '=' INT { $$ = mk_named(ps, SP_N_SETTING, @$, $1); $$->a = mk_int(ps, @3, $3); }
+	| IDENT '=' STRING {
+		$$ = mk_named(ps, SP_N_SETTING, @$, $1);
+		$$->a = mk(ps, SP_N_STR, @3, NULL, NULL, NULL);
+		$$->a->str = $3.s;
+		$$->a->len = $3.len;
+	}
+	| IDENT '=' IDENT {
+		$$ = mk_named(ps, SP_N_SETTING, @$, $1);
+		$$->a = mk(ps, SP_N_STR, @3, NULL, NULL, NULL);
+		$$->a->str = $3;
+		$$->a->len = (uint32_t)strlen($3);
+	}
 	;
 
 probe:

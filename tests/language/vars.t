@@ -175,3 +175,12 @@ z=1 z=1 z=1 7 0 hi 8 -5 x
 true
 
 
+### config_block
+# bpftrace: skip 0.17 has no config block (0.21+)
+config = { max_strlen = 4; max_map_keys = 2 } BEGIN { $s = str(comm); print($s); @a[1] = 1; @a[2] = 2; @a[3] = 3; exit(); }
+--- stdout
+spr
+
+
+@a[1]: 1
+@a[2]: 2
