@@ -57,6 +57,11 @@ struct sp_sema_opts {
 	int strlen;        /* string buffer size; SP_DEFAULT_STRLEN */
 	int nparams;       /* positional parameters $1..$N */
 	char **params;
+	/* named parameters, "--name" or "--name=value" (getopt.c); sema sets
+	 * named_used[i] (nnamed entries, may be NULL) when a getopt() reads one */
+	const char *const *named;
+	int nnamed;
+	bool *named_used;
 	bool unsafe;       /* system() allowed */
 	/* Tracepoint formats. When NULL, `args.NAME` is typed u64 without a
 	 * diagnostic and node->tp_field stays NULL, which codegen must refuse
