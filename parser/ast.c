@@ -146,6 +146,7 @@ static void dump_attrs(FILE *f, const struct sp_node *n)
 			fprintf(f, " clock=%s", n->ival == 1 ? "boot" : "tai");
 		break;
 	case SP_N_SETTING:
+	case SP_N_MACRO:
 	case SP_N_CALL:
 	case SP_N_MAP:
 	case SP_N_VAR:

@@ -1,6 +1,7 @@
 /* parser/parser.y: the pure bison grammar of sprof programs.
  *
- *   program  := [config] (probe | cdef)*
+ *   program  := [config] (probe | cdef | macro)*
+ *   macro    := 'macro' IDENT '(' [param (',' param)*] ')' block   param: IDENT | VAR | MAP
  *   config   := 'config' '=' '{' [setting (';' setting)* [';']] '}'
  *   setting  := IDENT '=' (INT | STRING | IDENT)
  *   cdef     := struct/union/enum definitions (one CDEF token, cdecl.c)
@@ -197,7 +198,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token PRED_CLOSE "'/' (end of predicate)"
 %token ABLOCK_OPEN "'<' (block)"
 %token ABLOCK_CLOSE "'>' (end of block)"
-%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'" LET "'let'"
+%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'" LET "'let'" MACRO "'macro'"
 %token BREAK "'break'" CONTINUE "'continue'" RETURN "'return'"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" LAND "'&&'" LOR "'||'" SHL "'<<'" SHR "'>>'"
 %token INC "'++'" DEC "'--'" ARROW "'->'" DOTDOT "'..'"
@@ -208,7 +209,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token SP_TOK_UNTERMINATED_STRING "unterminated string"
 %token SP_TOK_UNTERMINATED_ATTACH "unterminated quote in attach point"
 
-%type <node> config settings setting probes probe attach_list pred block stmts items simple compound if_stmt body
+%type <node> config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
 %type <type> type_name var_type
@@ -239,6 +240,12 @@ probes:
 	| probes probe { $$ = $1; $2->probe_index = $1->list.len; sp_list_push(A, &$1->list, $2); }
 	| probes error { $$ = $1; }
 	| probes CDEF { $$ = $1; cdef(ps, @2); }
+	| probes macro {
+		$$ = $1;
+		if (!$1->b)
+			$1->b = mk(ps, SP_N_BLOCK, $2->span, NULL, NULL, NULL);
+		sp_list_push(A, &$1->b->list, $2);
+	}
 	| probes config {
 		$$ = $1;
 		if ($1->list.len || $1->a) {
@@ -249,6 +256,26 @@ probes:
 			$1->a = $2;
 		}
 	}
+	;
+
+/* macro add(x, $v, @m) { ... } (macro.c expands the calls) */
+macro:
+	MACRO ATTACH '(' ')' block { $$ = mk_named(ps, SP_N_MACRO, @$, $2); $$->b = $5; }
+	| MACRO ATTACH '(' mparams ')' block {
+		$$ = with_list(mk_named(ps, SP_N_MACRO, @$, $2), $4);
+		$$->b = $6;
+	}
+	;
+
+mparams:
+	mparam { $$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL); sp_list_push(A, &$$->list, $1); }
+	| mparams ',' mparam { $$ = $1; sp_list_push(A, &$$->list, $3); }
+	;
+
+mparam:
+	VAR { $$ = mk_named(ps, SP_N_VAR, @$, $1); }
+	| MAP { $$ = mk_named(ps, SP_N_MAP, @$, $1); }
+	| ATTACH { $$ = mk_named(ps, SP_N_BUILTIN, @$, $1); }
 	;
 
 /* config = { max_map_keys = 100; max_strlen = 128 } (config.c reads it) */

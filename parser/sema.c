@@ -470,6 +470,9 @@ static void stmt(struct sema *s, struct sp_node *n)
 	case SP_N_LET:
 		let_stmt(s, n);
 		break;
+	case SP_N_BLOCK: /* a statement macro's body (macro.c) */
+		block(s, n);
+		break;
 	case SP_N_UNROLL:
 		sema_expr(s, n->a);
 		if (!sema_const_int(n->a, &v))
@@ -537,6 +540,8 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 	struct sema s = { .a = a, .d = d, .o = o ? o : &defaults };
 	int before = sp_diag_errors(d);
 
+	if (sp_macros_expand(a, prog, d))
+		return sp_diag_errors(d) - before;
 	s.strlen = s.o->strlen > 0 ? s.o->strlen : SP_DEFAULT_STRLEN;
 	s.u64 = sp_type_int(a, 8, false);
 	s.s64 = sp_type_int(a, 8, true);

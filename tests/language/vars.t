@@ -193,3 +193,20 @@ BEGIN { printf("%d %d %s %d %s %d %d\n", getopt("aa", 1), getopt("bb"), getopt("
 bb
 
 
+### macros
+# bpftrace: skip 0.17 has no macros (0.23+)
+macro one() { 1 } macro add_one(x) { x + 1 } macro add_one_to_each($a, @b) { $a += 1; @b += 1; } macro side_effects(x) { x; x; x; } macro add_two(x) { add_one(x) + 1 } macro local($v) { $t = $v * 2; printf("t=%d\n", $t); }
+BEGIN { print(one()); print(one); $a = 10; print(add_one($a)); print(add_one(1 + 1)); @b = 5; add_one_to_each($a, @b); print($a + @b); side_effects(printf("hi")); printf("\n"); print(add_two(1)); $t = 100; local($a); print($t); clear(@b); exit(); }
+--- stdout
+1
+1
+11
+3
+17
+hihihi
+3
+t=22
+100
+
+
+
