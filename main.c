@@ -71,6 +71,8 @@ struct cli {
 	const char *stdlib_name;
 	char **params;          /* $1..$N */
 	int nparams;
+	const char **named;     /* "--name[=value]" after the program, for getopt() */
+	int nnamed;
 	enum dump_kind dump;
 	const char *emit_elf;
 	struct sp_run_opts run;
@@ -688,6 +690,27 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	return 0;
 }
 
+/* bpftrace 0.27: words "--name[=value]" among the parameters are named
+ * ones, read by getopt(); the others stay $1..$N in their order. */
+static int split_named(struct cli *c)
+{
+	int np = 0;
+
+	c->named = calloc((size_t)c->nparams + 1, sizeof(*c->named));
+	if (!c->named)
+		return -ENOMEM;
+	for (int i = 0; i < c->nparams; i++) {
+		if (!strcmp(c->params[i], "--")) /* "p1 -- 20": $1 p1, $2 20 */
+			continue;
+		if (!strncmp(c->params[i], "--", 2) && c->params[i][2] != '=')
+			c->named[c->nnamed++] = c->params[i];
+		else
+			c->params[np++] = c->params[i];
+	}
+	c->nparams = np;
+	return 0;
+}
+
 /* After the options: -l's pattern, or the program (text, a file, "-" for
  * stdin, a stdlib script's name), then its positional parameters. */
 static int positional(struct cli *c, int argc, char **argv, int i)
@@ -721,7 +744,7 @@ static int positional(struct cli *c, int argc, char **argv, int i)
 	}
 	c->params = argv + i;
 	c->nparams = argc - i;
-	return 0;
+	return split_named(c);
 }
 
 static int parse_args(int argc, char **argv, struct cli *c)
@@ -948,9 +971,42 @@ static int sym_addr(void *ctx, const char *binary, const char *name, uint64_t *a
 	return binary ? sp_elf_symbol_vaddr(binary, name, addr) : sp_kallsyms_addr_of(NULL, name, addr);
 }
 
+/* A named parameter no getopt() reads: an error, as in bpftrace. */
+static bool named_unused(const struct cli *c, const bool *used)
+{
+	bool bad = false;
+
+	for (int i = 0; used && i < c->nnamed; i++) {
+		if (used[i])
+			continue;
+		fprintf(stderr, "%s%s", bad ? " " : "sprof: unexpected program command line "
+			"options: ", c->named[i]);
+		bad = true;
+	}
+	if (bad)
+		fprintf(stderr, "\n");
+	return bad;
+}
+
+/* The script's config = { ... } block, where the environment and the
+ * command line left a knob at its default (bpftrace: the environment wins). */
+static void apply_config(struct cli *c, const struct sp_script_config *cfg)
+{
+	if (cfg->max_strlen && !c->strlen_)
+		c->strlen_ = (int)cfg->max_strlen;
+	if (cfg->max_map_keys && c->run.max_keys == DEFAULT_MAX_KEYS &&
+	    c->run.map_size == DEFAULT_MAP_SIZE)
+		c->run.max_keys = c->run.map_size = cfg->max_map_keys;
+	if (cfg->max_cat_bytes && !c->run.cat_bytes_max)
+		c->run.cat_bytes_max = cfg->max_cat_bytes;
+	if (cfg->log_size && !c->run.log_size)
+		c->run.log_size = cfg->log_size;
+}
+
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
+	struct sp_script_config cfg;
 	struct sp_node *prog = NULL;
 	struct sp_script_info si;
 	int err;
@@ -986,7 +1042,19 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		return 1;
 	if (sp_script_params_bind(arena, prog, &si, d))
 		return 1;
+	if (sp_config_read(prog, d, &cfg))
+		return 1;
+	apply_config(c, &cfg);
+	so.strlen = c->strlen_ ? c->strlen_ : SP_DEFAULT_STRLEN;
+	so.named = c->named;
+	so.nnamed = c->nnamed;
+	so.named_used = calloc((size_t)c->nnamed + 1, sizeof(bool));
 	sp_sema(arena, prog, &so, d);
+	if (!sp_diag_errors(d) && named_unused(c, so.named_used)) {
+		free(so.named_used);
+		return 1;
+	}
+	free(so.named_used);
 	if (sp_diag_errors(d))
 		return 1;
 	if (c->dump == DUMP_AST || c->dump == DUMP_TYPES) {

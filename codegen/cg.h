@@ -94,6 +94,12 @@ struct cg {
 	uint32_t var_bytes, tmp_off, tmp_max;
 	LLVMValueRef scratch_gv;
 	uint32_t scratch_size;   /* largest need of any program */
+	/* for loops (cg_loop.c): each body is a callback function of its own */
+	LLVMValueRef *child_bases; /* scratch handed to loop bodies, placed in cg_scratch_close */
+	int nchild, capchild;
+	uint32_t child_need;     /* scratch bytes the deepest loop body needs */
+	int loop_floor;          /* nloops of the loop body's own break/continue */
+	int nforloops;           /* callbacks made, for their names */
 };
 
 /* codegen.c */
@@ -102,6 +108,9 @@ void cg_error(struct cg *g, struct sp_span span, const char *fmt, ...)
 void cg_loc(struct cg *g, struct sp_span span);
 LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name);
 LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name);
+LLVMValueRef cg_scratch_child(struct cg *g);
+void cg_scratch_adopt(struct cg *g, LLVMValueRef base);
+uint32_t cg_scratch_close(struct cg *g);
 void cg_temps_end(struct cg *g, int mark);
 LLVMValueRef cg_helper_fn(struct cg *g, const char *name, LLVMTypeRef *fty);
 LLVMValueRef cg_call_helper(struct cg *g, int id, LLVMTypeRef ret, LLVMValueRef *args,
@@ -202,6 +211,9 @@ LLVMValueRef cg_call_more(struct cg *g, const struct sp_node *n);
 int cg_hidden_prog(const struct cg *g, LLVMValueRef f, bool final);
 void cg_interp_source(struct cg *g);
 void cg_drop_hidden_progs(struct cg *g);
+
+/* cg_loop.c: for ($kv : @m) and for ($i : a..b), bodies as BPF callbacks */
+void cg_for(struct cg *g, const struct sp_node *n);
 
 /* cg_stmt.c */
 /* A plan.printfs entry (fmt copied, may be NULL); its index or -1. */

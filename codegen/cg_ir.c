@@ -94,6 +94,40 @@ static LLVMValueRef scratch_base(struct cg *g)
 	return g->scratch;
 }
 
+/* The scratch memory a for loop's body (cg_loop.c) may use: after all of
+ * this function's, at an offset cg_scratch_close() sets. */
+LLVMValueRef cg_scratch_child(struct cg *g)
+{
+	LLVMValueRef p = LLVMBuildGEP2(g->IB, g->i8, scratch_base(g),
+				       (LLVMValueRef[]){ cg_u64(g, 0) }, 1, "cbscratch");
+
+	if (SP_GROW(g->child_bases, g->capchild, g->nchild + 1, 8))
+		return p;
+	g->child_bases[g->nchild++] = p;
+	return p;
+}
+
+/* A loop body's function takes its scratch memory from its caller: base
+ * is already non-null, and its own variables and temporaries start there. */
+void cg_scratch_adopt(struct cg *g, LLVMValueRef base)
+{
+	g->scratch = base;
+	g->tmp_base = LLVMBuildGEP2(g->IB, g->i8, base, (LLVMValueRef[]){ cg_u64(g, 0) }, 1, "tmp");
+}
+
+/* Places this function's temporaries after its variables and its loop
+ * bodies' memory after both; the bytes of sp_scratch it needs in all. */
+uint32_t cg_scratch_close(struct cg *g)
+{
+	uint32_t mine = g->var_bytes + g->tmp_max;
+
+	LLVMSetOperand(g->tmp_base, 1, cg_u64(g, g->var_bytes));
+	for (int i = 0; i < g->nchild; i++)
+		LLVMSetOperand(g->child_bases[i], 1, cg_u64(g, mine));
+	g->nchild = 0;
+	return mine + g->child_need;
+}
+
 /* Memory of a scratch variable: lives for the whole program. */
 LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name)
 {
@@ -183,6 +217,8 @@ static unsigned ptr_align(LLVMValueRef p)
 		return LLVMGetAlignment(p);
 	if (LLVMIsACallInst(p))
 		return 8;
+	if (LLVMIsALoadInst(p) && LLVMGetMetadata(p, LLVMGetMDKindID("sp.aligned", 10)))
+		return 8; /* a pointer a loop body got from its caller (cg_loop.c) */
 	if (LLVMIsAGetElementPtrInst(p) && LLVMGetNumOperands(p) == 2 &&
 	    LLVMIsAConstantInt(LLVMGetOperand(p, 1))) {
 		unsigned a = ptr_align(LLVMGetOperand(p, 0));

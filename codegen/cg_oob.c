@@ -201,7 +201,7 @@ LLVMValueRef cg_oob_get(struct cg *g, struct cg_map *m, LLVMValueRef key,
 
 bool cg_oob_wanted(const struct cg *g)
 {
-	return g->nloops > 0;
+	return g->nloops > g->loop_floor; /* a for loop's body is a function of its own */
 }
 
 static void call(struct cg *g, LLVMValueRef f, LLVMValueRef a, LLVMValueRef b)

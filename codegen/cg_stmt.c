@@ -222,6 +222,19 @@ static void stmt(struct cg *g, const struct sp_node *n)
 	case SP_N_UNROLL:
 		unroll_stmt(g, n);
 		break;
+	case SP_N_FOR:
+		cg_for(g, n);
+		break;
+	case SP_N_LET: /* let $x = v assigns; let $x; sets 0 (again in a loop) */
+		if (n->b) {
+			assign_var(g, n);
+		} else {
+			const struct sp_type *t = var_type(g, n->a);
+			uint32_t size = t && t->kind != SP_T_NONE ? cg_size(t) : 8;
+
+			cg_memset0(g, cg_var_ptr(g, n->a, t), size < 8 ? 8 : size);
+		}
+		break;
 	case SP_N_BREAK:
 		jump(g, n, g->brk);
 		break;

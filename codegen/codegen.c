@@ -250,6 +250,7 @@ static void cg_fini(struct cg *g)
 	free(g->vars);
 	free(g->var_types);
 	free(g->temps);
+	free(g->child_bases);
 	free(g->llvm_error);
 }
 
@@ -343,6 +344,9 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	g->ntemps = 0;
 	g->scratch = g->tmp_base = NULL;
 	g->var_bytes = g->tmp_off = g->tmp_max = 0;
+	g->nchild = 0;
+	g->child_need = 0;
+	g->loop_floor = 0;
 	memset(g->vars, 0, sizeof(*g->vars) * g->nvars);
 	memset(g->var_types, 0, sizeof(*g->var_types) * g->nvars);
 }
@@ -361,9 +365,8 @@ static void fn_end(struct cg *g, const struct sp_node *at)
 	cg_loc(g, at->span);
 	LLVMBuildRet(g->B, LLVMConstInt(g->i32, 0, 0));
 	if (g->scratch) {
-		uint32_t need = g->var_bytes + g->tmp_max;
+		uint32_t need = cg_scratch_close(g);
 
-		LLVMSetOperand(g->tmp_base, 1, cg_u64(g, g->var_bytes));
 		LLVMBuildCondBr(g->AB, LLVMBuildIsNull(g->AB, g->scratch, ""), g->ret_bb,
 				g->init_bb);
 		if (need > CG_SCRATCH_MAX) /* the largest per-CPU map value */

@@ -145,6 +145,8 @@ static void dump_attrs(FILE *f, const struct sp_node *n)
 		if (!strcmp(n->name, "nsecs") && n->ival) /* nsecs(boot), nsecs(tai) */
 			fprintf(f, " clock=%s", n->ival == 1 ? "boot" : "tai");
 		break;
+	case SP_N_SETTING:
+	case SP_N_MACRO:
 	case SP_N_CALL:
 	case SP_N_MAP:
 	case SP_N_VAR:
@@ -163,6 +165,12 @@ static void dump_attrs(FILE *f, const struct sp_node *n)
 		break;
 	case SP_N_CAST:
 		fprintf(f, " %s", sp_type_str(n->cast_type, buf, sizeof(buf)));
+		break;
+	case SP_N_LET: /* the declared type; `string` is sized by sema */
+		if (n->cast_type && n->cast_type->kind == SP_T_STRING && !n->cast_type->size)
+			fputs(" string", f);
+		else if (n->cast_type)
+			fprintf(f, " %s", sp_type_str(n->cast_type, buf, sizeof(buf)));
 		break;
 	default:
 		break;

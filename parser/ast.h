@@ -22,7 +22,7 @@ struct sp_ctypes;
 
 /* X(kind, dump-name) */
 #define SP_NODE_KINDS(X)                                              \
-	X(PROGRAM, "program")     /* list: probes */                   \
+	X(PROGRAM, "program")     /* list: probes; a: CONFIG; b: BLOCK of MACROs (until sema) */                   \
 	X(PROBE, "probe")         /* list: attach points; a: pred; b: block */ \
 	X(ATTACH, "attach")       /* attach: parsed attach point; ival: probe kind (sema) */ \
 	X(BLOCK, "block")         /* list: statements */               \
@@ -32,6 +32,12 @@ struct sp_ctypes;
 	X(IF, "if")               /* a: cond; b: then block; c: else (BLOCK or IF) */ \
 	X(WHILE, "while")         /* a: cond; b: block */              \
 	X(UNROLL, "unroll")       /* a: count (INT); b: block */       \
+	X(FOR, "for")             /* a: VAR; b: MAP or RANGE; c: block; ival: loop var id */ \
+	X(RANGE, "range")         /* a..b: start (inclusive), end (exclusive) */ \
+	X(CONFIG, "config")       /* list: SETTINGs (the PROGRAM's a) */ \
+	X(SETTING, "setting")     /* name; a: value (INT or STR) */ \
+	X(MACRO, "macro")         /* name; list: params (VAR, MAP or BUILTIN); b: body */ \
+	X(LET, "let")             /* a: VAR; b: value or NULL; cast_type: declared type or NULL */ \
 	X(BREAK, "break")                                              \
 	X(CONTINUE, "continue")                                        \
 	X(RETURN, "return")                                            \

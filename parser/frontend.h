@@ -53,6 +53,11 @@ struct sp_sema_opts {
 	int strlen;        /* string buffer size; SP_DEFAULT_STRLEN */
 	int nparams;       /* positional parameters $1..$N */
 	char **params;
+	/* named parameters, "--name" or "--name=value" (getopt.c); sema sets
+	 * named_used[i] (nnamed entries, may be NULL) when a getopt() reads one */
+	const char *const *named;
+	int nnamed;
+	bool *named_used;
 	bool unsafe;       /* system() allowed */
 	/* Tracepoint formats. When NULL, `args.NAME` is typed u64 without a
 	 * diagnostic and node->tp_field stays NULL, which codegen must refuse
@@ -101,6 +106,13 @@ struct sp_arglister;
 struct sp_arglister *sp_arglister_new(void); /* NULL and errno on failure */
 void sp_arglister_free(struct sp_arglister *l); /* accepts NULL */
 int sp_list_args(void *ctx, const char *binary, const char *func, FILE *out);
+
+/* The settings of the script's `config = { ... }` block (config.c); 0:
+ * not set. Errors and warnings are reported with carets; -1 after an error. */
+struct sp_script_config {
+	uint32_t max_map_keys, max_strlen, max_cat_bytes, log_size;
+};
+int sp_config_read(const struct sp_node *prog, struct sp_diag *d, struct sp_script_config *c);
 
 /* S-expression dump used by the golden tests (--dump ast). */
 void sp_ast_dump(FILE *f, const struct sp_node *n, bool with_types);

@@ -1,14 +1,19 @@
 /* parser/parser.y: the pure bison grammar of sprof programs.
  *
- *   program  := (probe | cdef)*
+ *   program  := [config] (probe | cdef | macro)*
+ *   macro    := 'macro' IDENT '(' [param (',' param)*] ')' block   param: IDENT | VAR | MAP
+ *   config   := 'config' '=' '{' [setting (';' setting)* [';']] '}'
+ *   setting  := IDENT '=' (INT | STRING | IDENT)
  *   cdef     := struct/union/enum definitions (one CDEF token, cdecl.c)
  *   probe    := attach (',' attach)* ['/' expr '/'] block
  *   block    := '{' stmts '}' | '<' stmts '>'      (see lexer.l for '>')
  *   stmts    := (simple ';' | compound | ';')* [simple]
  *   simple   := expr | lvalue ('=' | '+=' ... '>>=') expr
+ *             | 'let' VAR [':' type] ['=' expr]
  *             | 'break' | 'continue' | 'return'
  *   compound := 'if' '(' expr ')' body ['else' (body | if)]
  *             | 'while' '(' expr ')' body | 'unroll' '(' expr ')' body
+ *             | 'for' '(' VAR ':' map ')' body | 'for' '(' VAR ':' expr '..' expr ')' body
  *   expr     := C expressions with C precedence, '?:', casts '(u32)x',
  *               '++'/'--' on maps and variables, calls f(a, b), maps
  *               @m[k1, k2], tuples (a, b), a.field, a->field, t.0,
@@ -193,10 +198,10 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token PRED_CLOSE "'/' (end of predicate)"
 %token ABLOCK_OPEN "'<' (block)"
 %token ABLOCK_CLOSE "'>' (end of block)"
-%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'"
+%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'" LET "'let'" MACRO "'macro'"
 %token BREAK "'break'" CONTINUE "'continue'" RETURN "'return'"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" LAND "'&&'" LOR "'||'" SHL "'<<'" SHR "'>>'"
-%token INC "'++'" DEC "'--'" ARROW "'->'"
+%token INC "'++'" DEC "'--'" ARROW "'->'" DOTDOT "'..'"
 %token ADD_ASSIGN "'+='" SUB_ASSIGN "'-='" MUL_ASSIGN "'*='" DIV_ASSIGN "'/='" MOD_ASSIGN "'%='"
 %token AND_ASSIGN "'&='" OR_ASSIGN "'|='" XOR_ASSIGN "'^='" SHL_ASSIGN "'<<='" SHR_ASSIGN "'>>='"
 %token SP_TOK_JUNK "invalid character"
@@ -204,10 +209,10 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token SP_TOK_UNTERMINATED_STRING "unterminated string"
 %token SP_TOK_UNTERMINATED_ATTACH "unterminated quote in attach point"
 
-%type <node> probes probe attach_list pred block stmts items simple compound if_stmt body
+%type <node> config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
-%type <type> type_name
+%type <type> type_name var_type
 
 %right '?' ':'
 %left LOR
@@ -235,6 +240,78 @@ probes:
 	| probes probe { $$ = $1; $2->probe_index = $1->list.len; sp_list_push(A, &$1->list, $2); }
 	| probes error { $$ = $1; }
 	| probes CDEF { $$ = $1; cdef(ps, @2); }
+	| probes macro {
+		$$ = $1;
+		if (!$1->b)
+			$1->b = mk(ps, SP_N_BLOCK, $2->span, NULL, NULL, NULL);
+		sp_list_push(A, &$1->b->list, $2);
+	}
+	| probes config {
+		$$ = $1;
+		if ($1->list.len || $1->a) {
+			sp_diag_at(ps->diag, SP_DIAG_ERROR, $2->span, "config must appear before "
+				   "probes");
+			ps->probe_errors++;
+		} else {
+			$1->a = $2;
+		}
+	}
+	;
+
+/* macro add(x, $v, @m) { ... } (macro.c expands the calls) */
+macro:
+	MACRO ATTACH '(' ')' block { $$ = mk_named(ps, SP_N_MACRO, @$, $2); $$->b = $5; }
+	| MACRO ATTACH '(' mparams ')' block {
+		$$ = with_list(mk_named(ps, SP_N_MACRO, @$, $2), $4);
+		$$->b = $6;
+	}
+	;
+
+mparams:
+	mparam { $$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL); sp_list_push(A, &$$->list, $1); }
+	| mparams ',' mparam { $$ = $1; sp_list_push(A, &$$->list, $3); }
+	;
+
+mparam:
+	VAR { $$ = mk_named(ps, SP_N_VAR, @$, $1); }
+	| MAP { $$ = mk_named(ps, SP_N_MAP, @$, $1); }
+	| ATTACH { $$ = mk_named(ps, SP_N_BUILTIN, @$, $1); }
+	;
+
+/* config = { max_map_keys = 100; max_strlen = 128 } (config.c reads it) */
+config:
+	ATTACH '=' '{' settings '}' {
+		$$ = $4;
+		$$->span = @$;
+		if (strcmp($1, "config")) {
+			sp_diag_at(ps->diag, SP_DIAG_ERROR, @1, "unexpected '=' after '%s': only "
+				   "'config = { ... }' is assigned outside a probe", $1);
+			ps->probe_errors++;
+		}
+	}
+	;
+
+settings:
+	%empty { $$ = mk(ps, SP_N_CONFIG, @$, NULL, NULL, NULL); }
+	| setting { $$ = mk(ps, SP_N_CONFIG, @$, NULL, NULL, NULL); sp_list_push(A, &$$->list, $1); }
+	| settings ';' setting { $$ = $1; sp_list_push(A, &$$->list, $3); }
+	| settings ';' { $$ = $1; }
+	;
+
+setting:
+	IDENT '=' INT { $$ = mk_named(ps, SP_N_SETTING, @$, $1); $$->a = mk_int(ps, @3, $3); }
+	| IDENT '=' STRING {
+		$$ = mk_named(ps, SP_N_SETTING, @$, $1);
+		$$->a = mk(ps, SP_N_STR, @3, NULL, NULL, NULL);
+		$$->a->str = $3.s;
+		$$->a->len = $3.len;
+	}
+	| IDENT '=' IDENT {
+		$$ = mk_named(ps, SP_N_SETTING, @$, $1);
+		$$->a = mk(ps, SP_N_STR, @3, NULL, NULL, NULL);
+		$$->a->str = $3;
+		$$->a->len = (uint32_t)strlen($3);
+	}
 	;
 
 probe:
@@ -291,6 +368,17 @@ simple:
 	expr { $$ = mk(ps, SP_N_EXPR_STMT, @$, $1, NULL, NULL); }
 	| lvalue '=' expr { $$ = mk_op(ps, SP_N_ASSIGN, @$, 0, $1, $3); }
 	| lvalue compound_op expr { $$ = mk_op(ps, SP_N_ASSIGN, @$, $2, $1, $3); }
+	| LET VAR { $$ = mk(ps, SP_N_LET, @$, mk_named(ps, SP_N_VAR, @2, $2), NULL, NULL); }
+	| LET VAR '=' expr {
+		$$ = mk(ps, SP_N_LET, @$, mk_named(ps, SP_N_VAR, @2, $2), $4, NULL);
+	}
+	| LET VAR ':' var_type {
+		$$ = mk_typed(ps, SP_N_LET, @$, $4, mk_named(ps, SP_N_VAR, @2, $2));
+	}
+	| LET VAR ':' var_type '=' expr {
+		$$ = mk_typed(ps, SP_N_LET, @$, $4, mk_named(ps, SP_N_VAR, @2, $2));
+		$$->b = $6;
+	}
 	| BREAK { $$ = mk(ps, SP_N_BREAK, @$, NULL, NULL, NULL); }
 	| CONTINUE { $$ = mk(ps, SP_N_CONTINUE, @$, NULL, NULL, NULL); }
 	| RETURN { $$ = mk(ps, SP_N_RETURN, @$, NULL, NULL, NULL); }
@@ -307,6 +395,15 @@ compound:
 	if_stmt
 	| WHILE '(' expr ')' body { $$ = mk(ps, SP_N_WHILE, @$, $3, $5, NULL); }
 	| UNROLL '(' expr ')' body { $$ = mk(ps, SP_N_UNROLL, @$, $3, $5, NULL); }
+	| FOR '(' VAR ':' map ')' body {
+		$$ = mk(ps, SP_N_FOR, @$, mk_named(ps, SP_N_VAR, @3, $3), $5, $7);
+	}
+	| FOR '(' VAR ':' expr DOTDOT expr ')' body {
+		struct sp_span rs = { @5.begin, @7.end };
+
+		$$ = mk(ps, SP_N_FOR, @$, mk_named(ps, SP_N_VAR, @3, $3),
+			mk(ps, SP_N_RANGE, rs, $5, $7, NULL), $9);
+	}
 	;
 
 if_stmt:
@@ -364,6 +461,18 @@ postfix:
 	| postfix ARROW IDENT { $$ = mk_named(ps, SP_N_FIELD, @$, $3); $$->a = $1; $$->arrow = true; }
 	| postfix '.' INT { $$ = mk(ps, SP_N_TUPLE_INDEX, @$, $1, NULL, NULL); $$->ival = $3.v; }
 	| postfix '[' expr ']' { $$ = mk(ps, SP_N_INDEX, @$, $1, $3, NULL); }
+	;
+
+/* let $x: uint8, let $s: string (bpftrace's name; sema checks the rest) */
+var_type:
+	type_name
+	| IDENT {
+		if (strcmp($1, "string")) {
+			sp_diag_at(ps->diag, SP_DIAG_ERROR, @1, "unknown type '%s'", $1);
+			ps->probe_errors++;
+		}
+		$$ = sp_type_string(A, 0); /* size 0: sema gives it the string size */
+	}
 	;
 
 type_name:

@@ -10,8 +10,13 @@
  *   - aggregations (count() ...) are only assigned to maps and read by
  *     print/clear/zero/delete, never used in arithmetic
  *   - `$x` lives in the block that first assigns it (and blocks inside)
- *   - break/continue only inside while; unroll(N) with 1 <= N <= 100
+ *   - break/continue only inside while and for; unroll(N) with 1 <= N <= 100
+ *   - for ($kv : @m) and for ($i : a..b) (bpftrace 0.27): the loop variable
+ *     lives in the loop's body only and may not shadow a variable
+ *   - let $x [: type] [= value] (bpftrace 0.27) declares $x in its block
+ *     (and blocks inside), 0 until assigned; it may not shadow a variable
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -261,6 +266,172 @@ static void assign_map(struct sema *s, struct sp_node *n)
 	sema_map_value(s, m, t, m->span);
 }
 
+/* The value of an entry of @m as a for loop sees it: a plain value, or an
+ * aggregation that reads as one integer (count, sum, min, max, avg). */
+static struct sp_type *for_map_value(struct sema *s, struct sp_node *m, struct sp_type *v)
+{
+	if (v->kind != SP_T_AGG)
+		return v;
+	switch (v->agg) {
+	case SP_AGG_COUNT:
+		return s->u64;
+	case SP_AGG_SUM:
+	case SP_AGG_MIN:
+	case SP_AGG_MAX:
+	case SP_AGG_AVG:
+		return s->s64;
+	default: /* bpftrace's words */
+		sema_err(s, m->span, "loop expression does not support type: %s", sema_tstr(s, v));
+		return sp_type_new(s->a, SP_T_NONE);
+	}
+}
+
+/* for ($kv : @m): $kv is (key, value); several keys make a tuple key. */
+static struct sp_type *for_map_type(struct sema *s, struct sp_node *m)
+{
+	struct sema_map *mm = sema_map_get(s, m->name);
+	struct sp_type *kt = sema_map_keys(s, m, true), *el[2];
+
+	if (!mm->value) {
+		if (!mm->assigned)
+			sema_err(s, m->span, "undefined map '%s'", m->name);
+		return sp_type_new(s->a, SP_T_NONE);
+	}
+	m->type = mm->value;
+	if (!kt) {
+		sema_err(s, m->span, "%s has no explicit keys (scalar map), and cannot be used "
+			 "for iteration", m->name);
+		return sp_type_new(s->a, SP_T_NONE);
+	}
+	el[0] = kt;
+	el[1] = for_map_value(s, m, mm->value);
+	if (sp_type_is_none(el[1]))
+		return el[1];
+	return sp_type_tuple(s->a, 2, el);
+}
+
+/* for ($i : a..b): both ends integers, evaluated once; $i is 64-bit. */
+static struct sp_type *for_range_type(struct sema *s, struct sp_node *r)
+{
+	struct sp_type *a = sema_value(s, r->a), *b = sema_value(s, r->b);
+
+	if (!sp_type_is_int(a) && !sp_type_is_none(a))
+		sema_err(s, r->a->span, "loop range requires an integer for the start value, "
+			 "not '%s'", sema_tstr(s, a));
+	if (!sp_type_is_int(b) && !sp_type_is_none(b))
+		sema_err(s, r->b->span, "loop range requires an integer for the end value, "
+			 "not '%s'", sema_tstr(s, b));
+	r->type = sp_type_int(s->a, 8, !sp_type_is_int(a) || a->is_signed ||
+			      !sp_type_is_int(b) || b->is_signed);
+	return r->type;
+}
+
+static void for_stmt(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *var = n->a;
+	struct sema_var *old = var_find(s, var->name), *v;
+	struct sema_scope sc;
+	struct sp_type *t;
+
+	if (old) {
+		sema_err(s, var->span, "loop declaration shadows existing variable: %s", var->name);
+		sema_note(s, old->first, "'%s' was first assigned here", var->name);
+	}
+	t = n->b->kind == SP_N_MAP ? for_map_type(s, n->b) : for_range_type(s, n->b);
+	scope_push(s, &sc);
+	v = sp_arena_alloc(s->a, sizeof(*v));
+	v->name = var->name;
+	v->id = s->nvars++;
+	v->type = t;
+	v->first = var->span;
+	sc.vars = v;
+	var->scope_id = v->id;
+	var->type = t;
+	n->ival = v->id;
+	s->loops++;
+	block(s, n->c);
+	s->loops--;
+	scope_pop(s);
+}
+
+/* The declared type of `let $x: T`, a copy (var_assign notes bswap()'s
+ * size in it); NULL after an error. */
+static struct sp_type *let_type(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t = n->cast_type;
+
+	if (sp_type_is_bool(t))
+		return sp_type_bool(s->a);
+	if (t->kind == SP_T_INT)
+		return sp_type_int(s->a, t->size, t->is_signed);
+	if (t->kind == SP_T_STRING)
+		return sp_type_string(s->a, t->size ? t->size : (uint32_t)s->strlen);
+	sema_err(s, n->span, "a variable cannot be declared as '%s': let takes an integer type, "
+		 "bool or string", sema_tstr(s, t));
+	return NULL;
+}
+
+/* let $x: u8 = 300: a literal that does not fit its declared integer */
+static void let_literal_fits(struct sema *s, struct sp_node *e, const struct sp_type *t)
+{
+	int64_t v;
+	int bits = (int)t->size * 8;
+
+	if (bits >= 64 || sp_type_is_bool(t) || !sema_const_int(e, &v))
+		return;
+	if (t->is_signed ? (v < -(INT64_C(1) << (bits - 1)) || v >= (INT64_C(1) << (bits - 1)))
+			 : (v < 0 || v >= (INT64_C(1) << bits)))
+		sema_err(s, e->span, "value %" PRId64 " does not fit in '%s'", v, sema_tstr(s, t));
+}
+
+/* n->type: the variable's type (n->cast_type stays the declared one, for
+ * both passes and the AST dump). */
+static void let_stmt(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *var = n->a;
+	struct sema_var *old = var_find(s, var->name), *v;
+	struct sp_type *t = n->cast_type ? let_type(s, n) : NULL, *vt = NULL;
+	struct sp_type *fin = !s->quiet && s->nvars < s->var_cap ? s->var_final[s->nvars] : NULL;
+
+	if (n->b)
+		vt = sema_readable(s, n->b); /* before $x exists: `let $x = $x` is an error */
+	if (old) {
+		sema_err(s, var->span, "variable %s was already declared: variable shadowing is "
+			 "not allowed", var->name);
+		sema_note(s, old->first, "'%s' was first declared or assigned here", var->name);
+	}
+	if (vt && sp_type_is_none(vt))
+		vt = NULL;
+	if (t && vt) {
+		if (!sp_type_compatible(t, vt) && !(sp_type_is_int(t) && sp_type_is_int(vt)))
+			sema_err(s, n->b->span, "type mismatch for '%s': cannot assign '%s' to a '%s' "
+				 "variable", var->name, sema_tstr(s, vt), sema_tstr(s, t));
+		else if (sp_type_is_int(t))
+			let_literal_fits(s, n->b, t);
+	}
+	if (!t && vt)
+		t = vt->kind == SP_T_INT ? var_int(s, vt) : vt;
+	if (t && t->kind == SP_T_STRING && vt && vt->kind == SP_T_STRING && vt->size > t->size)
+		t = vt; /* strings widen */
+	if ((!t || t->kind != SP_T_INT) && fin && !sp_type_is_none(fin) &&
+	    (!t || sp_type_compatible(t, fin)))
+		t = fin; /* the widest string pass 1 saw, or the type `let $x;` gets later */
+	if (!t && !s->quiet)
+		t = s->s64; /* never assigned, only read or incremented: an integer, 0 */
+	v = sp_arena_alloc(s->a, sizeof(*v));
+	v->name = var->name;
+	v->id = s->nvars++;
+	v->type = t ? t : sp_type_new(s->a, SP_T_NONE);
+	v->first = var->span;
+	v->next = s->scope->vars;
+	s->scope->vars = v;
+	if (s->quiet)
+		var_final_note(s, v);
+	n->type = v->type;
+	var->scope_id = v->id;
+	var->type = v->type;
+}
+
 static void stmt(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -293,6 +464,15 @@ static void stmt(struct sema *s, struct sp_node *n)
 		block(s, n->b);
 		s->loops--;
 		break;
+	case SP_N_FOR:
+		for_stmt(s, n);
+		break;
+	case SP_N_LET:
+		let_stmt(s, n);
+		break;
+	case SP_N_BLOCK: /* a statement macro's body (macro.c) */
+		block(s, n);
+		break;
 	case SP_N_UNROLL:
 		sema_expr(s, n->a);
 		if (!sema_const_int(n->a, &v))
@@ -305,7 +485,7 @@ static void stmt(struct sema *s, struct sp_node *n)
 	case SP_N_BREAK:
 	case SP_N_CONTINUE:
 		if (!s->loops)
-			sema_err(s, n->span, "'%s' outside of a while loop",
+			sema_err(s, n->span, "'%s' outside of a loop",
 				 n->kind == SP_N_BREAK ? "break" : "continue");
 		break;
 	default:
@@ -360,6 +540,8 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 	struct sema s = { .a = a, .d = d, .o = o ? o : &defaults };
 	int before = sp_diag_errors(d);
 
+	if (sp_macros_expand(a, prog, d))
+		return sp_diag_errors(d) - before;
 	s.strlen = s.o->strlen > 0 ? s.o->strlen : SP_DEFAULT_STRLEN;
 	s.u64 = sp_type_int(a, 8, false);
 	s.s64 = sp_type_int(a, 8, true);

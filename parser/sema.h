@@ -96,6 +96,13 @@ struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok);
 void sema_map_value(struct sema *s, struct sp_node *m, struct sp_type *t, struct sp_span at);
 struct sp_type *sema_slot_type(struct sema *s, struct sp_type *t);
 
+/* macro.c: each call of a user macro becomes a copy of its body; the
+ * program's macros (prog->b) are dropped after. -1 after an error. */
+int sp_macros_expand(struct sp_arena *a, struct sp_node *prog, struct sp_diag *d);
+
+/* getopt.c: getopt("name"[, default]) becomes the literal it reads */
+struct sp_type *sema_getopt(struct sema *s, struct sp_node *n);
+
 /* sema_call.c */
 struct sp_type *sema_builtin(struct sema *s, struct sp_node *n);
 struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value);

@@ -711,6 +711,8 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 	uint32_t size;
 	bool is_str;
 
+	if (!strcmp(n->name, "getopt"))
+		return sema_getopt(s, n);
 	if (!b) {
 		if (lookup(n->name, false))
 			return builtin_call(s, n);

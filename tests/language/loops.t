@@ -91,3 +91,40 @@ BEGIN { $i = 0; while ($i < 2500) { @c[$i % 3 == 0 ? 1 : 2]++; @m[$i % 2] += $i;
 @m[1]: 1562500
 @x: 2500
 --- bpftrace
+### for_map
+# bpftrace: skip 0.17 has no for loops (0.21+)
+BEGIN { @m[1, "a"] = 10; @m[2, "b"] = 20; @m[3, "c"] = 30; @c["x"] = count(); @c["x"] = count(); @s[7] = "seven"; $t = 0; $n = 0; for ($kv : @m) { $t += $kv.0.0 * $kv.1; $n++; } for ($e : @c) { printf("%s %d\n", $e.0, $e.1); } for ($e : @s) { printf("%d %s\n", $e.0, $e.1); } printf("%d %d\n", $n, $t); clear(@m); clear(@c); clear(@s); exit(); }
+--- stdout
+x 2
+7 seven
+3 140
+
+
+
+
+
+### for_range
+# bpftrace: skip 0.17 has no for loops (0.21+)
+BEGIN { $a = 10; $sum = 0; for ($i : 0..$a) { $a--; if ($i == 2) { continue; } if ($i == 8) { break; } $sum += $i; } printf("%d %d\n", $sum, $a); for ($j : 5..2) { printf("never\n"); } for ($k : -2..1) { printf("%d ", $k); } printf("\n"); $big = 0; for ($i : 0..100000) { $big += $i; } printf("%d\n", $big); exit(); }
+--- stdout
+26 1
+-2 -1 0 
+4999950000
+
+
+### for_nested_return
+# bpftrace: skip 0.17 has no for loops (0.21+)
+BEGIN { @m[1] = 1; @m[2] = 2; $hits = 0; for ($kv : @m) { for ($i : 0..3) { @x[$kv.0, $i] = $kv.1 * $i; $hits++; } } printf("%d\n", $hits); for ($i : 0..10) { if ($i == 3) { printf("return at %d\n", $i); exit(); return; } } printf("not reached\n"); }
+END { clear(@m); }
+--- stdout
+6
+return at 3
+
+
+
+@x[1, 0]: 0
+@x[2, 0]: 0
+@x[1, 1]: 1
+@x[1, 2]: 2
+@x[2, 1]: 2
+@x[2, 2]: 4

@@ -167,3 +167,46 @@ BEGIN { printf("%d %d %d %d %d\n", rand <= 4294967295, cgroup > 0, curtask > 0, 
 1 1 1 1 1
 
 
+### let_declarations
+# bpftrace: skip 0.17 has no let (0.21+)
+BEGIN { let $a; let $b: uint8 = 255; let $s: string = "hi"; let $c = 5; $a = 7; $b++; if ($c > 1) { let $in = 3; $c += $in; } $i = 0; while ($i < 3) { let $z; $z++; $i++; printf("z=%d ", $z); } let $w: int16 = -5; let $t; $t = "longer string"; $t = "x"; let $f: bool = true; printf("%d %d %s %d %d %s\n", $a, $b, $s, $c, $w, $t); print($f); exit(); }
+--- stdout
+z=1 z=1 z=1 7 0 hi 8 -5 x
+true
+
+
+### config_block
+# bpftrace: skip 0.17 has no config block (0.21+)
+config = { max_strlen = 4; max_map_keys = 2 } BEGIN { $s = str(comm); print($s); @a[1] = 1; @a[2] = 2; @a[3] = 3; exit(); }
+--- stdout
+spr
+
+
+@a[1]: 1
+@a[2]: 2
+### getopt_named_params
+# bpftrace: skip 0.17 has no getopt() (0.24+)
+# params: p1 -- --aa=20 --bb --s=hello 7
+BEGIN { printf("%d %d %s %d %s %d %d\n", getopt("aa", 1), getopt("bb"), getopt("s", "dflt"), getopt("none", 5), str($1), $2, $#); if (getopt("bb")) { printf("bb\n"); } exit(); }
+--- stdout
+20 1 hello 5 p1 7 2
+bb
+
+
+### macros
+# bpftrace: skip 0.17 has no macros (0.23+)
+macro one() { 1 } macro add_one(x) { x + 1 } macro add_one_to_each($a, @b) { $a += 1; @b += 1; } macro side_effects(x) { x; x; x; } macro add_two(x) { add_one(x) + 1 } macro local($v) { $t = $v * 2; printf("t=%d\n", $t); }
+BEGIN { print(one()); print(one); $a = 10; print(add_one($a)); print(add_one(1 + 1)); @b = 5; add_one_to_each($a, @b); print($a + @b); side_effects(printf("hi")); printf("\n"); print(add_two(1)); $t = 100; local($a); print($t); clear(@b); exit(); }
+--- stdout
+1
+1
+11
+3
+17
+hihihi
+3
+t=22
+100
+
+
+
