@@ -34,10 +34,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpfstats  # noqa: E402
+import unwind_cost  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-WL = os.path.join(ROOT, "tests", "workloads")
 PERF_EVENT = 7  # BPF_PROG_TYPE_PERF_EVENT
 PROG = "profile:hz:999 { @[ustack] = count(); }"
 
@@ -52,22 +52,10 @@ while time.time() < end:
 
 
 def build(tmp):
-    """{workload: argv with the seconds last}"""
-    out = {}
-    path = os.path.join(tmp, "chain_c")
-    subprocess.run(["gcc", "-O2", "-g", "-fomit-frame-pointer", "-o", path,
-                    os.path.join(WL, "unwind_chain.c")], check=True)
-    out["C -O2 no fp"] = [path]
-    if shutil.which("rustc"):
-        path = os.path.join(tmp, "chain_rs")
-        subprocess.run(["rustc", "-O", "-g", "-o", path, os.path.join(WL, "unwind_chain.rs")],
-                       check=True)
-        out["Rust -O"] = [path]
-    if shutil.which("go"):
-        path = os.path.join(tmp, "chain_go")
-        subprocess.run(["go", "build", "-o", path, os.path.join(WL, "unwind_go.go")], check=True,
-                       cwd=tmp)
-        out["Go"] = [path]
+    """{workload: argv with the seconds last}: unwind_cost.py's C, Rust and Go builds, and a
+    Python program and a shell loop"""
+    made = unwind_cost.build(tmp)
+    out = {k: made[k] for k in ("C -O2 no fp", "Rust -O", "Go") if k in made}
     script = os.path.join(tmp, "fib.py")
     with open(script, "w") as f:
         f.write(PY_FIB)
