@@ -1,7 +1,7 @@
-"""Debian chroots for the runtimes this machine lacks (tests/tier_interp.py).
+"""Debian chroots for the runtimes this machine lacks (tests/tier_interp.py, tier_bt027.py).
 
 The interpreter tests need interpreters as a Debian user has them today:
-Python 3.14 and Ruby 3.3 come from Debian sid. Distro(ctx, "sid") makes
+Python 3.14 and Ruby 3.3 come from Debian sid; the bt027 tier runs sid's bpftrace. Distro(ctx, "sid") makes
 <build>/distro/sid once with debootstrap (minbase plus the suite's packages,
 ~30 s and ~470 MB with a near mirror) and writes <build>/distro/sid.stamp
 with the versions it got; later runs find the stamp and reuse the tree
@@ -29,7 +29,7 @@ MIRROR = os.environ.get("SPROF_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
 # suite -> packages installed on top of minbase
 SUITES = {
-    "sid": ("python3.14", "ruby3.3"),
+    "sid": ("python3.14", "ruby3.3", "bpftrace"),
 }
 
 RUNNER = """\
