@@ -134,7 +134,8 @@ def _report(title, ys, res, expected, counts):
     new = [c for c in passed if c not in expected]
     if new:
         print("%d cases pass that tests/bt027/expected.txt does not list yet (remake it: "
-              "python3 tests/bt027/regen.py --build build expected)" % len(new))
+              "python3 tests/bt027/regen.py --build build expected): %s%s"
+              % (len(new), ", ".join(new[:10]), ", ..." if len(new) > 10 else ""))
     sys.stdout.flush()
     return [c for c in ys if c in expected and res.get(c, ("missing",))[0] != "PASS"]
 
