@@ -1,10 +1,8 @@
-"""Debian chroots for the runtimes this machine lacks (tests/tier_interp.py).
+"""Debian chroots for the runtimes this machine lacks (tests/tier_interp.py, tier_bt027.py).
 
 The interpreter tests need interpreters as a Debian user has them today:
-Python 3.14, Ruby 3.3 and perl 5.42 come from Debian sid, perl 5.40 from
-trixie. Distro(ctx, "sid") makes <build>/distro/sid once with debootstrap
-(minbase plus the suite's packages, ~30 s and ~470 MB with a near mirror)
-and writes <build>/distro/sid.stamp
+    "sid": ("python3.14", "ruby3.3", "perl", "bpftrace"),
+    "trixie": ("perl",),
 with the versions it got; later runs find the stamp and reuse the tree
 (nothing is downloaded). A tree without its stamp (an interrupted run) is
 made again.
@@ -30,7 +28,7 @@ MIRROR = os.environ.get("SPROF_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
 # suite -> packages installed on top of minbase
 SUITES = {
-    "sid": ("python3.14", "ruby3.3", "perl"),
+    "sid": ("python3.14", "ruby3.3", "perl", "bpftrace"),
     "trixie": ("perl",),
 }
 

@@ -22,7 +22,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TIERS = ["layout", "frontend", "codegen", "unit", "runtime", "drain", "formats", "fleet", "language", "probes", "unwind", "langs", "interp", "stdlib", "stages", "docs", "sanitize", "install", "fuzz", "faults", "kernels"]
+TIERS = ["layout", "frontend", "codegen", "unit", "runtime", "drain", "formats", "fleet", "language", "probes", "unwind", "langs", "interp", "stdlib", "stages", "docs", "sanitize", "install", "fuzz", "faults", "kernels", "bt027"]
 
 
 class Skip(Exception):
