@@ -71,7 +71,7 @@ struct cli {
 	const char *stdlib_name;
 	char **params;          /* $1..$N */
 	int nparams;
-	const char **named;     /* "--name[=value]" after the program, for getopt() */
+	const char *named[64];  /* "--name[=value]" after the program, for getopt() */
 	int nnamed;
 	enum dump_kind dump;
 	const char *emit_elf;
@@ -695,17 +695,20 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 static int split_named(struct cli *c)
 {
 	int np = 0;
+	const int max = (int)(sizeof(c->named) / sizeof(c->named[0]));
 
-	c->named = calloc((size_t)c->nparams + 1, sizeof(*c->named));
-	if (!c->named)
-		return -ENOMEM;
 	for (int i = 0; i < c->nparams; i++) {
 		if (!strcmp(c->params[i], "--")) /* "p1 -- 20": $1 p1, $2 20 */
 			continue;
-		if (!strncmp(c->params[i], "--", 2) && c->params[i][2] != '=')
+		if (!strncmp(c->params[i], "--", 2) && c->params[i][2] != '=') {
+			if (c->nnamed == max) {
+				fprintf(stderr, "sprof: too many named parameters (at most %d)\n", max);
+				return -EINVAL;
+			}
 			c->named[c->nnamed++] = c->params[i];
-		else
+		} else {
 			c->params[np++] = c->params[i];
+		}
 	}
 	c->nparams = np;
 	return 0;
