@@ -998,10 +998,31 @@ static void handle(struct run *r, uint32_t tag)
 	}
 }
 
+/* Only BEGIN and END, and no -c or -p: nothing can fire after BEGIN, so
+ * the run ends there, END included, as bpftrace 0.24+ does (0.17 waited
+ * for Ctrl-C). */
+static bool only_special(const struct run *r)
+{
+	if (r->o->cmd || r->o->pid)
+		return false;
+	for (int i = 0; i < r->plan->nprobes; i++)
+		if (r->plan->probes[i].type != SP_PROBE_BEGIN &&
+		    r->plan->probes[i].type != SP_PROBE_END)
+			return false;
+	return true;
+}
+
 static int loop(struct run *r)
 {
 	struct epoll_event evs[8];
 
+	if (!r->stop && only_special(r)) {
+		/* BEGIN's records first: an exit(N) there keeps its code */
+		int err = drain_events(r, true);
+
+		r->stop = true;
+		return err;
+	}
 	while (!r->stop) {
 		int n = epoll_wait(r->epfd, evs, 8, -1);
 

@@ -499,6 +499,19 @@ def t_hardware_event_no_pmu(ctx):
     assert "hardware performance counters" in r.err, r
 
 
+def t_begin_only_ends(ctx):
+    """only BEGIN and END, no -c or -p: the run ends after BEGIN, END runs, maps print (bpftrace
+    0.24+; 0.17 waited for Ctrl-C); with an interval probe it waits as before"""
+    ctx.require_bpf()
+    r = ctx.sprof_run('BEGIN { printf("hi\\n"); @a = 1; } END { printf("end\\n"); }', timeout=20)
+    assert r.rc == 0 and r.out.startswith("hi\nend\n") and "@a: 1" in r.out, r
+    r = ctx.sprof_run('BEGIN { exit(5); } END { printf("end\\n"); }', timeout=20)
+    assert r.rc == 5 and r.out.startswith("end\n"), r
+    r = ctx.sprof_run("--duration", "300ms", 'BEGIN { printf("hi\\n"); } interval:ms:100 { @t = count(); }',
+                      timeout=20)
+    assert r.rc == 0 and re.search(r"^@t: [1-9]", r.out, re.M) and r.secs >= 0.3, r
+
+
 def t_exit_code(ctx):
     ctx.require_bpf()
     r = ctx.sprof_run("BEGIN { exit(3); }", timeout=30)
