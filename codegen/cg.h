@@ -154,11 +154,6 @@ void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_
 LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLVMValueRef rhs,
 			bool old);
-/* delete(@m[k]): 1 when the key was there, else 0; has_key(@m, k): the same without deleting */
-LLVMValueRef cg_map_delete(struct cg *g, const struct sp_node *mapnode);
-LLVMValueRef cg_map_has_key(struct cg *g, const struct sp_node *mapnode);
-/* len(@m): the entries of a map with keys */
-LLVMValueRef cg_map_len(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v);
 void cg_agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v);
 /* sp_map_upsert(key, init zeroed here) and v aggregated into the value it
@@ -181,7 +176,6 @@ int cg_agg_kind(const char *name);
 LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_cond(struct cg *g, const struct sp_node *n); /* i1 */
 void cg_expr_to(struct cg *g, const struct sp_node *n, LLVMValueRef dst, const struct sp_type *to);
-LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n);
 bool cg_attach_wild(const struct sp_attach *a);
 LLVMValueRef cg_str_const(struct cg *g, const char *s, uint32_t len, uint32_t size);
 LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
@@ -195,18 +189,25 @@ LLVMValueRef cg_addrof(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_ptr_arith(struct cg *g, const struct sp_node *n, LLVMValueRef a, LLVMValueRef b);
 void cg_cfields(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
 
-/* cg_sym.c */
-LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel);
+/* cg_builtins.c: a builtin variable's value, a builtin call's, by the id
+ * sema stored (parser/builtins.h), through the emitter its row of
+ * stdlib/builtins.def names. The rows' EMIT(x) emitters, cg_emit_x(), are
+ * declared here from the same rows and defined in their family's file
+ * (cg_expr.c, cg_stmt.c, cg_text.c, cg_maps.c, cg_sym.c, cg_machine.c). */
+LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n);
+LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);
+#define EMIT(f) LLVMValueRef cg_emit_##f(struct cg *g, const struct sp_node *n);
+#define HELPER(h)
+#define BPFFN(f)
+#define NONE
+#define SP_BUILTIN_VAR(name, result, probes, check, emit, doc) emit
+#define SP_BUILTIN_FN(name, min, max, args, result, probes, check, emit, doc) emit
+#include "stdlib/builtins.def"
+#undef EMIT
+#undef HELPER
+#undef BPFFN
+#undef NONE
 
-/* cg_machine.c: reg(), sargN, signal(), cgroupid() */
-LLVMValueRef cg_reg_call(struct cg *g, const struct sp_node *n);
-LLVMValueRef cg_sarg(struct cg *g, const struct sp_node *n);
-LLVMValueRef cg_signal_call(struct cg *g, const struct sp_node *n);
-LLVMValueRef cg_unwatch_call(struct cg *g, const struct sp_node *n);
-LLVMValueRef cg_cgroupid_call(struct cg *g, const struct sp_node *n);
-/* cg_builtins_more.c: bswap, strcontains, strerror, cgroup_path, macaddr,
- * pton, join, debugf; NULL when n is none of them */
-LLVMValueRef cg_call_more(struct cg *g, const struct sp_node *n);
 /* cg_interp.c (--interp, hidden programs) */
 int cg_hidden_prog(const struct cg *g, LLVMValueRef f, bool final);
 void cg_interp_source(struct cg *g);
@@ -219,7 +220,6 @@ void cg_for(struct cg *g, const struct sp_node *n);
 /* A plan.printfs entry (fmt copied, may be NULL); its index or -1. */
 int cg_add_printf(struct cg *g, const char *fmt, const struct sp_node *const *args, int n);
 void cg_block_stmts(struct cg *g, const struct sp_node *block);
-LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_var_ptr(struct cg *g, const struct sp_node *var, const struct sp_type *t);
 LLVMValueRef cg_incdec(struct cg *g, const struct sp_node *n);
 

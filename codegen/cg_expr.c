@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "codegen/cg.h"
+#include "parser/builtins.h"
 
 static const struct sp_type s64_type = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 
@@ -87,8 +88,8 @@ static int stack_limit(const struct sp_node *n)
 static void stack_into(struct cg *g, const struct sp_node *n, LLVMValueRef dst)
 {
 	LLVMValueRef args[3] = { g->ctx, dst, LLVMConstInt(g->i32, stack_limit(n), 0) };
-	bool py = n->name && !strcmp(n->name, "pystack");
-	bool rb = n->name && !strcmp(n->name, "rbstack");
+	bool py = n->bi == SP_BV_pystack || n->bi == SP_BF_pystack;
+	bool rb = n->bi == SP_BV_rbstack || n->bi == SP_BF_rbstack;
 
 	g->plan->uses_ustack = true;
 	cg_call_fn(g, py ? "sp_pystack" : rb ? "sp_rbstack" : "sp_ustack", args, 3);
@@ -167,7 +168,7 @@ static LLVMValueRef arg_builtin(struct cg *g, const struct sp_node *n)
 	LLVMValueRef args[2] = { g->ctx, NULL }, v;
 	int nargs = 2;
 
-	if (strcmp(n->name, "retval") == 0) {
+	if (n->bi == SP_BV_retval) {
 		fn = "sp_retval";
 		nargs = 1;
 	} else if (g->ptype == SP_PROBE_USDT) {
@@ -233,63 +234,73 @@ static LLVMValueRef comm_builtin(struct cg *g, const struct sp_node *n)
 	return p;
 }
 
-/* Builtins that are one helper call (BPF_FUNC_*) or one bpf/ function. */
-static const struct {
-	const char *name;
-	int helper;          /* BPF_FUNC_* or 0 */
-	const char *fn;      /* function of the helper bitcode */
-} simple_builtins[] = {
-	{ "cpu", BPF_FUNC_get_smp_processor_id, NULL },
-	{ "nsecs", BPF_FUNC_ktime_get_ns, NULL },
-	{ "rand", BPF_FUNC_get_prandom_u32, NULL },
-	{ "cgroup", BPF_FUNC_get_current_cgroup_id, NULL },
-	{ "curtask", BPF_FUNC_get_current_task, NULL },
-	{ "numaid", BPF_FUNC_get_numa_node_id, NULL },
-	{ "elapsed", 0, "sp_elapsed" },
-	{ "cpid", 0, "sp_cpid" },
-};
+/* --- the emitters of builtin values (stdlib/builtins.def's EMIT column) ---- */
 
-static LLVMValueRef func_builtin(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_pid(struct cg *g, const struct sp_node *n)
+{
+	(void)n;
+	return pid_tgid(g, true);
+}
+
+LLVMValueRef cg_emit_tid(struct cg *g, const struct sp_node *n)
+{
+	(void)n;
+	return pid_tgid(g, false);
+}
+
+/* uid, and username: the uid, printed as a name */
+LLVMValueRef cg_emit_uid(struct cg *g, const struct sp_node *n)
+{
+	(void)n;
+	return uid_gid(g, false);
+}
+
+LLVMValueRef cg_emit_gid(struct cg *g, const struct sp_node *n)
+{
+	(void)n;
+	return uid_gid(g, true);
+}
+
+LLVMValueRef cg_emit_comm(struct cg *g, const struct sp_node *n)
+{
+	return comm_builtin(g, n);
+}
+
+/* nsecs, nsecs(boot), nsecs(tai): the clock in the node's ival */
+LLVMValueRef cg_emit_nsecs(struct cg *g, const struct sp_node *n)
+{
+	return helper0(g, n->ival == 1 ? BPF_FUNC_ktime_get_boot_ns :
+			  n->ival == 2 ? BPF_FUNC_ktime_get_tai_ns : BPF_FUNC_ktime_get_ns);
+}
+
+LLVMValueRef cg_emit_probe(struct cg *g, const struct sp_node *n)
+{
+	return probe_name(g, n, 1);
+}
+
+LLVMValueRef cg_emit_func(struct cg *g, const struct sp_node *n)
 {
 	if (n->type && n->type->kind == SP_T_STRING)
 		return probe_name(g, n, 0);
 	return ctx_ip(g);
 }
 
-LLVMValueRef cg_builtin(struct cg *g, const struct sp_node *n)
+/* argN and retval */
+LLVMValueRef cg_emit_arg(struct cg *g, const struct sp_node *n)
 {
-	const char *b = n->name;
+	return arg_builtin(g, n);
+}
 
-	if (!strcmp(b, "nsecs") && n->ival) /* nsecs(boot), nsecs(tai) */
-		return helper0(g, n->ival == 1 ? BPF_FUNC_ktime_get_boot_ns : BPF_FUNC_ktime_get_tai_ns);
-	for (size_t i = 0; i < sizeof(simple_builtins) / sizeof(simple_builtins[0]); i++) {
-		if (strcmp(b, simple_builtins[i].name) != 0)
-			continue;
-		if (simple_builtins[i].fn)
-			return cg_call_fn(g, simple_builtins[i].fn, NULL, 0);
-		return helper0(g, simple_builtins[i].helper);
-	}
-	if (!strcmp(b, "pid") || !strcmp(b, "tid"))
-		return pid_tgid(g, b[0] == 'p');
-	if (!strcmp(b, "uid") || !strcmp(b, "gid") || !strcmp(b, "username"))
-		return uid_gid(g, b[0] == 'g');
-	if (!strcmp(b, "comm"))
-		return comm_builtin(g, n);
-	if (!strcmp(b, "ustack") || !strcmp(b, "kstack") || !strcmp(b, "pystack") ||
-	    !strcmp(b, "rbstack"))
-		return stack_builtin(g, n, b[0] != 'k');
-	if (!strcmp(b, "probe"))
-		return probe_name(g, n, 1);
-	if (!strcmp(b, "ctx"))
-		return LLVMBuildPtrToInt(g->B, g->ctx, g->i64, "ctx");
-	if (!strcmp(b, "func"))
-		return func_builtin(g, n);
-	if (!strcmp(b, "retval") || (!strncmp(b, "arg", 3) && b[3] >= '0' && b[3] <= '9'))
-		return arg_builtin(g, n);
-	if (!strncmp(b, "sarg", 4) && b[4] >= '0' && b[4] <= '9')
-		return cg_sarg(g, n);
-	cg_error(g, n->span, "builtin '%s' is not supported by codegen yet", b);
-	return cg_u64(g, 0);
+LLVMValueRef cg_emit_ctx(struct cg *g, const struct sp_node *n)
+{
+	(void)n;
+	return LLVMBuildPtrToInt(g->B, g->ctx, g->i64, "ctx");
+}
+
+/* ustack, kstack, pystack, rbstack, as values and as calls */
+LLVMValueRef cg_emit_stack(struct cg *g, const struct sp_node *n)
+{
+	return stack_builtin(g, n, n->bi != SP_BV_kstack && n->bi != SP_BF_kstack);
 }
 
 /* ---- operators --------------------------------------------------------------- */
@@ -723,7 +734,7 @@ static LLVMValueRef positional(struct cg *g, const struct sp_node *n)
 
 /* ntop([af,] addr): an IPv4 address as 4 bytes of an integer, or 16 bytes
  * read from a pointer (IPv6). */
-static LLVMValueRef ntop_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_ntop(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *a = n->list.len ? n->list.items[n->list.len - 1] : NULL;
 	uint32_t size = n->type && n->type->size ? n->type->size : 4;
@@ -769,8 +780,6 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_BUILTIN:
 		return cg_builtin(g, n);
 	case SP_N_CALL:
-		if (n->name && !strcmp(n->name, "ntop"))
-			return ntop_call(g, n);
 		return cg_call(g, n);
 	case SP_N_POSITIONAL:
 		return positional(g, n);
@@ -820,7 +829,7 @@ void cg_expr_to(struct cg *g, const struct sp_node *n, LLVMValueRef dst, const s
 	if (!to)
 		to = t;
 	cg_loc(g, n->span);
-	if (to && to->kind == SP_T_STRING && n->kind == SP_N_BUILTIN && !strcmp(n->name, "comm")) {
+	if (to && to->kind == SP_T_STRING && n->kind == SP_N_BUILTIN && n->bi == SP_BV_comm) {
 		uint32_t size = to->size < 16 ? to->size : 16;
 		LLVMValueRef args[2] = { dst, LLVMConstInt(g->i32, size, 0) };
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "codegen/cg.h"
+#include "parser/builtins.h"
 #include "parser/ctypes.h"
 
 bool cg_is_scalar(const struct sp_type *t)
@@ -256,7 +257,7 @@ void cg_field_fmt(const struct sp_node *n, struct sp_plan_field *f)
 		f->name = strdup(n->name);
 	if (!n || f->kind != SP_F_TIMESTAMP || f->fmt)
 		return;
-	if (n->kind == SP_N_CALL && n->name && !strcmp(n->name, "strftime") && n->list.len > 0 &&
+	if (n->kind == SP_N_CALL && n->bi == SP_BF_strftime && n->list.len > 0 &&
 	    n->list.items[0]->kind == SP_N_STR)
 		f->fmt = strdup(n->list.items[0]->str);
 }

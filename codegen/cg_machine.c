@@ -29,7 +29,7 @@ static LLVMValueRef ctx_word(struct cg *g, uint32_t off, const char *name)
 	return v;
 }
 
-LLVMValueRef cg_reg_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_reg(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *a = n->list.len == 1 ? n->list.items[0] : NULL;
 	int off = a && a->kind == SP_N_STR ? sp_reg_offset(a->str) : -1;
@@ -41,7 +41,7 @@ LLVMValueRef cg_reg_call(struct cg *g, const struct sp_node *n)
 	return ctx_word(g, (uint32_t)off, a->str);
 }
 
-LLVMValueRef cg_sarg(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_sarg(struct cg *g, const struct sp_node *n)
 {
 	long idx = strtol(n->name + 4, NULL, 10);
 	bool user = g->ptype == SP_PROBE_UPROBE;
@@ -57,7 +57,7 @@ LLVMValueRef cg_sarg(struct cg *g, const struct sp_node *n)
 	return LLVMBuildLoad2(g->B, g->i64, val, n->name);
 }
 
-LLVMValueRef cg_signal_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_signal(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *a = n->list.items[0];
 	LLVMValueRef sig = a->kind == SP_N_STR ? cg_u64(g, (uint64_t)sp_signal_number(a->str))
@@ -69,7 +69,7 @@ LLVMValueRef cg_signal_call(struct cg *g, const struct sp_node *n)
 }
 
 /* unwatch(addr): user space removes the breakpoints on addr (bpf/watch.bpf.c) */
-LLVMValueRef cg_unwatch_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_unwatch(struct cg *g, const struct sp_node *n)
 {
 	LLVMValueRef addr = cg_expr(g, n->list.items[0]);
 
@@ -77,7 +77,7 @@ LLVMValueRef cg_unwatch_call(struct cg *g, const struct sp_node *n)
 	return cg_u64(g, 0);
 }
 
-LLVMValueRef cg_cgroupid_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_cgroupid(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *a = n->list.items[0];
 	struct {

@@ -535,7 +535,7 @@ static LLVMValueRef delete_buckets(struct cg *g, struct cg_map *m, LLVMValueRef 
 	return gone;
 }
 
-LLVMValueRef cg_map_delete(struct cg *g, const struct sp_node *mapnode)
+static LLVMValueRef map_delete(struct cg *g, const struct sp_node *mapnode)
 {
 	struct cg_map *m = cg_map_find(g, mapnode->name);
 	LLVMValueRef args[2], rc;
@@ -552,7 +552,7 @@ LLVMValueRef cg_map_delete(struct cg *g, const struct sp_node *mapnode)
 	return LLVMBuildZExt(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, rc, cg_u64(g, 0), ""), g->i64, "");
 }
 
-LLVMValueRef cg_map_has_key(struct cg *g, const struct sp_node *mapnode)
+static LLVMValueRef map_has_key(struct cg *g, const struct sp_node *mapnode)
 {
 	struct cg_map *m = cg_map_find(g, mapnode->name);
 	LLVMValueRef key;
@@ -569,7 +569,7 @@ LLVMValueRef cg_map_has_key(struct cg *g, const struct sp_node *mapnode)
 	return LLVMBuildZExt(g->B, LLVMBuildIsNotNull(g->B, map_lookup(g, m, key), ""), g->i64, "");
 }
 
-LLVMValueRef cg_map_len(struct cg *g, const struct sp_node *mapnode)
+static LLVMValueRef map_len(struct cg *g, const struct sp_node *mapnode)
 {
 	struct cg_map *m = cg_map_find(g, mapnode->name);
 
@@ -582,6 +582,37 @@ LLVMValueRef cg_map_len(struct cg *g, const struct sp_node *mapnode)
 	}
 	m->bpf_reads = true; /* every entry stays in the kernel, none moves to user space */
 	return cg_call_fn(g, "sp_map_len", &m->gv, 1);
+}
+
+/* delete(@m[k]), has_key(@m[k]) (sema moved the key of delete(@m, k) into
+ * the map reference) and len(@m): the emitters of stdlib/builtins.def. */
+static const struct sp_node *map_arg(struct cg *g, const struct sp_node *n)
+{
+	if (n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
+		return n->list.items[0];
+	cg_error(g, n->span, "%s needs a map element: %s(@m, key)", n->name, n->name);
+	return NULL;
+}
+
+LLVMValueRef cg_emit_delete(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *m = map_arg(g, n);
+
+	return m ? map_delete(g, m) : cg_u64(g, 0);
+}
+
+LLVMValueRef cg_emit_has_key(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *m = map_arg(g, n);
+
+	return m ? map_has_key(g, m) : cg_u64(g, 0);
+}
+
+LLVMValueRef cg_emit_len(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *m = map_arg(g, n);
+
+	return m ? map_len(g, m) : cg_u64(g, 0);
 }
 
 /* ---- the plan's view of the maps ------------------------------------------- */

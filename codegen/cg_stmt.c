@@ -433,192 +433,51 @@ static LLVMValueRef exit_call(struct cg *g, const struct sp_node *n)
 	return cg_u64(g, 0);
 }
 
-static bool user_probe(struct cg *g)
+/* --- the emitters of the output calls (stdlib/builtins.def's EMIT column) --- */
+
+LLVMValueRef cg_emit_exit(struct cg *g, const struct sp_node *n)
 {
-	return g->ptype == SP_PROBE_UPROBE || g->ptype == SP_PROBE_URETPROBE ||
-	       g->ptype == SP_PROBE_USDT;
+	return exit_call(g, n);
 }
 
-/* A uprobe or USDT program reading user memory is loaded sleepable, so a
- * page the process never touched can be faulted in (bpf/common.bpf.c's
- * sp_read_str_sleepable). True when the current program is one. */
-static bool sleepable_read(struct cg *g)
+LLVMValueRef cg_emit_printf(struct cg *g, const struct sp_node *n)
 {
-	if (!user_probe(g) || g->plan->nprobes == 0)
-		return false;
-	g->plan->probes[g->plan->nprobes - 1].sleepable = true;
-	return true;
+	fmt_call(g, n, SP_EV_PRINTF);
+	return cg_u64(g, 0);
 }
 
-/* str(p[, n]): a NUL-terminated string read from user or kernel memory. */
-static LLVMValueRef str_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_time(struct cg *g, const struct sp_node *n)
 {
-	const struct sp_node *src = n->list.len ? n->list.items[0] : NULL;
-	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
-	uint32_t extra;
-	LLVMValueRef buf, args[4], len;
-
-	if (!src)
-		return cg_str_const(g, "", 0, size);
-	if (src->type && src->type->kind == SP_T_STRING) {
-		buf = cg_alloca(g, size, "str");
-		cg_store_conv(g, buf, cg_expr(g, src), src->type, n->type);
-		return buf;
-	}
-	/* str(p, n) keeps n characters (bpftrace's meaning) in its string[n]:
-	 * read into one byte more, for the NUL the helper always writes */
-	extra = n->list.len > 1;
-	buf = cg_alloca(g, size + extra, "str");
-	cg_memset0(g, buf, size + extra);
-	len = cg_u64(g, size + extra);
-	if (n->list.len > 1) {
-		LLVMValueRef want = LLVMBuildAdd(g->B, cg_expr(g, n->list.items[1]), cg_u64(g, 1), "");
-		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
-
-		len = LLVMBuildSelect(g->B, small, want, len, "");
-	}
-	args[0] = buf;
-	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
-	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, src), g->ptr, "");
-	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
-	if (sleepable_read(g)) {
-		cg_helper_check(g, cg_call_fn(g, "sp_read_str_sleepable", args, 3), 2,
-				SP_LOST_HELPER_READ);
-		return buf;
-	}
-	cg_helper_check(g, cg_call_fn(g, "sp_read_str", args, 4), 2, SP_LOST_HELPER_READ);
-	return buf;
+	fmt_call(g, n, SP_EV_TIME);
+	return cg_u64(g, 0);
 }
 
-/* buf(p, n): a u8 length and up to the type's size of raw bytes. */
-static LLVMValueRef buf_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_cat(struct cg *g, const struct sp_node *n)
 {
-	uint32_t size = n->type && n->type->kind == SP_T_BUF ? n->type->size : 64;
-	const struct sp_type *src_t = n->list.len ? n->list.items[0]->type : NULL;
-	LLVMValueRef buf, len, args[4];
-
-	if (n->list.len < 1) {
-		cg_error(g, n->span, "buf needs a pointer");
-		return cg_u64(g, 0);
-	}
-	buf = cg_alloca(g, size + 1, "buf");
-	cg_memset0(g, buf, size + 1);
-	len = cg_u64(g, size);
-	if (n->list.len > 1) {
-		LLVMValueRef want = cg_expr(g, n->list.items[1]);
-		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
-
-		len = LLVMBuildSelect(g->B, small, want, len, "");
-	}
-	if (src_t && (src_t->kind == SP_T_STRING || src_t->kind == SP_T_ARRAY)) {
-		/* a string's (an array's) bytes, NUL padded to n (never what lies past it) */
-		uint32_t have = src_t->kind == SP_T_ARRAY ? sp_type_csize(src_t) : src_t->size;
-
-		cg_memcpy(g, cg_gep(g, buf, 1), cg_expr(g, n->list.items[0]),
-			  have < size ? have : size);
-		cg_store_int(g, buf, len, 1);
-		return buf;
-	}
-	args[0] = cg_gep(g, buf, 1);
-	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
-	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, n->list.items[0]), g->ptr, "");
-	args[3] = LLVMConstInt(g->i32, user_probe(g), 0);
-	if (sleepable_read(g))
-		cg_helper_check(g, cg_call_fn(g, "sp_read_sleepable", args, 3), 2, SP_LOST_HELPER_READ);
-	else
-		cg_helper_check(g, cg_call_fn(g, "sp_read", args, 4), 2, SP_LOST_HELPER_READ);
-	cg_store_int(g, buf, len, 1);
-	return buf;
+	fmt_call(g, n, SP_EV_CAT);
+	return cg_u64(g, 0);
 }
 
-static LLVMValueRef strncmp_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_system(struct cg *g, const struct sp_node *n)
 {
-	const struct sp_node *lim = n->list.len > 2 ? n->list.items[2] : NULL;
-	LLVMValueRef eq;
-
-	if (n->list.len < 2 || (lim && lim->kind != SP_N_INT)) {
-		cg_error(g, n->span, "strncmp needs two strings and a literal length");
-		return cg_u64(g, 0);
-	}
-	eq = cg_str_eq(g, n->list.items[0], n->list.items[1], lim ? (uint32_t)lim->ival : UINT32_MAX);
-	return LLVMBuildXor(g->B, eq, cg_u64(g, 1), "");
+	fmt_call(g, n, SP_EV_SYSTEM);
+	return cg_u64(g, 0);
 }
 
-/* usym(addr): the address and this process's pid (struct sp_usym); the
- * pid is noted so user space reads its mappings while it lives. */
-static LLVMValueRef usym_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_print(struct cg *g, const struct sp_node *n)
 {
-	LLVMValueRef v = cg_expr(g, n->list.items[0]);
-	LLVMValueRef p = cg_alloca(g, sizeof(struct sp_usym), "usym");
-	LLVMValueRef pid = LLVMBuildLShr(g->B, cg_call_helper(g, BPF_FUNC_get_current_pid_tgid,
-							      g->i64, NULL, 0),
-					 cg_u64(g, 32), "");
-
-	cg_store_int(g, p, v, 8);
-	cg_store_int(g, cg_gep(g, p, 8), pid, 8); /* pid and the zero pad */
-	cg_call_fn(g, "sp_note_pid", NULL, 0);
-	return p;
+	map_event(g, n, SP_EV_PRINT);
+	return cg_u64(g, 0);
 }
 
-LLVMValueRef cg_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_clear(struct cg *g, const struct sp_node *n)
 {
-	const char *f = n->name;
+	map_event(g, n, SP_EV_CLEAR);
+	return cg_u64(g, 0);
+}
 
-	if (!strcmp(f, "exit"))
-		return exit_call(g, n);
-	if (!strcmp(f, "printf") || !strcmp(f, "time") || !strcmp(f, "cat") ||
-	    !strcmp(f, "system")) {
-		fmt_call(g, n, f[0] == 'p' ? SP_EV_PRINTF : f[0] == 't' ? SP_EV_TIME
-						 : f[0] == 'c' ? SP_EV_CAT : SP_EV_SYSTEM);
-		return cg_u64(g, 0);
-	}
-	if (!strcmp(f, "print") || !strcmp(f, "clear") || !strcmp(f, "zero")) {
-		map_event(g, n, f[0] == 'p' ? SP_EV_PRINT : f[0] == 'c' ? SP_EV_CLEAR : SP_EV_ZERO);
-		return cg_u64(g, 0);
-	}
-	if (!strcmp(f, "len") && n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
-		return cg_map_len(g, n->list.items[0]);
-	if (!strcmp(f, "delete") || !strcmp(f, "has_key")) {
-		if (n->list.len == 1 && n->list.items[0]->kind == SP_N_MAP)
-			return f[0] == 'd' ? cg_map_delete(g, n->list.items[0])
-					   : cg_map_has_key(g, n->list.items[0]);
-		cg_error(g, n->span, "%s needs a map element: %s(@m, key)", f, f);
-		return cg_u64(g, 0);
-	}
-	if (!strcmp(f, "ustack") || !strcmp(f, "kstack") || !strcmp(f, "pystack") ||
-	    !strcmp(f, "rbstack"))
-		return cg_builtin(g, n);
-	if (!strcmp(f, "str"))
-		return str_call(g, n);
-	if (!strcmp(f, "strncmp"))
-		return strncmp_call(g, n);
-	if (!strcmp(f, "buf"))
-		return buf_call(g, n);
-	if (!strcmp(f, "usym") && n->list.len == 1)
-		return usym_call(g, n);
-	if (!strcmp(f, "ksym") && n->list.len == 1)
-		return cg_expr(g, n->list.items[0]);
-	if (!strcmp(f, "kaddr") || !strcmp(f, "uaddr"))
-		return cg_addr_call(g, n, f[0] == 'k');
-	if (!strcmp(f, "reg"))
-		return cg_reg_call(g, n);
-	if (!strcmp(f, "signal"))
-		return cg_signal_call(g, n);
-	if (!strcmp(f, "unwatch"))
-		return cg_unwatch_call(g, n);
-	if (!strcmp(f, "cgroupid"))
-		return cg_cgroupid_call(g, n);
-	if (!strcmp(f, "strftime") && n->list.len == 2)
-		return cg_expr(g, n->list.items[1]);
-	if ((!strcmp(f, "uptr") || !strcmp(f, "kptr")) && n->list.len == 1)
-		return cg_expr(g, n->list.items[0]); /* only the type changes */
-	LLVMValueRef more = cg_call_more(g, n);
-
-	if (more)
-		return more;
-	if (cg_agg_kind(f) != SP_AGG_NONE)
-		cg_error(g, n->span, "%s() can only be assigned to a map: @m = %s(...)", f, f);
-	else
-		cg_error(g, n->span, "function '%s' is not supported by codegen yet", f);
+LLVMValueRef cg_emit_zero(struct cg *g, const struct sp_node *n)
+{
+	map_event(g, n, SP_EV_ZERO);
 	return cg_u64(g, 0);
 }

@@ -13,6 +13,7 @@
  * globs) it stays link-time.
  */
 #include <errno.h>
+#include <linux/bpf.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,9 +56,25 @@ static LLVMValueRef relocated(struct cg *g, uint64_t addr)
 	return LLVMBuildAdd(g->B, cg_u64(g, addr), LLVMBuildSub(g->B, ip, cg_u64(g, fn), ""), "uaddr");
 }
 
+/* usym(addr): the address and this process's pid (struct sp_usym); the
+ * pid is noted so user space reads its mappings while it lives. */
+LLVMValueRef cg_emit_usym(struct cg *g, const struct sp_node *n)
+{
+	LLVMValueRef v = cg_expr(g, n->list.items[0]);
+	LLVMValueRef p = cg_alloca(g, sizeof(struct sp_usym), "usym");
+	LLVMValueRef pid = LLVMBuildLShr(g->B, cg_call_helper(g, BPF_FUNC_get_current_pid_tgid,
+							      g->i64, NULL, 0),
+					 cg_u64(g, 32), "");
+
+	cg_store_int(g, p, v, 8);
+	cg_store_int(g, cg_gep(g, p, 8), pid, 8); /* pid and the zero pad */
+	cg_call_fn(g, "sp_note_pid", NULL, 0);
+	return p;
+}
+
 /* kaddr("sym") / uaddr("sym") as a constant; an error at the call when the
  * symbol cannot be found. */
-LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel)
+static LLVMValueRef addr_call(struct cg *g, const struct sp_node *n, bool kernel)
 {
 	const struct sp_node *a = n->list.len == 1 ? n->list.items[0] : NULL;
 	const char *bin = g->attach ? g->attach->target : NULL;
@@ -83,4 +100,14 @@ LLVMValueRef cg_addr_call(struct cg *g, const struct sp_node *n, bool kernel)
 	if (kernel || err)
 		return cg_u64(g, addr);
 	return relocated(g, addr);
+}
+
+LLVMValueRef cg_emit_kaddr(struct cg *g, const struct sp_node *n)
+{
+	return addr_call(g, n, true);
+}
+
+LLVMValueRef cg_emit_uaddr(struct cg *g, const struct sp_node *n)
+{
+	return addr_call(g, n, false);
 }

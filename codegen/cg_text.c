@@ -1,12 +1,12 @@
-/* codegen/cg_builtins_more.c: the smaller builtins, one function each.
+/* codegen/cg_text.c: the emitters of the builtins that read, compare and
+ * make strings and bytes (stdlib/builtins.def's EMIT column).
  *
+ * str and buf (user or kernel memory, sleepable reads in uprobes), strncmp,
  * bswap (LLVM's bswap intrinsic at the argument's size), strcontains (a
- * bpf_loop search in bpf/strings.bpf.c), strerror / cgroup_path / macaddr
- * (an 8-byte value user space prints as text: runtime/format_text.c),
- * pton (the literal's bytes, parsed here), join (one ring-buffer record of
- * up to SP_JOIN_ARGNUM strings, filled by bpf/events.bpf.c) and debugf
- * (bpf_trace_printk). Kept apart from cg_stmt.c's core calls so adding a
- * builtin touches this file and one line in cg_call_more().
+ * bpf_loop search in bpf/strings.bpf.c), macaddr (an 8-byte value user
+ * space prints as text: runtime/format_text.c), pton (the literal's bytes,
+ * parsed here), join (one ring-buffer record of up to SP_JOIN_ARGNUM
+ * strings, filled by bpf/events.bpf.c) and debugf (bpf_trace_printk).
  */
 #include <arpa/inet.h>
 #include <linux/bpf.h>
@@ -32,8 +32,113 @@ static LLVMTypeRef int_type(struct cg *g, uint32_t size)
 	return size == 2 ? g->i16 : size == 4 ? g->i32 : g->i64;
 }
 
+/* A uprobe or USDT program reading user memory is loaded sleepable, so a
+ * page the process never touched can be faulted in (bpf/common.bpf.c's
+ * sp_read_str_sleepable). True when the current program is one. */
+static bool sleepable_read(struct cg *g)
+{
+	if (!user_mem(g) || g->plan->nprobes == 0)
+		return false;
+	g->plan->probes[g->plan->nprobes - 1].sleepable = true;
+	return true;
+}
+
+/* str(p[, n]): a NUL-terminated string read from user or kernel memory. */
+LLVMValueRef cg_emit_str(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *src = n->list.len ? n->list.items[0] : NULL;
+	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
+	uint32_t extra;
+	LLVMValueRef buf, args[4], len;
+
+	if (!src)
+		return cg_str_const(g, "", 0, size);
+	if (src->type && src->type->kind == SP_T_STRING) {
+		buf = cg_alloca(g, size, "str");
+		cg_store_conv(g, buf, cg_expr(g, src), src->type, n->type);
+		return buf;
+	}
+	/* str(p, n) keeps n characters (bpftrace's meaning) in its string[n]:
+	 * read into one byte more, for the NUL the helper always writes */
+	extra = n->list.len > 1;
+	buf = cg_alloca(g, size + extra, "str");
+	cg_memset0(g, buf, size + extra);
+	len = cg_u64(g, size + extra);
+	if (n->list.len > 1) {
+		LLVMValueRef want = LLVMBuildAdd(g->B, cg_expr(g, n->list.items[1]), cg_u64(g, 1), "");
+		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
+
+		len = LLVMBuildSelect(g->B, small, want, len, "");
+	}
+	args[0] = buf;
+	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
+	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, src), g->ptr, "");
+	args[3] = LLVMConstInt(g->i32, user_mem(g), 0);
+	if (sleepable_read(g)) {
+		cg_helper_check(g, cg_call_fn(g, "sp_read_str_sleepable", args, 3), 2,
+				SP_LOST_HELPER_READ);
+		return buf;
+	}
+	cg_helper_check(g, cg_call_fn(g, "sp_read_str", args, 4), 2, SP_LOST_HELPER_READ);
+	return buf;
+}
+
+/* buf(p, n): a u8 length and up to the type's size of raw bytes. */
+LLVMValueRef cg_emit_buf(struct cg *g, const struct sp_node *n)
+{
+	uint32_t size = n->type && n->type->kind == SP_T_BUF ? n->type->size : 64;
+	const struct sp_type *src_t = n->list.len ? n->list.items[0]->type : NULL;
+	LLVMValueRef buf, len, args[4];
+
+	if (n->list.len < 1) {
+		cg_error(g, n->span, "buf needs a pointer");
+		return cg_u64(g, 0);
+	}
+	buf = cg_alloca(g, size + 1, "buf");
+	cg_memset0(g, buf, size + 1);
+	len = cg_u64(g, size);
+	if (n->list.len > 1) {
+		LLVMValueRef want = cg_expr(g, n->list.items[1]);
+		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
+
+		len = LLVMBuildSelect(g->B, small, want, len, "");
+	}
+	if (src_t && (src_t->kind == SP_T_STRING || src_t->kind == SP_T_ARRAY)) {
+		/* a string's (an array's) bytes, NUL padded to n (never what lies past it) */
+		uint32_t have = src_t->kind == SP_T_ARRAY ? sp_type_csize(src_t) : src_t->size;
+
+		cg_memcpy(g, cg_gep(g, buf, 1), cg_expr(g, n->list.items[0]),
+			  have < size ? have : size);
+		cg_store_int(g, buf, len, 1);
+		return buf;
+	}
+	args[0] = cg_gep(g, buf, 1);
+	args[1] = LLVMBuildTrunc(g->B, len, g->i32, "");
+	args[2] = LLVMBuildIntToPtr(g->B, cg_expr(g, n->list.items[0]), g->ptr, "");
+	args[3] = LLVMConstInt(g->i32, user_mem(g), 0);
+	if (sleepable_read(g))
+		cg_helper_check(g, cg_call_fn(g, "sp_read_sleepable", args, 3), 2, SP_LOST_HELPER_READ);
+	else
+		cg_helper_check(g, cg_call_fn(g, "sp_read", args, 4), 2, SP_LOST_HELPER_READ);
+	cg_store_int(g, buf, len, 1);
+	return buf;
+}
+
+LLVMValueRef cg_emit_strncmp(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *lim = n->list.len > 2 ? n->list.items[2] : NULL;
+	LLVMValueRef eq;
+
+	if (n->list.len < 2 || (lim && lim->kind != SP_N_INT)) {
+		cg_error(g, n->span, "strncmp needs two strings and a literal length");
+		return cg_u64(g, 0);
+	}
+	eq = cg_str_eq(g, n->list.items[0], n->list.items[1], lim ? (uint32_t)lim->ival : UINT32_MAX);
+	return LLVMBuildXor(g->B, eq, cg_u64(g, 1), "");
+}
+
 /* bswap(x): reverse the bytes of x's size; a 1-byte value stays. */
-static LLVMValueRef bswap_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_bswap(struct cg *g, const struct sp_node *n)
 {
 	uint32_t size = n->type && n->type->kind == SP_T_INT ? n->type->size : 8;
 	LLVMValueRef v = cg_expr(g, arg(n, 0)), fn;
@@ -53,7 +158,7 @@ static LLVMValueRef bswap_call(struct cg *g, const struct sp_node *n)
 }
 
 /* strcontains(haystack, needle): 0 or 1. */
-static LLVMValueRef strcontains_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_strcontains(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *h = arg(n, 0), *nd = arg(n, 1);
 	LLVMValueRef args[4];
@@ -66,7 +171,7 @@ static LLVMValueRef strcontains_call(struct cg *g, const struct sp_node *n)
 }
 
 /* macaddr(p): the 6 bytes at p (or of a 6-byte array) in an 8-byte slot. */
-static LLVMValueRef macaddr_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_macaddr(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *a = arg(n, 0);
 	LLVMValueRef buf = cg_alloca(g, 8, "mac"), args[4];
@@ -86,7 +191,7 @@ static LLVMValueRef macaddr_call(struct cg *g, const struct sp_node *n)
 }
 
 /* pton("addr"): the address bytes, in network order. */
-static LLVMValueRef pton_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_pton(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *a = arg(n, 0);
 	uint32_t count = n->type && n->type->kind == SP_T_ARRAY ? n->type->count : 4;
@@ -99,7 +204,7 @@ static LLVMValueRef pton_call(struct cg *g, const struct sp_node *n)
 
 /* join(argv[, delim]): the delimiter stays in user space (the record's
  * printf entry); BPF sends the strings. */
-static LLVMValueRef join_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_join(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *d = arg(n, 1);
 	int id = cg_add_printf(g, d && d->kind == SP_N_STR ? d->str : " ", NULL, 0);
@@ -149,7 +254,7 @@ static char *trace_fmt(const char *fmt, uint32_t *len)
 }
 
 /* debugf(fmt, a, b, c): bpf_trace_printk; strings are passed by address. */
-static LLVMValueRef debugf_call(struct cg *g, const struct sp_node *n)
+LLVMValueRef cg_emit_debugf(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *f = arg(n, 0);
 	LLVMValueRef args[5];
@@ -173,25 +278,4 @@ static LLVMValueRef debugf_call(struct cg *g, const struct sp_node *n)
 	}
 	cg_call_helper(g, BPF_FUNC_trace_printk, g->i64, args, n->list.len + 1);
 	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_call_more(struct cg *g, const struct sp_node *n)
-{
-	const char *f = n->name;
-
-	if (!strcmp(f, "bswap") && n->list.len == 1)
-		return bswap_call(g, n);
-	if (!strcmp(f, "strcontains") && n->list.len == 2)
-		return strcontains_call(g, n);
-	if ((!strcmp(f, "strerror") || !strcmp(f, "cgroup_path")) && n->list.len >= 1)
-		return cg_expr(g, n->list.items[0]); /* user space prints the text */
-	if (!strcmp(f, "macaddr") && n->list.len == 1)
-		return macaddr_call(g, n);
-	if (!strcmp(f, "pton") && n->list.len == 1)
-		return pton_call(g, n);
-	if (!strcmp(f, "join") && n->list.len >= 1)
-		return join_call(g, n);
-	if (!strcmp(f, "debugf") && n->list.len >= 1)
-		return debugf_call(g, n);
-	return NULL;
 }

@@ -99,10 +99,10 @@ def table():
             continue
         a = split_args(m.group(2))
         if m.group(1) == "VAR":
-            name, result, probes, doc = a
+            name, result, probes, _check, _emit, doc = a
             sig = "`%s`" % name
         else:
-            name, lo, hi, args, result, probes, doc = a
+            name, lo, hi, args, result, probes, _check, _emit, doc = a
             sig = "`%s`" % signature(name, int(lo), int(hi), unquote(args))
         rows.append("| %s | %s | %s | %s |" % (sig, RESULT.get(result, result.lower()),
                                               where(probes, masks, order), unquote(doc)))

@@ -146,6 +146,8 @@ struct sp_node {
 	uint32_t field_off;            /* FIELD on a record: byte offset (sema) */
 	uint8_t bit_off, bit_size;     /* FIELD: a bitfield's bits (bit_size 0: none) */
 	uint32_t depth;                /* 1 + the deepest of a, b, c (set by the parser) */
+	int bi;                        /* BUILTIN, CALL: the builtin's id, enum sp_builtin of
+					* parser/builtins.h (sema; 0 for none) */
 };
 
 /* Deepest expression tree the parser accepts: sema and codegen recurse on

@@ -270,20 +270,16 @@ static void assign_map(struct sema *s, struct sp_node *n)
  * aggregation that reads as one integer (count, sum, min, max, avg). */
 static struct sp_type *for_map_value(struct sema *s, struct sp_node *m, struct sp_type *v)
 {
+	struct sp_type *i;
+
 	if (v->kind != SP_T_AGG)
 		return v;
-	switch (v->agg) {
-	case SP_AGG_COUNT:
-		return s->u64;
-	case SP_AGG_SUM:
-	case SP_AGG_MIN:
-	case SP_AGG_MAX:
-	case SP_AGG_AVG:
-		return s->s64;
-	default: /* bpftrace's words */
+	i = sema_agg_int(s, v);
+	if (!i) { /* bpftrace's words */
 		sema_err(s, m->span, "loop expression does not support type: %s", sema_tstr(s, v));
 		return sp_type_new(s->a, SP_T_NONE);
 	}
+	return i;
 }
 
 /* for ($kv : @m): $kv is (key, value); several keys make a tuple key. */

@@ -79,10 +79,18 @@ const char *sema_tstr(struct sema *s, const struct sp_type *t); /* rotating buff
 struct sp_type *sema_expr(struct sema *s, struct sp_node *n);
 /* An expression used as a plain value: no aggregations, no void. */
 struct sp_type *sema_value(struct sema *s, struct sp_node *n);
+struct sp_type *sema_agg_int(struct sema *s, const struct sp_type *t);
 struct sp_type *sema_readable(struct sema *s, struct sp_node *n);
-/* parser/sema_builtins.c: bswap, pton, strerror, cgroup_path, macaddr,
- * debugf (true: n is one of them, typed and checked); username. */
-bool sema_builtin_more(struct sema *s, struct sp_node *n);
+/* The check hooks of stdlib/builtins.def's rows (the check column X is
+ * sema_check_X, in sema_call.c or sema_builtins.c): called after the
+ * columns' checks, they report what the columns cannot say; the type they
+ * return replaces the row's result (NULL: keep it). */
+typedef struct sp_type *sema_check_fn(struct sema *s, struct sp_node *n);
+#define SP_BUILTIN_VAR(name, result, probes, check, emit, doc) sema_check_fn sema_check_##check;
+#define SP_BUILTIN_FN(name, min, max, args, result, probes, check, emit, doc) \
+	sema_check_fn sema_check_##check;
+#include "stdlib/builtins.def"
+/* parser/sema_builtins.c: username's uid, printed as a name */
 void sema_username(struct sema *s, struct sp_node *n);
 /* $#, a missing $N (0) or a $N whose text is a number */
 bool sema_param_is_int(struct sema *s, const struct sp_node *n);

@@ -2,8 +2,8 @@
  *
  * bswap, pton, strerror, cgroup_path, macaddr, username, join and debugf
  * (bpftrace 0.17's meanings). stdlib/builtins.def gives their arity and
- * argument kinds, parser/sema_call.c checks those; this file adds what the
- * table cannot say: the result type that depends on the argument (bswap
+ * argument kinds, parser/sema_call.c checks those; this file holds their
+ * rows' check hooks (sema_check_NAME), for what the columns cannot say: the result type that depends on the argument (bswap
  * keeps its argument's size, pton's literal decides 4 or 16 bytes), how a
  * text value is printed (the type's fmt), and the per-name limits, each a
  * caret error naming the function.
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "parser/arena.h"
+#include "parser/builtins.h"
 #include "parser/sema.h"
 
 /* bswap(x): the bytes of x reversed, at x's size, unsigned; a variable
@@ -54,7 +55,7 @@ static void text_type(struct sema *s, struct sp_node *n)
 {
 	const char *how = n->name;
 
-	if (!strcmp(n->name, "cgroup_path") && n->list.len == 2 &&
+	if (n->bi == SP_BF_cgroup_path && n->list.len == 2 &&
 	    n->list.items[1]->kind == SP_N_STR) {
 		how = sp_arena_printf(s->a, "cgroup_path:%s", n->list.items[1]->str);
 	}
@@ -110,25 +111,48 @@ static void debugf_check(struct sema *s, struct sp_node *n)
 			  "debugf() writes to the kernel's trace buffer (/sys/kernel/tracing/trace_pipe), not to sprof's output");
 }
 
-bool sema_builtin_more(struct sema *s, struct sp_node *n)
-{
-	const char *f = n->name;
+/* --- the check hooks of stdlib/builtins.def's rows ------------------------------ */
 
-	if (!strcmp(f, "bswap"))
-		bswap_type(s, n);
-	else if (!strcmp(f, "pton"))
-		pton_type(s, n);
-	else if (!strcmp(f, "strerror") || !strcmp(f, "cgroup_path") || !strcmp(f, "macaddr")) {
-		if (f[0] == 'm')
-			macaddr_check(s, n);
-		text_type(s, n);
-	} else if (!strcmp(f, "strftime") && n->list.len == 2 && n->list.items[0]->kind == SP_N_STR)
-		n->type->fmt = n->list.items[0]->str; /* kept by variables and tuples */
-	else if (!strcmp(f, "debugf"))
-		debugf_check(s, n);
-	else
-		return false;
-	return true;
+struct sp_type *sema_check_bswap(struct sema *s, struct sp_node *n)
+{
+	bswap_type(s, n);
+	return NULL;
+}
+
+struct sp_type *sema_check_pton(struct sema *s, struct sp_node *n)
+{
+	pton_type(s, n);
+	return NULL;
+}
+
+/* strerror(), cgroup_path(): text user space prints */
+struct sp_type *sema_check_text(struct sema *s, struct sp_node *n)
+{
+	text_type(s, n);
+	return NULL;
+}
+
+struct sp_type *sema_check_macaddr(struct sema *s, struct sp_node *n)
+{
+	macaddr_check(s, n);
+	text_type(s, n);
+	return NULL;
+}
+
+/* strftime("fmt", t): the format, kept by variables and tuples */
+struct sp_type *sema_check_strftime(struct sema *s, struct sp_node *n)
+{
+	(void)s;
+	if (n->list.len == 2 && n->list.items[0]->kind == SP_N_STR)
+		n->type->fmt = n->list.items[0]->str;
+	return NULL;
+}
+
+struct sp_type *sema_check_debugf(struct sema *s, struct sp_node *n)
+{
+	sema_check_format(s, n);
+	debugf_check(s, n);
+	return NULL;
 }
 
 /* The builtin variable `username`: the uid, printed as its user name. */

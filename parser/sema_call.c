@@ -1,17 +1,20 @@
 /* parser/sema_call.c: builtin variables and functions.
  *
  * The table is stdlib/builtins.def (name, arity, argument kinds, result,
- * probe types). This file applies it: unknown names get "did you mean",
- * wrong arity and argument kinds are errors at the argument, a builtin in
- * a probe type that lacks it is an error naming the probe type. Rules the
- * table cannot say live in small per-name checks below (stack modes,
- * lhist ranges, printf conversions, --unsafe for system()).
+ * probe types, check hook). This file applies it: a name is looked up once
+ * and its id kept on the node (sp_node.bi); unknown names get "did you
+ * mean", wrong arity and argument kinds are errors at the argument, a
+ * builtin in a probe type that lacks it is an error naming the probe type.
+ * Rules the columns cannot say are the rows' check hooks, sema_check_NAME()
+ * below and in sema_builtins.c (stack modes, lhist ranges, printf
+ * conversions, --unsafe for system()).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parser/arena.h"
+#include "parser/builtins.h"
 #include "parser/probes.h"
 #include "parser/machine.h"
 #include "parser/sema.h"
@@ -27,35 +30,56 @@ struct builtin {
 	const char *args;
 	enum result result;
 	uint32_t probes;
+	sema_check_fn *check; /* the row's check hook; NULL: none */
 };
 
-static const struct builtin builtins[] = {
-#define SP_BUILTIN_VAR(n, r, p, doc) { #n, false, 0, 0, "", R_##r, (uint32_t)(p) },
-#define SP_BUILTIN_FN(n, mi, ma, a, r, p, doc) { #n, true, mi, ma, a, R_##r, (uint32_t)(p) },
+#define sema_check_none NULL
+static const struct builtin builtins[SP_BI__COUNT] = {
+#define SP_BUILTIN_VAR(n, r, p, c, e, doc) \
+	[SP_BV_##n] = { #n, false, 0, 0, "", R_##r, (uint32_t)(p), sema_check_##c },
+#define SP_BUILTIN_FN(n, mi, ma, a, r, p, c, e, doc) \
+	[SP_BF_##n] = { #n, true, mi, ma, a, R_##r, (uint32_t)(p), sema_check_##c },
 #include "stdlib/builtins.def"
 };
-#define NBUILTINS ((int)(sizeof(builtins) / sizeof(builtins[0])))
+#undef sema_check_none
 
 static const char *const modes[] = { "bpftrace", "perf", "raw" };
 
 static bool param_text(const struct sp_node *n);
 
-static const struct builtin *lookup(const char *name, bool is_fn)
+enum sp_builtin sp_builtin_lookup(const char *name, bool is_fn)
 {
 	int i;
 
-	for (i = 0; i < NBUILTINS; i++)
+	for (i = 1; i < SP_BI__COUNT; i++)
 		if (builtins[i].is_fn == is_fn && !strcmp(builtins[i].name, name))
-			return &builtins[i];
-	return NULL;
+			return (enum sp_builtin)i;
+	return SP_BI_NONE;
+}
+
+const char *sp_builtin_name(enum sp_builtin id)
+{
+	return id > SP_BI_NONE && id < SP_BI__COUNT ? builtins[id].name : "?";
+}
+
+/* The row of a name, its id kept on the node; NULL for a name the table
+ * does not have. */
+static const struct builtin *lookup(struct sp_node *n, bool is_fn)
+{
+	enum sp_builtin id = sp_builtin_lookup(n->name, is_fn);
+
+	if (id == SP_BI_NONE)
+		return NULL;
+	n->bi = (int)id;
+	return &builtins[id];
 }
 
 static void unknown(struct sema *s, struct sp_node *n, bool is_fn)
 {
-	const char *cands[NBUILTINS], *hint;
+	const char *cands[SP_BI__COUNT], *hint;
 	int i, nc = 0;
 
-	for (i = 0; i < NBUILTINS; i++)
+	for (i = 1; i < SP_BI__COUNT; i++)
 		if (builtins[i].is_fn == is_fn)
 			cands[nc++] = builtins[i].name;
 	sema_err(s, n->span, "unknown %s '%s'", is_fn ? "function" : "builtin", n->name);
@@ -114,7 +138,8 @@ static struct sp_type *result_type(struct sema *s, enum result r)
 
 struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 {
-	const struct builtin *b = lookup(n->name, false);
+	const struct builtin *b = lookup(n, false);
+	struct sp_type *t;
 	int64_t v;
 
 	if (!b && sp_ctypes_btf_enum(s->ct, n->name, &v)) { /* a kernel enumerator */
@@ -125,7 +150,7 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 		return n->type = s->s64;
 	}
 	if (!b) {
-		if (lookup(n->name, true))
+		if (sp_builtin_lookup(n->name, true))
 			sema_err(s, n->span, "'%s' is a function: write '%s(...)'", n->name, n->name);
 		else
 			unknown(s, n, false);
@@ -133,42 +158,72 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 	}
 	if (!allowed(s, n, b))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
-	if (!strcmp(n->name, "args")) {
-		sema_err(s, n->span, "'args' must be followed by a field, e.g. 'args.NAME'");
-		return n->type = sp_type_new(s->a, SP_T_NONE);
-	}
-	if (!strcmp(n->name, "retval") && (s->probe_mask & P_FEXIT))
-		return sema_fexit_retval(s, n);
-	if (!strcmp(n->name, "comm"))
-		return n->type = sp_type_string(s->a, 16);
-	/* a whole probe name ("watchpoint:/path/prog:bump_0:8:w"), as its names-map entry */
-	if (!strcmp(n->name, "probe"))
-		return n->type = sp_type_string(s->a, s->strlen > SP_PROBE_NAME_LEN ? s->strlen
-									: SP_PROBE_NAME_LEN);
-	if (!strcmp(n->name, "curtask"))
-		return n->type = sema_curtask(s);
-	if (!strcmp(n->name, "ctx")) /* (struct S *)ctx reads kernel memory */
-		return n->type = sema_addr_space(s, s->u64, false);
-	if (!strcmp(n->name, "username")) {
-		sema_username(s, n);
-		return n->type;
-	}
-	/* USDT arguments carry their sign in the probe's spec ("-4@%eax") and
-	 * arrive sign-extended: signed 64-bit, as in bpftrace */
-	if (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9' &&
-	    s->probe_mask && !(s->probe_mask & ~(uint32_t)P_USDT))
-		return n->type = s->s64;
+	if (b->check && (t = b->check(s, n)))
+		return n->type = t;
 	return n->type = result_type(s, b->result);
+}
+
+/* --- the variables' check hooks ------------------------------------------------- */
+
+struct sp_type *sema_check_args(struct sema *s, struct sp_node *n)
+{
+	sema_err(s, n->span, "'args' must be followed by a field, e.g. 'args.NAME'");
+	return sp_type_new(s->a, SP_T_NONE);
+}
+
+struct sp_type *sema_check_retval(struct sema *s, struct sp_node *n)
+{
+	return s->probe_mask & P_FEXIT ? sema_fexit_retval(s, n) : NULL;
+}
+
+struct sp_type *sema_check_comm(struct sema *s, struct sp_node *n)
+{
+	(void)n;
+	return sp_type_string(s->a, 16);
+}
+
+/* a whole probe name ("watchpoint:/path/prog:bump_0:8:w"), as its names-map entry */
+struct sp_type *sema_check_probe(struct sema *s, struct sp_node *n)
+{
+	(void)n;
+	return sp_type_string(s->a, s->strlen > SP_PROBE_NAME_LEN ? s->strlen : SP_PROBE_NAME_LEN);
+}
+
+struct sp_type *sema_check_curtask(struct sema *s, struct sp_node *n)
+{
+	(void)n;
+	return sema_curtask(s);
+}
+
+/* (struct S *)ctx reads kernel memory */
+struct sp_type *sema_check_ctx(struct sema *s, struct sp_node *n)
+{
+	(void)n;
+	return sema_addr_space(s, s->u64, false);
+}
+
+struct sp_type *sema_check_username(struct sema *s, struct sp_node *n)
+{
+	sema_username(s, n);
+	return n->type;
+}
+
+/* USDT arguments carry their sign in the probe's spec ("-4@%eax") and
+ * arrive sign-extended: signed 64-bit, as in bpftrace */
+struct sp_type *sema_check_arg(struct sema *s, struct sp_node *n)
+{
+	(void)n;
+	return s->probe_mask && !(s->probe_mask & ~(uint32_t)P_USDT) ? s->s64 : NULL;
 }
 
 bool sema_is_agg_call(const struct sp_node *n)
 {
-	const struct builtin *b;
+	enum sp_builtin id;
 
 	if (n->kind != SP_N_CALL)
 		return false;
-	b = lookup(n->name, true);
-	return b && b->result == R_AGG;
+	id = n->bi ? (enum sp_builtin)n->bi : sp_builtin_lookup(n->name, true);
+	return id && builtins[id].is_fn && builtins[id].result == R_AGG;
 }
 
 /* --- arguments -------------------------------------------------------------- */
@@ -273,7 +328,8 @@ static void check_arg(struct sema *s, struct sp_node *call, int i, char kind)
 		kind = 'v';
 		break;
 	case 'S':
-		if (arg->kind == SP_N_CALL && !strcmp(arg->name, "str") && arg->list.len &&
+		if (arg->kind == SP_N_CALL && sp_builtin_lookup(arg->name, true) == SP_BF_str &&
+		    arg->list.len &&
 		    param_text(arg->list.items[0]))
 			sema_expr(s, arg); /* kaddr(str($1)): the parameter's text is a literal */
 		if (arg->kind != SP_N_STR)
@@ -323,7 +379,7 @@ static bool check_args(struct sema *s, struct sp_node *n, const struct builtin *
 		return false;
 	}
 	for (i = 0; i < nargs; i++)
-		check_arg(s, n, i, nargs == 1 && !strcmp(n->name, "ntop") ? 'a' : /* ntop(addr) */
+		check_arg(s, n, i, nargs == 1 && n->bi == SP_BF_ntop ? 'a' : /* ntop(addr) */
 			  b->args[i < nkinds ? i : nkinds - 1]);
 	return true;
 }
@@ -392,17 +448,17 @@ static void check_format(struct sema *s, struct sp_node *n)
 
 static struct sp_type *agg_type(struct sema *s, struct sp_node *n)
 {
-	static const struct { const char *name; enum sp_agg_kind k; } aggs[] = {
-		{ "count", SP_AGG_COUNT }, { "sum", SP_AGG_SUM }, { "min", SP_AGG_MIN },
-		{ "max", SP_AGG_MAX }, { "avg", SP_AGG_AVG }, { "stats", SP_AGG_STATS },
-		{ "hist", SP_AGG_HIST }, { "lhist", SP_AGG_LHIST },
+	static const struct { enum sp_builtin id; enum sp_agg_kind k; } aggs[] = {
+		{ SP_BF_count, SP_AGG_COUNT }, { SP_BF_sum, SP_AGG_SUM }, { SP_BF_min, SP_AGG_MIN },
+		{ SP_BF_max, SP_AGG_MAX }, { SP_BF_avg, SP_AGG_AVG }, { SP_BF_stats, SP_AGG_STATS },
+		{ SP_BF_hist, SP_AGG_HIST }, { SP_BF_lhist, SP_AGG_LHIST },
 	};
 	struct sp_type *t = NULL;
 	int64_t v[3] = { 0, 0, 0 };
 	size_t i;
 
 	for (i = 0; i < sizeof(aggs) / sizeof(aggs[0]) && !t; i++)
-		if (!strcmp(n->name, aggs[i].name))
+		if (n->bi == (int)aggs[i].id)
 			t = sp_type_agg(s->a, aggs[i].k);
 	if (t->agg == SP_AGG_HIST && n->list.len == 2 && sema_const_int(n->list.items[1], &v[0])) {
 		if (v[0] < 0 || v[0] > 5)
@@ -493,27 +549,31 @@ static void ntop_size(struct sp_node *n)
 		n->type->size = 4;
 }
 
-/* reg("name") names a register; signal(SIG) a signal (a name or a number)
- * and needs --unsafe, as in bpftrace. */
-static void machine_args(struct sema *s, struct sp_node *n)
+/* reg("name") names a register. */
+struct sp_type *sema_check_reg(struct sema *s, struct sp_node *n)
+{
+	const struct sp_node *a = n->list.len == 1 ? n->list.items[0] : NULL;
+
+	if (a && sp_reg_offset(a->str) < 0)
+		sema_err(s, a->span, "unknown register '%s' (registers: %s)", a->str, sp_reg_names());
+	return NULL;
+}
+
+/* signal(SIG): a signal name or a number; needs --unsafe, as in bpftrace. */
+struct sp_type *sema_check_signal(struct sema *s, struct sp_node *n)
 {
 	const struct sp_node *a = n->list.len == 1 ? n->list.items[0] : NULL;
 	int64_t v;
 
 	if (!a)
-		return;
-	if (n->name[0] == 'r') {
-		if (sp_reg_offset(a->str) < 0)
-			sema_err(s, a->span, "unknown register '%s' (registers: %s)", a->str,
-				 sp_reg_names());
-		return;
-	}
+		return NULL;
 	if (!s->o->unsafe)
 		sema_err(s, n->span, "signal() is unsafe: run sprof with --unsafe to allow it");
 	if (a->kind == SP_N_STR && sp_signal_number(a->str) < 0)
 		sema_err(s, a->span, "unknown signal '%s'", a->str);
 	else if (a->kind != SP_N_STR && (!sema_const_int(a, &v) || v < 1 || v > 64))
 		sema_err(s, a->span, "signal() needs a signal name or a number from 1 to 64");
+	return NULL;
 }
 
 /* buf(a): all the bytes of array a (as bpftrace); other values need a length. */
@@ -562,55 +622,109 @@ static void uaddr_type(struct sema *s, struct sp_node *n)
 	}
 }
 
-static void special(struct sema *s, struct sp_node *n)
+/* --- the functions' check hooks (more in sema_builtins.c) --------------------- */
+
+struct sp_type *sema_check_format(struct sema *s, struct sp_node *n)
+{
+	check_format(s, n);
+	return NULL;
+}
+
+struct sp_type *sema_check_system(struct sema *s, struct sp_node *n)
+{
+	check_format(s, n);
+	if (!s->o->unsafe)
+		sema_err(s, n->span, "system() is unsafe: run sprof with --unsafe to allow it");
+	return NULL;
+}
+
+struct sp_type *sema_check_buf(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
 
-	if (!strcmp(n->name, "printf") || !strcmp(n->name, "cat") || !strcmp(n->name, "system") ||
-	    !strcmp(n->name, "debugf"))
-		check_format(s, n);
-	if (sema_builtin_more(s, n))
-		return;
-	if (!strcmp(n->name, "system") && !s->o->unsafe)
-		sema_err(s, n->span, "system() is unsafe: run sprof with --unsafe to allow it");
-	if (!strcmp(n->name, "reg") || !strcmp(n->name, "signal"))
-		machine_args(s, n);
-	if (!strcmp(n->name, "buf") && n->list.len == 2 &&
-	    sema_const_int(n->list.items[1], &v)) {
+	if (n->list.len == 2 && sema_const_int(n->list.items[1], &v)) {
 		if (v < 1 || v > s->strlen)
 			sema_err(s, n->list.items[1]->span, "buf() length must be from 1 to %d",
 				 s->strlen);
 		else
 			n->type->size = (uint32_t)v;
 	}
-	if (!strcmp(n->name, "buf") && n->list.len == 1)
+	if (n->list.len == 1)
 		buf_of_array(s, n);
-	if (!strcmp(n->name, "ntop") && n->list.len)
-		ntop_size(n);
-	if (!strcmp(n->name, "uaddr") && n->list.len == 1)
-		uaddr_type(s, n);
-	if ((!strcmp(n->name, "uptr") || !strcmp(n->name, "kptr")) && n->list.len == 1)
-		n->type = sema_addr_space(s, n->list.items[0]->type, n->name[0] == 'u');
-	if (!strcmp(n->name, "print") && n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
-		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
-	if ((!strcmp(n->name, "len") || !strcmp(n->name, "has_key")) &&
-	    n->list.items[0]->kind == SP_N_MAP && n->list.items[0]->type &&
-	    n->list.items[0]->type->kind == SP_T_AGG &&
-	    (n->list.items[0]->type->agg == SP_AGG_HIST || n->list.items[0]->type->agg == SP_AGG_LHIST))
-		sema_err(s, n->list.items[0]->span, "%s() of a %s() map is not supported: its entries "
-			 "are kept per bucket", n->name,
-			 n->list.items[0]->type->agg == SP_AGG_HIST ? "hist" : "lhist");
-	if (!strcmp(n->name, "len") && n->list.items[0]->kind == SP_N_MAP &&
-	    n->list.items[0]->type && !n->list.items[0]->key_type)
-		sema_err(s, n->list.items[0]->span, "len() of '%s', a map without keys: len() counts "
-			 "the keys of a map like %s[key]", n->list.items[0]->name,
-			 n->list.items[0]->name);
-	if ((!strcmp(n->name, "delete") || !strcmp(n->name, "has_key")) &&
-	    n->list.items[0]->kind == SP_N_MAP && !n->list.items[0]->list.len &&
-	    n->list.items[0]->key_type)
-		sema_err(s, n->list.items[0]->span, "%s() needs a key: %s(%s, key)", n->name, n->name,
-			 n->list.items[0]->name);
+	return NULL;
+}
 
+struct sp_type *sema_check_ntop(struct sema *s, struct sp_node *n)
+{
+	if (n->list.len)
+		ntop_size(n);
+	return NULL;
+}
+
+struct sp_type *sema_check_uaddr(struct sema *s, struct sp_node *n)
+{
+	if (n->list.len == 1)
+		uaddr_type(s, n);
+	return NULL;
+}
+
+/* uptr(x), kptr(x): x's type, pointing into user or kernel memory */
+struct sp_type *sema_check_addr_space(struct sema *s, struct sp_node *n)
+{
+	if (n->list.len == 1)
+		n->type = sema_addr_space(s, n->list.items[0]->type, n->bi == SP_BF_uptr);
+	return NULL;
+}
+
+struct sp_type *sema_check_print(struct sema *s, struct sp_node *n)
+{
+	if (n->list.len > 1 && n->list.items[0]->kind != SP_N_MAP)
+		sema_err(s, n->list.items[1]->span, "print() of a value takes no other arguments");
+	return NULL;
+}
+
+/* len() and has_key() of a hist or lhist map: its entries are buckets */
+static void not_per_bucket(struct sema *s, struct sp_node *n)
+{
+	const struct sp_node *m = n->list.items[0];
+
+	if (m->kind == SP_N_MAP && m->type && m->type->kind == SP_T_AGG &&
+	    (m->type->agg == SP_AGG_HIST || m->type->agg == SP_AGG_LHIST))
+		sema_err(s, m->span, "%s() of a %s() map is not supported: its entries "
+			 "are kept per bucket", n->name, m->type->agg == SP_AGG_HIST ? "hist" : "lhist");
+}
+
+/* delete() and has_key() of a map with keys need a key */
+static void needs_key(struct sema *s, struct sp_node *n)
+{
+	const struct sp_node *m = n->list.items[0];
+
+	if (m->kind == SP_N_MAP && !m->list.len && m->key_type)
+		sema_err(s, m->span, "%s() needs a key: %s(%s, key)", n->name, n->name, m->name);
+}
+
+struct sp_type *sema_check_len(struct sema *s, struct sp_node *n)
+{
+	const struct sp_node *m = n->list.items[0];
+
+	not_per_bucket(s, n);
+	if (m->kind == SP_N_MAP && m->type && !m->key_type)
+		sema_err(s, m->span, "len() of '%s', a map without keys: len() counts the keys of "
+			 "a map like %s[key]", m->name, m->name);
+	return NULL;
+}
+
+struct sp_type *sema_check_has_key(struct sema *s, struct sp_node *n)
+{
+	not_per_bucket(s, n);
+	needs_key(s, n);
+	return NULL;
+}
+
+struct sp_type *sema_check_delete(struct sema *s, struct sp_node *n)
+{
+	needs_key(s, n);
+	return NULL;
 }
 
 /* delete(@m, k) and has_key(@m, k), bpftrace 0.22+'s map-and-key form:
@@ -620,7 +734,7 @@ static void special(struct sema *s, struct sp_node *n)
  * stays as it is. False after an error. */
 static bool map_key_form(struct sema *s, struct sp_node *n)
 {
-	bool del = !strcmp(n->name, "delete");
+	bool del = n->bi == SP_BF_delete;
 	struct sp_node *m, *k;
 
 	if (n->ival) /* typed before (printf's arguments are seen twice) */
@@ -680,16 +794,16 @@ static bool nsecs_clock(struct sema *s, struct sp_node *n)
  * retval and ctx stay values only, as in bpftrace. */
 static struct sp_type *builtin_call(struct sema *s, struct sp_node *n)
 {
-	static const char *const values_only[] = { "args", "retval", "ctx" };
+	enum sp_builtin id = sp_builtin_lookup(n->name, false);
 
-	for (size_t i = 0; i < sizeof(values_only) / sizeof(values_only[0]); i++)
-		if (!strcmp(n->name, values_only[i]))
-			goto out_value;
-	if ((!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9') ||
-	    !strncmp(n->name, "sarg", 4))
-		goto out_value;
-	if (n->list.len > 1 || (n->list.len == 1 && strcmp(n->name, "nsecs"))) {
-		sema_err(s, n->span, strcmp(n->name, "nsecs") ? "%s() takes no arguments" :
+	if (id == SP_BV_args || id == SP_BV_retval || id == SP_BV_ctx ||
+	    (id >= SP_BV_arg0 && id <= SP_BV_arg9) || (id >= SP_BV_sarg0 && id <= SP_BV_sarg9)) {
+		sema_err(s, n->span, "'%s' is not a function: write '%s' without '()'", n->name,
+			 n->name);
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	if (n->list.len > 1 || (n->list.len == 1 && id != SP_BV_nsecs)) {
+		sema_err(s, n->span, id != SP_BV_nsecs ? "%s() takes no arguments" :
 			 "%s() takes one argument at most, the clock: nsecs(monotonic|boot|tai)",
 			 n->name);
 		return n->type = sp_type_new(s->a, SP_T_NONE);
@@ -699,22 +813,20 @@ static struct sp_type *builtin_call(struct sema *s, struct sp_node *n)
 	n->kind = SP_N_BUILTIN;
 	n->list.len = 0;
 	return sema_builtin(s, n);
-out_value:
-	sema_err(s, n->span, "'%s' is not a function: write '%s' without '()'", n->name, n->name);
-	return n->type = sp_type_new(s->a, SP_T_NONE);
 }
 
 struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 {
-	static const struct builtin map_entry = { "", true, 1, 1, "k", R_BOOL, P_ALL };
-	const struct builtin *b = lookup(n->name, true);
+	static const struct builtin map_entry = { "", true, 1, 1, "k", R_BOOL, P_ALL, NULL };
+	const struct builtin *b = lookup(n, true);
+	struct sp_type *t;
 	uint32_t size;
 	bool is_str;
 
 	if (!strcmp(n->name, "getopt"))
 		return sema_getopt(s, n);
 	if (!b) {
-		if (lookup(n->name, false))
+		if (sp_builtin_lookup(n->name, false))
 			return builtin_call(s, n);
 		unknown(s, n, true);
 		return n->type = sp_type_new(s->a, SP_T_NONE);
@@ -724,7 +836,7 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 			 n->name, b->max ? "..." : "");
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
-	is_str = !strcmp(n->name, "str");
+	is_str = n->bi == SP_BF_str;
 	if (is_str && (size = sema_str_param_offset(s, n))) /* str($1 + 1) */
 		return n->type = sp_type_string(s->a, size);
 	if (is_str && (n->list.len == 1 || n->list.len == 2) && param_text(n->list.items[0])) {
@@ -735,9 +847,9 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 	n->type = b->result == R_BUF ? sp_type_new(s->a, SP_T_BUF) : result_type(s, b->result);
 	if (b->result == R_BUF)
 		n->type->size = (uint32_t)s->strlen;
-	if ((!strcmp(n->name, "delete") || !strcmp(n->name, "has_key")) && !map_key_form(s, n))
+	if ((n->bi == SP_BF_delete || n->bi == SP_BF_has_key) && !map_key_form(s, n))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
-	if (!strcmp(n->name, "len") && n->list.len == 1 && n->list.items[0]->name &&
+	if (n->bi == SP_BF_len && n->list.len == 1 && n->list.items[0]->name &&
 	    (n->list.items[0]->kind == SP_N_BUILTIN || n->list.items[0]->kind == SP_N_CALL) &&
 	    strstr(n->list.items[0]->name, "stack")) {
 		sema_err(s, n->list.items[0]->span, "len() of a stack is not supported: len() counts "
@@ -750,7 +862,8 @@ struct sp_type *sema_call(struct sema *s, struct sp_node *n, bool map_value)
 		return str_call(s, n);
 	if (b->result == R_AGG)
 		return n->type = agg_type(s, n);
-	special(s, n);
+	if (b->check && (t = b->check(s, n)))
+		n->type = t;
 	return n->type;
 }
 
@@ -836,7 +949,7 @@ static const struct sp_tp_field *find_field(struct sema *s, struct sp_node *n,
  * driver's callback; every attach point of the probe must have the field. */
 struct sp_type *sema_args_field(struct sema *s, struct sp_node *n)
 {
-	const struct builtin *b = lookup("args", false);
+	const struct builtin *b = &builtins[SP_BV_args];
 	const struct sp_tp_field *f, *first = NULL;
 	const char *cat = NULL;
 	int i;

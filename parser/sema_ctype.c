@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "parser/arena.h"
+#include "parser/builtins.h"
 #include "parser/ctypes.h"
 #include "parser/probes.h"
 #include "parser/sema.h"
@@ -428,6 +429,7 @@ struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n)
 	}
 	if (!s->quiet) {
 		n->kind = SP_N_BUILTIN;
+		n->bi = SP_BV_arg0; /* the argN family: the emitter reads N from the name */
 		n->name = sp_arena_printf(s->a, "arg%d", ps[i].reg);
 		n->a = NULL;
 	}
@@ -476,6 +478,7 @@ struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n)
 	}
 	if (!s->quiet) {
 		n->kind = SP_N_BUILTIN;
+		n->bi = SP_BV_arg0; /* the argN family: the emitter reads N from the name */
 		n->name = sp_arena_printf(s->a, "arg%d", i);
 		n->a = NULL;
 	}
@@ -507,6 +510,7 @@ struct sp_type *sema_fexit_retval(struct sema *s, struct sp_node *n)
 	}
 	if (!s->quiet) {
 		n->kind = SP_N_BUILTIN;
+		n->bi = SP_BV_arg0; /* the argN family: the emitter reads N from the name */
 		n->name = sp_arena_printf(s->a, "arg%d", np);
 		n->a = NULL;
 	}

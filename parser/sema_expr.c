@@ -526,19 +526,12 @@ struct sp_type *sema_expr(struct sema *s, struct sp_node *n)
 	return t;
 }
 
-/* Like sema_value(), but a map holding count/sum/min/max/avg may be read
- * as its merged integer value, as bpftrace 0.17 allows on the right of '='
- * and in map keys. The MAP node keeps its AGG type (codegen reads the
- * per-CPU slots); the returned type is the integer the destination gets. */
-struct sp_type *sema_readable(struct sema *s, struct sp_node *n)
+/* The integer an aggregation reads as (count -> u64; sum, min, max and avg
+ * -> s64), or NULL for one that has no single integer (hist, stats...).
+ * Reading a map as a value (sema_readable) and iterating it (for loops in
+ * sema.c) share it. */
+struct sp_type *sema_agg_int(struct sema *s, const struct sp_type *t)
 {
-	struct sp_type *t;
-
-	if (n->kind != SP_N_MAP)
-		return sema_value(s, n);
-	t = sema_expr(s, n);
-	if (t->kind != SP_T_AGG)
-		return t;
 	switch (t->agg) {
 	case SP_AGG_COUNT:
 		return s->u64;
@@ -548,10 +541,30 @@ struct sp_type *sema_readable(struct sema *s, struct sp_node *n)
 	case SP_AGG_AVG:
 		return s->s64;
 	default:
+		return NULL;
+	}
+}
+
+/* Like sema_value(), but a map holding count/sum/min/max/avg may be read
+ * as its merged integer value, as bpftrace 0.17 allows on the right of '='
+ * and in map keys. The MAP node keeps its AGG type (codegen reads the
+ * per-CPU slots); the returned type is the integer the destination gets. */
+struct sp_type *sema_readable(struct sema *s, struct sp_node *n)
+{
+	struct sp_type *t, *v;
+
+	if (n->kind != SP_N_MAP)
+		return sema_value(s, n);
+	t = sema_expr(s, n);
+	if (t->kind != SP_T_AGG)
+		return t;
+	v = sema_agg_int(s, t);
+	if (!v) {
 		sema_err(s, n->span, "cannot read aggregation '%s' (%s) as a value", n->name,
 			 sema_tstr(s, t));
 		return none(s);
 	}
+	return v;
 }
 
 struct sp_type *sema_value(struct sema *s, struct sp_node *n)

@@ -1,4 +1,4 @@
-"""The tree's layering, checked from the sources (no build needed).
+"""The tree's layering, checked from the sources, and the builtin table's promise.
 
 docs/layout.md's table of who may include whom, as data: each folder lists
 the folders its files may include. Every quoted #include is written from
@@ -7,6 +7,12 @@ flex headers in the build tree excepted). Adding a folder means adding a
 row here and in docs/layout.md (the team's STYLE.md keeps a copy). Every
 repository path a comment, a test or a doc names exists: files move, and
 their mentions rotted (20 of them once).
+
+builtin_from_one_row proves docs/contributing.md's recipe for a builtin that
+is one BPF helper call: it adds one row to stdlib/builtins.def in an overlay
+(a private mount namespace: overlayfs over stdlib/ and the build tree, so
+neither changes), rebuilds sprof there (the files that include the table,
+~1-2 minutes on 2 cores) and runs the new builtin and a typo of it.
 """
 import os
 import re
@@ -16,7 +22,7 @@ MAY_INCLUDE = {
     "abi": [],
     "base": [],
     "parser": ["abi", "base", "stdlib"],
-    "codegen": ["parser", "abi", "base"],
+    "codegen": ["parser", "abi", "base", "stdlib"],
     "bpf": ["abi"],
     "runtime/elf": ["abi", "base"],
     "runtime/report": ["abi", "base"],
@@ -128,8 +134,58 @@ def t_named_paths_exist(ctx):
     assert not bad, "paths named that do not exist:\n" + "\n".join(bad)
 
 
+# The throw-away builtin: one row, nothing else (bpf_jiffies64, Linux 5.5).
+ROW = ('SP_BUILTIN_VAR(jiffies_row_test, U64, P_ALL, none, HELPER(BPF_FUNC_jiffies64), '
+       '"the kernel\'s jiffies (a test row)")')
+OVERLAY = r"""
+set -e
+mount -t overlay sprof-stdlib -o lowerdir="$ROOT/stdlib",upperdir="$T/su",workdir="$T/sw" "$ROOT/stdlib"
+mount -t overlay sprof-build -o lowerdir="$BUILD",upperdir="$T/bu",workdir="$T/bw" "$BUILD"
+python3 - "$ROOT/stdlib/builtins.def" <<'PY'
+import os, sys
+p = sys.argv[1]
+s = open(p).read()
+s = s.replace("\n#undef SP_BUILTIN_VAR", "\n" + os.environ["ROW"] + "\n#undef SP_BUILTIN_VAR", 1)
+open(p, "w").write(s)
+PY
+if ! cmake --build "$BUILD" --target sprof -j2 >"$T/build.log" 2>&1; then
+    tail -40 "$T/build.log"; exit 3
+fi
+echo "== run"
+"$BUILD/sprof" --no-cache -e 'BEGIN { printf("jiffies %d\n", jiffies_row_test > 0); exit(); }' 2>&1
+echo "== typo"
+"$BUILD/sprof" --no-cache -e 'BEGIN { printf("%d\n", jiffies_row_tset); exit(); }' 2>&1 || echo "rc=$?"
+"""
+
+
+def t_builtin_from_one_row(ctx):
+    """a builtin added as one row of stdlib/builtins.def alone is checked, compiled and runs
+    (in an overlay of the tree and the build: neither changes)"""
+    import shutil
+    import tempfile
+    ctx.require_bpf()
+    ctx.require_tool("unshare")
+    t = tempfile.mkdtemp(prefix="sprof-row-")
+    try:
+        for d in ("su", "sw", "bu", "bw"):
+            os.makedirs(os.path.join(t, d))
+        r = ctx.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", OVERLAY],
+                    timeout=900, env={"ROOT": ctx.root, "BUILD": ctx.build, "T": t, "ROW": ROW})
+        assert r.rc == 0, r
+        run, typo = r.out.split("== run\n", 1)[1].split("== typo\n", 1)
+        assert "jiffies 1\n" in run, r
+        assert "unknown builtin 'jiffies_row_tset'" in typo and \
+            "did you mean 'jiffies_row_test'?" in typo and "rc=1" in typo, r
+    finally:
+        shutil.rmtree(t, ignore_errors=True)
+    # the real tree and build never saw the row
+    assert "jiffies_row_test" not in open(os.path.join(ctx.root, "stdlib", "builtins.def")).read()
+    assert ctx.sprof_run("-e", "BEGIN { printf(\"%d\\n\", jiffies_row_test); }").rc != 0
+
+
 def tests(ctx):
     yield "root_relative", t_root_relative
     yield "layers", t_layers
     yield "style_table", t_style_table
     yield "named_paths_exist", t_named_paths_exist
+    yield "builtin_from_one_row", t_builtin_from_one_row
