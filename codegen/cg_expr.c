@@ -285,6 +285,14 @@ LLVMValueRef cg_emit_func(struct cg *g, const struct sp_node *n)
 	return ctx_ip(g);
 }
 
+/* probetype: the probe type's name; BEGIN and END are "special", as bpftrace says */
+LLVMValueRef cg_emit_probetype(struct cg *g, const struct sp_node *n)
+{
+	bool special = g->ptype == SP_PROBE_BEGIN || g->ptype == SP_PROBE_END;
+
+	return string_builtin(g, n, special ? "special" : sp_probe_type_name(g->ptype));
+}
+
 /* argN and retval */
 LLVMValueRef cg_emit_arg(struct cg *g, const struct sp_node *n)
 {

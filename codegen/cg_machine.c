@@ -7,12 +7,16 @@
  *   signal(SIG)      bpf_send_signal to the current process
  *   cgroupid("path") the cgroup v2 id of a path, resolved while compiling
  *                    (the inode number the kernel's file handle carries)
+ *   usermode         1 when the probe interrupted user mode (x86-64: the
+ *                    low bits of the saved cs are 3)
+ *   ncpus            the possible CPUs, read while compiling
  * sema has checked the names (parser/machine.c) and --unsafe for signal.
  */
 #define _GNU_SOURCE /* name_to_handle_at */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +24,7 @@
 #include "parser/machine.h"
 
 #define PT_REGS_SP 152
+#define PT_REGS_CS 136
 
 static LLVMValueRef ctx_word(struct cg *g, uint32_t off, const char *name)
 {
@@ -93,4 +98,58 @@ LLVMValueRef cg_emit_cgroupid(struct cg *g, const struct sp_node *n)
 	else
 		memcpy(&id, h.id, 8);
 	return cg_u64(g, id);
+}
+
+/* usermode: BEGIN, END and the user probes always run on behalf of user
+ * code, the kernel probes never; perf events (profile, interval,
+ * software, hardware, watchpoints) carry the interrupted registers. */
+LLVMValueRef cg_emit_usermode(struct cg *g, const struct sp_node *n)
+{
+	(void)n;
+	switch (g->ptype) {
+	case SP_PROBE_BEGIN:
+	case SP_PROBE_END:
+	case SP_PROBE_UPROBE:
+	case SP_PROBE_URETPROBE:
+	case SP_PROBE_USDT:
+		return cg_u64(g, 1);
+	case SP_PROBE_PROFILE:
+	case SP_PROBE_INTERVAL:
+	case SP_PROBE_SOFTWARE:
+	case SP_PROBE_HARDWARE:
+	case SP_PROBE_WATCHPOINT:
+	case SP_PROBE_ASYNCWATCHPOINT:
+		return LLVMBuildZExt(g->B, LLVMBuildICmp(g->B, LLVMIntEQ,
+							 LLVMBuildAnd(g->B, ctx_word(g, PT_REGS_CS, "cs"),
+								      cg_u64(g, 3), ""),
+							 cg_u64(g, 3), ""),
+				     g->i64, "usermode");
+	default:
+		return cg_u64(g, 0);
+	}
+}
+
+/* ncpus: the possible CPUs (/sys/devices/system/cpu/possible: "0-3" or
+ * "0,2-5"), as the kernel sizes per-CPU maps; 1 when it cannot be read. */
+LLVMValueRef cg_emit_ncpus(struct cg *g, const struct sp_node *n)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	char buf[256], *p, *end;
+	uint64_t count = 0;
+
+	(void)n;
+	if (f && fgets(buf, sizeof(buf), f)) {
+		for (p = buf; *p && *p != '\n'; p = *end ? end + 1 : end) {
+			long a = strtol(p, &end, 10), b = a;
+
+			if (end == p)
+				break;
+			if (*end == '-')
+				b = strtol(end + 1, &end, 10);
+			count += (uint64_t)(b - a + 1);
+		}
+	}
+	if (f)
+		fclose(f);
+	return cg_u64(g, count ? count : 1);
 }

@@ -137,6 +137,50 @@ LLVMValueRef cg_emit_strncmp(struct cg *g, const struct sp_node *n)
 	return LLVMBuildXor(g->B, eq, cg_u64(g, 1), "");
 }
 
+/* strlen(s): the bytes before the first NUL, at most the string's size:
+ * one compare a byte, unrolled (the size is known), as cg_str_eq() does. */
+LLVMValueRef cg_emit_strlen(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *s = arg(n, 0);
+	uint32_t size = s->type && s->type->kind == SP_T_STRING ? s->type->size : 0;
+	LLVMBasicBlockRef done, next, *from;
+	LLVMValueRef p, phi, *len;
+
+	if (s->kind == SP_N_STR)
+		return cg_u64(g, s->len);
+	if (!size)
+		return cg_u64(g, 0);
+	from = calloc(size + 1, sizeof(*from));
+	len = calloc(size + 1, sizeof(*len));
+	if (!from || !len) {
+		free(from);
+		free(len);
+		cg_error(g, n->span, "out of memory");
+		return cg_u64(g, 0);
+	}
+	p = cg_expr(g, s);
+	done = cg_block(g, "strlen");
+	for (uint32_t i = 0; i < size; i++) {
+		LLVMValueRef c = LLVMBuildLoad2(g->B, g->i8, cg_gep(g, p, i), "");
+
+		next = cg_block(g, "strlen_next");
+		from[i] = LLVMGetInsertBlock(g->B);
+		len[i] = cg_u64(g, i);
+		LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, c, LLVMConstInt(g->i8, 0, 0), ""),
+				done, next);
+		LLVMPositionBuilderAtEnd(g->B, next);
+	}
+	from[size] = LLVMGetInsertBlock(g->B);
+	len[size] = cg_u64(g, size);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, done);
+	phi = LLVMBuildPhi(g->B, g->i64, "strlen");
+	LLVMAddIncoming(phi, len, from, size + 1);
+	free(from);
+	free(len);
+	return phi;
+}
+
 /* bswap(x): reverse the bytes of x's size; a 1-byte value stays. */
 LLVMValueRef cg_emit_bswap(struct cg *g, const struct sp_node *n)
 {

@@ -51,6 +51,8 @@ enum sp_builtin sp_builtin_lookup(const char *name, bool is_fn)
 {
 	int i;
 
+	if (!strncmp(name, "__builtin_", 10)) /* bpftrace 0.24+'s names under its stdlib macros */
+		name += 10;
 	for (i = 1; i < SP_BI__COUNT; i++)
 		if (builtins[i].is_fn == is_fn && !strcmp(builtins[i].name, name))
 			return (enum sp_builtin)i;
@@ -206,6 +208,35 @@ struct sp_type *sema_check_username(struct sema *s, struct sp_node *n)
 {
 	sema_username(s, n);
 	return n->type;
+}
+
+/* probetype: the probe type's name, BEGIN and END "special" (bpftrace's) */
+struct sp_type *sema_check_probetype(struct sema *s, struct sp_node *n)
+{
+	(void)n;
+	return sp_type_string(s->a, 24);
+}
+
+/* ppid, pcomm, leader_comm: bpftrace 0.27's names for fields of the
+ * current task, read through BTF like the expressions they stand for;
+ * the node becomes that expression. */
+struct sp_type *sema_check_task_field(struct sema *s, struct sp_node *n)
+{
+	const char *link = n->bi == SP_BV_leader_comm ? "group_leader" : "real_parent";
+	struct sp_node *task = sp_node_new(s->a, SP_N_BUILTIN, n->span);
+	struct sp_node *up = sp_node_new(s->a, SP_N_FIELD, n->span);
+	const char *field = n->bi == SP_BV_ppid ? "tgid" : "comm";
+
+	task->name = "curtask";
+	up->a = task;
+	up->arrow = true;
+	up->name = link;
+	n->kind = SP_N_FIELD;
+	n->a = up;
+	n->arrow = true;
+	n->name = field;
+	n->bi = SP_BI_NONE;
+	return sema_expr(s, n);
 }
 
 /* USDT arguments carry their sign in the probe's spec ("-4@%eax") and
@@ -789,14 +820,14 @@ static bool nsecs_clock(struct sema *s, struct sp_node *n)
 	return false;
 }
 
-/* pid(), comm(), nsecs(), nsecs(boot): bpftrace 0.24+ writes builtins as
- * calls too. The call becomes the BUILTIN node. Arguments, argN, sargN,
- * retval and ctx stay values only, as in bpftrace. */
+/* pid(), comm(), nsecs(), nsecs(boot), retval(): bpftrace 0.24+ writes
+ * builtins as calls too. The call becomes the BUILTIN node. args, argN,
+ * sargN and ctx stay values only, as in bpftrace. */
 static struct sp_type *builtin_call(struct sema *s, struct sp_node *n)
 {
 	enum sp_builtin id = sp_builtin_lookup(n->name, false);
 
-	if (id == SP_BV_args || id == SP_BV_retval || id == SP_BV_ctx ||
+	if (id == SP_BV_args || id == SP_BV_ctx ||
 	    (id >= SP_BV_arg0 && id <= SP_BV_arg9) || (id >= SP_BV_sarg0 && id <= SP_BV_sarg9)) {
 		sema_err(s, n->span, "'%s' is not a function: write '%s' without '()'", n->name,
 			 n->name);

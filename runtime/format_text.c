@@ -1,7 +1,7 @@
 /* runtime/format_text.c: values BPF keeps as a number and users read as text.
  *
- * username (a uid: its name from the password database), strerror (an
- * errno value: its message), macaddr (6 bytes: AA:BB:CC:DD:EE:FF) and
+ * username (a uid: its name from the password database), signal_name (a
+ * signal number: SIGINT), strerror (an errno value: its message), macaddr (6 bytes: AA:BB:CC:DD:EE:FF) and
  * cgroup_path (a cgroup id: "hierarchy:path" for every mounted cgroup
  * hierarchy that has it, cgroup2 as "unified" first, then the v1 ones by
  * name, joined by ",", only the hierarchies matching the filter when one is
@@ -15,6 +15,7 @@
 #include <fnmatch.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,21 @@ static char *cgroup_path(uint64_t id, const char *filter)
 	return text;
 }
 
+/* signal_name(n): "SIGINT"; a number no signal has, as the number */
+static char *signal_name(uint64_t v)
+{
+	const char *abbrev = v < 65 ? sigabbrev_np((int)v) : NULL;
+	char buf[32];
+
+	if (abbrev)
+		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	else if (v >= (uint64_t)SIGRTMIN && v <= (uint64_t)SIGRTMAX)
+		snprintf(buf, sizeof(buf), "SIGRTMIN+%d", (int)v - SIGRTMIN);
+	else
+		snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	return strdup(buf);
+}
+
 char *sp_format_text(const char *how, uint64_t v)
 {
 	if (!how)
@@ -193,6 +209,8 @@ char *sp_format_text(const char *how, uint64_t v)
 		return strdup(strerror((int)v));
 	if (!strcmp(how, "macaddr"))
 		return macaddr(v);
+	if (!strcmp(how, "signal_name"))
+		return signal_name(v);
 	if (!strncmp(how, "cgroup_path", 11))
 		return cgroup_path(v, how[11] == ':' ? how + 12 : NULL);
 	return NULL;
