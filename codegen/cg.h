@@ -102,7 +102,7 @@ struct cg {
 	int nforloops;           /* callbacks made, for their names */
 };
 
-/* codegen.c */
+/* cg_ir.c (the floor the other files stand on: it calls none of them) */
 void cg_error(struct cg *g, struct sp_span span, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void cg_loc(struct cg *g, struct sp_span span);
@@ -127,9 +127,11 @@ void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMBasicBlockRef cg_block(struct cg *g, const char *name);
 void cg_dead_block(struct cg *g);
 LLVMValueRef cg_u64(struct cg *g, uint64_t v);
+uint32_t cg_round_up(uint32_t v, uint32_t a);
+/* a map's global in ".maps" (four pointers: type, max_entries, key and value size) */
+LLVMValueRef cg_map_global_ir(struct cg *g, const char *name);
 
 /* cg_layout.c: sizes and offsets in map memory and events */
-uint32_t cg_round_up(uint32_t v, uint32_t a);
 bool cg_is_scalar(const struct sp_type *t);
 uint32_t cg_size(const struct sp_type *t);
 uint32_t cg_tuple_offset(const struct sp_type *t, int i);
@@ -146,7 +148,6 @@ void cg_store_conv(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct 
 int cg_collect_maps(struct cg *g, const struct sp_node *prog);
 struct cg_map *cg_map_find(struct cg *g, const char *name);
 void cg_define_maps(struct cg *g);
-LLVMValueRef cg_map_global_ir(struct cg *g, const char *name);
 void cg_define_scratch(struct cg *g);
 LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode);
 void cg_map_agg(struct cg *g, const struct sp_node *assign);
@@ -187,7 +188,6 @@ uint32_t cg_ptr_step(const struct sp_type *t);
 LLVMValueRef cg_cread(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_addrof(struct cg *g, const struct sp_node *n);
 LLVMValueRef cg_ptr_arith(struct cg *g, const struct sp_node *n, LLVMValueRef a, LLVMValueRef b);
-void cg_cfields(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
 
 /* cg_builtins.c: a builtin variable's value, a builtin call's, by the id
  * sema stored (parser/builtins.h), through the emitter its row of

@@ -69,6 +69,24 @@ static LLVMValueRef stack_alloca(struct cg *g, uint32_t size, const char *name)
 	return a;
 }
 
+uint32_t cg_round_up(uint32_t v, uint32_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* A map's global: a struct of four pointers in ".maps" (its BTF, the
+ * type, sizes and max_entries libbpf reads, is cg_maps.c's). */
+LLVMValueRef cg_map_global_ir(struct cg *g, const char *name)
+{
+	LLVMTypeRef f[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
+	LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMStructTypeInContext(g->C, f, 4, 0), name);
+
+	LLVMSetInitializer(gv, LLVMConstNull(LLVMGlobalGetValueType(gv)));
+	LLVMSetSection(gv, ".maps");
+	LLVMSetAlignment(gv, 8);
+	return gv;
+}
+
 /* Value slot 0 of sp_scratch, looked up in the entry block (null-checked
  * when the entry block is closed in fn_end). */
 static LLVMValueRef scratch_base(struct cg *g)

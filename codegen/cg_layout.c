@@ -32,11 +32,6 @@ bool cg_is_scalar(const struct sp_type *t)
 	}
 }
 
-uint32_t cg_round_up(uint32_t v, uint32_t a)
-{
-	return (v + a - 1) / a * a;
-}
-
 /* Offset of element i of a tuple; i == nelems gives the unpadded end. */
 uint32_t cg_tuple_offset(const struct sp_type *t, int i)
 {
@@ -120,6 +115,8 @@ static enum sp_field_kind field_kind(const struct sp_type *t)
 	}
 }
 
+static void cfields(const struct sp_type *t, uint32_t off, struct sp_plan_field *f);
+
 void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -132,7 +129,7 @@ void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
 	if (t->fmt && (t->kind == SP_T_TIMESTAMP || t->kind == SP_T_TEXT || sp_type_is_bool(t)))
 		f->fmt = strdup(t->fmt); /* carried by the type: variables and tuples keep it */
 	if (t->kind == SP_T_RECORD || t->kind == SP_T_ARRAY) {
-		cg_cfields(t, off, f);
+		cfields(t, off, f);
 		return;
 	}
 	if (t->kind != SP_T_TUPLE)
@@ -260,4 +257,66 @@ void cg_field_fmt(const struct sp_node *n, struct sp_plan_field *f)
 	if (n->kind == SP_N_CALL && n->bi == SP_BF_strftime && n->list.len > 0 &&
 	    n->list.items[0]->kind == SP_N_STR)
 		f->fmt = strdup(n->list.items[0]->str);
+}
+
+/* ---- C records and arrays, as the runtime reads them ------------------------------------------------------ */
+
+#define CG_MAX_SHOWN 1024 /* array elements described to the runtime */
+
+/* Members of r, anonymous struct/union members flattened into it. */
+static int count_members(const struct sp_record *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nfields; i++)
+		if (!r->fields[i].name && r->fields[i].type->kind == SP_T_RECORD)
+			n += count_members(r->fields[i].type->rec);
+		else
+			n++;
+	return n;
+}
+
+static void member_fields(const struct sp_record *r, uint32_t off, struct sp_plan_field *out,
+			  int *n)
+{
+	for (int i = 0; i < r->nfields; i++) {
+		const struct sp_cfield *m = &r->fields[i];
+		struct sp_plan_field *f = &out[*n];
+
+		if (!m->name && m->type->kind == SP_T_RECORD) {
+			member_fields(m->type->rec, off + m->offset, out, n);
+			continue;
+		}
+		cg_field(m->type, off + m->offset, f);
+		f->member = strdup(m->name ? m->name : "");
+		if (m->bit_size) {
+			uint32_t need = (uint32_t)m->bit_off + m->bit_size;
+
+			f->size = need <= 8 ? 1 : need <= 16 ? 2 : need <= 32 ? 4 : 8;
+			f->bit_off = m->bit_off;
+			f->bit_size = m->bit_size;
+		}
+		(*n)++;
+	}
+}
+
+/* A RECORD or ARRAY field: its members or elements as elems. */
+static void cfields(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
+{
+	int n = 0;
+
+	if (t->kind == SP_T_RECORD) {
+		f->nelems = count_members(t->rec);
+		f->elems = calloc((size_t)(f->nelems ? f->nelems : 1), sizeof(*f->elems));
+		if (f->elems)
+			member_fields(t->rec, off, f->elems, &n);
+		return;
+	}
+	n = t->count < CG_MAX_SHOWN ? (int)t->count : CG_MAX_SHOWN;
+	f->elems = calloc((size_t)(n ? n : 1), sizeof(*f->elems));
+	if (!f->elems)
+		return;
+	f->nelems = n;
+	for (int i = 0; i < n; i++)
+		cg_field(t->pointee, off + (uint32_t)i * (sp_type_csize(t->pointee) ? sp_type_csize(t->pointee) : 1), &f->elems[i]);
 }

@@ -204,17 +204,6 @@ int cg_collect_maps(struct cg *g, const struct sp_node *prog)
 	return 0;
 }
 
-LLVMValueRef cg_map_global_ir(struct cg *g, const char *name)
-{
-	LLVMTypeRef f[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
-	LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMStructTypeInContext(g->C, f, 4, 0), name);
-
-	LLVMSetInitializer(gv, LLVMConstNull(LLVMGlobalGetValueType(gv)));
-	LLVMSetSection(gv, ".maps");
-	LLVMSetAlignment(gv, 8);
-	return gv;
-}
-
 /* The BTF of struct { __uint(f0, v0); ... } name SEC(".maps"); for a map
  * global of four pointers. */
 static void map_di(struct cg *g, LLVMValueRef gv, const long *vals)
