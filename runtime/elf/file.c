@@ -1,9 +1,11 @@
-/* runtime/elf/file.c: the one way to open a file a target names, and section
- * lookup by name for the DWARF readers (see file.h). */
+/* runtime/elf/file.c: the one way to open a file a target names, section
+ * lookup by name for the DWARF readers, a file's build id (see file.h). */
 #include "runtime/elf/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +59,45 @@ Elf_Scn *sp_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
 		n = elf_strptr(elf, shstrndx, sh->sh_name);
 		if (n && strcmp(n, name) == 0)
 			return scn;
+	}
+	return NULL;
+}
+
+#define NT_GNU_BUILD_ID_TYPE 3 /* NT_GNU_BUILD_ID */
+
+static char *hex_string(const unsigned char *b, size_t n)
+{
+	char *s = malloc(n * 2 + 1);
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		snprintf(s + 2 * i, 3, "%02x", b[i]);
+	s[n * 2] = '\0';
+	return s;
+}
+
+char *sp_elf_read_build_id(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID_TYPE && nh.n_namesz == 4 &&
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 && nh.n_descsz > 0 &&
+			    doff + nh.n_descsz <= d->d_size)
+				return hex_string((unsigned char *)d->d_buf + doff, nh.n_descsz);
+		}
 	}
 	return NULL;
 }

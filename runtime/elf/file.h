@@ -124,4 +124,7 @@ static inline const char *cur_cstr(struct sp_cursor *c)
 	return s;
 }
 
+/* The GNU build id of a libelf handle as hex (malloc'd), NULL when none. */
+char *sp_elf_read_build_id(Elf *elf);
+
 #endif

@@ -40,9 +40,6 @@ struct sp_elf *sp_elf__open_fd(int fd, const char *path, const char *root);
 /* A file by path, with its debug file or MiniDebugInfo as for open_fd.
  * NULL and errno set (ENOEXEC: not an ELF). */
 struct sp_elf *sp_elf__open_path(const char *path);
-/* The GNU build id of a libelf handle as hex (malloc'd), NULL when none. */
-struct Elf;
-char *sp_elf_read_build_id(struct Elf *elf);
 /* An in-memory image (the vDSO); the buffer is copied. */
 struct sp_elf *sp_elf__open_mem(const void *image, size_t size, const char *name);
 void sp_elf__destroy(struct sp_elf *e); /* accepts NULL */
