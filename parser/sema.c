@@ -17,7 +17,6 @@
  *     (and blocks inside), 0 until assigned; it may not shadow a variable
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,54 +24,6 @@
 #include "parser/probes.h"
 #include "parser/sema.h"
 #include "parser/ctypes.h"
-
-static void vreport(struct sema *s, enum sp_diag_level lv, struct sp_span sp, const char *fmt,
-		    va_list ap)
-{
-	char buf[512];
-
-	if (s->quiet)
-		return;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (lv == SP_DIAG_NOTE)
-		sp_diag_note(s->d, sp, "%s", buf);
-	else
-		sp_diag_at(s->d, lv, sp, "%s", buf);
-}
-
-void sema_err(struct sema *s, struct sp_span sp, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(s, SP_DIAG_ERROR, sp, fmt, ap);
-	va_end(ap);
-}
-
-void sema_warn(struct sema *s, struct sp_span sp, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(s, SP_DIAG_WARNING, sp, fmt, ap);
-	va_end(ap);
-}
-
-void sema_note(struct sema *s, struct sp_span sp, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(s, SP_DIAG_NOTE, sp, fmt, ap);
-	va_end(ap);
-}
-
-const char *sema_tstr(struct sema *s, const struct sp_type *t)
-{
-	char *b = s->tbuf[s->tnext++ & 3];
-
-	return sp_type_str(t, b, sizeof(s->tbuf[0]));
-}
 
 /* --- scratch variables ----------------------------------------------------- */
 

@@ -67,6 +67,7 @@ struct sema {
  * its matches (one attach point, one program each). */
 void sema_expand_tp_wildcards(struct sema *s, struct sp_node *p);
 
+/* sema_report.c: messages at a span (none in the quiet pass) */
 void sema_err(struct sema *s, struct sp_span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sema_warn(struct sema *s, struct sp_span sp, const char *fmt, ...)
