@@ -21,6 +21,7 @@
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -776,17 +777,22 @@ static void cache_key(struct cg *g, char key[65])
 	unsigned char d[32];
 	unsigned maj, min, pat;
 	char head[256];
-	char *text = LLVMPrintModuleToString(g->M);
+	/* the module's bitcode: what the text printer would say, a fifth of the time */
+	LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(g->M);
 
 	LLVMGetVersion(&maj, &min, &pat);
 	snprintf(head, sizeof(head), "%s\nllvm %u.%u.%u\npasses %s\nsalt %s\n", CG_CACHE_FORMAT,
 		 maj, min, pat, passes, c->salt ? c->salt : "");
 	sp_sha256_init(&h);
 	sp_sha256_update(&h, head, strlen(head) + 1);
-	sp_sha256_update(&h, text, strlen(text));
+	if (bc)
+		sp_sha256_update(&h, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc));
 	sp_sha256_final(&h, d);
 	sp_sha256_hex(d, key);
-	LLVMDisposeMessage(text);
+	if (bc)
+		LLVMDisposeMemoryBuffer(bc);
+	else
+		key[0] = '\0'; /* no memory for the bitcode: no key, no cache */
 }
 
 /* The cached object of this module, or false (then *key is what to store it by). */
@@ -798,7 +804,7 @@ static bool cache_get(struct cg *g, char key[65], void **obj, size_t *objlen)
 	if (!c || g->opts->dump_ir)
 		return false;
 	cache_key(g, key);
-	return c->get(c->ctx, key, obj, objlen) == 0;
+	return key[0] && c->get(c->ctx, key, obj, objlen) == 0;
 }
 
 static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)

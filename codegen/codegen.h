@@ -50,7 +50,7 @@ struct sp_codegen_opts {
 	 * interpreter frames. The driver sets it from the kernel's answer. */
 	bool compat;
 	/* Compiled objects by content (runtime/objcache.c). The key is the
-	 * SHA-256 of the module before optimization, the pass pipeline, the
+	 * SHA-256 of the module's bitcode before optimization, the pass pipeline, the
 	 * LLVM version and `salt` (the driver's version): an equal key is the
 	 * same object, so a hit skips optimization and emission (most of the
 	 * compile time of a stack-taking program). NULL: always compiled. */
