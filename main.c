@@ -37,6 +37,7 @@
 #include "runtime/report/clickhouse.h"
 #include "runtime/report/diff.h"
 #include "runtime/report/report.h"
+#include "runtime/report/serve.h"
 #include "runtime/attach/tracefs.h"
 #include "runtime/elf/funcs.h"
 #include "runtime/stacks/kallsyms.h"
@@ -155,6 +156,7 @@ static void usage(FILE *f)
 		"       sprof report --from clickhouse://... [-o FILE] [-f FORMAT] [--where SQL]\n"
 		"                    [--since TIME] [--until TIME]   a fleet's profile from ClickHouse\n"
 		"       sprof fleet init clickhouse://...            create the table --export writes to\n"
+		"       sprof serve clickhouse://... [--listen ADDR]  the fleet's profiles in a browser\n"
 		"\n"
 		"  -e TEXT          program text\n"
 		"  -p PID           trace only this process (its threads) and its descendants\n"
@@ -1320,6 +1322,64 @@ static int report_main(int argc, char **argv)
 	return err ? 1 : 0;
 }
 
+static void serve_usage(FILE *f)
+{
+	fprintf(f, "usage: sprof serve clickhouse://[USER@]HOST[:PORT]/DB.TABLE [options]\n"
+		   "  a web page over the table --export fills: a timeline by host or program, a\n"
+		   "  selected range as a flame graph and its top functions, two ranges compared\n"
+		   "  --listen ADDR    [HOST:]PORT to listen on (default 127.0.0.1:4040; port 0: any)\n"
+		   "  --timeout TIME   each query's limit on the server (default 60s)\n"
+		   "  --password-file FILE  the password: FILE's first line\n"
+		   "  --quiet          no line per request\n");
+}
+
+/* sprof serve URL: runtime/report/serve.c's page until Ctrl-C. */
+static int serve_main(int argc, char **argv)
+{
+	enum { S_LISTEN = 1000, S_TIMEOUT, S_PASSWORD_FILE, S_QUIET };
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},      {"listen", required_argument, NULL, S_LISTEN},
+		{"timeout", required_argument, NULL, S_TIMEOUT},
+		{"password-file", required_argument, NULL, S_PASSWORD_FILE},
+		{"quiet", no_argument, NULL, S_QUIET}, {NULL, 0, NULL, 0},
+	};
+	struct sp_serve_opts o = { 0 };
+	uint64_t ns;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case S_LISTEN: o.listen = optarg; break;
+		case S_QUIET: o.quiet = true; break;
+		case S_PASSWORD_FILE:
+			if (password_file(optarg))
+				return 1;
+			break;
+		case S_TIMEOUT:
+			if (parse_duration(optarg, &ns) || ns < 1000000000ull || ns / 1000000 > 86400000ull) {
+				fprintf(stderr, "sprof serve: invalid --timeout '%s' (1s to 1d: 30s, 10m)\n", optarg);
+				return 1;
+			}
+			o.timeout_ms = ns / 1000000;
+			break;
+		case 'h':
+			serve_usage(stdout);
+			return 0;
+		default:
+			serve_usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "sprof serve: %s\n", optind == argc ? "the table's URL is needed" :
+								  "unexpected arguments");
+		serve_usage(stderr);
+		return 1;
+	}
+	o.url = argv[optind];
+	return sp_serve(&o) ? 1 : 0;
+}
+
 static void fleet_usage(FILE *f)
 {
 	fprintf(f, "usage: sprof fleet init clickhouse://[USER@]HOST[:PORT]/DB.TABLE [--cluster NAME --local TABLE]\n"
@@ -1405,6 +1465,8 @@ int main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "fleet") == 0)
 		return fleet_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "serve") == 0)
+		return serve_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
 	hold_sigusr1();

@@ -61,12 +61,20 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   continuous-server-gone  the server stopped for good during a --continuous
                run: a file every period still, the rows never sent counted at exit
   continuous-errors  --continuous 0, abc, with -d: a message, non-zero exit
+  serve        `sprof serve` over rows with known times, hosts, programs and stacks:
+               every JSON and SVG endpoint against the numbers inserted, bad requests,
+               a missing table refused; then the page in Chromium (tests/formats/cdp.py):
+               the timeline drawn, a range dragged on it becomes the flame graph and the
+               top table, a host filter, a search inside the flame graph, a comparison
+               of two ranges as a differential flame graph, all kept in the URL; Ctrl-C
+               ends it. Screenshots go to the artifacts directory.
 The server is stopped when the tier ends.
 """
 import atexit
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -819,6 +827,200 @@ def test_continuous_errors(ctx):
         assert r.rc != 0 and want in r.err and not r.out.strip(), (args, repr(r))
 
 
+def insert_rows(srv, table, rows):
+    """rows: (time, host, comm, stack, count) as one TabSeparated INSERT."""
+    import urllib.parse
+    import urllib.request
+    lines = []
+    for t, host, comm, stack, n in rows:
+        lines.append("\t".join([time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)), host, "@", "1", comm,
+                                "[]", "[%s]" % ",".join("'%s'" % f for f in stack), "[]", "[]", str(n),
+                                str(10101010)]))
+    sql = urllib.parse.quote("INSERT INTO %s FORMAT TabSeparated" % table)
+    urllib.request.urlopen("http://127.0.0.1:%d/?query=%s" % (srv.http, sql),
+                           data=("\n".join(lines) + "\n").encode(), timeout=30).read()
+
+
+def serve_rows(now):
+    """An hour, a row a minute: web1's server parses, then renders (the second half);
+    web2's server parses and its cron runs a job throughout."""
+    rows = []
+    for i in range(60):
+        t = now - 3600 + i * 60
+        rows.append((t, "web1", "server", ["main", "handle", "parse" if i < 30 else "render"], 50))
+        rows.append((t, "web2", "server", ["main", "handle", "parse"], 30))
+        rows.append((t, "web2", "cron", ["main", "job"], 10))
+    return rows
+
+
+def http_get(url):
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.headers.get("Content-Type"), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type"), e.read().decode()
+
+
+def start_serve(ctx, url):
+    p = subprocess.Popen([ctx.sprof, "serve", url, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    m = re.match(r"^sprof serve: (http://127\.0\.0\.1:\d+/) shows (\S+); Ctrl-C stops$", line)
+    if not m:
+        p.kill()
+        raise AssertionError("no address line: %r %r" % (line, p.communicate(timeout=10)))
+    assert m.group(2) == url, line
+    return p, m.group(1)
+
+
+def serve_api(base, now):
+    import json
+    st, ctype, body = http_get(base + "api/summary")
+    assert st == 200 and ctype == "application/json", (st, body)
+    s = json.loads(body)
+    assert s["samples"] == 60 * 90 and s["table"] == "fleet.ui", s
+    assert s["hosts"] == [["web1", 3000], ["web2", 2400]] and s["comms"] == [["server", 4800], ["cron", 600]], s
+    assert s["first"] == now - 3600 and s["last"] == now - 60, s
+    rng = "from=%d&to=%d" % (now - 3600, now)
+    t = json.loads(http_get(base + "api/timeline?%s&by=comm" % rng)[2])
+    sums = {x["key"]: sum(n for _, n in x["points"]) for x in t["series"]}
+    assert sums == {"server": 4800, "cron": 600} and t["step"] == 30, t
+    assert all(len(x["points"]) == 60 for x in t["series"]), t
+    top = json.loads(http_get(base + "api/top?%s&host=web1" % rng)[2])
+    fns = {f["name"]: (f["self"], f["total"]) for f in top["functions"]}
+    assert top["total"] == 3000 and fns == {"main": (0, 3000), "handle": (0, 3000), "parse": (1500, 1500),
+                                            "render": (1500, 1500)}, top
+    assert [f["name"] for f in top["functions"]][:2] == ["handle", "main"], top
+    # the second half against the first, on web1: render appears, parse goes
+    half = now - 1800
+    q = "from=%d&to=%d&bfrom=%d&bto=%d&host=web1" % (half, now, now - 3600, half)
+    d = json.loads(http_get(base + "api/difftop?" + q)[2])
+    assert d["total"] == 1500 and d["base_total"] == 1500, d
+    assert {f["name"] for f in d["functions"][:2]} == {"parse", "render"}, d
+    st, ctype, svg = http_get(base + "api/flame.svg?%s&comm=cron" % rng)
+    assert st == 200 and ctype == "image/svg+xml", (st, svg[:300])
+    names = [g.get("data-name") for g in ET.fromstring(svg).iter(SVG + "g") if g.get("data-name")]
+    assert set(names) == {"all", "main", "job"} and ET.fromstring(svg).get("data-total") == "600", names
+    st, _, dsvg = http_get(base + "api/diff.svg?" + q)
+    fills = {}
+    for g in ET.fromstring(dsvg).iter(SVG + "g"):
+        rect = g.find(SVG + "rect")
+        if g.get("data-name") and rect is not None:
+            fills[g.get("data-name")] = tuple(int(x) for x in re.findall(r"\d+", rect.get("fill")))
+    r, g_, b = fills["render"]
+    assert st == 200 and r > b and "Differential Flame Graph" in dsvg, fills  # grew: red
+    # two label sets over one range: web1 against web2 (the base's range defaults to the range)
+    d = json.loads(http_get(base + "api/difftop?%s&host=web1&bhost=web2" % rng)[2])
+    by = {f["name"]: f for f in d["functions"]}
+    assert d["total"] == 3000 and d["base_total"] == 2400 and by["render"]["base_total"] == 0 and \
+        by["job"]["total"] == 0 and by["job"]["base_total"] == 600, d
+    # bad requests: a JSON error, never a dropped connection
+    for path, want in (("api/timeline", 400), ("api/timeline?%s&by=pid" % rng, 400),
+                       ("api/top?from=5&to=4", 400), ("nothing/here", 404)):
+        st, ctype, body = http_get(base + path)
+        assert st == want and ctype == "application/json" and "error" in json.loads(body), (path, st, body)
+
+
+def serve_browser(ctx, base, now):
+    sys.path.insert(0, os.path.join(HERE, "formats"))
+    from cdp import Browser
+    half = now - 1800
+    with Browser(width=1400, height=1000) as b:
+        b.open(base + "#from=%d&to=%d" % (now - 3600, now))
+
+        def until(expr, what, secs=20):
+            deadline = time.time() + secs
+            while time.time() < deadline:
+                v = b.eval(expr)
+                if v:
+                    return v
+                time.sleep(0.1)
+            raise AssertionError("%s: %r" % (what, b.eval("document.body.innerText.slice(0, 2000)")))
+
+        until("document.querySelectorAll('#timeline rect.bar').length >= 120", "timeline bars")
+        legend = b.eval("document.getElementById('legend').textContent")
+        assert "web1" in legend and "web2" in legend, legend
+        # a person drags over the second half of the timeline
+        box = b.eval("(function(){var r=document.getElementById('timeline').getBoundingClientRect();"
+                     "return [r.x, r.y, r.width, r.height];})()")
+        x_half = box[0] + box[2] * (half - (now - 3600)) / 3600.0
+        b.drag(x_half + 2, box[1] + 60, box[0] + box[2] - 2, box[1] + 60)
+        until("location.hash.indexOf('sfrom=') >= 0", "the selection in the URL")
+        frames = ("(function(){var d=document.getElementById('flame').contentDocument;"
+                  "return d && d.querySelectorAll ? [].slice.call(d.querySelectorAll('#frames .f'))"
+                  ".map(function(g){return g.getAttribute('data-name');}) : [];})()")
+        names = until("(%s).indexOf('render') >= 0 && (%s)" % (frames, frames), "flame graph of the range")
+        assert "render" in names and "job" in names, names
+        until("document.querySelectorAll('#top tbody tr').length >= 4", "top table")
+        b.screenshot(os.path.join(ctx.artifacts, "serve-range.png"))
+        # only web1: its second half renders and never parses
+        b.eval("var h=document.getElementById('host'); h.value='web1'; h.dispatchEvent(new Event('change'))")
+        until("location.hash.indexOf('host=web1') >= 0", "the host in the URL")
+        names = until("(%s).indexOf('job') < 0 && (%s).indexOf('render') >= 0 && (%s)" % (frames, frames, frames),
+                      "web1's flame graph")
+        assert "parse" not in names, names
+        # search inside the flame graph, from the page's box
+        b.eval("document.getElementById('search').focus()")
+        b.type_text("^render$")
+        b.eval("document.getElementById('search').dispatchEvent(new Event('change'))")
+        matched = until("document.getElementById('flame').contentDocument.documentElement"
+                        ".getAttribute('data-matched')", "search in the flame graph")
+        render_n = b.eval("+document.getElementById('flame').contentDocument"
+                          ".querySelector('#frames .f[data-name=render]').getAttribute('data-n')")
+        assert int(matched) == render_n and render_n >= 1400, (matched, render_n)  # the dragged half
+        # keep this range as the base, select the first half: parse grew, render shrank
+        b.eval("document.getElementById('compare').click()")
+        b.drag(box[0] + 2, box[1] + 60, x_half - 2, box[1] + 60)
+        until("location.hash.indexOf('bfrom=') >= 0 && document.getElementById('flame').src"
+              ".indexOf('diff.svg') >= 0", "the comparison")
+        title = until("(function(){var d=document.getElementById('flame').contentDocument;"
+                      "var t=d && d.getElementById && d.getElementById('title'); return t && t.textContent;})()",
+                      "the differential flame graph")
+        assert title == "Differential Flame Graph", title
+        rows_js = ("[].slice.call(document.querySelectorAll('#top tbody tr')).map(function(r){"
+                   "return r.textContent;})")
+        rows = until("(%s).some(function(r){return r.indexOf('parse') === 0;}) && (%s)" % (rows_js, rows_js),
+                     "the comparison's table")
+        assert any(r.startswith("parse") and "+" in r for r in rows), rows
+        b.screenshot(os.path.join(ctx.artifacts, "serve-compare.png"))
+        # the link brings the same view back
+        link = b.eval("location.href")
+    with Browser(width=1400, height=1000) as b:
+        b.open(link)
+        deadline = time.time() + 20
+        while time.time() < deadline and "diff.svg" not in (b.eval("document.getElementById('flame').src") or ""):
+            time.sleep(0.1)
+        assert "diff.svg" in b.eval("document.getElementById('flame').src"), link
+
+
+def test_serve(ctx):
+    ctx.require_tool("chromium")
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.ui")
+    now = int(time.time()) // 60 * 60
+    insert_rows(srv, "fleet.ui", serve_rows(now))
+    # a table that is not there: refused before listening
+    r = ctx.sprof_run("serve", srv.url("fleet.nothing"), "--listen", "127.0.0.1:0", timeout=30)
+    assert r.rc == 1 and "sprof serve: cannot read " in r.err and "nothing" in r.err, r
+    p, base = start_serve(ctx, url)
+    try:
+        serve_api(base, now)
+        serve_browser(ctx, base, now)
+    finally:
+        t = time.time()
+        p.send_signal(signal.SIGINT)
+        try:
+            rc = p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise AssertionError("sprof serve did not end on SIGINT")
+    err = p.stderr.read()
+    assert rc == 0 and time.time() - t < 3, (rc, err[-2000:])
+    assert "GET /api/summary 200" in err, err[-2000:]
+
+
 def tests(ctx):
     yield "export", test_export
     yield "report", test_report
@@ -839,6 +1041,7 @@ def tests(ctx):
     yield "continuous", test_continuous
     yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors
+    yield "serve", test_serve
     srv = getattr(ctx, "_ch", None)
     if srv:
         srv.stop()

@@ -156,6 +156,60 @@ static int write_svg(FILE *f, const struct sp_diff_opts *o, const struct sp_stac
 	return err;
 }
 
+/* By total samples (of NEW), then self, then name: the top table of one profile. */
+static int by_total(const void *a, const void *b)
+{
+	const struct fstat *x = a, *y = b;
+
+	if (x->total[1] != y->total[1])
+		return (x->total[1] < y->total[1]) - (x->total[1] > y->total[1]);
+	if (x->self[1] != y->self[1])
+		return (x->self[1] < y->self[1]) - (x->self[1] > y->self[1]);
+	return strcmp(x->name, y->name);
+}
+
+int sp_functions_json(FILE *f, const struct sp_path *base, int nbase, const struct sp_path *cur,
+		      int ncur, int top)
+{
+	struct sp_stacks s[2] = { { .paths = (struct sp_path *)base, .n = base ? nbase : 0 },
+				  { .paths = (struct sp_path *)cur, .n = ncur } };
+	struct ftable t = { 0 };
+	uint64_t tot[2] = { 0, 0 };
+	size_t rows;
+	int err;
+
+	for (int side = 0; side < 2; side++)
+		for (int i = 0; i < s[side].n; i++)
+			tot[side] += s[side].paths[i].weight;
+	err = count_side(&t, &s[0], 0);
+	if (!err)
+		err = count_side(&t, &s[1], 1);
+	if (!err) {
+		for (size_t i = 0; i < t.n; i++)
+			t.v[i].key = change(&t.v[i], tot);
+		qsort(t.v, t.n, sizeof(*t.v), base ? by_change : by_total);
+		rows = top > 0 && (size_t)top < t.n ? (size_t)top : t.n;
+		fprintf(f, "{\"total\": %llu, \"base_total\": %llu, \"functions\": [",
+			(unsigned long long)tot[1], (unsigned long long)tot[0]);
+		for (size_t i = 0; i < rows; i++) {
+			const struct fstat *r = &t.v[i];
+
+			fputs(i ? ",\n {\"name\": " : "\n {\"name\": ", f);
+			sp_json_str(f, r->name);
+			fprintf(f, ", \"self\": %llu, \"total\": %llu, \"base_self\": %llu, "
+				   "\"base_total\": %llu}",
+				(unsigned long long)r->self[1], (unsigned long long)r->total[1],
+				(unsigned long long)r->self[0], (unsigned long long)r->total[0]);
+		}
+		fputs("]}\n", f);
+	}
+	for (size_t i = 0; i < t.n; i++)
+		free(t.v[i].name);
+	free(t.v);
+	sp_intern_free(&t.ids);
+	return err;
+}
+
 int sp_diff(const struct sp_diff_opts *o)
 {
 	struct sp_stacks s[2] = { 0 };

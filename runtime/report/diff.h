@@ -24,4 +24,12 @@ struct sp_diff_opts {
 /* Reads both files and writes the diff; 0 or -errno (message printed). */
 int sp_diff(const struct sp_diff_opts *o);
 
+/* The functions table as JSON ({"total", "base_total", "functions": [{name,
+ * self, total, base_self, base_total}]}), the first `top` rows (0: all):
+ * of cur alone by total samples (base NULL), or by change of share from
+ * base to cur, as the text table of sprof diff. 0 or -ENOMEM. */
+struct sp_path;
+int sp_functions_json(FILE *f, const struct sp_path *base, int nbase, const struct sp_path *cur,
+		      int ncur, int top);
+
 #endif

@@ -157,6 +157,19 @@ class Browser:
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
+    def drag(self, x0, y0, x1, y1, steps=5):
+        """Presses the left button at (x0, y0), moves to (x1, y1) and releases it there."""
+        self.send("Input.dispatchMouseEvent", type="mouseMoved", x=x0, y=y0)
+        self.send("Input.dispatchMouseEvent", type="mousePressed", x=x0, y=y0, button="left", clickCount=1)
+        for i in range(1, steps + 1):
+            self.send("Input.dispatchMouseEvent", type="mouseMoved", x=x0 + (x1 - x0) * i / steps,
+                      y=y0 + (y1 - y0) * i / steps, button="left", buttons=1)
+        self.send("Input.dispatchMouseEvent", type="mouseReleased", x=x1, y=y1, button="left", clickCount=1)
+
+    def type_text(self, text):
+        """Types text into the focused element, as a keyboard would insert it."""
+        self.send("Input.insertText", text=text)
+
     def click_prompt(self, x, y, answer):
         """Clicks where the page opens a prompt() and types answer into it."""
         self.send("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
