@@ -701,6 +701,20 @@ def t_huge_nesting(ctx):
         assert r.rc == 1 and "nested too deeply" in r.err, (kind, r.short)
 
 
+def t_nested_unroll_bounded(ctx):
+    """unroll(100) six deep took 12 GB and never ended (100 x 100 alone a
+    minute of codegen): more than 1,000 copies of a body is refused, once"""
+    text = "BEGIN { " + "unroll(100) { " * 6 + "@a = 1; " + "} " * 6 + "}\n"
+    t = time.time()
+    r = huge_run(ctx, "faults_unroll6.sp", text, timeout=60)
+    assert r.rc == 1 and r.err.count("error: ") == 1, r.short
+    assert "nested unroll repeats its body 10000 times (at most 1000)" in r.err, r.short
+    assert time.time() - t < 10, "%.1f s" % (time.time() - t)
+    r = huge_run(ctx, "faults_unroll_ok.sp", "BEGIN { unroll(100) { unroll(10) { @a = 1; } } }\n",
+                 timeout=120)
+    assert r.rc == 0, r.short
+
+
 def t_huge_script_runs(ctx):
     """1 MB of comments around a real program: runs."""
     ctx.require_bpf()
@@ -795,6 +809,7 @@ def tests(ctx):
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
     yield "huge_nesting", t_huge_nesting
+    yield "nested_unroll_bounded", t_nested_unroll_bounded
     yield "huge_script_runs", t_huge_script_runs
     yield "huge_string_literal", t_huge_string_literal
     yield "longest_literals", t_longest_literals
