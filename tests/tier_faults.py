@@ -715,6 +715,25 @@ def t_nested_unroll_bounded(ctx):
     assert r.rc == 0, r.short
 
 
+def t_include_fan_out_bounded(ctx):
+    """a 0.7 MB header included 200 times was read 200 times (over a minute
+    of redefinition errors): a file is read once; more than 64 distinct
+    files (or 16 MiB) is a located error"""
+    hdr = ctx.write("faults_fan.h", "".join("struct s%d { int a; long b; };\n" % i for i in range(2000)))
+    t = time.time()
+    r = huge_run(ctx, "faults_fan.sp", '#include "%s"\n' % hdr * 2000 +
+                 "BEGIN { @a = sizeof(struct s1999); }\n", timeout=120)
+    assert r.rc == 0, r.short
+    assert time.time() - t < 30, "%.1f s" % (time.time() - t)
+    many = [ctx.write("faults_fan%d.h" % i, "struct t%d { int a; };\n" % i) for i in range(65)]
+    path = os.path.join(ctx.workdir, "faults_fan_many.sp")
+    r = huge_run(ctx, "faults_fan_many.sp", "".join('#include "%s"\n' % h for h in many) +
+                 "BEGIN { @a = 1; }\n")
+    assert r.rc == 1 and r.err.count("error: ") == 1, r.short
+    assert "%s:65:1: error: '%s': too much included (at most 64 files and 16 MiB in all)" % (
+        path, many[64]) in r.err, r.short
+
+
 def t_huge_script_runs(ctx):
     """1 MB of comments around a real program: runs."""
     ctx.require_bpf()
@@ -810,6 +829,7 @@ def tests(ctx):
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
     yield "huge_nesting", t_huge_nesting
     yield "nested_unroll_bounded", t_nested_unroll_bounded
+    yield "include_fan_out_bounded", t_include_fan_out_bounded
     yield "huge_script_runs", t_huge_script_runs
     yield "huge_string_literal", t_huge_string_literal
     yield "longest_literals", t_longest_literals
