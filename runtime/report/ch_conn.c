@@ -323,7 +323,8 @@ int sp_ch_exec(const struct sp_ch_conn *c, const char *sql, const void *data, si
 	struct sp_http_req r = { .host = c->host, .port = c->port, .user = c->user, .password = c->password,
 				 .tls = c->tls, .ca_file = c->ca_file, .cert_file = c->cert_file,
 				 .key_file = c->key_file, .timeout_ms = c->timeout_ms, .recv_ms = c->recv_ms,
-				 .total_ms = c->total_ms };
+				 .max_answer = c->max_answer,
+				 .total_ms = c->total_ms && data ? c->total_ms + (int)(len >> 10) : c->total_ms };
 	int e;
 
 	if (data && !q)

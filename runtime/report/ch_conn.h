@@ -21,7 +21,9 @@ struct sp_ch_conn {
 	char *shown;           /* the URL without the password, for messages */
 	int timeout_ms;        /* connect and send (and receive, unless recv_ms) */
 	int recv_ms;           /* each wait for the answer: 0 timeout_ms, -1 none */
-	int total_ms;          /* a whole statement, 0: no limit */
+	int total_ms;          /* a whole statement, 0: no limit; an insert gets
+				* 1 ms more per KiB of rows */
+	size_t max_answer;     /* bytes of a statement's answer, 0: 256 MiB */
 	const char *params;    /* settings for the server, "a=1&b=2", or NULL */
 };
 
