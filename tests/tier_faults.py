@@ -510,7 +510,8 @@ def t_debug_info_zlib_bomb(ctx):
         rss = int(re.search(r"maxrss (\d+)", r.err).group(1))
         # 80 MB here with the cap; 1.1 GB without (the whole section inflated)
         assert r.rc == 0 and "caller_a+" in r.out and rss < 400 * 1024, (gnu, r.rc, rss, r.err[-2000:])
-        assert "(inlined)" not in r.out, r.out[-2000:]
+        # hot() and hot_inner() are inlined into caller_a/b: known only from the bomb's DWARF
+        assert not re.search(r"^\s+hot(_inner)? \(inlined\)$", r.out, re.M), r.out[-2000:]
 
 
 def t_mapped_file_truncated(ctx):
