@@ -53,6 +53,9 @@ struct sp_pstate {
 	struct sp_span pp_open[32]; /* where each open #if is */
 	const char *pp_seen[256]; /* system headers whose #defines were read */
 	int pp_nseen;
+	uint64_t pp_local[64][2]; /* (device, inode) of each "file" included (read once) */
+	int pp_nlocal;
+	uint64_t pp_local_bytes; /* their sizes, summed */
 	int pp_resume;         /* start condition to go back to after skipped lines */
 	bool too_deep;         /* SP_MAX_DEPTH exceeded (reported once) */
 };

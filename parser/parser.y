@@ -457,8 +457,8 @@ expr:
 
 postfix:
 	primary
-	| postfix '.' IDENT { $$ = mk_named(ps, SP_N_FIELD, @$, $3); $$->a = $1; }
-	| postfix ARROW IDENT { $$ = mk_named(ps, SP_N_FIELD, @$, $3); $$->a = $1; $$->arrow = true; }
+	| postfix '.' IDENT { $$ = mk(ps, SP_N_FIELD, @$, $1, NULL, NULL); $$->name = $3; }
+	| postfix ARROW IDENT { $$ = mk(ps, SP_N_FIELD, @$, $1, NULL, NULL); $$->name = $3; $$->arrow = true; }
 	| postfix '.' INT { $$ = mk(ps, SP_N_TUPLE_INDEX, @$, $1, NULL, NULL); $$->ival = $3.v; }
 	| postfix '[' expr ']' { $$ = mk(ps, SP_N_INDEX, @$, $1, $3, NULL); }
 	;

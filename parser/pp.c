@@ -25,7 +25,8 @@
  *                          #define lines are read (macros that are no
  *                          constant are left out); found only among the
  *                          system headers ("errno.h", --include errno.h),
- *                          it is read as <file>
+ *                          it is read as <file>; each file is read once,
+ *                          and at most 64 files and 16 MiB in all
  *
  * Function-like macros and token pasting in the script itself are not
  * supported (an error).
@@ -43,6 +44,8 @@
 #include "parser/frontend.h"
 #include "parser/lexstate.h"
 #include "parser/source.h"
+
+#define SP_MAX_INCLUDE_BYTES (16 << 20)
 
 /* --- constant expressions ------------------------------------------------------- */
 
@@ -314,6 +317,10 @@ static void include_local(struct sp_pstate *ps, const char *path)
 		i = e + 1;
 	}
 	ps->probe_errors += sp_cdecl_parse(ps->ct, &d, defs, src->len, 0);
+	/* the header's errors are the script's: it must not run (they were
+	 * counted in the header's own diagnostics only) */
+	ps->diag->errors += d.errors;
+	ps->diag->warnings += d.warnings;
 	sp_source_free(src);
 }
 
@@ -436,6 +443,32 @@ static void header_defines(struct sp_pstate *ps, const char *path, int depth)
 	sp_source_free(src);
 }
 
+/* Whether a "file" include is to be read: each file once (a second copy
+ * could only redefine its types), at most 64 files and SP_MAX_INCLUDE_BYTES
+ * in all, so include lines cannot multiply a script's size without end. */
+static bool local_once(struct sp_pstate *ps, const char *path, struct sp_span sp)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	for (int i = 0; i < ps->pp_nlocal; i++)
+		if (ps->pp_local[i][0] == (uint64_t)st.st_dev && ps->pp_local[i][1] == (uint64_t)st.st_ino)
+			return false;
+	if (ps->pp_nlocal == (int)(sizeof(ps->pp_local) / sizeof(ps->pp_local[0])) ||
+	    ps->pp_local_bytes + (uint64_t)st.st_size > SP_MAX_INCLUDE_BYTES) {
+		sp_diag_at(ps->diag, SP_DIAG_ERROR, sp, "'%s': too much included (at most %d files and %d MiB "
+			   "in all)", path, (int)(sizeof(ps->pp_local) / sizeof(ps->pp_local[0])),
+			   SP_MAX_INCLUDE_BYTES >> 20);
+		ps->probe_errors++;
+		return false;
+	}
+	ps->pp_local[ps->pp_nlocal][0] = (uint64_t)st.st_dev;
+	ps->pp_local[ps->pp_nlocal++][1] = (uint64_t)st.st_ino;
+	ps->pp_local_bytes += (uint64_t)st.st_size;
+	return true;
+}
+
 void sp_pp_include(struct sp_pstate *ps, const char *name, bool local, struct sp_span sp)
 {
 	char *path = find_header(ps, name, local);
@@ -446,8 +479,10 @@ void sp_pp_include(struct sp_pstate *ps, const char *name, bool local, struct sp
 		ps->probe_errors++;
 		return;
 	}
-	if (local && !system_path(path))
-		include_local(ps, path);
+	if (local && !system_path(path)) {
+		if (local_once(ps, path, sp))
+			include_local(ps, path);
+	}
 	else /* "errno.h" found only among the system headers: read as <errno.h> */
 		header_defines(ps, path, 0);
 }

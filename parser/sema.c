@@ -10,7 +10,9 @@
  *   - aggregations (count() ...) are only assigned to maps and read by
  *     print/clear/zero/delete, never used in arithmetic
  *   - `$x` lives in the block that first assigns it (and blocks inside)
- *   - break/continue only inside while and for; unroll(N) with 1 <= N <= 100
+ *   - break/continue only inside while and for; unroll(N) with 1 <= N <= 100, nested
+ *     unrolls making at most SP_MAX_UNROLL_COPIES copies of a body (100 x 10: a
+ *     copy costs codegen about 6 ms, and 100 x 100 x 100 took gigabytes)
  *   - for ($kv : @m) and for ($i : a..b) (bpftrace 0.27): the loop variable
  *     lives in the loop's body only and may not shadow a variable
  *   - let $x [: type] [= value] (bpftrace 0.27) declares $x in its block
@@ -382,6 +384,7 @@ static void let_stmt(struct sema *s, struct sp_node *n)
 static void stmt(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
+	int saved = s->unroll, copies = s->unroll;
 
 	switch (n->kind) {
 	case SP_N_EXPR_STMT:
@@ -427,7 +430,16 @@ static void stmt(struct sema *s, struct sp_node *n)
 		else if (v < 1 || v > 100) /* bpftrace's words */
 			sema_err(s, n->a->span, "unroll %s value is %d (the count must be from 1 to 100)",
 				 v < 1 ? "minimum" : "maximum", v < 1 ? 1 : 100);
+		else if (s->unroll >= 0 && (s->unroll ? s->unroll : 1) * v > SP_MAX_UNROLL_COPIES) {
+			sema_err(s, n->a->span, "nested unroll repeats its body %lld times (at most %d): "
+				 "use a while or for loop", (long long)(s->unroll ? s->unroll : 1) * v,
+				 SP_MAX_UNROLL_COPIES);
+			copies = -1; /* said once, not again for each unroll inside */
+		} else if (s->unroll >= 0)
+			copies = (s->unroll ? s->unroll : 1) * (int)v;
+		s->unroll = copies;
 		block(s, n->b);
+		s->unroll = saved;
 		break;
 	case SP_N_BREAK:
 	case SP_N_CONTINUE:

@@ -43,6 +43,10 @@ struct sema_scope {
 	struct sema_scope *up;
 };
 
+/* Copies of one body nested unroll()s may make: 100 x 10. Each copy costs
+ * codegen milliseconds; 100 x 100 took a minute, 100 x 100 x 100 gigabytes. */
+#define SP_MAX_UNROLL_COPIES 1000
+
 struct sema {
 	struct sp_arena *a;
 	struct sp_diag *d;
@@ -54,6 +58,8 @@ struct sema {
 	struct sp_type **var_final; /* by var id: a string/tuple variable's widest type, from pass 1 */
 	int var_cap;
 	int loops;                 /* while nesting */
+	int unroll;                /* copies nested unrolls make of the current statement
+				    * (0: 1; -1: too many, said) */
 	uint32_t probe_mask;       /* P_* bits of the current probe */
 	struct sp_node *probe;
 	int strlen;

@@ -17,21 +17,25 @@
     times a second;
   - a printf flood into a stdout nobody reads: the records the ring buffer
     could not take are counted and printed at the end;
-  - huge inputs: a 1 MB script, 10,000 probes, nesting 10,000 deep, a 1 MB
-    string literal, 100,000 chained operators, 131,072 distinct stacks: a located error or a
-    result, in bounded memory (peak RSS read by /usr/bin/time), never a
-    crash;
+  - huge inputs: a 1 MB script, 10,000 probes, nesting 10,000 deep, 20,000
+    `->` or `.` in a row, a 1 MB string literal, 100,000 chained operators,
+    131,072 distinct stacks: a located error or a result, in bounded memory
+    (peak RSS read by /usr/bin/time), never a crash;
   - a 40 s soak (bench/soak.py --check): flat RSS, bounded CPU, losses
     reported.
 """
 import json
 import os
+import shlex
+import sys
 import re
 import shutil
 import select
 import signal
+import struct
 import subprocess
 import time
+import zlib
 
 HUGE_RSS_KB = 1024 * 1024
 
@@ -462,6 +466,54 @@ def t_debuglink_sparse_no_checksum(ctx):
         os.unlink(dbg)
 
 
+def zlib_bomb(src, out, gnu, size):
+    """A copy of src whose DWARF is one compressed .debug_info claiming size
+    bytes of zeros (about 1/1000 of that on disk): SHF_COMPRESSED with an
+    Elf64_Chdr, or a GNU .zdebug_info ("ZLIB", big-endian size)."""
+    z = zlib.compressobj(9)
+    data = b"".join(z.compress(bytes(1 << 24)) for _ in range(size >> 24)) + z.flush()
+    sec = ".zdebug_info" if gnu else ".debug_info"
+    with open(out + ".sec", "wb") as f:
+        f.write((b"ZLIB" + struct.pack(">Q", size) if gnu else struct.pack("<IIQQ", 1, 0, size, 1)) + data)
+    subprocess.run(["objcopy", "--remove-section=.debug_*", "--add-section", "%s=%s.sec" % (sec, out),
+                    src, out], check=True)
+    if gnu:
+        return
+    with open(out, "r+b") as f:  # objcopy cannot set SHF_COMPRESSED (0x800): patch the header
+        b = bytearray(f.read())
+        shoff, = struct.unpack_from("<Q", b, 0x28)
+        entsize, num, strndx = struct.unpack_from("<HHH", b, 0x3a)
+        names, = struct.unpack_from("<Q", b, shoff + strndx * entsize + 0x18)
+        for i in range(num):
+            h = shoff + i * entsize
+            at = names + struct.unpack_from("<I", b, h)[0]
+            if b[at:at + len(sec) + 1] == sec.encode() + b"\0":
+                struct.pack_into("<Q", b, h + 8, struct.unpack_from("<Q", b, h + 8)[0] | 0x800)
+        f.seek(0)
+        f.write(b)
+
+
+def t_debug_info_zlib_bomb(ctx):
+    """a 1 MB compressed .debug_info claiming 1 GiB (GNU or gABI style) was
+    inflated by libdw: 2.1 GB of RSS for a 2 GiB one; now a section claiming
+    more than 100 times its size costs the file its DWARF (inline frames),
+    not memory; its symbols still name the frames"""
+    ctx.require_bpf()
+    ctx.require_tool("objcopy")
+    wl = ctx.workload("inline_hot", cflags=("-O2", "-g"),
+                      out=os.path.join(ctx.build, "tests", "workloads", "faults_inline_hot"))
+    for gnu in (False, True):
+        bomb = os.path.join(ctx.workdir, "faults_zbomb_%s" % ("gnu" if gnu else "gabi"))
+        zlib_bomb(wl, bomb, gnu, 1 << 30)
+        r = ctx.run(["/usr/bin/time", "-f", "maxrss %M", ctx.sprof, "-c", bomb + " 100", "-e",
+                     "profile:hz:499 { @[ustack] = count(); }"], timeout=120)
+        rss = int(re.search(r"maxrss (\d+)", r.err).group(1))
+        # 80 MB here with the cap; 1.1 GB without (the whole section inflated)
+        assert r.rc == 0 and "caller_a+" in r.out and rss < 400 * 1024, (gnu, r.rc, rss, r.err[-2000:])
+        # hot() and hot_inner() are inlined into caller_a/b: known only from the bomb's DWARF
+        assert not re.search(r"^\s+hot(_inner)? \(inlined\)$", r.out, re.M), r.out[-2000:]
+
+
 def t_mapped_file_truncated(ctx):
     """A program's file truncated after it exited, while sprof still holds
     it: its names are lost, not the run (a libelf mmap raised SIGBUS)."""
@@ -594,15 +646,108 @@ def t_continuous_names_never_reused(ctx):
     assert len(ours) >= 3, (os.listdir(d), r.err)  # 2 whole periods and the last, partial one
 
 
+# ---- text a traced process chose --------------------------------------------------
+
+EVIL = "\x1b]0;pw\x07\x1b[2J\xc2\x9b"  # a title, a clear screen, a UTF-8 C1 CSI: 14 bytes, a comm
+
+
+def t_terminal_escapes_escaped(ctx):
+    """a comm and a symbol holding terminal escapes were printed raw (a
+    title set and the screen cleared on a root user's terminal): they print
+    as \\xNN, in map keys, printf arguments and stacks alike"""
+    ctx.require_bpf()
+    ctx.require_tool("objcopy")
+    evil_sym = os.path.join(ctx.workdir, "faults_evil_sym")
+    subprocess.run([b"objcopy", b"--redefine-sym", b"hot=" + EVIL.encode("latin-1") + b"hot",
+                    ctx.workload("hotwarm").encode(), evil_sym.encode()], check=True)
+    prog = ("import ctypes, time\nctypes.CDLL(None).prctl(15, %r, 0, 0, 0)\n"
+            "t = time.time()\nwhile time.time() - t < 1.5: pass\n" % EVIL.encode("latin-1"))
+    want = "\\x1b]0;pw\\x07\\x1b[2J\\xc2\\x9b"
+    for cmd in ([sys.executable, "-c", prog], [evil_sym, "1"]):
+        p = subprocess.run([ctx.sprof, "-c", " ".join(shlex.quote(c) for c in cmd), "-e",
+                            "profile:hz:99 /pid == cpid/ { @[comm, ustack] = count(); "
+                            "@s[usym(reg(\"ip\"))] = count(); printf(\"<%s>\\n\", comm); }"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, cwd=ctx.workdir)
+        out = p.stdout.decode("latin-1")
+        assert p.returncode == 0, (cmd, p.stderr[-2000:])
+        assert "\x1b" not in out and "\x07" not in out and "\xc2\x9b" not in out, out[-2000:]
+        if cmd[0] == sys.executable:
+            assert "<%s>" % want in out and "@[%s, " % want in out, out[-2000:]
+        else:
+            assert "    %shot+" % want in out and "@s[%shot]" % want in out, out[-2000:]
+
+
+def t_gopclntab_refused_said(ctx):
+    """a .gopclntab sprof cannot use (corrupt, or of an unknown Go version)
+    fell back to frame pointers in silence: with -v it is said once for the
+    binary, naming it; without -v nothing is said"""
+    ctx.require_bpf()
+    ctx.require_tool("objcopy")
+    for magic, why in ((0x12345678, "is corrupt"), (0xfffffff9, "of a Go version sprof does not know")):
+        sec = ctx.write("faults_gopcl_%x.bin" % magic, "")
+        with open(sec, "wb") as f:
+            f.write(struct.pack("<I", magic) + bytes(124))
+        exe = os.path.join(ctx.workdir, "faults_gopcl_%x" % magic)
+        subprocess.run(["objcopy", "--add-section", ".gopclntab=" + sec, ctx.workload("hotwarm"), exe],
+                       check=True)
+        for verbose in ([], ["-v"]):
+            r = ctx.sprof_run(*verbose, "-c", exe + " 1", "-e", "profile:hz:99 { @[ustack] = count(); }",
+                              timeout=60)
+            said = [l for l in r.err.splitlines() if ".gopclntab" in l]
+            assert r.rc == 0 and "hot+" in r.out, (verbose, r.rc, r.err[-2000:])
+            assert said == ([] if not verbose else [
+                "sprof: %s: .gopclntab %s, not used: its Go functions unwind by frame pointers" % (
+                    exe, why)]), (verbose, said)
+
+
+def t_many_mappings_said(ctx):
+    """a process with more than the unwinder's 256 executable mappings got
+    its stacks cut short as "tables not loaded yet", wrongly and unnamed:
+    one warning names the process, its count and where the table ends"""
+    ctx.require_bpf()
+    prog = ("import mmap, os, sys, time\nfd = os.open(%r, os.O_RDONLY)\n"
+            "keep = [mmap.mmap(fd, 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC, flags=mmap.MAP_PRIVATE) "
+            "for _ in range(300)]\nt = time.time()\nwhile time.time() - t < 1.5: pass\n"
+            % ctx.workload("hotwarm"))
+    script = ctx.write("faults_many_maps.py", prog)
+    r = ctx.sprof_run("-c", "%s %s" % (sys.executable, script), "-e",
+                      "profile:hz:99 /pid == cpid/ { @[ustack] = count(); }", timeout=60)
+    said = [l for l in r.err.splitlines() if "executable mappings" in l]
+    assert r.rc == 0 and len(said) == 1, r.err[-2000:]
+    assert re.match(r"sprof: warning: process \d+ \(python3[\d.]*\) has (\d+) executable mappings, more "
+                    r"than the 256 the unwinder holds: stacks through the (\d+) from 0x[0-9a-f]+ on end "
+                    r"short$", said[0]), said
+
+
 # ---- bad options and stray signals -------------------------------------------------
 
 def t_option_given_twice(ctx):
-    """two -e ran the last program only, silently, until killed"""
+    """two -e ran the last program only, silently, until killed; two
+    --duration, -f or -d kept the last one; -l with -d, -p with -c listed or
+    ran as if one of them were not there: errors, from main.c's one table"""
+    prog = ["-e", "BEGIN { exit(); }"]
     for args, name in ((["-e", "BEGIN { exit(); }", "-e", "BEGIN { }"], "-e"),
-                       (["-o", "a.txt", "-o", "b.txt", "-e", "BEGIN { exit(); }"], "-o"),
-                       (["-c", "true", "-c", "false", "-e", "BEGIN { exit(); }"], "-c")):
+                       (["-o", "a.txt", "-o", "b.txt"] + prog, "-o"),
+                       (["-c", "true", "-c", "false"] + prog, "-c"),
+                       (["--duration", "1s", "--duration", "2s"] + prog, "--duration"),
+                       (["-f", "json", "-f", "text"] + prog, "-f"),
+                       (["-d", "ast", "-d", "ir"] + prog, "-d"),
+                       (["--map", "@a", "--map", "@b"] + prog, "--map"),
+                       (["--strlen", "64", "--strlen", "128"] + prog, "--strlen")):
         r = ctx.sprof_run(*args, timeout=30, cwd=ctx.workdir)
         assert r.rc == 1 and r.err == "sprof: %s given twice\n" % name and r.out == "", r
+    for args, want in ((["-l", "-d", "ast", "t:sched:*"], "-l cannot be used with -d: it lists probes and exits"),
+                       (["-d", "ast", "-l", "t:sched:*"], "-l cannot be used with -d: it lists probes and exits"),
+                       (["-p", "1", "-c", "true"] + prog, "-p cannot be used with -c: the run is of the given "
+                                                          "process or of the command"),
+                       (["--list-scripts", "-l"], "--list-scripts cannot be used with -l: it lists scripts "
+                                                  "and exits")):
+        r = ctx.sprof_run(*args, timeout=30, cwd=ctx.workdir)
+        assert r.rc == 1 and r.err == "sprof: %s\n" % want and r.out == "", r
+    # repeatable ones stay so
+    r = ctx.sprof_run("-v", "-v", "-I", ctx.workdir, "-I", ctx.workdir, "-d", "ast", "-e", "BEGIN { }",
+                      timeout=30, cwd=ctx.workdir)
+    assert r.rc == 0, r
 
 
 def t_map_typo_before_run(ctx):
@@ -692,9 +837,55 @@ def t_huge_nesting(ctx):
             ("paren", "BEGIN { @a = " + "(" * 10000 + "1" + ")" * 10000 + "; }\n"),
             ("unary", "BEGIN { @a = " + "-(" * 10000 + "1" + ")" * 10000 + "; }\n"),
             ("chain", "BEGIN { @a = " + "1 + " * 100000 + "1; }\n"),
-            ("logic", "BEGIN { @a = " + "1 && " * 100000 + "1; }\n")):
-        r = huge_run(ctx, "faults_nest_%s.sp" % kind, text)
+            ("logic", "BEGIN { @a = " + "1 && " * 100000 + "1; }\n"),
+            # postfix chains were not counted: 20k '->' took minutes (15k crashed)
+            ("arrow", "struct s { struct s *n; int v; }\n"
+                      "BEGIN { $p = (struct s *)0; @a = $p" + "->n" * 20000 + "->v; }\n"),
+            ("dot", "struct s { int v; }\nBEGIN { @a = $x" + ".n" * 20000 + ".v; }\n")):
+        r = huge_run(ctx, "faults_nest_%s.sp" % kind, text, timeout=60)
         assert r.rc == 1 and "nested too deeply" in r.err, (kind, r.short)
+
+
+def t_nested_unroll_bounded(ctx):
+    """unroll(100) six deep took 12 GB and never ended (100 x 100 alone a
+    minute of codegen): more than 1,000 copies of a body is refused, once"""
+    text = "BEGIN { " + "unroll(100) { " * 6 + "@a = 1; " + "} " * 6 + "}\n"
+    t = time.time()
+    r = huge_run(ctx, "faults_unroll6.sp", text, timeout=60)
+    assert r.rc == 1 and r.err.count("error: ") == 1, r.short
+    assert "nested unroll repeats its body 10000 times (at most 1000)" in r.err, r.short
+    assert time.time() - t < 10, "%.1f s" % (time.time() - t)
+    r = huge_run(ctx, "faults_unroll_ok.sp", "BEGIN { unroll(100) { unroll(10) { @a = 1; } } }\n",
+                 timeout=120)
+    assert r.rc == 0, r.short
+
+
+def t_include_fan_out_bounded(ctx):
+    """a 0.7 MB header included 200 times was read 200 times (over a minute
+    of redefinition errors): a file is read once; more than 64 distinct
+    files (or 16 MiB) is a located error"""
+    hdr = ctx.write("faults_fan.h", "".join("struct s%d { int a; long b; };\n" % i for i in range(2000)))
+    t = time.time()
+    r = huge_run(ctx, "faults_fan.sp", '#include "%s"\n' % hdr * 2000 +
+                 "BEGIN { @a = sizeof(struct s1999); }\n", timeout=120)
+    assert r.rc == 0, r.short
+    assert time.time() - t < 30, "%.1f s" % (time.time() - t)
+    many = [ctx.write("faults_fan%d.h" % i, "struct t%d { int a; };\n" % i) for i in range(65)]
+    path = os.path.join(ctx.workdir, "faults_fan_many.sp")
+    r = huge_run(ctx, "faults_fan_many.sp", "".join('#include "%s"\n' % h for h in many) +
+                 "BEGIN { @a = 1; }\n")
+    assert r.rc == 1 and r.err.count("error: ") == 1, r.short
+    assert "%s:65:1: error: '%s': too much included (at most 64 files and 16 MiB in all)" % (
+        path, many[64]) in r.err, r.short
+
+
+def t_include_error_stops(ctx):
+    """an error in an #include "file" was printed and the program ran anyway"""
+    hdr = ctx.write("faults_bad.h", "struct a { int x;\n")
+    script = ctx.write("faults_bad_inc.sp", '#include "%s"\nBEGIN { printf("ran\\n"); exit(); }\n' % hdr)
+    r = ctx.sprof_run(script, timeout=60)
+    assert r.rc == 1 and "ran" not in r.out and "Attached" not in r.err, r
+    assert "%s:2:1: error: expected '}', found the end of the definitions" % hdr in r.err, r.err
 
 
 def t_huge_script_runs(ctx):
@@ -782,6 +973,9 @@ def tests(ctx):
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
     yield "output_disk_full", t_output_disk_full
+    yield "terminal_escapes_escaped", t_terminal_escapes_escaped
+    yield "gopclntab_refused_said", t_gopclntab_refused_said
+    yield "many_mappings_said", t_many_mappings_said
     yield "option_given_twice", t_option_given_twice
     yield "map_typo_before_run", t_map_typo_before_run
     yield "sigusr1_during_startup", t_sigusr1_during_startup
@@ -789,8 +983,12 @@ def tests(ctx):
     yield "mapped_file_truncated", t_mapped_file_truncated
     yield "dwz_fifo_no_freeze", t_dwz_fifo_no_freeze
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
+    yield "debug_info_zlib_bomb", t_debug_info_zlib_bomb
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
     yield "huge_nesting", t_huge_nesting
+    yield "nested_unroll_bounded", t_nested_unroll_bounded
+    yield "include_fan_out_bounded", t_include_fan_out_bounded
+    yield "include_error_stops", t_include_error_stops
     yield "huge_script_runs", t_huge_script_runs
     yield "huge_string_literal", t_huge_string_literal
     yield "longest_literals", t_longest_literals

@@ -20,6 +20,10 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
                stops it (the server's max_execution_time), bad --timeout values
   silent-server  a socket that never answers: --timeout 1s gives up after
                the 5 s of grace, naming the limit
+  password-hidden  URLs that do not parse: named with the password as ***
+  hostile-server  an HTTP server that trickles an endless answer (a byte
+               every 0.5 s) or floods it: an agent's statement fails at its
+               deadline (30 s) or at the 16 MiB answer cap, RSS bounded
   down-shard   a Distributed table over test_cluster_dead_shard: the report
                names shard 2, its cluster and address; --skip-down-shards
                reports the shard that is up
@@ -380,6 +384,79 @@ def test_silent_server(ctx):
         sock.close()
     assert r.rc != 0 and "ran past --timeout 1000 ms" in r.err, repr(r)
     assert 5.5 < took < 12, took  # the server's limit, 5 s of grace, 2 s for KILL QUERY
+
+
+class HostileServer:
+    """An HTTP server on loopback that answers every request with headers and
+    then a body that trickles (a byte every 0.5 s, for ever) or floods
+    (64 KiB writes, no end)."""
+
+    def __init__(self, mode):
+        self.mode, self.sock = mode, socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.answer, args=(conn,), daemon=True).start()
+
+    def answer(self, conn):
+        try:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")
+            chunk = b"x" * 65536
+            while True:
+                if self.mode == "flood":
+                    conn.sendall(chunk)
+                else:
+                    conn.sendall(b"1")
+                    time.sleep(0.5)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def close(self):
+        self.sock.close()
+
+
+def test_hostile_server(ctx):
+    """an agent's server that trickles its answer (held sprof for ever) or
+    floods it (4.2 GB RSS): the statement fails within its deadline (3 x
+    the 10 s timeout) or at the 16 MiB answer cap, named, in bounded memory"""
+    for mode, want, most in (("trickle", r"no whole answer within 30000 ms", 50),
+                             ("flood", r"the answer is larger than 16 MiB", 20)):
+        srv = HostileServer(mode)
+        try:
+            url = "clickhouse://127.0.0.1:%d/fleet.stacks" % srv.port
+            t = time.time()
+            r = ctx.run(["/usr/bin/time", "-f", "maxrss %M", ctx.sprof, "--export", url, "-e",
+                         "BEGIN { exit(); }"], timeout=120)
+            took = time.time() - t
+        finally:
+            srv.close()
+        rss = int(re.search(r"maxrss (\d+)", r.err).group(1))
+        assert r.rc != 0 and re.search(r"^sprof: cannot export to %s: 127\.0\.0\.1:%d: %s$" % (
+            re.escape(url), srv.port, want), r.err, re.M), (mode, r.rc, r.err[-2000:])
+        # trickle: 30 s and start-up; flood: 16 MiB on loopback, well under a second idle
+        assert took < most and rss < 200 * 1024, (mode, took, rss)
+        if mode == "trickle":
+            assert took > 29, took
+
+
+def test_password_hidden(ctx):
+    """a URL that does not parse was printed whole, password and all"""
+    for args in (["--export", "clickhouse://agent:s3cr%2Ft@127.0.0.1:99999/fleet.stacks", "-e", "BEGIN { exit(); }"],
+                 ["report", "--from", "clickhouse://agent:s3cr%2Ft@127.0.0.1:99999/fleet.stacks"],
+                 ["--export", "clickhouse://agent:s3cr%2Ft@/fleet", "-e", "BEGIN { exit(); }"]):
+        r = ctx.sprof_run(*args, timeout=30)
+        assert r.rc != 0 and "s3cr" not in r.err + r.out and "clickhouse://agent:***@" in r.err, (args, r.err)
 
 
 def test_down_shard(ctx):
@@ -1029,6 +1106,8 @@ def tests(ctx):
     yield "diff-noise", test_diff_noise
     yield "slow-report", test_slow_report
     yield "silent-server", test_silent_server
+    yield "hostile-server", test_hostile_server
+    yield "password-hidden", test_password_hidden
     yield "down-shard", test_down_shard
     yield "errors", test_errors
     yield "credentials", test_credentials

@@ -7,7 +7,9 @@ this tier hands them to the programs people open them with:
               `protoc --decode` against tests/data/profile.proto
   svg         headless Chromium: a real click zooms a frame, the Search
               button's prompt highlights matches (checked through the DOM);
-              screenshots go to the artifacts directory
+              screenshots go to the artifacts directory; hostile input (a
+              100,000-frame stack, 100,000 siblings, counts past 2^64) in
+              seconds, depth-capped with [truncated], totals saturated
   speedscope  ajv against tests/data/speedscope-schema.json and the schema
               speedscope's npm package ships; the speedscope app itself
               (served from 127.0.0.1, in Chromium) opens the speedscope,
@@ -169,6 +171,37 @@ def test_svg_structure(ctx):
     assert "read_zero [kernel]" in by["read_zero"][0].find("{http://www.w3.org/2000/svg}title").text
     for name in ("multi.svg", "multi-u.svg"):
         assert svg_frames(os.path.join(d, name)), name
+
+
+def test_svg_hostile(ctx):
+    """`sprof diff` of hostile folded files: a 100,000-frame stack (the
+    recursive layout overflowed the stack; the text table took 79 s),
+    100,000 siblings (97-110 s: each looked up by a scan) and counts summing
+    past 2^64 (wrapped to 9): a depth-capped graph ending in [truncated],
+    seconds, saturated totals"""
+    if not os.path.exists(ctx.sprof):
+        raise AssertionError("%s not built" % ctx.sprof)
+    small = ctx.write("hostile-small.folded", "main;a 1\n")
+    deep = ctx.write("hostile-deep.folded", ";".join("f%d" % i for i in range(100000)) + " 5\n")
+    wide = ctx.write("hostile-wide.folded", "".join("main;g%d 1\n" % i for i in range(100000)))
+    big = ctx.write("hostile-big.folded", "main;a 18446744073709551615\nmain;b 10\n")
+    for name, path in (("deep", deep), ("wide", wide), ("big", big)):
+        svg = os.path.join(ctx.workdir, "hostile-%s.svg" % name)
+        for args in (["-o", svg], ["-f", "text"]):
+            r = ctx.sprof_run("diff", *args, small, path, timeout=120)
+            # 0.1-0.9 s each on 2 idle cores (fixed); a loaded CI machine gets 20x
+            assert r.rc == 0 and not r.err and r.secs < 20, (name, args, r.rc, r.secs, r.err[-2000:])
+        frames = svg_frames(svg)
+        by = {g.get("data-name"): g for g in frames}
+        if name == "deep":
+            assert max(int(g.get("data-d")) for g in frames) == 1025, len(frames)
+            assert by["[truncated]"].get("data-d") == "1025" and by["[truncated]"].get("data-n") == "5"
+        elif name == "wide":  # siblings narrower than 0.1 px are left out of the graph
+            assert by["main"].get("data-n") == "100000", by["main"].attrib
+            assert "g99999\n" in r.out and r.out.count("\n") > 100000, r.out[-500:]
+        else:
+            assert by["all"].get("data-n") == "18446744073709551615", by["all"].attrib
+            assert "100.00%" in r.out.splitlines()[3] and "samples" in r.out, r.out
 
 
 def frame_center(b, name):
@@ -593,6 +626,7 @@ def tests(ctx):
     yield "pprof_per_map", test_pprof_per_map
     yield "pprof_sum_map", test_pprof_sum_map
     yield "svg_structure", test_svg_structure
+    yield "svg_hostile", test_svg_hostile
     yield "svg_chromium", test_svg_chromium
     yield "speedscope_schema", test_speedscope_schema
     yield "speedscope_app", test_speedscope_app

@@ -216,6 +216,25 @@ void sp_ch_conn_warn(const struct sp_ch_conn *c, FILE *f)
 			   "SPROF_CLICKHOUSE_PASSWORD_FILE\n", c->shown);
 }
 
+const char *sp_ch_url_redacted(const char *url, char *buf, size_t len)
+{
+	const char *auth = strstr(url, "://"), *end, *at, *colon;
+
+	snprintf(buf, len, "%s", url);
+	if (!auth)
+		return buf;
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (at = end; at > auth && at[-1] != '@'; at--)
+		;
+	if (at == auth)
+		return buf; /* no user part */
+	colon = memchr(auth, ':', (size_t)(at - 1 - auth));
+	if (colon)
+		snprintf(buf, len, "%.*s***%s", (int)(colon + 1 - url), url, at - 1);
+	return buf;
+}
+
 int sp_ch_conn_parse(const char *url, struct sp_ch_conn *c, char *err, size_t errlen)
 {
 	static const char scheme[] = "clickhouse://", tls_scheme[] = "clickhouse+https://";
@@ -323,7 +342,8 @@ int sp_ch_exec(const struct sp_ch_conn *c, const char *sql, const void *data, si
 	struct sp_http_req r = { .host = c->host, .port = c->port, .user = c->user, .password = c->password,
 				 .tls = c->tls, .ca_file = c->ca_file, .cert_file = c->cert_file,
 				 .key_file = c->key_file, .timeout_ms = c->timeout_ms, .recv_ms = c->recv_ms,
-				 .total_ms = c->total_ms };
+				 .max_answer = c->max_answer,
+				 .total_ms = c->total_ms && data ? c->total_ms + (int)(len >> 10) : c->total_ms };
 	int e;
 
 	if (data && !q)

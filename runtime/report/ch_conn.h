@@ -21,9 +21,15 @@ struct sp_ch_conn {
 	char *shown;           /* the URL without the password, for messages */
 	int timeout_ms;        /* connect and send (and receive, unless recv_ms) */
 	int recv_ms;           /* each wait for the answer: 0 timeout_ms, -1 none */
-	int total_ms;          /* a whole statement, 0: no limit */
+	int total_ms;          /* a whole statement, 0: no limit; an insert gets
+				* 1 ms more per KiB of rows */
+	size_t max_answer;     /* bytes of a statement's answer, 0: 256 MiB */
 	const char *params;    /* settings for the server, "a=1&b=2", or NULL */
 };
+
+/* url with the password of its user part as "***", in buf: for messages
+ * about a URL that did not parse (no password is ever printed). */
+const char *sp_ch_url_redacted(const char *url, char *buf, size_t len);
 
 /* "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE" (user and password
  * percent-encoded, an IPv6 host in brackets), or clickhouse+https:// for

@@ -267,6 +267,7 @@ static void set_limits(struct sp_ch_conn *c, const struct sp_clickhouse_query *q
 	c->params = params;
 	c->recv_ms = -1;
 	c->total_ms = q->timeout_ms ? (int)(q->timeout_ms + 5000) : 0;
+	c->max_answer = 1u << 30; /* rows of a whole fleet; a flood ends there */
 }
 
 /* The query outlived the client's limit: stop it on the server too. */
@@ -353,7 +354,10 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 
 	memset(out, 0, sizeof(*out));
 	if (e) {
-		fprintf(stderr, "sprof: cannot read from %s: %s\n", q->url, *err ? err : strerror(-e));
+		char shown[512];
+
+		fprintf(stderr, "sprof: cannot read from %s: %s\n", sp_ch_url_redacted(q->url, shown, sizeof(shown)),
+			*err ? err : strerror(-e));
 		free(fe);
 		return e;
 	}

@@ -73,7 +73,10 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 		return NULL;
 	e = sp_ch_conn_parse(o->url, &ch->c, err, sizeof(err));
 	if (e) {
-		fprintf(stderr, "sprof: cannot export to %s: %s\n", o->url, err);
+		char shown[512];
+
+		fprintf(stderr, "sprof: cannot export to %s: %s\n",
+			sp_ch_url_redacted(o->url, shown, sizeof(shown)), err);
 		free(ch);
 		errno = -e;
 		return NULL;
@@ -81,6 +84,10 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 	sp_ch_conn_warn(&ch->c, stderr);
 	if (o->timeout_ms > 0)
 		ch->c.timeout_ms = o->timeout_ms;
+	/* An agent's statement, answered in bytes: a server that trickles or
+	 * floods gets the statement failed (and retried), never the agent held. */
+	ch->c.total_ms = 3 * ch->c.timeout_ms;
+	ch->c.max_answer = 16u << 20;
 	if (o->host_name)
 		snprintf(ch->host_name, sizeof(ch->host_name), "%s", o->host_name);
 	else if (gethostname(ch->host_name, sizeof(ch->host_name) - 1) != 0)

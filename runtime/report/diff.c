@@ -20,6 +20,7 @@
 struct fstat {
 	char *name;           /* owned */
 	uint64_t self[2], total[2];
+	uint64_t stamp;       /* the last stack counted in total (count_side's serial) */
 	double key;           /* sort key: change() */
 };
 
@@ -27,7 +28,13 @@ struct ftable {
 	struct sp_intern ids; /* name -> 1-based index into v */
 	struct fstat *v;
 	size_t n, cap;
+	uint64_t serial;      /* stacks counted so far */
 };
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 static struct fstat *fstat_of(struct ftable *t, const char *name)
 {
@@ -48,32 +55,25 @@ static struct fstat *fstat_of(struct ftable *t, const char *name)
 	return &t->v[id - 1];
 }
 
-static bool seen_before(const struct sp_path *p, int i)
-{
-	for (int j = 0; j < i; j++)
-		if (strcmp(p->el[j].name, p->el[i].name) == 0)
-			return true;
-	return false;
-}
-
+/* A function recursive in a stack counts once in its total: the stack's
+ * serial number stamped on it says so in one step (a scan of the frames
+ * below made a 100,000-frame stack take 79 s). */
 static int count_side(struct ftable *t, const struct sp_stacks *s, int side)
 {
 	for (int i = 0; i < s->n; i++) {
 		const struct sp_path *p = &s->paths[i];
+		uint64_t serial = ++t->serial;
 
 		for (int j = 0; j < p->n; j++) {
-			bool dup = seen_before(p, j), leaf = j == p->n - 1;
-			struct fstat *fs;
+			struct fstat *fs = fstat_of(t, p->el[j].name);
 
-			if (dup && !leaf)
-				continue;
-			fs = fstat_of(t, p->el[j].name);
 			if (!fs)
 				return -ENOMEM;
-			if (!dup)
-				fs->total[side] += p->weight;
-			if (leaf)
-				fs->self[side] += p->weight;
+			if (fs->stamp != serial)
+				fs->total[side] = sat_add(fs->total[side], p->weight);
+			fs->stamp = serial;
+			if (j == p->n - 1)
+				fs->self[side] = sat_add(fs->self[side], p->weight);
 		}
 	}
 	return 0;

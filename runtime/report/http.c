@@ -12,7 +12,10 @@
  * before its first byte (18.16 sends no progress headers), so it waits
  * without a receive limit (recv_ms -1): TCP keep-alive probes (after 15 s
  * idle, every 5 s) end the wait when the peer is gone, and total_ms, when
- * set, bounds the whole request (-ETIME).
+ * set, bounds the whole request (-ETIME): a server that trickles a byte a
+ * second satisfies every per-wait limit. An answer is kept up to
+ * max_answer bytes (-EFBIG past them): a server that floods cannot make
+ * sprof's memory grow without end.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -56,10 +59,12 @@ static void curl_init(void)
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+#define MAX_ANSWER (256u << 20) /* max_answer's default */
+
 struct body {
 	char *p;
-	size_t n, cap;
-	bool nomem;
+	size_t n, cap, max;
+	bool nomem, too_big;
 };
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
@@ -67,6 +72,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 	struct body *b = user;
 	size_t n = size * nmemb;
 
+	if (n > b->max - b->n) { /* an endless answer took 4.2 GB */
+		b->too_big = true;
+		return 0;
+	}
 	if (SP_GROW(b->p, b->cap, b->n + n + 1, 8192)) {
 		b->nomem = true;
 		return 0;
@@ -151,8 +160,11 @@ static int fail(CURL *h, CURLcode rc, const struct sp_http_req *r, const char *c
 			 oserr ? strerror((int)oserr) : why);
 		return oserr ? -(int)oserr : -ECONNREFUSED;
 	case CURLE_OPERATION_TIMEDOUT:
-		snprintf(errbuf, errlen, "%s:%d: %s", r->host, r->port,
-			 late ? "no answer within the time limit" : strerror(ETIMEDOUT));
+		if (late)
+			snprintf(errbuf, errlen, "%s:%d: no whole answer within %d ms", r->host, r->port,
+				 r->total_ms);
+		else
+			snprintf(errbuf, errlen, "%s:%d: %s", r->host, r->port, strerror(ETIMEDOUT));
 		return late ? -ETIME : -ETIMEDOUT;
 	case CURLE_WEIRD_SERVER_REPLY:
 	case CURLE_UNSUPPORTED_PROTOCOL:
@@ -177,7 +189,7 @@ int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *e
 {
 	char cerr[CURL_ERROR_SIZE] = "", *url;
 	struct curl_slist *hdr = NULL;
-	struct body b = { 0 };
+	struct body b = { .max = r->max_answer ? r->max_answer : MAX_ANSWER };
 	int64_t start = now_ms();
 	CURLcode rc;
 	CURL *h;
@@ -206,6 +218,10 @@ int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *e
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (b.nomem)
 		err = -ENOMEM;
+	else if (b.too_big) {
+		snprintf(errbuf, errlen, "%s:%d: the answer is larger than %zu MiB", r->host, r->port, b.max >> 20);
+		err = -EFBIG;
+	}
 	else if (rc != CURLE_OK)
 		err = fail(h, rc, r, cerr, r->total_ms > 0 && now_ms() - start >= r->total_ms, errbuf, errlen);
 	if (!err && !b.p && !(b.p = calloc(1, 1)))

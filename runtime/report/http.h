@@ -26,6 +26,7 @@ struct sp_http_req {
 			       * -1: none (TCP keep-alive probes notice a peer
 			       * that is gone) */
 	int total_ms;         /* the whole request; 0: no limit */
+	size_t max_answer;    /* bytes of answer kept, past them -EFBIG; 0: 256 MiB */
 };
 
 struct sp_http_resp {
@@ -36,7 +37,7 @@ struct sp_http_resp {
 
 /* POSTs the request. 0 with resp filled (any status), or -errno when no
  * answer came; err gets a reason ("cannot connect: Connection refused");
- * -ETIME when total_ms passed. */
+ * -ETIME when total_ms passed, -EFBIG when the answer passed max_answer. */
 int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *err, size_t errlen);
 void sp_http_resp_free(struct sp_http_resp *resp);
 /* Appends s percent-encoded (RFC 3986 unreserved kept) to a malloc'd string. */

@@ -53,7 +53,7 @@ int sp_stacks_add(struct sp_stacks *s, char **names, int n, uint64_t w)
 		p->n++;
 	}
 	s->n++;
-	s->total += w;
+	s->total = s->total > UINT64_MAX - w ? UINT64_MAX : s->total + w; /* saturates, never wraps */
 	return 0;
 }
 

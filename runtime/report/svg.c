@@ -13,6 +13,10 @@
  * unresolved frames grey; the shade
  * comes from a hash of the name so a function keeps its colour.
  *
+ * Stacks deeper than 1,024 frames end in one "[truncated]" frame, so the
+ * layout's recursion is bounded; children are found by hash, so building
+ * the tree is linear in siblings; totals saturate rather than wrap.
+ *
  * The differential flame graph (`sprof diff`) is the same tree and the same
  * writer: widths are the new profile's samples, and each node also carries
  * its samples in the base profile; the fill then tells the change of the
@@ -190,14 +194,31 @@ static const char svg_style[] =
 
 /* --- the merged tree ------------------------------------------------------------ */
 
+/* Frames deeper than this are merged into one "[truncated]" frame: a
+ * 100,000-frame stack overflowed the recursive layout, and a graph 1,024
+ * frames high (16 kpx) is past reading anyway. */
+#define MAX_DEPTH 1024
+#define INDEX_FROM 16 /* a node with this many children looks them up by hash */
+
 struct node {
 	char *name;
 	enum sp_pe_kind kind;
-	uint64_t total;
+	uint64_t total; /* saturating: totals past 2^64-1 stay there, never wrap */
 	uint64_t base;  /* diff: samples in the base profile */
 	int n, cap;
 	struct node **kids;
+	struct node **idx; /* open addressing over kids, idx_cap a power of 2 */
+	int idx_cap;
 };
+
+static uint32_t kid_hash(const char *s, enum sp_pe_kind kind)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)kind; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
 
 static struct node *node_new(const char *name, enum sp_pe_kind kind)
 {
@@ -212,43 +233,101 @@ static struct node *node_new(const char *name, enum sp_pe_kind kind)
 	return n;
 }
 
+/* Recursion is bounded by MAX_DEPTH + 2. */
 static void node_free(struct node *n)
 {
 	for (int i = 0; n && i < n->n; i++)
 		node_free(n->kids[i]);
 	if (n) {
 		free(n->kids);
+		free(n->idx);
 		free(n->name);
 		free(n);
 	}
 }
 
+static void idx_put(struct node *p, struct node *c)
+{
+	uint32_t m = (uint32_t)p->idx_cap - 1, i = kid_hash(c->name, c->kind) & m;
+
+	while (p->idx[i])
+		i = (i + 1) & m;
+	p->idx[i] = c;
+}
+
+/* The children's index at most half full, rebuilt when it grows. */
+static int idx_grow(struct node *p)
+{
+	int cap = p->idx_cap ? p->idx_cap : 64;
+
+	while (cap < 2 * (p->n + 1))
+		cap *= 2;
+	if (cap == p->idx_cap)
+		return 0;
+	free(p->idx);
+	p->idx = calloc((size_t)cap, sizeof(*p->idx));
+	p->idx_cap = p->idx ? cap : 0;
+	if (!p->idx)
+		return -ENOMEM;
+	for (int i = 0; i < p->n; i++)
+		idx_put(p, p->kids[i]);
+	return 0;
+}
+
+static struct node *find_kid(const struct node *p, const char *name, enum sp_pe_kind kind)
+{
+	if (!p->idx) {
+		for (int i = 0; i < p->n; i++)
+			if (p->kids[i]->kind == kind && strcmp(p->kids[i]->name, name) == 0)
+				return p->kids[i];
+		return NULL;
+	}
+	for (uint32_t m = (uint32_t)p->idx_cap - 1, i = kid_hash(name, kind) & m; p->idx[i]; i = (i + 1) & m)
+		if (p->idx[i]->kind == kind && strcmp(p->idx[i]->name, name) == 0)
+			return p->idx[i];
+	return NULL;
+}
+
+/* p's child (name, kind), made when missing: linear in siblings, as a
+ * child is found by hash once there are INDEX_FROM of them (a plain scan
+ * made 100,000 siblings take 97 s). */
 static struct node *node_child(struct node *p, const char *name, enum sp_pe_kind kind)
 {
-	struct node *c;
+	struct node *c = find_kid(p, name, kind);
 
-	for (int i = 0; i < p->n; i++)
-		if (p->kids[i]->kind == kind && strcmp(p->kids[i]->name, name) == 0)
-			return p->kids[i];
+	if (c)
+		return c;
 	if (SP_GROW(p->kids, p->cap, p->n + 1, 4))
 		return NULL;
+	if (p->n + 1 >= INDEX_FROM && idx_grow(p))
+		return NULL;
 	c = node_new(name, kind);
-	if (c)
-		p->kids[p->n++] = c;
+	if (!c)
+		return NULL;
+	p->kids[p->n++] = c;
+	if (p->idx)
+		idx_put(p, c);
 	return c;
 }
 
-/* Adds a path's weight to its nodes' totals, or (base) to their base counts. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Adds a path's weight to its nodes' totals, or (base) to their base counts;
+ * frames past MAX_DEPTH count in one "[truncated]" frame. */
 static int tree_add(struct node *root, const struct sp_path *p, bool base)
 {
 	struct node *n = root;
 
-	*(base ? &root->base : &root->total) += p->weight;
-	for (int i = 0; i < p->n; i++) {
-		n = node_child(n, p->el[i].name, p->el[i].kind);
+	*(base ? &root->base : &root->total) = sat_add(base ? root->base : root->total, p->weight);
+	for (int i = 0; i < p->n && i <= MAX_DEPTH; i++) {
+		n = i < MAX_DEPTH ? node_child(n, p->el[i].name, p->el[i].kind) :
+				    node_child(n, "[truncated]", SP_PE_LABEL);
 		if (!n)
 			return -ENOMEM;
-		*(base ? &n->base : &n->total) += p->weight;
+		*(base ? &n->base : &n->total) = sat_add(base ? n->base : n->total, p->weight);
 	}
 	return 0;
 }
@@ -472,7 +551,7 @@ static void write_frame(struct svg_ctx *c, const struct node *n, uint64_t start,
 	fputs("</text></g>\n", c->f);
 	for (int i = 0; i < n->n; i++) {
 		write_frame(c, n->kids[i], start, depth + 1);
-		start += n->kids[i]->total;
+		start = sat_add(start, n->kids[i]->total);
 	}
 }
 
