@@ -200,8 +200,10 @@ def signal_ends_run(sig):
     def run(ctx):
         ctx.require_bpf()
         p, err = start_sprof(ctx, ["-e", "profile:hz:99 { @ = count(); } END { printf(\"end\\n\"); }"],
-                             "faults_sig.err")
-        time.sleep(1.5)
+                             "faults_sig.err", env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
+        # the signal once the probes are live (a fixed 1.5 s was too short on a loaded machine)
+        wait_attached(p, err)
+        time.sleep(0.3)
         assert p.poll() is None, open(err.name).read()
         p.send_signal(sig)
         out, _ = p.communicate(timeout=20)
@@ -359,11 +361,16 @@ def t_target_exits_mid_run(ctx):
     ctx.require_bpf()
     ctx.require_tool("bpftool")
     wl = ctx.workload("hotwarm")
-    target = subprocess.Popen([wl, "1"], stdout=subprocess.DEVNULL)
+    target = subprocess.Popen([wl, "30"], stdout=subprocess.DEVNULL)
     p, err = start_sprof(ctx, ["-p", str(target.pid), "-e", "uprobe:%s:warm { @w = count(); } "
-                               "profile:hz:199 { @[ustack] = count(); }" % wl], "faults_exit.err")
-    time.sleep(0.5)
-    held = bpf_ids(p.pid) if p.poll() is None else (set(), set(), 0)
+                               "profile:hz:199 { @[ustack] = count(); }" % wl], "faults_exit.err",
+                         env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
+    # the target exits once sprof has attached and sampled a second (not after a fixed
+    # second from its start: a loaded machine attached after it was gone)
+    wait_attached(p, err)
+    held = bpf_ids(p.pid)
+    time.sleep(1)
+    target.terminate()
     out, _ = p.communicate(timeout=30)
     target.wait()
     assert p.returncode == 0, (p.returncode, open(err.name).read())
@@ -375,12 +382,14 @@ def t_binary_deleted_and_replaced(ctx):
     ctx.require_bpf()
     wl = os.path.join(ctx.workdir, "faults_hotwarm")
     shutil.copy(ctx.workload("hotwarm"), wl)
-    target = subprocess.Popen([wl, "3"], stdout=subprocess.DEVNULL)
+    target = subprocess.Popen([wl, "30"], stdout=subprocess.DEVNULL)
     try:
         time.sleep(0.3)
         p, err = start_sprof(ctx, ["-p", str(target.pid), "--duration", "2s", "-e",
-                                   "profile:hz:199 { @[ustack] = count(); }"], "faults_deleted.err")
-        time.sleep(0.8)
+                                   "profile:hz:199 { @[ustack] = count(); }"], "faults_deleted.err",
+                             env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
+        wait_attached(p, err)  # replaced while sprof samples it, however long the start took
+        time.sleep(0.5)
         os.unlink(wl)
         shutil.copy("/bin/true", wl)  # another file at the same path
         out, _ = p.communicate(timeout=60)
