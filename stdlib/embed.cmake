@@ -1,8 +1,8 @@
 # Embeds files into a C table of {name, text}, NULL-ended:
 #   every stdlib/*.sp script as sp_stdlib (struct sp_stdlib_script): sprof finds them by
 #   name ("offcpu" or "offcpu.sp") when no such file exists in the working directory;
-#   the page of `sprof serve` (runtime/report/web: *.html, *.js, *.css) as sp_web_files
-#   (struct sp_web_file): the binary shows it with no file and no network.
+#   runtime/report/web's *.html, *.js, *.css (the flame graph's script and style, the page
+#   of `sprof serve`) as sp_web_files (struct sp_web_file, runtime/report/web.h).
 # -DSRC_DIR=folder -DOUT=file.c [-DGLOBS=*.html,*.js] [-DTABLE=name] [-DSTRUCT=name]
 if(NOT GLOBS)
   set(GLOBS "*.sp")

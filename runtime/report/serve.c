@@ -23,13 +23,7 @@
 #include "runtime/report/clickhouse.h"
 #include "runtime/report/diff.h"
 #include "runtime/report/impl.h"
-
-/* The page's files (runtime/report/web: html, js, css), embedded by stdlib/embed.cmake. */
-struct sp_web_file {
-	const char *name;
-	const char *text;
-};
-extern const struct sp_web_file sp_web_files[];
+#include "runtime/report/web.h"
 
 #define REQ_MAX 16384
 #define MAX_SERIES 9 /* timeline keys shown; the rest is "other" */
@@ -565,21 +559,17 @@ static void flame(struct server *s, const char *q, struct answer *a, bool diff, 
 
 static void static_file(const char *path, struct answer *a)
 {
-	const char *name = strcmp(path, "/") ? path + 1 : "index.html";
+	const char *name = strcmp(path, "/") ? path + 1 : "index.html", *ext = strrchr(name, '.');
+	const char *text = strchr(name, '/') ? NULL : sp_web_text(name);
 
-	for (int i = 0; sp_web_files[i].name; i++) {
-		const char *n = sp_web_files[i].name, *ext = strrchr(n, '.');
-
-		if (strcmp(n, name))
-			continue;
-		if (!answer_start(a, 200, !strcmp(ext, ".js") ? "text/javascript; charset=utf-8" :
-					 !strcmp(ext, ".css") ? "text/css; charset=utf-8" :
-								"text/html; charset=utf-8"))
-			return;
-		fputs(sp_web_files[i].text, a->f);
+	if (!text || !ext) {
+		answer_error(a, 404, "no such page");
 		return;
 	}
-	answer_error(a, 404, "no such page");
+	if (answer_start(a, 200, !strcmp(ext, ".js") ? "text/javascript; charset=utf-8" :
+				 !strcmp(ext, ".css") ? "text/css; charset=utf-8" :
+							"text/html; charset=utf-8"))
+		fputs(text, a->f);
 }
 
 static void route(struct server *s, const char *method, const char *path, const char *q,

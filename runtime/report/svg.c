@@ -28,6 +28,9 @@
  * rather than coloured by whatever changed most. The tooltip shows the
  * share before and after and z.
  *
+ * The script and its style are runtime/report/web/flame.js and flame.css,
+ * embedded at build time (web.h).
+ *
  * Written from scratch: flamegraph.pl's licence (CDDL) keeps it out of the tree.
  */
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include <string.h>
 
 #include "runtime/report/impl.h"
+#include "runtime/report/web.h"
 #include "base/vec.h"
 
 #define FRAME_H 16
@@ -46,151 +50,6 @@
 #define MIN_W 0.1  /* frames narrower than this (px) are left out */
 #define FONT_W 7.0 /* average glyph width of 12px Verdana, as the script assumes */
 
-/* The script: zoom, search, tooltips in the details line. */
-static const char svg_script[] =
-	"\"use strict\";\n"
-	"var svg, frames, details, matched, unzoombtn, searchbtn, W, PAD, total, searching = null;\n"
-	"var FONTW = 7;\n"
-	"function init(evt) {\n"
-	"\tsvg = document.documentElement;\n"
-	"\tframes = document.getElementById(\"frames\");\n"
-	"\tdetails = document.getElementById(\"details\");\n"
-	"\tmatched = document.getElementById(\"matched\");\n"
-	"\tunzoombtn = document.getElementById(\"unzoom\");\n"
-	"\tsearchbtn = document.getElementById(\"search\");\n"
-	"\tW = +svg.getAttribute(\"data-width\");\n"
-	"\tPAD = +svg.getAttribute(\"data-pad\");\n"
-	"\ttotal = +svg.getAttribute(\"data-total\");\n"
-	"\t// the root is at the bottom: show it first when the graph is taller than the window\n"
-	"\tvar h = +svg.getAttribute(\"height\");\n"
-	"\tif (window.innerHeight && h > window.innerHeight) window.scrollTo(0, h);\n"
-	"\tframes.addEventListener(\"click\", function (e) {\n"
-	"\t\tvar g = frameOf(e.target);\n"
-	"\t\tif (g) zoom(g);\n"
-	"\t});\n"
-	"\tframes.addEventListener(\"mouseover\", function (e) {\n"
-	"\t\tvar g = frameOf(e.target);\n"
-	"\t\tif (g) details.textContent = g.querySelector(\"title\").textContent;\n"
-	"\t});\n"
-	"\tframes.addEventListener(\"mouseout\", function () { details.textContent = \" \"; });\n"
-	"\tunzoombtn.addEventListener(\"click\", unzoom);\n"
-	"\tsearchbtn.addEventListener(\"click\", searchPrompt);\n"
-	"\tdocument.addEventListener(\"keydown\", function (e) {\n"
-	"\t\tif ((e.ctrlKey || e.metaKey) && (e.key === \"f\" || e.key === \"F\")) {\n"
-	"\t\t\te.preventDefault();\n"
-	"\t\t\tsearchPrompt();\n"
-	"\t\t} else if (e.key === \"Escape\") {\n"
-	"\t\t\tunzoom();\n"
-	"\t\t\tresetSearch();\n"
-	"\t\t}\n"
-	"\t});\n"
-	"\ttry {\n"
-	"\t\tvar q = new URLSearchParams(document.location.search);\n"
-	"\t\tif (q.get(\"s\")) search(q.get(\"s\"));\n"
-	"\t} catch (err) {}\n"
-	"}\n"
-	"function frameOf(t) {\n"
-	"\twhile (t && t !== frames) {\n"
-	"\t\tif (t.classList && t.classList.contains(\"f\")) return t;\n"
-	"\t\tt = t.parentNode;\n"
-	"\t}\n"
-	"\treturn null;\n"
-	"}\n"
-	"function fit(g, w) {\n"
-	"\tvar name = g.getAttribute(\"data-name\"), n = Math.floor((w - 6) / FONTW);\n"
-	"\tvar t = g.querySelector(\"text\");\n"
-	"\tif (n < 3) t.textContent = \"\";\n"
-	"\telse if (name.length <= n) t.textContent = name;\n"
-	"\telse t.textContent = name.substring(0, n - 2) + \"..\";\n"
-	"}\n"
-	"function place(g, x, w) {\n"
-	"\tvar r = g.querySelector(\"rect\"), t = g.querySelector(\"text\");\n"
-	"\tr.setAttribute(\"x\", x.toFixed(2));\n"
-	"\tr.setAttribute(\"width\", Math.max(w, 0).toFixed(2));\n"
-	"\tt.setAttribute(\"x\", (x + 3).toFixed(2));\n"
-	"\tfit(g, w);\n"
-	"}\n"
-	"function attrs(g) {\n"
-	"\treturn { s: +g.getAttribute(\"data-s\"), n: +g.getAttribute(\"data-n\"), d: +g.getAttribute(\"data-d\") };\n"
-	"}\n"
-	"function zoom(z) {\n"
-	"\tvar a = attrs(z), scale = (W - 2 * PAD) / a.n, all = frames.children;\n"
-	"\tfor (var i = 0; i < all.length; i++) {\n"
-	"\t\tvar g = all[i], b = attrs(g);\n"
-	"\t\tg.classList.remove(\"hide\", \"parent\");\n"
-	"\t\tif (b.d < a.d && b.s <= a.s && b.s + b.n >= a.s + a.n) {\n"
-	"\t\t\tg.classList.add(\"parent\");\n"
-	"\t\t\tplace(g, PAD, W - 2 * PAD);\n"
-	"\t\t} else if (b.d >= a.d && b.s >= a.s && b.s + b.n <= a.s + a.n) {\n"
-	"\t\t\tplace(g, PAD + (b.s - a.s) * scale, b.n * scale);\n"
-	"\t\t} else {\n"
-	"\t\t\tg.classList.add(\"hide\");\n"
-	"\t\t}\n"
-	"\t}\n"
-	"\tz.classList.add(\"zoomed\");\n"
-	"\tunzoombtn.classList.remove(\"hide\");\n"
-	"\tsvg.setAttribute(\"data-zoomed\", z.getAttribute(\"data-name\"));\n"
-	"}\n"
-	"function unzoom() {\n"
-	"\tvar scale = (W - 2 * PAD) / total, all = frames.children;\n"
-	"\tfor (var i = 0; i < all.length; i++) {\n"
-	"\t\tvar g = all[i], b = attrs(g);\n"
-	"\t\tg.classList.remove(\"hide\", \"parent\", \"zoomed\");\n"
-	"\t\tplace(g, PAD + b.s * scale, b.n * scale);\n"
-	"\t}\n"
-	"\tunzoombtn.classList.add(\"hide\");\n"
-	"\tsvg.removeAttribute(\"data-zoomed\");\n"
-	"}\n"
-	"function searchPrompt() {\n"
-	"\tif (searching !== null) {\n"
-	"\t\tresetSearch();\n"
-	"\t\treturn;\n"
-	"\t}\n"
-	"\tvar term = prompt(\"Search for a frame (regular expression or text):\", \"\");\n"
-	"\tif (term) search(term);\n"
-	"}\n"
-	"function search(term) {\n"
-	"\tvar re = null, all = frames.children, hits = [], sum = 0, end = -1;\n"
-	"\ttry { re = new RegExp(term); } catch (err) {}\n"
-	"\tfor (var i = 0; i < all.length; i++) {\n"
-	"\t\tvar g = all[i], name = g.getAttribute(\"data-name\");\n"
-	"\t\tvar hit = re ? re.test(name) : name.indexOf(term) >= 0;\n"
-	"\t\tg.classList.toggle(\"match\", hit);\n"
-	"\t\tif (hit) hits.push(attrs(g));\n"
-	"\t}\n"
-	"\thits.sort(function (x, y) { return x.s - y.s; });\n"
-	"\tfor (var j = 0; j < hits.length; j++) {\n"
-	"\t\tvar s = Math.max(hits[j].s, end), e = hits[j].s + hits[j].n;\n"
-	"\t\tif (e > s) sum += e - s;\n"
-	"\t\tend = Math.max(end, e);\n"
-	"\t}\n"
-	"\tsearching = term;\n"
-	"\tsearchbtn.querySelector(\"text\").textContent = \"Reset Search\";\n"
-	"\tmatched.textContent = \"Matched: \" + (total ? 100 * sum / total : 0).toFixed(2) + \"%\";\n"
-	"\tsvg.setAttribute(\"data-matched\", String(sum));\n"
-	"\treturn sum;\n"
-	"}\n"
-	"function resetSearch() {\n"
-	"\tvar all = frames.children;\n"
-	"\tfor (var i = 0; i < all.length; i++) all[i].classList.remove(\"match\");\n"
-	"\tsearching = null;\n"
-	"\tsearchbtn.querySelector(\"text\").textContent = \"Search\";\n"
-	"\tmatched.textContent = \" \";\n"
-	"\tsvg.removeAttribute(\"data-matched\");\n"
-	"}\n";
-
-static const char svg_style[] =
-	"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
-	"#title { font-size: 17px; }\n"
-	"#subtitle, #details, #matched { fill: #333; }\n"
-	"#search, #unzoom { cursor: pointer; }\n"
-	"#search text, #unzoom text { fill: #048; }\n"
-	".f { cursor: pointer; }\n"
-	".f text { pointer-events: none; }\n"
-	".f:hover > rect { stroke: #000; stroke-width: 0.5; }\n"
-	".f.match > rect { fill: rgb(230, 0, 230); }\n"
-	".parent > rect { opacity: 0.5; }\n"
-	".hide { display: none; }\n";
 
 /* --- the merged tree ------------------------------------------------------------ */
 
@@ -566,7 +425,10 @@ static void write_header(FILE *f, const char *subtitle, const struct sp_report_o
 		   "xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\" "
 		   "data-width=\"%d\" data-pad=\"%d\" data-total=\"%" PRIu64 "\">\n",
 		width, height, width, height, width, PAD, total);
-	fprintf(f, "<style>\n%s</style>\n<script><![CDATA[\n%s]]></script>\n", svg_style, svg_script);
+	/* the script and style are files of runtime/report/web/, embedded at build time */
+	fprintf(f, "<style>\n%s</style>\n<script><![CDATA[\n%s]]></script>\n",
+		sp_web_text("flame.css") ? sp_web_text("flame.css") : "",
+		sp_web_text("flame.js") ? sp_web_text("flame.js") : "");
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f6f6f0\"/>\n");
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", width / 2);
 	xml_text(f, o->title ? o->title : "Flame Graph");
