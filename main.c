@@ -22,28 +22,9 @@
 #include <unistd.h>
 
 #include "abi/interp_usdt.h"
-#include "codegen/codegen.h"
-#include "parser/arena.h"
+#include "codegen/codegen.h"   /* one face per layer: each includes its layer's services */
 #include "parser/frontend.h"
-#include "parser/params.h"
-#include "parser/tokens.h"
-#include "parser/typedump.h"
-#include "codegen/plan_dump.h"
-#include "runtime/elf/bpf_disasm.h"
-#include "runtime/verifier.h"
-#include "parser/source.h"
-#include "runtime/attach/listing.h"
-#include "runtime/attach/resolve.h"
-#include "runtime/report/clickhouse.h"
-#include "runtime/report/diff.h"
-#include "runtime/report/report.h"
-#include "runtime/report/serve.h"
-#include "runtime/attach/tracefs.h"
-#include "runtime/elf/funcs.h"
-#include "runtime/stacks/kallsyms.h"
 #include "runtime/runtime.h"
-#include "runtime/info.h"
-#include "runtime/objcache.h"
 #include "sprof_version.h" /* generated: SPROF_VERSION, SPROF_GIT_REV */
 #define DEFAULT_MAX_KEYS (1u << 20)
 #define DEFAULT_MAP_SIZE 4096

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "abi/plan.h"
+#include "codegen/plan_dump.h" /* -d plan: the driver includes this header alone */
 
 struct sp_node;
 struct sp_source;

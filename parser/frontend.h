@@ -13,6 +13,12 @@
 
 #include "parser/ast.h"
 #include "parser/diag.h"
+/* The front end's face: the driver (main.c) includes this header alone. */
+#include "parser/arena.h"
+#include "parser/params.h"
+#include "parser/source.h"
+#include "parser/tokens.h"
+#include "parser/typedump.h"
 
 struct sp_arena;
 struct sp_source;

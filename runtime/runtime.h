@@ -60,4 +60,20 @@ struct sp_run_opts {
 int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 	   const struct sp_run_opts *o);
 
+/* The runtime's face: what the driver (main.c) uses besides sp_run(), so it
+ * includes this header alone (the layout tier checks it). */
+#include "runtime/attach/listing.h"     /* -l */
+#include "runtime/attach/resolve.h"     /* binaries and libraries by name */
+#include "runtime/attach/tracefs.h"     /* tracepoint formats for sema */
+#include "runtime/elf/bpf_disasm.h"     /* -d bpf */
+#include "runtime/elf/funcs.h"          /* symbol sizes for uaddr() */
+#include "runtime/info.h"               /* --info, the kernel's features */
+#include "runtime/objcache.h"           /* the object cache */
+#include "runtime/report/clickhouse.h"  /* sprof report, fleet init */
+#include "runtime/report/diff.h"        /* sprof diff */
+#include "runtime/report/report.h"      /* output formats */
+#include "runtime/report/serve.h"       /* sprof serve */
+#include "runtime/stacks/kallsyms.h"    /* kernel symbols for sema */
+#include "runtime/verifier.h"           /* -d verifier */
+
 #endif

@@ -86,6 +86,17 @@ def t_style_table(ctx):
     assert not missing, "docs/layout.md lacks rows for %s" % missing
 
 
+# What the driver may include of each layer: its one face (docs/layout.md).
+FACES = {"parser/frontend.h", "codegen/codegen.h", "runtime/runtime.h"}
+
+
+def t_one_face(ctx):
+    """main.c includes one header of each layer (its face) besides abi/ and base/"""
+    extra = [inc for inc in includes(ctx.root, "main.c")
+             if inc not in FACES and inc != "sprof_version.h" and inc.split("/")[0] not in ("abi", "base")]
+    assert not extra, "main.c includes past the layers' faces: %s" % extra
+
+
 # Folders whose paths comments and docs name; a path is a folder of these, then path
 # characters, then a file extension.
 NAMED_TOPS = ("abi", "base", "bench", "bpf", "codegen", "dist", "docs", "examples", "parser",
@@ -187,5 +198,6 @@ def tests(ctx):
     yield "root_relative", t_root_relative
     yield "layers", t_layers
     yield "style_table", t_style_table
+    yield "one_face", t_one_face
     yield "named_paths_exist", t_named_paths_exist
     yield "builtin_from_one_row", t_builtin_from_one_row
