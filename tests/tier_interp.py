@@ -775,6 +775,8 @@ def tests(ctx):
     yield "ruby_blocking_thread", t_rb_blocking_thread
     yield "continuous_forgets_gone_interpreters", t_continuous_forgets
     yield from perl_tests()
+    from interp_node import node_tests  # here: it imports this module
+    yield from node_tests()
 
 
 def t_continuous_forgets(ctx):
