@@ -10,7 +10,9 @@ chroot tests/distro.py makes. What is asserted:
   - attach: -p to a node already inside a 60-deep recursion;
   - worker: a worker_threads worker and the main thread in different
     functions, each thread's samples with its own function only;
-  - formats (host): folded and pprof;
+  - names: a constructor, method, getter, static method, arrow function,
+    object literal method and anonymous function expression, each named;
+  - formats (host): folded, pprof and svg;
   - unknown layout (host): a copy of node with one v8dbg_ constant renamed:
     one warning naming node, its V8 version and the constant, native frames
     only.
@@ -92,6 +94,28 @@ if (isMainThread) {
     spinWorker(%(n)d);
 }
 """
+
+# functions of every kind calling burn(): their names as V8 keeps them
+ND_NAMES = """\
+'use strict';
+function cpu() { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
+function burn(t) { const end = cpu() + t; let x = 0; while (cpu() < end) x++; return x; }
+class Shape {
+  #secret = 1;
+  constructor(t) { this.v = burn(t); }
+  method(t) { return burn(t); }
+  get area() { return burn(0.05); }
+  static make(t) { return burn(t); }
+}
+const arrow = (t) => burn(t);
+const obj = { lit(t) { return burn(t); } };
+const assigned = function (t) { return burn(t); };
+for (let i = 0; i < 4; i++) {
+  new Shape(0.05); new Shape(0).method(0.05); new Shape(0).area; Shape.make(0.05);
+  arrow(0.05); obj.lit(0.05); assigned(0.05);
+}
+"""
+ND_NAMES_WANT = {"Shape", "method", "get area", "make", "arrow", "lit", "assigned"}
 
 FRAME_RE = re.compile(r"^(\S.*?) \(([^()]+)\)$")
 
@@ -218,6 +242,28 @@ def t_nd_worker(ctx, exe=NODE):
     assert len(set(owner)) >= 2 and bad == 0, "mixed up threads: %d" % bad
 
 
+def t_nd_names(ctx, exe=NODE):
+    """A class constructor, a method, a getter, a static method, an arrow
+    function, an object literal's method and an anonymous function
+    assigned to a const: each caller of burn() is named as V8 names it
+    (`Shape`, `method`, `get area`, `make`, `arrow`, `lit`, `assigned`),
+    and nothing else calls burn() but the module's code."""
+    _require_node(ctx, exe)
+    ctx.require_bpf()
+    script = ti._script(ctx, exe, "interp_nd_names.js", ND_NAMES)
+    r = ti.profile(ctx, exe, script)
+    stacks = ti.parse_stacks(r.out)
+    nd_check_clean(stacks)
+    seen = {}
+    for _, frames, c in stacks:
+        names = _names(frames)
+        if "burn" in names and names.index("burn") + 1 < len(names):
+            caller = names[names.index("burn") + 1]
+            seen[caller] = seen.get(caller, 0) + c
+    ti.figures(ctx, "interp node names %s: %r" % (ti.exe_label(exe), seen))
+    assert set(seen) - {"<anonymous>"} == ND_NAMES_WANT, "callers of burn: %r" % seen
+
+
 def t_nd_formats(ctx):
     """folded and pprof: JS frames as `fib (file.js)` in folded, fib with
     its file in pprof."""
@@ -280,9 +326,11 @@ def node_tests():
     yield "node_mixed", t_nd_mixed
     yield "node_attach", t_nd_attach
     yield "node_worker", t_nd_worker
+    yield "node_names", t_nd_names
     yield "node_formats", t_nd_formats
     yield "node_unknown_layout", t_nd_unknown_layout
     # Debian sid's node 24 in tests/distro.py's chroot
     nd24 = ti.InChroot("sid", "node")
-    for name, fn in (("mixed", t_nd_mixed), ("attach", t_nd_attach), ("worker", t_nd_worker)):
+    for name, fn in (("mixed", t_nd_mixed), ("attach", t_nd_attach), ("worker", t_nd_worker),
+                     ("names", t_nd_names)):
         yield "node_%s_sid-24" % name, lambda c, fn=fn: fn(c, nd24)

@@ -31,6 +31,7 @@ Perl (Debian's perl 5.36, .ci/setup installs perl; sid's 5.42 and trixie's 5.40 
 -> fib under the plain one-liner (>= 90 % of samples with the chain, lines), -p attach inside a
 60-deep recursion, two ithreads (no mix-up), sort with a sub in its block (native frames
 between), folded and pprof, a perl with its version byte patched (warning, native frames only).
+Node.js (the host's node 20 and sid's node 24): tests/interp_node.py, yielded here.
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
 """
 import collections
