@@ -89,7 +89,8 @@ _Static_assert((int)SP_ND_ST_WALKS == (int)SP_PY_ST_WALKS &&
 	X(V_MAJOR, "_ZN2v88internal7Version6major_E")                                  \
 	X(V_MINOR, "_ZN2v88internal7Version6minor_E")                                  \
 	X(V_BUILD, "_ZN2v88internal7Version6build_E")                                  \
-	X(V_PATCH, "_ZN2v88internal7Version6patch_E")
+	X(V_PATCH, "_ZN2v88internal7Version6patch_E")                                  \
+	X(METADATA, "_ZN4node11per_process8metadataE")
 
 #define ND_ENUM(id, ...) C_##id,
 enum { ND_CONSTS(ND_ENUM) NCONSTS };
@@ -101,7 +102,7 @@ static const char *const all_names[] = { ND_CONSTS(ND_ALL) };
 #define NALL (sizeof(all_names) / sizeof(all_names[0]))
 #define ND_COUNT1(id, ...) (sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *)),
 static const unsigned char nalt[NCONSTS] = { ND_CONSTS(ND_COUNT1) };
-#define FIRST_VERSION C_V_MAJOR /* the rest are not v8dbg_ constants */
+#define FIRST_VERSION C_V_MAJOR /* the rest name the version: not needed */
 
 struct ndproc {
 	pid_t pid;
@@ -325,8 +326,8 @@ static int probe_file(pid_t pid, const struct sp_procmap *m, void *arg)
 	return 1;
 }
 
-/* Reads the constants at addrs into p->c; the names of those missing,
- * comma-separated, into why (empty when none). */
+/* Reads the constants at addrs into p->c; "missing " and the names of
+ * the walk's that are missing, comma-separated, into why (empty when none). */
 static void read_consts(struct ndproc *p, const uint64_t *addrs, char *why, size_t size)
 {
 	size_t n = 0;
@@ -336,34 +337,74 @@ static void read_consts(struct ndproc *p, const uint64_t *addrs, char *why, size
 		int32_t v = 0;
 
 		if (!addrs[i] || sp_rmem(p->pid, addrs[i], &v, sizeof(v))) {
-			if (n < size)
-				n += (size_t)snprintf(why + n, size - n, "%s%s", n ? ", " : "",
-						      const_names[i]);
+			if (i < FIRST_VERSION && n < size)
+				n += (size_t)snprintf(why + n, size - n, "%s%s",
+						      n ? ", " : "missing ", const_names[i]);
 			continue;
 		}
 		p->c[i] = v;
 	}
 }
 
+/* "node 20.20.2 (V8 11.3.244.8)", what of it the process tells: node's
+ * version is node::per_process::metadata.versions.node, a std::string
+ * (libstdc++: data pointer, then length) at the struct's start, set by a
+ * static constructor (empty in a process -c registers at its exec: then
+ * "node (V8 11.3.244.8)"); V8's are constants in .data. */
+static void version_text(const struct ndproc *p, const uint64_t *addrs, char *out, size_t size)
+{
+	char nv[33] = "";
+	uint64_t s[2] = { 0, 0 };
+	int n;
+
+	if (!addrs[C_METADATA] || sp_rmem(p->pid, addrs[C_METADATA], s, sizeof(s)) || !s[1] ||
+	    s[1] >= sizeof(nv) || sp_rmem(p->pid, s[0], nv, (size_t)s[1]) ||
+	    strspn(nv, "0123456789.") != (size_t)s[1])
+		memset(nv, 0, sizeof(nv));
+	n = snprintf(out, size, "node%s%s", nv[0] ? " " : "", nv);
+	if (addrs[C_V_MAJOR] && addrs[C_V_MINOR] && addrs[C_V_BUILD] && addrs[C_V_PATCH] && n > 0 &&
+	    (size_t)n < size)
+		snprintf(out + n, size - (size_t)n, " (V8 %d.%d.%d.%d)", (int)p->c[C_V_MAJOR],
+			 (int)p->c[C_V_MINOR], (int)p->c[C_V_BUILD], (int)p->c[C_V_PATCH]);
+}
+
+/* Why the walk cannot read this V8's frames although it has the
+ * constants: NULL when it can. */
+static const char *unsupported(const struct ndproc *p, char *buf, size_t size)
+{
+	/* pointer compression (Electron's and Chrome's V8, not node's) keeps
+	 * 32-bit tagged values */
+	if (p->c[C_TAGGED_SIZE] != 8) {
+		snprintf(buf, size, "tagged values of %d bytes", (int)p->c[C_TAGGED_SIZE]);
+		return buf;
+	}
+	/* bpf/node.bpf.c reads the 32 bytes below a frame's fp */
+	for (int i = 0; i < 2; i++) {
+		int64_t off = p->c[i ? C_FP_CONTEXT : C_FP_FUNCTION];
+
+		if (off >= 0 || off < -32 || off % 8) {
+			snprintf(buf, size, "%s is %d", const_names[i ? C_FP_CONTEXT : C_FP_FUNCTION],
+				 (int)off);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 static int register_proc(struct sp_node *nd, struct ndproc *p, const uint64_t *addrs)
 {
-	char why[512], vs[64] = "unknown version";
+	char why[512], vs[96];
 	struct sp_nd_proc w = { 0 };
 
 	read_consts(p, addrs, why, sizeof(why));
-	if (addrs[C_V_MAJOR] && addrs[C_V_MINOR] && addrs[C_V_BUILD] && addrs[C_V_PATCH])
-		snprintf(vs, sizeof(vs), "V8 %d.%d.%d.%d", (int)p->c[C_V_MAJOR], (int)p->c[C_V_MINOR],
-			 (int)p->c[C_V_BUILD], (int)p->c[C_V_PATCH]);
+	version_text(p, addrs, vs, sizeof(vs));
 	p->mark = addrs[0];
-	/* pointer compression (Electron's and Chrome's V8, not node's) keeps
-	 * 32-bit tagged values, which the walk does not read */
-	if (!why[0] && p->c[C_TAGGED_SIZE] != 8)
-		snprintf(why, sizeof(why), "8-byte tagged values: v8dbg_TaggedSize is %d",
-			 (int)p->c[C_TAGGED_SIZE]);
+	if (!why[0])
+		unsupported(p, why, sizeof(why));
 	if (why[0]) {
 		if (!p->warned)
-			fprintf(stderr, "sprof: warning: pid %d runs node (%s): no JavaScript frames "
-				"(missing %s), native frames only\n", (int)p->pid, vs, why);
+			fprintf(stderr, "sprof: warning: pid %d runs %s: no JavaScript frames (%s), "
+				"native frames only\n", (int)p->pid, vs, why);
 		p->warned = true;
 		return 0;
 	}
