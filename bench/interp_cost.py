@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""What interpreter frames cost a Python or Perl program: --interp off, memory and usdt side by side.
+"""What interpreter frames cost a Python, Perl or Node.js program: --interp off, memory and usdt side by side.
 
     sudo python3 bench/interp_cost.py [--sprof build/sprof] [--python /usr/bin/python3.11]
-                                      [--perl /usr/bin/perl] [--work 3] [--reps 3]
+                                      [--perl /usr/bin/perl] [--node /usr/bin/node]
+                                      [--work 3] [--reps 3]
 
 The workload (written here) is call-heavy: fib(20) again and again for
 --work seconds of its own measuring, then the same number of calls timed
@@ -33,7 +34,8 @@ sprof's /proc/PID/fdinfo is read just before it exits:
 
 Then the same for perl (--perl; "" skips it): a fib(20) loop in Perl, alone,
 --interp off and --interp memory (Perl frames read from memory, the default;
-perl has no USDT frames).
+perl has no USDT frames). And for node (--node; "" skips it): fib(27)
+rounds, alone, --interp off and --interp memory (JS frames from V8's heap).
 
 The workload also reports its CPU time (process_time: user + system, so
 the uprobe traps and the sampling programs that run in its context count);
@@ -108,6 +110,24 @@ close $f;
 '''
 
 
+# the Node.js workload: as WORK, fib(27) rounds (V8's JIT runs fib(20) in
+# microseconds); argv: secs, (unused), out
+ND_WORK = r'''
+'use strict';
+const fs = require('fs');
+function cpu() { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
+function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+function rounds(n) { let x = 0; for (let i = 0; i < n; i++) x += fib(27); return x; }
+const [secs, , out] = process.argv.slice(2);
+let t = performance.now(); rounds(%(calib)d); const per = (performance.now() - t) / 1e3 / %(calib)d;
+const n = Math.max(1, Math.floor(Number(secs) / per));
+t = performance.now(); const c = cpu();
+rounds(n);
+const wall = (performance.now() - t) / 1e3, used = cpu() - c;
+fs.writeFileSync(out, `${wall} ${n} ${used}\n`);
+'''
+
+
 def run(cmd, wallfile):
     """Runs cmd to its end; (workload wall s, rounds, last fdinfo stats of cmd's process)."""
     rc, _, err, last = bpfstats.run_watched(cmd)
@@ -128,6 +148,7 @@ def main():
     ap.add_argument("--sprof", default=os.path.join(ROOT, "build", "sprof"))
     ap.add_argument("--python", default="/usr/bin/python3.11")
     ap.add_argument("--perl", default="/usr/bin/perl", help='"" skips the Perl table')
+    ap.add_argument("--node", default="/usr/bin/node", help='"" skips the Node.js table')
     ap.add_argument("--work", type=float, default=3.0, help="seconds of work per run")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--hz", type=int, default=99)
@@ -157,6 +178,14 @@ def bench(a, tmp):
             f.write(PL_WORK % {"calib": CALIB})
         print()
         table(a, tmp, "perl", a.perl, script, [("alone", None, "plain"),
+                                                ("--interp off", "off", "plain"),
+                                                ("--interp memory", "memory", "plain")])
+    if a.node:
+        script = os.path.join(tmp, "work.js")
+        with open(script, "w") as f:
+            f.write(ND_WORK % {"calib": CALIB})
+        print()
+        table(a, tmp, "node", a.node, script, [("alone", None, "plain"),
                                                 ("--interp off", "off", "plain"),
                                                 ("--interp memory", "memory", "plain")])
 

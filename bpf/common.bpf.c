@@ -492,6 +492,16 @@ __attribute__((noinline)) int sp_stack_pl(int n, int end)
 	return ips ? (int)sp_pl_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
+__attribute__((noinline)) int sp_stack_nd(int n, int end)
+{
+	__u64 *ips = lang_ips(n, end);
+
+#ifdef SP_BPF_COMPAT
+	ips = NULL;
+#endif
+	return ips ? (int)sp_nd_frames(ips, (__u32)n, (__u32)end) : 0;
+}
+
 /* Hashes the scratch buffer's stack and stores it in sp_stacks; its id,
  * 0 when it is lost. */
 __attribute__((noinline)) __u64 sp_stack_store(void)
@@ -554,7 +564,8 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	if (limit > SP_MAX_FRAMES)
 		limit = SP_MAX_FRAMES;
 	if (interp == INTERP_MIXED)
-		limit = sp_pl_native_limit(sp_rb_native_limit(sp_interp_native_limit(limit)));
+		limit = sp_nd_native_limit(
+			sp_pl_native_limit(sp_rb_native_limit(sp_interp_native_limit(limit))));
 	/* user stacks: the .eh_frame unwinder when user space gave it tables
 	 * for this process (bpf/unwind.bpf.c), else the kernel's frame-pointer
 	 * walk */
@@ -589,6 +600,8 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		ni = sp_stack_rb((int)nr, (int)end);
 	if (interp == INTERP_MIXED && ni == 0)
 		ni = sp_stack_pl((int)nr, (int)end);
+	if (interp == INTERP_MIXED && ni == 0)
+		ni = sp_stack_nd((int)nr, (int)end); /* node: bpf/node.bpf.c */
 	if (ni < 0 || ni > SP_MAX_FRAMES)
 		ni = 0;
 	buf->nr = nr;

@@ -93,6 +93,10 @@ int sp_rb_native_limit(int limit);
 /* perl.bpf.c */
 __u32 sp_pl_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_pl_native_limit(int limit);
+
+/* node.bpf.c */
+__u32 sp_nd_frames(__u64 *ips, __u32 start, __u32 end);
+int sp_nd_native_limit(int limit);
 /* interp_usdt.bpf.c (codegen puts them in place of the two above) */
 __u32 sp_iu_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_iu_native_limit(int limit);

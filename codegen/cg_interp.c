@@ -113,6 +113,8 @@ void cg_interp_source(struct cg *g)
 		 * the global sp_stack_pl, which the verifier refuses) */
 		replace_fn(g, "sp_pl_frames", "sp_iu_frames");
 		replace_fn(g, "sp_pl_native_limit", "sp_iu_no_limit");
+		replace_fn(g, "sp_nd_frames", "sp_iu_frames"); /* as perl's */
+		replace_fn(g, "sp_nd_native_limit", "sp_iu_no_limit");
 	} else if (g->opts->interp == SP_INTERP_OFF) {
 		replace_fn(g, "sp_interp_frames", "sp_iu_no_frames");
 		replace_fn(g, "sp_interp_native_limit", "sp_iu_no_limit");
@@ -120,6 +122,8 @@ void cg_interp_source(struct cg *g)
 		replace_fn(g, "sp_rb_native_limit", "sp_iu_no_limit");
 		replace_fn(g, "sp_pl_frames", "sp_iu_no_frames");
 		replace_fn(g, "sp_pl_native_limit", "sp_iu_no_limit");
+		replace_fn(g, "sp_nd_frames", "sp_iu_no_frames");
+		replace_fn(g, "sp_nd_native_limit", "sp_iu_no_limit");
 		replace_fn(g, "sp_interp_walk_on", "sp_iu_walk_off");
 	}
 }

@@ -38,6 +38,7 @@
 #include "runtime/stacks/python.h"
 #include "runtime/stacks/ruby.h"
 #include "runtime/stacks/perl.h"
+#include "runtime/stacks/node.h"
 #include "abi/unwind_table.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/elf/inlines.h"
@@ -115,6 +116,7 @@ struct sp_collector {
 	struct sp_iusdt *iu;     /* or those of --interp usdt, or NULL */
 	struct sp_ruby *rb;      /* the same for Ruby processes */
 	struct sp_perl *pl;      /* and for perl processes */
+	struct sp_node *nd;      /* and for node processes */
 	struct pool keep, scratch;
 	struct pool *cur;        /* where decoding allocates */
 	int ncpus;               /* possible CPUs: per-CPU value slots */
@@ -306,6 +308,8 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 			st->n = sp_ruby__splice(c->rb, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
 		else if (sp_perl__owns(c->pl, (pid_t)pid))
 			st->n = sp_perl__splice(c->pl, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
+		else if (sp_node__owns(c->nd, (pid_t)pid))
+			st->n = sp_node__splice(c->nd, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
 		else
 			st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
 		st->truncated = st->truncated || (limit > 0 && (int)nr >= limit);
@@ -1118,6 +1122,11 @@ void sp_collector__set_ruby(struct sp_collector *c, struct sp_ruby *rb)
 void sp_collector__set_perl(struct sp_collector *c, struct sp_perl *pl)
 {
 	c->pl = pl;
+}
+
+void sp_collector__set_node(struct sp_collector *c, struct sp_node *nd)
+{
+	c->nd = nd;
 }
 
 void sp_collector__destroy(struct sp_collector *c)

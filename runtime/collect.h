@@ -16,6 +16,7 @@ struct sp_collector;
 struct sp_python;
 struct sp_ruby;
 struct sp_perl;
+struct sp_node;
 
 /* max_keys: rows each drained map's table may hold (--max-keys); 0: no
  * map is drained (every map is read from BPF at the end, stacks too). */
@@ -39,6 +40,7 @@ struct sp_iusdt;
 void sp_collector__set_iusdt(struct sp_collector *c, struct sp_iusdt *iu);
 void sp_collector__set_ruby(struct sp_collector *c, struct sp_ruby *rb);
 void sp_collector__set_perl(struct sp_collector *c, struct sp_perl *pl);
+void sp_collector__set_node(struct sp_collector *c, struct sp_node *nd);
 /* Reads every plan map and the drop counters. */
 int sp_collect(struct sp_collector *c, struct sp_profile *out);
 /* "@m: N updates dropped, map full at K keys", then one "sprof: lost: N

@@ -32,6 +32,7 @@
 #include "runtime/stacks/python.h"
 #include "runtime/stacks/ruby.h"
 #include "runtime/stacks/perl.h"
+#include "runtime/stacks/node.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"
 #include "base/clock.h"
@@ -279,6 +280,7 @@ static void evict(struct sp_continuous *c)
 	sp_python__evict(c->io.py);
 	sp_ruby__evict(c->io.rb);
 	sp_perl__evict(c->io.pl);
+	sp_node__evict(c->io.nd);
 	forget_seen_pids(c);
 #ifdef __GLIBC__
 	malloc_trim(0); /* what was freed in the middle of the heap goes back too */

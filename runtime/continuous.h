@@ -28,6 +28,7 @@ struct sp_unwind;
 struct sp_python;
 struct sp_ruby;
 struct sp_perl;
+struct sp_node;
 struct sp_clickhouse;
 
 /* What a period is read from and written to; every pointer but coll and
@@ -40,6 +41,7 @@ struct sp_continuous_io {
 	struct sp_python *py;
 	struct sp_ruby *rb;
 	struct sp_perl *pl;
+	struct sp_node *nd;
 	struct sp_clickhouse *ch;      /* --export */
 	struct sp_report_opts ro;      /* format, map filter, title; output unused */
 	const char *output;            /* -o, %t expanded per period; NULL: stdout */

@@ -52,6 +52,7 @@
 #include "runtime/stacks/python.h"
 #include "runtime/stacks/ruby.h"
 #include "runtime/stacks/perl.h"
+#include "runtime/stacks/node.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/sideband.h"
@@ -89,6 +90,7 @@ struct run {
 	int iu_attached;          /* interpreters whose probes --interp usdt attached */
 	struct sp_ruby *rb;       /* Ruby frame walker's processes; NULL when none */
 	struct sp_perl *pl;       /* perl frame walker's processes; NULL when none */
+	struct sp_node *nd;       /* node frame walker's processes; NULL when none */
 	struct sp_consumers procs; /* sym, unw, py: fed one maps snapshot per process event */
 	struct sp_sideband *sb;   /* exec/mmap records for unw; NULL without */
 	struct sp_collector *coll;
@@ -509,7 +511,7 @@ static bool has_stack_arg(struct run *r, const struct sp_event_hdr *h)
 {
 	const struct sp_plan_field *args;
 
-	if ((!r->py && !r->rb && !r->pl) || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
+	if ((!r->py && !r->rb && !r->pl && !r->nd) || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
 	    h->id >= (uint32_t)r->plan->nprintfs)
 		return false;
 	args = &r->plan->printfs[h->id].args;
@@ -585,6 +587,8 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 			sp_ruby__note_code(r->rb, (pid_t)h->id, h->arg, data, len);
 		else if (sp_perl__owns(r->pl, (pid_t)h->id))
 			sp_perl__note_code(r->pl, (pid_t)h->id, h->arg, data, len);
+		else if (sp_node__owns(r->nd, (pid_t)h->id))
+			sp_node__note_code(r->nd, (pid_t)h->id, h->arg, data, len);
 		else
 			sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
 		return 0;
@@ -681,8 +685,9 @@ static int open_readers(struct run *r)
 	r->py = sp_python__open(r->ld->obj);
 	r->rb = sp_ruby__open(r->ld->obj);
 	r->pl = sp_perl__open(r->ld->obj);
+	r->nd = sp_node__open(r->ld->obj);
 	r->procs = (struct sp_consumers){ .sym = r->sym, .unw = r->unw, .py = r->py, .rb = r->rb,
-					  .pl = r->pl };
+					  .pl = r->pl, .nd = r->nd };
 	if (r->tgt.pid && r->tgt.running)
 		sp_process__add(&r->procs, r->tgt.pid, false);
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym,
@@ -694,6 +699,7 @@ static int open_readers(struct run *r)
 	sp_collector__set_iusdt(r->coll, r->iu);
 	sp_collector__set_ruby(r->coll, r->rb);
 	sp_collector__set_perl(r->coll, r->pl);
+	sp_collector__set_node(r->coll, r->nd);
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
 				     .json = r->ro.format == SP_FMT_JSON,
 				     .cat_max = r->o->cat_bytes_max };
@@ -907,7 +913,7 @@ static uint64_t sample_period(const struct sp_plan *plan);
 static int start_periods(struct run *r)
 {
 	struct sp_continuous_io io = { .obj = r->ld->obj, .coll = r->coll, .sym = r->sym,
-				       .unw = r->unw, .py = r->py, .rb = r->rb, .pl = r->pl, .ch = r->ch,
+				       .unw = r->unw, .py = r->py, .rb = r->rb, .pl = r->pl, .nd = r->nd, .ch = r->ch,
 				       .ro = r->ro,
 				       .output = r->o->output, .nmaps = r->plan->nmaps,
 				       .verbose = r->o->verbose,
@@ -1180,6 +1186,7 @@ static int finish(struct run *r)
 	sp_iusdt__warn(r->iu, r->iu_attached > 0, r->o->verbose > 0, stderr);
 	sp_ruby__warn(r->rb, stderr);
 	sp_perl__warn(r->pl, stderr);
+	sp_node__warn(r->nd, stderr);
 	if (r->o->verbose || r->o->stats) {
 		sp_status__print_costs(&r->status, r->plan, stderr);
 		sp_unwind__print_stats(r->unw, stderr);
@@ -1204,6 +1211,7 @@ static void run_destroy(struct run *r)
 	sp_iusdt__destroy(r->iu);
 	sp_ruby__destroy(r->rb);
 	sp_perl__destroy(r->pl);
+	sp_node__destroy(r->nd);
 	sp_sideband__destroy(r->sb);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);

@@ -31,6 +31,7 @@ Perl (Debian's perl 5.36, .ci/setup installs perl; sid's 5.42 and trixie's 5.40 
 -> fib under the plain one-liner (>= 90 % of samples with the chain, lines), -p attach inside a
 60-deep recursion, two ithreads (no mix-up), sort with a sub in its block (native frames
 between), folded and pprof, a perl with its version byte patched (warning, native frames only).
+Node.js (the host's node 20 and sid's node 24): tests/interp_node.py, yielded here.
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
 """
 import collections
@@ -775,6 +776,8 @@ def tests(ctx):
     yield "ruby_blocking_thread", t_rb_blocking_thread
     yield "continuous_forgets_gone_interpreters", t_continuous_forgets
     yield from perl_tests()
+    from interp_node import node_tests  # here: it imports this module
+    yield from node_tests()
 
 
 def t_continuous_forgets(ctx):

@@ -4,6 +4,7 @@
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/python.h"
 #include "runtime/stacks/perl.h"
+#include "runtime/stacks/node.h"
 #include "runtime/stacks/ruby.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"
@@ -14,7 +15,7 @@ int sp_process__add(const struct sp_consumers *c, pid_t pid, bool refresh)
 	struct sp_unwind *u = c->unw;
 	bool want_sym = s && (refresh || !sp_symbolizer__has_pid(s, pid));
 	bool want_unw = sp_unwind__wants(u, pid);
-	bool want_py = (c->py || c->rb || c->pl) && pid > 0;
+	bool want_py = (c->py || c->rb || c->pl || c->nd) && pid > 0;
 	struct sp_procmaps pm;
 	int err, err2 = 0;
 
@@ -29,8 +30,9 @@ int sp_process__add(const struct sp_consumers *c, pid_t pid, bool refresh)
 		int e3 = sp_python__add_maps(c->py, pid, &pm);
 		int e4 = sp_ruby__add_maps(c->rb, pid, &pm);
 		int e5 = sp_perl__add_maps(c->pl, pid, &pm);
+		int e6 = sp_node__add_maps(c->nd, pid, &pm);
 
-		err2 = err2 ? err2 : e3 < 0 ? e3 : e4 < 0 ? e4 : e5;
+		err2 = err2 ? err2 : e3 < 0 ? e3 : e4 < 0 ? e4 : e5 < 0 ? e5 : e6;
 	}
 	sp_procmaps__free(&pm);
 	return err ? err : err2 < 0 ? err2 : 0;

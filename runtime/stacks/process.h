@@ -19,6 +19,7 @@ struct sp_unwind;
 struct sp_python;
 struct sp_ruby;
 struct sp_perl;
+struct sp_node;
 
 /* Everyone who needs a process's mappings; any may be NULL. */
 struct sp_consumers {
@@ -27,6 +28,7 @@ struct sp_consumers {
 	struct sp_python *py;      /* CPython's runtime address and offsets */
 	struct sp_ruby *rb;        /* Ruby's VM address and offsets */
 	struct sp_perl *pl;        /* perl's interpreter symbols and offsets */
+	struct sp_node *nd;        /* node's V8 constants */
 };
 
 /* Read pid's mappings once and hand them to the symbolizer, the unwinder
