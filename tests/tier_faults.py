@@ -30,8 +30,10 @@ import re
 import shutil
 import select
 import signal
+import struct
 import subprocess
 import time
+import zlib
 
 HUGE_RSS_KB = 1024 * 1024
 
@@ -462,6 +464,54 @@ def t_debuglink_sparse_no_checksum(ctx):
         os.unlink(dbg)
 
 
+def zlib_bomb(src, out, gnu, size):
+    """A copy of src whose DWARF is one compressed .debug_info claiming size
+    bytes of zeros (about 1/1000 of that on disk): SHF_COMPRESSED with an
+    Elf64_Chdr, or a GNU .zdebug_info ("ZLIB", big-endian size)."""
+    z = zlib.compressobj(9)
+    data = b"".join(z.compress(bytes(1 << 24)) for _ in range(size >> 24)) + z.flush()
+    sec = ".zdebug_info" if gnu else ".debug_info"
+    with open(out + ".sec", "wb") as f:
+        f.write((b"ZLIB" + struct.pack(">Q", size) if gnu else struct.pack("<IIQQ", 1, 0, size, 1)) + data)
+    subprocess.run(["objcopy", "--remove-section=.debug_*", "--add-section", "%s=%s.sec" % (sec, out),
+                    src, out], check=True)
+    if gnu:
+        return
+    with open(out, "r+b") as f:  # objcopy cannot set SHF_COMPRESSED (0x800): patch the header
+        b = bytearray(f.read())
+        shoff, = struct.unpack_from("<Q", b, 0x28)
+        entsize, num, strndx = struct.unpack_from("<HHH", b, 0x3a)
+        names, = struct.unpack_from("<Q", b, shoff + strndx * entsize + 0x18)
+        for i in range(num):
+            h = shoff + i * entsize
+            at = names + struct.unpack_from("<I", b, h)[0]
+            if b[at:at + len(sec) + 1] == sec.encode() + b"\0":
+                struct.pack_into("<Q", b, h + 8, struct.unpack_from("<Q", b, h + 8)[0] | 0x800)
+        f.seek(0)
+        f.write(b)
+
+
+def t_debug_info_zlib_bomb(ctx):
+    """a 1 MB compressed .debug_info claiming 1 GiB (GNU or gABI style) was
+    inflated by libdw: 2.1 GB of RSS for a 2 GiB one; now a section claiming
+    more than 100 times its size costs the file its DWARF (inline frames),
+    not memory; its symbols still name the frames"""
+    ctx.require_bpf()
+    ctx.require_tool("objcopy")
+    wl = ctx.workload("inline_hot", cflags=("-O2", "-g"),
+                      out=os.path.join(ctx.build, "tests", "workloads", "faults_inline_hot"))
+    for gnu in (False, True):
+        bomb = os.path.join(ctx.workdir, "faults_zbomb_%s" % ("gnu" if gnu else "gabi"))
+        zlib_bomb(wl, bomb, gnu, 1 << 30)
+        r = ctx.run(["/usr/bin/time", "-f", "maxrss %M", ctx.sprof, "-c", bomb + " 100", "-e",
+                     "profile:hz:499 { @[ustack] = count(); }"], timeout=120)
+        rss = int(re.search(r"maxrss (\d+)", r.err).group(1))
+        # 80 MB here with the cap; 1.1 GB without (the whole section inflated)
+        assert r.rc == 0 and "caller_a+" in r.out and rss < 400 * 1024, (gnu, r.rc, rss, r.err[-2000:])
+        # hot() and hot_inner() are inlined into caller_a/b: known only from the bomb's DWARF
+        assert not re.search(r"^\s+hot(_inner)? \(inlined\)$", r.out, re.M), r.out[-2000:]
+
+
 def t_mapped_file_truncated(ctx):
     """A program's file truncated after it exited, while sprof still holds
     it: its names are lost, not the run (a libelf mmap raised SIGBUS)."""
@@ -826,6 +876,7 @@ def tests(ctx):
     yield "mapped_file_truncated", t_mapped_file_truncated
     yield "dwz_fifo_no_freeze", t_dwz_fifo_no_freeze
     yield "debuglink_sparse_no_checksum", t_debuglink_sparse_no_checksum
+    yield "debug_info_zlib_bomb", t_debug_info_zlib_bomb
     yield "ringbuf_overrun_counted", t_ringbuf_overrun_counted
     yield "huge_nesting", t_huge_nesting
     yield "nested_unroll_bounded", t_nested_unroll_bounded

@@ -60,3 +60,50 @@ Elf_Scn *sp_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
 	}
 	return NULL;
 }
+
+/* The size a compressed section says it inflates to: SHF_COMPRESSED's
+ * header, or a GNU .zdebug_* section's "ZLIB" and big-endian size. */
+static bool inflated_size(Elf_Scn *scn, const GElf_Shdr *sh, const char *name, uint64_t *size)
+{
+	GElf_Chdr ch;
+	Elf_Data *raw;
+	const uint8_t *p;
+
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		if (!gelf_getchdr(scn, &ch))
+			return false;
+		*size = ch.ch_size;
+		return true;
+	}
+	if (strncmp(name, ".zdebug", 7) != 0)
+		return false;
+	raw = elf_rawdata(scn, NULL);
+	if (!raw || !raw->d_buf || raw->d_size < 12 || memcmp(raw->d_buf, "ZLIB", 4) != 0)
+		return false;
+	p = (const uint8_t *)raw->d_buf + 4;
+	*size = 0;
+	for (int i = 0; i < 8; i++)
+		*size = *size << 8 | p[i];
+	return true;
+}
+
+bool sp_elf_inflate_ok(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		uint64_t size;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || !inflated_size(scn, &sh, name, &size))
+			continue;
+		if (size > SP_FILE_INFLATE_MAX || (size > (1u << 20) && size / SP_FILE_INFLATE_RATIO > sh.sh_size))
+			return false;
+	}
+	return true;
+}

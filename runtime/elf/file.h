@@ -31,6 +31,12 @@
  * debug file without a build id, whose whole content is checksummed. */
 #define SP_FILE_ELF_MAX ((uint64_t)4 << 30)
 #define SP_FILE_CRC_MAX ((uint64_t)1 << 30)
+/* A compressed section (SHF_COMPRESSED or GNU .zdebug_*) inflating past
+ * 1 GiB, or past 1 MiB at more than 100 times its size (debug info packs
+ * 3-15 times; a 6 MB zlib bomb claimed 2 GB and got it): the file's DWARF
+ * is not read. */
+#define SP_FILE_INFLATE_MAX ((uint64_t)1 << 30)
+#define SP_FILE_INFLATE_RATIO 100
 
 /* `path` opened read-only, close-on-exec, without blocking and without
  * becoming a controlling terminal: the fd, or -errno: -EINVAL when it is
@@ -48,6 +54,10 @@ struct sp_cursor {
  * ones (a separate debug file keeps those as empty placeholders); NULL when
  * there is none. */
 Elf_Scn *sp_elf_section(Elf *elf, const char *name, GElf_Shdr *sh);
+
+/* false when a compressed section of elf would inflate past the caps above
+ * (libdw inflates every debug section when it opens a file). */
+bool sp_elf_inflate_ok(Elf *elf);
 
 /* true when n more bytes can be read; otherwise marks the cursor bad. */
 static inline bool cur_need(struct sp_cursor *c, size_t n)

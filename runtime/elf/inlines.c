@@ -451,7 +451,7 @@ static bool dwarf_strings_ok(Elf *elf)
 
 static Dwarf *dwarf_open(Elf *elf)
 {
-	return dwarf_strings_ok(elf) ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	return sp_elf_inflate_ok(elf) && dwarf_strings_ok(elf) ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 }
 
 /* --- the dwz file ------------------------------------------------------------------------ */

@@ -81,7 +81,7 @@ static bool get_section(Elf *elf, const char *name, struct sect *out)
 	out->size = 0;
 	if (!scn)
 		return false;
-	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+	if ((sh.sh_flags & SHF_COMPRESSED) && (!sp_elf_inflate_ok(elf) || elf_compress(scn, 0, 0) < 0))
 		return false;
 	d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf)
