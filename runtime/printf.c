@@ -115,10 +115,18 @@ static void print_arg(FILE *out, const char *spec, char conv, const struct sp_kv
 	}
 	switch (v->kind) {
 	case SP_F_STR:
-	case SP_F_BUF:
+	case SP_F_BUF: {
+		const char *s = v->s ? v->s : "";
+		char *safe = NULL;
+		size_t cap = strlen(s) * 4 + 1;
+
+		if (sp_text_needs_escape(s) && (safe = malloc(cap)))
+			s = sp_text_escape(s, safe, cap);
 		snprintf(fs, sizeof(fs), "%ss", spec);
-		fprintf(out, fs, v->s ? v->s : "");
+		fprintf(out, fs, s);
+		free(safe);
 		return;
+	}
 	case SP_F_USYM:
 	case SP_F_KSYM:
 		if (conv == 's') {

@@ -26,6 +26,8 @@
 """
 import json
 import os
+import shlex
+import sys
 import re
 import shutil
 import select
@@ -644,6 +646,38 @@ def t_continuous_names_never_reused(ctx):
     assert len(ours) >= 3, (os.listdir(d), r.err)  # 2 whole periods and the last, partial one
 
 
+# ---- text a traced process chose --------------------------------------------------
+
+EVIL = "\x1b]0;pw\x07\x1b[2J\xc2\x9b"  # a title, a clear screen, a UTF-8 C1 CSI: 14 bytes, a comm
+
+
+def t_terminal_escapes_escaped(ctx):
+    """a comm and a symbol holding terminal escapes were printed raw (a
+    title set and the screen cleared on a root user's terminal): they print
+    as \\xNN, in map keys, printf arguments and stacks alike"""
+    ctx.require_bpf()
+    ctx.require_tool("objcopy")
+    evil_sym = os.path.join(ctx.workdir, "faults_evil_sym")
+    subprocess.run([b"objcopy", b"--redefine-sym", b"hot=" + EVIL.encode("latin-1") + b"hot",
+                    ctx.workload("hotwarm").encode(), evil_sym.encode()], check=True)
+    prog = ("import ctypes, time\nctypes.CDLL(None).prctl(15, %r, 0, 0, 0)\n"
+            "t = time.time()\nwhile time.time() - t < 3: pass\n" % EVIL.encode("latin-1"))
+    want = "\\x1b]0;pw\\x07\\x1b[2J\\xc2\\x9b"
+    # 3 s and 2 s of wall time: one loaded run (load 7 on 2 cores) sampled nothing in 1.5 s
+    for cmd in ([sys.executable, "-c", prog], [evil_sym, "2"]):
+        p = subprocess.run([ctx.sprof, "-c", " ".join(shlex.quote(c) for c in cmd), "-e",
+                            "profile:hz:99 /pid == cpid/ { @[comm, ustack] = count(); "
+                            "@s[usym(reg(\"ip\"))] = count(); printf(\"<%s>\\n\", comm); }"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, cwd=ctx.workdir)
+        out = p.stdout.decode("latin-1")
+        assert p.returncode == 0, (cmd, p.stderr[-2000:])
+        assert "\x1b" not in out and "\x07" not in out and "\xc2\x9b" not in out, out[-2000:]
+        if cmd[0] == sys.executable:
+            assert "<%s>" % want in out and "@[%s, " % want in out, out[-2000:]
+        else:
+            assert "    %shot+" % want in out and "@s[%shot]" % want in out, out[-2000:]
+
+
 # ---- bad options and stray signals -------------------------------------------------
 
 def t_option_given_twice(ctx):
@@ -869,6 +903,7 @@ def tests(ctx):
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
     yield "output_disk_full", t_output_disk_full
+    yield "terminal_escapes_escaped", t_terminal_escapes_escaped
     yield "option_given_twice", t_option_given_twice
     yield "map_typo_before_run", t_map_typo_before_run
     yield "sigusr1_during_startup", t_sigusr1_during_startup

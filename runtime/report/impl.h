@@ -17,6 +17,16 @@
 #include "runtime/report/profile.h"
 #include "runtime/report/report.h"
 
+/* Text a traced process chose (comm, a string it holds, a symbol of its
+ * files) is printed with control characters (C0 but tab and newline, DEL,
+ * and U+0080-U+009F in UTF-8) as \xNN, so no terminal takes them as escape
+ * sequences (a comm "\e]0;...\a" set a root user's terminal title; one
+ * "\e[2J" cleared it). sp_text_needs_escape() says whether s has any;
+ * sp_text_escape() writes the escaped s into buf (cut to len - 1 bytes). */
+bool sp_text_needs_escape(const char *s);
+const char *sp_text_escape(const char *s, char *buf, size_t len);
+void sp_text_safe(FILE *f, const char *s);
+
 /* "sym+off", or "0x<addr>" when unresolved (bpftrace's frame text);
  * "sym (inlined)" for an inlined function (perf's). */
 const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len);

@@ -49,7 +49,67 @@ static const char *base_name(const char *path)
 	return b && b[1] ? b + 1 : path;
 }
 
+static int control_len(const unsigned char *p)
+{
+	if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f)
+		return 1;
+	return p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f ? 2 : 0;
+}
+
+bool sp_text_needs_escape(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (control_len(p))
+			return true;
+	return false;
+}
+
+const char *sp_text_escape(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 1 < len; p++) {
+		int n = control_len(p);
+
+		if (!n) {
+			buf[o++] = (char)*p;
+			continue;
+		}
+		for (int i = 0; i < n && o + 5 <= len; i++, o += 4)
+			snprintf(buf + o, 5, "\\x%02x", p[i]);
+		p += n - 1;
+		if (o + 5 > len)
+			break;
+	}
+	if (len)
+		buf[o] = '\0';
+	return buf;
+}
+
+void sp_text_safe(FILE *f, const char *s)
+{
+	size_t cap = strlen(s) * 4 + 1;
+	char *buf = sp_text_needs_escape(s) ? malloc(cap) : NULL;
+
+	fputs(buf ? sp_text_escape(s, buf, cap) : s, f);
+	free(buf);
+}
+
+static const char *frame_text(const struct sp_frame *f, char *buf, size_t len);
+
 const char *sp_frame_text(const struct sp_frame *f, char *buf, size_t len)
+{
+	char raw[512];
+
+	frame_text(f, raw, sizeof(raw));
+	if (!sp_text_needs_escape(raw)) {
+		snprintf(buf, len, "%s", raw);
+		return buf;
+	}
+	return sp_text_escape(raw, buf, len);
+}
+
+static const char *frame_text(const struct sp_frame *f, char *buf, size_t len)
 {
 	if (f->kind == SP_FRAME_INTERP && f->sym && f->srcfile && f->srcline > 0)
 		snprintf(buf, len, "%s (%s:%d)", f->sym, base_name(f->srcfile), f->srcline);
@@ -425,7 +485,7 @@ void sp_json_str(FILE *f, const char *s)
 void sp_text_addr(FILE *f, const char *name, uint64_t addr)
 {
 	if (name)
-		fputs(name, f);
+		sp_text_safe(f, name);
 	else if (addr == 0)
 		fputc('0', f);
 	else

@@ -72,7 +72,7 @@ void sp_text_kval(FILE *f, const struct sp_kval *k, const struct sp_plan_field *
 		sp_text_int(f, k);
 		break;
 	case SP_F_STR:
-		fputs(k->s ? k->s : "", f);
+		sp_text_safe(f, k->s ? k->s : "");
 		break;
 	case SP_F_BUF:
 		text_buf(f, k->s);
