@@ -248,6 +248,24 @@ def t_perf_map_malformed(ctx):
                      r"line 2$", warns[0]), warns[0]
 
 
+def t_perf_map_too_big(ctx):
+    """A perf map past 256 MiB (a sparse one here) was ignored in silence: one warning names it."""
+    ctx.require_bpf()
+    busy = os.path.join(ctx.build, "examples", "busy")
+    if not os.path.exists(busy):
+        raise AssertionError("%s not built" % busy)
+    cmd = ("sh -c 'printf \"1000 10 jit_a\\n\" > /tmp/perf-$$.map; truncate -s 300M /tmp/perf-$$.map; "
+           "exec %s 1'" % busy)
+    r = ctx.sprof_run("-c", cmd, "-e", "profile:hz:99 /pid == cpid/ { @[ustack] = count(); "
+                      "@pid[pid] = count(); }", timeout=120)
+    _unlink_perf_maps(ctx, r.out)
+    assert r.rc == 0, "sprof failed: %r" % r
+    warns = [l for l in r.err.splitlines() if "MiB" in l]
+    assert len(warns) == 1 and re.search(
+        r"^sprof: warning: /tmp/perf-\d+\.map \(pid \d+\): larger than 256 MiB, not read \(further\): "
+        r"frames in its JIT code print as addresses$", warns[0]), r.err
+
+
 def tests(ctx):
     yield "rust/names_legacy", _rust_names("legacy")
     yield "rust/names_v0", _rust_names("v0")
@@ -256,3 +274,4 @@ def tests(ctx):
     yield "jit/node_late_jit", t_node_late_jit
     yield "jit/jvm_perf_map_at_exit", t_jvm_perf_map_at_exit
     yield "jit/perf_map_malformed", t_perf_map_malformed
+    yield "jit/perf_map_too_big", t_perf_map_too_big

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_FILE (256ll << 20) /* bytes: a bigger perf map is not read */
+#define MAX_FILE ((long long)SP_PERFMAP_MAX_MIB << 20) /* bytes: a bigger perf map is not read */
 
 struct chunk {
 	struct chunk *next;

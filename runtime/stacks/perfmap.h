@@ -36,8 +36,12 @@ struct sp_perfmap *sp_perfmap__open(pid_t pid);
 struct sp_perfmap *sp_perfmap__open_path(const char *path, const char *shown);
 void sp_perfmap__destroy(struct sp_perfmap *pm); /* accepts NULL */
 
+/* A perf map larger than this is not read (any further). */
+#define SP_PERFMAP_MAX_MIB 256
+
 /* Read what is new since the last call (all of it the first time): 0, or
- * -errno when the file cannot be read (what was read before stays). */
+ * -errno when the file cannot be read (what was read before stays):
+ * -EFBIG past SP_PERFMAP_MAX_MIB. */
 int sp_perfmap__refresh(struct sp_perfmap *pm);
 /* The symbol holding `addr`, or NULL. */
 const struct sp_perfsym *sp_perfmap__find(const struct sp_perfmap *pm, uint64_t addr);

@@ -70,6 +70,7 @@ struct sp_proc {
 	struct sp_gen *gens;    /* oldest first */
 	struct sp_perfmap *perf; /* NULL until the process has one */
 	bool perf_warned;        /* about its malformed lines, once */
+	bool perf_big_warned;    /* about its size past the cap, once */
 	bool perf_tried_dead;    /* looked for a perf map written at exit */
 	uint64_t gone_ns;        /* when sp_symbolizer__evict() first found it gone; 0: alive */
 	struct sp_proc *next;
@@ -182,7 +183,7 @@ static struct sp_objfile *vdso_file(struct sp_symbolizer *s)
  * read what is new, and warn once per file about lines that do not parse. */
 static void read_perfmap(struct sp_proc *p)
 {
-	int first, bad;
+	int first, bad, err;
 
 	if (!p->perf) {
 		if (p->perf_tried_dead)
@@ -191,7 +192,14 @@ static void read_perfmap(struct sp_proc *p)
 		if (!(p->perf = sp_perfmap__open(p->pid)))
 			return;
 	}
-	if (sp_perfmap__refresh(p->perf) != 0 || p->perf_warned)
+	err = sp_perfmap__refresh(p->perf);
+	if (err == -EFBIG && !p->perf_big_warned) {
+		p->perf_big_warned = true;
+		fprintf(stderr, "sprof: warning: %s (pid %d): larger than %d MiB, not read (further): "
+			"frames in its JIT code print as addresses\n", sp_perfmap__path(p->perf), (int)p->pid,
+			SP_PERFMAP_MAX_MIB);
+	}
+	if (err || p->perf_warned)
 		return;
 	bad = sp_perfmap__bad_lines(p->perf, &first);
 	if (bad) {
