@@ -653,6 +653,7 @@ static int load(struct run *r, const void *obj, size_t objlen)
 	/* sizes its maps: before load */
 	errno = ENOENT;
 	r->unw = r->o->no_dwarf ? NULL : sp_unwind__open(r->ld->obj, r->o->unwind_rows);
+	sp_unwind__set_verbose(r->unw, r->o->verbose > 0);
 	if (!r->unw && errno != ENOENT) {
 		err = -errno;
 		fprintf(stderr, "sprof: cannot set up the unwinder: %s\n", strerror(-err));

@@ -678,6 +678,29 @@ def t_terminal_escapes_escaped(ctx):
             assert "    %shot+" % want in out and "@s[%shot]" % want in out, out[-2000:]
 
 
+def t_gopclntab_refused_said(ctx):
+    """a .gopclntab sprof cannot use (corrupt, or of an unknown Go version)
+    fell back to frame pointers in silence: with -v it is said once for the
+    binary, naming it; without -v nothing is said"""
+    ctx.require_bpf()
+    ctx.require_tool("objcopy")
+    for magic, why in ((0x12345678, "is corrupt"), (0xfffffff9, "of a Go version sprof does not know")):
+        sec = ctx.write("faults_gopcl_%x.bin" % magic, "")
+        with open(sec, "wb") as f:
+            f.write(struct.pack("<I", magic) + bytes(124))
+        exe = os.path.join(ctx.workdir, "faults_gopcl_%x" % magic)
+        subprocess.run(["objcopy", "--add-section", ".gopclntab=" + sec, ctx.workload("hotwarm"), exe],
+                       check=True)
+        for verbose in ([], ["-v"]):
+            r = ctx.sprof_run(*verbose, "-c", exe + " 1", "-e", "profile:hz:99 { @[ustack] = count(); }",
+                              timeout=60)
+            said = [l for l in r.err.splitlines() if ".gopclntab" in l]
+            assert r.rc == 0 and "hot+" in r.out, (verbose, r.rc, r.err[-2000:])
+            assert said == ([] if not verbose else [
+                "sprof: %s: .gopclntab %s, not used: its Go functions unwind by frame pointers" % (
+                    exe, why)]), (verbose, said)
+
+
 # ---- bad options and stray signals -------------------------------------------------
 
 def t_option_given_twice(ctx):
@@ -904,6 +927,7 @@ def tests(ctx):
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
     yield "output_disk_full", t_output_disk_full
     yield "terminal_escapes_escaped", t_terminal_escapes_escaped
+    yield "gopclntab_refused_said", t_gopclntab_refused_said
     yield "option_given_twice", t_option_given_twice
     yield "map_typo_before_run", t_map_typo_before_run
     yield "sigusr1_during_startup", t_sigusr1_during_startup

@@ -588,7 +588,7 @@ int sp_eh_table__finish(struct sp_eh_table *t)
 int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 {
 	static const char *const names[] = { ".eh_frame", ".debug_frame" };
-	int err = 0;
+	int err = 0, go_err = 0;
 
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < 2 && !err; i++) {
@@ -605,6 +605,8 @@ int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 	if (!err) {
 		/* Go binaries: no .eh_frame (cgo ones have it for the C code) */
 		err = sp_gopclntab__from_elf(t, elf);
+		if (err == -ENOTSUP || err == -EINVAL)
+			go_err = err; /* there, but refused: said with -v */
 		if (err == -ENOENT || err == -ENOTSUP || err == -EINVAL)
 			err = 0;
 	}
@@ -614,6 +616,7 @@ int sp_eh_table__from_elf(struct sp_eh_table *t, Elf *elf)
 		err = sp_eh_table__finish(t);
 	if (err)
 		sp_eh_table__free(t);
+	t->go_err = go_err;
 	return err;
 }
 

@@ -36,6 +36,8 @@ struct sp_eh_table {
 	int n;
 	struct sp_eh_row *rows; /* sorted by pc, merged */
 	struct sp_eh_stats st;
+	int go_err;             /* a .gopclntab refused: -EINVAL (corrupt), -ENOTSUP (unknown
+				 * version); set even when the table is not made */
 };
 
 /* Parse one CFI section. `data`/`size` is the section, `vaddr` its address

@@ -90,6 +90,7 @@ struct sp_unwind {
 	uint32_t max_rows;
 	bool ready, failed, warned;
 	FILE *warn;                /* where a file past the budget is reported (stderr) */
+	bool verbose;              /* -v: also a refused .gopclntab, once per file */
 	struct unw_file *files;
 	struct sp_objcache *objs;  /* object files, possibly shared with the symbolizer */
 	bool own_objs;
@@ -394,6 +395,10 @@ static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf, const 
 	int64_t g;
 
 	u->parse_ms += (sp_mono_s() * 1e3) - t0;
+	if (t.go_err && u->verbose)
+		fprintf(u->warn, "sprof: %s: .gopclntab %s, not used: its Go functions unwind by frame "
+			"pointers\n", path, t.go_err == -ENOTSUP ? "of a Go version sprof does not know" :
+			"is corrupt");
 	if (err)
 		return;
 	if (t.rows[t.n - 1].pc - t.rows[0].pc > 0xffffffffull ||
@@ -805,6 +810,12 @@ static int add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm
 			fill_map(f, m, &p->maps[p->n++]);
 	}
 	return register_proc(u, pid, p);
+}
+
+void sp_unwind__set_verbose(struct sp_unwind *u, bool verbose)
+{
+	if (u)
+		u->verbose = verbose;
 }
 
 int sp_unwind__start(struct sp_unwind *u)

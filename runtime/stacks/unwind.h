@@ -42,6 +42,8 @@ void sp_unw_index_build(const struct sp_unw_row *rows, uint32_t n, struct sp_unw
  * max_rows 0: SP_UNWIND_DEFAULT_ROWS (the driver's SPROF_UNWIND_ROWS): the
  * budget of rows; their pages (8 MiB each) are made as tables need them. */
 struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows);
+/* -v: say a file's .gopclntab refused (corrupt or of an unknown version), once per file. */
+void sp_unwind__set_verbose(struct sp_unwind *u, bool verbose);
 void sp_unwind__destroy(struct sp_unwind *u); /* accepts NULL */
 /* Use `objs` (which must outlive u) for object files instead of an own
  * cache, so a file the symbolizer opened is not opened again. Call before
