@@ -701,6 +701,25 @@ def t_gopclntab_refused_said(ctx):
                     exe, why)]), (verbose, said)
 
 
+def t_many_mappings_said(ctx):
+    """a process with more than the unwinder's 256 executable mappings got
+    its stacks cut short as "tables not loaded yet", wrongly and unnamed:
+    one warning names the process, its count and where the table ends"""
+    ctx.require_bpf()
+    prog = ("import mmap, os, sys, time\nfd = os.open(%r, os.O_RDONLY)\n"
+            "keep = [mmap.mmap(fd, 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC, flags=mmap.MAP_PRIVATE) "
+            "for _ in range(300)]\nt = time.time()\nwhile time.time() - t < 1.5: pass\n"
+            % ctx.workload("hotwarm"))
+    script = ctx.write("faults_many_maps.py", prog)
+    r = ctx.sprof_run("-c", "%s %s" % (sys.executable, script), "-e",
+                      "profile:hz:99 /pid == cpid/ { @[ustack] = count(); }", timeout=60)
+    said = [l for l in r.err.splitlines() if "executable mappings" in l]
+    assert r.rc == 0 and len(said) == 1, r.err[-2000:]
+    assert re.match(r"sprof: warning: process \d+ \(python3[\d.]*\) has (\d+) executable mappings, more "
+                    r"than the 256 the unwinder holds: stacks through the (\d+) from 0x[0-9a-f]+ on end "
+                    r"short$", said[0]), said
+
+
 # ---- bad options and stray signals -------------------------------------------------
 
 def t_option_given_twice(ctx):
@@ -928,6 +947,7 @@ def tests(ctx):
     yield "output_disk_full", t_output_disk_full
     yield "terminal_escapes_escaped", t_terminal_escapes_escaped
     yield "gopclntab_refused_said", t_gopclntab_refused_said
+    yield "many_mappings_said", t_many_mappings_said
     yield "option_given_twice", t_option_given_twice
     yield "map_typo_before_run", t_map_typo_before_run
     yield "sigusr1_during_startup", t_sigusr1_during_startup

@@ -65,6 +65,7 @@ struct unw_file {
 struct unw_pid {
 	pid_t pid;
 	uint64_t maps_hash;     /* of the mappings last registered */
+	bool too_many_said;     /* more than SP_UNW_MAX_MAPS mappings: said once */
 };
 
 /* A sequence of rows or buckets: the base array and the pages made so
@@ -788,10 +789,38 @@ int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps
 	return sp_unwind__wants(u, pid) ? add_maps(u, pid, pm, false) : 0;
 }
 
+/* A process with more executable mappings than BPF's table holds: those
+ * from index `from` on get no rows, their stacks end short, and BPF counts
+ * them as "tables not loaded yet"; said once per process, naming it. */
+static void say_too_many(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm, int from)
+{
+	struct unw_pid *e = find_pid(u, pid);
+	char path[64], comm[32] = "?";
+	FILE *f;
+
+	if (!e || e->too_many_said)
+		return;
+	e->too_many_said = true;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	for (char *c = comm; *c; c++) /* a process names itself: no terminal escapes */
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
+	fprintf(u->warn, "sprof: warning: process %d (%s) has %d executable mappings, more than the %d "
+		"the unwinder holds: stacks through the %d from %#" PRIx64 " on end short\n", (int)pid,
+		comm, pm->n, SP_UNW_MAX_MAPS, pm->n - from,
+		pm->maps[from].start);
+}
+
 static int add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm, bool early)
 {
 	struct sp_unw_proc *p;
-	int err;
+	int err, i;
 
 	err = lazy_init(u);
 	if (err)
@@ -801,7 +830,7 @@ static int add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	for (int i = 0; i < pm->n && p->n < SP_UNW_MAX_MAPS; i++) {
+	for (i = 0; i < pm->n && p->n < SP_UNW_MAX_MAPS; i++) {
 		const struct sp_procmap *m = &pm->maps[i];
 		bool deferred;
 		struct unw_file *f = file_of(u, m, pid, early, &deferred);
@@ -809,7 +838,10 @@ static int add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm
 		if (!deferred)
 			fill_map(f, m, &p->maps[p->n++]);
 	}
-	return register_proc(u, pid, p);
+	err = register_proc(u, pid, p);
+	if (i < pm->n)
+		say_too_many(u, pid, pm, i);
+	return err;
 }
 
 void sp_unwind__set_verbose(struct sp_unwind *u, bool verbose)
