@@ -93,7 +93,7 @@ struct cli {
 	const char *cache_dir;     /* SPROF_CACHE_DIR: compiled objects; NULL: the default */
 	bool no_cache;             /* --no-cache */
 	const char *xdg_cache_home, *home; /* where the default cache directory is */
-	unsigned given;            /* single-value options seen (once_options' bits) */
+	uint32_t given;            /* options seen (bit i: opt_rules[i]) */
 };
 
 enum {
@@ -629,26 +629,83 @@ static int add_include(struct cli *c, int opt, const char *arg)
 	return 0;
 }
 
-/* Options that take one value: a second one is an error, never a silent
- * replacement of the first (two -e ran the last program only). */
-static const struct {
+/* The one table of option rules. An option marked once takes one value: a
+ * second is an error, never a silent replacement of the first (two -e ran
+ * the last program only, two --duration the last one). An option with
+ * `not` cannot be given with those (checked once all are read, whatever
+ * their order), `why` saying what makes them clash. */
+static const struct opt_rule {
 	int opt;
 	const char *name;
-} once_options[] = { { 'e', "-e" }, { 'c', "-c" }, { 'o', "-o" }, { 'p', "-p" } };
+	bool once;
+	int not[4];
+	const char *why;
+} opt_rules[] = {
+	{ 'e', "-e", true, { 0 }, NULL },
+	{ 'c', "-c", true, { 0 }, NULL },
+	{ 'o', "-o", true, { 0 }, NULL },
+	{ 'p', "-p", true, { 'c' }, "the run is of the given process or of the command" },
+	{ 'f', "-f", true, { 0 }, NULL },
+	{ 'd', "-d", true, { 0 }, NULL },
+	{ 'l', "-l", false, { 'd' }, "it lists probes and exits" },
+	{ OPT_LIST_SCRIPTS, "--list-scripts", false, { 'e', 'd', 'l' }, "it lists scripts and exits" },
+	{ OPT_DURATION, "--duration", true, { 0 }, NULL },
+	{ OPT_CONTINUOUS, "--continuous", true, { 'l', 'd', OPT_LIST_SCRIPTS }, "it lists or prints and exits" },
+	{ OPT_MAP, "--map", true, { 0 }, NULL },
+	{ OPT_TITLE, "--title", true, { 0 }, NULL },
+	{ OPT_MAX_KEYS, "--max-keys", true, { 0 }, NULL },
+	{ OPT_MAP_SIZE, "--map-size", true, { 0 }, NULL },
+	{ OPT_STRLEN, "--strlen", true, { 0 }, NULL },
+	{ OPT_INTERP, "--interp", true, { 0 }, NULL },
+	{ OPT_EMIT_ELF, "--emit-elf", true, { 0 }, NULL },
+	{ OPT_EXPORT, "--export", true, { 'd', 'l' }, "it lists or prints and exits" },
+	{ OPT_HOST_NAME, "--host-name", true, { 0 }, NULL },
+	{ OPT_PASSWORD_FILE, "--password-file", true, { 0 }, NULL },
+	{ OPT_RETENTION, "--retention", true, { 0 }, NULL },
+};
+#define NRULES (sizeof(opt_rules) / sizeof(opt_rules[0]))
+
+static const struct opt_rule *opt_rule(int opt)
+{
+	for (unsigned i = 0; i < NRULES; i++)
+		if (opt_rules[i].opt == opt)
+			return &opt_rules[i];
+	return NULL;
+}
 
 static int given_twice(struct cli *c, int opt)
 {
-	for (unsigned i = 0; i < sizeof(once_options) / sizeof(once_options[0]); i++) {
-		if (once_options[i].opt != opt)
+	const struct opt_rule *r = opt_rule(opt);
+	uint32_t bit = r ? 1u << (r - opt_rules) : 0;
+
+	if (r && r->once && (c->given & bit)) {
+		fprintf(stderr, "sprof: %s given twice\n", r->name);
+		return -EINVAL;
+	}
+	c->given |= bit;
+	return 0;
+}
+
+/* The first clash of options given together, by the table. */
+static int options_clash(const struct cli *c)
+{
+	for (unsigned i = 0; i < NRULES; i++) {
+		if (!(c->given & (1u << i)))
 			continue;
-		if (c->given & (1u << i)) {
-			fprintf(stderr, "sprof: %s given twice\n", once_options[i].name);
-			return -EINVAL;
+		for (unsigned k = 0; k < 4 && opt_rules[i].not[k]; k++) {
+			const struct opt_rule *o = opt_rule(opt_rules[i].not[k]);
+
+			if (o && (c->given & (1u << (o - opt_rules)))) {
+				fprintf(stderr, "sprof: %s cannot be used with %s: %s\n", opt_rules[i].name, o->name,
+					opt_rules[i].why);
+				return -EINVAL;
+			}
 		}
-		c->given |= 1u << i;
 	}
 	return 0;
 }
+
+_Static_assert(sizeof(opt_rules) / sizeof(opt_rules[0]) <= 32, "cli.given has 32 bits");
 
 /* A flag, or a value kept as given: 0, -EINVAL after a message. */
 static int plain_option(struct cli *c, int opt, const char *arg, int argc)
@@ -720,11 +777,6 @@ static int positional(struct cli *c, int argc, char **argv, int i)
 {
 	const char *arg;
 
-	if (c->run.continuous_ns && (c->list_scripts || c->list || c->dump != DUMP_NONE)) {
-		fprintf(stderr, "sprof: --continuous cannot be used with %s: it lists or prints "
-			"and exits\n", c->list_scripts ? "--list-scripts" : c->list ? "-l" : "-d");
-		return -EINVAL;
-	}
 	if (c->list_scripts || c->info)
 		return 0;
 	if (c->list) {
@@ -794,6 +846,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		if (err)
 			return err;
 	}
+	if (options_clash(c))
+		return -EINVAL;
 	return positional(c, argc, argv, optind);
 }
 

@@ -723,12 +723,32 @@ def t_many_mappings_said(ctx):
 # ---- bad options and stray signals -------------------------------------------------
 
 def t_option_given_twice(ctx):
-    """two -e ran the last program only, silently, until killed"""
+    """two -e ran the last program only, silently, until killed; two
+    --duration, -f or -d kept the last one; -l with -d, -p with -c listed or
+    ran as if one of them were not there: errors, from main.c's one table"""
+    prog = ["-e", "BEGIN { exit(); }"]
     for args, name in ((["-e", "BEGIN { exit(); }", "-e", "BEGIN { }"], "-e"),
-                       (["-o", "a.txt", "-o", "b.txt", "-e", "BEGIN { exit(); }"], "-o"),
-                       (["-c", "true", "-c", "false", "-e", "BEGIN { exit(); }"], "-c")):
+                       (["-o", "a.txt", "-o", "b.txt"] + prog, "-o"),
+                       (["-c", "true", "-c", "false"] + prog, "-c"),
+                       (["--duration", "1s", "--duration", "2s"] + prog, "--duration"),
+                       (["-f", "json", "-f", "text"] + prog, "-f"),
+                       (["-d", "ast", "-d", "ir"] + prog, "-d"),
+                       (["--map", "@a", "--map", "@b"] + prog, "--map"),
+                       (["--strlen", "64", "--strlen", "128"] + prog, "--strlen")):
         r = ctx.sprof_run(*args, timeout=30, cwd=ctx.workdir)
         assert r.rc == 1 and r.err == "sprof: %s given twice\n" % name and r.out == "", r
+    for args, want in ((["-l", "-d", "ast", "t:sched:*"], "-l cannot be used with -d: it lists probes and exits"),
+                       (["-d", "ast", "-l", "t:sched:*"], "-l cannot be used with -d: it lists probes and exits"),
+                       (["-p", "1", "-c", "true"] + prog, "-p cannot be used with -c: the run is of the given "
+                                                          "process or of the command"),
+                       (["--list-scripts", "-l"], "--list-scripts cannot be used with -l: it lists scripts "
+                                                  "and exits")):
+        r = ctx.sprof_run(*args, timeout=30, cwd=ctx.workdir)
+        assert r.rc == 1 and r.err == "sprof: %s\n" % want and r.out == "", r
+    # repeatable ones stay so
+    r = ctx.sprof_run("-v", "-v", "-I", ctx.workdir, "-I", ctx.workdir, "-d", "ast", "-e", "BEGIN { }",
+                      timeout=30, cwd=ctx.workdir)
+    assert r.rc == 0, r
 
 
 def t_map_typo_before_run(ctx):
