@@ -317,6 +317,10 @@ static void include_local(struct sp_pstate *ps, const char *path)
 		i = e + 1;
 	}
 	ps->probe_errors += sp_cdecl_parse(ps->ct, &d, defs, src->len, 0);
+	/* the header's errors are the script's: it must not run (they were
+	 * counted in the header's own diagnostics only) */
+	ps->diag->errors += d.errors;
+	ps->diag->warnings += d.warnings;
 	sp_source_free(src);
 }
 

@@ -880,6 +880,15 @@ def t_include_fan_out_bounded(ctx):
         path, many[64]) in r.err, r.short
 
 
+def t_include_error_stops(ctx):
+    """an error in an #include "file" was printed and the program ran anyway"""
+    hdr = ctx.write("faults_bad.h", "struct a { int x;\n")
+    script = ctx.write("faults_bad_inc.sp", '#include "%s"\nBEGIN { printf("ran\\n"); exit(); }\n' % hdr)
+    r = ctx.sprof_run(script, timeout=60)
+    assert r.rc == 1 and "ran" not in r.out and "Attached" not in r.err, r
+    assert "%s:2:1: error: expected '}', found the end of the definitions" % hdr in r.err, r.err
+
+
 def t_huge_script_runs(ctx):
     """1 MB of comments around a real program: runs."""
     ctx.require_bpf()
@@ -980,6 +989,7 @@ def tests(ctx):
     yield "huge_nesting", t_huge_nesting
     yield "nested_unroll_bounded", t_nested_unroll_bounded
     yield "include_fan_out_bounded", t_include_fan_out_bounded
+    yield "include_error_stops", t_include_error_stops
     yield "huge_script_runs", t_huge_script_runs
     yield "huge_string_literal", t_huge_string_literal
     yield "longest_literals", t_longest_literals
