@@ -20,6 +20,7 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
                stops it (the server's max_execution_time), bad --timeout values
   silent-server  a socket that never answers: --timeout 1s gives up after
                the 5 s of grace, naming the limit
+  password-hidden  URLs that do not parse: named with the password as ***
   hostile-server  an HTTP server that trickles an endless answer (a byte
                every 0.5 s) or floods it: an agent's statement fails at its
                deadline (30 s) or at the 16 MiB answer cap, RSS bounded
@@ -439,6 +440,15 @@ def test_hostile_server(ctx):
         assert took < most and rss < 200 * 1024, (mode, took, rss)
         if mode == "trickle":
             assert took > 29, took
+
+
+def test_password_hidden(ctx):
+    """a URL that does not parse was printed whole, password and all"""
+    for args in (["--export", "clickhouse://agent:s3cr%2Ft@127.0.0.1:99999/fleet.stacks", "-e", "BEGIN { exit(); }"],
+                 ["report", "--from", "clickhouse://agent:s3cr%2Ft@127.0.0.1:99999/fleet.stacks"],
+                 ["--export", "clickhouse://agent:s3cr%2Ft@/fleet", "-e", "BEGIN { exit(); }"]):
+        r = ctx.sprof_run(*args, timeout=30)
+        assert r.rc != 0 and "s3cr" not in r.err + r.out and "clickhouse://agent:***@" in r.err, (args, r.err)
 
 
 def test_down_shard(ctx):
@@ -895,6 +905,7 @@ def tests(ctx):
     yield "slow-report", test_slow_report
     yield "silent-server", test_silent_server
     yield "hostile-server", test_hostile_server
+    yield "password-hidden", test_password_hidden
     yield "down-shard", test_down_shard
     yield "errors", test_errors
     yield "credentials", test_credentials

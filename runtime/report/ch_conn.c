@@ -216,6 +216,25 @@ void sp_ch_conn_warn(const struct sp_ch_conn *c, FILE *f)
 			   "SPROF_CLICKHOUSE_PASSWORD_FILE\n", c->shown);
 }
 
+const char *sp_ch_url_redacted(const char *url, char *buf, size_t len)
+{
+	const char *auth = strstr(url, "://"), *end, *at, *colon;
+
+	snprintf(buf, len, "%s", url);
+	if (!auth)
+		return buf;
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (at = end; at > auth && at[-1] != '@'; at--)
+		;
+	if (at == auth)
+		return buf; /* no user part */
+	colon = memchr(auth, ':', (size_t)(at - 1 - auth));
+	if (colon)
+		snprintf(buf, len, "%.*s***%s", (int)(colon + 1 - url), url, at - 1);
+	return buf;
+}
+
 int sp_ch_conn_parse(const char *url, struct sp_ch_conn *c, char *err, size_t errlen)
 {
 	static const char scheme[] = "clickhouse://", tls_scheme[] = "clickhouse+https://";

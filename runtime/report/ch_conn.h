@@ -27,6 +27,10 @@ struct sp_ch_conn {
 	const char *params;    /* settings for the server, "a=1&b=2", or NULL */
 };
 
+/* url with the password of its user part as "***", in buf: for messages
+ * about a URL that did not parse (no password is ever printed). */
+const char *sp_ch_url_redacted(const char *url, char *buf, size_t len);
+
 /* "clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE" (user and password
  * percent-encoded, an IPv6 host in brackets), or clickhouse+https:// for
  * TLS, either with "?ca=FILE&cert=FILE&key=FILE" after the table. Without

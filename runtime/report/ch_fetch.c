@@ -354,7 +354,10 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 
 	memset(out, 0, sizeof(*out));
 	if (e) {
-		fprintf(stderr, "sprof: cannot read from %s: %s\n", q->url, *err ? err : strerror(-e));
+		char shown[512];
+
+		fprintf(stderr, "sprof: cannot read from %s: %s\n", sp_ch_url_redacted(q->url, shown, sizeof(shown)),
+			*err ? err : strerror(-e));
 		free(fe);
 		return e;
 	}

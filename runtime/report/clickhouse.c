@@ -73,7 +73,10 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 		return NULL;
 	e = sp_ch_conn_parse(o->url, &ch->c, err, sizeof(err));
 	if (e) {
-		fprintf(stderr, "sprof: cannot export to %s: %s\n", o->url, err);
+		char shown[512];
+
+		fprintf(stderr, "sprof: cannot export to %s: %s\n",
+			sp_ch_url_redacted(o->url, shown, sizeof(shown)), err);
 		free(ch);
 		errno = -e;
 		return NULL;
