@@ -354,16 +354,20 @@ def t_libc_wildcard_keeps_target_correct(ctx):
 # ---- the target changes under sprof -------------------------------------------
 
 def t_target_exits_mid_run(ctx):
-    """-p target with a uprobe and stacks exits after 1 s: the run ends by
-    itself, prints symbolized stacks, and leaves nothing attached."""
+    """-p target with a uprobe and stacks exits mid-run: the run ends by
+    itself, prints symbolized stacks, and leaves nothing attached. The
+    target runs 4 s and the ids are read once sprof says it attached (a
+    fixed 1 s target exited before sprof attached on a loaded machine:
+    load 8-12 on 2 cores took over a second to compile and attach)."""
     ctx.require_bpf()
     ctx.require_tool("bpftool")
     wl = ctx.workload("hotwarm")
-    target = subprocess.Popen([wl, "1"], stdout=subprocess.DEVNULL)
+    target = subprocess.Popen([wl, "4"], stdout=subprocess.DEVNULL)
     p, err = start_sprof(ctx, ["-p", str(target.pid), "-e", "uprobe:%s:warm { @w = count(); } "
-                               "profile:hz:199 { @[ustack] = count(); }" % wl], "faults_exit.err")
-    time.sleep(0.5)
-    held = bpf_ids(p.pid) if p.poll() is None else (set(), set(), 0)
+                               "profile:hz:199 { @[ustack] = count(); }" % wl], "faults_exit.err",
+                         env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
+    wait_attached(p, err)
+    held = bpf_ids(p.pid)
     out, _ = p.communicate(timeout=30)
     target.wait()
     assert p.returncode == 0, (p.returncode, open(err.name).read())
