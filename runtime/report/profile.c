@@ -81,7 +81,8 @@ const char *sp_text_escape(const char *s, char *buf, size_t len)
 		if (o + 5 > len)
 			break;
 	}
-	buf[len ? o : 0] = '\0';
+	if (len)
+		buf[o] = '\0';
 	return buf;
 }
 
