@@ -447,6 +447,15 @@ __attribute__((noinline)) int sp_unwind_global(int max)
 	return sp_unwind_user(buf, max);
 }
 
+/* The scratch stack (bpf/unwind.bpf.c's walk on kernels whose global
+ * functions take no pointers, SP_BPF_COMPAT). */
+SP_NODEBUG struct sp_stack_val *sp_stack_scratch_buf(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&sp_stack_scratch, &zero);
+}
+
 /* The scratch stack's frames from n on, when n and end (the last slot the
  * language's frames may take) are in range; NULL otherwise. */
 static __always_inline SP_NODEBUG __u64 *lang_ips(int n, int end)
@@ -561,10 +570,8 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	n = -1;
 	if (interp == INTERP_ONLY)
 		n = 0;
-#ifndef SP_BPF_COMPAT /* no unwinder, no walkers there: see bpf/unwind.bpf.c */
 	else if (flags & BPF_F_USER_STACK)
 		n = sp_unwind_global(limit);
-#endif
 	if (n < 0) {
 		n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
 		n = n > 0 ? n / (long)sizeof(__u64) : 0;

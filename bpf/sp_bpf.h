@@ -81,6 +81,7 @@ long sp_read_str(char *dst, __u32 size, const void *src, int user);
 long sp_read(void *dst, __u32 size, const void *src, int user);
 void sp_note_insert(__u32 slot);
 void sp_count_lost(__u32 cause);
+struct sp_stack_val *sp_stack_scratch_buf(void);
 
 /* python.bpf.c */
 __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end);
