@@ -145,10 +145,10 @@ static void print_features(FILE *f)
 		helper(BPF_FUNC_loop) && helper(BPF_FUNC_find_vma)
 			? "DWARF (.eh_frame, .gopclntab) unwinding in BPF, interpreter frames"
 		: btf ? "DWARF (.eh_frame, .gopclntab) unwinding in BPF of the processes sprof has "
-			"registered (frame pointers before that: bpf_find_vma needs 5.17), no "
-			"interpreter frames: the interpreter walkers need bpf_loop (Linux 5.17)"
-		      : "frame pointers (bpf_get_stack), no interpreter frames: DWARF unwinding needs "
-			"BTF, the interpreter walkers bpf_loop (Linux 5.17)");
+			"registered (frame pointers before that: bpf_find_vma needs 5.17), "
+			"interpreter frames"
+		      : "frame pointers (bpf_get_stack): DWARF unwinding without bpf_find_vma "
+			"(Linux 5.17) needs BTF; interpreter frames");
 }
 
 static void print_maps(FILE *f)

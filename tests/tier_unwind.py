@@ -621,7 +621,7 @@ def t_compat_helpers(ctx):
                       "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120,
                       env={"SPROF_BPF_COMPAT": "1"})
     assert r.rc == 0, r
-    assert "sprof: note: SPROF_BPF_COMPAT=1: DWARF user stacks only in registered processes" in r.err, r
+    assert "sprof: note: SPROF_BPF_COMPAT=1: DWARF user stacks only in registered processes\n" in r.err, r
     assert re.search(r"^unwind: .* \d+ left to frame pointers \(not registered yet\)$", r.err, re.M), r
     g, t = _share(_parse_stacks(r.out, "@"), "chain_leaf", ("chain_mid", "chain_outer", "main"))
     _figure(ctx, "SPROF_BPF_COMPAT=1 (5.10's helpers), -O2 -fomit-frame-pointer: "
