@@ -961,15 +961,15 @@ static void note_compat_stacks(const struct cli *c)
 	struct utsname u;
 
 	if (c->bpf_compat == 1) {
-		fprintf(stderr, "sprof: note: SPROF_BPF_COMPAT=1: user stacks by frame pointers, "
-			"no interpreter frames\n");
+		fprintf(stderr, "sprof: note: SPROF_BPF_COMPAT=1: DWARF user stacks only in registered "
+			"processes\n");
 		return;
 	}
 	if (uname(&u))
 		strcpy(u.release, "?");
 	fprintf(stderr, "sprof: note: this kernel (%s) has no bpf_loop and bpf_find_vma (Linux 5.17): "
-		"user stacks are walked by frame pointers, without DWARF unwinding or interpreter "
-		"frames\n", u.release);
+		"user stacks are DWARF-unwound once sprof has registered the process (a sample "
+		"before that is walked by frame pointers)\n", u.release);
 }
 
 /* The object cache (runtime/objcache.h) for codegen: SPROF_CACHE_DIR or the

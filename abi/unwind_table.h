@@ -153,11 +153,15 @@ struct sp_unw_file {
 #define SP_UNW_MAX_FILES 8192
 
 /* Value 0 of SP_UNW_MAP_KOFS: byte offsets of the kernel fields read from a
- * vma (runtime/stacks/kofs.c, from vmlinux BTF); ok 0: no vma lookups. */
+ * vma (runtime/stacks/kofs.c, from vmlinux BTF); ok 0: no vma lookups.
+ * regs_ok: task_stack (task_struct.stack) and regs_top (THREAD_SIZE -
+ * sizeof(struct pt_regs)) give the task's saved user registers where
+ * bpf_task_pt_regs (Linux 5.15) is missing. */
 struct sp_unw_kofs {
 	__u32 ok;
 	__u32 vm_start, vm_end, vm_pgoff, vm_flags, vm_file;
 	__u32 f_inode, i_ino, i_sb, s_dev;
+	__u32 regs_ok, task_stack, regs_top;
 };
 
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
@@ -174,6 +178,10 @@ enum sp_unw_stat {
 	SP_UNW_ST_BAD_GUESS, /* stacks cut short: a frame-pointer step (no table
 	                      * rule) gave a return address in no mapping */
 	SP_UNW_ST_VMA,       /* mappings found by bpf_find_vma (not registered yet) */
+	SP_UNW_ST_FP_FALLBACK, /* stacks left to the kernel's frame-pointer walk: a
+	                        * kernel without bpf_find_vma (before 5.17), and the
+	                        * process or the interrupted pc's mapping not
+	                        * registered yet */
 	SP_UNW_ST_NSTATS,
 };
 

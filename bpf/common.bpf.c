@@ -279,6 +279,30 @@ struct {
 	__uint(max_entries, 4096);
 } sp_drain_ring SEC(".maps");
 
+#ifdef SP_BPF_COMPAT
+/* A new id of an interpreter walker's code object (bpf/interp_common.bpf.h)
+ * where atomics cannot fetch (before 5.12): each CPU counts its own, the
+ * CPU in the low 10 bits (ids are unique, not dense; user space takes
+ * them as given). 0 when none can be had. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sp_icode_ctr SEC(".maps");
+
+SP_NODEBUG __u32 sp_icode_next(void)
+{
+	__u32 zero = 0;
+	__u64 *c = bpf_map_lookup_elem(&sp_icode_ctr, &zero);
+
+	if (!c)
+		return 0;
+	*c += 1;
+	return (__u32)(*c << 10) | (bpf_get_smp_processor_id() & 1023);
+}
+#endif
+
 /* bpf_loop() body of sp_note_insert(): its branches stay inside the
  * callback, so a probe with map updates in a loop costs the verifier no
  * more paths than without drains. */
@@ -447,6 +471,15 @@ __attribute__((noinline)) int sp_unwind_global(int max)
 	return sp_unwind_user(buf, max);
 }
 
+/* The scratch stack (bpf/unwind.bpf.c's walk on kernels whose global
+ * functions take no pointers, SP_BPF_COMPAT). */
+SP_NODEBUG struct sp_stack_val *sp_stack_scratch_buf(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&sp_stack_scratch, &zero);
+}
+
 /* The scratch stack's frames from n on, when n and end (the last slot the
  * language's frames may take) are in range; NULL otherwise. */
 static __always_inline SP_NODEBUG __u64 *lang_ips(int n, int end)
@@ -460,15 +493,11 @@ static __always_inline SP_NODEBUG __u64 *lang_ips(int n, int end)
 }
 
 /* A language's frames after the n native ones of the scratch stack; how
- * many. Never called in the helpers for kernels without bpf_loop: the
- * walkers need it (Linux 5.17). */
+ * many. */
 __attribute__((noinline)) int sp_stack_py(int n, int end)
 {
 	__u64 *ips = lang_ips(n, end);
 
-#ifdef SP_BPF_COMPAT
-	ips = NULL;
-#endif
 	return ips ? (int)sp_interp_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
@@ -476,9 +505,6 @@ __attribute__((noinline)) int sp_stack_rb(int n, int end)
 {
 	__u64 *ips = lang_ips(n, end);
 
-#ifdef SP_BPF_COMPAT
-	ips = NULL;
-#endif
 	return ips ? (int)sp_rb_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
@@ -486,9 +512,6 @@ __attribute__((noinline)) int sp_stack_pl(int n, int end)
 {
 	__u64 *ips = lang_ips(n, end);
 
-#ifdef SP_BPF_COMPAT
-	ips = NULL;
-#endif
 	return ips ? (int)sp_pl_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
@@ -572,10 +595,8 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	n = -1;
 	if (interp == INTERP_ONLY)
 		n = 0;
-#ifndef SP_BPF_COMPAT /* no unwinder, no walkers there: see bpf/unwind.bpf.c */
 	else if (flags & BPF_F_USER_STACK)
 		n = sp_unwind_global(limit);
-#endif
 	if (n < 0) {
 		n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
 		n = n > 0 ? n / (long)sizeof(__u64) : 0;
@@ -587,9 +608,6 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		nr = SP_MAX_FRAMES;
 	end = interp == INTERP_ONLY ? (__u32)limit : SP_MAX_FRAMES;
 	ni = 0;
-#ifdef SP_BPF_COMPAT
-	interp = INTERP_NONE;
-#endif
 	if (!sp_interp_walk_on())
 		interp = INTERP_NONE;
 	/* a process is CPython, Ruby or perl (or none): the frames of its walker;

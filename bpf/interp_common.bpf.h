@@ -18,7 +18,36 @@
 #include "bpf/sp_bpf.h"
 #include "abi/interp.h"
 
-/* Where a walk stores its words: ips[start..pos), at most up to end. */
+/* Where a walk stores its words: ips[start..pos), at most up to end.
+ *
+ * Kernels without bpf_loop (SP_BPF_COMPAT): a walk is a bounded C loop of
+ * calls of a global function that walks SP_ILOOP_CHUNK steps (the
+ * verifier checks it once); global functions take only scalars there
+ * (pointers to memory: 5.12), so the walk's state is in a per-CPU map the
+ * function looks up, and its words go to the scratch stack
+ * (sp_stack_scratch_buf(), which ips always is), not through ips: a
+ * pointer stored in a map reads back as a number. */
+#define SP_ILOOP_CHUNK 4
+#ifdef SP_BPF_COMPAT
+/* at most N steps of fn's walk: calls of glob(), a chunk each, until it says done */
+#define SP_ILOOP(n, fn, ctx, glob)                                           \
+	for (int sp_c_ = 0; sp_c_ < ((n) + SP_ILOOP_CHUNK - 1) / SP_ILOOP_CHUNK; sp_c_++) \
+		if (glob())                                                   \
+			break
+/* the body of glob(): SP_ILOOP_CHUNK steps of fn on ctx; 1 when done */
+#define SP_ILOOP_BODY(fn, ctx)                                              \
+	do {                                                                 \
+		if (!(ctx))                                                  \
+			return 1;                                            \
+		for (int sp_k_ = 0; sp_k_ < SP_ILOOP_CHUNK; sp_k_++)        \
+			if (fn(0, ctx))                                      \
+				return 1;                                    \
+		return 0;                                                    \
+	} while (0)
+#else
+#define SP_ILOOP(n, fn, ctx, glob) bpf_loop(n, fn, ctx, 0)
+#endif
+
 struct sp_iwalk {
 	__u64 *ips;
 	__u32 start, pos, end;
@@ -70,13 +99,22 @@ static __always_inline SP_NODEBUG int sp_interp_limit(void *procs, void *live, i
 static __always_inline SP_NODEBUG __u32 sp_icode_new(void *seen, void *ids, const void *key,
 						     int *fresh)
 {
-	__u32 zero = 0, id, *known;
+	__u32 id, *known;
+#ifdef SP_BPF_COMPAT
+	(void)ids;
+	*fresh = 0;
+	id = sp_icode_next(); /* no fetching atomics before 5.12 */
+	if (!id)
+		return 0;
+#else
+	__u32 zero = 0;
 	__u64 *last = bpf_map_lookup_elem(ids, &zero);
 
 	*fresh = 0;
 	if (!last)
 		return 0;
 	id = (__u32)(__sync_fetch_and_add(last, 1) + 1);
+#endif
 	if (bpf_map_update_elem(seen, key, &id, BPF_NOEXIST) != 0) {
 		known = bpf_map_lookup_elem(seen, key); /* another CPU was first */
 		return known ? *known : 0;
@@ -110,7 +148,12 @@ static __always_inline SP_NODEBUG __u32 sp_icode_send(void *seen, void *stats, c
 static __always_inline SP_NODEBUG void sp_iwalk_init(struct sp_iwalk *o, __u64 *ips, __u32 start,
 						     __u32 end, __u32 pid)
 {
+#ifdef SP_BPF_COMPAT
+	(void)ips;
+	o->ips = NULL;
+#else
 	o->ips = ips;
+#endif
 	o->start = start;
 	o->pos = start;
 	o->end = end;
@@ -129,10 +172,39 @@ static __always_inline SP_NODEBUG int sp_iwalk_room(struct sp_iwalk *o, __u32 po
 	return 1;
 }
 
+#ifdef SP_BPF_COMPAT
+_Static_assert(__builtin_offsetof(struct sp_stack_val, ip) == 8 &&
+		       sizeof(struct sp_stack_val) == 8 * (SP_MAX_FRAMES + 1) &&
+		       ((SP_MAX_FRAMES + 1) & SP_MAX_FRAMES) == 0,
+	       "sp_iwalk_slot() indexes the scratch stack as 2^n words, ip from the second");
+
+/* Word pos of the words' array (see SP_ILOOP), pos < SP_MAX_FRAMES; NULL
+ * when there is none. The index is masked where the address is made:
+ * 5.10 forgets the bounds of a spilled scalar, and clang, which knows
+ * pos < SP_MAX_FRAMES, would drop a mask it can see through. */
+static __always_inline SP_NODEBUG __u64 *sp_iwalk_slot(__u32 pos)
+{
+	struct sp_stack_val *b = sp_stack_scratch_buf();
+	__u64 i = (__u64)pos + 1;
+
+	if (!b || pos >= SP_MAX_FRAMES)
+		return NULL;
+	asm volatile("" : "+r"(i));
+	return &((__u64 *)b)[i & SP_MAX_FRAMES];
+}
+#endif
+
 /* Stores word at pos (sp_iwalk_room() said it fits). */
 static __always_inline SP_NODEBUG void sp_iwalk_put(struct sp_iwalk *o, __u32 pos, __u64 word)
 {
+#ifdef SP_BPF_COMPAT
+	__u64 *slot = sp_iwalk_slot(pos);
+
+	if (slot)
+		*slot = word;
+#else
 	o->ips[pos] = word;
+#endif
 	o->pos = pos + 1;
 }
 
@@ -140,9 +212,15 @@ static __always_inline SP_NODEBUG void sp_iwalk_put(struct sp_iwalk *o, __u32 po
 static __always_inline SP_NODEBUG void sp_iwalk_mark(struct sp_iwalk *o)
 {
 	__u32 last = o->pos - 1;
+#ifdef SP_BPF_COMPAT
+	__u64 *slot = o->pos > o->start ? sp_iwalk_slot(last) : NULL;
 
+	if (slot)
+		*slot |= SP_PY_GROUP_END;
+#else
 	if (o->pos > o->start && last < SP_MAX_FRAMES)
 		o->ips[last] |= SP_PY_GROUP_END;
+#endif
 }
 
 /* The end of a walk (more: frames were left unwalked): the outermost

@@ -93,6 +93,23 @@ struct pl_walk {
 	__s32 ix;               /* the next context to look at; < 0: the stackinfo's bottom */
 };
 
+#ifdef SP_BPF_COMPAT
+/* The walk's state where global functions take no pointers (SP_ILOOP). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl_walk);
+} pl_state SEC(".maps");
+
+static __always_inline SP_NODEBUG struct pl_walk *pl_state_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&pl_state, &zero);
+}
+#endif
+
 /* The id of (cv, gv, file) of this kind in this process; a new one is
  * announced. 0: unknown. */
 static __always_inline SP_NODEBUG __u32 pl_code_id(struct pl_code_event *ev, __u32 pid, __u64 cv,
@@ -241,6 +258,15 @@ err:
 	return 1;
 }
 
+#ifdef SP_BPF_COMPAT
+__attribute__((noinline)) int sp_pl_contexts(void)
+{
+	struct pl_walk *w = pl_state_get();
+
+	SP_ILOOP_BODY(pl_context, w);
+}
+#endif
+
 /* The sampled thread's interpreter: its PL_thr_key value; 0 when none,
  * or when the main thread's is not PL_curinterp (a glibc whose thread
  * descriptor is laid out otherwise). */
@@ -276,25 +302,29 @@ SP_NODEBUG __u32 sp_pl_frames(__u64 *ips, __u32 start, __u32 end)
 	struct sp_pl_proc *p = sp_interp_live(&pl_live) ? bpf_map_lookup_elem(&pl_procs, &pid) : NULL;
 	struct pl_cpu *cpu;
 	__u64 my_perl;
-	struct pl_walk w;
+#ifdef SP_BPF_COMPAT
+	struct pl_walk *w = pl_state_get();
+#else
+	struct pl_walk wl, *w = &wl;
+#endif
 	__u32 zero = 0;
 
-	if (!p || start >= SP_MAX_FRAMES || !(cpu = bpf_map_lookup_elem(&pl_cur, &zero)))
+	if (!p || !w || start >= SP_MAX_FRAMES || !(cpu = bpf_map_lookup_elem(&pl_cur, &zero)))
 		return 0;
 	sp_istat(&pl_stats, SP_PL_ST_WALKS, 1);
 	__builtin_memcpy(&cpu->p, p, sizeof(cpu->p));
 	p = &cpu->p; /* the process's entry may go while it is walked */
 	my_perl = pl_thread_interp(p);
-	w.cop = w.si = w.cxstack = 0;
-	w.ix = -1;
-	if (!my_perl || sp_urd(&w.cop, 8, my_perl + p->interp_curcop) ||
-	    sp_urd(&w.si, 8, my_perl + p->interp_curstackinfo) || !w.cop || !w.si ||
-	    sp_urd(&w.cxstack, 8, w.si + p->si_cxstack) || sp_urd(&w.ix, 4, w.si + p->si_cxix) ||
+	w->cop = w->si = w->cxstack = 0;
+	w->ix = -1;
+	if (!my_perl || sp_urd(&w->cop, 8, my_perl + p->interp_curcop) ||
+	    sp_urd(&w->si, 8, my_perl + p->interp_curstackinfo) || !w->cop || !w->si ||
+	    sp_urd(&w->cxstack, 8, w->si + p->si_cxstack) || sp_urd(&w->ix, 4, w->si + p->si_cxix) ||
 	    !p->cx_size) {
 		sp_istat(&pl_stats, SP_PL_ST_NOTHREAD, 1);
 		return 0;
 	}
-	sp_iwalk_init(&w.out, ips, start, end, pid);
-	bpf_loop(SP_MAX_FRAMES * 4, pl_context, &w, 0);
-	return sp_iwalk_end(&w.out, &pl_stats, w.out.full || (w.si && !w.out.err));
+	sp_iwalk_init(&w->out, ips, start, end, pid);
+	SP_ILOOP(SP_MAX_FRAMES * 4, pl_context, w, sp_pl_contexts);
+	return sp_iwalk_end(&w->out, &pl_stats, w->out.full || (w->si && !w->out.err));
 }

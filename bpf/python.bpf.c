@@ -92,6 +92,28 @@ struct py_find {
 	__u32 wide;       /* the id is 8 bytes: pthread_t */
 };
 
+#ifdef SP_BPF_COMPAT
+/* The walk's state where global functions take no pointers (SP_ILOOP). */
+struct py_state {
+	struct py_walk w;
+	struct py_find f;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_state);
+} py_state SEC(".maps");
+
+static __always_inline SP_NODEBUG struct py_state *py_state_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&py_state, &zero);
+}
+#endif
+
 /* A compact ASCII str into dst (max bytes, a power of two); its length,
  * 0 when it is something else or does not fit. */
 static __always_inline SP_NODEBUG __u16 read_ascii(char *dst, __u32 max, __u64 str, __u16 data_off)
@@ -176,35 +198,51 @@ static long py_thread(__u64 i, void *c)
 	return 0;
 }
 
+#ifdef SP_BPF_COMPAT
+__attribute__((noinline)) int sp_py_threads(void)
+{
+	struct py_state *st = py_state_get();
+
+	SP_ILOOP_BODY(py_thread, st ? &st->f : NULL);
+}
+#endif
+
 static __always_inline SP_NODEBUG __u64 find_tstate(const struct sp_py_proc *p, __u32 tid)
 {
-	struct py_find s;
+#ifdef SP_BPF_COMPAT
+	struct py_state *st = py_state_get();
+	struct py_find *s = st ? &st->f : NULL;
+#else
+	struct py_find sl, *s = &sl;
+#endif
 	__u64 interp = 0;
 
-	s.t = 0;
-	s.found = 0;
+	if (!s)
+		return 0;
+	s->t = 0;
+	s->found = 0;
 	if (p->tstate_how == SP_PY_TS_GIL) {
-		sp_urd(&s.found, sizeof(s.found), p->runtime + p->tstate_current);
-		return s.found;
+		sp_urd(&s->found, sizeof(s->found), p->runtime + p->tstate_current);
+		return s->found;
 	}
 	if (sp_urd(&interp, sizeof(interp), p->runtime + p->interp_head) || !interp ||
-	    sp_urd(&s.t, sizeof(s.t), interp + p->interp_tstate_head))
+	    sp_urd(&s->t, sizeof(s->t), interp + p->interp_tstate_head))
 		return 0;
-	s.tid = tid;
-	s.wide = 0;
+	s->tid = tid;
+	s->wide = 0;
 	if (p->tstate_how == SP_PY_TS_PTHREAD) {
 		/* pthread_self() of the sampled thread: its FS base */
 		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
-		s.wide = 1;
-		s.tid = 0;
-		if (bpf_probe_read_kernel(&s.tid, 8, (char *)task + p->task_fsbase) || !s.tid)
+		s->wide = 1;
+		s->tid = 0;
+		if (bpf_probe_read_kernel(&s->tid, 8, (char *)task + p->task_fsbase) || !s->tid)
 			return 0;
 	}
-	s.next_off = p->tstate_next;
-	s.tid_off = p->tstate_native_tid;
-	bpf_loop(MAX_THREADS, py_thread, &s, 0);
-	return s.found;
+	s->next_off = p->tstate_next;
+	s->tid_off = p->tstate_native_tid;
+	SP_ILOOP(MAX_THREADS, py_thread, s, sp_py_threads);
+	return s->found;
 }
 
 /* The bytecode offset of a frame in code units, SP_PY_OFF_NONE when unknown. */
@@ -257,6 +295,15 @@ static long py_frame(__u64 i, void *c)
 	return 0;
 }
 
+#ifdef SP_BPF_COMPAT
+__attribute__((noinline)) int sp_py_frames(void)
+{
+	struct py_state *st = py_state_get();
+
+	SP_ILOOP_BODY(py_frame, st ? &st->w : NULL);
+}
+#endif
+
 /* Native frames a mixed stack keeps: in a known interpreter at most
  * SP_MAX_FRAMES - SP_PY_RESERVED, so deep C recursion (3.8-3.10 run each
  * Python call in its own C activation) leaves room for the Python frames. */
@@ -273,21 +320,26 @@ SP_NODEBUG __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end)
 	__u64 id = bpf_get_current_pid_tgid(), ts, top = 0;
 	__u32 pid = (__u32)(id >> 32);
 	struct sp_py_proc *p = sp_interp_live(&py_live) ? bpf_map_lookup_elem(&py_procs, &pid) : NULL;
-	struct py_walk w;
+#ifdef SP_BPF_COMPAT
+	struct py_state *st = py_state_get();
+	struct py_walk *w = st ? &st->w : NULL;
+#else
+	struct py_walk wl, *w = &wl;
+#endif
 
-	if (!p || start >= SP_MAX_FRAMES)
+	if (!p || !w || start >= SP_MAX_FRAMES)
 		return 0;
 	sp_istat(&py_stats, SP_PY_ST_WALKS, 1);
-	__builtin_memcpy(&w.p, p, sizeof(w.p));
-	ts = find_tstate(&w.p, (__u32)id);
-	if (!ts || sp_urd(&top, sizeof(top), ts + w.p.tstate_frame) ||
-	    (w.p.cframe_frame >= 0 && top &&
-	     sp_urd(&top, sizeof(top), top + (__u64)w.p.cframe_frame))) {
+	__builtin_memcpy(&w->p, p, sizeof(w->p));
+	ts = find_tstate(&w->p, (__u32)id);
+	if (!ts || sp_urd(&top, sizeof(top), ts + w->p.tstate_frame) ||
+	    (w->p.cframe_frame >= 0 && top &&
+	     sp_urd(&top, sizeof(top), top + (__u64)w->p.cframe_frame))) {
 		sp_istat(&py_stats, SP_PY_ST_NOTHREAD, 1);
 		return 0;
 	}
-	w.frame = top;
-	sp_iwalk_init(&w.out, ips, start, end, pid);
-	bpf_loop(SP_MAX_FRAMES, py_frame, &w, 0);
-	return sp_iwalk_end(&w.out, &py_stats, w.out.full || (w.frame && !w.out.err));
+	w->frame = top;
+	sp_iwalk_init(&w->out, ips, start, end, pid);
+	SP_ILOOP(SP_MAX_FRAMES, py_frame, w, sp_py_frames);
+	return sp_iwalk_end(&w->out, &py_stats, w->out.full || (w->frame && !w->out.err));
 }

@@ -80,6 +80,23 @@ struct rb_walk {
 	__u64 cfp, last; /* last: the last control frame to look at */
 };
 
+#ifdef SP_BPF_COMPAT
+/* The walk's state where global functions take no pointers (SP_ILOOP). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rb_walk);
+} rb_state SEC(".maps");
+
+static __always_inline SP_NODEBUG struct rb_walk *rb_state_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&rb_state, &zero);
+}
+#endif
+
 /* The id of (addr, aux) in this process; a new one is announced. 0: unknown. */
 static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 aux, __u64 gen,
 						 __u32 kind)
@@ -166,6 +183,15 @@ static long rb_frame(__u64 i, void *c)
 	return 0;
 }
 
+#ifdef SP_BPF_COMPAT
+__attribute__((noinline)) int sp_rb_cfps(void)
+{
+	struct rb_walk *w = rb_state_get();
+
+	SP_ILOOP_BODY(rb_frame, w);
+}
+#endif
+
 /* Whether ec is the context of the thread whose FS base is fsbase. */
 static __always_inline SP_NODEBUG int rb_ec_mine(const struct sp_rb_proc *p, __u64 ec, __u64 fsbase)
 {
@@ -210,24 +236,28 @@ SP_NODEBUG __u32 sp_rb_frames(__u64 *ips, __u32 start, __u32 end)
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	struct sp_rb_proc *p = sp_interp_live(&rb_live) ? bpf_map_lookup_elem(&rb_procs, &pid) : NULL;
 	__u64 ec, stack = 0, size = 0;
-	struct rb_walk w;
+#ifdef SP_BPF_COMPAT
+	struct rb_walk *w = rb_state_get();
+#else
+	struct rb_walk wl, *w = &wl;
+#endif
 
-	if (!p || start >= SP_MAX_FRAMES)
+	if (!p || !w || start >= SP_MAX_FRAMES)
 		return 0;
 	sp_istat(&rb_stats, SP_RB_ST_WALKS, 1);
-	__builtin_memcpy(&w.p, p, sizeof(w.p));
-	ec = rb_thread_ec(&w.p);
-	w.cfp = 0;
-	if (!ec || sp_urd(&stack, 8, ec + w.p.ec_vm_stack) ||
-	    sp_urd(&size, 8, ec + w.p.ec_vm_stack_size) || sp_urd(&w.cfp, 8, ec + w.p.ec_cfp) ||
-	    !w.cfp || !w.p.cfp_size) {
+	__builtin_memcpy(&w->p, p, sizeof(w->p));
+	ec = rb_thread_ec(&w->p);
+	w->cfp = 0;
+	if (!ec || sp_urd(&stack, 8, ec + w->p.ec_vm_stack) ||
+	    sp_urd(&size, 8, ec + w->p.ec_vm_stack_size) || sp_urd(&w->cfp, 8, ec + w->p.ec_cfp) ||
+	    !w->cfp || !w->p.cfp_size) {
 		sp_istat(&rb_stats, SP_RB_ST_NOTHREAD, 1);
 		return 0;
 	}
 	/* control frames grow down from the end of the VM stack; the last
 	 * one is the VM's own dummy top frame */
-	w.last = stack + size * 8 - 2 * (__u64)w.p.cfp_size;
-	sp_iwalk_init(&w.out, ips, start, end, pid);
-	bpf_loop(SP_MAX_FRAMES * 2, rb_frame, &w, 0);
-	return sp_iwalk_end(&w.out, &rb_stats, w.out.full || (w.cfp <= w.last && !w.out.err));
+	w->last = stack + size * 8 - 2 * (__u64)w->p.cfp_size;
+	sp_iwalk_init(&w->out, ips, start, end, pid);
+	SP_ILOOP(SP_MAX_FRAMES * 2, rb_frame, w, sp_rb_cfps);
+	return sp_iwalk_end(&w->out, &rb_stats, w->out.full || (w->cfp <= w->last && !w->out.err));
 }

@@ -49,7 +49,10 @@ typedef __s64 int64_t;
  * sp_codegen_opts.compat): there the loop is a bounded C loop (Linux 5.3)
  * of at most MAX steps calling CB inline, because an older verifier takes
  * a callback referenced by address for a function the program lacks
- * ("number of funcs in func_info doesn't match number of subprogs"). */
+ * ("number of funcs in func_info doesn't match number of subprogs").
+ * Loops too long to inline (the unwinder's and the interpreter walkers')
+ * call a global function a few steps instead (bpf/unwind.bpf.c,
+ * SP_ILOOP in bpf/interp_common.bpf.h). */
 #ifdef SP_BPF_COMPAT
 #define sp_loop(n, cb, ctx, max)                                              \
 	do {                                                                  \
@@ -81,6 +84,8 @@ long sp_read_str(char *dst, __u32 size, const void *src, int user);
 long sp_read(void *dst, __u32 size, const void *src, int user);
 void sp_note_insert(__u32 slot);
 void sp_count_lost(__u32 cause);
+struct sp_stack_val *sp_stack_scratch_buf(void);
+__u32 sp_icode_next(void);
 
 /* python.bpf.c */
 __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end);

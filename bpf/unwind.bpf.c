@@ -36,6 +36,18 @@
  * bpf_find_vma, and the vma's file (device, inode) in the files map: a
  * file seen in any process before is unwound at once.
  *
+ * Kernels before 5.17 (the helpers built with -DSP_BPF_COMPAT, see
+ * bpf/sp_bpf.h; Debian bullseye's 5.10) walk the same way, with what they
+ * have: the walk is the same bounded C loop (Linux 5.3) of global
+ * function calls, whose arguments are scalars there (pointers to memory:
+ * 5.12), so sp_unw_frames() looks its state up itself; the registers are
+ * read at the top of the task's kernel stack (x86-64's task_pt_regs(),
+ * offsets from vmlinux BTF: runtime/stacks/kofs.c) instead of through
+ * bpf_task_pt_regs (5.15); and without bpf_find_vma only mappings user
+ * space registered are known: a process without an entry, or a first pc
+ * in no registered mapping, leaves the sample to bpf_get_stack's
+ * frame-pointer walk (counted: SP_UNW_ST_FP_FALLBACK).
+ *
  * Output is bpf_get_stack's: ips[0] the pc, then return addresses (user
  * space subtracts 1 when symbolizing callers). A walk that cannot finish
  * ends with SP_UNW_IP_TRUNCATED instead of guessing on: a pc in no known
@@ -147,6 +159,7 @@ struct unw_state {
 	__u32 how;    /* what ip is: HOW_RA, HOW_EXACT, HOW_GUESS */
 	__u32 cut;    /* the walk stopped early: append the truncation mark */
 	__u32 vma_ok; /* kernel field offsets known: vma lookups possible */
+	__u32 fallback; /* leave the sample to bpf_get_stack (SP_BPF_COMPAT) */
 	struct sp_unw_map m;         /* the mapping of the current pc */
 };
 
@@ -161,6 +174,10 @@ struct unw_win {
 	 * 6.13 count the frames of the program, sp_unwind_global(),
 	 * sp_unw_frames() and vma_cb() against one 512-byte limit */
 	struct unw_state st;
+	/* SP_BPF_COMPAT: a page's row or bucket, out of sp_unw_row_page() and
+	 * sp_unw_bucket_page() (their arguments are scalars there) */
+	struct sp_unw_row pg_row;
+	struct sp_unw_bucket pg_bucket;
 };
 
 struct {
@@ -183,11 +200,6 @@ static __always_inline SP_NODEBUG __u64 forget(struct unw_win *w, __u64 v)
 }
 
 
-/* Kernels before 5.17 (the helpers built with -DSP_BPF_COMPAT, see
- * bpf/sp_bpf.h) lack bpf_find_vma and bpf_loop, and before 5.15
- * bpf_task_pt_regs: there sp_unwind_user() says "no unwinder" and stacks
- * are the kernel's frame-pointer walk (the runtime says so once). */
-#ifndef SP_BPF_COMPAT
 static __always_inline SP_NODEBUG void stat_add(__u32 idx, __u64 v)
 {
 	__u64 *c = bpf_map_lookup_elem(&unw_stats, &idx);
@@ -196,8 +208,10 @@ static __always_inline SP_NODEBUG void stat_add(__u32 idx, __u64 v)
 		*c += v;
 }
 
-/* Kernel memory at plain addresses (the vma fields, see vma_cb()): a
- * pointer's value as a scalar, and 8 bytes at an address. */
+/* Kernel memory at plain addresses (the vma fields, see vma_cb(); the
+ * task's registers, see user_regs()): a pointer's value as a scalar, and
+ * 8 bytes at an address. */
+#ifndef SP_BPF_COMPAT
 static __always_inline SP_NODEBUG __u64 addr_of(void *p)
 {
 	__u64 a = 0;
@@ -205,6 +219,7 @@ static __always_inline SP_NODEBUG __u64 addr_of(void *p)
 	bpf_probe_read_kernel(&a, sizeof(a), &p);
 	return a;
 }
+#endif
 
 static __always_inline SP_NODEBUG __u64 read_k64(__u64 addr)
 {
@@ -246,15 +261,13 @@ static __always_inline SP_NODEBUG bool find_map(struct unw_state *s, struct unw_
  * them keeps one path per step (an inlined page lookup would be a second
  * path, its map value another type, and the states of the search would
  * double at every step). */
-__attribute__((noinline)) int sp_unw_row_page(__u32 g, struct sp_unw_row *out)
+static __always_inline SP_NODEBUG int row_page(__u32 g, struct sp_unw_row *out)
 {
 	__u32 page = (g - SP_UNW_BASE_ROWS) >> SP_UNW_PAGE_ROWS_SHIFT;
 	__u32 i = (g - SP_UNW_BASE_ROWS) & (SP_UNW_PAGE_ROWS - 1);
 	struct sp_unw_row *r;
 	void *m;
 
-	if (!out)
-		return -1;
 	m = bpf_map_lookup_elem(&unw_rows_more, &page);
 	if (!m)
 		return -1;
@@ -265,15 +278,13 @@ __attribute__((noinline)) int sp_unw_row_page(__u32 g, struct sp_unw_row *out)
 	return 0;
 }
 
-__attribute__((noinline)) int sp_unw_bucket_page(__u32 g, struct sp_unw_bucket *out)
+static __always_inline SP_NODEBUG int bucket_page(__u32 g, struct sp_unw_bucket *out)
 {
 	__u32 page = (g - SP_UNW_BASE_BUCKETS) >> SP_UNW_PAGE_BUCKETS_SHIFT;
 	__u32 i = (g - SP_UNW_BASE_BUCKETS) & (SP_UNW_PAGE_BUCKETS - 1);
 	struct sp_unw_bucket *e;
 	void *m;
 
-	if (!out)
-		return -1;
 	m = bpf_map_lookup_elem(&unw_pidx_more, &page);
 	if (!m)
 		return -1;
@@ -284,6 +295,67 @@ __attribute__((noinline)) int sp_unw_bucket_page(__u32 g, struct sp_unw_bucket *
 	return 0;
 }
 
+#ifdef SP_BPF_COMPAT
+/* Linux 5.10 takes only scalars as a global function's arguments
+ * (pointers to memory: 5.12): the entry goes out through the window. */
+__attribute__((noinline)) int sp_unw_row_page(__u32 g)
+{
+	__u32 zero = 0;
+	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero);
+
+	return w ? row_page(g, &w->pg_row) : -1;
+}
+
+__attribute__((noinline)) int sp_unw_bucket_page(__u32 g)
+{
+	__u32 zero = 0;
+	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero);
+
+	return w ? bucket_page(g, &w->pg_bucket) : -1;
+}
+
+static __always_inline SP_NODEBUG int row_more(__u32 g, struct sp_unw_row *out)
+{
+	__u32 zero = 0;
+	struct unw_win *w;
+
+	if (sp_unw_row_page(g))
+		return -1;
+	w = bpf_map_lookup_elem(&unw_win, &zero);
+	if (!w)
+		return -1;
+	*out = w->pg_row;
+	return 0;
+}
+
+static __always_inline SP_NODEBUG int bucket_more(__u32 g, struct sp_unw_bucket *out)
+{
+	__u32 zero = 0;
+	struct unw_win *w;
+
+	if (sp_unw_bucket_page(g))
+		return -1;
+	w = bpf_map_lookup_elem(&unw_win, &zero);
+	if (!w)
+		return -1;
+	*out = w->pg_bucket;
+	return 0;
+}
+#else
+__attribute__((noinline)) int sp_unw_row_page(__u32 g, struct sp_unw_row *out)
+{
+	return out ? row_page(g, out) : -1;
+}
+
+__attribute__((noinline)) int sp_unw_bucket_page(__u32 g, struct sp_unw_bucket *out)
+{
+	return out ? bucket_page(g, out) : -1;
+}
+
+#define row_more sp_unw_row_page
+#define bucket_more sp_unw_bucket_page
+#endif
+
 /* Row g and bucket g, copied into *out: the base arrays' entries with
  * lookups the verifier inlines, the pages' through the functions above;
  * 0, or -1 when g has none. Indexes go in stack keys: no pointer
@@ -293,7 +365,7 @@ static __always_inline SP_NODEBUG int row_get(__u32 g, struct sp_unw_row *out)
 	struct sp_unw_row *r;
 
 	if (g >= SP_UNW_BASE_ROWS)
-		return sp_unw_row_page(g, out);
+		return row_more(g, out);
 	r = bpf_map_lookup_elem(&unw_rows, &g);
 	if (!r)
 		return -1;
@@ -306,7 +378,7 @@ static __always_inline SP_NODEBUG int bucket_get(__u32 g, struct sp_unw_bucket *
 	struct sp_unw_bucket *e;
 
 	if (g >= SP_UNW_BASE_BUCKETS)
-		return sp_unw_bucket_page(g, out);
+		return bucket_more(g, out);
 	e = bpf_map_lookup_elem(&unw_pidx, &g);
 	if (!e)
 		return -1;
@@ -364,6 +436,7 @@ found:
 #define HOW_EXACT 1 /* the interrupted pc itself (leaf, signal frame) */
 #define HOW_GUESS 2 /* a return address from a frame-pointer step */
 
+#ifndef SP_BPF_COMPAT
 /* Fields of the vma (offsets from vmlinux BTF); false without offsets or file. */
 static __always_inline SP_NODEBUG bool vma_file(__u64 vma, const struct sp_unw_kofs *k,
 						struct sp_unw_file_key *key)
@@ -441,6 +514,15 @@ static __always_inline SP_NODEBUG bool vma_map(struct unw_state *s, __u64 pc)
 	s->m = m;
 	return pc >= m.start && pc < m.end;
 }
+#else
+/* No bpf_find_vma: a mapping user space has not registered is unknown. */
+static __always_inline SP_NODEBUG bool vma_map(struct unw_state *s, __u64 pc)
+{
+	(void)s;
+	(void)pc;
+	return false;
+}
+#endif
 
 /* 8 bytes of the user stack at addr, from the window; a miss copies the
  * stack from addr (8-aligned) to the end of its page, at most WIN_SIZE
@@ -463,12 +545,15 @@ static __always_inline SP_NODEBUG int uread(struct unw_state *s, struct unw_win 
 		len = forget(w, len);
 		if (len > WIN_SIZE)
 			len = WIN_SIZE;
+		/* len dead after the call, so held in no register clang
+		 * spills: kernels before 5.14 keep no bounds of a spilled
+		 * scalar ("R2 min value is negative" on 5.10) */
+		s->win_lo = base;
+		s->win_hi = base + len;
 		if (bpf_probe_read_user(w->b, len, (void *)base)) {
 			s->win_lo = s->win_hi = 0;
 			return -1;
 		}
-		s->win_lo = base;
-		s->win_hi = base + len;
 	}
 	*dst = *(__u64 *)&w->b[forget(w, addr - s->win_lo) & (WIN_SIZE - 1)];
 	return 0;
@@ -583,6 +668,13 @@ static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct unw_
 		s->cut = 1;
 		return 1;
 	}
+#ifdef SP_BPF_COMPAT
+	if (!have_map && i == 0) { /* bpf_get_stack does better than one frame */
+		ask_refresh();
+		s->fallback = 1;
+		return 1;
+	}
+#endif
 	buf->ip[i] = s->ip;
 	s->n = i + 1;
 	s->how = HOW_RA;
@@ -617,6 +709,22 @@ struct unw_proc_words {
  * ~24k, 40 ms). No bpf_loop: its callback is a call a frame. Two frames a
  * call: more unrolled frames cost more than the calls they save (a frame
  * is ~1200 instructions of code, the instruction cache fills). */
+#ifdef SP_BPF_COMPAT
+/* Linux 5.10: scalar arguments only, so the state, the process's entry
+ * and the frames' buffer are looked up here, a hash lookup more every
+ * UNW_CHUNK frames (~30 ns). */
+__attribute__((noinline)) int sp_unw_frames(__u32 pid)
+{
+	__u32 zero = 0;
+	struct unw_win *w = bpf_map_lookup_elem(&unw_win, &zero);
+	struct sp_unw_proc *p = bpf_map_lookup_elem(&unw_procs, &pid);
+	struct sp_stack_val *buf = sp_stack_scratch_buf();
+	struct unw_state *s;
+
+	if (!w || !p || !buf)
+		return 1;
+	s = &w->st;
+#else
 __attribute__((noinline)) int sp_unw_frames(struct unw_state *s, struct unw_proc_words *pw,
 					     struct sp_stack_val *buf)
 {
@@ -626,6 +734,7 @@ __attribute__((noinline)) int sp_unw_frames(struct unw_state *s, struct unw_proc
 
 	if (!s || !pw || !buf || !w)
 		return 1;
+#endif
 #pragma unroll
 	for (int k = 0; k < UNW_CHUNK; k++)
 		if (unw_frame(s, w, p, buf))
@@ -633,7 +742,49 @@ __attribute__((noinline)) int sp_unw_frames(struct unw_state *s, struct unw_proc
 	return 0;
 }
 
-#endif /* SP_BPF_COMPAT */
+/* The interrupted user registers into s (ip, sp, bp); false when the task
+ * has none (a kernel thread) or they cannot be read. */
+#ifdef SP_BPF_COMPAT
+/* No bpf_task_pt_regs (5.15), no bpf_get_current_task_btf (5.11): where
+ * x86-64's task_pt_regs() finds them, the top of the task's kernel stack
+ * (runtime/stacks/kofs.c), read into the window (its contents are not
+ * the stack's yet: win_lo = win_hi = 0). For a sample that interrupted
+ * user mode these are the registers it interrupted, as with the helper. */
+static __always_inline SP_NODEBUG bool user_regs(struct unw_state *s, struct unw_win *w,
+						 const struct sp_unw_kofs *k)
+{
+	struct pt_regs *regs = (struct pt_regs *)w->b;
+	__u64 stack;
+
+	if (!k->regs_ok)
+		return false;
+	stack = read_k64(bpf_get_current_task() + k->task_stack);
+	if (!stack || bpf_probe_read_kernel(regs, sizeof(*regs), (void *)(stack + k->regs_top)))
+		return false;
+	if ((regs->cs & 3) != 3)
+		return false;
+	s->ip = regs->rip;
+	s->sp = regs->rsp;
+	s->bp = regs->rbp;
+	return true;
+}
+#else
+static __always_inline SP_NODEBUG bool user_regs(struct unw_state *s, struct unw_win *w,
+						 const struct sp_unw_kofs *k)
+{
+	/* plain loads (PTR_TO_BTF_ID): no helper call a register */
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	(void)w;
+	(void)k;
+	if (!regs || (regs->cs & 3) != 3)
+		return false;
+	s->ip = regs->rip;
+	s->sp = regs->rsp;
+	s->bp = regs->rbp;
+	return true;
+}
+#endif
 
 SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 {
@@ -643,18 +794,12 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	struct unw_win *w;
 	struct sp_unw_kofs *kofs;
 	__u32 zero = 0;
-	struct pt_regs *regs;
 	__u32 n;
 
-#ifdef SP_BPF_COMPAT
-	(void)pid;
-	(void)buf;
-	(void)max;
-	return -1;
-#else
 	/* a process without an entry yet: every mapping from the kernel,
-	 * through the empty entry user space keeps under key 0; with no
-	 * unwinder set up (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
+	 * through the empty entry user space keeps under key 0 (without
+	 * bpf_find_vma, bpf_get_stack's walk); with no unwinder set up
+	 * (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
 	kofs = bpf_map_lookup_elem(&unw_kofs, &zero);
 	proc = bpf_map_lookup_elem(&unw_procs, &pid);
 	w = bpf_map_lookup_elem(&unw_win, &zero);
@@ -663,32 +808,39 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	s = &w->st;
 	if (!proc) {
 		stat_add(SP_UNW_ST_NO_PROC, 1);
+#ifdef SP_BPF_COMPAT
+		stat_add(SP_UNW_ST_FP_FALLBACK, 1);
+		return -1;
+#else
 		if (!kofs->ok)
 			return -1;
 		proc = bpf_map_lookup_elem(&unw_procs, &zero);
 		if (!proc)
 			return -1;
+#endif
 	}
-	/* plain loads (PTR_TO_BTF_ID): no helper call a register */
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (!regs || (regs->cs & 3) != 3)
-		return -1;
 	__builtin_memset(s, 0, sizeof(*s));
-	s->ip = regs->rip;
-	s->sp = regs->rsp;
-	s->bp = regs->rbp;
+	if (!user_regs(s, w, kofs))
+		return -1;
 	s->vma_ok = kofs->ok;
 	s->how = HOW_EXACT;
 	s->nmaps = proc->n < SP_UNW_MAX_MAPS ? proc->n : SP_UNW_MAX_MAPS;
 	s->max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
 	for (int c = 0; c < (SP_MAX_FRAMES + UNW_CHUNK - 1) / UNW_CHUNK; c++)
+#ifdef SP_BPF_COMPAT
+		if (sp_unw_frames(pid))
+#else
 		if (sp_unw_frames(s, (struct unw_proc_words *)proc, buf))
+#endif
 			break;
+	if (s->fallback) {
+		stat_add(SP_UNW_ST_FP_FALLBACK, 1);
+		return -1;
+	}
 	stat_add(SP_UNW_ST_SAMPLES, 1);
 	stat_add(SP_UNW_ST_FRAMES, s->n); /* once, not a map update a frame */
 	n = s->n;
 	if (s->cut && n < s->max && n < SP_MAX_FRAMES)
 		buf->ip[n++] = SP_UNW_IP_TRUNCATED;
 	return (int)n;
-#endif
 }

@@ -92,13 +92,16 @@ static void set_dl(struct cg *g, LLVMModuleRef m)
  * program takes; sp_unw_frames, the unwinder's walk, and sp_unw_row_page
  * and sp_unw_bucket_page, its reads of table pages, bpf/unwind.bpf.c;
  * sp_stack_py, sp_stack_rb, sp_stack_pl, sp_stack_nd and sp_stack_store, the rest of a stack;
- * sp_pl_word, a Perl frame's word, bpf/perl.bpf.c). Each keeps its
+ * sp_pl_word, a Perl frame's word, bpf/perl.bpf.c; sp_py_threads,
+ * sp_py_frames, sp_rb_cfps and sp_pl_contexts, the walkers' loops where
+ * there is no bpf_loop, SP_ILOOP in bpf/interp_common.bpf.h). Each keeps its
  * locals out of the calling program's frame, too: before 6.13 a program
  * and the chain of functions it calls share one 512-byte stack. */
 static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global", "sp_unw_frames",
 						  "sp_unw_row_page", "sp_unw_bucket_page",
 						  "sp_stack_py", "sp_stack_rb", "sp_stack_pl", "sp_stack_nd",
-						  "sp_pl_word", "sp_stack_store" };
+						  "sp_pl_word", "sp_stack_store", "sp_py_threads",
+						  "sp_py_frames", "sp_rb_cfps", "sp_pl_contexts" };
 
 static bool is_global_helper(LLVMValueRef f)
 {

@@ -144,8 +144,11 @@ static void print_features(FILE *f)
 	fprintf(f, "User stacks\n  %s\n\n",
 		helper(BPF_FUNC_loop) && helper(BPF_FUNC_find_vma)
 			? "DWARF (.eh_frame, .gopclntab) unwinding in BPF, interpreter frames"
-			: "frame pointers (bpf_get_stack), no interpreter frames: DWARF unwinding and "
-			  "interpreter walkers need bpf_loop and bpf_find_vma (Linux 5.17)");
+		: btf ? "DWARF (.eh_frame, .gopclntab) unwinding in BPF of the processes sprof has "
+			"registered (frame pointers before that: bpf_find_vma needs 5.17), "
+			"interpreter frames"
+		      : "frame pointers (bpf_get_stack): DWARF unwinding without bpf_find_vma "
+			"(Linux 5.17) needs BTF; interpreter frames");
 }
 
 static void print_maps(FILE *f)

@@ -32,6 +32,8 @@ Perl (Debian's perl 5.36, .ci/setup installs perl; sid's 5.42 and trixie's 5.40 
 60-deep recursion, two ithreads (no mix-up), sort with a sub in its block (native frames
 between), folded and pprof, a perl with its version byte patched (warning, native frames only).
 Node.js (the host's node 20 and sid's node 24): tests/interp_node.py, yielded here.
+Kernels without bpf_loop (compat_*, ~15 s): the mixed Python 3.11, Ruby and Perl tests again
+under SPROF_BPF_COMPAT=1, the helpers sprof builds for them (bounded loops of global functions).
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
 """
 import collections
@@ -778,6 +780,7 @@ def tests(ctx):
     yield from perl_tests()
     from interp_node import node_tests  # here: it imports this module
     yield from node_tests()
+    yield from compat_tests()
 
 
 def t_continuous_forgets(ctx):
@@ -1770,6 +1773,30 @@ def t_pl_formats(ctx):
     r = ctx.run(["go", "tool", "pprof", "-raw", out["pb.gz"]], timeout=120)
     assert re.search(r" main::fib %s:[789] " % re.escape(script), r.out), r.out[-3000:]
     assert re.search(r" main::outer %s:15 " % re.escape(script), r.out), r.out[-3000:]
+
+
+def _compat(fn):
+    """fn under the helpers of kernels without bpf_loop (SPROF_BPF_COMPAT=1, 5.10's: each
+    walker's loop a bounded loop of global-function calls, its state in a per-CPU map); the
+    kernels tier runs Python and Ruby on a booted 5.10."""
+    def t(ctx, *a):
+        old = os.environ.get("SPROF_BPF_COMPAT")
+        os.environ["SPROF_BPF_COMPAT"] = "1"
+        try:
+            fn(ctx, *a)
+        finally:
+            if old is None:
+                del os.environ["SPROF_BPF_COMPAT"]
+            else:
+                os.environ["SPROF_BPF_COMPAT"] = old
+    t.__doc__ = fn.__doc__
+    return t
+
+
+def compat_tests():
+    yield "compat_mixed_debian-3.11", lambda c: _compat(t_mixed)(c, DEBIAN, "debian-3.11")
+    yield "compat_ruby_mixed", _compat(t_rb_mixed)
+    yield "compat_perl_mixed", _compat(t_pl_mixed)
 
 
 def perl_tests():

@@ -27,11 +27,13 @@ import checks_fentry  # noqa: E402
 
 KERNELS = list(vm.KERNELS)  # 5.10 6.1 6.12 sid
 # Kernels without bpf_loop and bpf_find_vma (Linux 5.17): sprof uses the helpers built for them
-# (bpf/sp_bpf.h: bounded loops), user stacks by frame pointers, no interpreter frames, and
-# says so in one line; the checks assert that line and what frame pointers can give.
+# (bpf/sp_bpf.h: bounded loops of global functions), DWARF user stacks of the processes it has
+# registered (no bpf_find_vma) and interpreter frames, and says so in one line; the checks
+# assert that line and the same stacks as elsewhere.
 NO_BPF_LOOP = {"5.10"}
 NOTE = re.compile(r"^sprof: note: this kernel \(5\.10[^)]*\) has no bpf_loop and bpf_find_vma "
-                  r"\(Linux 5\.17\): user stacks are walked by frame pointers", re.M)
+                  r"\(Linux 5\.17\): user stacks are DWARF-unwound once sprof has registered the "
+                  r"process", re.M)
 
 
 def _old(k, r):
@@ -82,13 +84,28 @@ def check_c_dwarf(ctx, k, r):
     """The one-liner: a no-frame-pointer C program's chain, whole, down to _start."""
     assert r.rc == 0, r
     st = _folded(r.out)
-    if _old(k, r):  # frame pointers in a program without them: the leaf, callers guessed
-        g, t = _share(st, lambda s: s.endswith(";chain_leaf") or s == "chain_leaf")
-        assert t >= 50 and g >= 0.8 * t, "chain_leaf in %d of %d:\n%s" % (g, t, r.out[-2000:])
-        return
+    _old(k, r)  # 5.10 too: the unwinder's walk without bpf_loop and bpf_find_vma
     g, t = _share(st, lambda s: s.startswith("_start;") and
                   s.endswith("main;chain_outer;chain_mid;chain_leaf"))
     assert t >= 50 and g >= 0.85 * t, "whole chain in %d of %d samples:\n%s" % (g, t, r.out[-2000:])
+
+
+def cmd_info(ctx):
+    return "%s --info" % _sp(ctx)
+
+
+def check_info(ctx, k, r):
+    """--info's "User stacks" line: DWARF unwinding and interpreter frames everywhere."""
+    assert r.rc == 0, r
+    m = re.search(r"^User stacks\n  (.*)$", r.out, re.M)
+    assert m, r
+    if k in NO_BPF_LOOP:
+        assert m.group(1) == ("DWARF (.eh_frame, .gopclntab) unwinding in BPF of the processes "
+                              "sprof has registered (frame pointers before that: bpf_find_vma "
+                              "needs 5.17), interpreter frames"), m.group(1)
+    else:
+        assert m.group(1) == "DWARF (.eh_frame, .gopclntab) unwinding in BPF, interpreter frames", \
+            m.group(1)
 
 
 PY = """import time
@@ -114,12 +131,10 @@ def cmd_python(ctx):
 def _lang_check(k, r, mark, chain, lang):
     """The one-liner on an interpreter: of the samples in the script (its start-up is slow
     under TCG: of a 5 s run, 51 samples fell in Ruby code once), >= 90 % with the chain;
-    none without bpf_loop, where frames are native."""
+    without bpf_loop too (the walkers' loops are bounded loops of global functions)."""
     assert r.rc == 0, r
     st = _folded(r.out)
-    if _old(k, r):
-        assert sum(st.values()) >= 50 and not any(mark in s for s in st), r
-        return st
+    _old(k, r)
     g, t = _share({s: n for s, n in st.items() if mark in s}, chain)
     assert t >= 80 and g >= 0.9 * t, "%s chain in %d of %d samples:\n%s" % (
         lang, g, t, r.out[-2000:])
@@ -130,8 +145,7 @@ def check_python(ctx, k, r):
     """Python frames (Debian's python3) under the plain one-liner, mixed with native ones."""
     st = _lang_check(k, r, "(kern_py.py)", lambda s: "main (kern_py.py)" in s and
                      ("fib (kern_py.py)" in s or "slow (kern_py.py)" in s), "Python")
-    if k not in NO_BPF_LOOP:
-        assert any(s.startswith("_start;") and "main (kern_py.py)" in s for s in st), r.out[-2000:]
+    assert any(s.startswith("_start;") and "main (kern_py.py)" in s for s in st), r.out[-2000:]
 
 
 RB = """def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
@@ -362,6 +376,7 @@ def check_syscount(ctx, k, r):
 
 CHECKS = [
     ("one_liner_c", cmd_c_dwarf, check_c_dwarf),
+    ("info_user_stacks", cmd_info, check_info),
     ("one_liner_python", cmd_python, check_python),
     ("one_liner_ruby", cmd_ruby, check_ruby),
     ("uprobe_stacks", cmd_uprobe, check_uprobe),

@@ -14,6 +14,10 @@ when take_stack() calls sp_unwind_user(); without it these tests skip. Each prin
 full chain: DWARF, frame pointers only via SPROF_NO_DWARF=1, bpftrace) and
 appends them to build/tests/artifacts/unwind_figures.txt.
 
+Kernels without bpf_loop (compat_helpers_no_bpf_loop, ~4 s): the helpers built for them
+(SPROF_BPF_COMPAT=1) on this kernel: the O2 no-frame-pointer chain whole in >= 90 %, the
+samples left to frame pointers counted by --stats; the kernels tier runs them on 5.10.
+
 Toolchains (chain/toolchain_*): the same chain built by gcc + GNU ld,
 clang-16 + lld-16 and rustc (both lld layouts: the text segment's p_vaddr -
 p_offset is not 0); >= 95 % of all samples reach main and _start, and the
@@ -606,6 +610,25 @@ def t_fp_only_mode(ctx):
     assert t >= 200 and g >= 0.9 * t, "frame-pointer stacks whole in only %s" % _pct(g, t)
 
 
+def t_compat_helpers(ctx):
+    """SPROF_BPF_COMPAT=1, the helpers of kernels without bpf_loop (5.10; the kernels tier boots
+    one): the same walk without bpf_find_vma, bpf_task_pt_regs or pointer arguments of global
+    functions, so the chain of a no-frame-pointer build is whole here too; --stats counts the
+    samples left to frame pointers."""
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_chain", O2_NOFP, "o2")
+    r = ctx.sprof_run("--stats", "-c", "%s %s" % (w, SECS), "-e",
+                      "profile:hz:%s { @[ustack] = count(); }" % HZ, timeout=120,
+                      env={"SPROF_BPF_COMPAT": "1"})
+    assert r.rc == 0, r
+    assert "sprof: note: SPROF_BPF_COMPAT=1: DWARF user stacks only in registered processes\n" in r.err, r
+    assert re.search(r"^unwind: .* \d+ left to frame pointers \(not registered yet\)$", r.err, re.M), r
+    g, t = _share(_parse_stacks(r.out, "@"), "chain_leaf", ("chain_mid", "chain_outer", "main"))
+    _figure(ctx, "SPROF_BPF_COMPAT=1 (5.10's helpers), -O2 -fomit-frame-pointer: "
+            "chain_leaf<-chain_mid<-chain_outer<-main in %s" % _pct(g, t))
+    assert t >= 200 and g >= 0.9 * t, "full chain in only %s" % _pct(g, t)
+
+
 # ---- tests --------------------------------------------------------------------------
 
 def t_tables_libc(ctx):
@@ -957,6 +980,7 @@ def tests(ctx):
     yield "big/over_budget_named", t_big_program_over_budget
     yield "deep_stack_truncated", t_deep_stack_truncated
     yield "fp_only_mode", t_fp_only_mode
+    yield "compat_helpers_no_bpf_loop", t_compat_helpers
     yield "signal_frame", t_signal
     yield "libc_qsort_and_syscall", t_libc_qsort
     yield "uprobe_function_entry", t_uprobe_entry

@@ -1,5 +1,8 @@
 /* runtime/stacks/kofs.c: vm_area_struct, file, inode and super_block field offsets from vmlinux BTF.
  *
+ * And where a task's saved user registers are (task_struct.stack, the
+ * size of struct pt_regs), for kernels without bpf_task_pt_regs (5.15).
+ *
  * Members are found by name through anonymous structs and unions (6.x
  * kernels keep vm_flags in a union, vm_start in an anonymous struct), the
  * offsets summed on the way down.
@@ -47,6 +50,22 @@ static int field(const struct btf *btf, const char *type, const char *name, __u3
 	return 0;
 }
 
+/* x86-64's task_pt_regs(): the user registers saved at kernel entry lie at
+ * the top of the task's kernel stack, THREAD_SIZE (16 KB, 32 KB with KASAN,
+ * told by its struct kasan_cache) above task->stack, with no padding. */
+static void task_regs(const struct btf *btf, struct sp_unw_kofs *k)
+{
+	int id = btf__find_by_name_kind(btf, "pt_regs", BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	__u32 thread_size = btf__find_by_name_kind(btf, "kasan_cache", BTF_KIND_STRUCT) > 0 ? 32768
+												 : 16384;
+
+	if (!t || t->size >= thread_size || field(btf, "task_struct", "stack", &k->task_stack))
+		return;
+	k->regs_top = thread_size - t->size;
+	k->regs_ok = 1;
+}
+
 /* Every offset sprof takes from vmlinux BTF, read once per process:
  * parsing the 6 MB file costs ~11 ms, and the unwinder and the Ruby
  * walker each asked for it on every start. */
@@ -78,6 +97,7 @@ static void read_kernel(void)
 			 field(btf, "inode", "i_sb", &k->i_sb) ?:
 			 field(btf, "super_block", "s_dev", &k->s_dev);
 	k->ok = kernel.vma_err == 0;
+	task_regs(btf, k);
 	kernel.fsbase_err = field(btf, "task_struct", "thread", &thread) ?:
 			    field(btf, "thread_struct", "fsbase", &fsbase);
 	kernel.fsbase = thread + fsbase;
@@ -87,12 +107,8 @@ static void read_kernel(void)
 int sp_kofs__read(struct sp_unw_kofs *k)
 {
 	pthread_once(&kernel.once, read_kernel);
-	if (kernel.vma_err) {
-		memset(k, 0, sizeof(*k));
-		return kernel.vma_err;
-	}
 	*k = kernel.vma;
-	return 0;
+	return kernel.vma_err;
 }
 
 int sp_kofs__task_fsbase(uint32_t *off)

@@ -17,7 +17,8 @@
 #include "abi/unwind_table.h"
 
 /* Fills k from vmlinux BTF (k->ok = 1). 0 or -errno (-ENOENT: no BTF or a
- * field is missing: the BPF side then skips vma lookups). */
+ * field is missing: the BPF side then skips vma lookups, k->ok is 0);
+ * k->regs_ok says apart whether the task's registers can be found. */
 int sp_kofs__read(struct sp_unw_kofs *k);
 
 /* Offset of task_struct's thread.fsbase (the x86-64 FS base, which glibc

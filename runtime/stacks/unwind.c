@@ -123,9 +123,10 @@ struct sp_unwind *sp_unwind__open(struct bpf_object *obj, uint32_t max_rows)
 	u->pidx_more_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PIDX_MORE);
 	u->procs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_PROCS);
 	u->stats_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_STATS);
+	/* none in the helpers for kernels without bpf_find_vma: nothing reads it */
 	u->files_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_FILES);
 	u->kofs_map = bpf_object__find_map_by_name(obj, SP_UNW_MAP_KOFS);
-	if (!u->rows_map || !u->pidx_map || !u->procs_map || !u->stats_map || !u->files_map ||
+	if (!u->rows_map || !u->pidx_map || !u->procs_map || !u->stats_map ||
 	    !u->kofs_map || !u->rows_more_map || !u->pidx_more_map) {
 		sp_unwind__destroy(u);
 		errno = ENOENT;
@@ -171,7 +172,7 @@ static void publish_kofs(struct sp_unwind *u)
 	struct sp_unw_kofs k;
 	uint32_t zero = 0;
 
-	if (sp_kofs__read(&k) == 0)
+	if (sp_kofs__read(&k) == 0 || k.regs_ok)
 		bpf_map_update_elem(bpf_map__fd(u->kofs_map), &zero, &k, BPF_ANY);
 }
 
@@ -303,7 +304,7 @@ static int lazy_init(struct sp_unwind *u)
 		return u->failed ? -ENODEV : 0;
 	u->procs_fd = bpf_map__fd(u->procs_map);
 	u->stats_fd = bpf_map__fd(u->stats_map);
-	u->files_fd = bpf_map__fd(u->files_map);
+	u->files_fd = u->files_map ? bpf_map__fd(u->files_map) : -1;
 	publish_kofs(u);
 	publish_empty_proc(u);
 	u->rows.outer_fd = bpf_map__fd(u->rows_more_map);
@@ -480,7 +481,8 @@ static void publish_file(struct sp_unwind *u, const struct unw_file *f)
 		v.segs[v.nsegs].vaddr = f->segs[i].vaddr;
 		v.segs[v.nsegs++].filesz = f->segs[i].filesz;
 	}
-	bpf_map_update_elem(u->files_fd, &key, &v, BPF_ANY);
+	if (u->files_fd >= 0)
+		bpf_map_update_elem(u->files_fd, &key, &v, BPF_ANY);
 }
 
 /* The unwinder's entry for an object file of the shared cache (opened
@@ -903,8 +905,9 @@ void sp_unwind__print_stats(struct sp_unwind *u, FILE *f)
 		st.bpf[SP_UNW_ST_READ_ERR], st.bpf[SP_UNW_ST_TRUNCATED], st.bpf[SP_UNW_ST_REFRESH]);
 	fprintf(f, "unwind: %" PRIu64 " cut short (tables not loaded yet), %" PRIu64
 		" cut short (frame-pointer guess in no mapping), %" PRIu64 " mappings by "
-		"bpf_find_vma\n", st.bpf[SP_UNW_ST_NOT_LOADED], st.bpf[SP_UNW_ST_BAD_GUESS],
-		st.bpf[SP_UNW_ST_VMA]);
+		"bpf_find_vma, %" PRIu64 " left to frame pointers (not registered yet)\n",
+		st.bpf[SP_UNW_ST_NOT_LOADED], st.bpf[SP_UNW_ST_BAD_GUESS], st.bpf[SP_UNW_ST_VMA],
+		st.bpf[SP_UNW_ST_FP_FALLBACK]);
 }
 
 void sp_unwind__started(struct sp_unwind *u)
