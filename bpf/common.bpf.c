@@ -515,15 +515,14 @@ __attribute__((noinline)) int sp_stack_pl(int n, int end)
 	return ips ? (int)sp_pl_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
+#ifndef SP_BPF_COMPAT
 __attribute__((noinline)) int sp_stack_nd(int n, int end)
 {
 	__u64 *ips = lang_ips(n, end);
 
-#ifdef SP_BPF_COMPAT
-	ips = NULL;
-#endif
 	return ips ? (int)sp_nd_frames(ips, (__u32)n, (__u32)end) : 0;
 }
+#endif
 
 /* Hashes the scratch buffer's stack and stores it in sp_stacks; its id,
  * 0 when it is lost. */
@@ -618,8 +617,10 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		ni = sp_stack_rb((int)nr, (int)end);
 	if (interp == INTERP_MIXED && ni == 0)
 		ni = sp_stack_pl((int)nr, (int)end);
+#ifndef SP_BPF_COMPAT /* no JavaScript frames there (bpf/node.bpf.c) */
 	if (interp == INTERP_MIXED && ni == 0)
 		ni = sp_stack_nd((int)nr, (int)end); /* node: bpf/node.bpf.c */
+#endif
 	if (ni < 0 || ni > SP_MAX_FRAMES)
 		ni = 0;
 	buf->nr = nr;
