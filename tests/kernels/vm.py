@@ -46,7 +46,9 @@ deb http://deb.debian.org/debian bookworm-backports main
 deb http://deb.debian.org/debian sid main
 """
 # what the initramfs loads, in dependency order (each one's own depends first)
-WANT_MODULES = ["virtio_pci", "9pnet_virtio", "9p"]
+# virtio_blk: the small read-only disk block I/O checks read (biolatency), /dev/vda
+WANT_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "virtio_blk"]
+DISK_MB = 16
 LISTS_MAX_AGE = 7 * 86400
 
 
@@ -268,7 +270,8 @@ def initramfs(build, name):
     """Build (once) the initramfs of kernel NAME; returns its path."""
     info = kernel_info(build, name)
     # named by the init script's hash: a changed script builds a new image
-    out = os.path.join(info["dir"], "initrd-%s.cpio.gz" % hashlib.sha1(INIT.encode()).hexdigest()[:10])
+    key = INIT + " ".join(WANT_MODULES)
+    out = os.path.join(info["dir"], "initrd-%s.cpio.gz" % hashlib.sha1(key.encode()).hexdigest()[:10])
     if os.path.exists(out):
         return out
     stage = os.path.join(info["dir"], "initrd")
@@ -312,12 +315,18 @@ def run(build, name, script, outdir, timeout=1200, mem="3G", log=None):
             os.unlink(os.path.join(outdir, f))
     with open(os.path.join(outdir, "cmd.sh"), "w") as f:
         f.write(script)
+    disk = os.path.join(vmdir(build), "disk.img")  # /dev/vda in the guest, zeros, read-only
+    if not os.path.exists(disk) or os.path.getsize(disk) != DISK_MB << 20:
+        with open(disk + ".tmp", "wb") as f:
+            f.truncate(DISK_MB << 20)
+        os.rename(disk + ".tmp", disk)
     cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=single", "-cpu", "max", "-smp", "2",
            "-m", mem, "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
            "-kernel", info["vmlinuz"], "-initrd", rd,
            "-append", "console=ttyS0 panic=-1 quiet loglevel=3 sprof_out=%s" % outdir,
            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap",
-           "-virtfs", "local,path=%s,mount_tag=out,security_model=passthrough" % outdir]
+           "-virtfs", "local,path=%s,mount_tag=out,security_model=passthrough" % outdir,
+           "-drive", "file=%s,if=virtio,format=raw,readonly=on" % disk]
     t = time.time()
     console = ""
     # A kernel that dies before the initramfs runs (seen once in ~30 boots of 7.2 under TCG:
