@@ -480,12 +480,27 @@ def t_fentry_error(ctx):
     for prog, kind in (("fentry:vfs_read { @ = sum(args.count); }", "fentry"),
                        ("kfunc:vfs_read { @ = count(); }", "fentry"),
                        ("fexit:vfs_read { @ = hist(retval); }", "fexit"),
-                       ("kretfunc:vfs_read { @ = count(); }", "fexit")):
+                       ("kretfunc:vfs_read { @ = count(); }", "fexit"),
+                       ("kfunc:vfs_re*ad { @[probe, func] = count(); }", "fentry"),
+                       ("fexit:vmlinux:vfs_* { @[func] = count(); }", "fexit")):
         r = ctx.sprof_run("-e", prog)
         if r.rc != 1 or "verifier" in r.err:
             raise AssertionError("expected exit status 1, no verifier log\n%r" % r)
         expect_err(r, "this kernel cannot run %s probes (BPF trampolines need Linux 5.5+ "
                    "on x86-64 with BTF and CONFIG_FUNCTION_TRACER)" % kind)
+
+
+def t_kprobe_multi_info(ctx):
+    """--info says how kprobe wildcards attach (kprobe_multi: Linux 5.18+ with CONFIG_FPROBE)."""
+    ctx.require_root()
+    r = ok(ctx.sprof_run("--info"))
+    if kprobes_here():
+        expect(r, r"^  kprobe_multi: (yes \(kprobe wildcards attach as one link\)|no \(kprobe "
+                  r"wildcards attach one kprobe each; kprobe_multi needs Linux 5\.18\+ with "
+                  r"CONFIG_FPROBE\))$")
+    else:  # the kernels tier (tests/kernels/checks_kprobes.py) checks kernels with kprobes
+        expect(r, r"^  kprobe_multi: no \(kprobe wildcards attach one kprobe each; kprobe_multi "
+                  r"needs Linux 5\.18\+ with CONFIG_FPROBE\)$")
 
 
 def t_kprobe_program(ctx):
@@ -581,6 +596,15 @@ def t_list_rawtracepoint_args(ctx):
                  "    struct task_struct * next"):
         if want not in r.out.splitlines():
             raise AssertionError("%r missing\n%r" % (want, r))
+
+
+def t_list_fentry_here(ctx):
+    """-l fentry:/kfunc:/kretfunc: are known patterns; without BPF trampolines they list
+    nothing (the kernels tier checks the listing where fentry runs)."""
+    for pat in ("fentry:vfs_rea*", "kfunc:vmlinux:vfs_*", "kretfunc:*", "fexit:*:*"):
+        r = ok(list_run(ctx, "-l", pat))
+        if "kfunc (fentry): no" in ctx.sprof_run("--info").out and r.out:
+            raise AssertionError(repr(r))
 
 
 def t_list_usdt(ctx):

@@ -67,8 +67,8 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan,
 
 		struct bpf_program *prog = bpf_object__find_program_by_name(obj, p->prog);
 
-		if (ops && ops->prepare)
-			ops->prepare(prog);
+		if (ops && ops->prepare && prog)
+			ops->prepare(p, prog, ctx); /* validate() already reported errors */
 		if (p->sleepable && prog)
 			bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
 		if (!p->uses_names)
