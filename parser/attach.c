@@ -30,7 +30,7 @@
 
 /* Types bpftrace has that sprof does not (yet): a clear error, not a typo. */
 static const char *const unsupported[] = {
-	"iter", "it", "self", "test", "bench",
+	"self", "test", "bench",
 };
 
 /* name, alias (or NULL): abi/perf_events.h's table (periods are the runtime's) */
@@ -505,6 +505,11 @@ static bool parse_fields(struct ap *p, int kind)
 	case SP_PK_WATCHPOINT:
 	case SP_PK_ASYNCWATCHPOINT:
 		return parse_watchpoint(p, kind);
+	case SP_PK_ITER: /* iter:NAME, bpftrace's kernel iterators (task, task_file...) */
+		if (!need_fields(p, kind, 2, 2))
+			return false;
+		at->func = p->f[1].text;
+		return true;
 	case SP_PK_RAWTRACEPOINT:
 	case SP_PK_FENTRY:
 	case SP_PK_FEXIT:

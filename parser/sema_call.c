@@ -147,6 +147,8 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 									: SP_PROBE_NAME_LEN);
 	if (!strcmp(n->name, "curtask"))
 		return n->type = sema_curtask(s);
+	if (!strcmp(n->name, "ctx") && (s->probe_mask & P_ITER))
+		return n->type = sema_iter_ctx(s);
 	if (!strcmp(n->name, "ctx")) /* (struct S *)ctx reads kernel memory */
 		return n->type = sema_addr_space(s, s->u64, false);
 	if (!strcmp(n->name, "username")) {

@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ker
 import vm  # noqa: E402
 import checks_fentry  # noqa: E402
 import checks_kprobes  # noqa: E402
+import checks_iter  # noqa: E402
 
 KERNELS = list(vm.KERNELS)  # 5.10 6.1 6.12 sid
 # Kernels without bpf_loop and bpf_find_vma (Linux 5.17): sprof uses the helpers built for them
@@ -378,7 +379,7 @@ CHECKS = [
     ("kstack_finish_task_switch", cmd_sched_kstack, check_sched_kstack),
     ("runqlat", cmd_runqlat, check_runqlat),
     ("syscount", cmd_syscount, check_syscount),
-] + checks_fentry.CHECKS + checks_kprobes.CHECKS
+] + checks_fentry.CHECKS + checks_kprobes.CHECKS + checks_iter.CHECKS
 
 
 # ---- booting ---------------------------------------------------------------------------

@@ -516,6 +516,51 @@ def t_kprobe_program(ctx):
             raise AssertionError("no %s section\n%s\n%r" % (s, secs, r))
 
 
+# --- iter ---------------------------------------------------------------------------
+
+def t_iter_task(ctx):
+    """iter:task runs once over every task (ctx->task typed from BTF), then the run ends."""
+    ctx.require_bpf()
+    r = ok(ctx.sprof_run("-e", 'BEGIN { printf("begin\\n"); } '
+                         'iter:task { printf("%s %d\\n", ctx->task->comm, ctx->task->pid); } '
+                         'END { printf("end\\n"); }', timeout=60))
+    out = [l for l in r.out.splitlines() if l]
+    if out[0] != "begin" or out[-1] != "end" or "kthreadd 2" not in out:
+        raise AssertionError(repr(r))
+    if not any(l.startswith("sprof ") for l in out):  # sprof reads the iterator itself
+        raise AssertionError(repr(r))
+
+
+def t_iter_task_file(ctx):
+    """iter:task_file: ctx->task and ctx->fd of every open file, counted."""
+    ctx.require_bpf()
+    r = ok(ctx.sprof_run("-e", "iter:task_file /ctx->task->pid == %d/ { @fds = count(); "
+                         "@max = max(ctx->fd); } iter:task_vma { @vmas = count(); }" % os.getpid(),
+                         timeout=60))
+    fds = len(os.listdir("/proc/self/fd")) - 1  # listdir's own fd
+    n = int(re.search(r"^@fds: (\d+)$", r.out, re.M).group(1))
+    if not fds - 2 <= n <= fds + 2 or not re.search(r"^@vmas: [1-9]\d+$", r.out, re.M):
+        raise AssertionError("%d open files here\n%r" % (fds, r))
+
+
+def t_iter_errors(ctx):
+    """An unknown iterator, a malformed one and -p: one clear line each."""
+    ctx.require_root()
+    expect_err(ctx.sprof_run("-e", "iter:nosuch { @ = count(); }"),
+               "unknown iterator 'nosuch' (no struct bpf_iter__nosuch in the kernel's BTF)")
+    expect_err(ctx.sprof_run("-e", "iter:task:x { @ = count(); }"),
+               "too many fields in attach point 'iter:task:x', expected 'iter:NAME'")
+    expect_err(ctx.sprof_run("-p", "1", "-e", "iter:task { @ = count(); }"),
+               "an iterator runs in sprof's own read(), not in a process: -p does not apply")
+
+
+def t_list_iter(ctx):
+    """-l 'iter:*' lists the kernel's iterators (not the bpf_iter_* kfuncs)."""
+    r = ok(list_run(ctx, "-l", "iter:task*"))
+    if r.out.split() != ["iter:task", "iter:task_file", "iter:task_vma"]:
+        raise AssertionError(repr(r))
+
+
 # --- listing ------------------------------------------------------------------------
 
 def lines(r):

@@ -25,8 +25,8 @@
 
 /* Listed providers, in output order. */
 static const char *const providers[] = {
-	"tracepoint", "rawtracepoint", "software", "hardware", "kprobe", "fentry", "fexit", "uprobe",
-	"usdt",
+	"tracepoint", "rawtracepoint", "software", "hardware", "kprobe", "fentry", "fexit", "iter",
+	"uprobe", "usdt",
 };
 
 
