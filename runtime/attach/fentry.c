@@ -164,13 +164,16 @@ static int fentry_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *
 	return 0;
 }
 
-/* A wildcard's program is verified against its first match. */
+/* A wildcard's program is verified against its first match; the section
+ * "fentry/vmlinux:FUNC" of kfunc:vmlinux:FUNC is not one libbpf 1.1 reads. */
 static int fentry_prepare(const struct sp_plan_probe *p, struct bpf_program *prog,
 			  struct sp_attach_ctx *ctx)
 {
 	struct fmatch *m;
 	int err;
 
+	if (p->func && !fentry_wild(p) && p->target && !strcmp(p->target, "vmlinux"))
+		return bpf_program__set_attach_target(prog, 0, p->func); /* kfunc:vmlinux:FUNC */
 	if (!p->func || !fentry_wild(p) || fmatch_get(p, ctx, &m))
 		return 0;
 	err = bpf_program__set_attach_target(prog, 0, m->k.v[0]);
