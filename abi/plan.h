@@ -35,7 +35,8 @@
 	X(WATCHPOINT, "watchpoint", "w", "watchpoint:ADDR|FUNC+argN:LEN:MODE")         \
 	X(ASYNCWATCHPOINT, "asyncwatchpoint", "aw", "asyncwatchpoint:ADDR|FUNC+argN:LEN:MODE") \
 	X(FENTRY, "fentry", "f", "fentry:[MODULE:]FUNCTION")                 \
-	X(FEXIT, "fexit", "fr", "fexit:[MODULE:]FUNCTION")
+	X(FEXIT, "fexit", "fr", "fexit:[MODULE:]FUNCTION")                   \
+	X(ITER, "iter", "it", "iter:NAME")
 
 enum sp_probe_type {
 #define X(k, n, a, u) SP_PROBE_##k,

@@ -270,6 +270,7 @@ static const char *const sections[SP_PROBE__COUNT] = {
 	[SP_PROBE_KRETPROBE] = "kretprobe",
 	[SP_PROBE_WATCHPOINT] = "perf_event", [SP_PROBE_ASYNCWATCHPOINT] = "perf_event",
 	[SP_PROBE_FENTRY] = "fentry",        [SP_PROBE_FEXIT] = "fexit",
+	[SP_PROBE_ITER] = "iter",
 };
 
 static char *dup_or_null(const char *s)
@@ -310,9 +311,10 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	if (g->src)
 		sp_source_linecol(g->src, at->span.begin, &line, &col);
 	g->fn = LLVMAddFunction(g->M, name, fty);
-	if ((g->ptype == SP_PROBE_FENTRY || g->ptype == SP_PROBE_FEXIT) && at->attach &&
-	    at->attach->func) {
-		/* "fentry/[MODULE:]FUNC": libbpf finds the BTF id of the target at load */
+	if ((g->ptype == SP_PROBE_FENTRY || g->ptype == SP_PROBE_FEXIT ||
+	     g->ptype == SP_PROBE_ITER) && at->attach && at->attach->func) {
+		/* "fentry/[MODULE:]FUNC": libbpf finds the BTF id of the target at
+		 * load; "iter/NAME": that of bpf_iter_NAME */
 		char sec[300];
 
 		snprintf(sec, sizeof(sec), "%s/%s%s%s", sections[g->ptype],
@@ -424,6 +426,24 @@ static void arm_watch(struct cg *g, const struct sp_node *at, int type, const ch
 	g->ptype = type;
 }
 
+/* iter:NAME: the kernel runs the program once more after the last object,
+ * with its pointer NULL (sema put the offset of that pointer in the context
+ * in attach->offset): that call ends the run, as bpftrace's iter probes
+ * run once and exit. */
+static void iter_last_call(struct cg *g, const struct sp_attach *a)
+{
+	LLVMValueRef off = LLVMConstInt(g->i64, a->offset, 0), obj;
+	LLVMBasicBlockRef last = cg_block(g, "iter_end"), go = cg_block(g, "iter_obj");
+
+	obj = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i8, g->ctx, &off, 1, ""), "obj");
+	LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, obj, LLVMConstInt(g->i64, 0, 0), ""),
+			last, go);
+	LLVMPositionBuilderAtEnd(g->B, last);
+	cg_call_fn(g, "sp_emit_exit", NULL, 0);
+	LLVMBuildBr(g->B, g->ret_bb);
+	LLVMPositionBuilderAtEnd(g->B, go);
+}
+
 static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_node *at, int idx)
 {
 	char name[64];
@@ -440,9 +460,12 @@ static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_
 	snprintf(name, sizeof(name), "%s_%d", sp_probe_type_name(type), idx);
 	plan_probe(g, at, type, name);
 	fn_begin(g, name, at);
+	if (type == SP_PROBE_ITER)
+		iter_last_call(g, at->attach);
 	/* -p: only the target's events; BEGIN, END and interval timers are not
-	 * events of a process: intervals only stop after exit() or the run's end */
-	if (type != SP_PROBE_BEGIN && type != SP_PROBE_END) {
+	 * events of a process: intervals only stop after exit() or the run's end;
+	 * an iterator runs in sprof's own read() */
+	if (type != SP_PROBE_BEGIN && type != SP_PROBE_END && type != SP_PROBE_ITER) {
 		const char *tf = sched_filter(type, at->attach);
 		LLVMValueRef ok = tf ? cg_call_fn(g, tf, &g->ctx, 1)
 				  : type == SP_PROBE_INTERVAL ? cg_call_fn(g, "sp_running", NULL, 0)

@@ -30,7 +30,7 @@ _sprof()
                 --map-size --interp --export --host-name --password-file --retention --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
     local types="BEGIN END profile:hz: interval:s: interval:ms: software: hardware:
                  uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:
-                 watchpoint: asyncwatchpoint:"
+                 fentry: fexit: kfunc: kretfunc: iter: watchpoint: asyncwatchpoint:"
     local names probes IFS=$'\n'
     COMPREPLY=()
     case $prev in

@@ -16,7 +16,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "abi/perf_events.h"
 #include "parser/arena.h"
@@ -30,7 +32,7 @@
 
 /* Types bpftrace has that sprof does not (yet): a clear error, not a typo. */
 static const char *const unsupported[] = {
-	"iter", "it", "self", "test", "bench",
+	"self", "test", "bench",
 };
 
 /* name, alias (or NULL): abi/perf_events.h's table (periods are the runtime's) */
@@ -172,6 +174,38 @@ static int find_kind(struct ap *p)
 	if (hint)
 		sp_diag_note(p->d, field_span(p, 0), "did you mean '%s'?", hint);
 	return -1;
+}
+
+/* kprobe:MODULE:FUNCTION: vmlinux, a module the kernel has (built in or
+ * loaded: /sys/module), or a pattern; "kprobe:syscalls:sys_exit_nanosleep"
+ * (a tracepoint written as a kprobe) is an error, as in bpftrace. */
+static bool known_module(const char *m)
+{
+	char path[300];
+
+	if (!strcmp(m, "vmlinux") || strpbrk(m, "*?["))
+		return true;
+	snprintf(path, sizeof(path), "/sys/module/%s", m);
+	return access(path, F_OK) == 0 || access("/sys/module", F_OK) != 0;
+}
+
+/* bpftrace's list: a kretprobe on these can lock the machine up (the
+ * runtime checks again, for plans made elsewhere). */
+static bool banned_kretprobe(struct ap *p, const char *fn)
+{
+	static const char *const banned[] = {
+		"_raw_spin_lock", "_raw_spin_lock_irqsave", "_raw_spin_unlock_irqrestore",
+		"queued_spin_lock_slowpath",
+	};
+
+	for (size_t i = 0; fn && i < sizeof(banned) / sizeof(banned[0]); i++) {
+		if (strcmp(fn, banned[i]))
+			continue;
+		sp_diag_at(p->d, SP_DIAG_ERROR, p->node->span, "kretprobe:%s can't be used as it "
+			   "might lock up your system (bpftrace's banned list)", fn);
+		return true;
+	}
+	return false;
 }
 
 static bool need_fields(struct ap *p, int kind, int min, int max)
@@ -505,6 +539,11 @@ static bool parse_fields(struct ap *p, int kind)
 	case SP_PK_WATCHPOINT:
 	case SP_PK_ASYNCWATCHPOINT:
 		return parse_watchpoint(p, kind);
+	case SP_PK_ITER: /* iter:NAME, bpftrace's kernel iterators (task, task_file...) */
+		if (!need_fields(p, kind, 2, 2))
+			return false;
+		at->func = p->f[1].text;
+		return true;
 	case SP_PK_RAWTRACEPOINT:
 	case SP_PK_FENTRY:
 	case SP_PK_FEXIT:
@@ -517,7 +556,16 @@ static bool parse_fields(struct ap *p, int kind)
 		if (!need_fields(p, kind, 2, 3))
 			return false;
 		at->target = p->n == 3 ? p->f[1].text : NULL;
-		return parse_func(p, p->n - 1, p->f[p->n - 1].text, kind == SP_PK_KRETPROBE);
+		if (at->target && !known_module(at->target)) {
+			sp_diag_at(p->d, SP_DIAG_ERROR, field_span(p, 1), "no kernel module '%s': a %s "
+				   "probe type requires 1 argument, or a loaded module and a function "
+				   "(%s:[MODULE:]FUNCTION)", at->target, sp_probe_type_name(kind),
+				   sp_probe_type_name(kind));
+			return false;
+		}
+		if (!parse_func(p, p->n - 1, p->f[p->n - 1].text, kind == SP_PK_KRETPROBE))
+			return false;
+		return kind != SP_PK_KRETPROBE || !banned_kretprobe(p, at->func);
 	}
 }
 

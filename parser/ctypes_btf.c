@@ -312,6 +312,32 @@ static int list_rawtp_args(struct btf *btf, const char *event, FILE *out)
 	return 0;
 }
 
+/* `-lv` of fentry/fexit: a kernel function's arguments and return value,
+ * as bpftrace lists them ("    struct file * file", "    ssize_t retval"). */
+static int list_func_args(struct btf *btf, const char *func, FILE *out)
+{
+	__s32 id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf,
+							      (__u32)id)->type) : NULL;
+	char ctype[128];
+
+	if (!t || !btf_is_func_proto(t))
+		return -ENOENT;
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const struct btf_param *p = btf_params(t) + i;
+
+		ctype[0] = '\0';
+		btf_spell(btf, p->type, ctype, sizeof(ctype), 0);
+		fprintf(out, "    %s %s\n", ctype, btf__name_by_offset(btf, p->name_off));
+	}
+	if (t->type) {
+		ctype[0] = '\0';
+		btf_spell(btf, t->type, ctype, sizeof(ctype), 0);
+		fprintf(out, "    %s retval\n", ctype);
+	}
+	return 0;
+}
+
 /* The listing's hook: ctx is a struct sp_arglister (BTF loaded once). */
 struct sp_arglister {
 	struct btf *btf;
@@ -334,11 +360,16 @@ int sp_list_args(void *ctx, const char *binary, const char *func, FILE *out)
 {
 	struct sp_arglister *l = ctx;
 
-	if (binary)
+	/* "[kernel]": a kernel function (runtime/attach/probe.h's SP_LIST_KFUNC) */
+	bool kfunc = binary && !strcmp(binary, "[kernel]");
+
+	if (binary && !kfunc)
 		return sp_dwarf_list_params(binary, func, out);
 	if (!l->tried) {
 		l->tried = true;
 		l->btf = btf__load_vmlinux_btf();
 	}
-	return l->btf ? list_rawtp_args(l->btf, func, out) : -ENODATA;
+	if (!l->btf)
+		return -ENODATA;
+	return kfunc ? list_func_args(l->btf, func, out) : list_rawtp_args(l->btf, func, out);
 }

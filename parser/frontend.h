@@ -106,7 +106,8 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
  * "    TYPE NAME" line each (bpftrace's listing). 0 or -errno. */
 int sp_dwarf_list_params(const char *binary, const char *func, FILE *out);
 /* The same for a uprobe (binary set) or, with binary NULL, the arguments
- * of raw tracepoint `func` from the kernel's BTF: the listing's hook; ctx
+ * of raw tracepoint `func` from the kernel's BTF, with binary "[kernel]"
+ * those of kernel function `func` and its return type: the listing's hook; ctx
  * is an sp_arglister (which keeps BTF loaded between calls). */
 struct sp_arglister;
 struct sp_arglister *sp_arglister_new(void); /* NULL and errno on failure */

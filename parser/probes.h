@@ -39,7 +39,7 @@ enum {
 #define P_FENTRIES (P_FENTRY | P_FEXIT)
 #define P_ARGS (P_UPROBE | P_USDT | P_KPROBE | P_RAWTRACEPOINT | P_FENTRIES)
 #define P_RET (P_URETPROBE | P_KRETPROBE | P_FEXIT)
-#define P_FUNC (P_UPROBES | P_KPROBES)
+#define P_FUNC (P_UPROBES | P_KPROBES | P_FENTRIES)
 
 const char *sp_probe_kind_name(enum sp_probe_kind k);
 /* Splits and checks the ATTACH node's raw text into its sp_attach,

@@ -475,6 +475,8 @@ static void probe(struct sema *s, struct sp_node *p)
 		kind = (int)p->list.items[i]->ival; /* set by the attach pre-pass */
 		if (kind >= 0)
 			s->probe_mask |= 1u << kind;
+		if (kind == SP_PK_ITER && !s->quiet)
+			sema_iter_attach(s, p->list.items[i]);
 	}
 	if (p->a)
 		cond(s, p->a, "a predicate");

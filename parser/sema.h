@@ -136,6 +136,10 @@ struct sp_type *sema_ptr_binop(struct sema *s, struct sp_node *n, struct sp_type
 struct sp_type *sema_sizeof(struct sema *s, struct sp_node *n);
 struct sp_type *sema_offsetof(struct sema *s, struct sp_node *n);
 struct sp_type *sema_curtask(struct sema *s);
+/* iter:NAME (sema_ctype.c): check the iterator, note its object's offset;
+ * `ctx` typed as struct bpf_iter__NAME *. */
+void sema_iter_attach(struct sema *s, struct sp_node *at);
+struct sp_type *sema_iter_ctx(struct sema *s);
 struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n);
 struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n);
 struct sp_type *sema_fexit_retval(struct sema *s, struct sp_node *n);

@@ -197,10 +197,13 @@ struct sp_type *sema_check_curtask(struct sema *s, struct sp_node *n)
 	return sema_curtask(s);
 }
 
-/* (struct S *)ctx reads kernel memory */
+/* (struct S *)ctx reads kernel memory; in an iter probe, the iterator's
+ * context as BTF types it (ctx->task) */
 struct sp_type *sema_check_ctx(struct sema *s, struct sp_node *n)
 {
 	(void)n;
+	if (s->probe_mask & P_ITER)
+		return sema_iter_ctx(s);
 	return sema_addr_space(s, s->u64, false);
 }
 

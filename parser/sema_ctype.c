@@ -17,6 +17,7 @@
  * else from the kernel's BTF.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "parser/arena.h"
@@ -358,6 +359,94 @@ struct sp_type *sema_offsetof(struct sema *s, struct sp_node *n)
 		n->ival = off;
 	}
 	return n->type = s->u64;
+}
+
+/* --- iter:NAME ------------------------------------------------------------ */
+
+/* Kernel iterators and the Linux version that added each, for the one
+ * line a kernel without one gets. */
+static const struct { const char *name, *since; } iters[] = {
+	{ "task", "5.8" }, { "task_file", "5.8" }, { "bpf_map", "5.8" }, { "netlink", "5.8" },
+	{ "ipv6_route", "5.8" }, { "bpf_map_elem", "5.9" }, { "bpf_prog", "5.9" },
+	{ "tcp", "5.9" }, { "udp", "5.9" }, { "bpf_sk_storage_map", "5.9" },
+	{ "sockmap", "5.10" }, { "task_vma", "5.12" }, { "unix", "5.17" },
+	{ "bpf_link", "5.19" }, { "ksym", "6.0" }, { "cgroup", "6.1" },
+};
+
+/* struct bpf_iter__NAME, the context of iter:NAME, from BTF; NULL when
+ * the kernel has no such iterator. */
+static struct sp_record *iter_record(struct sema *s, const char *name)
+{
+	char tag[160];
+	struct sp_record *r;
+
+	snprintf(tag, sizeof(tag), "bpf_iter__%s", name);
+	r = sp_ctypes_record(s->ct, sp_arena_strdup(s->a, tag), false);
+	return r && sp_ctypes_complete(s->ct, r) ? r : NULL;
+}
+
+/* Offset of the last pointer of the record (looking into the anonymous
+ * unions __bpf_md_ptr makes): the iterated object. -1 when none. */
+static int64_t last_pointer(struct sema *s, struct sp_record *r, int depth)
+{
+	int64_t off = -1;
+
+	for (int i = 0; r && depth < 3 && i < r->nfields; i++) {
+		const struct sp_cfield *f = &r->fields[i];
+		int64_t in;
+
+		if (f->type && f->type->kind == SP_T_PTR)
+			off = f->offset;
+		else if (!f->name && f->type && f->type->kind == SP_T_RECORD &&
+			 sp_ctypes_complete(s->ct, f->type->rec) &&
+			 (in = last_pointer(s, f->type->rec, depth + 1)) >= 0)
+			off = f->offset + in;
+	}
+	return off;
+}
+
+/* iter:NAME attach points: the iterated object's offset in the context
+ * goes to attach->offset (codegen ends the run at its NULL). */
+void sema_iter_attach(struct sema *s, struct sp_node *at)
+{
+	struct sp_attach *a = at->attach;
+	struct sp_record *r;
+	const char *since = NULL;
+	int64_t off;
+
+	if (!a || !a->func || !a->provider)
+		return;
+	r = iter_record(s, a->func);
+	for (size_t i = 0; i < sizeof(iters) / sizeof(iters[0]); i++)
+		if (!strcmp(iters[i].name, a->func))
+			since = iters[i].since;
+	if (!r && since) {
+		sema_err(s, at->span, "this kernel has no '%s' iterator (iter:%s needs Linux %s)",
+			 a->func, a->func, since);
+		return;
+	}
+	if (!r) {
+		sema_err(s, at->span, "unknown iterator '%s' (no struct bpf_iter__%s in the "
+			 "kernel's BTF)", a->func, a->func);
+		return;
+	}
+	if ((off = last_pointer(s, r, 0)) < 0) {
+		sema_err(s, at->span, "iterator '%s': no object pointer in struct bpf_iter__%s",
+			 a->func, a->func);
+		return;
+	}
+	a->offset = (uint64_t)off;
+}
+
+/* `ctx` in iter:NAME: struct bpf_iter__NAME * in kernel memory. */
+struct sp_type *sema_iter_ctx(struct sema *s)
+{
+	const struct sp_attach *a = s->probe->list.items[0]->attach;
+	struct sp_record *r = a && a->func ? iter_record(s, a->func) : NULL;
+
+	if (!r)
+		return sema_addr_space(s, s->u64, false);
+	return sp_type_ptr(s->a, sp_type_record(s->a, r), false);
 }
 
 /* `curtask`: struct task_struct * in kernel memory, when BTF knows it. */

@@ -27,6 +27,7 @@
 
 #include "runtime/info.h"
 #include "runtime/attach/fentry.h"
+#include "runtime/attach/kprobe.h"
 #include "runtime/attach/tracefs.h"
 
 static const char *yes(bool b)
@@ -171,6 +172,10 @@ static void print_probes(FILE *f)
 {
 	fprintf(f, "Probe types\n");
 	fprintf(f, "  kprobe: %s%s\n", yes(kprobes()), kprobes() ? "" : " (no CONFIG_KPROBES)");
+	fprintf(f, "  kprobe_multi: %s\n", kprobes() && sp_kprobe_multi_available()
+		? "yes (kprobe wildcards attach as one link)"
+		: "no (kprobe wildcards attach one kprobe each; kprobe_multi needs Linux "
+		  "5.18+ with CONFIG_FPROBE)");
 	fprintf(f, "  uprobe: %s\n", yes(uprobes()));
 	fprintf(f, "  tracepoint: %s\n", yes(tracefs_has("events")));
 	fprintf(f, "  rawtracepoint: %s\n",

@@ -12,21 +12,31 @@ then the check asserts the one line that names the feature and the kernel versio
 has it (KERNEL_HAS below), never a verifier log.
 
 Cost: the first run downloads ~370 MB of kernel packages (a minute) and builds four
-initramfs images; after that a boot is ~5-10 s and the whole tier ~5 minutes on 2 cores.
+initramfs images; after that a boot is ~5-10 s and the whole tier ~5 minutes on 2 cores, plus
+~10 minutes for bpftrace 0.17's kernel-probe runtime cases on 6.1 (tests/kernels/btsuite.py,
+each case a test under kernels/6.1/bt/).
 Under CI=true a kernel that cannot be fetched or booted fails its tests.
 """
 import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels"))
 import vm  # noqa: E402
 import checks_fentry  # noqa: E402
 import checks_stdlib  # noqa: E402
+import checks_kprobes  # noqa: E402
+import checks_iter  # noqa: E402
+import btsuite  # noqa: E402
 
 KERNELS = list(vm.KERNELS)  # 5.10 6.1 6.12 sid
+# bpftrace 0.17's kernel-probe runtime cases (tests/kernels/btsuite.py), each case a test: on
+# Debian 12's kernel only, as the suite takes ~10 minutes a kernel under TCG
+BTSUITE_KERNELS = {"6.1"}
+BTSUITE = "bpftrace_runtime_suite"
 # Kernels without bpf_loop and bpf_find_vma (Linux 5.17): sprof uses the helpers built for them
 # (bpf/sp_bpf.h: bounded loops of global functions), DWARF user stacks of the processes it has
 # registered (no bpf_find_vma) and interpreter frames, and says so in one line; the checks
@@ -393,7 +403,7 @@ CHECKS = [
     ("kstack_finish_task_switch", cmd_sched_kstack, check_sched_kstack),
     ("runqlat", cmd_runqlat, check_runqlat),
     ("syscount", cmd_syscount, check_syscount),
-] + checks_fentry.CHECKS + checks_stdlib.CHECKS
+] + checks_fentry.CHECKS + checks_kprobes.CHECKS + checks_iter.CHECKS + checks_stdlib.CHECKS
 
 
 # ---- booting ---------------------------------------------------------------------------
@@ -423,13 +433,16 @@ def _boot(ctx, kernel):
     _need(ctx)
     outdir = os.path.join(vm.vmdir(ctx.build), "run", kernel)
     cmds = {name: build(ctx) for name, build, _ in CHECKS}
+    if kernel in BTSUITE_KERNELS:
+        cmds[BTSUITE] = btsuite.cmd_btsuite(ctx)
     lines = ["cd /tmp", "uname -r > %s/uname" % outdir]
     for name, c in cmds.items():
-        lines.append("timeout -k 5 240 sh -c %s > %s/%s.out 2> %s/%s.err; echo $? > %s/%s.rc"
-                     % (shlex.quote(c), outdir, name, outdir, name, outdir, name))
+        lines.append("timeout -k 5 %d sh -c %s > %s/%s.out 2> %s/%s.err; echo $? > %s/%s.rc"
+                     % (1800 if name == BTSUITE else 240, shlex.quote(c), outdir, name, outdir,
+                        name, outdir, name))
     try:
         rc, out, err, console, secs = vm.run(ctx.build, kernel, "\n".join(lines) + "\n", outdir,
-                                             timeout=1800,
+                                             timeout=2400,
                                              log=os.path.join(ctx.artifacts, "vm-%s.log" % kernel))
     except (vm.VMError, OSError) as e:
         raise AssertionError("kernel %s: %s" % (kernel, e))
@@ -457,7 +470,39 @@ def _test(kernel, name, check):
     return t
 
 
+def _bt_case(kernel, case):
+    def t(ctx):
+        btsuite.check_case(ctx, kernel, _boot(ctx, kernel)[BTSUITE], case)
+    t.__doc__ = "bpftrace 0.17's runtime case %s: sprof passes it where bpftrace does" % case
+    return t
+
+
+def _bt_total(kernel):
+    def t(ctx):
+        btsuite.check_btsuite(ctx, kernel, _boot(ctx, kernel)[BTSUITE])
+    t.__doc__ = btsuite.check_btsuite.__doc__
+    return t
+
+
+def _bt_cases(ctx):
+    """The suite's case names (the source is fetched and its workloads built on the host)."""
+    try:
+        return [c.full for c in btsuite.select(btsuite.prepare(ctx.build))], None
+    except (OSError, subprocess.CalledProcessError, vm.VMError) as e:
+        return [], e
+
+
 def tests(ctx):
     for kernel in KERNELS:
         for name, _, check in CHECKS:
             yield "%s/%s" % (kernel, name), _test(kernel, name, check)
+        if kernel not in BTSUITE_KERNELS:
+            continue
+        cases, err = _bt_cases(ctx)
+        if err is not None:
+            def fail(ctx, err=err):
+                raise AssertionError("bpftrace's source or workloads: %s" % err)
+            yield "%s/bt/prepare" % kernel, fail
+        for case in cases:
+            yield "%s/bt/%s" % (kernel, case), _bt_case(kernel, case)
+        yield "%s/bt/total" % kernel, _bt_total(kernel)

@@ -480,12 +480,27 @@ def t_fentry_error(ctx):
     for prog, kind in (("fentry:vfs_read { @ = sum(args.count); }", "fentry"),
                        ("kfunc:vfs_read { @ = count(); }", "fentry"),
                        ("fexit:vfs_read { @ = hist(retval); }", "fexit"),
-                       ("kretfunc:vfs_read { @ = count(); }", "fexit")):
+                       ("kretfunc:vfs_read { @ = count(); }", "fexit"),
+                       ("kfunc:vfs_re*ad { @[probe, func] = count(); }", "fentry"),
+                       ("fexit:vmlinux:vfs_* { @[func] = count(); }", "fexit")):
         r = ctx.sprof_run("-e", prog)
         if r.rc != 1 or "verifier" in r.err:
             raise AssertionError("expected exit status 1, no verifier log\n%r" % r)
         expect_err(r, "this kernel cannot run %s probes (BPF trampolines need Linux 5.5+ "
                    "on x86-64 with BTF and CONFIG_FUNCTION_TRACER)" % kind)
+
+
+def t_kprobe_multi_info(ctx):
+    """--info says how kprobe wildcards attach (kprobe_multi: Linux 5.18+ with CONFIG_FPROBE)."""
+    ctx.require_root()
+    r = ok(ctx.sprof_run("--info"))
+    if kprobes_here():
+        expect(r, r"^  kprobe_multi: (yes \(kprobe wildcards attach as one link\)|no \(kprobe "
+                  r"wildcards attach one kprobe each; kprobe_multi needs Linux 5\.18\+ with "
+                  r"CONFIG_FPROBE\))$")
+    else:  # the kernels tier (tests/kernels/checks_kprobes.py) checks kernels with kprobes
+        expect(r, r"^  kprobe_multi: no \(kprobe wildcards attach one kprobe each; kprobe_multi "
+                  r"needs Linux 5\.18\+ with CONFIG_FPROBE\)$")
 
 
 def t_kprobe_program(ctx):
@@ -499,6 +514,51 @@ def t_kprobe_program(ctx):
     for s in ("kprobe", "kretprobe"):
         if not re.search(r"\s%s\s" % s, secs):
             raise AssertionError("no %s section\n%s\n%r" % (s, secs, r))
+
+
+# --- iter ---------------------------------------------------------------------------
+
+def t_iter_task(ctx):
+    """iter:task runs once over every task (ctx->task typed from BTF), then the run ends."""
+    ctx.require_bpf()
+    r = ok(ctx.sprof_run("-e", 'BEGIN { printf("begin\\n"); } '
+                         'iter:task { printf("%s %d\\n", ctx->task->comm, ctx->task->pid); } '
+                         'END { printf("end\\n"); }', timeout=60))
+    out = [l for l in r.out.splitlines() if l]
+    if out[0] != "begin" or out[-1] != "end" or "kthreadd 2" not in out:
+        raise AssertionError(repr(r))
+    if not any(l.startswith("sprof ") for l in out):  # sprof reads the iterator itself
+        raise AssertionError(repr(r))
+
+
+def t_iter_task_file(ctx):
+    """iter:task_file: ctx->task and ctx->fd of every open file, counted."""
+    ctx.require_bpf()
+    r = ok(ctx.sprof_run("-e", "iter:task_file /ctx->task->pid == %d/ { @fds = count(); "
+                         "@max = max(ctx->fd); } iter:task_vma { @vmas = count(); }" % os.getpid(),
+                         timeout=60))
+    fds = len(os.listdir("/proc/self/fd")) - 1  # listdir's own fd
+    n = int(re.search(r"^@fds: (\d+)$", r.out, re.M).group(1))
+    if not fds - 2 <= n <= fds + 2 or not re.search(r"^@vmas: [1-9]\d+$", r.out, re.M):
+        raise AssertionError("%d open files here\n%r" % (fds, r))
+
+
+def t_iter_errors(ctx):
+    """An unknown iterator, a malformed one and -p: one clear line each."""
+    ctx.require_root()
+    expect_err(ctx.sprof_run("-e", "iter:nosuch { @ = count(); }"),
+               "unknown iterator 'nosuch' (no struct bpf_iter__nosuch in the kernel's BTF)")
+    expect_err(ctx.sprof_run("-e", "iter:task:x { @ = count(); }"),
+               "too many fields in attach point 'iter:task:x', expected 'iter:NAME'")
+    expect_err(ctx.sprof_run("-p", "1", "-e", "iter:task { @ = count(); }"),
+               "an iterator runs in sprof's own read(), not in a process: -p does not apply")
+
+
+def t_list_iter(ctx):
+    """-l 'iter:*' lists the kernel's iterators (not the bpf_iter_* kfuncs)."""
+    r = ok(list_run(ctx, "-l", "iter:task*"))
+    if r.out.split() != ["iter:task", "iter:task_file", "iter:task_vma"]:
+        raise AssertionError(repr(r))
 
 
 # --- listing ------------------------------------------------------------------------
@@ -581,6 +641,15 @@ def t_list_rawtracepoint_args(ctx):
                  "    struct task_struct * next"):
         if want not in r.out.splitlines():
             raise AssertionError("%r missing\n%r" % (want, r))
+
+
+def t_list_fentry_here(ctx):
+    """-l fentry:/kfunc:/kretfunc: are known patterns; without BPF trampolines they list
+    nothing (the kernels tier checks the listing where fentry runs)."""
+    for pat in ("fentry:vfs_rea*", "kfunc:vmlinux:vfs_*", "kretfunc:*", "fexit:*:*"):
+        r = ok(list_run(ctx, "-l", pat))
+        if "kfunc (fentry): no" in ctx.sprof_run("--info").out and r.out:
+            raise AssertionError(repr(r))
 
 
 def t_list_usdt(ctx):

@@ -8,9 +8,16 @@
  * kernel resolves FUNC across modules). -p is filtered in BPF.
  *
  * Wildcards (kprobe:vfs_rea*) expand over the functions the kernel can
- * probe (available_filter_functions, else /proc/kallsyms' text symbols),
- * one kprobe each, as bpftrace does without kprobe_multi; `func` and
- * `probe` come from the names map through each kprobe's BPF cookie. A
+ * probe (available_filter_functions, else /proc/kallsyms' text symbols).
+ * Where the kernel has kprobe_multi links (5.18+, found out by making one)
+ * every match goes into one link, as bpftrace does: one registration, one
+ * grace period to detach instead of one per function. The program was
+ * loaded as a plain kprobe, so a copy of its final instructions is loaded
+ * again for the link (runtime/attach/progcopy.c; the original stays for
+ * the fallback); a link the
+ * kernel refuses is split in halves until only the functions it refuses
+ * are left out. Elsewhere it is one kprobe each. `func` and `probe` come
+ * from the names map through each match's BPF cookie either way. A
  * function of the match that cannot be probed is a warning, none at all an
  * error.
  *
@@ -26,10 +33,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+
+#include "runtime/attach/kprobe.h"
 
 #include "runtime/attach/names.h"
 #include "runtime/attach/probe.h"
+#include "runtime/attach/progcopy.h"
 #include "runtime/attach/tracefs.h"
 #include "runtime/stacks/kallsyms.h"
 #include "base/glob.h"
@@ -77,24 +88,23 @@ static const char *kprobe_func(const struct sp_plan_probe *p)
 	return p->func && *p->func ? p->func : p->target;
 }
 
-/* The functions a wildcard matches, sorted, each once. */
-struct kfuncs {
-	char **v;
-	int n, cap;
-};
-
-static void kfuncs_free(void *data)
+void sp_kfuncs_clear(struct sp_kfuncs *k)
 {
-	struct kfuncs *k = data;
-
 	for (int i = 0; k && i < k->n; i++)
 		free(k->v[i]);
 	if (k)
 		free(k->v);
-	free(k);
+	if (k)
+		memset(k, 0, sizeof(*k));
 }
 
-static int kfuncs_add(struct kfuncs *k, const char *name)
+static void kfuncs_free(void *data)
+{
+	sp_kfuncs_clear(data);
+	free(data);
+}
+
+static int kfuncs_add(struct sp_kfuncs *k, const char *name)
 {
 	if (k->n == k->cap) {
 		int cap = k->cap ? 2 * k->cap : 64;
@@ -118,7 +128,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* Names from available_filter_functions ("name [module]" lines), or from
  * kallsyms' text symbols where tracefs is not readable. */
-static int kfuncs_read(const char *glob, bool ret, struct kfuncs *k)
+int sp_kfuncs_read(const char *glob, bool ret, struct sp_kfuncs *k)
 {
 	char root[256], path[320], line[600];
 	bool kallsyms = false;
@@ -173,19 +183,19 @@ static int kfuncs_read(const char *glob, bool ret, struct kfuncs *k)
 static int kfuncs_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *out)
 {
 	const char *fn = kprobe_func(p);
-	int err = kfuncs_read(fn, p->type == SP_PROBE_KRETPROBE, out);
+	int err = sp_kfuncs_read(fn, p->type == SP_PROBE_KRETPROBE, out);
 
 	if (err)
 		return sp_probe_fail(ctx, p, err, "cannot read the kernel's functions: %s",
 				     strerror(-err));
-	if (((struct kfuncs *)out)->n == 0)
+	if (((struct sp_kfuncs *)out)->n == 0)
 		return sp_probe_fail(ctx, p, -ENOENT, "no kernel function matches '%s'", fn);
 	return 0;
 }
 
 static int kfuncs_get(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void **out)
 {
-	return sp_resolved_get(ctx, p, sizeof(struct kfuncs), kfuncs_resolve, kfuncs_free, out);
+	return sp_resolved_get(ctx, p, sizeof(struct sp_kfuncs), kfuncs_resolve, kfuncs_free, out);
 }
 
 static int kprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
@@ -216,13 +226,135 @@ static int kprobe_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *
 	return 0;
 }
 
-/* kprobe:PATTERN: one kprobe a function, each with its names-map entry
- * as cookie when the program asks for func or probe. */
+/* --- kprobe_multi links (Linux 5.18) ------------------------------------- */
+
+static const struct bpf_insn ret0[] = {
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+	{ .code = BPF_JMP | BPF_EXIT },
+};
+
+/* Link fd or -errno: syms[0..n) with their cookies (may be NULL). */
+static int kmulti_link(int prog_fd, const char **syms, const uint64_t *cookies, size_t n,
+		       bool ret)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, o, .kprobe_multi.syms = syms,
+		    .kprobe_multi.cookies = (const __u64 *)cookies, .kprobe_multi.cnt = (__u32)n,
+		    .kprobe_multi.flags = ret ? BPF_F_KPROBE_MULTI_RETURN : 0);
+	int fd = bpf_link_create(prog_fd, 0, BPF_TRACE_KPROBE_MULTI, &o);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static bool kmulti_probe(void)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	const char *sym = "vfs_read";
+	int prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &o), link;
+
+	if (prog < 0)
+		return false;
+	link = kmulti_link(prog, &sym, NULL, 1, false);
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return link >= 0;
+}
+
+bool sp_kprobe_multi_available(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = kmulti_probe();
+	return have;
+}
+
+struct kmulti {
+	int prog_fd;
+	bool ret;
+	const char **syms;
+	uint64_t *cookies; /* NULL without names */
+	struct sp_links *links;
+	int links_made, skipped;
+};
+
+/* One link over [lo, hi); the halves when the kernel refuses it, so only
+ * the functions it refuses one by one are left out (counted). */
+static int kmulti_attach_range(struct kmulti *m, int lo, int hi)
+{
+	int fd = kmulti_link(m->prog_fd, m->syms + lo, m->cookies ? m->cookies + lo : NULL,
+			     (size_t)(hi - lo), m->ret);
+	int err;
+
+	if (fd >= 0) {
+		m->links_made++;
+		return sp_links_push_fd(m->links, fd);
+	}
+	if (fd == -ENOMEM || fd == -EPERM)
+		return fd;
+	if (hi - lo == 1) {
+		m->skipped++;
+		return 0;
+	}
+	err = kmulti_attach_range(m, lo, lo + (hi - lo) / 2);
+	return err ? err : kmulti_attach_range(m, lo + (hi - lo) / 2, hi);
+}
+
+/* Every match in kprobe_multi links: 0, -EOPNOTSUPP (no kprobe_multi, or
+ * the copy would not load: one kprobe each then) or -errno. */
+static int kprobe_attach_multi(const struct sp_plan_probe *p, struct bpf_program *prog,
+			       struct sp_attach_ctx *ctx, struct sp_links *links,
+			       const struct sp_kfuncs *k, int base)
+{
+	struct kmulti m = { .ret = p->type == SP_PROBE_KRETPROBE, .links = links };
+	int err = -ENOMEM;
+
+	if (!sp_kprobe_multi_available())
+		return -EOPNOTSUPP;
+	if ((m.prog_fd = sp_prog_copy_load(prog, BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0,
+					     NULL, 0)) < 0) {
+		if (ctx->verbose)
+			fprintf(stderr, "%s: no kprobe_multi copy of the program (%s): one kprobe "
+				"each\n", p->spec, strerror(-m.prog_fd));
+		return -EOPNOTSUPP;
+	}
+	m.syms = calloc((size_t)k->n, sizeof(*m.syms));
+	if (p->uses_names)
+		m.cookies = calloc((size_t)k->n, sizeof(*m.cookies));
+	if (!m.syms || (p->uses_names && !m.cookies))
+		goto out;
+	for (int i = 0; i < k->n; i++) {
+		m.syms[i] = k->v[i];
+		if (m.cookies)
+			m.cookies[i] = (uint64_t)(base + i);
+	}
+	err = kmulti_attach_range(&m, 0, k->n);
+	if (!err && m.links_made == 0)
+		err = sp_probe_fail(ctx, p, -ENOENT, "none of the %d matching kernel functions "
+				    "could be probed", k->n);
+	else if (!err && m.skipped)
+		fprintf(stderr, "sprof: warning: probe '%s': %d of %d matching functions could not "
+			"be probed\n", p->spec, m.skipped, k->n);
+	else if (!err && ctx->verbose)
+		fprintf(stderr, "%s: %d functions in %d kprobe_multi link%s\n", p->spec,
+			k->n - m.skipped, m.links_made, m.links_made == 1 ? "" : "s");
+	else if (err)
+		err = sp_probe_fail(ctx, p, err, "cannot attach a kprobe_multi link: %s",
+				    strerror(-err));
+out:
+	close(m.prog_fd);
+	free(m.syms);
+	free(m.cookies);
+	return err;
+}
+
+/* kprobe:PATTERN: the names map entries first (the cookies index them),
+ * then one kprobe_multi link, else one kprobe a function. */
 static int kprobe_attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
 			      struct sp_attach_ctx *ctx, struct sp_links *links)
 {
 	const char *type = sp_probe_type_name(p->type);
-	struct kfuncs *k;
+	struct sp_kfuncs *k;
 	int err = kfuncs_get(p, ctx, (void **)&k), base = 0, ok = 0, bad = 0;
 	char probe[SP_PROBE_NAME_LEN + 32];
 
@@ -233,21 +365,23 @@ static int kprobe_attach_each(const struct sp_plan_probe *p, struct bpf_program 
 				    k->n, sp_probe_names_strerror(base));
 		goto out;
 	}
+	for (int i = 0; p->uses_names && i < k->n; i++) {
+		snprintf(probe, sizeof(probe), "%s:%s", type, k->v[i]);
+		err = sp_probe_names_set(ctx->obj, (uint32_t)(base + i), k->v[i], probe);
+		if (err) {
+			err = sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
+					    strerror(-err));
+			goto out;
+		}
+	}
+	err = kprobe_attach_multi(p, prog, ctx, links, k, base);
+	if (err != -EOPNOTSUPP)
+		goto out;
 	for (int i = 0; i < k->n; i++) {
 		LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = p->type == SP_PROBE_KRETPROBE,
 			    .bpf_cookie = p->uses_names ? (uint64_t)(base + i) : 0);
-		struct bpf_link *link;
+		struct bpf_link *link = bpf_program__attach_kprobe_opts(prog, k->v[i], &o);
 
-		if (p->uses_names) {
-			snprintf(probe, sizeof(probe), "%s:%s", type, k->v[i]);
-			err = sp_probe_names_set(ctx->obj, (uint32_t)(base + i), k->v[i], probe);
-			if (err) {
-				err = sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
-						    strerror(-err));
-				goto out;
-			}
-		}
-		link = bpf_program__attach_kprobe_opts(prog, k->v[i], &o);
 		if (!link) {
 			if (ctx->verbose)
 				fprintf(stderr, "sprof: probe '%s': %s:%s: %s\n", p->spec, type, k->v[i],
@@ -275,7 +409,7 @@ out:
 
 static int kprobe_count(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
-	struct kfuncs *k;
+	struct sp_kfuncs *k;
 	int n;
 
 	if (!sp_has_wildcard(kprobe_func(p)))

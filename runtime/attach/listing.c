@@ -25,13 +25,16 @@
 
 /* Listed providers, in output order. */
 static const char *const providers[] = {
-	"tracepoint", "rawtracepoint", "software", "hardware", "kprobe", "uprobe", "usdt",
+	"tracepoint", "rawtracepoint", "software", "hardware", "kprobe", "fentry", "fexit", "iter",
+	"uprobe", "usdt",
 };
 
 
 const char *sp_probe_alias(const char *p)
 {
-	int t = sp_probe_type_of(p);
+	/* bpftrace 0.17's names for fentry and fexit */
+	int t = sp_probe_type_of(p && !strcmp(p, "kfunc") ? "fentry" :
+				 p && !strcmp(p, "kretfunc") ? "fexit" : p);
 
 	return t < 0 ? NULL : sp_probe_type_name(t);
 }

@@ -7,8 +7,10 @@
  *     hardware:cycles:
  *     uprobe:/usr/bin/app:parse_args      (-l 'uprobe:./app:*')
  *     usdt:/usr/bin/app:provider:name     (-l 'usdt:./app:*')
- * With verbose, tracepoints are followed by their fields and USDT probes
- * by their argument specs, indented. With pid > 0 and no target (or a '*'
+ *     fentry:vmlinux:vfs_read             (-l 'fentry:vfs_*', -l 'kfunc:*'; fexit too)
+ * With verbose, tracepoints are followed by their fields, USDT probes
+ * by their argument specs and fentry/fexit functions by their BTF arguments
+ * and return type, indented. With pid > 0 and no target (or a '*'
  * target), uprobes and USDT probes come from that process's executable and
  * every library it has mapped; `-l -p PID` alone lists just those. Probe
  * type aliases (t, rt, s, h, u, ur, U, k, kr) are accepted in the pattern.
@@ -25,13 +27,8 @@
  * pattern that matches nothing prints nothing and returns 0. */
 int sp_list_probes(const char *pattern, pid_t pid, bool verbose, FILE *out);
 /* Same; with verbose, each uprobe function and raw tracepoint is followed by
- * what params() prints for it (binary NULL for a raw tracepoint; the driver
- * passes the front end's DWARF/BTF lister: this layer reads no types). */
-typedef int (*sp_list_params_fn)(void *ctx, const char *binary, const char *func, FILE *out);
-int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,
-		      void *params_ctx, FILE *out);
-/* Same; with verbose, each uprobe function and raw tracepoint is followed by
- * what params() prints for it (binary NULL for a raw tracepoint; the driver
+ * what params() prints for it (binary NULL for a raw tracepoint, SP_LIST_KFUNC
+ * "[kernel]" for a kernel function; the driver
  * passes the front end's DWARF/BTF lister: this layer reads no types). */
 typedef int (*sp_list_params_fn)(void *ctx, const char *binary, const char *func, FILE *out);
 int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_params_fn params,

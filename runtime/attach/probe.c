@@ -25,6 +25,7 @@ extern const struct sp_probe_ops sp_probe_tracepoint_ops, sp_probe_rawtracepoint
 extern const struct sp_probe_ops sp_probe_kprobe_ops, sp_probe_kretprobe_ops;
 extern const struct sp_probe_ops sp_probe_watchpoint_ops, sp_probe_asyncwatchpoint_ops;
 extern const struct sp_probe_ops sp_probe_fentry_ops, sp_probe_fexit_ops;
+extern const struct sp_probe_ops sp_probe_iter_ops;
 
 static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_begin_ops,
@@ -44,6 +45,7 @@ static const struct sp_probe_ops *const probe_table[] = {
 	&sp_probe_asyncwatchpoint_ops,
 	&sp_probe_fentry_ops,
 	&sp_probe_fexit_ops,
+	&sp_probe_iter_ops,
 };
 
 const struct sp_probe_ops *sp_probe_ops_for(enum sp_probe_type t)
@@ -67,8 +69,8 @@ int sp_probes_prepare(struct bpf_object *obj, const struct sp_plan *plan,
 
 		struct bpf_program *prog = bpf_object__find_program_by_name(obj, p->prog);
 
-		if (ops && ops->prepare)
-			ops->prepare(prog);
+		if (ops && ops->prepare && prog)
+			ops->prepare(p, prog, ctx); /* validate() already reported errors */
 		if (p->sleepable && prog)
 			bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
 		if (!p->uses_names)

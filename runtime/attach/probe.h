@@ -82,6 +82,9 @@ struct sp_lister {
 	int (*params)(void *ctx, const char *binary, const char *func, FILE *out);
 	void *params_ctx;
 };
+/* params()'s binary for a kernel function (fentry -lv): its BTF arguments
+ * and return type (parser/ctypes_btf.c's sp_list_args knows the marker). */
+#define SP_LIST_KFUNC "[kernel]"
 /* Print one attach point unless the filter rejects it; true when printed. */
 bool sp_lister_emit(struct sp_lister *l, const char *line);
 /* The files a uprobe/usdt pattern (f[1] = BINARY, or -p) names: *paths
@@ -96,8 +99,10 @@ struct sp_probe_ops {
 	/* After load: attach prog, push links; 0 or -errno with ctx->err filled. */
 	int (*attach)(const struct sp_plan_probe *p, struct bpf_program *prog,
 		      struct sp_attach_ctx *ctx, struct sp_links *links);
-	/* Between open and load: program flags (uprobe_multi). May be NULL. */
-	int (*prepare)(struct bpf_program *prog);
+	/* Between open and load: program flags (uprobe_multi), the attach
+	 * target of a wildcard (fentry). May be NULL. */
+	int (*prepare)(const struct sp_plan_probe *p, struct bpf_program *prog,
+		       struct sp_attach_ctx *ctx);
 	/* How many attach points the spec expands to, for sizing the names
 	 * map before load; -errno when it cannot be resolved. NULL: 1. */
 	int (*count)(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx);

@@ -42,7 +42,10 @@ int sp_resolve_glob(const char *pattern, char ***paths, int *n);
  * functions attaches as one link and detaches in one grace period instead
  * of ~0.1 s per function. 0 or -errno; a no-op on older kernels. */
 struct bpf_program;
-int sp_uprobe_prepare(struct bpf_program *prog);
+struct sp_plan_probe;
+struct sp_attach_ctx;
+int sp_uprobe_prepare(const struct sp_plan_probe *p, struct bpf_program *prog,
+		      struct sp_attach_ctx *ctx);
 
 /* Offsets of one file for one uprobe_multi link. refs (USDT semaphores'
  * file offsets) and cookies may be NULL. */

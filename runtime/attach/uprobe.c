@@ -45,6 +45,7 @@
 #include <linux/bpf.h>
 
 #include "runtime/attach/probe.h"
+#include "runtime/attach/progcopy.h"
 #include "runtime/attach/names.h"
 #include "runtime/attach/resolve.h"
 #include "runtime/elf/file.h"
@@ -446,8 +447,11 @@ static bool have_uprobe_multi(void)
 	return link == -EBADF;
 }
 
-int sp_uprobe_prepare(struct bpf_program *prog)
+int sp_uprobe_prepare(const struct sp_plan_probe *p, struct bpf_program *prog,
+		      struct sp_attach_ctx *ctx)
 {
+	(void)p;
+	(void)ctx;
 	if (!prog)
 		return -ENOENT;
 	if (!have_uprobe_multi())
@@ -461,22 +465,13 @@ static bool prepared_for_multi(struct bpf_program *prog)
 	       (enum bpf_attach_type)SP_BPF_TRACE_UPROBE_MULTI;
 }
 
-/* A copy of a loaded program, loaded again for uprobe_multi: for programs
- * the loader did not prepare. After load, bpf_program__insns() holds the
- * final instructions (map fds in place); codegen inlines every helper, so
- * there are no subprograms needing BTF. The link keeps the copy alive. */
+/* A copy of a loaded program, loaded again for uprobe_multi, for programs
+ * the loader did not prepare (runtime/attach/progcopy.c). The link keeps
+ * the copy alive. */
 static int load_multi_copy(struct bpf_program *prog)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = SP_BPF_TRACE_UPROBE_MULTI,
-		    .prog_flags = bpf_program__flags(prog));
-	const struct bpf_insn *insns = bpf_program__insns(prog);
-	size_t cnt = bpf_program__insn_cnt(prog);
-	int fd;
-
-	if (!insns || !cnt)
-		return -ENOENT;
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, bpf_program__name(prog), "GPL", insns, cnt, &o);
-	return fd < 0 ? -errno : fd;
+	return sp_prog_copy_load(prog, BPF_PROG_TYPE_KPROBE,
+				 (enum bpf_attach_type)SP_BPF_TRACE_UPROBE_MULTI, 0, NULL, 0);
 }
 
 int sp_uprobe_multi_attach(struct bpf_program *prog, const struct sp_umulti *m, int min_copy)
