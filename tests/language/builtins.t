@@ -22,6 +22,23 @@ BEGIN { $s = "hello world"; printf("%d %d %d %d %d\n", strcontains($s, "o w"), s
 yes
 
 
+### strcontains_bool
+# bpftrace: differs 0.17's strcontains() gives an integer; 0.27's a bool, printed true/false
+BEGIN { @m = strcontains("hello world", "o w"); @k[strcontains("abc", "x")] = 1; print(strcontains("ab", "b")); print((strcontains("ab", "c"), 2)); exit(); }
+--- stdout
+true
+(false, 2)
+
+
+@k[false]: 1
+@m: true
+--- bpftrace
+1
+(0, 2)
+
+
+@k[0]: 1
+@m: 1
 ### strcontains_long_strings
 # workload: strargs
 # opts: -c "$WORKLOAD 2"
