@@ -446,7 +446,12 @@ static int map_index(struct cg *g, const struct sp_node *arg)
 
 static void map_event(struct cg *g, const struct sp_node *n, int type)
 {
-	int id = map_index(g, n->list.len ? n->list.items[0] : NULL);
+	const struct sp_node *m0 = n->list.len ? n->list.items[0] : NULL;
+	/* print(@m[k]): the entry's value, not the whole map (sema keeps
+	 * aggregations' entries out) */
+	bool entry = type == SP_EV_PRINT && n->list.len == 1 && m0->kind == SP_N_MAP &&
+		     m0->list.len && m0->type && m0->type->kind != SP_T_AGG;
+	int id = entry ? -1 : map_index(g, m0);
 	uint64_t arg = 0;
 
 	if (id < 0) {
