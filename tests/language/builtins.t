@@ -183,6 +183,14 @@ tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args->argv, " | "); }
 /work/wt/builtins/build/tests/workloads/strargs | 1 | extra
 
 
+### argv_elements
+# workload: strargs
+# opts: -c "$WORKLOAD 1 extra"
+tracepoint:syscalls:sys_enter_execve /pid == cpid/ { printf("%s %s %d\n", str(args->argv[1]), str(args->argv[2]), *args->argv == args->argv[0]); }
+--- stdout
+1 extra 1
+
+
 ### debugf_goes_to_trace_buffer
 # opts: --unsafe
 BEGIN { $t = nsecs; debugf("dbg-%d %d %x\n", pid, $t, 255); system("grep -c 'dbg-%d %d ff' /sys/kernel/tracing/trace", pid, $t); exit(); }
