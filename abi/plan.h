@@ -202,6 +202,8 @@ enum sp_event_type {
 	SP_EV_WATCH = 13, /* watchpoint:FUNC+argN: FUNC was called; a struct sp_watch_rec:
 	                   * id: index in plan.probes, arg: the address to watch */
 	SP_EV_UNWATCH = 14, /* unwatch(addr): arg: the address; every watchpoint on it goes */
+	SP_EV_ERRORF = 15, /* errorf()/warnf(): like SP_EV_PRINTF, the text goes to stderr
+	                    * (codegen put the call's location and level in the format) */
 };
 
 

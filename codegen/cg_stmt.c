@@ -382,6 +382,59 @@ static void fmt_call(struct cg *g, const struct sp_node *n, int type)
 		event_record(g, type, id, args, n->list.len - 1);
 }
 
+/* errorf(fmt, ...), warnf(fmt, ...): a printf whose format starts with the
+ * call's location and level, as bpftrace 0.27 prints them ("stdin:1:9-62:
+ * ERROR: ..." for -e text), one line, to stderr (SP_EV_ERRORF). warnf()
+ * under --no-warnings prints nothing. */
+static void diag_call(struct cg *g, const struct sp_node *n, const char *level)
+{
+	const struct sp_node *fmt = n->list.items[0];
+	const char *name = g->src && g->src->name ? g->src->name : "stdin";
+	uint32_t line = 0, col = 0, eline = 0, ecol = 0;
+	size_t cap, len;
+	char *text, *w;
+	int id;
+
+	if (fmt->kind != SP_N_STR) {
+		cg_error(g, n->span, "%s needs a literal format string", n->name);
+		return;
+	}
+	if (n->list.len > 33) {
+		cg_error(g, n->span, "%s takes at most 32 arguments", n->name);
+		return;
+	}
+	if (!strcmp(level, "WARNING") && g->diag && g->diag->no_warnings)
+		return;
+	if (!strcmp(name, "<cmdline>"))
+		name = "stdin";
+	if (g->src) {
+		sp_source_linecol(g->src, n->span.begin, &line, &col);
+		sp_source_linecol(g->src, n->span.end, &eline, &ecol);
+	}
+	cap = 2 * strlen(name) + strlen(fmt->str) + 64;
+	if (!(text = malloc(cap)))
+		return;
+	w = text;
+	for (const char *c = name; *c; c++) { /* the file name is no format */
+		if (*c == '%')
+			*w++ = '%';
+		*w++ = *c;
+	}
+	w += snprintf(w, cap - (size_t)(w - text), ":%u:%u-%u: %s: %s", line, col, ecol, level,
+		      fmt->str);
+	len = strlen(text);
+	while (len && text[len - 1] == '\n')
+		len--;
+	text[len] = '\n';
+	text[len + 1] = '\0';
+	id = cg_add_printf(g, text, (const struct sp_node *const *)n->list.items + 1,
+			   n->list.len - 1);
+	if (id >= 0)
+		event_record(g, SP_EV_ERRORF, id, (const struct sp_node *const *)n->list.items + 1,
+			     n->list.len - 1);
+	free(text);
+}
+
 static int map_index(struct cg *g, const struct sp_node *arg)
 {
 	struct cg_map *m;
@@ -393,7 +446,12 @@ static int map_index(struct cg *g, const struct sp_node *arg)
 
 static void map_event(struct cg *g, const struct sp_node *n, int type)
 {
-	int id = map_index(g, n->list.len ? n->list.items[0] : NULL);
+	const struct sp_node *m0 = n->list.len ? n->list.items[0] : NULL;
+	/* print(@m[k]): the entry's value, not the whole map (sema keeps
+	 * aggregations' entries out) */
+	bool entry = type == SP_EV_PRINT && n->list.len == 1 && m0->kind == SP_N_MAP &&
+		     m0->list.len && m0->type && m0->type->kind != SP_T_AGG;
+	int id = entry ? -1 : map_index(g, m0);
 	uint64_t arg = 0;
 
 	if (id < 0) {
@@ -443,6 +501,18 @@ LLVMValueRef cg_emit_exit(struct cg *g, const struct sp_node *n)
 LLVMValueRef cg_emit_printf(struct cg *g, const struct sp_node *n)
 {
 	fmt_call(g, n, SP_EV_PRINTF);
+	return cg_u64(g, 0);
+}
+
+LLVMValueRef cg_emit_errorf(struct cg *g, const struct sp_node *n)
+{
+	diag_call(g, n, "ERROR");
+	return cg_u64(g, 0);
+}
+
+LLVMValueRef cg_emit_warnf(struct cg *g, const struct sp_node *n)
+{
+	diag_call(g, n, "WARNING");
 	return cg_u64(g, 0);
 }
 

@@ -26,8 +26,9 @@ struct sp_source;
 /* One field of a tracepoint's format (tracefs events/CAT/NAME/format);
  * codegen reads sema's through the AST. sema types a field as: char[N] or __data_loc char[] ->
  * string; `struct S *` -> a pointer to S when BTF knows S (user memory for
- * syscall tracepoints), any other pointer (even char *) -> u64, read it with
- * str(); 1/2/4/8-byte
+ * syscall tracepoints), a pointer to a pointer (`const char *const * argv`) ->
+ * a pointer to u64 (args.argv[i]), any other pointer (even char *) -> u64, read
+ * it with str(); 1/2/4/8-byte
  * integers -> that size and sign; anything else is an error. */
 struct sp_tp_field {
 	const char *name;   /* "filename" */

@@ -1,4 +1,5 @@
-/* parser/getopt.c: getopt("name"[, default]), bpftrace 0.27's named parameters.
+/* parser/getopt.c: getopt("name"[, default[, "description"]]), bpftrace 0.27's
+ * named parameters.
  *
  *   sprof -e 'BEGIN { print((getopt("aa", 1), getopt("bb"))); }' -- --aa=20 --bb
  *
@@ -8,7 +9,8 @@
  * a string, and a bool without a default or with a bool one ("--bb" alone
  * is true; "--bb=false" or "=0" false). The default is a literal. sema marks
  * each name a getopt() reads, so the driver can refuse a named parameter
- * that nothing reads, as bpftrace does.
+ * that nothing reads, as bpftrace does. The description (0.27's text for
+ * `-- --help`) is checked and not shown yet.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -101,9 +103,13 @@ struct sp_type *sema_getopt(struct sema *s, struct sp_node *n)
 	int kind;
 	bool given;
 
-	if (n->list.len < 1 || n->list.len > 2) {
-		sema_err(s, n->span, "getopt() takes 1 or 2 arguments: getopt(\"name\") or "
-			 "getopt(\"name\", default), not %d", n->list.len);
+	if (n->list.len < 1 || n->list.len > 3) {
+		sema_err(s, n->span, "getopt() takes 1 to 3 arguments: getopt(\"name\"[, default"
+			 "[, \"description\"]]), not %d", n->list.len);
+		return n->type = sp_type_new(s->a, SP_T_NONE);
+	}
+	if (n->list.len == 3 && n->list.items[2]->kind != SP_N_STR) {
+		sema_err(s, n->list.items[2]->span, "getopt()'s description must be a string literal");
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
 	if (name->kind != SP_N_STR || !name->len) {

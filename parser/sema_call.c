@@ -932,6 +932,9 @@ static struct sp_type *field_type(struct sema *s, const struct sp_tp_field *f, b
 
 	if (f->is_pointer && !f->is_string && (t = record_pointer(s, f, user)))
 		return t;
+	if (f->is_pointer && f->type && strchr(f->type, '*') != strrchr(f->type, '*'))
+		/* "const char *const * argv": args.argv[i] reads the i-th pointer */
+		return sp_type_ptr(s->a, s->u64, user);
 	if (f->is_pointer)
 		return s->u64;
 	if (f->is_string)

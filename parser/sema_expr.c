@@ -348,6 +348,8 @@ static struct sp_type *ternary(struct sema *s, struct sp_node *n)
 			 sema_tstr(s, x), sema_tstr(s, y));
 		return n->type = none(s);
 	}
+	if (sp_type_is_bool(x) && sp_type_is_bool(y)) /* c ? true : false */
+		return n->type = sp_type_bool(s->a);
 	if (x->kind == SP_T_INT)
 		return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
 	return n->type = widen(s, x, y);

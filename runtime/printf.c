@@ -397,6 +397,15 @@ int sp_output_event(struct sp_output *o, const struct sp_event_hdr *h, const voi
 			emit(o, "printf", text);
 		free(text);
 		break;
+	case SP_EV_ERRORF: /* errorf()/warnf(): the location is in the format */
+		text = format_record(o, pf, args, len, &err);
+		if (text) {
+			fflush(o->out);
+			fputs(text, stderr);
+			fflush(stderr);
+		}
+		free(text);
+		break;
 	case SP_EV_PRINT_VALUE:
 		err = print_value(o, pf, args, len);
 		break;

@@ -25,7 +25,7 @@ struct sp_output {
 	unsigned long shell_skipped, shell_killed;
 };
 
-/* Handles SP_EV_PRINTF, SP_EV_PRINT_VALUE, SP_EV_TIME, SP_EV_CAT and
+/* Handles SP_EV_PRINTF, SP_EV_ERRORF, SP_EV_PRINT_VALUE, SP_EV_TIME, SP_EV_CAT and
  * SP_EV_SYSTEM records (args = bytes after the header). 0, -ENOTSUP for
  * another type, or -errno for a bad record. */
 int sp_output_event(struct sp_output *o, const struct sp_event_hdr *h, const void *args,

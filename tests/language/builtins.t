@@ -22,6 +22,23 @@ BEGIN { $s = "hello world"; printf("%d %d %d %d %d\n", strcontains($s, "o w"), s
 yes
 
 
+### strcontains_bool
+# bpftrace: differs 0.17's strcontains() gives an integer; 0.27's a bool, printed true/false
+BEGIN { @m = strcontains("hello world", "o w"); @k[strcontains("abc", "x")] = 1; print(strcontains("ab", "b")); print((strcontains("ab", "c"), 2)); exit(); }
+--- stdout
+true
+(false, 2)
+
+
+@k[false]: 1
+@m: true
+--- bpftrace
+1
+(0, 2)
+
+
+@k[0]: 1
+@m: 1
 ### strcontains_long_strings
 # workload: strargs
 # opts: -c "$WORKLOAD 2"
@@ -164,6 +181,14 @@ uprobe:$WORKLOAD:main { join(arg1); join(arg1, ","); join(arg1 + 8); }
 tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args->argv, " | "); }
 --- stdout
 /work/wt/builtins/build/tests/workloads/strargs | 1 | extra
+
+
+### argv_elements
+# workload: strargs
+# opts: -c "$WORKLOAD 1 extra"
+tracepoint:syscalls:sys_enter_execve /pid == cpid/ { printf("%s %s %d\n", str(args->argv[1]), str(args->argv[2]), *args->argv == args->argv[0]); }
+--- stdout
+1 extra 1
 
 
 ### debugf_goes_to_trace_buffer

@@ -41,6 +41,15 @@ yes
 @d: false
 @h: true
 @k[true]: false
+### bool_ternary
+# bpftrace: skip 0.17 has no bool (0.24+: a ?: of two bools is a bool)
+BEGIN { $a = nsecs ? true : false; print($a); @b = pid ? false : true; @n = pid ? 2 : false; exit(); }
+--- stdout
+true
+
+
+@b: false
+@n: 2
 ### bool_json
 # opts: -f json
 # bpftrace: skip 0.17 has no bool (0.24+: JSON's true and false)

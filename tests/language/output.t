@@ -309,3 +309,12 @@ BEGIN { print(strftime("%Y", nsecs)); print(ntop(0x0100007f)); print(comm); @t =
 
 {"type": "map", "data": {"@n": "127.0.0.1"}}
 {"type": "map", "data": {"@t": 2026}}
+### print_map_entry
+# bpftrace: skip 0.17 rejects print(@m[k]) ("The map passed to print() should not be indexed by a key"); 0.27 prints the entry's value
+BEGIN { @x[1] = 5; @x[2] = 6; print(@x[1]); print(@x[3]); clear(@x); exit(); }
+--- stdout
+5
+0
+
+
+

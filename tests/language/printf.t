@@ -131,3 +131,13 @@ BEGIN { @x = 1; printf("%s", "no newline"); exit(); }
 no newline
 
 @x: 1
+### errorf_warnf
+# bpftrace: skip 0.17 has no errorf() and warnf() (bpftrace 0.27's)
+BEGIN { errorf("bad %d, %s", 10, "arg2"); warnf("careful %d\n", 3); printf("out\n"); exit(); }
+--- stdout
+out
+
+
+--- stderr
+stdin:1:9-41: ERROR: bad 10, arg2
+stdin:1:43-67: WARNING: careful 3

@@ -187,7 +187,7 @@ spr
 ### getopt_named_params
 # bpftrace: skip 0.17 has no getopt() (0.24+)
 # params: p1 -- --aa=20 --bb --s=hello 7
-BEGIN { printf("%d %d %s %d %s %d %d\n", getopt("aa", 1), getopt("bb"), getopt("s", "dflt"), getopt("none", 5), str($1), $2, $#); if (getopt("bb")) { printf("bb\n"); } exit(); }
+BEGIN { printf("%d %d %s %d %s %d %d\n", getopt("aa", 1, "the aa count"), getopt("bb"), getopt("s", "dflt"), getopt("none", 5), str($1), $2, $#); if (getopt("bb")) { printf("bb\n"); } exit(); }
 --- stdout
 20 1 hello 5 p1 7 2
 bb
