@@ -56,9 +56,13 @@ LLVMValueRef cg_u64(struct cg *g, uint64_t v)
  * looked up once at the start of the program: variables first, then
  * temporaries, which are released at the end of their statement like the
  * stack ones. This keeps programs with several 64-byte strings under the
- * verifier's 512-byte stack limit (bpftrace 0.17 fails there).
+ * verifier's 512-byte stack limit (bpftrace 0.17 fails there). Only 8-byte
+ * values stay on the stack: a program's own frame and the unwinder's and
+ * interpreter walkers' (about 384 bytes) share those 512 bytes on kernels
+ * before 6.13, and 16-byte user-stack keys and comms on the stack took the
+ * offwake script's sched_switch program to 544 on 6.1.
  */
-#define CG_STACK_MAX 16
+#define CG_STACK_MAX 8
 
 static LLVMValueRef stack_alloca(struct cg *g, uint32_t size, const char *name)
 {
