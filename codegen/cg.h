@@ -100,6 +100,7 @@ struct cg {
 	uint32_t child_need;     /* scratch bytes the deepest loop body needs */
 	int loop_floor;          /* nloops of the loop body's own break/continue */
 	int nforloops;           /* callbacks made, for their names */
+	uint32_t stack_max;      /* largest value kept on the BPF stack (cg_ir.c); 0: the default */
 };
 
 /* cg_ir.c (the floor the other files stand on: it calls none of them) */

@@ -56,13 +56,16 @@ LLVMValueRef cg_u64(struct cg *g, uint64_t v)
  * looked up once at the start of the program: variables first, then
  * temporaries, which are released at the end of their statement like the
  * stack ones. This keeps programs with several 64-byte strings under the
- * verifier's 512-byte stack limit (bpftrace 0.17 fails there). Only 8-byte
- * values stay on the stack: a program's own frame and the unwinder's and
- * interpreter walkers' (about 384 bytes) share those 512 bytes on kernels
- * before 6.13, and 16-byte user-stack keys and comms on the stack took the
- * offwake script's sched_switch program to 544 on 6.1.
+ * verifier's 512-byte stack limit (bpftrace 0.17 fails there). In a probe
+ * that walks a user stack only 8-byte values stay on the stack
+ * (g->stack_max, set per probe by codegen.c): its own frame and the
+ * unwinder's and interpreter walkers' (about 384 bytes) share those 512
+ * bytes on kernels before 6.13, and 16-byte user-stack keys and comms on
+ * the stack took the offwake script's sched_switch program to 544 on 6.1.
+ * Elsewhere 16-byte values stay there (in scratch, a program comparing
+ * arrays and buffers spilled past 512 bytes of pointers).
  */
-#define CG_STACK_MAX 8
+#define CG_STACK_MAX 16
 
 static LLVMValueRef stack_alloca(struct cg *g, uint32_t size, const char *name)
 {
@@ -155,7 +158,7 @@ LLVMValueRef cg_var_alloca(struct cg *g, uint32_t size, const char *name)
 {
 	LLVMValueRef base;
 
-	if (size <= CG_STACK_MAX)
+	if (size <= (g->stack_max ? g->stack_max : CG_STACK_MAX))
 		return stack_alloca(g, size, name);
 	base = scratch_base(g);
 	size = cg_round_up(size, 8);
@@ -191,7 +194,7 @@ LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
 	LLVMValueRef a;
 	uint32_t off;
 
-	if (size > CG_STACK_MAX) {
+	if (size > (g->stack_max ? g->stack_max : CG_STACK_MAX)) {
 		scratch_base(g);
 		off = g->tmp_off;
 		g->tmp_off += cg_round_up(size, 8);

@@ -29,6 +29,7 @@
 #include "abi/interp_usdt.h"
 #include "base/sha256.h"
 #include "codegen/cg.h"
+#include "parser/builtins.h"
 
 extern const char sp_bpf_helpers_bc[];
 extern const char sp_bpf_helpers_bc_end[];
@@ -301,6 +302,23 @@ static void plan_probe(struct cg *g, const struct sp_node *at, int type, const c
 		sp_source_linecol(g->src, at->span.begin, &pp->line, &pp->col);
 }
 
+/* True when n walks a user stack (ustack, pystack, rbstack, as values or calls). */
+static bool walks_user_stack(const struct sp_node *n)
+{
+	if (!n)
+		return false;
+	if ((n->kind == SP_N_BUILTIN || n->kind == SP_N_CALL) &&
+	    (n->bi == SP_BV_ustack || n->bi == SP_BF_ustack || n->bi == SP_BV_pystack ||
+	     n->bi == SP_BF_pystack || n->bi == SP_BV_rbstack || n->bi == SP_BF_rbstack))
+		return true;
+	if (walks_user_stack(n->a) || walks_user_stack(n->b) || walks_user_stack(n->c))
+		return true;
+	for (int i = 0; i < n->list.len; i++)
+		if (walks_user_stack(n->list.items[i]))
+			return true;
+	return false;
+}
+
 static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 {
 	uint32_t line = 1, col = 1;
@@ -350,6 +368,8 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	g->ntemps = 0;
 	g->scratch = g->tmp_base = NULL;
 	g->var_bytes = g->tmp_off = g->tmp_max = 0;
+	/* the unwinder's frames share the stack: only 8-byte values on it (cg_ir.c) */
+	g->stack_max = g->probe && walks_user_stack(g->probe) ? 8 : 0;
 	g->nchild = 0;
 	g->child_need = 0;
 	g->loop_floor = 0;
