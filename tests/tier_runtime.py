@@ -246,10 +246,13 @@ def t_child_output_and_args(ctx):
 
 def t_printf_stack_symbolized_like_maps(ctx):
     """A stack printed by printf while running (its record can arrive before
-    the new-process record) is symbolized like the same stack in a map."""
+    the new-process record) is symbolized like the same stack in a map. The
+    target runs 2 s (the first sample ends the run): with 0.5 s one CI run's
+    first sample fell in the exiting process's atexit, whose second walk
+    found its tables gone."""
     ctx.require_bpf()
     wl = ctx.workload("hotwarm")
-    r = ctx.sprof_run("-c", wl + " 0.5", "profile:hz:99 /pid == cpid/ { printf(\"<%s>\\n\", ustack); "
+    r = ctx.sprof_run("-c", wl + " 2", "profile:hz:99 /pid == cpid/ { printf(\"<%s>\\n\", ustack); "
                       "@[ustack] = count(); exit(); }", timeout=30)
     assert r.rc == 0, r
     m = re.search(r"<\n((?:[ \t]+\S.*\n)+)>", r.out)  # frames may read "f (inlined)"
