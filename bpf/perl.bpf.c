@@ -145,9 +145,14 @@ static __always_inline SP_NODEBUG __u32 pl_code_id(struct pl_code_event *ev, __u
 	return sp_icode_send(&pl_code_seen, &pl_stats, &k, ev, sizeof(*ev), pid, cv, id);
 }
 
+/* No frame: the file scope of an interpreter that has no program yet (its
+ * COP is PL_compiling, whose file perl_parse sets: perl_construct runs). */
+#define PL_WORD_NONE (~1ull)
+
 /* The word of a frame of kind (cv: a sub's CV) standing at the COP cop of
  * process pid (entered: a sub whose first statement has not run, cop its
- * caller's: no line, the sub's own file); ~0 when a read failed. A global function (codegen keeps it
+ * caller's: no line, the sub's own file); ~0 when a read failed,
+ * PL_WORD_NONE when there is no frame. A global function (codegen keeps it
  * out of line, codegen/codegen.c SP_GLOBAL_HELPERS): the verifier checks
  * it once, not on every path of the context walk that reaches it. */
 __attribute__((noinline)) __u64 sp_pl_word(__u32 kind, __u64 cv, __u64 cop, __u32 pid,
@@ -176,6 +181,8 @@ __attribute__((noinline)) __u64 sp_pl_word(__u32 kind, __u64 cv, __u64 cop, __u3
 	} else {
 		cv = 0;
 	}
+	if (kind == SP_PL_MAIN && !file)
+		return PL_WORD_NONE;
 	line = ln && ln < SP_PY_OFF_NONE ? ln : SP_PY_OFF_NONE;
 	return (__u64)pl_code_id(&cpu->ev, pid, cv, gv, file, kind, named) << SP_PY_ID_SHIFT |
 	       line << SP_PY_OFF_SHIFT;
@@ -245,6 +252,10 @@ static long pl_context(__u64 i, void *c)
 	word = sp_pl_word(kind, cv, w->cop, w->out.pid, entered);
 	if (word == ~0ull)
 		goto err;
+	if (word == PL_WORD_NONE) {
+		w->si = 0; /* done: the file scope is the last */
+		return 1;
+	}
 	if (!sp_iwalk_room(&w->out, pos))
 		return 1;
 	/* retop NULL: entered from C (call_sv, eval_sv), its runops' first frame */

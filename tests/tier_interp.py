@@ -1668,6 +1668,30 @@ def t_pl_mixed(ctx, exe=PERL):
     assert PL_UNKNOWN not in r.out, r.out[:3000]
 
 
+def t_pl_startup(ctx):
+    """Stacks taken while perl constructs its interpreter and before it has
+    read its program (perl_construct, perl_parse) are native only: the file
+    scope has no file yet, so no <main> frame, and never an unknown one
+    (it once showed as [unknown perl frame] under _start)."""
+    _require_perl(ctx)
+    ctx.require_bpf()
+    prog = ("uprobe:%s:Perl_init_i18nl10n, uprobe:%s:Perl_set_caret_X "
+            "{ @[probe, ustack] = count(); }" % (PERL, PERL))
+    r = ctx.sprof_run("-c", "%s -e 1" % PERL, prog, timeout=60)
+    assert r.rc == 0, r
+    assert PL_UNKNOWN not in r.out and PL_UNKNOWN not in r.err, r
+    for fn, caller in (("Perl_init_i18nl10n", "main"), ("Perl_set_caret_X", "perl_parse")):
+        m = re.search(r"@\[uprobe:%s:%s, \n((?:\s+\S.*\n)+?)\]: 1" % (re.escape(PERL), fn), r.out)
+        assert m, "no stack for %s:\n%s" % (fn, r.out)
+        frames = [f.strip() for f in m.group(1).splitlines()]
+        assert frames[0] == fn + "+0" and any(f.startswith(caller + "+") for f in frames), frames
+        # a process's first event may come before its unwind tables are
+        # loaded (5.10's helpers: DWARF only once registered): cut, and said
+        assert frames[-1].startswith("_start+") or (
+            frames[-1] == "[truncated]" and "cut short" in r.err), \
+            "native frames end at _start: %r\n%s" % (frames, r.err)
+
+
 def t_pl_attach(ctx, exe=PERL):
     """-p to a perl already inside a 60-deep recursion: >= 90 % of the
     samples show main::spin under 61 main::deep under <main>."""
@@ -1797,10 +1821,12 @@ def compat_tests():
     yield "compat_mixed_debian-3.11", lambda c: _compat(t_mixed)(c, DEBIAN, "debian-3.11")
     yield "compat_ruby_mixed", _compat(t_rb_mixed)
     yield "compat_perl_mixed", _compat(t_pl_mixed)
+    yield "compat_perl_startup", _compat(t_pl_startup)
 
 
 def perl_tests():
     yield "perl_mixed", t_pl_mixed
+    yield "perl_startup", t_pl_startup
     yield "perl_attach", t_pl_attach
     yield "perl_threads", t_pl_threads
     yield "perl_unknown_version", t_pl_unknown_version
