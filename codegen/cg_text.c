@@ -234,6 +234,24 @@ LLVMValueRef cg_emit_macaddr(struct cg *g, const struct sp_node *n)
 	return LLVMBuildLoad2(g->B, g->i64, buf, "mac");
 }
 
+/* path(p[, n]): bpf_d_path() of the struct path at p (its address when p
+ * is the struct itself) into a string of the type's size. */
+LLVMValueRef cg_emit_path(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_node *a = arg(n, 0);
+	uint32_t size = n->type->size;
+	LLVMValueRef buf = cg_alloca(g, size, "path"), args[3];
+
+	cg_memset0(g, buf, size);
+	args[0] = LLVMBuildIntToPtr(g->B, a->type->kind == SP_T_RECORD ? cg_addrof(g, a) :
+					  cg_expr(g, a), g->ptr, "");
+	args[1] = buf;
+	args[2] = LLVMConstInt(g->i32, size, 0);
+	cg_helper_check(g, cg_call_helper(g, BPF_FUNC_d_path, g->i64, args, 3), 2,
+			SP_LOST_HELPER_READ);
+	return buf;
+}
+
 /* pton("addr"): the address bytes, in network order. */
 LLVMValueRef cg_emit_pton(struct cg *g, const struct sp_node *n)
 {

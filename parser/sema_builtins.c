@@ -15,6 +15,7 @@
 
 #include "parser/arena.h"
 #include "parser/builtins.h"
+#include "parser/ctypes.h"
 #include "parser/sema.h"
 
 /* bswap(x): the bytes of x reversed, at x's size, unsigned; a variable
@@ -137,6 +138,32 @@ struct sp_type *sema_check_macaddr(struct sema *s, struct sp_node *n)
 	macaddr_check(s, n);
 	text_type(s, n);
 	return NULL;
+}
+
+/* path(p[, n]): a struct path (args.file->f_path) or a pointer to one;
+ * the name is bpf_d_path's, n bytes (the string length by default). The
+ * kernel allows the helper in fentry/fexit of a list of functions only: the
+ * loader names it when the verifier refuses (runtime/load.c). */
+struct sp_type *sema_check_path(struct sema *s, struct sp_node *n)
+{
+	const struct sp_node *arg = n->list.items[0];
+	const struct sp_type *t = arg->type;
+	int64_t len;
+
+	if (t && t->kind == SP_T_PTR && t->pointee)
+		t = t->pointee;
+	if (t && !sp_type_is_none(t) &&
+	    (t->kind != SP_T_RECORD || !t->rec || strcmp(t->rec->name, "path") != 0))
+		sema_err(s, arg->span, "path() takes a struct path or a pointer to one "
+			 "(args.file->f_path), not '%s'", sema_tstr(s, arg->type));
+	if (n->list.len == 2 && sema_const_int(n->list.items[1], &len)) {
+		if (len < 1 || len > SP_MAX_STRING)
+			sema_err(s, n->list.items[1]->span, "path() length must be from 1 to %d",
+				 SP_MAX_STRING);
+		else
+			n->type = sp_type_string(s->a, (uint32_t)len);
+	}
+	return n->type;
 }
 
 /* strftime("fmt", t): the format, kept by variables and tuples */

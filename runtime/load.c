@@ -608,6 +608,32 @@ static bool newer_helper_line(const char *msg, char *out, size_t outlen)
 	return false;
 }
 
+/* "helper call is not allowed in probe": the helper of the last call the
+ * log shows ("89: (85) call bpf_d_path#147"), said as bpftrace says it
+ * ("helper bpf_d_path not supported in probe") with what the user wrote
+ * that needs it, or false when the log ends otherwise. */
+static bool helper_not_allowed(const char *log, const char *msg, char *out, size_t outlen)
+{
+	const char *c, *last = NULL;
+	int n;
+
+	if (!strstr(msg, "helper call is not allowed in probe"))
+		return false;
+	for (c = strstr(log, ") call "); c; c = strstr(c + 1, ") call "))
+		last = c + 7;
+	if (!last)
+		return false;
+	n = (int)strcspn(last, "#\n");
+	if (n > 64)
+		return false;
+	snprintf(out, outlen, "helper %.*s not supported in probe%s", n, last,
+		 !strncmp(last, "bpf_d_path#", 11) ?
+			 ": path() works in fentry/fexit of the functions the kernel allows "
+			 "bpf_d_path in (its d_path list: filp_close, dentry_open, vfs_truncate...)" :
+			 "");
+	return true;
+}
+
 static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 				const struct sp_run_opts *o, int err)
 {
@@ -628,6 +654,17 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 		fprintf(stderr, "sprof: probe '%s': %s\n", p ? p->spec : l->failed_prog, diag);
 		if (l->verbose)
 			print_vlog(l->vlog, 0);
+		return;
+	}
+	if (helper_not_allowed(l->vlog, msg, diag, sizeof(diag))) {
+		if (l->verbose)
+			print_vlog(l->vlog, 0);
+		snprintf(msg, sizeof(msg), "probe '%s': ", p ? p->spec : l->failed_prog);
+		if (o->diag && (line || p))
+			o->diag(o->diag_ctx, line ? line : p->line, line ? col : p->col,
+				strncat(msg, diag, sizeof(msg) - strlen(msg) - 1));
+		else
+			fprintf(stderr, "sprof: %s%s\n", msg, diag);
 		return;
 	}
 	fprintf(stderr, "sprof: probe '%s': the BPF verifier rejected the program%s\n",

@@ -39,7 +39,36 @@ def check_kretfunc_retval(ctx, k, r):
     assert _val(r.out, "n") == 5 and _val(r.out, "ret") == 5000, r
 
 
+PATH_FILE = "/tmp/sprof-path-check"
+
+
+def cmd_fentry_path(ctx):
+    # cat closes the file it read: filp_close is on the kernel's bpf_d_path list
+    prog = 'fentry:filp_close /comm == "cat"/ { @[path(args->filp->f_path)] = count(); }'
+    return "echo hi > %s && %s -e %s -c %s" % (PATH_FILE, shlex.quote(ctx.sprof), shlex.quote(prog),
+                                               shlex.quote("cat " + PATH_FILE))
+
+
+def check_fentry_path(ctx, k, r):
+    assert r.rc == 0, r
+    assert re.search(r"^@\[%s\]: 1$" % re.escape(PATH_FILE), r.out, re.M), r
+
+
+def cmd_path_not_allowed(ctx):
+    # vfs_read is not on the list: the verifier refuses bpf_d_path there
+    prog = "fentry:vfs_read { print(path(args->file->f_path)); exit(); }"
+    return "%s -e %s" % (shlex.quote(ctx.sprof), shlex.quote(prog))
+
+
+def check_path_not_allowed(ctx, k, r):
+    assert r.rc != 0, r
+    assert "probe 'fentry:vfs_read': helper bpf_d_path not supported in probe: path() works" in r.err, r
+    assert "Traceback" not in r.err and "Segmentation" not in r.err, r
+
+
 CHECKS = [
     ("fentry_args", cmd_fentry_args, check_fentry_args),
     ("kretfunc_retval", cmd_kretfunc_retval, check_kretfunc_retval),
+    ("fentry_path", cmd_fentry_path, check_fentry_path),
+    ("path_not_allowed", cmd_path_not_allowed, check_path_not_allowed),
 ]
