@@ -27,28 +27,13 @@ import tier_interp as ti
 NODE = "/usr/bin/node"
 ND_UNKNOWN = "[unknown js frame]"
 
-ND_MIXED = """\
-'use strict';
-function cpu() { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
-
-function fib(n) {
-    return n < 2 ? n : fib(n - 1) + fib(n - 2);
-}
-
-function slow(limit) {
-    const end = cpu() + limit;
-    let x = 0;
-    while (cpu() < end) x += fib(15);
-    return x;
-}
-
-function main(total) {
-    const end = cpu() + total;
-    while (cpu() < end) slow(0.05);
-}
-
-main(%(secs)s);
-"""
+# the docs' example program (tests/workloads/interp_fib.js), its CPU seconds
+# written in place of its command-line argument
+ND_ARGV = "process.argv[2] ? Number(process.argv[2]) : 1"
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "workloads", "interp_fib.js")) as _f:
+    ND_MIXED = _f.read()
+assert ND_ARGV in ND_MIXED and "%" not in ND_MIXED, "tests/workloads/interp_fib.js changed"
+ND_MIXED = ND_MIXED.replace(ND_ARGV, "%(secs)s")
 
 ND_DEEP = """\
 'use strict';
