@@ -1,5 +1,5 @@
 """Interp tier: Python functions, Ruby methods and Perl subs in user stacks (bpf/python.bpf.c,
-runtime/stacks/python.c; bpf/ruby.bpf.c, runtime/stacks/ruby.c; bpf/perl.bpf.c, runtime/stacks/perl.c).
+runtime/langs/python.c; bpf/ruby.bpf.c, runtime/langs/ruby.c; bpf/perl.bpf.c, runtime/langs/perl.c).
 
 Real interpreters run scripts the tests write; sprof profiles them and the
 tests read the text report. Every CPython 3.8-3.13 present is tested:
@@ -1049,7 +1049,7 @@ def t_usdt_ruby_not_firing(ctx):
     assert r.err.count("entry probes barely fired") == 1 and "TracePoint.new(" in r.err, r.err
 
 
-# ---- Ruby (bpf/ruby.bpf.c, runtime/stacks/ruby.c) -------------------------------------
+# ---- Ruby (bpf/ruby.bpf.c, runtime/langs/ruby.c) -------------------------------------
 
 RUBY = "/usr/bin/ruby"
 RB_UNKNOWN = "[unknown ruby frame]"
@@ -1507,7 +1507,7 @@ def t_rb_blocking_thread(ctx):
     assert named >= 0.9 * blocking, "the reading thread's Ruby frames missing:\n%s" % r.out[-3000:]
 
 
-# ---- Perl (bpf/perl.bpf.c, runtime/stacks/perl.c) ---------------------------------------
+# ---- Perl (bpf/perl.bpf.c, runtime/langs/perl.c) ---------------------------------------
 
 PERL = "/usr/bin/perl"
 PL_UNKNOWN = "[unknown perl frame]"
