@@ -22,6 +22,7 @@
 #define SP_BPF_LANGS(X)     \
 	X(rb, 1, INTERP_RUBY) \
 	X(pl, 1, -1)          \
-	X(nd, 0, -1)
+	X(nd, 0, -1)          \
+	X(ph, 0, -1)
 
 #endif

@@ -32,6 +32,7 @@ Perl (Debian's perl 5.36, .ci/setup installs perl; sid's 5.42 and trixie's 5.40 
 60-deep recursion, two ithreads (no mix-up), sort with a sub in its block (native frames
 between), folded and pprof, a perl with its version byte patched (warning, native frames only).
 Node.js (the host's node 20 and sid's node 24): tests/interp_node.py, yielded here.
+PHP (the host's 8.2 and sid's 8.4): tests/interp_php.py, yielded here.
 Kernels without bpf_loop (compat_*, ~15 s): the mixed Python 3.11, Ruby and Perl tests again
 under SPROF_BPF_COMPAT=1, the helpers sprof builds for them (bounded loops of global functions).
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
@@ -780,6 +781,8 @@ def tests(ctx):
     yield from perl_tests()
     from interp_node import node_tests  # here: it imports this module
     yield from node_tests()
+    from interp_php import php_tests  # as interp_node
+    yield from php_tests()
     yield from compat_tests()
 
 

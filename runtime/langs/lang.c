@@ -12,6 +12,7 @@
 #include "runtime/langs/lang.h"
 #include "runtime/langs/node.h"
 #include "runtime/langs/perl.h"
+#include "runtime/langs/php.h"
 #include "runtime/langs/python.h"
 #include "runtime/langs/ruby.h"
 
@@ -70,8 +71,11 @@ SP_LANG_OWNS(perl, struct sp_perl)
 SP_LANG_ROW(perl, struct sp_perl, perl_owns)
 SP_LANG_OWNS(node, struct sp_node)
 SP_LANG_ROW(node, struct sp_node, node_owns)
+SP_LANG_OWNS(php, struct sp_php)
+SP_LANG_ROW(php, struct sp_php, php_owns)
 
-const struct sp_lang *const sp_lang_table[] = { &python_lang, &ruby_lang, &perl_lang, &node_lang };
+const struct sp_lang *const sp_lang_table[] = { &python_lang, &ruby_lang, &perl_lang, &node_lang,
+						   &php_lang };
 #define NLANGS ((int)(sizeof(sp_lang_table) / sizeof(sp_lang_table[0])))
 const int sp_nlangs = NLANGS;
 
