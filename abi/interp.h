@@ -1,4 +1,4 @@
-/* abi/interp.h: interpreter stacks, the layouts shared by bpf/python.bpf.c and runtime/stacks/python.c.
+/* abi/interp.h: interpreter stacks, the layouts shared by bpf/python.bpf.c and runtime/langs/python.c.
  *
  * User space finds a CPython process's _PyRuntime and version and writes one
  * struct sp_py_proc per process into the py_procs map: where the thread

@@ -1,4 +1,4 @@
-/* abi/node.h: Node.js (V8) stacks, the layouts shared by bpf/node.bpf.c and runtime/stacks/node.c.
+/* abi/node.h: Node.js (V8) stacks, the layouts shared by bpf/node.bpf.c and runtime/langs/node.c.
  *
  * The V8 part of the interpreter walker (abi/interp.h has CPython's,
  * abi/ruby.h Ruby's, abi/perl.h Perl's). User space finds a process whose

@@ -1,4 +1,4 @@
-/* abi/perl.h: Perl stacks, the layouts shared by bpf/perl.bpf.c and runtime/stacks/perl.c.
+/* abi/perl.h: Perl stacks, the layouts shared by bpf/perl.bpf.c and runtime/langs/perl.c.
  *
  * The Perl third of the interpreter walker (abi/interp.h has CPython's,
  * abi/ruby.h Ruby's). User space finds a process whose executable or
@@ -29,7 +29,7 @@
 #define SP_PL_MAP_LIVE "pl_live" /* as py_live (abi/interp.h) */
 #define SP_PL_SEEN_MAX 16384     /* pl_code_seen's size */
 
-/* Offsets in bytes of one perl version's layouts (runtime/stacks/perl.c). */
+/* Offsets in bytes of one perl version's layouts (runtime/langs/perl.c). */
 struct sp_pl_proc {
 	uint64_t thr_key;       /* address of PL_thr_key (a pthread_key_t, u32) */
 	uint64_t curinterp;     /* address of PL_curinterp: the main thread's interpreter */

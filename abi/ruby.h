@@ -1,4 +1,4 @@
-/* abi/ruby.h: Ruby stacks, the layouts shared by bpf/ruby.bpf.c and runtime/stacks/ruby.c.
+/* abi/ruby.h: Ruby stacks, the layouts shared by bpf/ruby.bpf.c and runtime/langs/ruby.c.
  *
  * The Ruby half of the interpreter walker (abi/interp.h has CPython's).
  * User space finds a process's libruby (ruby_single_main_ractor) and writes
@@ -22,7 +22,7 @@
 #define SP_RB_MAP_LIVE "rb_live" /* as py_live (abi/interp.h) */
 #define SP_RB_SEEN_MAX 16384 /* rb_code_seen's size */
 
-/* Offsets in bytes (Ruby 3.1's or 3.3's layouts, runtime/stacks/ruby.c). */
+/* Offsets in bytes (Ruby 3.1's or 3.3's layouts, runtime/langs/ruby.c). */
 struct sp_rb_proc {
 	uint64_t main_ractor;     /* address of ruby_single_main_ractor (a pointer) */
 	uint64_t task_fsbase;     /* task_struct -> thread.fsbase (vmlinux BTF) */

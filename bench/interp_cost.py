@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""What interpreter frames cost a Python, Perl or Node.js program: --interp off, memory and usdt side by side.
+"""What interpreter frames cost a Python, Perl, Node.js or PHP program: --interp off, memory and usdt side by side.
 
     sudo python3 bench/interp_cost.py [--sprof build/sprof] [--python /usr/bin/python3.11]
-                                      [--perl /usr/bin/perl] [--node /usr/bin/node]
+                                      [--perl /usr/bin/perl] [--node /usr/bin/node] [--php /usr/bin/php8.2]
                                       [--work 3] [--reps 3]
 
 The workload (written here) is call-heavy: fib(20) again and again for
@@ -36,6 +36,8 @@ Then the same for perl (--perl; "" skips it): a fib(20) loop in Perl, alone,
 --interp off and --interp memory (Perl frames read from memory, the default;
 perl has no USDT frames). And for node (--node; "" skips it): fib(27)
 rounds, alone, --interp off and --interp memory (JS frames from V8's heap).
+And for php (--php; "" skips it): fib(20) rounds, alone, --interp off and
+--interp memory (PHP frames from executor_globals).
 
 The workload also reports its CPU time (process_time: user + system, so
 the uprobe traps and the sampling programs that run in its context count);
@@ -128,6 +130,24 @@ fs.writeFileSync(out, `${wall} ${n} ${used}\n`);
 '''
 
 
+# the PHP workload: as PL_WORK, fib(20) rounds; argv: secs, (unused), out
+PH_WORK = r'''<?php
+function cpu() {
+    $r = getrusage();
+    return $r['ru_utime.tv_sec'] + $r['ru_utime.tv_usec'] / 1e6
+        + $r['ru_stime.tv_sec'] + $r['ru_stime.tv_usec'] / 1e6;
+}
+function fib($n) { return $n < 2 ? $n : fib($n - 1) + fib($n - 2); }
+function rounds($n) { $x = 0; for ($i = 0; $i < $n; $i++) $x += fib(20); return $x; }
+[$secs, , $out] = array_slice($argv, 1);
+$t = microtime(true); rounds(%(calib)d); $per = (microtime(true) - $t) / %(calib)d;
+$n = max(1, (int)($secs / $per));
+$w = microtime(true); $c = cpu();
+rounds($n);
+file_put_contents($out, sprintf("%%f %%d %%f\n", microtime(true) - $w, $n, cpu() - $c));
+'''
+
+
 def run(cmd, wallfile):
     """Runs cmd to its end; (workload wall s, rounds, last fdinfo stats of cmd's process)."""
     rc, _, err, last = bpfstats.run_watched(cmd)
@@ -149,6 +169,7 @@ def main():
     ap.add_argument("--python", default="/usr/bin/python3.11")
     ap.add_argument("--perl", default="/usr/bin/perl", help='"" skips the Perl table')
     ap.add_argument("--node", default="/usr/bin/node", help='"" skips the Node.js table')
+    ap.add_argument("--php", default="/usr/bin/php8.2", help='"" skips the PHP table')
     ap.add_argument("--work", type=float, default=3.0, help="seconds of work per run")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--hz", type=int, default=99)
@@ -188,6 +209,14 @@ def bench(a, tmp):
         table(a, tmp, "node", a.node, script, [("alone", None, "plain"),
                                                 ("--interp off", "off", "plain"),
                                                 ("--interp memory", "memory", "plain")])
+    if a.php:
+        script = os.path.join(tmp, "work.php")
+        with open(script, "w") as f:
+            f.write(PH_WORK % {"calib": CALIB})
+        print()
+        table(a, tmp, "php", a.php, script, [("alone", None, "plain"),
+                                              ("--interp off", "off", "plain"),
+                                              ("--interp memory", "memory", "plain")])
 
 
 def table(a, tmp, lang, interp, script, configs):

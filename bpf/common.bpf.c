@@ -501,28 +501,32 @@ __attribute__((noinline)) int sp_stack_py(int n, int end)
 	return ips ? (int)sp_interp_frames(ips, (__u32)n, (__u32)end) : 0;
 }
 
-__attribute__((noinline)) int sp_stack_rb(int n, int end)
-{
-	__u64 *ips = lang_ips(n, end);
-
-	return ips ? (int)sp_rb_frames(ips, (__u32)n, (__u32)end) : 0;
-}
-
-__attribute__((noinline)) int sp_stack_pl(int n, int end)
-{
-	__u64 *ips = lang_ips(n, end);
-
-	return ips ? (int)sp_pl_frames(ips, (__u32)n, (__u32)end) : 0;
-}
-
-#ifndef SP_BPF_COMPAT
-__attribute__((noinline)) int sp_stack_nd(int n, int end)
-{
-	__u64 *ips = lang_ips(n, end);
-
-	return ips ? (int)sp_nd_frames(ips, (__u32)n, (__u32)end) : 0;
-}
+/* The same for each runtime of abi/langs.h: sp_stack_rb, sp_stack_pl, ...
+ * A walker that needs newer kernels (compat 0) is neither defined nor
+ * called in the helpers built for kernels before 5.17 (SP_BPF_COMPAT): a
+ * stub that ignored its arguments would reach the verifier with them
+ * undefined ("Caller passes invalid args into func"). */
+#define SP_STACK_LANG_1(id)                                                     \
+	__attribute__((noinline)) int sp_stack_##id(int n, int end)               \
+	{                                                                       \
+		__u64 *ips = lang_ips(n, end);                                  \
+                                                                                \
+		return ips ? (int)sp_##id##_frames(ips, (__u32)n, (__u32)end) : 0; \
+	}
+#ifdef SP_BPF_COMPAT
+#define SP_STACK_LANG_0(id)
+#define SP_LANG_IN_OBJ_0 0
+#else
+#define SP_STACK_LANG_0(id) SP_STACK_LANG_1(id)
+#define SP_LANG_IN_OBJ_0 1
 #endif
+#define SP_LANG_IN_OBJ_1 1
+#define SP_STACK_LANG_DECL(id, compat, only) int sp_stack_##id(int n, int end);
+SP_BPF_LANGS(SP_STACK_LANG_DECL)
+#undef SP_STACK_LANG_DECL
+#define SP_STACK_LANG(id, compat, only) SP_STACK_LANG_##compat(id)
+SP_BPF_LANGS(SP_STACK_LANG)
+#undef SP_STACK_LANG
 
 /* Hashes the scratch buffer's stack and stores it in sp_stacks; its id,
  * 0 when it is lost. */
@@ -585,9 +589,12 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		limit = 1;
 	if (limit > SP_MAX_FRAMES)
 		limit = SP_MAX_FRAMES;
-	if (interp == INTERP_MIXED)
-		limit = sp_nd_native_limit(
-			sp_pl_native_limit(sp_rb_native_limit(sp_interp_native_limit(limit))));
+	if (interp == INTERP_MIXED) { /* each walker's room, abi/langs.h's in turn */
+		limit = sp_interp_native_limit(limit);
+#define SP_LANG_LIMIT(id, compat, only) limit = sp_##id##_native_limit(limit);
+		SP_BPF_LANGS(SP_LANG_LIMIT)
+#undef SP_LANG_LIMIT
+	}
 	/* user stacks: the .eh_frame unwinder when user space gave it tables
 	 * for this process (bpf/unwind.bpf.c), else the kernel's frame-pointer
 	 * walk */
@@ -613,14 +620,14 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	 * INTERP_ONLY takes those of one language */
 	if (interp == INTERP_MIXED || (interp == INTERP_ONLY && lang == INTERP_PYTHON))
 		ni = sp_stack_py((int)nr, (int)end);
-	if ((interp == INTERP_MIXED && ni == 0) || (interp == INTERP_ONLY && lang == INTERP_RUBY))
-		ni = sp_stack_rb((int)nr, (int)end);
-	if (interp == INTERP_MIXED && ni == 0)
-		ni = sp_stack_pl((int)nr, (int)end);
-#ifndef SP_BPF_COMPAT /* no JavaScript frames there (bpf/node.bpf.c) */
-	if (interp == INTERP_MIXED && ni == 0)
-		ni = sp_stack_nd((int)nr, (int)end); /* node: bpf/node.bpf.c */
-#endif
+	/* then each of abi/langs.h in turn; a walker not built into this
+	 * object (SP_LANG_IN_OBJ_0 under SP_BPF_COMPAT) is not called */
+#define SP_LANG_TRY(id, compat, only)                                                   \
+	if (SP_LANG_IN_OBJ_##compat &&                                                  \
+	    ((interp == INTERP_MIXED && ni == 0) || (interp == INTERP_ONLY && lang == (only)))) \
+		ni = sp_stack_##id((int)nr, (int)end);
+	SP_BPF_LANGS(SP_LANG_TRY)
+#undef SP_LANG_TRY
 	if (ni < 0 || ni > SP_MAX_FRAMES)
 		ni = 0;
 	buf->nr = nr;

@@ -1,7 +1,7 @@
 /* bpf/node.bpf.c: JavaScript frames of the sampled Node.js thread, for ustack.
  *
  * For processes user space recognised as node (an executable or libnode
- * exporting V8's v8dbg_* constants; runtime/stacks/node.c wrote the offsets
+ * exporting V8's v8dbg_* constants; runtime/langs/node.c wrote the offsets
  * into nd_procs), this follows the frame-pointer chain from the thread's
  * user rbp (bpf_task_pt_regs): V8 builds an rbp frame for every JavaScript
  * function, whatever tier runs it, and node's own C++ keeps frame pointers.

@@ -1,7 +1,7 @@
 /* bpf/perl.bpf.c: Perl frames of the sampled thread, for ustack.
  *
  * For processes user space recognised as a threaded perl 5.36, 5.40 or 5.42
- * (runtime/stacks/perl.c wrote their offsets into pl_procs), this takes
+ * (runtime/langs/perl.c wrote their offsets into pl_procs), this takes
  * the sampled thread's interpreter, my_perl = pthread_getspecific
  * (PL_thr_key): glibc keeps the first 32 keys' values in the thread
  * descriptor at the FS base, so it is one read there (the main thread's

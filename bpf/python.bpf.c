@@ -2,7 +2,7 @@
  *
  * A native stack of a Python program shows only the interpreter's C
  * functions. For processes user space recognised as CPython 3.8 and later
- * (runtime/stacks/python.c wrote their offsets into py_procs), this walks
+ * (runtime/langs/python.c wrote their offsets into py_procs), this walks
  * the thread's frame chain: _PyRuntime -> interpreter -> thread state of
  * the sampled thread (3.11+: the one whose native_thread_id is the tid;
  * 3.8-3.10: the one whose thread_id is the thread's pthread_t, its FS

@@ -1,6 +1,6 @@
 /* bpf/ruby.bpf.c: Ruby frames of the sampled thread, for ustack and rbstack.
  *
- * For processes user space recognised as Ruby 3.1 or 3.3 (runtime/stacks/ruby.c
+ * For processes user space recognised as Ruby 3.1 or 3.3 (runtime/langs/ruby.c
  * wrote their offsets into rb_procs), this reads the sampled thread's
  * execution context (ruby_current_ec, at a fixed offset below the FS base
  * user space found; else the main ractor's running context), keeps it

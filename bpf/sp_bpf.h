@@ -20,6 +20,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "abi/langs.h"
+
 /* abi/plan.h includes <stdint.h>, and glibc's needs 32-bit stubs under
  * -target bpf: give it the fixed-width types from linux/types.h instead. */
 #ifndef __CLANG_STDINT_H
@@ -91,17 +93,13 @@ __u32 sp_icode_next(void);
 __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_interp_native_limit(int limit);
 
-/* ruby.bpf.c */
-__u32 sp_rb_frames(__u64 *ips, __u32 start, __u32 end);
-int sp_rb_native_limit(int limit);
-
-/* perl.bpf.c */
-__u32 sp_pl_frames(__u64 *ips, __u32 start, __u32 end);
-int sp_pl_native_limit(int limit);
-
-/* node.bpf.c */
-__u32 sp_nd_frames(__u64 *ips, __u32 start, __u32 end);
-int sp_nd_native_limit(int limit);
+/* the other runtimes' walkers (abi/langs.h): sp_rb_frames in ruby.bpf.c,
+ * sp_pl_frames in perl.bpf.c, ... */
+#define SP_BPF_LANG_DECL(id, compat, only)                        \
+	__u32 sp_##id##_frames(__u64 *ips, __u32 start, __u32 end); \
+	int sp_##id##_native_limit(int limit);
+SP_BPF_LANGS(SP_BPF_LANG_DECL)
+#undef SP_BPF_LANG_DECL
 /* interp_usdt.bpf.c (codegen puts them in place of the two above) */
 __u32 sp_iu_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_iu_native_limit(int limit);

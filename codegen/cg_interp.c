@@ -11,10 +11,12 @@
  * tree (bpf/common.bpf.c sp_follow_*): kept when the driver asks
  * (opts->follow), dropped otherwise.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "abi/interp_usdt.h"
+#include "abi/langs.h"
 #include "abi/plan.h"
 #include "codegen/cg.h"
 
@@ -98,6 +100,21 @@ void cg_drop_hidden_progs(struct cg *g)
 	}
 }
 
+/* The runtimes of abi/langs.h, by their functions' infix. */
+#define SP_LANG_ID(id, compat, only) #id,
+static const char *const SP_LANG_IDS[] = { SP_BPF_LANGS(SP_LANG_ID) };
+#undef SP_LANG_ID
+#define SP_NLANGS ((int)(sizeof(SP_LANG_IDS) / sizeof(SP_LANG_IDS[0])))
+
+/* sp_<id>_<what> becomes to. */
+static void replace_lang_fn(struct cg *g, const char *id, const char *what, const char *to)
+{
+	char from[64];
+
+	snprintf(from, sizeof(from), "sp_%s_%s", id, what);
+	replace_fn(g, from, to);
+}
+
 /* Where stacks get their interpreter frames (--interp): the memory walk
  * (bpf/python.bpf.c) as linked, or the USDT frame stacks, or none. */
 void cg_interp_source(struct cg *g)
@@ -106,24 +123,22 @@ void cg_interp_source(struct cg *g)
 		/* one frame stack per thread, whatever its language: rbstack too */
 		replace_fn(g, "sp_interp_frames", "sp_iu_frames");
 		replace_fn(g, "sp_interp_native_limit", "sp_iu_native_limit");
-		replace_fn(g, "sp_rb_frames", "sp_iu_frames");
-		replace_fn(g, "sp_rb_native_limit", "sp_iu_no_limit");
-		/* perl has no USDT frame stack: this finds none (a stub that
-		 * ignores its arguments would leave them undefined at the call of
-		 * the global sp_stack_pl, which the verifier refuses) */
-		replace_fn(g, "sp_pl_frames", "sp_iu_frames");
-		replace_fn(g, "sp_pl_native_limit", "sp_iu_no_limit");
-		replace_fn(g, "sp_nd_frames", "sp_iu_frames"); /* as perl's */
-		replace_fn(g, "sp_nd_native_limit", "sp_iu_no_limit");
+		/* the other runtimes' walkers: each thread's one frame stack for
+		 * Ruby (rbstack too); for the others, which have no USDT frame
+		 * stack, it finds none (a stub that ignores its arguments would
+		 * leave them undefined at the call of the global sp_stack_ID,
+		 * which the verifier refuses) */
+		for (int i = 0; i < SP_NLANGS; i++) {
+			replace_lang_fn(g, SP_LANG_IDS[i], "frames", "sp_iu_frames");
+			replace_lang_fn(g, SP_LANG_IDS[i], "native_limit", "sp_iu_no_limit");
+		}
 	} else if (g->opts->interp == SP_INTERP_OFF) {
 		replace_fn(g, "sp_interp_frames", "sp_iu_no_frames");
 		replace_fn(g, "sp_interp_native_limit", "sp_iu_no_limit");
-		replace_fn(g, "sp_rb_frames", "sp_iu_no_frames");
-		replace_fn(g, "sp_rb_native_limit", "sp_iu_no_limit");
-		replace_fn(g, "sp_pl_frames", "sp_iu_no_frames");
-		replace_fn(g, "sp_pl_native_limit", "sp_iu_no_limit");
-		replace_fn(g, "sp_nd_frames", "sp_iu_no_frames");
-		replace_fn(g, "sp_nd_native_limit", "sp_iu_no_limit");
+		for (int i = 0; i < SP_NLANGS; i++) {
+			replace_lang_fn(g, SP_LANG_IDS[i], "frames", "sp_iu_no_frames");
+			replace_lang_fn(g, SP_LANG_IDS[i], "native_limit", "sp_iu_no_limit");
+		}
 		replace_fn(g, "sp_interp_walk_on", "sp_iu_walk_off");
 	}
 }

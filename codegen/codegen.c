@@ -27,6 +27,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "abi/interp_usdt.h"
+#include "abi/langs.h"
 #include "base/sha256.h"
 #include "codegen/cg.h"
 #include "parser/builtins.h"
@@ -92,7 +93,7 @@ static void set_dl(struct cg *g, LLVMModuleRef m)
  * state its caller arrives with (sp_unwind_global, at each user stack a
  * program takes; sp_unw_frames, the unwinder's walk, and sp_unw_row_page
  * and sp_unw_bucket_page, its reads of table pages, bpf/unwind.bpf.c;
- * sp_stack_py, sp_stack_rb, sp_stack_pl, sp_stack_nd and sp_stack_store, the rest of a stack;
+ * sp_stack_py, sp_stack_store and each runtime's sp_stack_ID (abi/langs.h), the rest of a stack;
  * sp_pl_word, a Perl frame's word, bpf/perl.bpf.c; sp_py_threads,
  * sp_py_frames, sp_rb_cfps and sp_pl_contexts, the walkers' loops where
  * there is no bpf_loop, SP_ILOOP in bpf/interp_common.bpf.h). Each keeps its
@@ -100,7 +101,9 @@ static void set_dl(struct cg *g, LLVMModuleRef m)
  * and the chain of functions it calls share one 512-byte stack. */
 static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global", "sp_unw_frames",
 						  "sp_unw_row_page", "sp_unw_bucket_page",
-						  "sp_stack_py", "sp_stack_rb", "sp_stack_pl", "sp_stack_nd",
+#define SP_LANG_STACK_FN(id, compat, only) "sp_stack_" #id,
+						  "sp_stack_py", SP_BPF_LANGS(SP_LANG_STACK_FN)
+#undef SP_LANG_STACK_FN
 						  "sp_pl_word", "sp_stack_store", "sp_py_threads",
 						  "sp_py_frames", "sp_rb_cfps", "sp_pl_contexts" };
 

@@ -35,10 +35,7 @@
 #include "runtime/format_text.h"
 #include "runtime/drain.h"
 #include "runtime/stacks/interp_usdt.h"
-#include "runtime/stacks/python.h"
-#include "runtime/stacks/ruby.h"
-#include "runtime/stacks/perl.h"
-#include "runtime/stacks/node.h"
+#include "runtime/langs/lang.h"
 #include "abi/unwind_table.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/elf/inlines.h"
@@ -112,11 +109,8 @@ struct sp_collector {
 	const struct sp_plan *plan;
 	struct bpf_object *obj;
 	struct sp_symbolizer *sym;
-	struct sp_python *py;    /* interpreter frames of user stacks, or NULL */
+	struct sp_langs *langs;  /* interpreter frames of user stacks, or NULL */
 	struct sp_iusdt *iu;     /* or those of --interp usdt, or NULL */
-	struct sp_ruby *rb;      /* the same for Ruby processes */
-	struct sp_perl *pl;      /* and for perl processes */
-	struct sp_node *nd;      /* and for node processes */
 	struct pool keep, scratch;
 	struct pool *cur;        /* where decoding allocates */
 	int ncpus;               /* possible CPUs: per-CPU value slots */
@@ -304,14 +298,8 @@ static struct sp_stack *load_stack(struct sp_collector *c, uint64_t id, uint32_t
 		free(nat);
 		if (c->iu)
 			st->n = sp_iusdt__splice(c->iu, v.ip + nr, (int)ni, st->frames, nf);
-		else if (sp_ruby__owns(c->rb, (pid_t)pid))
-			st->n = sp_ruby__splice(c->rb, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
-		else if (sp_perl__owns(c->pl, (pid_t)pid))
-			st->n = sp_perl__splice(c->pl, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
-		else if (sp_node__owns(c->nd, (pid_t)pid))
-			st->n = sp_node__splice(c->nd, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
 		else
-			st->n = sp_python__splice(c->py, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
+			st->n = sp_langs__splice(c->langs, (pid_t)pid, v.ip + nr, (int)ni, st->frames, nf);
 		st->truncated = st->truncated || (limit > 0 && (int)nr >= limit);
 	}
 	if (slot) {
@@ -1104,29 +1092,14 @@ size_t sp_collector__end_period(struct sp_collector *c)
 	return sp_drain_age_stacks(c->drain);
 }
 
-void sp_collector__set_python(struct sp_collector *c, struct sp_python *py)
+void sp_collector__set_langs(struct sp_collector *c, struct sp_langs *langs)
 {
-	c->py = py;
+	c->langs = langs;
 }
 
 void sp_collector__set_iusdt(struct sp_collector *c, struct sp_iusdt *iu)
 {
 	c->iu = iu;
-}
-
-void sp_collector__set_ruby(struct sp_collector *c, struct sp_ruby *rb)
-{
-	c->rb = rb;
-}
-
-void sp_collector__set_perl(struct sp_collector *c, struct sp_perl *pl)
-{
-	c->pl = pl;
-}
-
-void sp_collector__set_node(struct sp_collector *c, struct sp_node *nd)
-{
-	c->nd = nd;
 }
 
 void sp_collector__destroy(struct sp_collector *c)

@@ -13,10 +13,7 @@
 struct bpf_object;
 struct sp_symbolizer;
 struct sp_collector;
-struct sp_python;
-struct sp_ruby;
-struct sp_perl;
-struct sp_node;
+struct sp_langs;
 
 /* max_keys: rows each drained map's table may hold (--max-keys); 0: no
  * map is drained (every map is read from BPF at the end, stacks too). */
@@ -33,14 +30,12 @@ void sp_collector__set_take(struct sp_collector *c, bool take);
  * far and the symbolized-stack cache, and forgets stacks not seen this
  * period nor the last (sp_drain_age_stacks; returns that count). */
 size_t sp_collector__end_period(struct sp_collector *c);
-/* Interpreter frames of user stacks are spliced in by py (may be NULL). */
-void sp_collector__set_python(struct sp_collector *c, struct sp_python *py);
+/* Interpreter frames of user stacks are spliced in by the language
+ * walkers (runtime/langs/lang.h; may be NULL). */
+void sp_collector__set_langs(struct sp_collector *c, struct sp_langs *langs);
 /* --interp usdt: interpreter frames come from there instead (runtime/stacks/interp_usdt.h). */
 struct sp_iusdt;
 void sp_collector__set_iusdt(struct sp_collector *c, struct sp_iusdt *iu);
-void sp_collector__set_ruby(struct sp_collector *c, struct sp_ruby *rb);
-void sp_collector__set_perl(struct sp_collector *c, struct sp_perl *pl);
-void sp_collector__set_node(struct sp_collector *c, struct sp_node *nd);
 /* Reads every plan map and the drop counters. */
 int sp_collect(struct sp_collector *c, struct sp_profile *out);
 /* "@m: N updates dropped, map full at K keys", then one "sprof: lost: N

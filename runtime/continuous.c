@@ -29,10 +29,7 @@
 #include "runtime/collect.h"
 #include "runtime/continuous.h"
 #include "runtime/report/clickhouse.h"
-#include "runtime/stacks/python.h"
-#include "runtime/stacks/ruby.h"
-#include "runtime/stacks/perl.h"
-#include "runtime/stacks/node.h"
+#include "runtime/langs/lang.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"
 #include "base/clock.h"
@@ -267,7 +264,7 @@ static void print_held(struct sp_continuous *c, size_t stacks_forgotten, int pro
 		"%d files, %u rows, walkers: %d python, %d ruby processes\n", c->periods,
 		(unsigned long long)stacks, stacks_forgotten, ss.procs, procs_forgotten,
 		ss.held_files, ss.evicted_files, us.procs, us.files, us.rows,
-		sp_python__nprocs(c->io.py), sp_ruby__nprocs(c->io.rb));
+		sp_langs__nprocs(c->io.langs, "python"), sp_langs__nprocs(c->io.langs, "ruby"));
 }
 
 static void evict(struct sp_continuous *c)
@@ -277,10 +274,7 @@ static void evict(struct sp_continuous *c)
 						       IDLE_BYTES) : 0;
 
 	sp_unwind__sweep(c->io.unw);
-	sp_python__evict(c->io.py);
-	sp_ruby__evict(c->io.rb);
-	sp_perl__evict(c->io.pl);
-	sp_node__evict(c->io.nd);
+	sp_langs__evict(c->io.langs);
 	forget_seen_pids(c);
 #ifdef __GLIBC__
 	malloc_trim(0); /* what was freed in the middle of the heap goes back too */

@@ -25,10 +25,7 @@ struct bpf_object;
 struct sp_collector;
 struct sp_symbolizer;
 struct sp_unwind;
-struct sp_python;
-struct sp_ruby;
-struct sp_perl;
-struct sp_node;
+struct sp_langs;
 struct sp_clickhouse;
 
 /* What a period is read from and written to; every pointer but coll and
@@ -38,10 +35,7 @@ struct sp_continuous_io {
 	struct sp_collector *coll;
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;
-	struct sp_python *py;
-	struct sp_ruby *rb;
-	struct sp_perl *pl;
-	struct sp_node *nd;
+	struct sp_langs *langs;        /* the language walkers (runtime/langs/lang.h) */
 	struct sp_clickhouse *ch;      /* --export */
 	struct sp_report_opts ro;      /* format, map filter, title; output unused */
 	const char *output;            /* -o, %t expanded per period; NULL: stdout */

@@ -49,10 +49,7 @@
 #include "runtime/status.h"
 #include "runtime/stacks/process.h"
 #include "runtime/stacks/interp_usdt.h"
-#include "runtime/stacks/python.h"
-#include "runtime/stacks/ruby.h"
-#include "runtime/stacks/perl.h"
-#include "runtime/stacks/node.h"
+#include "runtime/langs/lang.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/sideband.h"
@@ -85,12 +82,9 @@ struct run {
 	struct sp_resolved *resolved; /* attach points resolved once for the run */
 	struct sp_symbolizer *sym;
 	struct sp_unwind *unw;    /* DWARF unwinder tables; NULL when the program has none */
-	struct sp_python *py;     /* CPython frame walker's processes; NULL when none */
+	struct sp_langs *langs;   /* the language walkers' processes (runtime/langs/lang.h) */
 	struct sp_iusdt *iu;      /* --interp usdt's frame names; NULL in other modes */
 	int iu_attached;          /* interpreters whose probes --interp usdt attached */
-	struct sp_ruby *rb;       /* Ruby frame walker's processes; NULL when none */
-	struct sp_perl *pl;       /* perl frame walker's processes; NULL when none */
-	struct sp_node *nd;       /* node frame walker's processes; NULL when none */
 	struct sp_consumers procs; /* sym, unw, py: fed one maps snapshot per process event */
 	struct sp_sideband *sb;   /* exec/mmap records for unw; NULL without */
 	struct sp_collector *coll;
@@ -511,7 +505,7 @@ static bool has_stack_arg(struct run *r, const struct sp_event_hdr *h)
 {
 	const struct sp_plan_field *args;
 
-	if ((!r->py && !r->rb && !r->pl && !r->nd) || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
+	if (!sp_langs__any(r->langs) || (h->type != SP_EV_PRINTF && h->type != SP_EV_PRINT_VALUE) ||
 	    h->id >= (uint32_t)r->plan->nprintfs)
 		return false;
 	args = &r->plan->printfs[h->id].args;
@@ -583,14 +577,7 @@ static int on_event(void *ctx, const struct sp_event_hdr *h, const void *data, s
 		sp_watches_unwatch(r->watches, h->arg);
 		return 0;
 	case SP_EV_INTERP_CODE:
-		if (sp_ruby__owns(r->rb, (pid_t)h->id))
-			sp_ruby__note_code(r->rb, (pid_t)h->id, h->arg, data, len);
-		else if (sp_perl__owns(r->pl, (pid_t)h->id))
-			sp_perl__note_code(r->pl, (pid_t)h->id, h->arg, data, len);
-		else if (sp_node__owns(r->nd, (pid_t)h->id))
-			sp_node__note_code(r->nd, (pid_t)h->id, h->arg, data, len);
-		else
-			sp_python__note_code(r->py, (pid_t)h->id, h->arg, data, len);
+		sp_langs__note_code(r->langs, (pid_t)h->id, h->arg, data, len);
 		return 0;
 	default:
 		if ((r->nheld || has_stack_arg(r, h)) && hold_record(r, h, data, len))
@@ -682,24 +669,19 @@ static int open_readers(struct run *r)
 	/* one open per object file for names and unwind tables (the unwinder
 	 * is destroyed first, the symbolizer owns the cache) */
 	sp_unwind__share_objcache(r->unw, sp_symbolizer__objcache(r->sym));
-	r->py = sp_python__open(r->ld->obj);
-	r->rb = sp_ruby__open(r->ld->obj);
-	r->pl = sp_perl__open(r->ld->obj);
-	r->nd = sp_node__open(r->ld->obj);
-	r->procs = (struct sp_consumers){ .sym = r->sym, .unw = r->unw, .py = r->py, .rb = r->rb,
-					  .pl = r->pl, .nd = r->nd };
+	r->langs = sp_langs__open(r->ld->obj);
+	if (!r->langs)
+		return -ENOMEM;
+	r->procs = (struct sp_consumers){ .sym = r->sym, .unw = r->unw, .langs = r->langs };
 	if (r->tgt.pid && r->tgt.running)
 		sp_process__add(&r->procs, r->tgt.pid, false);
 	r->coll = sp_collector__open(r->plan, r->ld->obj, r->sym,
 				     r->o->no_drain ? 0 : r->o->max_keys);
 	if (!r->coll)
 		return -ENOMEM;
-	sp_collector__set_python(r->coll, r->py);
+	sp_collector__set_langs(r->coll, r->langs);
 	r->iu = sp_iusdt__open(r->ld->obj);
 	sp_collector__set_iusdt(r->coll, r->iu);
-	sp_collector__set_ruby(r->coll, r->rb);
-	sp_collector__set_perl(r->coll, r->pl);
-	sp_collector__set_node(r->coll, r->nd);
 	r->out = (struct sp_output){ .plan = r->plan, .coll = r->coll, .out = stdout,
 				     .json = r->ro.format == SP_FMT_JSON,
 				     .cat_max = r->o->cat_bytes_max };
@@ -913,7 +895,7 @@ static uint64_t sample_period(const struct sp_plan *plan);
 static int start_periods(struct run *r)
 {
 	struct sp_continuous_io io = { .obj = r->ld->obj, .coll = r->coll, .sym = r->sym,
-				       .unw = r->unw, .py = r->py, .rb = r->rb, .pl = r->pl, .nd = r->nd, .ch = r->ch,
+				       .unw = r->unw, .langs = r->langs, .ch = r->ch,
 				       .ro = r->ro,
 				       .output = r->o->output, .nmaps = r->plan->nmaps,
 				       .verbose = r->o->verbose,
@@ -1111,7 +1093,7 @@ static int finish_periods(struct run *r)
 	int err = sp_continuous__finish(r->cont);
 
 	sp_unwind__print_summary(r->unw, stderr);
-	sp_python__warn(r->py, stderr);
+	sp_langs__warn_one(r->langs, "python", stderr);
 	sp_links_detach(&r->links);
 	return err;
 }
@@ -1182,11 +1164,8 @@ static int finish(struct run *r)
 	sp_profile_warn(&prof);
 	warn_helper_errors(r);
 	sp_unwind__print_summary(r->unw, stderr);
-	sp_python__warn(r->py, stderr);
 	sp_iusdt__warn(r->iu, r->iu_attached > 0, r->o->verbose > 0, stderr);
-	sp_ruby__warn(r->rb, stderr);
-	sp_perl__warn(r->pl, stderr);
-	sp_node__warn(r->nd, stderr);
+	sp_langs__warn(r->langs, stderr);
 	if (r->o->verbose || r->o->stats) {
 		sp_status__print_costs(&r->status, r->plan, stderr);
 		sp_unwind__print_stats(r->unw, stderr);
@@ -1207,11 +1186,8 @@ static void run_destroy(struct run *r)
 	sp_status__destroy(&r->status);
 	sp_events__destroy(r->ev);
 	sp_collector__destroy(r->coll);
-	sp_python__destroy(r->py);
+	sp_langs__destroy(r->langs);
 	sp_iusdt__destroy(r->iu);
-	sp_ruby__destroy(r->rb);
-	sp_perl__destroy(r->pl);
-	sp_node__destroy(r->nd);
 	sp_sideband__destroy(r->sb);
 	sp_unwind__destroy(r->unw);
 	sp_symbolizer__destroy(r->sym);

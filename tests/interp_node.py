@@ -1,4 +1,4 @@
-"""Node.js frames of the interp tier (bpf/node.bpf.c, runtime/stacks/node.c).
+"""Node.js frames of the interp tier (bpf/node.bpf.c, runtime/langs/node.c).
 
 The host's node 20 (nodesource's or Debian's nodejs; .ci/setup installs
 nodejs, so under CI=true its absence fails) and Debian sid's node 24 in the

@@ -1,5 +1,5 @@
 """Interp tier: Python functions, Ruby methods and Perl subs in user stacks (bpf/python.bpf.c,
-runtime/stacks/python.c; bpf/ruby.bpf.c, runtime/stacks/ruby.c; bpf/perl.bpf.c, runtime/stacks/perl.c).
+runtime/langs/python.c; bpf/ruby.bpf.c, runtime/langs/ruby.c; bpf/perl.bpf.c, runtime/langs/perl.c).
 
 Real interpreters run scripts the tests write; sprof profiles them and the
 tests read the text report. Every CPython 3.8-3.13 present is tested:
@@ -32,6 +32,7 @@ Perl (Debian's perl 5.36, .ci/setup installs perl; sid's 5.42 and trixie's 5.40 
 60-deep recursion, two ithreads (no mix-up), sort with a sub in its block (native frames
 between), folded and pprof, a perl with its version byte patched (warning, native frames only).
 Node.js (the host's node 20 and sid's node 24): tests/interp_node.py, yielded here.
+PHP (the host's 8.2 and sid's 8.4): tests/interp_php.py, yielded here.
 Kernels without bpf_loop (compat_*, ~15 s): the mixed Python 3.11, Ruby and Perl tests again
 under SPROF_BPF_COMPAT=1, the helpers sprof builds for them (bounded loops of global functions).
 Figures are printed with -v and appended to build/tests/artifacts/interp_figures.txt.
@@ -780,6 +781,8 @@ def tests(ctx):
     yield from perl_tests()
     from interp_node import node_tests  # here: it imports this module
     yield from node_tests()
+    from interp_php import php_tests  # as interp_node
+    yield from php_tests()
     yield from compat_tests()
 
 
@@ -1049,7 +1052,7 @@ def t_usdt_ruby_not_firing(ctx):
     assert r.err.count("entry probes barely fired") == 1 and "TracePoint.new(" in r.err, r.err
 
 
-# ---- Ruby (bpf/ruby.bpf.c, runtime/stacks/ruby.c) -------------------------------------
+# ---- Ruby (bpf/ruby.bpf.c, runtime/langs/ruby.c) -------------------------------------
 
 RUBY = "/usr/bin/ruby"
 RB_UNKNOWN = "[unknown ruby frame]"
@@ -1507,7 +1510,7 @@ def t_rb_blocking_thread(ctx):
     assert named >= 0.9 * blocking, "the reading thread's Ruby frames missing:\n%s" % r.out[-3000:]
 
 
-# ---- Perl (bpf/perl.bpf.c, runtime/stacks/perl.c) ---------------------------------------
+# ---- Perl (bpf/perl.bpf.c, runtime/langs/perl.c) ---------------------------------------
 
 PERL = "/usr/bin/perl"
 PL_UNKNOWN = "[unknown perl frame]"

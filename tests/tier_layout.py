@@ -26,10 +26,12 @@ MAY_INCLUDE = {
     "bpf": ["abi"],
     "runtime/elf": ["abi", "base"],
     "runtime/report": ["abi", "base"],
-    "runtime/stacks": ["abi", "base", "runtime/elf", "runtime/report"],
+    # process.c hands each snapshot of a process to the walkers' table (lang.h)
+    "runtime/stacks": ["abi", "base", "runtime/elf", "runtime/report", "runtime/langs"],
+    "runtime/langs": ["abi", "base", "runtime/elf", "runtime/stacks", "runtime/report"],
     "runtime/attach": ["abi", "base", "runtime/elf", "runtime/stacks"],
     "runtime": ["abi", "base", "runtime/attach", "runtime/elf", "runtime/stacks",
-                "runtime/report"],
+                "runtime/langs", "runtime/report"],
 }
 GENERATED = {"parser.h", "lexer.h"}
 SOURCE_EXT = (".c", ".h", ".y", ".l", ".cc")

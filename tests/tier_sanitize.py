@@ -197,7 +197,7 @@ def t_bpf_continuous(ctx):
 
 
 def t_bpf_python_stacks(ctx):
-    """Python frames (runtime/stacks/python.c): code objects copied, read and
+    """Python frames (runtime/langs/python.c): code objects copied, read and
     spliced, a mixed and a Python-only stack, after the process exited."""
     ctx.require_bpf()
     py = "/usr/bin/python3.11"
@@ -338,7 +338,7 @@ def t_bpf_verifier_and_attach_report(ctx):
 
 
 def t_bpf_ruby_stacks(ctx):
-    """Ruby frames (runtime/stacks/ruby.c): iseqs and C methods read and
+    """Ruby frames (runtime/langs/ruby.c): iseqs and C methods read and
     spliced, a mixed and a Ruby-only stack, printf of a Ruby stack."""
     ctx.require_bpf()
     rb = "/usr/bin/ruby"

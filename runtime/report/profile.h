@@ -13,7 +13,7 @@
 
 #include "abi/plan.h"
 
-/* INTERP: an interpreted function (runtime/stacks/python.c): sym is its
+/* INTERP: an interpreted function (runtime/langs/python.c): sym is its
  * name, srcfile/srcline where it runs, addr its code object. */
 enum sp_frame_kind { SP_FRAME_USER, SP_FRAME_KERNEL, SP_FRAME_UNKNOWN, SP_FRAME_INTERP };
 

@@ -17,7 +17,7 @@
 
 #include "abi/interp_usdt.h"
 #include "base/vec.h"
-#include "runtime/stacks/interp_common.h"
+#include "runtime/langs/interp_common.h"
 #include "runtime/stacks/interp_usdt.h"
 #include "runtime/stacks/walkstats.h"
 

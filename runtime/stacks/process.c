@@ -2,10 +2,7 @@
 #include "runtime/stacks/process.h"
 
 #include "runtime/stacks/procmaps.h"
-#include "runtime/stacks/python.h"
-#include "runtime/stacks/perl.h"
-#include "runtime/stacks/node.h"
-#include "runtime/stacks/ruby.h"
+#include "runtime/langs/lang.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"
 
@@ -15,7 +12,7 @@ int sp_process__add(const struct sp_consumers *c, pid_t pid, bool refresh)
 	struct sp_unwind *u = c->unw;
 	bool want_sym = s && (refresh || !sp_symbolizer__has_pid(s, pid));
 	bool want_unw = sp_unwind__wants(u, pid);
-	bool want_py = (c->py || c->rb || c->pl || c->nd) && pid > 0;
+	bool want_py = sp_langs__any(c->langs) && pid > 0;
 	struct sp_procmaps pm;
 	int err, err2 = 0;
 
@@ -27,12 +24,9 @@ int sp_process__add(const struct sp_consumers *c, pid_t pid, bool refresh)
 	if (want_unw && !err)
 		err2 = err2 ? err2 : sp_unwind__add_maps(u, pid, &pm);
 	if (want_py && !err) {
-		int e3 = sp_python__add_maps(c->py, pid, &pm);
-		int e4 = sp_ruby__add_maps(c->rb, pid, &pm);
-		int e5 = sp_perl__add_maps(c->pl, pid, &pm);
-		int e6 = sp_node__add_maps(c->nd, pid, &pm);
+		int e3 = sp_langs__add_maps(c->langs, pid, &pm);
 
-		err2 = err2 ? err2 : e3 < 0 ? e3 : e4 < 0 ? e4 : e5 < 0 ? e5 : e6;
+		err2 = err2 ? err2 : e3;
 	}
 	sp_procmaps__free(&pm);
 	return err ? err : err2 < 0 ? err2 : 0;

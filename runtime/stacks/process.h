@@ -16,19 +16,13 @@
 
 struct sp_symbolizer;
 struct sp_unwind;
-struct sp_python;
-struct sp_ruby;
-struct sp_perl;
-struct sp_node;
+struct sp_langs;
 
 /* Everyone who needs a process's mappings; any may be NULL. */
 struct sp_consumers {
 	struct sp_symbolizer *sym; /* names, kept after the process exits */
 	struct sp_unwind *unw;     /* per-process unwind tables in BPF maps */
-	struct sp_python *py;      /* CPython's runtime address and offsets */
-	struct sp_ruby *rb;        /* Ruby's VM address and offsets */
-	struct sp_perl *pl;        /* perl's interpreter symbols and offsets */
-	struct sp_node *nd;        /* node's V8 constants */
+	struct sp_langs *langs;    /* the language walkers (runtime/langs/lang.h) */
 };
 
 /* Read pid's mappings once and hand them to the symbolizer, the unwinder

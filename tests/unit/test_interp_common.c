@@ -1,6 +1,6 @@
 /* tests/unit/test_interp_common.c: the interpreter walkers' shared user side, without a process.
  *
- * runtime/stacks/interp_common.c holds what the CPython and Ruby walkers
+ * runtime/langs/interp_common.c holds what the CPython and Ruby walkers
  * both do; the interp tier runs it on real interpreters, where its edge
  * cases are rare. Here: the table of code objects by (pid, id) through
  * several growths and an eviction of a process that is gone (a reaped
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runtime/stacks/interp_common.h"
+#include "runtime/langs/interp_common.h"
 #include "tests/unit/check.h"
 
 static int nfreed;

@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "runtime/stacks/pydebug.h"
+#include "runtime/langs/pydebug.h"
 #include "tests/unit/check.h"
 
 static const uint64_t py313[] = {

@@ -20,7 +20,7 @@
  */
 #include <string.h>
 
-#include "runtime/stacks/pylines.h"
+#include "runtime/langs/pylines.h"
 #include "tests/unit/check.h"
 
 struct range { uint32_t start, end; int line; };

@@ -2,7 +2,7 @@
  *
  * The succ_index_table bytes and the insns_info lines were read out of a
  * running Debian Ruby 3.1.2 (process memory, offsets of
- * runtime/stacks/ruby.c) for this method of 150 instruction words; the
+ * runtime/langs/ruby.c) for this method of 150 instruction words; the
  * expected (instruction start, line) pairs are what
  * RubyVM::InstructionSequence#to_a prints for it. Every word of every
  * instruction must decode to its line (a frame's pc points after its
@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/stacks/rblines.h"
+#include "runtime/langs/rblines.h"
 #include "tests/unit/check.h"
 
 static const uint8_t big_succ[] = {

@@ -1,4 +1,4 @@
-/* runtime/stacks/node.c: node processes registered for the BPF walker, JS functions named.
+/* runtime/langs/node.c: node processes registered for the BPF walker, JS functions named.
  *
  * A process is node when its executable (nodesource's and Debian's
  * /usr/bin/node) or a libnode.so it maps exports V8's postmortem
@@ -33,8 +33,8 @@
 #include "abi/interp.h"
 #include "abi/node.h"
 #include "base/vec.h"
-#include "runtime/stacks/interp_common.h"
-#include "runtime/stacks/node.h"
+#include "runtime/langs/interp_common.h"
+#include "runtime/langs/node.h"
 #include "runtime/stacks/procmaps.h"
 
 #define MAX_STR 1024
@@ -596,6 +596,11 @@ struct sp_node *sp_node__open(struct bpf_object *obj)
 static void code_free(struct sp_icode *ic)
 {
 	free(ic->name), free(ic->file), free(ic);
+}
+
+int sp_node__nprocs(const struct sp_node *nd)
+{
+	return nd ? (int)nd->nprocs : 0;
 }
 
 int sp_node__evict(struct sp_node *nd)

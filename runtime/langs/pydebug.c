@@ -1,4 +1,4 @@
-/* runtime/stacks/pydebug.c: _Py_DebugOffsets positions per minor version, and their checks.
+/* runtime/langs/pydebug.c: _Py_DebugOffsets positions per minor version, and their checks.
  *
  * The positions are word indices into _Py_DebugOffsets (word 0 the cookie,
  * 1 the version, 2 free_threaded), counted from the structure as each
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/stacks/pydebug.h"
+#include "runtime/langs/pydebug.h"
 
 enum {
 	F_RT_SIZE, F_INTERP_HEAD, F_IS_SIZE, F_THREADS_HEAD, F_TS_SIZE, F_TS_NEXT, F_TS_INTERP,

@@ -1,6 +1,6 @@
-/* runtime/stacks/perl.h: perl processes for the BPF frame walker, and their frames named.
+/* runtime/langs/perl.h: perl processes for the BPF frame walker, and their frames named.
  *
- * The perl counterpart of runtime/stacks/ruby.h. sp_perl__add_maps() is
+ * The perl counterpart of runtime/langs/ruby.h. sp_perl__add_maps() is
  * called with every snapshot of a process's mappings: a process whose
  * executable or libperl exports PL_revision and PL_thr_key and runs a perl
  * whose layouts are known (5.36, 5.40, 5.42) gets its offsets into pl_procs,
@@ -17,8 +17,8 @@
  * where Perl_runops_standard ran, or "[unknown perl frame]" when the
  * process could not be read.
  */
-#ifndef SPROF_RUNTIME_STACKS_PERL_H
-#define SPROF_RUNTIME_STACKS_PERL_H
+#ifndef SPROF_RUNTIME_LANGS_PERL_H
+#define SPROF_RUNTIME_LANGS_PERL_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
-/* runtime/stacks/ruby.h: Ruby processes for the BPF frame walker, and their frames named.
+/* runtime/langs/ruby.h: Ruby processes for the BPF frame walker, and their frames named.
  *
- * The Ruby counterpart of runtime/stacks/python.h. sp_ruby__add_maps() is
+ * The Ruby counterpart of runtime/langs/python.h. sp_ruby__add_maps() is
  * called with every snapshot of a process's mappings: a process whose
  * executable or libruby exports ruby_version and runs Ruby 3.1 or 3.3
  * gets its offsets into rb_procs, and bpf/ruby.bpf.c appends its Ruby
@@ -15,8 +15,8 @@
  * Ruby words into frames (kind SP_FRAME_INTERP) where rb_vm_exec ran, or
  * "[unknown ruby frame]" when the process could not be read.
  */
-#ifndef SPROF_RUNTIME_STACKS_RUBY_H
-#define SPROF_RUNTIME_STACKS_RUBY_H
+#ifndef SPROF_RUNTIME_LANGS_RUBY_H
+#define SPROF_RUNTIME_LANGS_RUBY_H
 
 #include <stdbool.h>
 #include <stdint.h>

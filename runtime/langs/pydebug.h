@@ -1,4 +1,4 @@
-/* runtime/stacks/pydebug.h: CPython 3.13+'s _Py_DebugOffsets, read into the walker's offsets.
+/* runtime/langs/pydebug.h: CPython 3.13+'s _Py_DebugOffsets, read into the walker's offsets.
  *
  * From 3.13 on, CPython publishes where its structures keep their fields:
  * _PyRuntime starts with _Py_DebugOffsets ("xdebugpy", PY_VERSION_HEX,
@@ -17,8 +17,8 @@
  * Pure functions on the words read from the process: unit tested on the
  * descriptions real interpreters publish (tests/unit/test_pydebug.c).
  */
-#ifndef SPROF_RUNTIME_STACKS_PYDEBUG_H
-#define SPROF_RUNTIME_STACKS_PYDEBUG_H
+#ifndef SPROF_RUNTIME_LANGS_PYDEBUG_H
+#define SPROF_RUNTIME_LANGS_PYDEBUG_H
 
 #include <stdbool.h>
 #include <stddef.h>

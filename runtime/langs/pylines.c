@@ -1,7 +1,7 @@
-/* runtime/stacks/pylines.c: CPython 3.10 and 3.11+ line tables (see pylines.h). */
+/* runtime/langs/pylines.c: CPython 3.10 and 3.11+ line tables (see pylines.h). */
 #include <stdbool.h>
 
-#include "runtime/stacks/pylines.h"
+#include "runtime/langs/pylines.h"
 
 struct cursor {
 	const uint8_t *p, *end;

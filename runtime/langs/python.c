@@ -1,10 +1,10 @@
-/* runtime/stacks/python.c: CPython processes registered for the BPF walker, code objects named.
+/* runtime/langs/python.c: CPython processes registered for the BPF walker, code objects named.
  *
  * 3.8 to 3.12: the offsets are per minor version (shared/research/
  * interpreters.md §1: checked with gdb on pyenv 3.10.13/3.11.7/3.12.1 and
  * Debian 3.11.2; 3.8.18 and 3.9.18 with gdb `ptype /o` here). 3.13 and
  * later describe themselves: the offsets come from the _Py_DebugOffsets
- * that opens _PyRuntime (runtime/stacks/pydebug.h), so any build of 3.13
+ * that opens _PyRuntime (runtime/langs/pydebug.h), so any build of 3.13
  * or 3.14, and a later minor version whose description still fits 3.14's
  * positions, is walked with its own numbers; one that does not fit gets
  * a warning saying what did not, and native frames only.
@@ -33,11 +33,11 @@
 
 #include "abi/interp.h"
 #include "runtime/stacks/kofs.h"
-#include "runtime/stacks/interp_common.h"
+#include "runtime/langs/interp_common.h"
 #include "runtime/stacks/procmaps.h"
-#include "runtime/stacks/pydebug.h"
-#include "runtime/stacks/pylines.h"
-#include "runtime/stacks/python.h"
+#include "runtime/langs/pydebug.h"
+#include "runtime/langs/pylines.h"
+#include "runtime/langs/python.h"
 #include "base/vec.h"
 
 #define MAX_STR 1024

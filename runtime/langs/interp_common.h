@@ -1,4 +1,4 @@
-/* runtime/stacks/interp_common.h: what the user sides of the interpreter walkers share.
+/* runtime/langs/interp_common.h: what the user sides of the interpreter walkers share.
  *
  * The CPython walker (python.c) and the Ruby walker (ruby.c) do the same
  * things around their language-specific reads: they read the process's
@@ -9,8 +9,8 @@
  * here once; the layouts, versions and names stay in the two walkers.
  * --interp usdt (interp_usdt.c) opens its maps the same way.
  */
-#ifndef SPROF_RUNTIME_STACKS_INTERP_COMMON_H
-#define SPROF_RUNTIME_STACKS_INTERP_COMMON_H
+#ifndef SPROF_RUNTIME_LANGS_INTERP_COMMON_H
+#define SPROF_RUNTIME_LANGS_INTERP_COMMON_H
 
 #include <stdbool.h>
 #include <stddef.h>

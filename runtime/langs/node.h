@@ -1,6 +1,6 @@
-/* runtime/stacks/node.h: node processes for the BPF frame walker, and their JS frames named.
+/* runtime/langs/node.h: node processes for the BPF frame walker, and their JS frames named.
  *
- * The Node.js counterpart of runtime/stacks/perl.h. sp_node__add_maps() is
+ * The Node.js counterpart of runtime/langs/perl.h. sp_node__add_maps() is
  * called with every snapshot of a process's mappings: a process whose
  * executable or libnode exports V8's postmortem constants (v8dbg_*) gets
  * the frame and object offsets they give into nd_procs, and
@@ -15,8 +15,8 @@
  * each JS frame in place of the native frame its code ran as (JIT code,
  * an interpreter trampoline or handler), found by its return address.
  */
-#ifndef SPROF_RUNTIME_STACKS_NODE_H
-#define SPROF_RUNTIME_STACKS_NODE_H
+#ifndef SPROF_RUNTIME_LANGS_NODE_H
+#define SPROF_RUNTIME_LANGS_NODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,5 +51,7 @@ int sp_node__splice(struct sp_node *nd, pid_t pid, const uint64_t *words, int ni
 void sp_node__warn(struct sp_node *nd, FILE *f);
 /* --continuous: processes gone are forgotten, here and in BPF: how many. Accepts NULL. */
 int sp_node__evict(struct sp_node *nd);
+/* Node processes registered. */
+int sp_node__nprocs(const struct sp_node *nd);
 
 #endif

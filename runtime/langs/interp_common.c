@@ -1,4 +1,4 @@
-/* runtime/stacks/interp_common.c: the interpreter walkers' shared user side (interp_common.h).
+/* runtime/langs/interp_common.c: the interpreter walkers' shared user side (interp_common.h).
  *
  * Written once for the CPython and Ruby walkers: process memory, the
  * interpreter's file and symbols, the table of announced code objects and
@@ -17,7 +17,7 @@
 
 #include "runtime/elf/ehframe.h"
 #include "runtime/elf/syms.h"
-#include "runtime/stacks/interp_common.h"
+#include "runtime/langs/interp_common.h"
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/walkstats.h"
 

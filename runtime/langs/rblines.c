@@ -1,11 +1,11 @@
-/* runtime/stacks/rblines.c: Ruby 3.1 succ_index_table rank and iseq lines (see rblines.h).
+/* runtime/langs/rblines.c: Ruby 3.1 succ_index_table rank and iseq lines (see rblines.h).
  *
  * Layout (iseq.c, Ruby 3.1): six u64 words hold the ranks of positions
  * 0-53, 7 bits each, nine per word (fewer words for a shorter iseq); then one block per 512 positions:
  * u32 rank before the block (padded to 8), u64 of seven 9-bit ranks of the
  * 64-bit sub-blocks 1-7 (sub-block 0: 0), eight u64 bit words.
  */
-#include "runtime/stacks/rblines.h"
+#include "runtime/langs/rblines.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* runtime/stacks/rblines.h: Ruby 3.1 iseq line info -> the line of an instruction.
+/* runtime/langs/rblines.h: Ruby 3.1 iseq line info -> the line of an instruction.
  *
  * A Ruby frame is sampled as (iseq, pc - iseq_encoded in words). Ruby 3.1
  * keeps one insns_info entry (12 bytes, line_no at +0) per change of
@@ -9,8 +9,8 @@
  * Pure functions on bytes copied out of the process, unit tested in
  * tests/unit/test_rblines.c.
  */
-#ifndef SPROF_RUNTIME_STACKS_RBLINES_H
-#define SPROF_RUNTIME_STACKS_RBLINES_H
+#ifndef SPROF_RUNTIME_LANGS_RBLINES_H
+#define SPROF_RUNTIME_LANGS_RBLINES_H
 
 #include <stddef.h>
 #include <stdint.h>

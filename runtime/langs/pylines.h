@@ -1,4 +1,4 @@
-/* runtime/stacks/pylines.h: CPython line tables -> the line of a bytecode offset.
+/* runtime/langs/pylines.h: CPython line tables -> the line of a bytecode offset.
  *
  * A Python frame is sampled as (code object, bytecode offset); the line is
  * looked up in the code object's line table, whose format changed twice:
@@ -8,8 +8,8 @@
  * bytes copied out of the process, so they are unit tested on tables made
  * by real interpreters (tests/unit/test_pylines.c).
  */
-#ifndef SPROF_RUNTIME_STACKS_PYLINES_H
-#define SPROF_RUNTIME_STACKS_PYLINES_H
+#ifndef SPROF_RUNTIME_LANGS_PYLINES_H
+#define SPROF_RUNTIME_LANGS_PYLINES_H
 
 #include <stddef.h>
 #include <stdint.h>

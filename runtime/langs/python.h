@@ -1,4 +1,4 @@
-/* runtime/stacks/python.h: CPython processes for the BPF frame walker, and their frames named.
+/* runtime/langs/python.h: CPython processes for the BPF frame walker, and their frames named.
  *
  * sp_python__add_pid() is called whenever the session reads a process's
  * mappings (first sample, exec, the re-reads after it): when the process
@@ -17,8 +17,8 @@
  * "[unknown python frame]" when the code object could not be read.
  * Strings in frames live until sp_python__destroy().
  */
-#ifndef SPROF_RUNTIME_STACKS_PYTHON_H
-#define SPROF_RUNTIME_STACKS_PYTHON_H
+#ifndef SPROF_RUNTIME_LANGS_PYTHON_H
+#define SPROF_RUNTIME_LANGS_PYTHON_H
 
 #include <stdint.h>
 #include <stdio.h>

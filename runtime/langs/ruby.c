@@ -1,4 +1,4 @@
-/* runtime/stacks/ruby.c: Ruby processes registered for the BPF walker, iseqs and C methods named.
+/* runtime/langs/ruby.c: Ruby processes registered for the BPF walker, iseqs and C methods named.
  *
  * Offsets are per minor version. 3.1's (shared/research/interpreters.md
  * §4) were checked by reading a running Debian 3.1.2's memory with gdb:
@@ -41,11 +41,11 @@
 #include "abi/interp.h"
 #include "abi/ruby.h"
 #include "base/vec.h"
-#include "runtime/stacks/interp_common.h"
+#include "runtime/langs/interp_common.h"
 #include "runtime/stacks/kofs.h"
 #include "runtime/stacks/procmaps.h"
-#include "runtime/stacks/rblines.h"
-#include "runtime/stacks/ruby.h"
+#include "runtime/langs/rblines.h"
+#include "runtime/langs/ruby.h"
 
 #define MAX_STR 1024
 #define MAX_ENTRIES (1u << 20)

@@ -1,4 +1,4 @@
-/* runtime/stacks/perl.c: perl processes registered for the BPF walker, subs named.
+/* runtime/langs/perl.c: perl processes registered for the BPF walker, subs named.
  *
  * A process is perl when its executable (Debian's /usr/bin/perl has the
  * interpreter built in) or a libperl.so it maps exports PL_revision; its
@@ -38,9 +38,9 @@
 #include "abi/interp.h"
 #include "abi/perl.h"
 #include "base/vec.h"
-#include "runtime/stacks/interp_common.h"
+#include "runtime/langs/interp_common.h"
 #include "runtime/stacks/kofs.h"
-#include "runtime/stacks/perl.h"
+#include "runtime/langs/perl.h"
 #include "runtime/stacks/procmaps.h"
 
 #define MAX_STR 1024
