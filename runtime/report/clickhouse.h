@@ -4,8 +4,10 @@
  * run's stacks over ClickHouse's HTTP interface (port 8123 by default; user
  * and password from the URL, else SPROF_CLICKHOUSE_USER/_PASSWORD), one row
  * per map entry: time, host name, map, pid, comm, the key's other parts,
- * the stack as frame names (root first) with the build id and file offset
- * of each frame, the count and its sampling period. `sprof report --from
+ * the stack's id, the count and its sampling period; each stack (frame
+ * names root first, with the build id and file offset of each frame) once
+ * in DB.TABLE_stacks. A table of an older sprof (the stack in every row)
+ * is read and written in that layout. `sprof report --from
  * URL` reads them back aggregated by stack into a profile the usual
  * writers print. `sprof fleet init URL` creates the table once (MergeTree,
  * partitioned by day, ordered by host and time, in SQL that ClickHouse
