@@ -1222,7 +1222,8 @@ static void report_usage(FILE *f)
 		   "                   ('2026-11-25 06:00:00', '2026-11-25')\n"
 		   "  --until TIME     only rows older than TIME ago, or before a UTC time\n"
 		   "  --map @NAME      only rows of this map\n"
-		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames\n"
+		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames;\n"
+		   "                   default comm (one tower per program), none: all merged\n"
 		   "  --title TEXT     title of the flame graph\n"
 		   "  --timeout TIME   stop the query after TIME (30s, 10m; default: no limit)\n"
 		   "  --skip-down-shards  report without the shards that cannot be reached\n"
@@ -1322,6 +1323,8 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 			return -EINVAL;
 		}
 	}
+	if (!q->by)
+		q->by = "comm"; /* programs apart: not every program's main merged into one */
 	if (!q->url || optind != argc) {
 		fprintf(stderr, "sprof report: %s\n", q->url ? "unexpected arguments" : "--from URL is needed");
 		report_usage(stderr);

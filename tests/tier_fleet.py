@@ -266,6 +266,20 @@ def test_report(ctx):
     out = os.path.join(ctx.workdir, "fleet-by.svg")
     r = ctx.sprof_run("report", "--from", url, "--by", "host,comm", "-o", out, timeout=60)
     assert r.rc == 0 and {"web1", "web2", "shift", "alpha"} <= set(svg_names(out)), repr(r)
+    # by default each program its own tower (comm leads); --by none merges them
+    comms = {c for (c,) in q(srv, "SELECT DISTINCT comm FROM fleet.stacks")}
+    r = ctx.sprof_run("report", "--from", url, "-f", "folded", timeout=60)
+    firsts = {l.split(";")[0] for l in r.out.splitlines()}
+    assert r.rc == 0 and "shift" in firsts and firsts <= comms, (firsts, comms)
+    r = ctx.sprof_run("report", "--from", url, "--by", "none", "-f", "folded", timeout=60)
+    assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
+    assert not {l.split(";")[0] for l in r.out.splitlines()} & comms, r.out[:2000]
+    # a program that keys by ustack alone has no comm: no empty tower, the stacks alone
+    url2 = table(ctx, srv, "fleet.nocomm")
+    r = profile_run(ctx, url2, "nocomm", "alpha", secs="0.3", program="profile:hz:999 { @[ustack] = count(); }")
+    assert r.rc == 0, repr(r)
+    r = ctx.sprof_run("report", "--from", url2, timeout=60)
+    assert r.rc == 0 and "@[\n" in r.out and "@[, " not in r.out, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--by", "stack", timeout=60)
     assert r.rc != 0 and "--by takes host, map, comm, pid" in r.err, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--where", "no_such_column = 1", "-f", "folded", timeout=60)
@@ -416,7 +430,7 @@ def test_slow_report(ctx):
     t = time.time()
     r = ctx.sprof_run("report", "--from", url, "--where", "sleepEachRow(1) = 0", "-f", "folded", timeout=120)
     took = time.time() - t
-    assert r.rc == 0 and not r.err and sorted(r.out.split()) == ["12", "12", "main;cold", "main;hot"], repr(r)
+    assert r.rc == 0 and not r.err and sorted(r.out.split()) == ["12", "12", "app;main;cold", "app;main;hot"], repr(r)
     assert took > 10.5, took
     t = time.time()
     r = ctx.sprof_run("report", "--from", url, "--where", "sleepEachRow(1) = 0", "--timeout", "3s",
@@ -535,7 +549,7 @@ def test_down_shard(ctx):
             "Connection refused" % (url, srv.dead))
     assert r.rc != 0 and want in r.err and "--skip-down-shards" in r.err and not r.out, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--skip-down-shards", "-f", "folded", timeout=60)
-    assert r.rc == 0 and r.out.split() == ["main;up", "1"], repr(r)
+    assert r.rc == 0 and r.out.split() == ["app;main;up", "1"], repr(r)
 
 
 def expect_refused(ctx, url, want):

@@ -46,7 +46,7 @@ struct fetch {
 /* "host,comm" -> f->by; false (message printed) for other names. */
 static bool parse_by(struct fetch *f, const char *by)
 {
-	const char *p = by;
+	const char *p = by && strcmp(by, "none") != 0 ? by : NULL;
 
 	while (p && *p) {
 		size_t n = strcspn(p, ",");
@@ -56,8 +56,8 @@ static bool parse_by(struct fetch *f, const char *by)
 		       (strlen(by_columns[i]) != n || strncmp(by_columns[i], p, n) != 0))
 			i++;
 		if (i == sizeof(by_columns) / sizeof(by_columns[0]) || f->nby == MAX_BY) {
-			fprintf(stderr, "sprof report: --by takes host, map, comm, pid (comma-separated), "
-					"not '%.*s'\n", (int)n, p);
+			fprintf(stderr, "sprof report: --by takes host, map, comm, pid (comma-separated) or "
+					"none, not '%.*s'\n", (int)n, p);
 			return false;
 		}
 		f->by[f->nby++] = by_columns[i];
@@ -209,6 +209,10 @@ static int row_key(struct sp_kval *k, char **line, int nby)
 		for (int i = 0; i < nby; i++) {
 			char *v = next_field(line);
 
+			if (v && !*v) { /* no value (rows without a comm): no frame */
+				k->elems[i].kind = SP_F_NONE;
+				continue;
+			}
 			k->elems[i].kind = SP_F_STR;
 			k->elems[i].s = v ? strdup(v) : NULL;
 			if (!k->elems[i].s)
@@ -246,6 +250,24 @@ static int add_row(struct sp_mapdata *m, int *cap, char *line, int nby)
 	if (*end)
 		return -EPROTO;
 	return row_key(&e->key, &line, nby);
+}
+
+/* When no row has a value for any --by column (comm, the default, of a
+ * program that keys by ustack alone), the keys are the stacks alone. */
+static void drop_empty_by(struct fetch *fe, struct sp_mapdata *m)
+{
+	for (int i = 0; i < m->n; i++)
+		for (int j = 0; j < fe->nby; j++)
+			if (m->entries[i].key.elems[j].kind != SP_F_NONE)
+				return;
+	for (int i = 0; i < m->n; i++) {
+		struct sp_kval *elems = m->entries[i].key.elems;
+
+		m->entries[i].key = elems[fe->nby];
+		free(elems);
+	}
+	fe->nby = 0;
+	plan_key(fe);
 }
 
 /* The profile's period: the mean of the rows' periods weighted by their
@@ -420,6 +442,8 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 		e = run_query(&c, q, sql, &r, err, sizeof(err));
 	if (!e)
 		e = parse_answer(r.body, out, fe->nby);
+	if (!e && fe->nby)
+		drop_empty_by(fe, &out->maps[0]);
 	if (e == -EPROTO && !*err)
 		snprintf(err, sizeof(err), "unexpected answer from the server");
 	if (e)
