@@ -75,8 +75,8 @@ def main():
         srv.query("CREATE TABLE bench.run AS bench.s ENGINE = Memory")
         srv.query("INSERT INTO bench.run SELECT * FROM bench.s")
         for i in range(1, copies):
-            srv.query("INSERT INTO bench.s SELECT time + %d, host, map, pid, comm, key, stack_id, count, "
-                      "period_ns FROM bench.run" % (60 * a.seconds * i))
+            srv.query("INSERT INTO bench.s SELECT time + %d, host, map, pid, comm, key, stack_id, batch_id + %d, "
+                      "count, period_ns FROM bench.run" % (60 * a.seconds * i, i))
         srv.query("CREATE TABLE bench.old (%s) ENGINE = MergeTree() PARTITION BY toDate(time) "
                   "ORDER BY (host, time)" % OLD)
         srv.query("INSERT INTO bench.old SELECT time, host, map, pid, comm, key, stack, build_ids, offsets, "

@@ -5,7 +5,7 @@
  *
  *   {"time":"2026-11-25 06:40:00","host":"web1","map":"@","pid":1234,
  *    "comm":"app","key":["tid:1240"],"stack_id":1311768467294899695,
- *    "count":57,"period_ns":10101010}
+ *    "batch_id":1764403200123456789,"count":57,"period_ns":10101010}
  *   {"stack_id":1311768467294899695,"stack":["_start","main","hot"],
  *    "build_ids":["9f..","9f..","9f.."],"offsets":[4160,4520,4400]}
  *
@@ -13,7 +13,9 @@
  * same address stack has the same id on every host and in every period;
  * a batch carries each of its stacks once, and the exporter leaves out the
  * stacks it has sent already (a stack sent twice is harmless: the stacks
- * table is a ReplacingMergeTree and readers join with ANY). A table of an
+ * table is a ReplacingMergeTree and readers join with ANY). batch_id
+ * names the export the row came in, so an insert whose outcome is unknown
+ * is looked up rather than sent twice. A table of an
  * older sprof (the old layout) gets the stack in every row instead:
  * "stack":[...],"build_ids":[...],"offsets":[...] in place of stack_id.
  *
@@ -169,7 +171,8 @@ struct rows {
 	const char *stamp, *host;
 	struct sp_ch_ids *known;  /* stacks sent before (or NULL) */
 	struct sp_ch_ids batch;   /* stacks in this batch */
-	uint64_t nrows;
+	uint64_t batch_id;
+	uint64_t nrows, samples;
 };
 
 static int write_row(struct rows *r, const struct sp_path *p, const char *map, uint64_t period_ns)
@@ -193,7 +196,7 @@ static int write_row(struct rows *r, const struct sp_path *p, const char *map, u
 	sp_json_str(r->f, comm);
 	write_key(r->f, p);
 	if (r->stacks) {
-		fprintf(r->f, ",\"stack_id\":%" PRIu64, fr.id);
+		fprintf(r->f, ",\"stack_id\":%" PRIu64 ",\"batch_id\":%" PRIu64, fr.id, r->batch_id);
 		e = r->known && sp_ch_ids_has(r->known, fr.id) ? 0 : sp_ch_ids_add(&r->batch, fr.id);
 		if (e == 1) { /* new in this batch */
 			fprintf(r->stacks, "{\"stack_id\":%" PRIu64, fr.id);
@@ -228,6 +231,7 @@ static int map_rows(struct rows *r, const struct sp_mapdata *m, uint64_t period_
 		if (p.weight) {
 			err = write_row(r, &p, name, period_ns);
 			r->nrows++;
+			r->samples += p.weight;
 		}
 		sp_path_free(&p);
 		if (err)
@@ -241,12 +245,14 @@ int sp_ch_rows(const struct sp_profile *p, const char *host, struct sp_ch_ids *k
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	struct rows r = { .stamp = stamp, .host = host, .known = known };
+	struct rows r = { .stamp = stamp, .host = host, .known = known, .batch_id = out->id };
 	bool compact = out->compact;
+	uint64_t id = out->id;
 	int stacks = 0, err = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->compact = compact;
+	out->id = id;
 	r.f = open_memstream(&out->rows, &out->len);
 	r.stacks = compact ? open_memstream(&out->stacks, &out->slen) : NULL;
 	if (!r.f || (compact && !r.stacks)) {
@@ -266,6 +272,7 @@ out_close:
 	if (r.stacks && fclose(r.stacks) != 0 && !err)
 		err = -ENOMEM;
 	out->nrows = r.nrows;
+	out->samples = r.samples;
 	out->ids = r.batch;
 	if (err)
 		sp_ch_text_free(out);

@@ -23,9 +23,11 @@ void sp_ch_ids_free(struct sp_ch_ids *s);
  * stacks they name that are not in `known` (for TABLE_stacks). */
 struct sp_ch_text {
 	bool compact;          /* in: the stack-id layout (else a stack per row) */
+	uint64_t id;           /* in: the batch's id (batch_id, stack-id layout) */
+	bool tried;            /* sent before without an answer: may be stored */
 	char *rows, *stacks;   /* malloc'd; stacks NULL in the old layout */
 	size_t len, slen;
-	uint64_t nrows;
+	uint64_t nrows, samples; /* rows, and their counts summed */
 	struct sp_ch_ids ids;  /* the stacks in `stacks` */
 };
 

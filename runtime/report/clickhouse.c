@@ -37,6 +37,7 @@
 
 #include "runtime/report/ch_conn.h"
 #include "runtime/report/ch_rows.h"
+#include "runtime/report/ch_spool.h"
 #include "runtime/report/clickhouse.h"
 #include "base/vec.h"
 
@@ -45,11 +46,11 @@ struct column {
 };
 
 /* The stack-id layout: samples in TABLE, their stacks once in TABLE_stacks. */
-static const struct column samples[] = {
+static const struct column sample_cols[] = {
 	{ "time", "DateTime('UTC')" }, { "host", "String" },        { "map", "String" },
 	{ "pid", "UInt32" },           { "comm", "String" },        { "key", "Array(String)" },
-	{ "stack_id", "UInt64" },      { "count", "UInt64" },       { "period_ns", "UInt64" },
-	{ NULL, NULL },
+	{ "stack_id", "UInt64" },      { "batch_id", "UInt64" },    { "count", "UInt64" },
+	{ "period_ns", "UInt64" },     { NULL, NULL },
 };
 static const struct column stacks[] = {
 	{ "stack_id", "UInt64" }, { "stack", "Array(String)" }, { "build_ids", "Array(String)" },
@@ -74,12 +75,17 @@ struct sp_clickhouse {
 	char host_name[256];
 	uint64_t retention_s;
 	bool compact;             /* the stack-id layout (else a stack per row) */
-	struct sp_ch_ids sent;    /* stacks sent already (guarded by lock) */
+	struct sp_ch_ids sent_ids; /* stacks sent already (guarded by lock) */
 	int attempts, backoff_ms, max_pending;
 	size_t max_pending_bytes, pending_bytes;
 	struct batch *pending;    /* oldest first; guarded by lock */
 	int npending, cap;
 	uint64_t dropped_rows, dropped_batches;
+	uint64_t taken, sent, dropped; /* samples: batched, stored, dropped */
+	uint64_t last_id;
+	char *spool;              /* --spool DIR, or NULL: batches wait in memory */
+	size_t spool_max;
+	char inflight[32];        /* the spool file being sent: never trimmed */
 	pthread_mutex_t lock;     /* pending and the counts: a sender thread (--continuous) */
 };
 
@@ -117,7 +123,19 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 	ch->backoff_ms = o->backoff_ms > 0 ? o->backoff_ms : 200;
 	ch->max_pending = o->max_pending > 0 ? o->max_pending : 16;
 	ch->max_pending_bytes = o->max_pending_bytes ? o->max_pending_bytes : 64u << 20;
+	ch->spool_max = o->spool_bytes ? o->spool_bytes : (size_t)256 << 20;
 	pthread_mutex_init(&ch->lock, NULL);
+	if (o->spool_dir && (e = sp_spool_open(o->spool_dir)) != 0) {
+		fprintf(stderr, "sprof: --spool %s: %s\n", o->spool_dir, strerror(-e));
+		sp_clickhouse__destroy(ch);
+		errno = -e;
+		return NULL;
+	}
+	if (o->spool_dir && !(ch->spool = strdup(o->spool_dir))) {
+		sp_clickhouse__destroy(ch);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return ch;
 }
 
@@ -139,7 +157,7 @@ static int exec_sql(struct sp_clickhouse *ch, const char *sql, char **answer, ch
  * ReplacingMergeTree, so a stack sent twice is kept once after merges. */
 static char *create_sql(const struct sp_clickhouse *ch, bool stack_table)
 {
-	const struct column *cols = stack_table ? stacks : samples;
+	const struct column *cols = stack_table ? stacks : sample_cols;
 	char *s = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&s, &n);
@@ -308,7 +326,7 @@ static int check_table(struct sp_clickhouse *ch, const char *db, const char *tab
 
 	if (c < 0)
 		return c;
-	e = check_columns(ch, c ? samples : old_rows, db, table, err, errlen);
+	e = check_columns(ch, c ? sample_cols : old_rows, db, table, err, errlen);
 	snprintf(st, sizeof(st), "%s_stacks", table);
 	if (!e && c && table_engine(ch, db, st, local, err, errlen) == -ENOENT) {
 		snprintf(err, errlen, "table %s.%s has no stacks table %s.%s: run `sprof fleet init` on it once",
@@ -461,30 +479,89 @@ static void sleep_ms(int ms)
 		;
 }
 
-static int send_batch(struct sp_clickhouse *ch, const struct batch *b, char *err, size_t errlen)
+/* A new batch id: the time in ns, above every id before (names in the spool
+ * sort oldest first, across runs too). */
+static uint64_t new_id(struct sp_clickhouse *ch)
 {
-	char sql[256];
+	struct timespec ts;
+	uint64_t id;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	id = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (id <= ch->last_id)
+		id = ch->last_id + 1;
+	return ch->last_id = id;
+}
+
+/* Whether the batch's rows are in the table already (an insert whose answer
+ * was lost may have gone through): 1, 0, or -errno. Only the stack-id
+ * layout has batch_id. */
+static int batch_stored(struct sp_clickhouse *ch, const struct batch *b, char *err, size_t errlen)
+{
+	char sql[1024], host[600], *ans = NULL, *o = host;
+	int e;
+
+	for (const char *p = ch->host_name; *p && o < host + sizeof(host) - 3; p++) {
+		if (*p == '\'' || *p == '\\')
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	/* the rows' time is the id's second: (host, time) is the table's order, so this reads
+	 * a few granules, not the host's history */
+	snprintf(sql, sizeof(sql), "SELECT count() FROM %s.%s WHERE host = '%s' AND time >= toDateTime(%llu) AND "
+				   "time <= toDateTime(%llu) AND batch_id = %llu FORMAT TabSeparated", ch->c.db,
+		 ch->c.table, host, (unsigned long long)(b->id / 1000000000ull - 2),
+		 (unsigned long long)(b->id / 1000000000ull + 2), (unsigned long long)b->id);
+	e = exec_sql(ch, sql, &ans, err, errlen);
+	if (!e)
+		e = atoll(ans) > 0;
+	free(ans);
+	return e;
+}
+
+/* One try: the stacks first (a row never names a stack the table lacks),
+ * then the rows, under a query_id of the batch's own, so a resend while an
+ * earlier try still runs on the server is refused by the server. */
+static int send_once(struct sp_clickhouse *ch, const struct batch *b, char *err, size_t errlen)
+{
+	struct sp_http_resp r;
+	char sql[256], params[96];
+	int e = 0;
+
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s_stacks FORMAT JSONEachRow", ch->c.db, ch->c.table);
+	if (b->slen && !(e = sp_ch_exec(&ch->c, sql, b->stacks, b->slen, &r, err, errlen)))
+		sp_http_resp_free(&r);
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT JSONEachRow", ch->c.db, ch->c.table);
+	snprintf(params, sizeof(params), "query_id=sprof-batch-%016llx", (unsigned long long)b->id);
+	ch->c.params = b->compact ? params : NULL;
+	if (!e && !(e = sp_ch_exec(&ch->c, sql, b->rows, b->len, &r, err, errlen)))
+		sp_http_resp_free(&r);
+	ch->c.params = NULL;
+	return e;
+}
+
+/* maybe_sent: an earlier flush or run may have stored it (a batch tried
+ * before, or from the spool). */
+static int send_batch(struct sp_clickhouse *ch, const struct batch *b, bool maybe_sent, char *err, size_t errlen)
+{
+	char e2[512];
 	int e = -EIO, wait = ch->backoff_ms;
 
 	for (int i = 0; i < ch->attempts; i++) {
-		struct sp_http_resp r;
-
 		if (i) {
 			sleep_ms(wait);
 			wait = wait * 2 > 5000 ? 5000 : wait * 2;
 		}
-		/* the stacks first: a row never names a stack the table lacks */
-		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s_stacks FORMAT JSONEachRow", ch->c.db, ch->c.table);
-		e = b->slen ? sp_ch_exec(&ch->c, sql, b->stacks, b->slen, &r, err, errlen) : 0;
-		if (!e && b->slen)
-			sp_http_resp_free(&r);
-		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT JSONEachRow", ch->c.db, ch->c.table);
-		if (!e)
-			e = sp_ch_exec(&ch->c, sql, b->rows, b->len, &r, err, errlen);
-		if (!e) {
-			sp_http_resp_free(&r);
+		/* no blind resend: a try whose answer was lost may be in the table */
+		if ((i || maybe_sent) && b->compact && batch_stored(ch, b, e2, sizeof(e2)) == 1) {
+			fprintf(stderr, "sprof: %s: batch %016llx is in the table already (an earlier try went "
+					"through): not sent again\n", ch->c.shown, (unsigned long long)b->id);
 			return 0;
 		}
+		e = send_once(ch, b, err, errlen);
+		if (!e)
+			return 0;
 		if (i == 0 && ch->attempts > 1)
 			fprintf(stderr, "sprof: %s: insert failed (%s), retrying up to %d times\n", ch->c.shown,
 				err, ch->attempts - 1);
@@ -492,10 +569,16 @@ static int send_batch(struct sp_clickhouse *ch, const struct batch *b, char *err
 	return e;
 }
 
+static void count_dropped(struct sp_clickhouse *ch, uint64_t rows, uint64_t samples)
+{
+	ch->dropped_rows += rows;
+	ch->dropped += samples;
+	ch->dropped_batches++;
+}
+
 static void drop_oldest(struct sp_clickhouse *ch)
 {
-	ch->dropped_rows += ch->pending[0].nrows;
-	ch->dropped_batches++;
+	count_dropped(ch, ch->pending[0].nrows, ch->pending[0].samples);
 	ch->pending_bytes -= ch->pending[0].len + ch->pending[0].slen;
 	sp_ch_text_free(&ch->pending[0]);
 	memmove(ch->pending, ch->pending + 1, sizeof(*ch->pending) * (size_t)--ch->npending);
@@ -512,8 +595,7 @@ static bool over_bounds(const struct sp_clickhouse *ch, size_t len)
 static int queue(struct sp_clickhouse *ch, struct batch b, bool front)
 {
 	if (front && over_bounds(ch, b.len + b.slen)) { /* it is the oldest itself */
-		ch->dropped_rows += b.nrows;
-		ch->dropped_batches++;
+		count_dropped(ch, b.nrows, b.samples);
 		sp_ch_text_free(&b);
 		return 0;
 	}
@@ -531,13 +613,41 @@ static int queue(struct sp_clickhouse *ch, struct batch b, bool front)
 	return 0;
 }
 
+/* The spool over its size: the oldest batches go (not the one being sent),
+ * each said with its rows and samples. Under lock. */
+static void spool_trim(struct sp_clickhouse *ch)
+{
+	char **names = NULL;
+	int n = sp_spool_list(ch->spool, &names);
+	size_t total = 0, size;
+	uint64_t rows, samples;
+
+	for (int i = 0; i < n; i++)
+		if (sp_spool_header(ch->spool, names[i], &rows, &samples, &size) == 0)
+			total += size;
+	for (int i = 0; i < n - 1 && total > ch->spool_max; i++) {
+		if (strcmp(names[i], ch->inflight) == 0 ||
+		    sp_spool_header(ch->spool, names[i], &rows, &samples, &size) != 0)
+			continue;
+		sp_spool_remove(ch->spool, names[i]);
+		total -= size;
+		count_dropped(ch, rows, samples);
+		fprintf(stderr, "sprof: %s: the spool %s is over %zu bytes: dropped its oldest batch (%llu rows, "
+				"%llu samples)\n", ch->c.shown, ch->spool, ch->spool_max, (unsigned long long)rows,
+			(unsigned long long)samples);
+	}
+	sp_spool_names_free(names);
+}
+
 int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p)
 {
 	struct batch b = { .compact = ch->compact };
+	size_t size;
 	int e;
 
 	pthread_mutex_lock(&ch->lock); /* the stacks sent so far are read */
-	e = sp_ch_rows(p, ch->host_name, &ch->sent, &b);
+	b.id = new_id(ch);
+	e = sp_ch_rows(p, ch->host_name, &ch->sent_ids, &b);
 	pthread_mutex_unlock(&ch->lock);
 	if (e) {
 		fprintf(stderr, "sprof: %s: cannot build the rows: %s\n", ch->c.shown, strerror(-e));
@@ -548,7 +658,19 @@ int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p)
 		return 0;
 	}
 	pthread_mutex_lock(&ch->lock);
-	e = queue(ch, b, false);
+	ch->taken += b.samples;
+	if (ch->spool) {
+		e = sp_spool_write(ch->spool, &b, &size);
+		if (e) {
+			fprintf(stderr, "sprof: %s: cannot write to the spool %s: %s; the batch waits in memory\n",
+				ch->c.shown, ch->spool, strerror(-e));
+		} else {
+			spool_trim(ch);
+			sp_ch_text_free(&b);
+		}
+	}
+	if (!ch->spool || e)
+		e = queue(ch, b, false);
 	pthread_mutex_unlock(&ch->lock);
 	return e;
 }
@@ -584,12 +706,68 @@ static void summary(struct sp_clickhouse *ch, const struct batch *b)
 static void remember_sent(struct sp_clickhouse *ch, const struct batch *b)
 {
 	pthread_mutex_lock(&ch->lock);
-	if (ch->sent.n > (1u << 20))
-		sp_ch_ids_free(&ch->sent);
+	ch->sent += b->samples;
+	if (ch->sent_ids.n > (1u << 20))
+		sp_ch_ids_free(&ch->sent_ids);
 	for (size_t i = 0; i < b->ids.cap; i++)
-		if (b->ids.v[i] && sp_ch_ids_add(&ch->sent, b->ids.v[i]) < 0)
+		if (b->ids.v[i] && sp_ch_ids_add(&ch->sent_ids, b->ids.v[i]) < 0)
 			break;
 	pthread_mutex_unlock(&ch->lock);
+}
+
+/* The spool's batches, oldest first, each removed once sent; the first
+ * that fails stays (and the rest behind it). */
+static int flush_spool(struct sp_clickhouse *ch, char *err, size_t errlen)
+{
+	char **names = NULL;
+	int n = sp_spool_list(ch->spool, &names), e = n < 0 ? n : 0;
+
+	for (int i = 0; i < n && !e; i++) {
+		struct batch b;
+		size_t size;
+
+		pthread_mutex_lock(&ch->lock);
+		snprintf(ch->inflight, sizeof(ch->inflight), "%s", names[i]);
+		pthread_mutex_unlock(&ch->lock);
+		e = sp_spool_read(ch->spool, names[i], &b, &size);
+		if (e == -ENOENT) { /* trimmed meanwhile */
+			e = 0;
+			continue;
+		}
+		if (!e && b.compact != ch->compact) {
+			fprintf(stderr, "sprof: %s: spool batch %s is of the other table layout: dropped "
+					"(%llu rows)\n", ch->c.shown, names[i], (unsigned long long)b.nrows);
+			e = -EBADMSG;
+		}
+		if (e == -EBADMSG) {
+			pthread_mutex_lock(&ch->lock);
+			count_dropped(ch, b.nrows, b.samples);
+			pthread_mutex_unlock(&ch->lock);
+			sp_spool_remove(ch->spool, names[i]);
+			sp_ch_text_free(&b);
+			e = 0;
+			continue;
+		}
+		if (!e)
+			e = send_batch(ch, &b, true, err, errlen);
+		if (!e) {
+			summary(ch, &b);
+			remember_sent(ch, &b);
+			sp_spool_remove(ch->spool, names[i]);
+		}
+		sp_ch_text_free(&b);
+	}
+	pthread_mutex_lock(&ch->lock);
+	ch->inflight[0] = '\0';
+	pthread_mutex_unlock(&ch->lock);
+	sp_spool_names_free(names);
+	if (e) {
+		int left = n < 0 ? 0 : sp_clickhouse__spooled(ch);
+
+		fprintf(stderr, "sprof: %s: insert failed (%s); %d batch%s waiting in the spool %s\n", ch->c.shown,
+			n < 0 ? strerror(-n) : err, left, left == 1 ? "" : "es", ch->spool);
+	}
+	return e ? -EIO : 0;
 }
 
 int sp_clickhouse__flush(struct sp_clickhouse *ch)
@@ -599,13 +777,14 @@ int sp_clickhouse__flush(struct sp_clickhouse *ch)
 	int e = 0, left;
 
 	while (!e && take_oldest(ch, &b)) {
-		e = send_batch(ch, &b, err, sizeof(err)); /* no lock held: may take seconds */
+		e = send_batch(ch, &b, b.tried, err, sizeof(err)); /* no lock held: may take seconds */
 		if (!e) {
 			summary(ch, &b);
 			remember_sent(ch, &b);
 			sp_ch_text_free(&b);
 			continue;
 		}
+		b.tried = true;
 		pthread_mutex_lock(&ch->lock);
 		queue(ch, b, true);
 		left = ch->npending;
@@ -614,6 +793,8 @@ int sp_clickhouse__flush(struct sp_clickhouse *ch)
 			left, left == 1 ? "" : "es");
 		return -EIO;
 	}
+	if (ch->spool && flush_spool(ch, err, sizeof(err)))
+		return -EIO;
 	if (drop_old_days(ch, err, sizeof(err)) < 0)
 		fprintf(stderr, "sprof: %s: cannot drop old partitions: %s\n", ch->c.shown, err);
 	return 0;
@@ -646,18 +827,38 @@ int sp_clickhouse__pending(struct sp_clickhouse *ch)
 	return n;
 }
 
+int sp_clickhouse__spooled(struct sp_clickhouse *ch)
+{
+	char **names = NULL;
+	int n = ch->spool ? sp_spool_list(ch->spool, &names) : 0;
+
+	sp_spool_names_free(names);
+	return n < 0 ? 0 : n;
+}
+
 void sp_clickhouse__destroy(struct sp_clickhouse *ch)
 {
+	int spooled;
+
 	if (!ch)
 		return;
 	while (ch->npending)
 		drop_oldest(ch);
+	spooled = sp_clickhouse__spooled(ch);
+	if (ch->taken || ch->sent || ch->dropped || spooled)
+		fprintf(stderr, "sprof: export %s: %llu samples taken, %llu sent, %llu dropped%s\n", ch->c.shown,
+			(unsigned long long)ch->taken, (unsigned long long)ch->sent, (unsigned long long)ch->dropped,
+			spooled ? "; the rest waits in the spool" : "");
+	if (spooled)
+		fprintf(stderr, "sprof: %s: %d batch%s wait in the spool %s for the next run\n", ch->c.shown,
+			spooled, spooled == 1 ? "" : "es", ch->spool);
 	if (ch->dropped_rows)
 		fprintf(stderr, "sprof: %s: %llu rows lost (%llu batch%s not sent)\n", ch->c.shown,
 			(unsigned long long)ch->dropped_rows, (unsigned long long)ch->dropped_batches,
 			ch->dropped_batches == 1 ? "" : "es");
 	free(ch->pending);
-	sp_ch_ids_free(&ch->sent);
+	free(ch->spool);
+	sp_ch_ids_free(&ch->sent_ids);
 	pthread_mutex_destroy(&ch->lock);
 	sp_ch_conn_free(&ch->c);
 	free(ch);

@@ -35,6 +35,8 @@ struct sp_clickhouse_opts {
 	int max_pending;          /* batches kept while the server is away (0: 16) */
 	size_t max_pending_bytes; /* and bytes of them (0: 64 MiB) */
 	int timeout_ms;           /* per connect/send/receive (0: 10000) */
+	const char *spool_dir;    /* --spool: batches wait on disk here, or NULL */
+	size_t spool_bytes;       /* --spool-size (0: 256 MiB) */
 };
 
 struct sp_clickhouse;
@@ -71,8 +73,10 @@ int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p);
 int sp_clickhouse__flush(struct sp_clickhouse *ch);
 /* Rows dropped so far (batches that were never sent). */
 uint64_t sp_clickhouse__dropped_rows(struct sp_clickhouse *ch);
-/* Batches waiting to be sent. */
+/* Batches waiting to be sent in memory (lost at exit), and in the spool
+ * (sent by the next run). */
 int sp_clickhouse__pending(struct sp_clickhouse *ch);
+int sp_clickhouse__spooled(struct sp_clickhouse *ch);
 /* Pending batches are dropped; prints the rows lost, if any. */
 void sp_clickhouse__destroy(struct sp_clickhouse *ch);
 

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/report/ch_rows.h"
+#include "runtime/report/ch_spool.h"
 #include "runtime/report/clickhouse.h"
 #include "tests/unit/check.h"
 
@@ -132,6 +134,38 @@ static void queue_bytes_bound(void)
 	sp_clickhouse__destroy(ch);
 }
 
+/* A batch through the spool: written, listed oldest first, read back whole. */
+static void spool(void)
+{
+	struct sp_profile p;
+	struct sp_mapdata m;
+	struct sp_entry e;
+	struct sp_kval k[3];
+	struct sp_ch_text a = { .compact = true, .id = 0x20 }, b = { .compact = true, .id = 0x10 }, r;
+	char dir[] = "/tmp/sprof-spool-XXXXXX", **names = NULL;
+	size_t size, rsize;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	CHECK(sp_spool_open(dir) == 0, "open");
+	profile(&p, &m, &e, k);
+	CHECK(sp_ch_rows(&p, "h", NULL, &a) == 0 && sp_ch_rows(&p, "h", NULL, &b) == 0, "rows");
+	CHECK(sp_spool_write(dir, &a, &size) == 0 && sp_spool_write(dir, &b, &size) == 0, "write");
+	CHECK(sp_spool_list(dir, &names) == 2 && strcmp(names[0], "0000000000000010.c") == 0 &&
+	      strcmp(names[1], "0000000000000020.c") == 0, "list: %s", names && names[0] ? names[0] : "-");
+	CHECK(sp_spool_read(dir, names[1], &r, &rsize) == 0 && rsize == size && r.id == 0x20 && r.compact &&
+	      r.nrows == 1 && r.samples == 7 && r.len == a.len && memcmp(r.rows, a.rows, a.len) == 0 &&
+	      r.slen == a.slen && memcmp(r.stacks, a.stacks, a.slen) == 0, "read back");
+	sp_ch_text_free(&r);
+	for (int i = 0; names && names[i]; i++)
+		sp_spool_remove(dir, names[i]);
+	sp_spool_names_free(names);
+	CHECK(sp_spool_list(dir, &names) == 0, "empty");
+	sp_spool_names_free(names);
+	sp_ch_text_free(&a);
+	sp_ch_text_free(&b);
+	rmdir(dir);
+}
+
 static void bad_urls(void)
 {
 	static const char *const bad[] = {
@@ -169,6 +203,7 @@ static void good_urls(void)
 int main(void)
 {
 	rows();
+	spool();
 	good_urls();
 	queue_bound();
 	queue_bytes_bound();
