@@ -91,6 +91,8 @@ enum {
 	OPT_EXPORT,
 	OPT_HOST_NAME,
 	OPT_RETENTION,
+	OPT_SPOOL,
+	OPT_SPOOL_SIZE,
 	OPT_FROM,
 	OPT_WHERE,
 	OPT_SINCE,
@@ -180,6 +182,8 @@ static void usage(FILE *f)
 		"  --host-name NAME host name in exported rows (default: gethostname)\n"
 		"  --password-file FILE  the ClickHouse password: FILE's first line\n"
 		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
+		"  --spool DIR      exports wait in DIR while the server is away, and across restarts\n"
+		"  --spool-size MB  the spool's bound; the oldest batches go past it (default 256)\n"
 		"  --unsafe         allow system()\n"
 		"  -I DIR           look for #include files in DIR\n"
 		"  --include FILE   read FILE's C definitions before the program\n"
@@ -594,6 +598,17 @@ static int checked_option(struct cli *c, int opt, const char *arg)
 		}
 		c->run.retention_s = ns / 1000000000ull;
 		return 0;
+	case OPT_SPOOL_SIZE: {
+		char *end;
+		unsigned long long mb = strtoull(arg, &end, 10);
+
+		if (end == arg || *end || mb < 1 || mb > 1024 * 1024) {
+			fprintf(stderr, "sprof: invalid --spool-size '%s' (MiB, 1 to 1048576)\n", arg);
+			return -EINVAL;
+		}
+		c->run.spool_bytes = (size_t)mb << 20;
+		return 0;
+	}
 	}
 	return 1;
 }
@@ -645,6 +660,8 @@ static const struct opt_rule {
 	{ OPT_HOST_NAME, "--host-name", true, { 0 }, NULL },
 	{ OPT_PASSWORD_FILE, "--password-file", true, { 0 }, NULL },
 	{ OPT_RETENTION, "--retention", true, { 0 }, NULL },
+	{ OPT_SPOOL, "--spool", true, { 0 }, NULL },
+	{ OPT_SPOOL_SIZE, "--spool-size", true, { 0 }, NULL },
 };
 #define NRULES (sizeof(opt_rules) / sizeof(opt_rules[0]))
 
@@ -718,6 +735,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_STATS: c->run.stats = true; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
+	case OPT_SPOOL: c->run.spool_dir = arg; break;
 	case OPT_PASSWORD_FILE: return password_file(arg);
 	case OPT_PARAM: return add_script_kv(c, argc, arg) ? -ENOMEM : 0;
 	case OPT_LIST_SCRIPTS: c->list_scripts = true; break;
@@ -802,6 +820,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"host-name", required_argument, NULL, OPT_HOST_NAME},
 		{"password-file", required_argument, NULL, OPT_PASSWORD_FILE},
 		{"retention", required_argument, NULL, OPT_RETENTION},
+		{"spool", required_argument, NULL, OPT_SPOOL},
+		{"spool-size", required_argument, NULL, OPT_SPOOL_SIZE},
 		{"param", required_argument, NULL, OPT_PARAM},
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
 		{"include", required_argument, NULL, OPT_INCLUDE},
@@ -1222,7 +1242,8 @@ static void report_usage(FILE *f)
 		   "                   ('2026-11-25 06:00:00', '2026-11-25')\n"
 		   "  --until TIME     only rows older than TIME ago, or before a UTC time\n"
 		   "  --map @NAME      only rows of this map\n"
-		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames\n"
+		   "  --by COLUMNS     split by host, map, comm, pid (comma-separated): leading frames;\n"
+		   "                   default comm (one tower per program), none: all merged\n"
 		   "  --title TEXT     title of the flame graph\n"
 		   "  --timeout TIME   stop the query after TIME (30s, 10m; default: no limit)\n"
 		   "  --skip-down-shards  report without the shards that cannot be reached\n"
@@ -1322,6 +1343,8 @@ static int report_args(int argc, char **argv, struct sp_clickhouse_query *q, str
 			return -EINVAL;
 		}
 	}
+	if (!q->by)
+		q->by = "comm"; /* programs apart: not every program's main merged into one */
 	if (!q->url || optind != argc) {
 		fprintf(stderr, "sprof report: %s\n", q->url ? "unexpected arguments" : "--from URL is needed");
 		report_usage(stderr);

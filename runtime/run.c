@@ -170,7 +170,8 @@ static int check_map_filter(const struct run *r)
 static int open_export(struct run *r)
 {
 	struct sp_clickhouse_opts co = { .url = r->o->export_url, .host_name = r->o->host_name,
-					 .retention_s = r->o->retention_s };
+					 .retention_s = r->o->retention_s, .spool_dir = r->o->spool_dir,
+					 .spool_bytes = r->o->spool_bytes };
 
 	if (!r->o->export_url)
 		return 0;

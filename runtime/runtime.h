@@ -49,6 +49,8 @@ struct sp_run_opts {
 	const char *export_url; /* --export clickhouse://...; NULL = none */
 	const char *host_name;  /* --host-name for exported rows; NULL = gethostname() */
 	uint64_t retention_s;   /* --retention: drop exported days older than this */
+	const char *spool_dir;  /* --spool: export batches wait on disk here; NULL = in memory */
+	size_t spool_bytes;     /* --spool-size; 0 = 256 MiB */
 	int interp;             /* --interp: enum sp_interp_mode (abi/interp_usdt.h) */
 	bool unsafe;            /* --unsafe: signal(), system(); root only (sp_check_unsafe) */
 	sp_diag_fn diag;

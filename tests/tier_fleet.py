@@ -100,6 +100,7 @@ PASSWORD_WARNING = re.compile(r"^sprof: warning: the password in the URL of \S+ 
 
 
 SUMMARY = re.compile(r"^sprof: export (\S+): (\d+) rows?, (\d+) bytes sent; lost (\d+) rows$")
+TOTALS = re.compile(r"^sprof: export (\S+): (\d+) samples taken, (\d+) sent, (\d+) dropped")
 
 
 def noise(err):
@@ -107,7 +108,8 @@ def noise(err):
     a starting process cut short), the attach line and the summary line of each
     export: what is left is a real complaint."""
     return "\n".join(l for l in err.splitlines()
-                     if l.strip() and "cut short" not in l and not ATTACHED.match(l) and not SUMMARY.match(l))
+                     if l.strip() and "cut short" not in l and not ATTACHED.match(l) and not SUMMARY.match(l)
+                     and not TOTALS.match(l))
 
 
 def server(ctx):
@@ -149,9 +151,23 @@ def profile_run(ctx, url, host, hot, *extra, secs="1", program=PROGRAM):
                          "-o", os.devnull, *extra, *tail, timeout=120)
 
 
+def compact(srv, table):
+    """Whether the table has the stack-id layout (else a stack in every row)."""
+    db, name = table.split(".")
+    return q(srv, "SELECT count() FROM system.columns WHERE database = '%s' AND table = '%s' "
+                  "AND name = 'stack_id'" % (db, name)) != [["0"]]
+
+
+def rows_of(srv, table):
+    """The table's rows with their stacks, in either layout."""
+    if not compact(srv, table):
+        return table
+    return "(SELECT * FROM %s ANY INNER JOIN %s_stacks USING stack_id)" % (table, table)
+
+
 def leaf_counts(srv, table, host):
     rows = q(srv, "SELECT stack[length(stack)] AS leaf, sum(count) FROM %s WHERE host = '%s' "
-                  "GROUP BY leaf ORDER BY sum(count) DESC" % (table, host))
+                  "GROUP BY leaf ORDER BY sum(count) DESC" % (rows_of(srv, table), host))
     return [(leaf, int(n)) for leaf, n in rows]
 
 
@@ -165,15 +181,26 @@ def test_export(ctx):
         leaves = leaf_counts(srv, "fleet.stacks", host)
         assert leaves and leaves[0][0] == hot, (host, leaves)
         assert {"alpha", "beta", "gamma_"} <= {l for l, _ in leaves}, leaves
+    src = rows_of(srv, "fleet.stacks")
     rows = q(srv, "SELECT DISTINCT comm, pid > 0, map, length(build_ids) = length(stack), "
-                  "length(offsets) = length(stack), stack[1] FROM fleet.stacks WHERE stack[length(stack)] = 'alpha'")
+                  "length(offsets) = length(stack), stack[1] FROM %s WHERE stack[length(stack)] = 'alpha'" % src)
     assert all(r[:5] == ["shift", "1", "@", "1", "1"] for r in rows), rows
-    ids = q(srv, "SELECT build_ids[length(build_ids)] FROM fleet.stacks WHERE stack[length(stack)] = 'alpha' LIMIT 1")
+    ids = q(srv, "SELECT build_ids[length(build_ids)] FROM %s WHERE stack[length(stack)] = 'alpha' LIMIT 1" % src)
     assert re.match(r"^[0-9a-f]{16,}$", ids[0][0]), ids
     # the schema sprof created: MergeTree, by day, ordered by host and time
     eng = q(srv, "SELECT engine, partition_key, sorting_key FROM system.tables WHERE database = 'fleet' "
                  "AND name = 'stacks'")
     assert eng[0][0] == "MergeTree" and "toDate(time)" in eng[0][1] and "host, time" in eng[0][2], eng
+    # the stack-id layout: every sample's stack is in fleet.stacks_stacks, once
+    eng = q(srv, "SELECT engine, sorting_key FROM system.tables WHERE database = 'fleet' AND name = 'stacks_stacks'")
+    assert eng == [["ReplacingMergeTree", "stack_id"]], eng
+    srv.query("OPTIMIZE TABLE fleet.stacks_stacks FINAL")
+    assert q(srv, "SELECT count() = uniqExact(stack_id) FROM fleet.stacks_stacks") == [["1"]]
+    assert q(srv, "SELECT count() FROM fleet.stacks WHERE stack_id NOT IN (SELECT stack_id FROM "
+                  "fleet.stacks_stacks)") == [["0"]]
+    # the same stacks from two hosts and many rows: fewer stacks than rows
+    n_rows, n_stacks = (int(q(srv, "SELECT count() FROM fleet.%s" % t)[0][0]) for t in ("stacks", "stacks_stacks"))
+    assert 0 < n_stacks < n_rows, (n_rows, n_stacks)
 
 
 def svg_names(path):
@@ -194,7 +221,8 @@ def test_report(ctx):
     assert r.rc == 0 and not r.err, repr(r)
     names = svg_names(out)
     assert {"alpha", "beta", "gamma_", "main"} <= set(names), names
-    total = int(q(srv, "SELECT sum(count) FROM fleet.stacks WHERE length(stack) > 0")[0][0])
+    src = rows_of(srv, "fleet.stacks")
+    total = int(q(srv, "SELECT sum(count) FROM %s WHERE length(stack) > 0" % src)[0][0])
     assert svg_total(out) == total, (svg_total(out), total)
     for host, hot in (("web1", "alpha"), ("web2", "beta")):
         r = ctx.sprof_run("report", "--from", url, "--where", "host = '%s'" % host, "-f", "residency",
@@ -204,7 +232,7 @@ def test_report(ctx):
         assert first.split()[1].split(";")[0] == hot, r.out
         r = ctx.sprof_run("report", "--from", url, "--where", "host = '%s'" % host, "-f", "folded", timeout=60)
         got = sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines())
-        want = int(q(srv, "SELECT sum(count) FROM fleet.stacks WHERE host = '%s' AND length(stack) > 0" % host)[0][0])
+        want = int(q(srv, "SELECT sum(count) FROM %s WHERE host = '%s' AND length(stack) > 0" % (src, host))[0][0])
         assert got == want, (host, got, want)
     r = ctx.sprof_run("report", "--from", url, "--since", "1h", "-f", "folded", timeout=60)
     assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
@@ -240,6 +268,20 @@ def test_report(ctx):
     out = os.path.join(ctx.workdir, "fleet-by.svg")
     r = ctx.sprof_run("report", "--from", url, "--by", "host,comm", "-o", out, timeout=60)
     assert r.rc == 0 and {"web1", "web2", "shift", "alpha"} <= set(svg_names(out)), repr(r)
+    # by default each program its own tower (comm leads); --by none merges them
+    comms = {c for (c,) in q(srv, "SELECT DISTINCT comm FROM fleet.stacks")}
+    r = ctx.sprof_run("report", "--from", url, "-f", "folded", timeout=60)
+    firsts = {l.split(";")[0] for l in r.out.splitlines()}
+    assert r.rc == 0 and "shift" in firsts and firsts <= comms, (firsts, comms)
+    r = ctx.sprof_run("report", "--from", url, "--by", "none", "-f", "folded", timeout=60)
+    assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
+    assert not {l.split(";")[0] for l in r.out.splitlines()} & comms, r.out[:2000]
+    # a program that keys by ustack alone has no comm: no empty tower, the stacks alone
+    url2 = table(ctx, srv, "fleet.nocomm")
+    r = profile_run(ctx, url2, "nocomm", "alpha", secs="0.3", program="profile:hz:999 { @[ustack] = count(); }")
+    assert r.rc == 0, repr(r)
+    r = ctx.sprof_run("report", "--from", url2, timeout=60)
+    assert r.rc == 0 and "@[\n" in r.out and "@[, " not in r.out, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--by", "stack", timeout=60)
     assert r.rc != 0 and "--by takes host, map, comm, pid" in r.err, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--where", "no_such_column = 1", "-f", "folded", timeout=60)
@@ -289,12 +331,47 @@ def test_old_rows(ctx):
     assert r.rc != 0 and "table fleet.old has no column period_ns (an older sprof made it): run `sprof fleet " \
         "init %s` once to add it" % srv.url("fleet.old") in r.err, repr(r)
     r = ctx.sprof_run("fleet", "init", srv.url("fleet.old"), timeout=60)
-    assert r.rc == 0 and r.out == "%s: ready (column period_ns added)\n" % srv.url("fleet.old"), repr(r)
+    assert r.rc == 0 and r.out == "%s: ready (column period_ns added; the old layout, a stack in every row)\n" \
+        % srv.url("fleet.old"), repr(r)
     r = profile_run(ctx, srv.url("fleet.old"), "new", "alpha", secs="0.3")
     assert r.rc == 0 and not noise(r.err), repr(r)
     assert q(srv, "SELECT count() FROM fleet.old WHERE host = 'old' AND period_ns = 0") == [["1"]]
     cpu, samples, _ = cpu_seconds(ctx, srv.url("fleet.old"), "host = 'old'")
     assert samples == 198 and abs(cpu - 2.0) < 0.01, (cpu, samples)
+
+
+def test_old_layout(ctx):
+    """a table of the old layout (a stack in every row) is read and written as it is, not migrated:
+    fleet init says so, an agent adds rows with their stacks, a report sums old and new rows"""
+    srv = server(ctx)
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    srv.query("CREATE TABLE fleet.oldlay (%s) ENGINE = MergeTree() PARTITION BY toDate(time) "
+              "ORDER BY (host, time)" % SCHEMA)
+    srv.query("INSERT INTO fleet.oldlay VALUES (now(), 'then', '@', 1, 'app', [], ['main', 'hot'], ['', ''], "
+              "[0, 0], 198, 10101010)")
+    url = srv.url("fleet.oldlay")
+    r = ctx.sprof_run("fleet", "init", url, timeout=60)
+    assert r.rc == 0 and r.out == "%s: ready (exists; the old layout, a stack in every row)\n" % url, repr(r)
+    assert q(srv, "EXISTS TABLE fleet.oldlay_stacks") == [["0"]]
+    r = profile_run(ctx, url, "now", "alpha", secs="0.5")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    assert leaf_counts(srv, "fleet.oldlay", "now")[0][0] == "alpha"
+    r = ctx.sprof_run("report", "--from", url, "--by", "host", "-f", "folded", timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    per = {}
+    for line in r.out.splitlines():
+        frames, n = line.rsplit(" ", 1)
+        per[frames.split(";")[0]] = per.get(frames.split(";")[0], 0) + int(n)
+    want = int(q(srv, "SELECT sum(count) FROM fleet.oldlay WHERE host = 'now'")[0][0])
+    assert per == {"then": 198, "now": want}, (per, want)
+    # a stack-id table whose stacks table is gone: the agent names it, fleet init makes it again
+    url2 = table(ctx, srv, "fleet.nostacks")
+    srv.query("DROP TABLE fleet.nostacks_stacks")
+    expect_refused(ctx, url2, "table fleet.nostacks has no stacks table fleet.nostacks_stacks: run "
+                               "`sprof fleet init` on it once")
+    r = ctx.sprof_run("fleet", "init", url2, timeout=60)
+    assert r.rc == 0 and r.out == url2 + ": ready (exists)\n", repr(r)
+    assert q(srv, "EXISTS TABLE fleet.nostacks_stacks") == [["1"]]
 
 
 def svg_fills(path):
@@ -355,7 +432,7 @@ def test_slow_report(ctx):
     t = time.time()
     r = ctx.sprof_run("report", "--from", url, "--where", "sleepEachRow(1) = 0", "-f", "folded", timeout=120)
     took = time.time() - t
-    assert r.rc == 0 and not r.err and sorted(r.out.split()) == ["12", "12", "main;cold", "main;hot"], repr(r)
+    assert r.rc == 0 and not r.err and sorted(r.out.split()) == ["12", "12", "app;main;cold", "app;main;hot"], repr(r)
     assert took > 10.5, took
     t = time.time()
     r = ctx.sprof_run("report", "--from", url, "--where", "sleepEachRow(1) = 0", "--timeout", "3s",
@@ -474,7 +551,7 @@ def test_down_shard(ctx):
             "Connection refused" % (url, srv.dead))
     assert r.rc != 0 and want in r.err and "--skip-down-shards" in r.err and not r.out, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--skip-down-shards", "-f", "folded", timeout=60)
-    assert r.rc == 0 and r.out.split() == ["main;up", "1"], repr(r)
+    assert r.rc == 0 and r.out.split() == ["app;main;up", "1"], repr(r)
 
 
 def expect_refused(ctx, url, want):
@@ -566,7 +643,7 @@ def test_tls(ctx):
         files = {"ca": "ca.pem", "cert": "client.pem", "key": "client.key"}
         full = base + "?" + "&".join("%s=%s" % (k, os.path.join(certs, v)) for k, v in files.items())
         r = ctx.sprof_run("fleet", "init", full, timeout=60)
-        assert r.rc == 0 and r.out == base + ": created (MergeTree)\n", repr(r)
+        assert r.rc == 0 and r.out == base + ": created (MergeTree, stacks in tls_stacks)\n", repr(r)
         env = {"SPROF_CLICKHOUSE_%s_FILE" % k.upper(): os.path.join(certs, v) for k, v in files.items()}
         wl = ctx.workload("shift")
         ctx.require_bpf()
@@ -591,8 +668,8 @@ def test_retention(ctx):
     srv = server(ctx)
     r = profile_run(ctx, table(ctx, srv, "fleet.ret"), "ret", "alpha", secs="0.3")
     assert r.rc == 0, repr(r)
-    srv.query("INSERT INTO fleet.ret SELECT time - 10 * 86400, host, map, pid, comm, key, stack, build_ids, "
-              "offsets, count, period_ns FROM fleet.ret")
+    srv.query("INSERT INTO fleet.ret SELECT time - 10 * 86400, host, map, pid, comm, key, stack_id, batch_id, "
+              "count, period_ns FROM fleet.ret")
     days = {d for (d,) in q(srv, "SELECT DISTINCT toDate(time) FROM fleet.ret")}
     assert len(days) == 2, days
     r = profile_run(ctx, srv.url("fleet.ret"), "ret", "alpha", "--retention", "7d", secs="0.3")
@@ -680,6 +757,8 @@ def test_distributed(ctx):
     url = table(ctx, srv, "fleet.dist", "--cluster", "test_cluster_two_shards_localhost", "--local", "local")
     eng = q(srv, "SELECT engine_full FROM system.tables WHERE database = 'fleet' AND name = 'dist'")
     assert eng == [["Distributed(test_cluster_two_shards_localhost, fleet, local, rand())"]], eng
+    eng = q(srv, "SELECT engine_full FROM system.tables WHERE database = 'fleet' AND name = 'dist_stacks'")
+    assert eng == [["Distributed(test_cluster_two_shards_localhost, fleet, local_stacks, rand())"]], eng
     r = profile_run(ctx, url, "dist", "gamma")
     assert r.rc == 0 and not noise(r.err), repr(r)
     assert dist_rows(srv, "dist") > 0
@@ -691,8 +770,8 @@ def test_distributed(ctx):
     expect_refused(ctx, srv.url("fleet.dist_all"), "table fleet.dist_all does not exist")
     assert q(srv, "EXISTS TABLE fleet.dist_all") == [["0"]]
     # --retention through the Distributed table: the local table's days older than 7 are dropped
-    srv.query("INSERT INTO fleet.local SELECT time - 10 * 86400, 'olddist', map, pid, comm, key, stack, "
-              "build_ids, offsets, count, period_ns FROM fleet.local WHERE host = 'dist'")
+    srv.query("INSERT INTO fleet.local SELECT time - 10 * 86400, 'olddist', map, pid, comm, key, stack_id, "
+              "batch_id, count, period_ns FROM fleet.local WHERE host = 'dist'")
     assert int(q(srv, "SELECT count() FROM fleet.local WHERE host = 'olddist'")[0][0]) > 0
     r = profile_run(ctx, url, "dist2", "alpha", "--retention", "7d", secs="0.3")
     assert r.rc == 0 and not noise(r.err), repr(r)
@@ -705,7 +784,7 @@ def test_init(ctx):
     srv = server(ctx)
     url = srv.url("fleet.init")
     r = ctx.sprof_run("fleet", "init", url, timeout=60)
-    assert r.rc == 0 and r.out == url + ": created (MergeTree)\n" and not r.err, repr(r)
+    assert r.rc == 0 and r.out == url + ": created (MergeTree, stacks in init_stacks)\n" and not r.err, repr(r)
     r = ctx.sprof_run("fleet", "init", url, timeout=60)
     assert r.rc == 0 and r.out == url + ": ready (exists)\n", repr(r)
     eng = q(srv, "SELECT engine, partition_key, sorting_key FROM system.tables WHERE database = 'fleet' "
@@ -777,7 +856,9 @@ def test_service(ctx):
     finally:
         busy.wait(30)
     assert r.rc == 0, repr(r)
-    lines = [SUMMARY.match(l) for l in r.err.splitlines() if l.startswith("sprof: export ")]
+    lines = [SUMMARY.match(l) for l in r.err.splitlines() if l.startswith("sprof: export ") and not TOTALS.match(l)]
+    assert totals(r.err)[0] == sum(int(n) for (n,) in q(srv, "SELECT sum(count) FROM fleet.service "
+                                                           "WHERE host = 'svc'")), r.err
     assert all(lines) and 3 <= len(lines) <= 5, r.err  # 3 periods and the last, partial one
     assert all(m.group(1) == url and int(m.group(2)) > 0 and int(m.group(3)) > 0 and m.group(4) == "0"
                for m in lines), r.err
@@ -893,6 +974,83 @@ def test_continuous_server_gone(ctx):
     assert len(os.listdir(outdir)) >= 6, os.listdir(outdir)
 
 
+def totals(err):
+    """(taken, sent, dropped) samples of a run's closing line."""
+    m = [TOTALS.match(l) for l in err.splitlines() if TOTALS.match(l)]
+    assert len(m) == 1, err[-3000:]
+    return tuple(int(m[0].group(i)) for i in (2, 3, 4))
+
+
+def test_spool(ctx):
+    """--spool: a 2-minute --continuous export through ClickHouse stopped, killed and started, and
+    sprof itself stopped while the server is away and started again on the same spool: every
+    sample sprof says it took is in the table once, but those it says it dropped"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.chaos")
+    spool = os.path.join(ctx.workdir, "spool")
+    shutil.rmtree(spool, ignore_errors=True)
+    program = "profile:hz:99 { @[comm, ustack] = count(); }"
+    common = ("--continuous", "2s", "--export", url, "--host-name", "chaos", "--spool", spool, "-o", os.devnull)
+    runs = []
+    try:
+        # run 1 (about 60 s): the server stopped at 10 s for 15 s, killed at 40 s; sprof
+        # stopped at 55 s with the server still away, its batches in the spool
+        proc, lines, t = start_sprof(ctx, *common, "-e", program)
+        time.sleep(10)
+        srv.stop()
+        time.sleep(15)
+        server(ctx)
+        time.sleep(15)
+        srv.proc.kill()
+        srv.proc.wait(10)
+        srv.proc = None
+        time.sleep(15)
+        assert [f for f in os.listdir(spool) if f.endswith(".c")], "nothing spooled: %s" % "".join(lines)
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(60)
+        t.join(10)
+        err = "".join(lines)
+        assert "wait in the spool %s for the next run" % spool in err, err[-3000:]
+        runs.append(totals(err))
+        server(ctx)
+        # run 2 (about 60 s) on the same spool: the first run's batches go first; the server
+        # stopped at 20 s for 15 s; it ends with the server back, the spool empty
+        proc, lines, t = start_sprof(ctx, *common, "--duration", "60s", "-e", program)
+        time.sleep(20)
+        srv.stop()
+        time.sleep(15)
+        server(ctx)
+        rc = proc.wait(90)
+        t.join(10)
+        err = "".join(lines)
+        assert rc == 0, (rc, err[-3000:])
+        runs.append(totals(err))
+        assert not [f for f in os.listdir(spool) if f.endswith(".c")], os.listdir(spool)
+        # a spool too small for the outage: the oldest batches go, counted (sprof starts
+        # only with the server there: it checks the table first)
+        proc, lines, t = start_sprof(ctx, "--continuous", "1s", "--duration", "12s", "--export", url,
+                                     "--host-name", "chaos", "--spool", spool, "--spool-size", "1", "-o",
+                                     os.devnull, "-e", "profile:hz:999 { @[comm, ustack] = count(); }")
+        wait_for(lambda: any(ATTACHED.match(l) for l in lines), 60, "sprof attached")
+        srv.stop()
+        time.sleep(9)
+        server(ctx)
+        rc = proc.wait(60)
+        t.join(10)
+        err = "".join(lines)
+        runs.append(totals(err))
+        assert re.search(r"the spool \S+ is over 1048576 bytes: dropped its oldest batch \(\d+ rows, \d+ samples\)",
+                         err), err[-3000:]
+        assert runs[-1][2] > 0, runs
+    finally:
+        server(ctx)
+    stored = int(q(srv, "SELECT sum(count) FROM fleet.chaos WHERE host = 'chaos'")[0][0])
+    taken, sent, dropped = (sum(r[i] for r in runs) for i in range(3))
+    assert stored == taken - dropped == sent, (stored, runs)
+    # a batch stored twice would count its samples twice: stored == sent says none was
+
+
 def test_continuous_errors(ctx):
     """--continuous with a bad period or an option it cannot work with"""
     for args, want in ((["--continuous", "0"], "invalid --continuous '0'"),
@@ -905,17 +1063,26 @@ def test_continuous_errors(ctx):
 
 
 def insert_rows(srv, table, rows):
-    """rows: (time, host, comm, stack, count) as one TabSeparated INSERT."""
+    """rows: (time, host, comm, stack, count) as TabSeparated INSERTs, in the
+    table's layout (with the stack-id layout, each stack once into TABLE_stacks)."""
     import urllib.parse
     import urllib.request
+
+    def insert(table, lines):
+        sql = urllib.parse.quote("INSERT INTO %s FORMAT TabSeparated" % table)
+        urllib.request.urlopen("http://127.0.0.1:%d/?query=%s" % (srv.http, sql),
+                               data=("\n".join(lines) + "\n").encode(), timeout=30).read()
+    ids = {}
     lines = []
     for t, host, comm, stack, n in rows:
-        lines.append("\t".join([time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)), host, "@", "1", comm,
-                                "[]", "[%s]" % ",".join("'%s'" % f for f in stack), "[]", "[]", str(n),
-                                str(10101010)]))
-    sql = urllib.parse.quote("INSERT INTO %s FORMAT TabSeparated" % table)
-    urllib.request.urlopen("http://127.0.0.1:%d/?query=%s" % (srv.http, sql),
-                           data=("\n".join(lines) + "\n").encode(), timeout=30).read()
+        frames = "[%s]" % ",".join("'%s'" % f for f in stack)
+        sid = ids.setdefault(frames, str(len(ids) + 1))
+        lines.append("\t".join([time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)), host, "@", "1", comm, "[]"] +
+                               ([sid, "0"] if compact(srv, table) else [frames, "[]", "[]"]) +
+                               [str(n), str(10101010)]))
+    if compact(srv, table):
+        insert(table + "_stacks", ["\t".join([sid, frames, "[]", "[]"]) for frames, sid in ids.items()])
+    insert(table, lines)
 
 
 def serve_rows(now):
@@ -1053,8 +1220,9 @@ def serve_browser(ctx, base, now):
         until("location.hash.indexOf('bfrom=') >= 0 && document.getElementById('flame').src"
               ".indexOf('diff.svg') >= 0", "the comparison")
         title = until("(function(){var d=document.getElementById('flame').contentDocument;"
-                      "var t=d && d.getElementById && d.getElementById('title'); return t && t.textContent;})()",
-                      "the differential flame graph")
+                      "var t=d && d.getElementById && d.getElementById('title');"
+                      "return t && t.textContent === 'Differential Flame Graph' && t.textContent;})()",
+                      "the differential flame graph")  # the frame may still hold the plain graph a moment
         assert title == "Differential Flame Graph", title
         rows_js = ("[].slice.call(document.querySelectorAll('#top tbody tr')).map(function(r){"
                    "return r.textContent;})")
@@ -1103,6 +1271,7 @@ def tests(ctx):
     yield "report", test_report
     yield "rate", test_rate
     yield "old-rows", test_old_rows
+    yield "old-layout", test_old_layout
     yield "diff-noise", test_diff_noise
     yield "slow-report", test_slow_report
     yield "silent-server", test_silent_server
@@ -1120,6 +1289,7 @@ def tests(ctx):
     yield "continuous", test_continuous
     yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors
+    yield "spool", test_spool
     yield "serve", test_serve
     srv = getattr(ctx, "_ch", None)
     if srv:

@@ -4,7 +4,9 @@
  * (and the CPU time, count times each row's sampling period) over the rows
  * the time range, --map and --where select, and returns each
  * stack as its frames joined by \x1f (a byte no symbol holds) in
- * TabSeparated text. Every answer row becomes an entry of one map "@" keyed
+ * TabSeparated text. It reads the table as rows with their stacks in
+ * either layout: the samples joined with TABLE_stacks by stack_id, or, in
+ * a table of an older sprof, the rows alone (--where may name any column). Every answer row becomes an entry of one map "@" keyed
  * by a user stack (frames named, no addresses; "_[k]" names are kernel
  * frames again), led with --by by the values of those columns (host, comm,
  * ...) as string key parts, so every writer (text, json, folded, svg, pprof,
@@ -44,7 +46,7 @@ struct fetch {
 /* "host,comm" -> f->by; false (message printed) for other names. */
 static bool parse_by(struct fetch *f, const char *by)
 {
-	const char *p = by;
+	const char *p = by && strcmp(by, "none") != 0 ? by : NULL;
 
 	while (p && *p) {
 		size_t n = strcspn(p, ",");
@@ -54,8 +56,8 @@ static bool parse_by(struct fetch *f, const char *by)
 		       (strlen(by_columns[i]) != n || strncmp(by_columns[i], p, n) != 0))
 			i++;
 		if (i == sizeof(by_columns) / sizeof(by_columns[0]) || f->nby == MAX_BY) {
-			fprintf(stderr, "sprof report: --by takes host, map, comm, pid (comma-separated), "
-					"not '%.*s'\n", (int)n, p);
+			fprintf(stderr, "sprof report: --by takes host, map, comm, pid (comma-separated) or "
+					"none, not '%.*s'\n", (int)n, p);
 			return false;
 		}
 		f->by[f->nby++] = by_columns[i];
@@ -75,8 +77,24 @@ static void plan_key(struct fetch *f)
 	f->map.key = (struct sp_plan_field){ .kind = SP_F_TUPLE, .nelems = f->nby + 1, .elems = f->fields };
 }
 
-static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_query *q, const struct fetch *fe)
+/* What the query reads: the URL's table when each row holds its stack (the
+ * old layout), else (the stack-id layout, a stack_id column) its rows
+ * joined with their stacks in TABLE_stacks. The join is GLOBAL, so over a
+ * Distributed table the stacks are read once and sent to the shards. */
+static void source_sql(FILE *f, const struct sp_ch_conn *c, bool compact)
 {
+	if (!compact)
+		fprintf(f, "%s.%s", c->db, c->table);
+	else
+		fprintf(f, "(SELECT time, host, map, pid, comm, key, count, period_ns, stack, build_ids, offsets "
+			   "FROM %s.%s GLOBAL ANY INNER JOIN (SELECT stack_id, stack, build_ids, offsets FROM "
+			   "%s.%s_stacks) USING stack_id)", c->db, c->table, c->db, c->table);
+}
+
+static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_query *q, const struct fetch *fe,
+		       bool compact)
+{
+
 	char *s = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&s, &n);
@@ -89,7 +107,9 @@ static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_qu
 		(unsigned long long)SP_CH_DEFAULT_PERIOD_NS);
 	for (int i = 0; i < fe->nby; i++)
 		fprintf(f, ", toString(%s)", fe->by[i]);
-	fprintf(f, ", arrayStringConcat(stack, '\\x1f') FROM %s.%s WHERE length(stack) > 0", c->db, c->table);
+	fputs(", arrayStringConcat(stack, '\\x1f') FROM ", f);
+	source_sql(f, c, compact);
+	fputs(" WHERE length(stack) > 0", f);
 	if (q->since_s)
 		fprintf(f, " AND time >= now() - %llu", (unsigned long long)q->since_s);
 	if (q->until_s)
@@ -189,6 +209,10 @@ static int row_key(struct sp_kval *k, char **line, int nby)
 		for (int i = 0; i < nby; i++) {
 			char *v = next_field(line);
 
+			if (v && !*v) { /* no value (rows without a comm): no frame */
+				k->elems[i].kind = SP_F_NONE;
+				continue;
+			}
 			k->elems[i].kind = SP_F_STR;
 			k->elems[i].s = v ? strdup(v) : NULL;
 			if (!k->elems[i].s)
@@ -226,6 +250,24 @@ static int add_row(struct sp_mapdata *m, int *cap, char *line, int nby)
 	if (*end)
 		return -EPROTO;
 	return row_key(&e->key, &line, nby);
+}
+
+/* When no row has a value for any --by column (comm, the default, of a
+ * program that keys by ustack alone), the keys are the stacks alone. */
+static void drop_empty_by(struct fetch *fe, struct sp_mapdata *m)
+{
+	for (int i = 0; i < m->n; i++)
+		for (int j = 0; j < fe->nby; j++)
+			if (m->entries[i].key.elems[j].kind != SP_F_NONE)
+				return;
+	for (int i = 0; i < m->n; i++) {
+		struct sp_kval *elems = m->entries[i].key.elems;
+
+		m->entries[i].key = elems[fe->nby];
+		free(elems);
+	}
+	fe->nby = 0;
+	plan_key(fe);
 }
 
 /* The profile's period: the mean of the rows' periods weighted by their
@@ -344,6 +386,24 @@ static int run_query(struct sp_ch_conn *c, const struct sp_clickhouse_query *q, 
 	return e;
 }
 
+/* 1: the table has the stack-id layout, 0: the old one, -errno. */
+static int is_compact(struct sp_ch_conn *c, const struct sp_clickhouse_query *q, char *err, size_t errlen)
+{
+	struct sp_http_resp r = { 0 };
+	char sql[512];
+	int e;
+
+	if (!sp_ch_ident_ok(c->db) || !sp_ch_ident_ok(c->table))
+		return 0; /* the query names the error */
+	snprintf(sql, sizeof(sql), "SELECT count() FROM system.columns WHERE database = '%s' AND table = '%s' "
+				   "AND name = 'stack_id' FORMAT TabSeparated", c->db, c->table);
+	e = run_query(c, q, sql, &r, err, errlen);
+	if (!e)
+		e = r.body && atoi(r.body) > 0;
+	sp_http_resp_free(&r);
+	return e;
+}
+
 int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *out)
 {
 	struct fetch *fe = calloc(1, sizeof(*fe));
@@ -375,12 +435,15 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 	} else {
 		free(fe);
 	}
-	sql = out->maps ? query_sql(&c, q, fe) : NULL;
-	e = sql && out->maps ? 0 : -ENOMEM;
+	e = out->maps ? is_compact(&c, q, err, sizeof(err)) : -ENOMEM;
+	sql = e >= 0 ? query_sql(&c, q, fe, e == 1) : NULL;
+	e = e < 0 ? e : sql ? 0 : -ENOMEM;
 	if (!e)
 		e = run_query(&c, q, sql, &r, err, sizeof(err));
 	if (!e)
 		e = parse_answer(r.body, out, fe->nby);
+	if (!e && fe->nby)
+		drop_empty_by(fe, &out->maps[0]);
 	if (e == -EPROTO && !*err)
 		snprintf(err, sizeof(err), "unexpected answer from the server");
 	if (e)

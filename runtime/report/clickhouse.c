@@ -2,15 +2,22 @@
  * the table before attaching, send batches with retries, drop old days;
  * and `sprof fleet init`, which creates the table.
  *
- * The table (sprof fleet init creates it; an agent that exports runs no DDL,
- * so it needs no CREATE or ALTER rights, and refuses a missing table rather
- * than create a local one where a Distributed one was meant):
+ * The tables (sprof fleet init creates them; an agent that exports runs no
+ * DDL, so it needs no CREATE or ALTER rights, and refuses a missing table
+ * rather than create a local one where a Distributed one was meant):
  *
- *   time DateTime('UTC'), host String, map String, pid UInt32, comm String,
- *   key Array(String), stack Array(String), build_ids Array(String),
- *   offsets Array(UInt64), count UInt64, period_ns UInt64
+ *   TABLE: time DateTime('UTC'), host String, map String, pid UInt32,
+ *   comm String, key Array(String), stack_id UInt64, count UInt64,
+ *   period_ns UInt64
  *   ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)
+ *   TABLE_stacks: stack_id UInt64, stack Array(String),
+ *   build_ids Array(String), offsets Array(UInt64)
+ *   ENGINE = ReplacingMergeTree() ORDER BY stack_id
  *
+ * Each stack is stored once and the samples name it by id (ch_rows.c says
+ * how the id is made). A table of an older sprof, with stack, build_ids and
+ * offsets in every row instead of stack_id, is kept in that layout: agents
+ * write it so and readers read it so (no migration).
  * `stack` is root first; build_ids[i] and offsets[i] locate stack[i] in its
  * file. ClickHouse 18.16 (Debian 12's) has no TTL, so --retention lists the
  * table's day partitions and drops those older than the retention with
@@ -30,24 +37,36 @@
 
 #include "runtime/report/ch_conn.h"
 #include "runtime/report/ch_rows.h"
+#include "runtime/report/ch_spool.h"
 #include "runtime/report/clickhouse.h"
 #include "base/vec.h"
 
-static const struct {
+struct column {
 	const char *name, *type;
-} columns[] = {
+};
+
+/* The stack-id layout: samples in TABLE, their stacks once in TABLE_stacks. */
+static const struct column sample_cols[] = {
+	{ "time", "DateTime('UTC')" }, { "host", "String" },        { "map", "String" },
+	{ "pid", "UInt32" },           { "comm", "String" },        { "key", "Array(String)" },
+	{ "stack_id", "UInt64" },      { "batch_id", "UInt64" },    { "count", "UInt64" },
+	{ "period_ns", "UInt64" },     { NULL, NULL },
+};
+static const struct column stacks[] = {
+	{ "stack_id", "UInt64" }, { "stack", "Array(String)" }, { "build_ids", "Array(String)" },
+	{ "offsets", "Array(UInt64)" }, { NULL, NULL },
+};
+/* The old layout, a stack in every row: read and written as it is. */
+static const struct column old_rows[] = {
 	{ "time", "DateTime('UTC')" }, { "host", "String" },        { "map", "String" },
 	{ "pid", "UInt32" },           { "comm", "String" },        { "key", "Array(String)" },
 	{ "stack", "Array(String)" },  { "build_ids", "Array(String)" }, { "offsets", "Array(UInt64)" },
-	{ "count", "UInt64" },          { "period_ns", "UInt64" },
+	{ "count", "UInt64" },          { "period_ns", "UInt64" }, { NULL, NULL },
 };
-#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
-struct batch {
-	char *rows;
-	size_t len;
-	uint64_t nrows;
-};
+/* A batch is one export's text (struct sp_ch_text): its stacks are sent
+ * before its rows, so a row never names a stack the table lacks. */
+#define batch sp_ch_text
 
 struct sp_clickhouse {
 	struct sp_ch_conn c;
@@ -55,11 +74,18 @@ struct sp_clickhouse {
 				   * Distributed table's local table */
 	char host_name[256];
 	uint64_t retention_s;
+	bool compact;             /* the stack-id layout (else a stack per row) */
+	struct sp_ch_ids sent_ids; /* stacks sent already (guarded by lock) */
 	int attempts, backoff_ms, max_pending;
 	size_t max_pending_bytes, pending_bytes;
 	struct batch *pending;    /* oldest first; guarded by lock */
 	int npending, cap;
 	uint64_t dropped_rows, dropped_batches;
+	uint64_t taken, sent, dropped; /* samples: batched, stored, dropped */
+	uint64_t last_id;
+	char *spool;              /* --spool DIR, or NULL: batches wait in memory */
+	size_t spool_max;
+	char inflight[32];        /* the spool file being sent: never trimmed */
 	pthread_mutex_t lock;     /* pending and the counts: a sender thread (--continuous) */
 };
 
@@ -97,7 +123,19 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 	ch->backoff_ms = o->backoff_ms > 0 ? o->backoff_ms : 200;
 	ch->max_pending = o->max_pending > 0 ? o->max_pending : 16;
 	ch->max_pending_bytes = o->max_pending_bytes ? o->max_pending_bytes : 64u << 20;
+	ch->spool_max = o->spool_bytes ? o->spool_bytes : (size_t)256 << 20;
 	pthread_mutex_init(&ch->lock, NULL);
+	if (o->spool_dir && (e = sp_spool_open(o->spool_dir)) != 0) {
+		fprintf(stderr, "sprof: --spool %s: %s\n", o->spool_dir, strerror(-e));
+		sp_clickhouse__destroy(ch);
+		errno = -e;
+		return NULL;
+	}
+	if (o->spool_dir && !(ch->spool = strdup(o->spool_dir))) {
+		sp_clickhouse__destroy(ch);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return ch;
 }
 
@@ -115,18 +153,22 @@ static int exec_sql(struct sp_clickhouse *ch, const char *sql, char **answer, ch
 	return 0;
 }
 
-static char *create_sql(const struct sp_clickhouse *ch)
+/* The samples table, or (stacks) the table of stacks, keyed by id: a
+ * ReplacingMergeTree, so a stack sent twice is kept once after merges. */
+static char *create_sql(const struct sp_clickhouse *ch, bool stack_table)
 {
+	const struct column *cols = stack_table ? stacks : sample_cols;
 	char *s = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&s, &n);
 
 	if (!f)
 		return NULL;
-	fprintf(f, "CREATE TABLE IF NOT EXISTS %s.%s (", ch->c.db, ch->c.table);
-	for (size_t i = 0; i < NCOLUMNS; i++)
-		fprintf(f, "%s%s %s", i ? ", " : "", columns[i].name, columns[i].type);
-	fputs(") ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)", f);
+	fprintf(f, "CREATE TABLE IF NOT EXISTS %s.%s%s (", ch->c.db, ch->c.table, stack_table ? "_stacks" : "");
+	for (size_t i = 0; cols[i].name; i++)
+		fprintf(f, "%s%s %s", i ? ", " : "", cols[i].name, cols[i].type);
+	fputs(stack_table ? ") ENGINE = ReplacingMergeTree() ORDER BY stack_id" :
+			    ") ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)", f);
 	if (fclose(f) != 0) {
 		free(s);
 		return NULL;
@@ -184,12 +226,13 @@ static int add_period_column(struct sp_clickhouse *ch, char *err, size_t errlen)
 	return e;
 }
 
-/* Every column sprof writes is there with its type: 0, or -ENODATA when
+/* Every column of cols is there with its type: 0, or -ENODATA when
  * period_ns alone is missing (a table of an older sprof), or -EINVAL. */
-static int check_columns(struct sp_clickhouse *ch, const char *db, const char *table, char *err, size_t errlen)
+static int check_columns(struct sp_clickhouse *ch, const struct column *cols, const char *db, const char *table,
+			 char *err, size_t errlen)
 {
 	char sql[512], *ans = NULL, *line, *save = NULL;
-	bool seen[NCOLUMNS] = { false };
+	bool seen[16] = { false };
 	int e;
 
 	snprintf(sql, sizeof(sql), "SELECT name, type FROM system.columns WHERE database = '%s' AND "
@@ -203,23 +246,23 @@ static int check_columns(struct sp_clickhouse *ch, const char *db, const char *t
 		*tab = '\0';
 		sp_ch_unescape(line);
 		sp_ch_unescape(tab + 1);
-		for (size_t i = 0; i < NCOLUMNS; i++) {
-			if (strcmp(line, columns[i].name) != 0)
+		for (size_t i = 0; cols[i].name; i++) {
+			if (strcmp(line, cols[i].name) != 0)
 				continue;
 			seen[i] = true;
-			if (strcmp(tab + 1, columns[i].type) != 0) {
+			if (strcmp(tab + 1, cols[i].type) != 0) {
 				snprintf(err, errlen, "table %s.%s has another schema: column '%s' is %s, "
-						      "sprof writes %s", db, table, line, tab + 1, columns[i].type);
+						      "sprof writes %s", db, table, line, tab + 1, cols[i].type);
 				e = -EINVAL;
 			}
 		}
 	}
-	for (size_t i = 0; i < NCOLUMNS && !e; i++) {
-		if (!seen[i] && strcmp(columns[i].name, "period_ns") == 0) {
+	for (size_t i = 0; cols[i].name && !e; i++) {
+		if (!seen[i] && strcmp(cols[i].name, "period_ns") == 0) {
 			e = -ENODATA;
 		} else if (!seen[i]) {
 			snprintf(err, errlen, "table %s.%s has another schema: no column '%s' (%s)", db, table,
-				 columns[i].name, columns[i].type);
+				 cols[i].name, cols[i].type);
 			e = -EINVAL;
 		}
 	}
@@ -257,9 +300,47 @@ static int drop_old_days(struct sp_clickhouse *ch, char *err, size_t errlen)
 	return e ? e : dropped;
 }
 
+/* 1: db.table has the stack-id layout (a stack_id column), 0: the old one
+ * (a stack in every row), -errno. */
+static int layout(struct sp_clickhouse *ch, const char *db, const char *table, char *err, size_t errlen)
+{
+	char sql[512], *ans = NULL;
+	int e;
+
+	snprintf(sql, sizeof(sql), "SELECT count() FROM system.columns WHERE database = '%s' AND table = '%s' "
+				   "AND name = 'stack_id' FORMAT TabSeparated", db, table);
+	e = exec_sql(ch, sql, &ans, err, errlen);
+	if (!e)
+		e = atoi(ans) > 0;
+	free(ans);
+	return e;
+}
+
+/* The table's columns (either layout) and, for the stack-id layout, its
+ * stacks table: 1 stack-id layout, 0 old, -ENODATA (old, no period_ns),
+ * -errno with err set. */
+static int check_table(struct sp_clickhouse *ch, const char *db, const char *table, char *err, size_t errlen)
+{
+	char local[2][128], st[160];
+	int c = layout(ch, db, table, err, errlen), e;
+
+	if (c < 0)
+		return c;
+	e = check_columns(ch, c ? sample_cols : old_rows, db, table, err, errlen);
+	snprintf(st, sizeof(st), "%s_stacks", table);
+	if (!e && c && table_engine(ch, db, st, local, err, errlen) == -ENOENT) {
+		snprintf(err, errlen, "table %s.%s has no stacks table %s.%s: run `sprof fleet init` on it once",
+			 db, table, db, st);
+		e = -ENOENT;
+	}
+	if (!e && c)
+		e = check_columns(ch, stacks, db, st, err, errlen);
+	return e ? e : c;
+}
+
 /* The agent's checks, no DDL: the table exists (sprof fleet init made it)
- * with sprof's columns; for --retention, the table whose partitions hold
- * the rows (a Distributed table's local table). */
+ * with sprof's columns, in either layout; for --retention, the table whose
+ * partitions hold the rows (a Distributed table's local table). */
 int sp_clickhouse__prepare(struct sp_clickhouse *ch)
 {
 	char err[512] = "", local[2][128];
@@ -272,7 +353,10 @@ int sp_clickhouse__prepare(struct sp_clickhouse *ch)
 					   "(sprof never creates a table when it exports)", ch->c.db, ch->c.table,
 			 ch->c.shown);
 	if (e >= 0)
-		e = check_columns(ch, ch->c.db, ch->c.table, err, sizeof(err));
+		e = check_table(ch, ch->c.db, ch->c.table, err, sizeof(err));
+	ch->compact = e == 1;
+	if (e == 1)
+		e = 0;
 	if (e == -ENODATA)
 		snprintf(err, sizeof(err), "table %s.%s has no column period_ns (an older sprof made it): run "
 					   "`sprof fleet init %s` once to add it", ch->c.db, ch->c.table, ch->c.shown);
@@ -285,37 +369,50 @@ int sp_clickhouse__prepare(struct sp_clickhouse *ch)
 	return e < 0 ? e : 0;
 }
 
-/* A plain table: created when missing, else its columns checked and
- * period_ns added to a table of an older sprof. */
-static int init_plain(struct sp_clickhouse *ch, char *what, size_t wlen, char *err, size_t errlen)
+static int create_table(struct sp_clickhouse *ch, bool stack_table, char *err, size_t errlen)
 {
-	char local[2][128], *create = NULL;
-	int e = table_engine(ch, ch->c.db, ch->c.table, local, err, errlen);
+	char *create = create_sql(ch, stack_table);
+	int e = create ? exec_sql(ch, create, NULL, err, errlen) : -ENOMEM;
 
-	if (e == -ENOENT) {
-		create = create_sql(ch);
-		e = create ? exec_sql(ch, create, NULL, err, errlen) : -ENOMEM;
-		free(create);
-		snprintf(what, wlen, "created (MergeTree)");
-		return e;
-	}
-	if (e >= 0)
-		e = check_columns(ch, ch->c.db, ch->c.table, err, errlen);
-	snprintf(what, wlen, "ready (exists)");
-	if (e == -ENODATA) {
-		e = add_period_column(ch, err, errlen);
-		snprintf(what, wlen, "ready (column period_ns added)");
-	}
+	free(create);
 	return e;
 }
 
+/* A plain table: created when missing (the samples and the stacks tables),
+ * else its columns checked: a table of the old layout is kept as it is
+ * (read and written so), period_ns added to one of an older sprof. */
+static int init_plain(struct sp_clickhouse *ch, char *what, size_t wlen, char *err, size_t errlen)
+{
+	char local[2][128];
+	int e = table_engine(ch, ch->c.db, ch->c.table, local, err, errlen);
+
+	if (e == -ENOENT) {
+		e = create_table(ch, true, err, errlen);
+		if (!e)
+			e = create_table(ch, false, err, errlen);
+		snprintf(what, wlen, "created (MergeTree, stacks in %s_stacks)", ch->c.table);
+		return e;
+	}
+	if (e >= 0 && layout(ch, ch->c.db, ch->c.table, err, errlen) == 1)
+		e = create_table(ch, true, err, errlen); /* a stacks table lost: made again */
+	if (e >= 0)
+		e = check_table(ch, ch->c.db, ch->c.table, err, errlen);
+	snprintf(what, wlen, e == 0 ? "ready (exists; the old layout, a stack in every row)" : "ready (exists)");
+	if (e == -ENODATA) {
+		e = add_period_column(ch, err, errlen);
+		snprintf(what, wlen, "ready (column period_ns added; the old layout, a stack in every row)");
+	}
+	return e < 0 ? e : 0;
+}
+
 /* A Distributed table over `cluster`, spread over db.local on every shard
- * (each shard's made first with sprof fleet init, so its schema is sprof's). */
+ * (each shard's made first with sprof fleet init, so its schema is sprof's);
+ * with the stack-id layout, TABLE_stacks over local_stacks too. */
 static int init_distributed(struct sp_clickhouse *ch, const char *cluster, const char *local, char *what,
 			    size_t wlen, char *err, size_t errlen)
 {
 	char sql[512], *ans = NULL, loc[2][128];
-	int e;
+	int e, c = 0;
 
 	snprintf(sql, sizeof(sql), "SELECT count() FROM system.clusters WHERE cluster = '%s' FORMAT TabSeparated",
 		 cluster);
@@ -330,15 +427,21 @@ static int init_distributed(struct sp_clickhouse *ch, const char *cluster, const
 				      "clickhouse://SHARD/%s.%s` on every shard of '%s' first", ch->c.db, local,
 			 ch->c.db, local, cluster);
 	if (e >= 0)
-		e = check_columns(ch, ch->c.db, local, err, errlen);
+		e = c = check_table(ch, ch->c.db, local, err, errlen);
+	snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s.%s_stacks AS %s.%s_stacks ENGINE = "
+				   "Distributed(%s, %s, %s_stacks, rand())",
+		 ch->c.db, ch->c.table, ch->c.db, local, cluster, ch->c.db, local);
+	if (e == 1)
+		e = exec_sql(ch, sql, NULL, err, errlen);
 	snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s ENGINE = Distributed(%s, %s, %s, rand())",
 		 ch->c.db, ch->c.table, ch->c.db, local, cluster, ch->c.db, local);
 	if (!e)
 		e = exec_sql(ch, sql, NULL, err, errlen);
 	if (!e)
-		e = check_columns(ch, ch->c.db, ch->c.table, err, errlen);
-	snprintf(what, wlen, "ready (Distributed over cluster %s, local table %s.%s)", cluster, ch->c.db, local);
-	return e;
+		e = check_table(ch, ch->c.db, ch->c.table, err, errlen);
+	snprintf(what, wlen, "ready (Distributed over cluster %s, local table %s.%s%s)", cluster, ch->c.db, local,
+		 c == 1 ? ", stacks in _stacks" : "");
+	return e < 0 ? e : 0;
 }
 
 int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const char *local)
@@ -376,24 +479,89 @@ static void sleep_ms(int ms)
 		;
 }
 
-static int send_batch(struct sp_clickhouse *ch, const struct batch *b, char *err, size_t errlen)
+/* A new batch id: the time in ns, above every id before (names in the spool
+ * sort oldest first, across runs too). */
+static uint64_t new_id(struct sp_clickhouse *ch)
 {
-	char sql[256];
+	struct timespec ts;
+	uint64_t id;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	id = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (id <= ch->last_id)
+		id = ch->last_id + 1;
+	return ch->last_id = id;
+}
+
+/* Whether the batch's rows are in the table already (an insert whose answer
+ * was lost may have gone through): 1, 0, or -errno. Only the stack-id
+ * layout has batch_id. */
+static int batch_stored(struct sp_clickhouse *ch, const struct batch *b, char *err, size_t errlen)
+{
+	char sql[1024], host[600], *ans = NULL, *o = host;
+	int e;
+
+	for (const char *p = ch->host_name; *p && o < host + sizeof(host) - 3; p++) {
+		if (*p == '\'' || *p == '\\')
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	/* the rows' time is the id's second: (host, time) is the table's order, so this reads
+	 * a few granules, not the host's history */
+	snprintf(sql, sizeof(sql), "SELECT count() FROM %s.%s WHERE host = '%s' AND time >= toDateTime(%llu) AND "
+				   "time <= toDateTime(%llu) AND batch_id = %llu FORMAT TabSeparated", ch->c.db,
+		 ch->c.table, host, (unsigned long long)(b->id / 1000000000ull - 2),
+		 (unsigned long long)(b->id / 1000000000ull + 2), (unsigned long long)b->id);
+	e = exec_sql(ch, sql, &ans, err, errlen);
+	if (!e)
+		e = atoll(ans) > 0;
+	free(ans);
+	return e;
+}
+
+/* One try: the stacks first (a row never names a stack the table lacks),
+ * then the rows, under a query_id of the batch's own, so a resend while an
+ * earlier try still runs on the server is refused by the server. */
+static int send_once(struct sp_clickhouse *ch, const struct batch *b, char *err, size_t errlen)
+{
+	struct sp_http_resp r;
+	char sql[256], params[96];
+	int e = 0;
+
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s_stacks FORMAT JSONEachRow", ch->c.db, ch->c.table);
+	if (b->slen && !(e = sp_ch_exec(&ch->c, sql, b->stacks, b->slen, &r, err, errlen)))
+		sp_http_resp_free(&r);
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT JSONEachRow", ch->c.db, ch->c.table);
+	snprintf(params, sizeof(params), "query_id=sprof-batch-%016llx", (unsigned long long)b->id);
+	ch->c.params = b->compact ? params : NULL;
+	if (!e && !(e = sp_ch_exec(&ch->c, sql, b->rows, b->len, &r, err, errlen)))
+		sp_http_resp_free(&r);
+	ch->c.params = NULL;
+	return e;
+}
+
+/* maybe_sent: an earlier flush or run may have stored it (a batch tried
+ * before, or from the spool). */
+static int send_batch(struct sp_clickhouse *ch, const struct batch *b, bool maybe_sent, char *err, size_t errlen)
+{
+	char e2[512];
 	int e = -EIO, wait = ch->backoff_ms;
 
-	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT JSONEachRow", ch->c.db, ch->c.table);
 	for (int i = 0; i < ch->attempts; i++) {
-		struct sp_http_resp r;
-
 		if (i) {
 			sleep_ms(wait);
 			wait = wait * 2 > 5000 ? 5000 : wait * 2;
 		}
-		e = sp_ch_exec(&ch->c, sql, b->rows, b->len, &r, err, errlen);
-		if (!e) {
-			sp_http_resp_free(&r);
+		/* no blind resend: a try whose answer was lost may be in the table */
+		if ((i || maybe_sent) && b->compact && batch_stored(ch, b, e2, sizeof(e2)) == 1) {
+			fprintf(stderr, "sprof: %s: batch %016llx is in the table already (an earlier try went "
+					"through): not sent again\n", ch->c.shown, (unsigned long long)b->id);
 			return 0;
 		}
+		e = send_once(ch, b, err, errlen);
+		if (!e)
+			return 0;
 		if (i == 0 && ch->attempts > 1)
 			fprintf(stderr, "sprof: %s: insert failed (%s), retrying up to %d times\n", ch->c.shown,
 				err, ch->attempts - 1);
@@ -401,12 +569,18 @@ static int send_batch(struct sp_clickhouse *ch, const struct batch *b, char *err
 	return e;
 }
 
+static void count_dropped(struct sp_clickhouse *ch, uint64_t rows, uint64_t samples)
+{
+	ch->dropped_rows += rows;
+	ch->dropped += samples;
+	ch->dropped_batches++;
+}
+
 static void drop_oldest(struct sp_clickhouse *ch)
 {
-	ch->dropped_rows += ch->pending[0].nrows;
-	ch->dropped_batches++;
-	ch->pending_bytes -= ch->pending[0].len;
-	free(ch->pending[0].rows);
+	count_dropped(ch, ch->pending[0].nrows, ch->pending[0].samples);
+	ch->pending_bytes -= ch->pending[0].len + ch->pending[0].slen;
+	sp_ch_text_free(&ch->pending[0]);
 	memmove(ch->pending, ch->pending + 1, sizeof(*ch->pending) * (size_t)--ch->npending);
 }
 
@@ -420,41 +594,83 @@ static bool over_bounds(const struct sp_clickhouse *ch, size_t len)
 
 static int queue(struct sp_clickhouse *ch, struct batch b, bool front)
 {
-	if (front && over_bounds(ch, b.len)) { /* it is the oldest itself */
-		ch->dropped_rows += b.nrows;
-		ch->dropped_batches++;
-		free(b.rows);
+	if (front && over_bounds(ch, b.len + b.slen)) { /* it is the oldest itself */
+		count_dropped(ch, b.nrows, b.samples);
+		sp_ch_text_free(&b);
 		return 0;
 	}
-	while (over_bounds(ch, b.len))
+	while (over_bounds(ch, b.len + b.slen))
 		drop_oldest(ch);
 	if (SP_GROW(ch->pending, ch->cap, ch->npending + 1, 4)) {
-		free(b.rows);
+		sp_ch_text_free(&b);
 		return -ENOMEM;
 	}
 	if (front)
 		memmove(ch->pending + 1, ch->pending, sizeof(*ch->pending) * (size_t)ch->npending);
 	ch->pending[front ? 0 : ch->npending] = b;
 	ch->npending++;
-	ch->pending_bytes += b.len;
+	ch->pending_bytes += b.len + b.slen;
 	return 0;
+}
+
+/* The spool over its size: the oldest batches go (not the one being sent),
+ * each said with its rows and samples. Under lock. */
+static void spool_trim(struct sp_clickhouse *ch)
+{
+	char **names = NULL;
+	int n = sp_spool_list(ch->spool, &names);
+	size_t total = 0, size;
+	uint64_t rows, samples;
+
+	for (int i = 0; i < n; i++)
+		if (sp_spool_header(ch->spool, names[i], &rows, &samples, &size) == 0)
+			total += size;
+	for (int i = 0; i < n - 1 && total > ch->spool_max; i++) {
+		if (strcmp(names[i], ch->inflight) == 0 ||
+		    sp_spool_header(ch->spool, names[i], &rows, &samples, &size) != 0)
+			continue;
+		sp_spool_remove(ch->spool, names[i]);
+		total -= size;
+		count_dropped(ch, rows, samples);
+		fprintf(stderr, "sprof: %s: the spool %s is over %zu bytes: dropped its oldest batch (%llu rows, "
+				"%llu samples)\n", ch->c.shown, ch->spool, ch->spool_max, (unsigned long long)rows,
+			(unsigned long long)samples);
+	}
+	sp_spool_names_free(names);
 }
 
 int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p)
 {
-	struct batch b = { 0 };
-	int e = sp_ch_rows(p, ch->host_name, &b.rows, &b.len, &b.nrows);
+	struct batch b = { .compact = ch->compact };
+	size_t size;
+	int e;
 
+	pthread_mutex_lock(&ch->lock); /* the stacks sent so far are read */
+	b.id = new_id(ch);
+	e = sp_ch_rows(p, ch->host_name, &ch->sent_ids, &b);
+	pthread_mutex_unlock(&ch->lock);
 	if (e) {
 		fprintf(stderr, "sprof: %s: cannot build the rows: %s\n", ch->c.shown, strerror(-e));
 		return e;
 	}
 	if (b.nrows == 0) {
-		free(b.rows);
+		sp_ch_text_free(&b);
 		return 0;
 	}
 	pthread_mutex_lock(&ch->lock);
-	e = queue(ch, b, false);
+	ch->taken += b.samples;
+	if (ch->spool) {
+		e = sp_spool_write(ch->spool, &b, &size);
+		if (e) {
+			fprintf(stderr, "sprof: %s: cannot write to the spool %s: %s; the batch waits in memory\n",
+				ch->c.shown, ch->spool, strerror(-e));
+		} else {
+			spool_trim(ch);
+			sp_ch_text_free(&b);
+		}
+	}
+	if (!ch->spool || e)
+		e = queue(ch, b, false);
 	pthread_mutex_unlock(&ch->lock);
 	return e;
 }
@@ -468,7 +684,7 @@ static bool take_oldest(struct sp_clickhouse *ch, struct batch *b)
 	any = ch->npending > 0;
 	if (any) {
 		*b = ch->pending[0];
-		ch->pending_bytes -= b->len;
+		ch->pending_bytes -= b->len + b->slen;
 		memmove(ch->pending, ch->pending + 1, sizeof(*ch->pending) * (size_t)--ch->npending);
 	}
 	pthread_mutex_unlock(&ch->lock);
@@ -481,7 +697,77 @@ static void summary(struct sp_clickhouse *ch, const struct batch *b)
 	uint64_t lost = sp_clickhouse__dropped_rows(ch);
 
 	fprintf(stderr, "sprof: export %s: %llu row%s, %zu bytes sent; lost %llu rows\n", ch->c.shown,
-		(unsigned long long)b->nrows, b->nrows == 1 ? "" : "s", b->len, (unsigned long long)lost);
+		(unsigned long long)b->nrows, b->nrows == 1 ? "" : "s", b->len + b->slen, (unsigned long long)lost);
+}
+
+/* The batch's stacks are in the table now: later batches leave them out
+ * (forgotten past a million, to bound the memory; sending one again costs
+ * a row in the stacks table until it merges). */
+static void remember_sent(struct sp_clickhouse *ch, const struct batch *b)
+{
+	pthread_mutex_lock(&ch->lock);
+	ch->sent += b->samples;
+	if (ch->sent_ids.n > (1u << 20))
+		sp_ch_ids_free(&ch->sent_ids);
+	for (size_t i = 0; i < b->ids.cap; i++)
+		if (b->ids.v[i] && sp_ch_ids_add(&ch->sent_ids, b->ids.v[i]) < 0)
+			break;
+	pthread_mutex_unlock(&ch->lock);
+}
+
+/* The spool's batches, oldest first, each removed once sent; the first
+ * that fails stays (and the rest behind it). */
+static int flush_spool(struct sp_clickhouse *ch, char *err, size_t errlen)
+{
+	char **names = NULL;
+	int n = sp_spool_list(ch->spool, &names), e = n < 0 ? n : 0;
+
+	for (int i = 0; i < n && !e; i++) {
+		struct batch b;
+		size_t size;
+
+		pthread_mutex_lock(&ch->lock);
+		snprintf(ch->inflight, sizeof(ch->inflight), "%s", names[i]);
+		pthread_mutex_unlock(&ch->lock);
+		e = sp_spool_read(ch->spool, names[i], &b, &size);
+		if (e == -ENOENT) { /* trimmed meanwhile */
+			e = 0;
+			continue;
+		}
+		if (!e && b.compact != ch->compact) {
+			fprintf(stderr, "sprof: %s: spool batch %s is of the other table layout: dropped "
+					"(%llu rows)\n", ch->c.shown, names[i], (unsigned long long)b.nrows);
+			e = -EBADMSG;
+		}
+		if (e == -EBADMSG) {
+			pthread_mutex_lock(&ch->lock);
+			count_dropped(ch, b.nrows, b.samples);
+			pthread_mutex_unlock(&ch->lock);
+			sp_spool_remove(ch->spool, names[i]);
+			sp_ch_text_free(&b);
+			e = 0;
+			continue;
+		}
+		if (!e)
+			e = send_batch(ch, &b, true, err, errlen);
+		if (!e) {
+			summary(ch, &b);
+			remember_sent(ch, &b);
+			sp_spool_remove(ch->spool, names[i]);
+		}
+		sp_ch_text_free(&b);
+	}
+	pthread_mutex_lock(&ch->lock);
+	ch->inflight[0] = '\0';
+	pthread_mutex_unlock(&ch->lock);
+	sp_spool_names_free(names);
+	if (e) {
+		int left = n < 0 ? 0 : sp_clickhouse__spooled(ch);
+
+		fprintf(stderr, "sprof: %s: insert failed (%s); %d batch%s waiting in the spool %s\n", ch->c.shown,
+			n < 0 ? strerror(-n) : err, left, left == 1 ? "" : "es", ch->spool);
+	}
+	return e ? -EIO : 0;
 }
 
 int sp_clickhouse__flush(struct sp_clickhouse *ch)
@@ -491,12 +777,14 @@ int sp_clickhouse__flush(struct sp_clickhouse *ch)
 	int e = 0, left;
 
 	while (!e && take_oldest(ch, &b)) {
-		e = send_batch(ch, &b, err, sizeof(err)); /* no lock held: may take seconds */
+		e = send_batch(ch, &b, b.tried, err, sizeof(err)); /* no lock held: may take seconds */
 		if (!e) {
 			summary(ch, &b);
-			free(b.rows);
+			remember_sent(ch, &b);
+			sp_ch_text_free(&b);
 			continue;
 		}
+		b.tried = true;
 		pthread_mutex_lock(&ch->lock);
 		queue(ch, b, true);
 		left = ch->npending;
@@ -505,6 +793,8 @@ int sp_clickhouse__flush(struct sp_clickhouse *ch)
 			left, left == 1 ? "" : "es");
 		return -EIO;
 	}
+	if (ch->spool && flush_spool(ch, err, sizeof(err)))
+		return -EIO;
 	if (drop_old_days(ch, err, sizeof(err)) < 0)
 		fprintf(stderr, "sprof: %s: cannot drop old partitions: %s\n", ch->c.shown, err);
 	return 0;
@@ -537,17 +827,38 @@ int sp_clickhouse__pending(struct sp_clickhouse *ch)
 	return n;
 }
 
+int sp_clickhouse__spooled(struct sp_clickhouse *ch)
+{
+	char **names = NULL;
+	int n = ch->spool ? sp_spool_list(ch->spool, &names) : 0;
+
+	sp_spool_names_free(names);
+	return n < 0 ? 0 : n;
+}
+
 void sp_clickhouse__destroy(struct sp_clickhouse *ch)
 {
+	int spooled;
+
 	if (!ch)
 		return;
 	while (ch->npending)
 		drop_oldest(ch);
+	spooled = sp_clickhouse__spooled(ch);
+	if (ch->taken || ch->sent || ch->dropped || spooled)
+		fprintf(stderr, "sprof: export %s: %llu samples taken, %llu sent, %llu dropped%s\n", ch->c.shown,
+			(unsigned long long)ch->taken, (unsigned long long)ch->sent, (unsigned long long)ch->dropped,
+			spooled ? "; the rest waits in the spool" : "");
+	if (spooled)
+		fprintf(stderr, "sprof: %s: %d batch%s wait in the spool %s for the next run\n", ch->c.shown,
+			spooled, spooled == 1 ? "" : "es", ch->spool);
 	if (ch->dropped_rows)
 		fprintf(stderr, "sprof: %s: %llu rows lost (%llu batch%s not sent)\n", ch->c.shown,
 			(unsigned long long)ch->dropped_rows, (unsigned long long)ch->dropped_batches,
 			ch->dropped_batches == 1 ? "" : "es");
 	free(ch->pending);
+	free(ch->spool);
+	sp_ch_ids_free(&ch->sent_ids);
 	pthread_mutex_destroy(&ch->lock);
 	sp_ch_conn_free(&ch->c);
 	free(ch);

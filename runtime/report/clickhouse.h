@@ -4,8 +4,10 @@
  * run's stacks over ClickHouse's HTTP interface (port 8123 by default; user
  * and password from the URL, else SPROF_CLICKHOUSE_USER/_PASSWORD), one row
  * per map entry: time, host name, map, pid, comm, the key's other parts,
- * the stack as frame names (root first) with the build id and file offset
- * of each frame, the count and its sampling period. `sprof report --from
+ * the stack's id, the count and its sampling period; each stack (frame
+ * names root first, with the build id and file offset of each frame) once
+ * in DB.TABLE_stacks. A table of an older sprof (the stack in every row)
+ * is read and written in that layout. `sprof report --from
  * URL` reads them back aggregated by stack into a profile the usual
  * writers print. `sprof fleet init URL` creates the table once (MergeTree,
  * partitioned by day, ordered by host and time, in SQL that ClickHouse
@@ -33,6 +35,8 @@ struct sp_clickhouse_opts {
 	int max_pending;          /* batches kept while the server is away (0: 16) */
 	size_t max_pending_bytes; /* and bytes of them (0: 64 MiB) */
 	int timeout_ms;           /* per connect/send/receive (0: 10000) */
+	const char *spool_dir;    /* --spool: batches wait on disk here, or NULL */
+	size_t spool_bytes;       /* --spool-size (0: 256 MiB) */
 };
 
 struct sp_clickhouse;
@@ -69,8 +73,10 @@ int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p);
 int sp_clickhouse__flush(struct sp_clickhouse *ch);
 /* Rows dropped so far (batches that were never sent). */
 uint64_t sp_clickhouse__dropped_rows(struct sp_clickhouse *ch);
-/* Batches waiting to be sent. */
+/* Batches waiting to be sent in memory (lost at exit), and in the spool
+ * (sent by the next run). */
 int sp_clickhouse__pending(struct sp_clickhouse *ch);
+int sp_clickhouse__spooled(struct sp_clickhouse *ch);
 /* Pending batches are dropped; prints the rows lost, if any. */
 void sp_clickhouse__destroy(struct sp_clickhouse *ch);
 

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/report/ch_rows.h"
+#include "runtime/report/ch_spool.h"
 #include "runtime/report/clickhouse.h"
 #include "tests/unit/check.h"
 
@@ -47,18 +49,32 @@ static void rows(void)
 	struct sp_mapdata m;
 	struct sp_entry e;
 	struct sp_kval k[3];
-	char *out = NULL;
-	size_t len = 0;
-	uint64_t n = 0;
+	struct sp_ch_text t = { .compact = false }, c = { .compact = true }, again = { .compact = true };
+	char *out;
 
 	profile(&p, &m, &e, k);
-	CHECK(sp_ch_rows(&p, "web1", &out, &len, &n) == 0 && n == 1, "rows: %d", (int)n);
+	/* the old layout: the stack in the row */
+	CHECK(sp_ch_rows(&p, "web1", NULL, &t) == 0 && t.nrows == 1 && !t.stacks, "rows: %d", (int)t.nrows);
+	out = t.rows;
 	CHECK(out && strstr(out, "\"host\":\"web1\",\"map\":\"@on\",\"pid\":42,\"comm\":\"app\",\"key\":[]"),
 	      "row head: %s", out);
 	CHECK(out && strstr(out, "\"stack\":[\"main\",\"leaf\",\"do_sys_open_[k]\"]"), "stack: %s", out);
 	CHECK(out && strstr(out, "\"build_ids\":[\"abcd\",\"abcd\",\"\"],\"offsets\":[32,16,0],\"count\":7,\"period_ns\":0}\n"),
 	      "build ids, offsets, count: %s", out);
-	free(out);
+	sp_ch_text_free(&t);
+	/* the stack-id layout: the row names the stack, which goes to the stacks text */
+	CHECK(sp_ch_rows(&p, "web1", NULL, &c) == 0 && c.nrows == 1 && c.stacks && c.ids.n == 1, "compact rows");
+	CHECK(c.rows && strstr(c.rows, "\"key\":[],\"stack_id\":") && !strstr(c.rows, "\"stack\":") &&
+	      strstr(c.rows, ",\"count\":7,\"period_ns\":0}\n"), "compact row: %s", c.rows);
+	CHECK(c.stacks && strstr(c.stacks, "{\"stack_id\":") &&
+	      strstr(c.stacks, ",\"stack\":[\"main\",\"leaf\",\"do_sys_open_[k]\"],\"build_ids\":[\"abcd\","
+			       "\"abcd\",\"\"],\"offsets\":[32,16,0]}\n"), "stacks: %s", c.stacks);
+	/* a stack sent already is left out of the next batch; same id */
+	CHECK(sp_ch_rows(&p, "web1", &c.ids, &again) == 0 && again.nrows == 1 && again.slen == 0, "known stack");
+	CHECK(again.rows && c.rows && strcmp(strstr(again.rows, "stack_id"), strstr(c.rows, "stack_id")) == 0,
+	      "same id: %s %s", again.rows, c.rows);
+	sp_ch_text_free(&c);
+	sp_ch_text_free(&again);
 }
 
 static void queue_bound(void)
@@ -96,13 +112,13 @@ static void queue_bytes_bound(void)
 	struct sp_mapdata m;
 	struct sp_entry e;
 	struct sp_kval k[3];
-	uint64_t n;
+	struct sp_ch_text t = { .compact = false };
 	size_t len;
-	char *rows;
 
 	profile(&p, &m, &e, k);
-	CHECK(sp_ch_rows(&p, "h", &rows, &len, &n) == 0, "rows");
-	free(rows);
+	CHECK(sp_ch_rows(&p, "h", NULL, &t) == 0, "rows");
+	len = t.len;
+	sp_ch_text_free(&t);
 	o.max_pending_bytes = len + len / 2; /* one batch, not two */
 	ch = sp_clickhouse__open(&o);
 	CHECK(ch != NULL, "open: %s", strerror(errno));
@@ -116,6 +132,38 @@ static void queue_bytes_bound(void)
 	CHECK(sp_clickhouse__dropped_rows(ch) == 1, "past the bound the oldest goes: dropped %llu",
 	      (unsigned long long)sp_clickhouse__dropped_rows(ch));
 	sp_clickhouse__destroy(ch);
+}
+
+/* A batch through the spool: written, listed oldest first, read back whole. */
+static void spool(void)
+{
+	struct sp_profile p;
+	struct sp_mapdata m;
+	struct sp_entry e;
+	struct sp_kval k[3];
+	struct sp_ch_text a = { .compact = true, .id = 0x20 }, b = { .compact = true, .id = 0x10 }, r;
+	char dir[] = "/tmp/sprof-spool-XXXXXX", **names = NULL;
+	size_t size, rsize;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	CHECK(sp_spool_open(dir) == 0, "open");
+	profile(&p, &m, &e, k);
+	CHECK(sp_ch_rows(&p, "h", NULL, &a) == 0 && sp_ch_rows(&p, "h", NULL, &b) == 0, "rows");
+	CHECK(sp_spool_write(dir, &a, &size) == 0 && sp_spool_write(dir, &b, &size) == 0, "write");
+	CHECK(sp_spool_list(dir, &names) == 2 && strcmp(names[0], "0000000000000010.c") == 0 &&
+	      strcmp(names[1], "0000000000000020.c") == 0, "list: %s", names && names[0] ? names[0] : "-");
+	CHECK(sp_spool_read(dir, names[1], &r, &rsize) == 0 && rsize == size && r.id == 0x20 && r.compact &&
+	      r.nrows == 1 && r.samples == 7 && r.len == a.len && memcmp(r.rows, a.rows, a.len) == 0 &&
+	      r.slen == a.slen && memcmp(r.stacks, a.stacks, a.slen) == 0, "read back");
+	sp_ch_text_free(&r);
+	for (int i = 0; names && names[i]; i++)
+		sp_spool_remove(dir, names[i]);
+	sp_spool_names_free(names);
+	CHECK(sp_spool_list(dir, &names) == 0, "empty");
+	sp_spool_names_free(names);
+	sp_ch_text_free(&a);
+	sp_ch_text_free(&b);
+	rmdir(dir);
 }
 
 static void bad_urls(void)
@@ -155,6 +203,7 @@ static void good_urls(void)
 int main(void)
 {
 	rows();
+	spool();
 	good_urls();
 	queue_bound();
 	queue_bytes_bound();
