@@ -5,18 +5,24 @@
  *   -> loop -> stop (sp_config.stopped, interval timers closed) -> END
  *   -> drain events -> collect -> report -> detach (slow: after the report)
  *
- * The loop sleeps in one epoll_wait on: the event ring buffer, a signalfd
- * (SIGINT, SIGTERM, SIGHUP; SIGCHLD with -c), the target's pidfd, a --duration
+ * The loop sleeps in one epoll_wait on: the event ring buffer, a pipe the
+ * signal thread writes (SIGINT, SIGTERM, SIGHUP, SIGUSR1; SIGCHLD with -c),
+ * the target's pidfd, a --duration
  * timerfd and a 1 s status timerfd. It has no timeout of its own: an
  * exit() record, a signal or the target's exit wakes it at once, so
  * `BEGIN { exit(); }` ends as soon as BEGIN has run (nothing else is
  * attached at all in that case).
+ * The signal thread takes those signals (blocked everywhere else) and
+ * passes them on as signalfd records; a second SIGINT, SIGTERM or SIGHUP
+ * ends sprof there and then, whatever the loop is stuck in (a write to a
+ * stdout pipe nobody reads under a printf flood).
  * Every resource is owned by struct run and released by run_destroy() on
  * every path.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +52,7 @@
 #include "runtime/report/clickhouse.h"
 #include "runtime/report/report.h"
 #include "runtime/runtime.h"
+#include "runtime/shell.h"
 #include "runtime/status.h"
 #include "runtime/stacks/process.h"
 #include "runtime/stacks/interp_usdt.h"
@@ -93,6 +100,10 @@ struct run {
 	struct sp_output out;
 	int *cpus;
 	int epfd, sigfd, durfd, tickfd, rereadfd;
+	int sigw;                 /* the signal thread's end of the sigfd pipe */
+	sigset_t sigset;          /* the signals it takes */
+	pthread_t sigthr;
+	bool sigthr_on;
 	struct reread { uint32_t pid; unsigned done; uint64_t first; } *rereads;
 	struct held { struct sp_event_hdr h; void *data; size_t len; } *held;
 	size_t nheld, heldcap; /* output records held to the end of a drain (hold_record) */
@@ -856,6 +867,69 @@ static int arm_timer(int *fd, uint64_t first_ns, uint64_t interval_ns)
 	return timerfd_settime(*fd, 0, &its, NULL) ? -errno : 0;
 }
 
+/* A second stop signal: sprof ends now, with the signal's own status. */
+static void die_of(int sig)
+{
+	static const char msg[] = "sprof: second signal: exiting without the report\n";
+	sigset_t one;
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		(void)0;
+	signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+static void *signal_thread(void *arg)
+{
+	struct run *r = arg;
+	int stops = 0;
+
+	for (;;) {
+		struct signalfd_siginfo rec = { 0 };
+		int sig = sigwaitinfo(&r->sigset, NULL);
+
+		if (sig < 0)
+			continue;
+		if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && ++stops > 1)
+			die_of(sig);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			sp_shell_set_stop(true); /* a system() command under way ends now */
+		rec.ssi_signo = (uint32_t)sig;
+		if (write(r->sigw, &rec, sizeof(rec)) < 0)
+			continue; /* the pipe full of signals: the loop has enough to read */
+	}
+	return NULL;
+}
+
+static void stop_signal_thread(struct run *r)
+{
+	if (!r->sigthr_on)
+		return;
+	pthread_cancel(r->sigthr);
+	pthread_join(r->sigthr, NULL);
+	r->sigthr_on = false;
+}
+
+static int start_signal_thread(struct run *r)
+{
+	int p[2], err;
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	r->sigfd = p[0];
+	r->sigw = p[1];
+	sp_shell_set_stop(false);
+	err = pthread_create(&r->sigthr, NULL, signal_thread, r);
+	if (err)
+		return -err;
+	r->sigthr_on = true;
+	return 0;
+}
+
 static int setup_loop(struct run *r)
 {
 	sigset_t set;
@@ -871,9 +945,12 @@ static int setup_loop(struct run *r)
 	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask))
 		return -errno;
 	r->masked = true;
-	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	r->sigset = set;
+	err = start_signal_thread(r);
+	if (err)
+		return err;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (r->sigfd < 0 || r->epfd < 0)
+	if (r->epfd < 0)
 		return -errno;
 	r->rereadfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	err = epoll_add(r, r->sigfd, TAG_SIGNAL);
@@ -1055,6 +1132,7 @@ static void restore_signals(struct run *r)
 {
 	struct signalfd_siginfo si;
 
+	stop_signal_thread(r);
 	while (r->sigfd >= 0 && read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		;
 	if (r->masked)
@@ -1195,7 +1273,8 @@ static void run_destroy(struct run *r)
 	sp_resolved_free(&r->resolved);
 	sp_loader__destroy(r->ld);
 	sp_target__destroy(&r->tgt);
-	int fds[] = { r->epfd, r->sigfd, r->durfd, r->tickfd, r->rereadfd };
+	stop_signal_thread(r);
+	int fds[] = { r->epfd, r->sigfd, r->sigw, r->durfd, r->tickfd, r->rereadfd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
@@ -1324,7 +1403,7 @@ static int start(struct run *r)
 int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 	   const struct sp_run_opts *o)
 {
-	struct run r = { .plan = plan, .o = o, .epfd = -1, .sigfd = -1, .durfd = -1,
+	struct run r = { .plan = plan, .o = o, .epfd = -1, .sigfd = -1, .sigw = -1, .durfd = -1,
 			 .tickfd = -1, .rereadfd = -1, .saved_stdout = -1, .status = { .stats_fd = -1 } };
 	int err;
 

@@ -1,8 +1,8 @@
 /* runtime/shell.c: system()'s commands, killed rather than waited for (see shell.h).
  *
  * The pipe is read with poll() in short slices so that a stop request
- * (a pending signal: sigpending() sees it without taking it from the run
- * loop's signalfd) or the deadline is noticed within SLICE_MS, even when
+ * (the run's signal thread took a SIGINT, SIGTERM or SIGHUP, or one is
+ * pending) or the deadline is noticed within SLICE_MS, even when
  * the command prints nothing or closes its output and keeps running.
  */
 #define _GNU_SOURCE
@@ -23,10 +23,19 @@
 
 extern char **environ;
 
+static int stop_seen; /* set by the run's signal thread, read with atomics */
+
+void sp_shell_set_stop(bool on)
+{
+	__atomic_store_n(&stop_seen, on, __ATOMIC_RELEASE);
+}
+
 bool sp_shell_stop_pending(void)
 {
 	sigset_t set;
 
+	if (__atomic_load_n(&stop_seen, __ATOMIC_ACQUIRE))
+		return true;
 	if (sigpending(&set) != 0)
 		return false;
 	return sigismember(&set, SIGINT) == 1 || sigismember(&set, SIGTERM) == 1 ||

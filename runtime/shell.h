@@ -14,8 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* true when SIGINT, SIGTERM or SIGHUP is pending (blocked, not yet read). */
+/* true when SIGINT, SIGTERM or SIGHUP is pending (blocked, not yet read)
+ * or was taken by the run's signal thread, which says so here. */
 bool sp_shell_stop_pending(void);
+void sp_shell_set_stop(bool on);
 
 /* Runs cmd; its output (malloc'd, possibly empty) in *text. deadline_ns:
  * a sp_mono_ns() time, 0 for none. 0, -ECANCELED when the command was
