@@ -193,7 +193,7 @@ uint32_t sp_type_csize(const struct sp_type *t)
 
 const char *sp_agg_name(enum sp_agg_kind agg)
 {
-	return agg <= SP_AGG_LHIST ? agg_names[agg] : "?";
+	return agg <= SP_AGG_TSERIES ? agg_names[agg] : "?";
 }
 
 bool sp_type_is_int(const struct sp_type *t)
@@ -223,7 +223,7 @@ static bool agg_equal(const struct sp_type *x, const struct sp_type *y)
 {
 	if (x->agg != y->agg)
 		return false;
-	return x->agg != SP_AGG_LHIST ||
+	return (x->agg != SP_AGG_LHIST && x->agg != SP_AGG_TSERIES) ||
 	       (x->lhist_min == y->lhist_min && x->lhist_max == y->lhist_max &&
 		x->lhist_step == y->lhist_step);
 }
@@ -350,6 +350,9 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 			return snprintf(buf, (size_t)len, "lhist(%lld, %lld, %lld)",
 					(long long)t->lhist_min, (long long)t->lhist_max,
 					(long long)t->lhist_step);
+		if (t->agg == SP_AGG_TSERIES)
+			return snprintf(buf, (size_t)len, "tseries(%lld, %lld)",
+					(long long)t->lhist_min, (long long)t->lhist_max);
 		return snprintf(buf, (size_t)len, "%s", sp_agg_name(t->agg));
 	default:
 		return snprintf(buf, (size_t)len, "%s", kind_names[t->kind]);

@@ -52,7 +52,7 @@ struct sp_type {
 	int stack_limit;      /* USTACK/KSTACK */
 	enum sp_stack_mode stack_mode;
 	enum sp_agg_kind agg; /* AGG */
-	int64_t lhist_min, lhist_max, lhist_step; /* AGG LHIST */
+	int64_t lhist_min, lhist_max, lhist_step; /* AGG LHIST; TSERIES: interval, num, SP_TS_* */
 	int nelems;           /* TUPLE */
 	struct sp_type **elems;
 	struct sp_type *pointee; /* PTR (NULL: untyped, e.g. arg0); ARRAY: element */

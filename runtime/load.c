@@ -37,6 +37,7 @@
 #include <gelf.h>
 
 #include "runtime/load.h"
+#include "base/clock.h"
 #include "runtime/attach/tracefs.h"
 
 #define VLOG_SIZE (16u << 20)   /* lazily touched: costs nothing unless used */
@@ -716,6 +717,7 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid, uint32_
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock: `elapsed` */
 	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	c.wall_delta_ns = sp_clock_ns(CLOCK_REALTIME) - sp_clock_ns(CLOCK_BOOTTIME);
 	err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
 	if (err)
 		fprintf(stderr, "sprof: cannot write %s: %s\n", SP_MAP_CONFIG, strerror(-err));
