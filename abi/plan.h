@@ -174,6 +174,7 @@ struct sp_plan_map {
 	 * delete in batches) and reports from that table. Maps holding state
 	 * are never drained. */
 	bool drain;
+	uint32_t declared_max; /* let @m = hash(N): N, kept over --max-keys; 0: not declared */
 };
 
 /* tseries()'s aggregation of the values of one interval (lhist_step). */

@@ -47,6 +47,8 @@ struct cg_map {
 	uint32_t value_size;
 	int64_t lhist_min, lhist_max, lhist_step; /* tseries: interval, num, SP_TS_* */
 	bool ts_signed;            /* tseries: its values are signed */
+	uint32_t decl_max;         /* let @m = hash(N): N (0: undeclared, the default size) */
+	bool decl_lru;             /* declared lruhash or percpulruhash */
 	bool bpf_reads;            /* read or deleted in BPF: holds state, never drained */
 	LLVMValueRef oob_agg, oob_put, oob_get; /* cg_oob.c's out-of-line functions, made on first use */
 	struct sp_span span;       /* first use */

@@ -147,8 +147,8 @@ static void walk(struct cg *g, const struct sp_node *n)
 {
 	struct cg_map *m;
 
-	if (!n)
-		return;
+	if (!n || (n->kind == SP_N_LET && n->a && n->a->kind == SP_N_MAP))
+		return; /* a map declaration (note_decls): not a use */
 	if ((n->kind == SP_N_ASSIGN || n->kind == SP_N_INCDEC) && n->a &&
 	    n->a->kind == SP_N_MAP) {
 		m = map_add(g, n->a);
@@ -200,9 +200,25 @@ static void size_map(struct cg_map *m)
 		m->value_size = 8;
 }
 
+/* let @m = hash(N); and its kin: the map's size, LRU or not (percpu: what
+ * the values need, as for undeclared maps). */
+static void note_decls(struct cg *g, const struct sp_node *prog)
+{
+	for (int i = 0; prog->c && i < prog->c->list.len; i++) {
+		const struct sp_node *d = prog->c->list.items[i];
+		struct cg_map *m = cg_map_find(g, d->a->name);
+
+		if (!m)
+			continue; /* never used: sema warned */
+		m->decl_max = (uint32_t)d->ival;
+		m->decl_lru = strstr(d->name, "lru") != NULL;
+	}
+}
+
 int cg_collect_maps(struct cg *g, const struct sp_node *prog)
 {
 	walk(g, prog);
+	note_decls(g, prog);
 	for (int i = 0; i < g->nmaps; i++)
 		size_map(&g->maps[i]);
 	return 0;
@@ -241,9 +257,12 @@ void cg_define_maps(struct cg *g)
 
 	for (int i = 0; i < g->nmaps; i++) {
 		struct cg_map *m = &g->maps[i];
-		long v[4] = { m->agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH, max,
-			      m->bpf_key_size, m->value_size };
+		long v[4] = { m->agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
+			      m->decl_max ? m->decl_max : max, m->bpf_key_size, m->value_size };
 		long d[4] = { BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8 };
+
+		if (m->decl_lru)
+			v[0] = m->agg ? BPF_MAP_TYPE_LRU_PERCPU_HASH : BPF_MAP_TYPE_LRU_HASH;
 
 		m->gv = cg_map_global_ir(g, m->bpf_name);
 		map_di(g, m->gv, v);
@@ -777,7 +796,9 @@ void cg_fill_plan_maps(struct cg *g)
 		pm->value_size = m->value_size;
 		pm->percpu = m->agg != SP_AGG_NONE;
 		/* tseries rows keep their epoch: read whole, never drained */
-		pm->drain = m->agg != SP_AGG_NONE && m->agg != SP_AGG_TSERIES && !m->bpf_reads;
+		pm->drain = m->agg != SP_AGG_NONE && m->agg != SP_AGG_TSERIES && !m->bpf_reads &&
+			    !m->decl_max; /* a declared size is the map's, as in bpftrace */
+		pm->declared_max = m->decl_max;
 		pm->lhist_min = m->lhist_min;
 		pm->lhist_max = m->lhist_max;
 		pm->lhist_step = m->lhist_step;

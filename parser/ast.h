@@ -22,7 +22,7 @@ struct sp_ctypes;
 
 /* X(kind, dump-name) */
 #define SP_NODE_KINDS(X)                                              \
-	X(PROGRAM, "program")     /* list: probes; a: CONFIG; b: BLOCK of MACROs (until sema) */                   \
+	X(PROGRAM, "program")     /* list: probes; a: CONFIG; b: BLOCK of MACROs (until sema); c: BLOCK of map declarations (LET: a MAP, name the kind, ival the size) */                   \
 	X(PROBE, "probe")         /* list: attach points; a: pred; b: block */ \
 	X(ATTACH, "attach")       /* attach: parsed attach point; ival: probe kind (sema) */ \
 	X(BLOCK, "block")         /* list: statements */               \

@@ -209,7 +209,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token SP_TOK_UNTERMINATED_STRING "unterminated string"
 %token SP_TOK_UNTERMINATED_ATTACH "unterminated quote in attach point"
 
-%type <node> config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
+%type <node> mapdecl config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
 %type <type> type_name var_type
@@ -246,6 +246,12 @@ probes:
 			$1->b = mk(ps, SP_N_BLOCK, $2->span, NULL, NULL, NULL);
 		sp_list_push(A, &$1->b->list, $2);
 	}
+	| probes mapdecl {
+		$$ = $1;
+		if (!$1->c)
+			$1->c = mk(ps, SP_N_BLOCK, $2->span, NULL, NULL, NULL);
+		sp_list_push(A, &$1->c->list, $2);
+	}
 	| probes config {
 		$$ = $1;
 		if ($1->list.len || $1->a) {
@@ -276,6 +282,21 @@ mparam:
 	VAR { $$ = mk_named(ps, SP_N_VAR, @$, $1); }
 	| MAP { $$ = mk_named(ps, SP_N_MAP, @$, $1); }
 	| ATTACH { $$ = mk_named(ps, SP_N_BUILTIN, @$, $1); }
+	;
+
+/* let @m = hash(100); (bpftrace 0.27's map declarations; sema checks the kind):
+ * a LET whose a is the MAP, name the kind, ival the size */
+mapdecl:
+	ATTACH MAP '=' ATTACH '(' INT ')' ';' {
+		$$ = mk_named(ps, SP_N_LET, @$, $4);
+		$$->a = mk_named(ps, SP_N_MAP, @2, $2);
+		$$->ival = $6.v;
+		if (strcmp($1, "let")) {
+			sp_diag_at(ps->diag, SP_DIAG_ERROR, @2, "unexpected map '%s' after '%s': only "
+				   "'let %s = hash(N);' declares a map outside a probe", $2, $1, $2);
+			ps->probe_errors++;
+		}
+	}
 	;
 
 /* config = { max_map_keys = 100; max_strlen = 128 } (config.c reads it) */

@@ -205,6 +205,8 @@ static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t m
 		if (bpf_map__type(m) == BPF_MAP_TYPE_ARRAY ||
 		    bpf_map__type(m) == BPF_MAP_TYPE_PERCPU_ARRAY)
 			continue; /* scalar maps: one slot */
+		if (plan->maps[i].declared_max)
+			continue; /* let @m = hash(N): N it is */
 		err = bpf_map__set_max_entries(m, max_keys);
 		if (err)
 			return err;
