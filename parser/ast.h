@@ -123,6 +123,7 @@ struct sp_node {
 	bool arrow;             /* FIELD: a->b vs a.b */
 	const char *name;       /* BUILTIN, CALL, MAP, VAR, FIELD */
 	const char *str;        /* STR: unescaped bytes (NUL terminated too) */
+	const char **fnames;    /* TUPLE of a record (a=1, b=2): its field names, else NULL */
 	uint32_t len;           /* STR: byte length without the NUL */
 	int64_t ival;           /* INT, POSITIONAL, TUPLE_INDEX; CALL: 1 once sema moved
 				 * the key of delete(@m, k) or has_key(@m, k) into @m[k];

@@ -79,6 +79,14 @@ struct sp_type *sp_type_tuple(struct sp_arena *a, int n, struct sp_type **elems)
 	return t;
 }
 
+struct sp_type *sp_type_record_of(struct sp_type *t, const struct sp_type *like)
+{
+	if (t && like && like->kind == SP_T_TUPLE && t->kind == SP_T_TUPLE &&
+	    like->nelems == t->nelems)
+		t->names = like->names;
+	return t;
+}
+
 struct sp_type *sp_type_agg(struct sp_arena *a, enum sp_agg_kind agg)
 {
 	struct sp_type *t = sp_type_new(a, SP_T_AGG);
@@ -289,6 +297,8 @@ static int tuple_fmt(const struct sp_type *t, char *buf, int len)
 	for (i = 0; i < t->nelems && n < len; i++) {
 		if (i)
 			n += snprintf(buf + n, (size_t)(len - n), ", ");
+		if (t->names && n < len) /* a record: (a=s64, b=string[2]) */
+			n += snprintf(buf + n, (size_t)(len - n), "%s=", t->names[i]);
 		if (n < len)
 			n += type_fmt(t->elems[i], buf + n, len - n);
 	}
