@@ -71,6 +71,12 @@ static bool less(int64_t a, int64_t b, bool sgn)
 	return sgn ? a < b : (uint64_t)a < (uint64_t)b;
 }
 
+/* a - b wrapping like bpftrace's int64 distance(), without C's overflow */
+static int64_t dist(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 static void print_num(FILE *f, int64_t v, bool sgn, int width, bool left)
 {
 	char buf[32];
@@ -125,7 +131,7 @@ void sp_tseries_text(FILE *f, const struct sp_mapdata *m, const struct sp_tsrow 
 	bool sgn = m->map ? m->map->value.is_signed : true;
 	uint64_t iv = m->map && m->map->lhist_min > 0 ? (uint64_t)m->map->lhist_min : 1;
 	int64_t lo, hi;
-	int digits, tsize, zero = 0;
+	int digits, tsize, zero = 0, at;
 	const char *unit;
 	char line[GRAPH_WIDTH + 1], fmt[32];
 
@@ -154,7 +160,7 @@ void sp_tseries_text(FILE *f, const struct sp_mapdata *m, const struct sp_tsrow 
 	line[GRAPH_WIDTH - 2] = '\0';
 	fprintf(f, "%-*s|%s|\n", tsize + 1, fmt, line);
 	if (sgn && lo < 0 && hi > 0)
-		zero = (int)((float)GRAPH_WIDTH * (float)lo / (float)(lo - hi));
+		zero = (int)((float)GRAPH_WIDTH * (float)lo / (float)dist(lo, hi));
 	for (int i = 0; i < n; i++) {
 		memset(line, ' ', GRAPH_WIDTH);
 		line[GRAPH_WIDTH] = '\0';
@@ -167,8 +173,7 @@ void sp_tseries_text(FILE *f, const struct sp_mapdata *m, const struct sp_tsrow 
 			fprintf(f, "%s -\n", line);
 			continue;
 		}
-		int at = (int)((float)(GRAPH_WIDTH - 1) * (float)(lo - r[i].v) / (float)(lo - hi));
-
+		at = (int)((float)(GRAPH_WIDTH - 1) * (float)dist(lo, r[i].v) / (float)dist(lo, hi));
 		line[at < 0 ? 0 : at > GRAPH_WIDTH - 1 ? GRAPH_WIDTH - 1 : at] = '*';
 		fprintf(f, "%s ", line);
 		print_num(f, r[i].v, sgn, 0, true);
