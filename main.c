@@ -74,6 +74,7 @@ struct cli {
 	bool info;                 /* --info */
 	const char *cache_dir;     /* SPROF_CACHE_DIR: compiled objects; NULL: the default */
 	bool no_cache;             /* --no-cache */
+	bool no_warnings;          /* --no-warnings: no compile warnings, warnf() silent */
 	const char *xdg_cache_home, *home; /* where the default cache directory is */
 	uint32_t given;            /* options seen (bit i: opt_rules[i]) */
 };
@@ -114,6 +115,7 @@ enum {
 	OPT_NO_INLINE,
 	OPT_NO_FOLLOW,
 	OPT_NO_CACHE,
+	OPT_NO_WARNINGS,
 	OPT_STATS,
 };
 
@@ -147,6 +149,7 @@ static void usage(FILE *f)
 		"                   when it exits (with its status)\n"
 		"  --no-follow      -c, -p: only the process itself, not its children\n"
 		"  --no-cache       compile the program even when the object cache has it\n"
+		"  --no-warnings    print no compile warnings, and warnf() prints nothing\n"
 		"  --stats          at the end: each probe's runs and BPF time, where stacks went\n"
 		"  -o FILE          write the report to FILE (format from its extension)\n"
 		"  -f FORMAT        text (default), json, folded, svg, pprof, speedscope,\n"
@@ -732,6 +735,7 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_NO_INLINE: c->run.no_inline = true; break;
 	case OPT_NO_FOLLOW: c->run.no_follow = true; break;
 	case OPT_NO_CACHE: c->no_cache = true; break;
+	case OPT_NO_WARNINGS: c->no_warnings = true; break;
 	case OPT_STATS: c->run.stats = true; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
@@ -833,6 +837,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"no-follow", no_argument, NULL, OPT_NO_FOLLOW},
 		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+		{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{NULL, 0, NULL, 0},
 	};
@@ -1541,6 +1546,7 @@ int main(int argc, char **argv)
 		return 1;
 	struct sp_arena *arena = sp_arena_new();
 	sp_diag_init(&diag, src, stderr);
+	diag.no_warnings = c.no_warnings;
 	if (compile(&c, src, &diag, arena, &plan, &obj, &objlen))
 		goto out;
 	if (c.dump != DUMP_NONE) {

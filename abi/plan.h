@@ -78,7 +78,8 @@ struct sp_plan_probe {
 	X(AVG, "avg")     \
 	X(STATS, "stats") \
 	X(HIST, "hist")   \
-	X(LHIST, "lhist")
+	X(LHIST, "lhist") \
+	X(TSERIES, "tseries")
 
 enum sp_agg_kind {
 	SP_AGG_NONE,
@@ -166,14 +167,18 @@ struct sp_plan_map {
 	struct sp_plan_field value; /* layout of a plain value */
 	uint32_t key_size, value_size;
 	bool percpu;
-	int64_t lhist_min, lhist_max, lhist_step;
+	int64_t lhist_min, lhist_max, lhist_step; /* tseries: interval ns, intervals, SP_TS_* */
 	char *drops_name;  /* per-CPU counter of updates dropped because the map was full, or NULL */
 	/* An aggregation BPF never reads back (no @m[k] read, no delete()):
 	 * user space drains it into its own table before it fills (lookup and
 	 * delete in batches) and reports from that table. Maps holding state
 	 * are never drained. */
 	bool drain;
+	uint32_t declared_max; /* let @m = hash(N): N, kept over --max-keys; 0: not declared */
 };
+
+/* tseries()'s aggregation of the values of one interval (lhist_step). */
+enum sp_tseries_fn { SP_TS_LAST, SP_TS_AVG, SP_TS_MAX, SP_TS_MIN, SP_TS_SUM };
 
 /* Records sent from BPF to user space on the "sp_events" ring buffer. Every
  * record starts with this header; what follows depends on the type. */
@@ -245,6 +250,9 @@ struct sp_watch_rec {
  *      sum: s64 total
  *      min, max: { s64 value; u64 seen } -- skip CPUs with seen == 0
  *      avg, stats: { u64 count; s64 total }
+ *      tseries: { s64 value; s64 meta; u64 epoch } -- the key's bucket is
+ *        epoch % intervals, epoch = wall ns / interval ns; meta: the write's
+ *        time (no function), the count (avg), 1 once set (min/max)
  *  - plain values (agg SP_AGG_NONE): plan.value's layout, padded to 8.
  * Integers in printf/print records are always 8 bytes (is_signed says how
  * to read them). */
@@ -324,6 +332,7 @@ struct sp_config {
 	uint32_t follow;     /* the target's descendants pass the filter too (SP_MAP_FOLLOW) */
 	uint32_t fork_child_off; /* sched_process_fork record: offset of child_pid (0: unknown) */
 	uint32_t exit_group_dead_off; /* sched_process_exit record: group_dead (0: unknown) */
+	uint64_t wall_delta_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME at start: tseries() wall time */
 };
 
 /* The buckets a hist or lhist key can have, for codegen (deleting a key's
@@ -334,6 +343,8 @@ static inline uint64_t sp_hist_nbuckets(int agg, int64_t min, int64_t max, int64
 {
 	if (agg == SP_AGG_HIST)
 		return 66;
+	if (agg == SP_AGG_TSERIES) /* lhist_max: the intervals */
+		return max > 0 ? (uint64_t)max : 1;
 	if (step <= 0 || max <= min)
 		return 2;
 	return 2 + (uint64_t)(max - min) / (uint64_t)step;

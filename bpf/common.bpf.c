@@ -234,6 +234,16 @@ SP_NODEBUG __u64 sp_elapsed(void)
 	return c && c->start_ns && now > c->start_ns ? now - c->start_ns : 0;
 }
 
+/* The wall clock in ns for tseries(): boot time (counting suspend) plus
+ * CLOCK_REALTIME - CLOCK_BOOTTIME at start, as bpftrace's tseries does. */
+SP_NODEBUG __u64 sp_wall_ns(void)
+{
+	__u32 zero = 0;
+	struct sp_config *c = bpf_map_lookup_elem(&sp_config, &zero);
+
+	return bpf_ktime_get_boot_ns() + (c ? c->wall_delta_ns : 0);
+}
+
 SP_NODEBUG __u64 sp_cpid(void)
 {
 	__u32 zero = 0;

@@ -80,6 +80,7 @@ long sp_send_record(const void *rec, __u32 size);
 void sp_event_drop(void);
 __u64 sp_elapsed(void);
 __u64 sp_cpid(void);
+__u64 sp_wall_ns(void);
 void sp_probe_name(void *ctx, int which, char *dst, __u32 size);
 void sp_note_pid(void);
 long sp_read_str(char *dst, __u32 size, const void *src, int user);

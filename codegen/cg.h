@@ -45,7 +45,10 @@ struct cg_map {
 	uint32_t key_size;         /* user key part (without a hist bucket) */
 	uint32_t bpf_key_size;     /* key_size (+ 8 for the hist bucket) */
 	uint32_t value_size;
-	int64_t lhist_min, lhist_max, lhist_step;
+	int64_t lhist_min, lhist_max, lhist_step; /* tseries: interval, num, SP_TS_* */
+	bool ts_signed;            /* tseries: its values are signed */
+	uint32_t decl_max;         /* let @m = hash(N): N (0: undeclared, the default size) */
+	bool decl_lru;             /* declared lruhash or percpulruhash */
 	bool bpf_reads;            /* read or deleted in BPF: holds state, never drained */
 	LLVMValueRef oob_agg, oob_put, oob_get; /* cg_oob.c's out-of-line functions, made on first use */
 	struct sp_span span;       /* first use */
@@ -152,6 +155,13 @@ void cg_define_maps(struct cg *g);
 void cg_define_scratch(struct cg *g);
 LLVMValueRef cg_map_key(struct cg *g, struct cg_map *m, const struct sp_node *mapnode);
 void cg_map_agg(struct cg *g, const struct sp_node *assign);
+void cg_tseries_update(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef init,
+		       LLVMValueRef v);
+/* hist, lhist and tseries keys end in a u64 bucket */
+static inline bool cg_agg_bucketed(int agg)
+{
+	return agg == SP_AGG_HIST || agg == SP_AGG_LHIST || agg == SP_AGG_TSERIES;
+}
 void cg_map_assign(struct cg *g, const struct sp_node *mapnode, const struct sp_node *val);
 LLVMValueRef cg_map_read(struct cg *g, const struct sp_node *mapnode);
 LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLVMValueRef rhs,

@@ -139,6 +139,13 @@ void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
 	/* offsets count from the start of the whole key/value/record */
 	for (int i = 0; i < t->nelems; i++)
 		cg_field(t->elems[i], off + cg_tuple_offset(t, i), &f->elems[i]);
+	if (!t->names)
+		return;
+	/* a record (a=1, b="x") prints as a C struct does: { .a = 1, .b = x } */
+	f->kind = SP_F_RECORD;
+	f->fmt = strdup("record"); /* keys too spell it so, unlike C structs' {.a=1} */
+	for (int i = 0; i < t->nelems; i++)
+		f->elems[i].member = strdup(t->names[i]);
 }
 
 /* A tuple field of the given element types, laid out like a tuple. */

@@ -285,7 +285,7 @@ void cg_for(struct cg *g, const struct sp_node *n)
 	}
 	if (!range && !m)
 		return; /* never assigned: sema said so, or nothing to visit */
-	if (!range && (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST || !m->key_size)) {
+	if (!range && (cg_agg_bucketed(m->agg) || !m->key_size)) {
 		cg_error(g, n->b->span, "cannot iterate over '%s'", m->name);
 		return;
 	}

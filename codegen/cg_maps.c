@@ -124,7 +124,9 @@ static void note_value(struct cg *g, struct cg_map *m, const struct sp_node *map
 		m->lhist_min = t && t->kind == SP_T_AGG ? t->lhist_min : 0;
 		m->lhist_max = t && t->kind == SP_T_AGG ? t->lhist_max : 0;
 		m->lhist_step = t && t->kind == SP_T_AGG ? t->lhist_step : 0;
-		if (val && agg == SP_AGG_LHIST) {
+		if (agg == SP_AGG_TSERIES)
+			m->ts_signed = t && t->kind == SP_T_AGG ? t->is_signed : true;
+		if (val && (agg == SP_AGG_LHIST || agg == SP_AGG_TSERIES)) {
 			m->lhist_min = int_arg(val, 1, m->lhist_min);
 			m->lhist_max = int_arg(val, 2, m->lhist_max);
 			m->lhist_step = int_arg(val, 3, m->lhist_step);
@@ -145,8 +147,8 @@ static void walk(struct cg *g, const struct sp_node *n)
 {
 	struct cg_map *m;
 
-	if (!n)
-		return;
+	if (!n || (n->kind == SP_N_LET && n->a && n->a->kind == SP_N_MAP))
+		return; /* a map declaration (note_decls): not a use */
 	if ((n->kind == SP_N_ASSIGN || n->kind == SP_N_INCDEC) && n->a &&
 	    n->a->kind == SP_N_MAP) {
 		m = map_add(g, n->a);
@@ -176,6 +178,8 @@ static uint32_t agg_value_size(int agg)
 	case SP_AGG_AVG:
 	case SP_AGG_STATS:
 		return 16;
+	case SP_AGG_TSERIES:
+		return 24;
 	default:
 		return 8;
 	}
@@ -184,7 +188,7 @@ static uint32_t agg_value_size(int agg)
 static void size_map(struct cg_map *m)
 {
 	m->key_size = m->keyt ? cg_size(m->keyt) : 0;
-	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
+	if (cg_agg_bucketed(m->agg))
 		m->bpf_key_size = cg_round_up(m->key_size, 8) + 8;
 	else
 		m->bpf_key_size = m->keyt ? cg_round_up(m->key_size, 8) : 8;
@@ -196,9 +200,25 @@ static void size_map(struct cg_map *m)
 		m->value_size = 8;
 }
 
+/* let @m = hash(N); and its kin: the map's size, LRU or not (percpu: what
+ * the values need, as for undeclared maps). */
+static void note_decls(struct cg *g, const struct sp_node *prog)
+{
+	for (int i = 0; prog->c && i < prog->c->list.len; i++) {
+		const struct sp_node *d = prog->c->list.items[i];
+		struct cg_map *m = cg_map_find(g, d->a->name);
+
+		if (!m)
+			continue; /* never used: sema warned */
+		m->decl_max = (uint32_t)d->ival;
+		m->decl_lru = strstr(d->name, "lru") != NULL;
+	}
+}
+
 int cg_collect_maps(struct cg *g, const struct sp_node *prog)
 {
 	walk(g, prog);
+	note_decls(g, prog);
 	for (int i = 0; i < g->nmaps; i++)
 		size_map(&g->maps[i]);
 	return 0;
@@ -237,9 +257,12 @@ void cg_define_maps(struct cg *g)
 
 	for (int i = 0; i < g->nmaps; i++) {
 		struct cg_map *m = &g->maps[i];
-		long v[4] = { m->agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH, max,
-			      m->bpf_key_size, m->value_size };
+		long v[4] = { m->agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
+			      m->decl_max ? m->decl_max : max, m->bpf_key_size, m->value_size };
 		long d[4] = { BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8 };
+
+		if (m->decl_lru)
+			v[0] = m->agg ? BPF_MAP_TYPE_LRU_PERCPU_HASH : BPF_MAP_TYPE_LRU_HASH;
 
 		m->gv = cg_map_global_ir(g, m->bpf_name);
 		map_di(g, m->gv, v);
@@ -357,6 +380,11 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 		v = cg_expr(g, call->list.items[0]);
 	if (cg_oob_wanted(g)) { /* in a while loop: cg_oob.c */
 		cg_oob_agg(g, m, key, v ? v : cg_u64(g, 0), assign->span);
+		return;
+	}
+	if (m->agg == SP_AGG_TSERIES) {
+		cg_tseries_update(g, m, key, cg_alloca(g, m->value_size, "init"),
+				  v ? v : cg_u64(g, 0));
 		return;
 	}
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
@@ -492,6 +520,105 @@ LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLV
 	return old ? prev : nv;
 }
 
+/* ---- tseries ------------------------------------------------------------------- */
+
+/* The time tseries() files a value under: the wall clock in ns (boot time
+ * plus sp_config's offset, bpf/common.bpf.c), or, when the environment
+ * names a scalar map in BPFTRACE_DUMMY_TS_MAP, that map's value: the hook
+ * bpftrace 0.27's runtime tests drive time with (they step @ts by hand). */
+static LLVMValueRef tseries_now(struct cg *g, LLVMValueRef key)
+{
+	const char *name = getenv("BPFTRACE_DUMMY_TS_MAP");
+	struct cg_map *ts = name ? cg_map_find(g, name) : NULL;
+	LLVMValueRef p, v, res;
+	LLVMBasicBlockRef from, have, done;
+
+	if (!ts || ts->agg != SP_AGG_NONE || ts->keyt)
+		return cg_call_fn(g, "sp_wall_ns", NULL, 0);
+	cg_memset0(g, key, 8);
+	ts->bpf_reads = true;
+	p = map_lookup(g, ts, key);
+	from = LLVMGetInsertBlock(g->B);
+	have = cg_block(g, "ts_found");
+	done = cg_block(g, "ts_done");
+	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
+	LLVMPositionBuilderAtEnd(g->B, have);
+	v = ld64(g, p, 0);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, done);
+	res = LLVMBuildPhi(g->B, g->i64, "");
+	LLVMAddIncoming(res, (LLVMValueRef[]){ cg_u64(g, 0), v },
+			(LLVMBasicBlockRef[]){ from, have }, 2);
+	return res;
+}
+
+/* One step of the value slot p of the current interval (plan.h's layout):
+ * a slot last written in another interval starts again from zero. */
+static void tseries_apply(struct cg *g, struct cg_map *m, LLVMValueRef p, LLVMValueRef v,
+			  LLVMValueRef now, LLVMValueRef epoch)
+{
+	LLVMValueRef stale = LLVMBuildICmp(g->B, LLVMIntNE, ld64(g, p, 16), epoch, "");
+	LLVMValueRef val = ld64(g, p, 0), meta = ld64(g, p, 8), take;
+	bool min = m->lhist_step == SP_TS_MIN;
+
+	if (m->lhist_step != SP_TS_LAST) {
+		val = LLVMBuildSelect(g->B, stale, cg_u64(g, 0), val, "");
+		meta = LLVMBuildSelect(g->B, stale, cg_u64(g, 0), meta, "");
+	}
+	switch (m->lhist_step) {
+	case SP_TS_AVG:
+		meta = LLVMBuildAdd(g->B, meta, cg_u64(g, 1), "");
+		/* fall through */
+	case SP_TS_SUM:
+		val = LLVMBuildAdd(g->B, val, v, "");
+		break;
+	case SP_TS_MIN:
+	case SP_TS_MAX:
+		take = LLVMBuildICmp(g->B, min ? (m->ts_signed ? LLVMIntSLT : LLVMIntULT) :
+					   (m->ts_signed ? LLVMIntSGT : LLVMIntUGT), v, val, "");
+		take = LLVMBuildOr(g->B, take, LLVMBuildICmp(g->B, LLVMIntEQ, meta, cg_u64(g, 0), ""), "");
+		val = LLVMBuildSelect(g->B, take, v, val, "");
+		meta = cg_u64(g, 1);
+		break;
+	default: /* the last value wins; meta: when, for merging CPUs */
+		val = v;
+		meta = now;
+		break;
+	}
+	st64(g, p, 0, val);
+	st64(g, p, 8, meta);
+	st64(g, p, 16, epoch);
+}
+
+/* @m[k] = tseries(v, interval, num[, fn]): the key's bucket is the current
+ * interval's number modulo num, like bpftrace's ring of intervals. init:
+ * value_size bytes of the caller's stack (an out-of-line function's own). */
+void cg_tseries_update(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef init,
+		       LLVMValueRef v)
+{
+	LLVMValueRef now = tseries_now(g, init), epoch, p, args[5];
+	LLVMBasicBlockRef have, done;
+	uint64_t iv = m->lhist_min > 0 ? (uint64_t)m->lhist_min : 1;
+
+	epoch = LLVMBuildUDiv(g->B, now, cg_u64(g, iv), "");
+	st64(g, key, m->bpf_key_size - 8,
+	     LLVMBuildURem(g->B, epoch, cg_u64(g, sp_hist_nbuckets(m->agg, 0, m->lhist_max, 0)), ""));
+	cg_memset0(g, init, m->value_size);
+	args[0] = m->gv;
+	args[1] = key;
+	args[2] = init;
+	args[3] = m->drops_gv;
+	args[4] = LLVMConstInt(g->i32, (unsigned long long)(m - g->maps), 0);
+	p = cg_call_fn(g, "sp_map_upsert", args, 5);
+	have = cg_block(g, "ts_slot");
+	done = cg_block(g, "ts_slot_done");
+	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
+	LLVMPositionBuilderAtEnd(g->B, have);
+	tseries_apply(g, m, p, v, now, epoch);
+	LLVMBuildBr(g->B, done);
+	LLVMPositionBuilderAtEnd(g->B, done);
+}
+
 /* Buckets a hist/lhist key can have (sp_log2_bucket, sp_lin_bucket). */
 static uint64_t agg_nbuckets(const struct cg_map *m)
 {
@@ -534,7 +661,7 @@ static LLVMValueRef map_delete(struct cg *g, const struct sp_node *mapnode)
 	m->bpf_reads = true;
 	args[0] = m->gv;
 	args[1] = cg_map_key(g, m, mapnode);
-	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
+	if (cg_agg_bucketed(m->agg))
 		return delete_buckets(g, m, args[1]);
 	rc = cg_call_helper(g, BPF_FUNC_map_delete_elem, g->i64, args, 2);
 	cg_helper_check(g, rc, 1, SP_LOST_HELPER_DELETE);
@@ -548,9 +675,9 @@ static LLVMValueRef map_has_key(struct cg *g, const struct sp_node *mapnode)
 
 	if (!m)
 		return cg_u64(g, 0);
-	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST) {
+	if (cg_agg_bucketed(m->agg)) {
 		cg_error(g, mapnode->span, "has_key() of a %s() map is not supported",
-			 m->agg == SP_AGG_HIST ? "hist" : "lhist");
+			 sp_agg_name(m->agg));
 		return cg_u64(g, 0);
 	}
 	m->bpf_reads = true;
@@ -564,9 +691,9 @@ static LLVMValueRef map_len(struct cg *g, const struct sp_node *mapnode)
 
 	if (!m)
 		return cg_u64(g, 0);
-	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST) {
+	if (cg_agg_bucketed(m->agg)) {
 		cg_error(g, mapnode->span, "len() of a %s() map is not supported",
-			 m->agg == SP_AGG_HIST ? "hist" : "lhist");
+			 sp_agg_name(m->agg));
 		return cg_u64(g, 0);
 	}
 	m->bpf_reads = true; /* every entry stays in the kernel, none moves to user space */
@@ -606,7 +733,7 @@ LLVMValueRef cg_emit_len(struct cg *g, const struct sp_node *n)
 
 /* ---- the plan's view of the maps ------------------------------------------- */
 
-static void agg_value_field(int agg, struct sp_plan_field *f)
+static void agg_value_field(int agg, bool signed_ts, struct sp_plan_field *f)
 {
 	static const struct sp_type s64 = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 	static const struct sp_type u64 = { .kind = SP_T_INT, .size = 8 };
@@ -627,6 +754,9 @@ static void agg_value_field(int agg, struct sp_plan_field *f)
 		break;
 	case SP_AGG_SUM:
 		cg_field(&s64, 0, f);
+		break;
+	case SP_AGG_TSERIES: /* the value; its signedness is x's */
+		cg_field(signed_ts ? &s64 : &u64, 0, f);
 		break;
 	default:
 		cg_field(&u64, 0, f);
@@ -658,14 +788,17 @@ void cg_fill_plan_maps(struct cg *g)
 				k < m->key_use->list.len; k++)
 			cg_field_fmt(m->key_use->list.items[k], &pm->key.elems[k]);
 		if (m->agg != SP_AGG_NONE)
-			agg_value_field(m->agg, &pm->value);
+			agg_value_field(m->agg, m->ts_signed, &pm->value);
 		else if (m->valt)
 			cg_field(m->valt, 0, &pm->value);
 		cg_field_fmt(m->val_use, &pm->value);
 		pm->key_size = m->bpf_key_size;
 		pm->value_size = m->value_size;
 		pm->percpu = m->agg != SP_AGG_NONE;
-		pm->drain = m->agg != SP_AGG_NONE && !m->bpf_reads;
+		/* tseries rows keep their epoch: read whole, never drained */
+		pm->drain = m->agg != SP_AGG_NONE && m->agg != SP_AGG_TSERIES && !m->bpf_reads &&
+			    !m->decl_max; /* a declared size is the map's, as in bpftrace */
+		pm->declared_max = m->decl_max;
 		pm->lhist_min = m->lhist_min;
 		pm->lhist_max = m->lhist_max;
 		pm->lhist_step = m->lhist_step;

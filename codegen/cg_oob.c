@@ -134,7 +134,10 @@ static LLVMValueRef agg_fn(struct cg *g, struct cg_map *m, struct sp_span span)
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
 		LLVMSetAlignment(LLVMBuildStore(g->B, cg_agg_bucket(g, m, v),
 						cg_gep(g, key, m->bpf_key_size - 8)), 8);
-	cg_agg_upsert(g, m, key, init, v);
+	if (m->agg == SP_AGG_TSERIES)
+		cg_tseries_update(g, m, key, init, v);
+	else
+		cg_agg_upsert(g, m, key, init, v);
 	oob_end(g, &s);
 	return f;
 }

@@ -22,7 +22,7 @@ struct sp_ctypes;
 
 /* X(kind, dump-name) */
 #define SP_NODE_KINDS(X)                                              \
-	X(PROGRAM, "program")     /* list: probes; a: CONFIG; b: BLOCK of MACROs (until sema) */                   \
+	X(PROGRAM, "program")     /* list: probes; a: CONFIG; b: BLOCK of MACROs (until sema); c: BLOCK of map declarations (LET: a MAP, name the kind, ival the size) */                   \
 	X(PROBE, "probe")         /* list: attach points; a: pred; b: block */ \
 	X(ATTACH, "attach")       /* attach: parsed attach point; ival: probe kind (sema) */ \
 	X(BLOCK, "block")         /* list: statements */               \
@@ -123,6 +123,7 @@ struct sp_node {
 	bool arrow;             /* FIELD: a->b vs a.b */
 	const char *name;       /* BUILTIN, CALL, MAP, VAR, FIELD */
 	const char *str;        /* STR: unescaped bytes (NUL terminated too) */
+	const char **fnames;    /* TUPLE of a record (a=1, b=2): its field names, else NULL */
 	uint32_t len;           /* STR: byte length without the NUL */
 	int64_t ival;           /* INT, POSITIONAL, TUPLE_INDEX; CALL: 1 once sema moved
 				 * the key of delete(@m, k) or has_key(@m, k) into @m[k];

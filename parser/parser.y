@@ -107,6 +107,8 @@ static struct sp_node *mk_op(struct sp_pstate *ps, enum sp_node_kind k, struct s
 	return n;
 }
 
+static struct sp_node *record(struct sp_pstate *ps, struct sp_node *fields, struct sp_span sp);
+
 static struct sp_node *mk_named(struct sp_pstate *ps, enum sp_node_kind k, struct sp_span sp,
 				const char *name)
 {
@@ -114,6 +116,21 @@ static struct sp_node *mk_named(struct sp_pstate *ps, enum sp_node_kind k, struc
 
 	n->name = name;
 	return n;
+}
+
+/* (a=1, b=2): a TUPLE of the values, fnames their names */
+static struct sp_node *record(struct sp_pstate *ps, struct sp_node *fields, struct sp_span sp)
+{
+	int n = fields->list.len;
+	const char **names = sp_arena_alloc(ps->arena, (size_t)n * sizeof(*names));
+
+	fields->span = sp;
+	for (int i = 0; i < n; i++) {
+		names[i] = fields->list.items[i]->name;
+		fields->list.items[i] = fields->list.items[i]->a;
+	}
+	fields->fnames = names;
+	return fields;
 }
 
 static struct sp_node *with_list(struct sp_node *n, struct sp_node *holder)
@@ -209,7 +226,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token SP_TOK_UNTERMINATED_STRING "unterminated string"
 %token SP_TOK_UNTERMINATED_ATTACH "unterminated quote in attach point"
 
-%type <node> config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
+%type <node> mapdecl record_fields config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
 %type <type> type_name var_type
@@ -246,6 +263,12 @@ probes:
 			$1->b = mk(ps, SP_N_BLOCK, $2->span, NULL, NULL, NULL);
 		sp_list_push(A, &$1->b->list, $2);
 	}
+	| probes mapdecl {
+		$$ = $1;
+		if (!$1->c)
+			$1->c = mk(ps, SP_N_BLOCK, $2->span, NULL, NULL, NULL);
+		sp_list_push(A, &$1->c->list, $2);
+	}
 	| probes config {
 		$$ = $1;
 		if ($1->list.len || $1->a) {
@@ -276,6 +299,21 @@ mparam:
 	VAR { $$ = mk_named(ps, SP_N_VAR, @$, $1); }
 	| MAP { $$ = mk_named(ps, SP_N_MAP, @$, $1); }
 	| ATTACH { $$ = mk_named(ps, SP_N_BUILTIN, @$, $1); }
+	;
+
+/* let @m = hash(100); (bpftrace 0.27's map declarations; sema checks the kind):
+ * a LET whose a is the MAP, name the kind, ival the size */
+mapdecl:
+	ATTACH MAP '=' ATTACH '(' INT ')' ';' {
+		$$ = mk_named(ps, SP_N_LET, @$, $4);
+		$$->a = mk_named(ps, SP_N_MAP, @2, $2);
+		$$->ival = $6.v;
+		if (strcmp($1, "let")) {
+			sp_diag_at(ps->diag, SP_DIAG_ERROR, @2, "unexpected map '%s' after '%s': only "
+				   "'let %s = hash(N);' declares a map outside a probe", $2, $1, $2);
+			ps->probe_errors++;
+		}
+	}
 	;
 
 /* config = { max_map_keys = 100; max_strlen = 128 } (config.c reads it) */
@@ -499,11 +537,26 @@ primary:
 		$$->name = $5;
 	}
 	| '(' expr ')' { $$ = $2; }
+	| '(' record_fields ')' { $$ = record(ps, $2, @$); }
 	| '(' expr ',' args ')' {
 		$$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL);
 		sp_list_push(A, &$$->list, $2);
 		for (int i = 0; i < $4->list.len; i++)
 			sp_list_push(A, &$$->list, $4->list.items[i]);
+	}
+	;
+
+/* a=1, b="x" of a record (bpftrace 0.27): SETTINGs, made a TUPLE by record() */
+record_fields:
+	IDENT '=' expr {
+		$$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL);
+		sp_list_push(A, &$$->list, mk_named(ps, SP_N_SETTING, @$, $1));
+		$$->list.items[0]->a = $3;
+	}
+	| record_fields ',' IDENT '=' expr {
+		$$ = $1;
+		sp_list_push(A, &$$->list, mk_named(ps, SP_N_SETTING, @$, $3));
+		$$->list.items[$$->list.len - 1]->a = $5;
 	}
 	;
 

@@ -494,6 +494,50 @@ static void run_pass(struct sema *s, struct sp_node *prog)
 		probe(s, prog->list.items[i]);
 }
 
+static bool map_used(const struct sp_node *n, const char *name)
+{
+	if (!n)
+		return false;
+	if (n->kind == SP_N_MAP && n->name && strcmp(n->name, name) == 0)
+		return true;
+	if (map_used(n->a, name) || map_used(n->b, name) || map_used(n->c, name))
+		return true;
+	for (int i = 0; i < n->list.len; i++)
+		if (map_used(n->list.items[i], name))
+			return true;
+	return false;
+}
+
+/* let @m = KIND(N); before the probes: a kind codegen knows, a size of at
+ * least one, one declaration a map, and a warning for one never used. */
+static void map_decls(struct sema *s, struct sp_node *prog)
+{
+	static const char *const kinds[] = { "hash", "lruhash", "percpuhash", "percpulruhash" };
+
+	for (int i = 0; prog->c && i < prog->c->list.len; i++) {
+		struct sp_node *d = prog->c->list.items[i];
+		bool known = false;
+
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			known = known || strcmp(d->name, kinds[k]) == 0;
+		if (!known)
+			sema_err(s, d->span, "unknown map type '%s': expected hash, lruhash, percpuhash "
+				 "or percpulruhash", d->name);
+		else if (d->ival < 1 || d->ival > UINT32_MAX)
+			sema_err(s, d->span, "map '%s' must hold from 1 to %u entries, not %lld",
+				 d->a->name, UINT32_MAX, (long long)d->ival);
+		for (int j = 0; j < i; j++)
+			if (strcmp(prog->c->list.items[j]->a->name, d->a->name) == 0)
+				sema_err(s, d->a->span, "map '%s' is declared twice", d->a->name);
+		bool used = false;
+
+		for (int j = 0; j < prog->list.len && !used; j++)
+			used = map_used(prog->list.items[j], d->a->name);
+		if (!used)
+			sp_diag_at(s->d, SP_DIAG_WARNING, d->a->span, "unused map: %s", d->a->name);
+	}
+}
+
 int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts *o,
 	    struct sp_diag *d)
 {
@@ -519,6 +563,7 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 	run_pass(&s, prog);
 	s.quiet = false;
 	run_pass(&s, prog);
+	map_decls(&s, prog);
 	if (prog->list.len == 0 && sp_diag_errors(d) == 0)
 		sp_diag_at(d, SP_DIAG_ERROR, prog->span, "the program has no probes");
 	sp_ctypes_release(s.ct);

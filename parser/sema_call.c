@@ -480,12 +480,55 @@ static void check_format(struct sema *s, struct sp_node *n)
 			 n->list.len - 1, n->list.len == 2 ? "" : "s", argi - 1, argi == 2 ? "" : "s");
 }
 
+/* tseries(x, interval_ns, num[, fn]): the type keeps interval_ns, num and
+ * the function in lhist_min/max/step, and x's signedness (bpftrace 0.27's
+ * checks and messages). */
+static struct sp_type *tseries_type(struct sema *s, struct sp_node *n, struct sp_type *t)
+{
+	static const char *const fns[] = { "", "avg", "max", "min", "sum" };
+	struct sp_node *x = n->list.len > 0 ? n->list.items[0] : NULL;
+	int64_t iv = 0, num = 0;
+
+	t->is_signed = !x || !x->type || x->type->kind != SP_T_INT || x->type->is_signed;
+	if (n->list.len < 3)
+		return t;
+	if (!sema_const_int(n->list.items[1], &iv) || !sema_const_int(n->list.items[2], &num))
+		return t; /* the argument check said so */
+	if (iv <= 0) {
+		sema_err(s, n->list.items[1]->span, "tseries() interval_ns must be >= 1 (%lld provided)",
+			 (long long)iv);
+		return t;
+	}
+	if (num <= 0) {
+		sema_err(s, n->list.items[2]->span, "tseries() num_intervals must be >= 1 (%lld provided)",
+			 (long long)num);
+		return t;
+	}
+	if (num > 1000000)
+		sema_err(s, n->list.items[2]->span,
+			 "tseries() num_intervals must be < 1000000 (%lld provided)", (long long)num);
+	t->lhist_min = iv;
+	t->lhist_max = num;
+	t->lhist_step = SP_TS_LAST;
+	if (n->list.len < 4 || n->list.items[3]->kind != SP_N_STR)
+		return t;
+	for (size_t i = 1; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (strcmp(n->list.items[3]->str, fns[i]) == 0)
+			t->lhist_step = (int64_t)i;
+	if (t->lhist_step == SP_TS_LAST)
+		sema_err(s, n->list.items[3]->span,
+			 "tseries() expects one of the following aggregation functions: avg, max, min, sum (\"%s\" provided)",
+			 n->list.items[3]->str);
+	return t;
+}
+
 static struct sp_type *agg_type(struct sema *s, struct sp_node *n)
 {
 	static const struct { enum sp_builtin id; enum sp_agg_kind k; } aggs[] = {
 		{ SP_BF_count, SP_AGG_COUNT }, { SP_BF_sum, SP_AGG_SUM }, { SP_BF_min, SP_AGG_MIN },
 		{ SP_BF_max, SP_AGG_MAX }, { SP_BF_avg, SP_AGG_AVG }, { SP_BF_stats, SP_AGG_STATS },
 		{ SP_BF_hist, SP_AGG_HIST }, { SP_BF_lhist, SP_AGG_LHIST },
+		{ SP_BF_tseries, SP_AGG_TSERIES },
 	};
 	struct sp_type *t = NULL;
 	int64_t v[3] = { 0, 0, 0 };
@@ -504,6 +547,8 @@ static struct sp_type *agg_type(struct sema *s, struct sp_node *n)
 				 (long long)v[0]);
 		t->lhist_step = v[0]; /* hist: 2^k buckets per power of two */
 	}
+	if (t->agg == SP_AGG_TSERIES)
+		return tseries_type(s, n, t);
 	if (t->agg != SP_AGG_LHIST || n->list.len != 4)
 		return t;
 	for (i = 0; i < 3; i++)
@@ -717,15 +762,16 @@ struct sp_type *sema_check_print(struct sema *s, struct sp_node *n)
 	return NULL;
 }
 
-/* len() and has_key() of a hist or lhist map: its entries are buckets */
+/* len() and has_key() of a hist, lhist or tseries map: its entries are buckets */
 static void not_per_bucket(struct sema *s, struct sp_node *n)
 {
 	const struct sp_node *m = n->list.items[0];
 
 	if (m->kind == SP_N_MAP && m->type && m->type->kind == SP_T_AGG &&
-	    (m->type->agg == SP_AGG_HIST || m->type->agg == SP_AGG_LHIST))
+	    (m->type->agg == SP_AGG_HIST || m->type->agg == SP_AGG_LHIST ||
+	     m->type->agg == SP_AGG_TSERIES))
 		sema_err(s, m->span, "%s() of a %s() map is not supported: its entries "
-			 "are kept per bucket", n->name, m->type->agg == SP_AGG_HIST ? "hist" : "lhist");
+			 "are kept per bucket", n->name, sp_agg_name(m->type->agg));
 }
 
 /* delete() and has_key() of a map with keys need a key */

@@ -62,7 +62,7 @@ struct sp_type *sema_slot_type(struct sema *s, struct sp_type *t)
 	el = sp_arena_alloc(s->a, (size_t)(t->nelems + 1) * sizeof(*el));
 	for (i = 0; i < t->nelems; i++)
 		el[i] = sema_slot_type(s, t->elems[i]);
-	return sp_type_tuple(s->a, t->nelems, el);
+	return sp_type_record_of(sp_type_tuple(s->a, t->nelems, el), t);
 }
 
 /* Widen strings (and strings inside tuples) of `into` to fit `t`. */
@@ -75,7 +75,7 @@ static struct sp_type *widen(struct sema *s, struct sp_type *into, struct sp_typ
 		el = sp_arena_alloc(s->a, (size_t)(t->nelems + 1) * sizeof(*el));
 		for (i = 0; i < t->nelems; i++)
 			el[i] = widen(s, into->elems[i], t->elems[i]);
-		return sp_type_tuple(s->a, t->nelems, el);
+		return sp_type_record_of(sp_type_tuple(s->a, t->nelems, el), into);
 	}
 	if ((into->kind == SP_T_STRING || into->kind == SP_T_BUF) && t->size > into->size)
 		return t;
@@ -397,7 +397,27 @@ static struct sp_type *tuple(struct sema *s, struct sp_node *n)
 		if (sp_type_is_none(el[i]))
 			return n->type = none(s);
 	}
-	return n->type = sp_type_tuple(s->a, n->list.len, el);
+	for (i = 0; n->fnames && i < n->list.len; i++)
+		for (int j = 0; j < i; j++)
+			if (strcmp(n->fnames[i], n->fnames[j]) == 0)
+				sema_err(s, n->list.items[i]->span, "field '%s' is given twice in the record",
+					 n->fnames[i]);
+	n->type = sp_type_tuple(s->a, n->list.len, el);
+	n->type->names = n->fnames;
+	return n->type;
+}
+
+/* r.name of a record (a=1, b=2): its element, as r.N */
+static struct sp_type *record_field(struct sema *s, struct sp_node *n, struct sp_type *t)
+{
+	for (int i = 0; i < t->nelems; i++)
+		if (strcmp(t->names[i], n->name) == 0) {
+			n->kind = SP_N_TUPLE_INDEX;
+			n->ival = i;
+			return n->type = t->elems[i];
+		}
+	sema_err(s, n->span, "record '%s' has no field '%s'", sema_tstr(s, t), n->name);
+	return n->type = none(s);
 }
 
 static struct sp_type *tuple_index(struct sema *s, struct sp_node *n)
@@ -464,6 +484,8 @@ static struct sp_type *field(struct sema *s, struct sp_node *n)
 	t = sema_value(s, n->a);
 	if (sp_type_is_none(t))
 		return n->type = none(s);
+	if (t->kind == SP_T_TUPLE && t->names && !n->arrow)
+		return record_field(s, n, t);
 	return sema_cfield(s, n, t);
 }
 

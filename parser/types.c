@@ -79,6 +79,14 @@ struct sp_type *sp_type_tuple(struct sp_arena *a, int n, struct sp_type **elems)
 	return t;
 }
 
+struct sp_type *sp_type_record_of(struct sp_type *t, const struct sp_type *like)
+{
+	if (t && like && like->kind == SP_T_TUPLE && t->kind == SP_T_TUPLE &&
+	    like->nelems == t->nelems)
+		t->names = like->names;
+	return t;
+}
+
 struct sp_type *sp_type_agg(struct sp_arena *a, enum sp_agg_kind agg)
 {
 	struct sp_type *t = sp_type_new(a, SP_T_AGG);
@@ -193,7 +201,7 @@ uint32_t sp_type_csize(const struct sp_type *t)
 
 const char *sp_agg_name(enum sp_agg_kind agg)
 {
-	return agg <= SP_AGG_LHIST ? agg_names[agg] : "?";
+	return agg <= SP_AGG_TSERIES ? agg_names[agg] : "?";
 }
 
 bool sp_type_is_int(const struct sp_type *t)
@@ -223,7 +231,7 @@ static bool agg_equal(const struct sp_type *x, const struct sp_type *y)
 {
 	if (x->agg != y->agg)
 		return false;
-	return x->agg != SP_AGG_LHIST ||
+	return (x->agg != SP_AGG_LHIST && x->agg != SP_AGG_TSERIES) ||
 	       (x->lhist_min == y->lhist_min && x->lhist_max == y->lhist_max &&
 		x->lhist_step == y->lhist_step);
 }
@@ -289,6 +297,8 @@ static int tuple_fmt(const struct sp_type *t, char *buf, int len)
 	for (i = 0; i < t->nelems && n < len; i++) {
 		if (i)
 			n += snprintf(buf + n, (size_t)(len - n), ", ");
+		if (t->names && n < len) /* a record: (a=s64, b=string[2]) */
+			n += snprintf(buf + n, (size_t)(len - n), "%s=", t->names[i]);
 		if (n < len)
 			n += type_fmt(t->elems[i], buf + n, len - n);
 	}
@@ -350,6 +360,9 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 			return snprintf(buf, (size_t)len, "lhist(%lld, %lld, %lld)",
 					(long long)t->lhist_min, (long long)t->lhist_max,
 					(long long)t->lhist_step);
+		if (t->agg == SP_AGG_TSERIES)
+			return snprintf(buf, (size_t)len, "tseries(%lld, %lld)",
+					(long long)t->lhist_min, (long long)t->lhist_max);
 		return snprintf(buf, (size_t)len, "%s", sp_agg_name(t->agg));
 	default:
 		return snprintf(buf, (size_t)len, "%s", kind_names[t->kind]);

@@ -52,8 +52,9 @@ struct sp_type {
 	int stack_limit;      /* USTACK/KSTACK */
 	enum sp_stack_mode stack_mode;
 	enum sp_agg_kind agg; /* AGG */
-	int64_t lhist_min, lhist_max, lhist_step; /* AGG LHIST */
+	int64_t lhist_min, lhist_max, lhist_step; /* AGG LHIST; TSERIES: interval, num, SP_TS_* */
 	int nelems;           /* TUPLE */
+	const char **names;   /* TUPLE of a record (a=1, b="x"): field names, else NULL */
 	struct sp_type **elems;
 	struct sp_type *pointee; /* PTR (NULL: untyped, e.g. arg0); ARRAY: element */
 	bool user;            /* PTR: points into user memory (uprobe/usdt arguments),
@@ -77,6 +78,8 @@ bool sp_type_equal(const struct sp_type *x, const struct sp_type *y);
 const char *sp_type_str(const struct sp_type *t, char *buf, int len);
 
 struct sp_type *sp_type_tuple(struct sp_arena *a, int n, struct sp_type **elems);
+/* t (a tuple made from like's elements) keeps like's record field names */
+struct sp_type *sp_type_record_of(struct sp_type *t, const struct sp_type *like);
 struct sp_type *sp_type_agg(struct sp_arena *a, enum sp_agg_kind agg);
 struct sp_type *sp_type_stack(struct sp_arena *a, enum sp_type_kind kind, int limit,
 			      enum sp_stack_mode mode);

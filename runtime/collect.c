@@ -12,6 +12,9 @@
  *                                                 u64 bucket index (as bpftrace)
  *   none            the plan's value field        not per-CPU
  *
+ *   tseries         {s64 v; s64 meta; u64 epoch}  reduced as bpftrace 0.27: the
+ *                                                 latest epoch's values combined
+ *
  * hist/lhist rows (key, bucket) are sorted by key and folded into one entry
  * per key with a bucket array: hist has 66 buckets (negative, zero, then
  * 2 + log2), lhist 2 + (max - min) / step (under- and overflow included).
@@ -749,12 +752,145 @@ static int add_entry(struct sp_collector *c, const struct sp_plan_map *m, struct
 	return err;
 }
 
+/* ---- tseries ---------------------------------------------------------------- */
+
+/* One tseries row's CPU slots -> (epoch, value) like bpftrace's
+ * reduce_tseries_value(): slots of the latest epoch are combined by the
+ * map's function (no function: the latest write, by its time in meta);
+ * slots never written (epoch 0) count for nothing, and a row with none
+ * gives (0, 0). */
+static void reduce_tseries(const struct sp_plan_map *m, const uint8_t *vals, size_t stride, int n,
+			   uint64_t *epoch, int64_t *val)
+{
+	bool sgn = m->value.is_signed;
+	int64_t v = 0, meta = 0;
+	uint64_t latest = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t e;
+
+		memcpy(&e, vals + stride * (size_t)i + 16, 8);
+		latest = e > latest ? e : latest;
+	}
+	for (int i = 0, first = 1; latest && i < n; i++) {
+		const uint8_t *p = vals + stride * (size_t)i;
+		int64_t x, mx;
+		uint64_t e;
+
+		memcpy(&e, p + 16, 8);
+		if (e != latest)
+			continue;
+		memcpy(&x, p, 8);
+		memcpy(&mx, p + 8, 8);
+		if (first) {
+			v = x, meta = mx, first = 0;
+			continue;
+		}
+		switch (m->lhist_step) {
+		case SP_TS_AVG:
+			meta += mx;
+			/* fall through */
+		case SP_TS_SUM:
+			v += x;
+			break;
+		case SP_TS_MIN:
+			if (sgn ? x < v : (uint64_t)x < (uint64_t)v)
+				v = x;
+			break;
+		case SP_TS_MAX:
+			if (sgn ? x > v : (uint64_t)x > (uint64_t)v)
+				v = x;
+			break;
+		default:
+			if ((uint64_t)mx > (uint64_t)meta)
+				v = x, meta = mx;
+			break;
+		}
+	}
+	if (latest && m->lhist_step == SP_TS_AVG && meta)
+		v = sgn ? v / meta : (int64_t)((uint64_t)v / (uint64_t)meta);
+	*epoch = latest;
+	*val = latest ? v : 0;
+}
+
+static int rows_add_ts(struct rows *r, const uint8_t *key, uint64_t epoch, int64_t v)
+{
+	void *p = r->v;
+
+	if (sp_grow(&p, &r->cap, r->n + 1, r->width, 256))
+		return -ENOMEM;
+	r->v = p;
+	memcpy(r->v + r->n * r->width, key, r->width - 16);
+	memcpy(r->v + r->n * r->width + r->width - 16, &epoch, 8);
+	memcpy(r->v + r->n * r->width + r->width - 8, &v, 8);
+	r->n++;
+	return 0;
+}
+
+static int cmp_ts_points(const void *a, const void *b)
+{
+	const struct sp_tspoint *x = a, *y = b;
+
+	return (x->epoch > y->epoch) - (x->epoch < y->epoch);
+}
+
+/* Rows (key, bucket, epoch, value) sorted by key: one entry per key with
+ * its points by epoch, one per epoch (the first row's, as bpftrace keeps). */
+static int fold_tseries(struct sp_collector *c, const struct sp_plan_map *m, struct rows *r,
+			struct sp_mapdata *out)
+{
+	size_t klen = m->key_size - 8, cmp_len = m->key_size;
+	int cap = 0, err;
+
+	if (r->n)
+		qsort_r(r->v, r->n, r->width, cmp_rows, &cmp_len);
+	for (size_t i = 0, j; i < r->n; i = j) {
+		const uint8_t *row = r->v + i * r->width;
+		struct sp_entry *e;
+		int n = 0;
+
+		for (j = i; j < r->n && memcmp(r->v + j * r->width, row, klen) == 0; j++)
+			;
+		if ((err = grow_entries(c, out, &cap)))
+			return err;
+		e = &out->entries[out->n++];
+		memset(&e->val, 0, sizeof(e->val));
+		err = decode_key(c, m, row, &e->key);
+		e->val.points = pool_alloc(c->cur, sizeof(*e->val.points) * (j - i));
+		if (err || !e->val.points)
+			return err ? err : -ENOMEM;
+		for (size_t k = i; k < j; k++) {
+			const uint8_t *rk = r->v + k * r->width + m->key_size;
+			struct sp_tspoint pt;
+			bool dup = false;
+
+			memcpy(&pt.epoch, rk, 8);
+			memcpy(&pt.v, rk + 8, 8);
+			for (int q = 0; q < n && !dup; q++)
+				dup = e->val.points[q].epoch == pt.epoch;
+			if (!dup)
+				e->val.points[n++] = pt;
+		}
+		qsort(e->val.points, (size_t)n, sizeof(*e->val.points), cmp_ts_points);
+		e->val.npoints = n;
+	}
+	return 0;
+}
+
 static int add_row(struct sp_collector *c, const struct sp_plan_map *m, struct sp_mapdata *out,
 		   int *cap, struct rows *rows, const uint8_t *key, const uint8_t *vals, bool percpu)
 {
 	struct sp_value v;
 	int err;
 
+	if (m->agg == SP_AGG_TSERIES) {
+		uint64_t epoch;
+		int64_t x;
+
+		reduce_tseries(m, vals, percpu ? ((m->value_size + 7) & ~7u) : m->value_size,
+			       percpu ? c->ncpus : 1, &epoch, &x);
+		return rows_add_ts(rows, key, epoch, x);
+	}
 	if (!is_hist(m))
 		return add_entry(c, m, out, cap, key, vals, percpu);
 	err = merge_value(c, m, vals, key, percpu, &v);
@@ -843,7 +979,7 @@ static int collect_map(struct sp_collector *c, const struct sp_plan_map *m,
 		       struct sp_mapdata *out, struct pool *pool)
 {
 	struct bpf_map *bm = bpf_object__find_map_by_name(c->obj, m->bpf_name);
-	struct rows rows = { .width = (size_t)m->key_size + 8 };
+	struct rows rows = { .width = (size_t)m->key_size + (m->agg == SP_AGG_TSERIES ? 16 : 8) };
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -852,7 +988,7 @@ static int collect_map(struct sp_collector *c, const struct sp_plan_map *m,
 		return -ENOENT;
 	c->cur = pool;
 	out->max_entries = bpf_map__max_entries(bm);
-	if (is_hist(m) && m->key_size < 8)
+	if ((is_hist(m) || m->agg == SP_AGG_TSERIES) && m->key_size < 8)
 		return -EINVAL;
 	if (sp_drain_has(c->drain, (int)(m - c->plan->maps)))
 		err = read_table(c, m, out, &rows);
@@ -862,6 +998,8 @@ static int collect_map(struct sp_collector *c, const struct sp_plan_map *m,
 		err = sp_collect_clear(c, m); /* not drained (SPROF_NO_DRAIN): emptied here */
 	if (!err && is_hist(m))
 		err = fold_hist(c, m, &rows, out);
+	if (!err && m->agg == SP_AGG_TSERIES)
+		err = fold_tseries(c, m, &rows, out);
 	free(rows.v);
 	out->dropped = sum_percpu_counter(c, m->drops_name);
 	return err;

@@ -5,7 +5,9 @@
  *   [1,2,3]
  *   140725073197888      (a pointer; 0x7ffd1c2a3b40 as a map key, as bpftrace)
  *
- * Map keys are spelled as bpftrace spells them: {.x=-5,.y=200}.
+ * Map keys are spelled as bpftrace spells them: {.x=-5,.y=200}. Records
+ * ((a=1, b="x"), plan fmt "record") print the same in keys and values, and
+ * their tuples as (1, x) ([1,"x"] in JSON).
  * Reports and printf take the text as a string (like timestamps and
  * addresses from ntop), so no report needs to know about C types; -f json
  * takes the JSON spelling ({ "a": 1, "name": "hello", "arr": [1,2,3] }). Layouts
@@ -64,7 +66,7 @@ enum spelling { TEXT, JSON, KEY };
 static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *base,
 		       enum spelling how)
 {
-	bool json = how == JSON;
+	bool json = how == JSON, tight;
 	const uint8_t *d = base + fl->offset;
 	const char *m;
 
@@ -79,7 +81,8 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 			fprintf(f, "%.*s", (int)strnlen((const char *)d, fl->size), (const char *)d);
 		return;
 	case SP_F_RECORD:
-		if (how == KEY) { /* bpftrace's compact key spelling: {.x=1,.y=2} */
+		if (how == KEY && !(fl->fmt && strcmp(fl->fmt, "record") == 0)) {
+			/* bpftrace's compact key spelling of a C struct: {.x=1,.y=2} */
 			fputc('{', f);
 			for (int i = 0; i < fl->nelems; i++) {
 				m = fl->elems[i].member ? fl->elems[i].member : "";
@@ -89,13 +92,23 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 			fputc('}', f);
 			return;
 		}
-		fputs("{ ", f);
+		tight = json && fl->fmt && strcmp(fl->fmt, "record") == 0; /* 0.27: {"a": 1} */
+		fputs(tight ? "{" : "{ ", f);
 		for (int i = 0; i < fl->nelems; i++) {
 			m = fl->elems[i].member ? fl->elems[i].member : "";
 			fprintf(f, json ? "%s\"%s\": " : "%s.%s = ", i ? ", " : "", m);
 			value_text(f, &fl->elems[i], base, how);
 		}
-		fputs(fl->nelems ? " }" : "}", f);
+		fputs(fl->nelems && !tight ? " }" : "}", f);
+		return;
+	case SP_F_TUPLE: /* in a record (a=1, b=(2, "x")): (2, x), JSON [2,"x"] */
+		fputc(json ? '[' : '(', f);
+		for (int i = 0; i < fl->nelems; i++) {
+			if (i)
+				fputs(json ? "," : ", ", f);
+			value_text(f, &fl->elems[i], base, how);
+		}
+		fputc(json ? ']' : ')', f);
 		return;
 	case SP_F_ARRAY:
 		fputc('[', f);

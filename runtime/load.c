@@ -37,6 +37,7 @@
 #include <gelf.h>
 
 #include "runtime/load.h"
+#include "base/clock.h"
 #include "runtime/attach/tracefs.h"
 
 #define VLOG_SIZE (16u << 20)   /* lazily touched: costs nothing unless used */
@@ -204,6 +205,8 @@ static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t m
 		if (bpf_map__type(m) == BPF_MAP_TYPE_ARRAY ||
 		    bpf_map__type(m) == BPF_MAP_TYPE_PERCPU_ARRAY)
 			continue; /* scalar maps: one slot */
+		if (plan->maps[i].declared_max)
+			continue; /* let @m = hash(N): N it is */
 		err = bpf_map__set_max_entries(m, max_keys);
 		if (err)
 			return err;
@@ -753,6 +756,7 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid, uint32_
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock: `elapsed` */
 	c.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	c.wall_delta_ns = sp_clock_ns(CLOCK_REALTIME) - sp_clock_ns(CLOCK_BOOTTIME);
 	err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
 	if (err)
 		fprintf(stderr, "sprof: cannot write %s: %s\n", SP_MAP_CONFIG, strerror(-err));

@@ -46,6 +46,19 @@ void sp_bucket_span(const struct sp_value *v, int *lo, int *hi);
  * of width 1 from 0. */
 void sp_lhist_bounds(const struct sp_mapdata *m, const struct sp_value *v, int64_t *min,
 		     int64_t *step, int64_t *max);
+/* tseries maps (runtime/report/tseries.c): the window of epochs every key
+ * is shown over, a key's rows in it (malloc'd; the count, or -errno), and
+ * those rows as bpftrace 0.27's text graph or JSON array. */
+struct sp_tsrow {
+	uint64_t epoch;
+	bool have;
+	int64_t v;
+};
+void sp_tseries_window(const struct sp_mapdata *m, uint64_t *first, uint64_t *last);
+int sp_tseries_rows(const struct sp_value *v, uint64_t first, uint64_t last,
+		    struct sp_tsrow **out);
+void sp_tseries_text(FILE *f, const struct sp_mapdata *m, const struct sp_tsrow *r, int n);
+void sp_tseries_json(FILE *f, const struct sp_mapdata *m, const struct sp_tsrow *r, int n);
 /* Maps in name order, honouring o->map_filter; malloc'd, NULL + errno. */
 const struct sp_mapdata **sp_sorted_maps(const struct sp_profile *p, const char *filter, int *n);
 /* Maps a flame-graph format writes: those whose key holds a stack; when none

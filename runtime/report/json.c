@@ -27,6 +27,8 @@ static const char *json_type(int agg)
 	case SP_AGG_HIST:
 	case SP_AGG_LHIST:
 		return "hist";
+	case SP_AGG_TSERIES:
+		return "tseries";
 	default:
 		return "map";
 	}
@@ -163,6 +165,32 @@ static void json_key(FILE *f, const struct sp_mapdata *m, const struct sp_kval *
 	free(s);
 }
 
+/* {"type": "tseries", "data": {"@name": ROWS}} or {"@name": {"key": ROWS, ...}},
+ * keys in key order (bpftrace 0.27) */
+static void json_tseries(FILE *f, const struct sp_mapdata *m)
+{
+	bool scalar = m->map->key.kind == SP_F_NONE;
+	uint64_t first, last;
+
+	sp_tseries_window(m, &first, &last);
+	fputs("{\"type\": \"tseries\", \"data\": {", f);
+	sp_json_str(f, m->map->name);
+	fputs(scalar ? ": " : ": {", f);
+	for (int i = 0; i < m->n && (!scalar || i < 1); i++) {
+		struct sp_tsrow *r = NULL;
+		int n = sp_tseries_rows(&m->entries[i].val, first, last, &r);
+
+		if (!scalar) {
+			fputs(i ? ", " : "", f);
+			json_key(f, m, &m->entries[i].key);
+			fputs(": ", f);
+		}
+		sp_tseries_json(f, m, r, n < 0 ? 0 : n);
+		free(r);
+	}
+	fputs(scalar ? "}}\n" : "}}}\n", f);
+}
+
 void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 {
 	int n = 0;
@@ -170,6 +198,11 @@ void sp_report_json_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 	bool scalar = m->map ? m->map->key.kind == SP_F_NONE : m->n == 1 && m->entries[0].key.kind == SP_F_NONE;
 
 	div = div > 0 ? div : 1;
+	if (m->n && m->map && m->map->agg == SP_AGG_TSERIES) {
+		free(v);
+		json_tseries(f, m);
+		return;
+	}
 	/* bpftrace 0.17 writes nothing for an empty map, except the zero of a
 	 * cleared scalar count() */
 	if (n == 0 && !(scalar && map_agg(m) == SP_AGG_COUNT)) {

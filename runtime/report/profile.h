@@ -51,6 +51,12 @@ struct sp_kval {
 	const uint8_t *raw;   /* BUF: the bytes themselves (i: how many), for %rx and %rh */
 };
 
+/* One interval of a tseries key: its number (wall ns / interval ns) and value. */
+struct sp_tspoint {
+	uint64_t epoch;
+	int64_t v;
+};
+
 struct sp_value {
 	int64_t v;            /* count, sum, min, max, avg (integer), plain int */
 	uint64_t count;       /* avg/stats */
@@ -58,6 +64,8 @@ struct sp_value {
 	int nbuckets;         /* hist/lhist */
 	uint64_t *buckets;    /* hist: index as bpftrace's log2 buckets; lhist: linear incl. under/overflow */
 	struct sp_kval plain; /* non-aggregated values (strings, tuples) */
+	int npoints;          /* tseries: intervals with a value, by epoch */
+	struct sp_tspoint *points;
 };
 
 struct sp_entry {

@@ -287,6 +287,29 @@ static void text_empty(FILE *f, const struct sp_mapdata *m)
 		fputc('\n', f);
 }
 
+/* tseries: each key's graph after `@name[key]:`, in key order, a blank
+ * line after each (bpftrace 0.27). */
+static void text_tseries(FILE *f, const struct sp_mapdata *m)
+{
+	uint64_t first, last;
+
+	sp_tseries_window(m, &first, &last);
+	for (int i = 0; i < m->n; i++) {
+		struct sp_tsrow *r;
+		int n = sp_tseries_rows(&m->entries[i].val, first, last, &r);
+
+		if (n < 0) {
+			fprintf(stderr, "error: cannot print '%s': %s\n", m->map->name, strerror(-n));
+			return;
+		}
+		text_name(f, m, &m->entries[i]);
+		fputs(":\n", f);
+		sp_tseries_text(f, m, r, n);
+		fputs("\n", f);
+		free(r);
+	}
+}
+
 void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 {
 	int agg = m->map ? m->map->agg : SP_AGG_COUNT, n = 0;
@@ -295,6 +318,10 @@ void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 	div = div > 0 ? div : 1;
 	if (m->n == 0) {
 		text_empty(f, m);
+		return;
+	}
+	if (agg == SP_AGG_TSERIES) {
+		text_tseries(f, m);
 		return;
 	}
 	v = sp_sorted_entries(m, top, &n);

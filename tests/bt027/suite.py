@@ -637,13 +637,15 @@ SHARED_PROBE_RE = re.compile(
 def isolated(case, work="."):
     """Whether a case sees nothing of other processes, so it may run beside others: a
     program (in PROG, RUN or a runtime/scripts file it names) of probes that see only
-    themselves (begin, end, interval...), no -c or -p, and no BEFORE, AFTER, SETUP or
-    CLEANUP."""
+    themselves (begin, end, interval...), no -c or -p, no file under /tmp named in RUN, and
+    no BEFORE, AFTER, SETUP or CLEANUP."""
     if case.befores or case.after or case.setup or case.cleanup:
         return False
     text = case.prog
     if case.run:
-        if re.search(r"\s-[cp]\b|BEFORE_PID", case.run):
+        # -c/-p see other processes; a fixed /tmp file (file-output's cases all write
+        # /tmp/bpftrace-file-output-test) is shared with whatever runs beside it
+        if re.search(r"\s-[cp]\b|BEFORE_PID|/tmp/", case.run):
             return False
         text = case.run
         for script in re.findall(r"runtime/scripts/\S+", case.run):

@@ -351,3 +351,118 @@ BEGIN { $i = 0; while ($i < 200) { @l = lhist($i % 7 == 0 ? 0 : ($i % 3 == 0 ? 1
 [2, 3)                10 |@@@@@                                               |
 [3, 4)               104 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
 
+### tseries_keyed_gaps
+# bpftrace: skip tseries() is bpftrace 0.27's; the time comes from @ts (BPFTRACE_DUMMY_TS_MAP, its test hook)
+# env: BPFTRACE_DUMMY_TS_MAP=@ts
+# env: TZ=UTC
+BEGIN { @ts = (uint64)1000000000; $i = 0; while ($i < 6) { @z["a"] = tseries($i - 2, 1s, 8); @ts += 1000000000; $i++; } @ts += 2000000000; @z["b"] = tseries(7, 1s, 8); clear(@ts); exit(); }
+--- stdout
+
+
+
+@z[a]:
+         -1                                                  3
+hh:mm:ss |___________________________________________________|
+00:00:02 *            .                                      | -1
+00:00:03 |            *                                      | 0
+00:00:04 |            .            *                         | 1
+00:00:05 |            .                         *            | 2
+00:00:06 |            .                                      * 3
+00:00:07 |            .                                      | -
+00:00:08 |            .                                      | -
+00:00:09 |            .                                      | -
+         v___________________________________________________v
+         -1                                                  3
+
+@z[b]:
+                   6                                                   8
+hh:mm:ss.ns        |___________________________________________________|
+00:00:09.000000000 |                         *                         | 7
+                   v___________________________________________________v
+                   6                                                   8
+
+### tseries_functions
+# bpftrace: skip tseries() is bpftrace 0.27's
+# env: BPFTRACE_DUMMY_TS_MAP=@ts
+# env: TZ=UTC
+BEGIN { @ts = (uint64)500000000; @av = tseries(4, 100ms, 3, "avg"); @av = tseries(7, 100ms, 3, "avg"); @su = tseries(4, 100ms, 3, "sum"); @su = tseries(7, 100ms, 3, "sum"); @mi = tseries(4, 100ms, 3, "min"); @mi = tseries(7, 100ms, 3, "min"); @ma = tseries(4, 100ms, 3, "max"); @ma = tseries(7, 100ms, 3, "max"); @la = tseries(4, 100ms, 3); @la = tseries(7, 100ms, 3); @ts += 100000000; @av = tseries(1, 100ms, 3, "avg"); @su = tseries(1, 100ms, 3, "sum"); @mi = tseries(1, 100ms, 3, "min"); @ma = tseries(1, 100ms, 3, "max"); @la = tseries(1, 100ms, 3); clear(@ts); exit(); }
+--- stdout
+
+
+@av:
+             1                                                   5
+hh:mm:ss.ms  |___________________________________________________|
+00:00:00.500 |                                                   * 5
+00:00:00.600 *                                                   | 1
+             v___________________________________________________v
+             1                                                   5
+
+@la:
+             1                                                   7
+hh:mm:ss.ms  |___________________________________________________|
+00:00:00.500 |                                                   * 7
+00:00:00.600 *                                                   | 1
+             v___________________________________________________v
+             1                                                   7
+
+@ma:
+             1                                                   7
+hh:mm:ss.ms  |___________________________________________________|
+00:00:00.500 |                                                   * 7
+00:00:00.600 *                                                   | 1
+             v___________________________________________________v
+             1                                                   7
+
+@mi:
+             1                                                   4
+hh:mm:ss.ms  |___________________________________________________|
+00:00:00.500 |                                                   * 4
+00:00:00.600 *                                                   | 1
+             v___________________________________________________v
+             1                                                   4
+
+@su:
+             1                                                  11
+hh:mm:ss.ms  |___________________________________________________|
+00:00:00.500 |                                                   * 11
+00:00:00.600 *                                                   | 1
+             v___________________________________________________v
+             1                                                  11
+
+
+### tseries_json
+# bpftrace: skip tseries() is bpftrace 0.27's
+# opts: -f json
+# env: BPFTRACE_DUMMY_TS_MAP=@ts
+BEGIN { @ts = (uint64)1000000000; $i = 0; while ($i < 3) { @z["a"] = tseries($i, 1s, 4); @ts += 1000000000; $i++; } @ts += 1000000000; @z["b"] = tseries(7, 1s, 4); @s = tseries(-1, 1s, 2); clear(@ts); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+
+
+{"type": "tseries", "data": {"@s": [{"interval_start": "1970-01-01 00:00:05.000000000", "value": -1}]}}
+{"type": "tseries", "data": {"@z": {"a": [{"interval_start": "1970-01-01 00:00:02.000000000", "value": 1}, {"interval_start": "1970-01-01 00:00:03.000000000", "value": 2}], "b": [{"interval_start": "1970-01-01 00:00:05.000000000", "value": 7}]}}}
+### tseries_zero_clear
+# bpftrace: skip tseries() is bpftrace 0.27's
+# env: BPFTRACE_DUMMY_TS_MAP=@ts
+BEGIN { @ts = (uint64)1000000000; @a[1] = tseries(5, 1s, 3); @c = tseries(3, 1s, 3); zero(@a); clear(@c); clear(@ts); exit(); }
+--- stdout
+
+
+@a[1]:
+<no data>
+
+
+### tseries_wall_clock
+# bpftrace: skip tseries() is bpftrace 0.27's
+# filter: ^\d\d:\d\d:\d\d\.\d{9} => HH:MM:SS.NS
+BEGIN { @ = tseries(2, 1s, 2); exit(); }
+--- stdout
+
+
+@:
+                   1                                                   3
+hh:mm:ss.ns        |___________________________________________________|
+HH:MM:SS.NS |                         *                         | 2
+                   v___________________________________________________v
+                   1                                                   3
+

@@ -76,6 +76,21 @@ def t_quiet(ctx):
     assert "Attached" not in s.err and s.out == b.out, (s, b.out)
 
 
+def t_no_warnings(ctx):
+    """--no-warnings: no compile warning on stderr, the output unchanged; sprof's warnf()
+    (bpftrace 0.27's, not 0.17's) prints nothing either"""
+    prog = 'BEGIN { $x = -1 % 3; @a = 1; printf("hi\\n"); exit(); }'
+    s, b = both(ctx, ["--no-warnings", "-e", prog])
+    assert s.rc == 0 and b.rc == 0, (s, b)
+    assert "warning" not in s.err.lower() and "warning" not in b.err.lower(), (s.err, b.err)
+    assert s.out == tail2(b.out), (s.out, b.out)
+    w = ctx.run([ctx.sprof, "-e", prog], timeout=30)
+    assert "warning: signed operands" in w.err, w  # the warning --no-warnings silences
+    r = ctx.run([ctx.sprof, "--no-warnings", "-e", 'BEGIN { warnf("gone %d", 1); exit(); }'],
+                timeout=30)
+    assert r.rc == 0 and "gone" not in r.err and "WARNING" not in r.err, r
+
+
 def t_notify_probes_attached(ctx):
     """__BPFTRACE_NOTIFY_PROBES_ATTACHED=1: that line once, first on stdout, before BEGIN's
     output (bpftrace 0.27; 0.17 writes it to stderr after BEGIN has printed)"""

@@ -119,6 +119,33 @@ BEGIN { $i = 0; while ($i < 10) { @m[$i] = $i; @c[$i] = count(); $i++; } @ok = 1
 --- stderr
 @m: 6 updates dropped, map full at 4 keys
 @c: 6 updates dropped, map full at 4 keys
+### map_declared_sizes
+# bpftrace: skip map declarations (let @m = hash(N);) are bpftrace 0.27's
+let @h = hash(2); let @l = lruhash(2); let @c = percpuhash(1); let @p = percpulruhash(1);
+BEGIN { $i = 0; while ($i < 4) { @h[$i] = $i; @l[$i] = $i; @c[$i] = count(); @p[$i] = count(); $i++; } exit(); }
+--- stdout
+
+
+@c[0]: 1
+@h[0]: 0
+@h[1]: 1
+@l[2]: 2
+@l[3]: 3
+@p[3]: 1
+--- stderr
+@h: 2 updates dropped, map full at 2 keys
+@c: 3 updates dropped, map full at 1 keys
+### map_declared_keeps_size
+# bpftrace: skip map declarations are bpftrace 0.27's
+# sprof: --max-keys 1
+let @h = hash(3);
+BEGIN { @h[1] = 1; @h[2] = 2; @h[3] = 3; exit(); }
+--- stdout
+
+
+@h[1]: 1
+@h[2]: 2
+@h[3]: 3
 ### map_full_env
 # env: SPROF_MAX_MAP_KEYS=2
 # bpftrace: skip the key limit is BPFTRACE_MAP_KEYS_MAX there, and bpftrace drops updates silently

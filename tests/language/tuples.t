@@ -30,3 +30,22 @@ BEGIN { @t = (-1, (int8)-2, (uint8)255); exit(); }
 
 
 @t: (-1, -2, 255)
+### records
+# bpftrace: skip records (a=1, b="x") are bpftrace 0.27's
+BEGIN { $v = (x=1, y=-2); $r = (a=0, b="str", c=(5, 6), d=$v); printf("%d %s %d %d\n", $r.a, $r.b, $r.c.1, $r.d.y); print($r); @r = $r; @k[(n=1, s="k")] = 2; exit(); }
+--- stdout
+0 str 6 -2
+{ .a = 0, .b = str, .c = (5, 6), .d = { .x = 1, .y = -2 } }
+
+
+@k[{ .n = 1, .s = k }]: 2
+@r: { .a = 0, .b = str, .c = (5, 6), .d = { .x = 1, .y = -2 } }
+### records_json
+# bpftrace: skip records are bpftrace 0.27's
+# opts: -f json
+BEGIN { $v = (x=1, y=2); @a = (a=0, b=1, c="str", d=(5, 6), e=$v); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+
+
+{"type": "map", "data": {"@a": {"a": 0, "b": 1, "c": "str", "d": [5,6], "e": {"x": 1, "y": 2}}}}
