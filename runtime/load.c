@@ -632,7 +632,7 @@ static bool helper_not_allowed(const char *log, const char *msg, char *out, size
 	snprintf(out, outlen, "helper %.*s not supported in probe%s", n, last,
 		 !strncmp(last, "bpf_d_path#", 11) ?
 			 ": path() works in fentry/fexit of the functions the kernel allows "
-			 "bpf_d_path in (its d_path list: filp_close, dentry_open, vfs_truncate...)" :
+			 "bpf_d_path in (its d_path list: security_file_open, filp_close, dentry_open, vfs_truncate...)" :
 			 "");
 	return true;
 }

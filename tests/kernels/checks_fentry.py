@@ -43,8 +43,9 @@ PATH_FILE = "/tmp/sprof-path-check"
 
 
 def cmd_fentry_path(ctx):
-    # cat closes the file it read: filp_close is on the kernel's bpf_d_path list
-    prog = 'fentry:filp_close /comm == "cat"/ { @[path(args->filp->f_path)] = count(); }'
+    # security_file_open is on every kernel's bpf_d_path list (filp_close too, but since 6.12
+    # close(2) and exit no longer call it)
+    prog = 'fentry:security_file_open /comm == "cat"/ { @[path(args->file->f_path)] = count(); }'
     return "echo hi > %s && %s -e %s -c %s" % (PATH_FILE, shlex.quote(ctx.sprof), shlex.quote(prog),
                                                shlex.quote("cat " + PATH_FILE))
 
