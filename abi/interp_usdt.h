@@ -12,7 +12,7 @@
  * (struct sp_stack_val.ninterp, like the memory walk).
  *
  * Which eval-loop activation runs which frame is unknown in this mode, so
- * user space (runtime/stacks/interp_usdt.c) puts all of a stack's
+ * user space (runtime/langs/interp_usdt.c) puts all of a stack's
  * interpreter frames where the innermost eval-loop function runs.
  *
  * Frame word (one u64): the name id in bits 0-31, the line the probe

@@ -1,7 +1,7 @@
 /* bpf/interp_usdt.bpf.c: interpreter frames from the interpreters' USDT entry/return probes.
  *
  * --interp usdt (abi/interp_usdt.h): the hidden programs below are attached
- * by user space (runtime/stacks/interp_usdt.c) to CPython's
+ * by user space (runtime/langs/interp_usdt.c) to CPython's
  * python:function__entry/__return and Ruby's ruby:method__entry/__return
  * and cmethod__entry/__return. They keep a stack of frames per thread in
  * iu_threads: an entry pushes its frame word, a return pops the frame on

@@ -37,7 +37,7 @@
 #include "runtime/collect.h"
 #include "runtime/format_text.h"
 #include "runtime/drain.h"
-#include "runtime/stacks/interp_usdt.h"
+#include "runtime/langs/interp_usdt.h"
 #include "runtime/langs/lang.h"
 #include "abi/unwind_table.h"
 #include "runtime/stacks/symbolize.h"

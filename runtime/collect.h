@@ -33,7 +33,7 @@ size_t sp_collector__end_period(struct sp_collector *c);
 /* Interpreter frames of user stacks are spliced in by the language
  * walkers (runtime/langs/lang.h; may be NULL). */
 void sp_collector__set_langs(struct sp_collector *c, struct sp_langs *langs);
-/* --interp usdt: interpreter frames come from there instead (runtime/stacks/interp_usdt.h). */
+/* --interp usdt: interpreter frames come from there instead (runtime/langs/interp_usdt.h). */
 struct sp_iusdt;
 void sp_collector__set_iusdt(struct sp_collector *c, struct sp_iusdt *iu);
 /* Reads every plan map and the drop counters. */

@@ -26,8 +26,9 @@ MAY_INCLUDE = {
     "bpf": ["abi"],
     "runtime/elf": ["abi", "base"],
     "runtime/report": ["abi", "base"],
-    # process.c hands each snapshot of a process to the walkers' table (lang.h)
-    "runtime/stacks": ["abi", "base", "runtime/elf", "runtime/report", "runtime/langs"],
+    # the walkers use the unwinder's maps snapshot and kernel offsets, never the reverse;
+    # runtime/process.c hands each snapshot to both
+    "runtime/stacks": ["abi", "base", "runtime/elf", "runtime/report"],
     "runtime/langs": ["abi", "base", "runtime/elf", "runtime/stacks", "runtime/report"],
     "runtime/attach": ["abi", "base", "runtime/elf", "runtime/stacks"],
     "runtime": ["abi", "base", "runtime/attach", "runtime/elf", "runtime/stacks",

@@ -38,7 +38,7 @@ void sp_python__destroy(struct sp_python *py); /* accepts NULL */
  * CPython. 1 when registered (now or before), 0 when not an interpreter
  * (yet), -errno on failure. py may be NULL. */
 int sp_python__add_pid(struct sp_python *py, pid_t pid);
-/* The same from a snapshot the process layer read (runtime/stacks/process.h). */
+/* The same from a snapshot the process layer read (runtime/process.h). */
 struct sp_procmaps;
 int sp_python__add_maps(struct sp_python *py, pid_t pid, const struct sp_procmaps *pm);
 /* SP_EV_INTERP_CODE: the code object at addr of pid, from the record BPF

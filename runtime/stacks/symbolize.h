@@ -48,7 +48,7 @@ void sp_symbolizer__destroy(struct sp_symbolizer *s); /* accepts NULL */
  * mappings stay searchable for stacks taken before. Returns 0 or -errno
  * (-ESRCH when the process is gone). */
 int sp_symbolizer__add_pid(struct sp_symbolizer *s, pid_t pid, bool refresh);
-/* The same from a snapshot someone else read (runtime/stacks/process.h):
+/* The same from a snapshot someone else read (runtime/process.h):
  * `err` is the read's result (-ESRCH: gone; pm is then not used). */
 struct sp_procmaps;
 int sp_symbolizer__add_maps(struct sp_symbolizer *s, pid_t pid, const struct sp_procmaps *pm,

@@ -55,7 +55,7 @@ int sp_unwind__share_objcache(struct sp_unwind *u, struct sp_objcache *objs);
  * or changed since the last call (the symbolizer should re-read them too),
  * 0 when unchanged (or u is NULL), -errno on failure (-ESRCH: gone). */
 int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid);
-/* The same from a snapshot someone else read (runtime/stacks/process.h). */
+/* The same from a snapshot someone else read (runtime/process.h). */
 struct sp_procmaps;
 int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps *pm);
 /* False for NULL, sprof itself, and an unwinder whose maps failed. */

@@ -21,7 +21,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "runtime/stacks/process.h"
+#include "runtime/process.h"
 #include "runtime/stacks/procmaps.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"
