@@ -29,7 +29,10 @@ and the chain reaches runtime.main and runtime.goexit; a stripped build
 (-ldflags='-s -w') is named from .gopclntab as `go tool addr2line` names
 the same addresses; stacks taken inside
 the signal handler of an asynchronous preemption go through runtime.sigtramp
-and the restorer into the preempted goroutine, every frame symbolized.
+and the restorer into the preempted goroutine, every frame symbolized; in
+the workload's GC-heavy mode the samples on the system stack
+(runtime.systemstack) go on into the goroutine down to runtime.goexit in
+>= 99 % (Go's traceback's jump through g.m.curg.sched).
 
 From the first instruction (startup/*): tests/workloads/unwind_startup.c
 calls malloc 20,000 times through grab() right at start; uprobe stacks of
@@ -424,6 +427,40 @@ def t_go_preempt(ctx):
             "runtime.sigtramp and the restorer into main.spin, all symbolized, in %s" % _pct(good, total))
     assert total >= 20, "too few preemptions: %d" % total
     assert good >= 0.95 * total, "only %s; e.g.\n%s" % (_pct(good, total), "\n".join(bad))
+
+
+def t_go_systemstack(ctx):
+    """A GC-heavy Go program: the GC's work on the system stack
+    (runtime.systemstack on g0) goes on into the goroutine that switched,
+    as Go's own traceback does (g.m.curg.sched), down to runtime.goexit.
+    Before: every one of those samples (17 % of all) ended in [truncated]
+    at runtime.systemstack; measured after: 99.6-99.8 % reach goexit (the
+    rest: a signal handler's frames on the gsignal stack above g0 code)."""
+    _need_hook(ctx)
+    w = _go_binary(ctx)
+    stacks, r = _sprof(ctx, "%s %s gc" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+    total = sum(n for _, n in stacks)
+    ss = good = 0
+    bad = []
+    for frames, n in stacks:
+        names = [_fn(f) for f in frames]
+        if "runtime.systemstack.abi0" not in names:
+            continue
+        ss += n
+        k = names.index("runtime.systemstack.abi0")
+        if "[truncated]" not in names and names[-1] == "runtime.goexit.abi0" and k + 1 < len(names):
+            good += n
+        elif len(bad) < 3:
+            bad.append(" <- ".join(names))
+    whole = sum(n for f, n in stacks if f and _fn(f[-1]) == "runtime.goexit.abi0")
+    _figure(ctx, "go GC on the system stack: %s of all samples show runtime.systemstack; of "
+            "those %s go on into the goroutine down to runtime.goexit; all samples %s"
+            % (_pct(ss, total), _pct(good, ss), _pct(whole, total)))
+    assert ss >= 50, "too few samples on the system stack: %d of %d" % (ss, total)
+    assert good >= 0.99 * ss, "only %s; e.g.\n%s" % (_pct(good, ss), "\n".join(bad))
+    # the GC's samples reach the root like the others (mcall's after its goroutine
+    # is dropped end there, as in Go's traceback)
+    assert whole >= 0.97 * total, "runtime.goexit in only %s" % _pct(whole, total)
 
 
 # ---- from the first instruction -----------------------------------------------------------
@@ -971,6 +1008,7 @@ def tests(ctx):
     yield "chain/toolchain_rustc", _toolchain_test("rustc", "rustc -O -g (lld on current stable)")
     yield "go/frameless_leaf_gopclntab", t_go_chain
     yield "go/signal_preemption", t_go_preempt
+    yield "go/system_stack_gc", t_go_systemstack
     yield "go/stripped_named_from_gopclntab", t_go_stripped
     yield "startup/child_from_first_instruction", t_startup_child
     yield "startup/system_wide_shell_loop", t_startup_loop

@@ -108,6 +108,8 @@ int sp_kofs__read(struct sp_unw_kofs *k)
 {
 	pthread_once(&kernel.once, read_kernel);
 	*k = kernel.vma;
+	/* Go's current g is in its TLS (bpf/unwind.bpf.c, GO_SWITCH rows) */
+	k->task_fsbase = kernel.fsbase_err ? 0 : kernel.fsbase;
 	return kernel.vma_err;
 }
 
