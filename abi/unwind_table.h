@@ -177,6 +177,10 @@ struct sp_unw_kofs {
 	__u32 f_inode, i_ino, i_sb, s_dev;
 	__u32 regs_ok, task_stack, regs_top;
 	__u32 task_fsbase; /* task_struct.thread.fsbase (GO_SWITCH rows); 0: unknown */
+	/* task_struct.real_parent, .tgid, .self_exec_id (u64): a forked child
+	 * without an entry walks with its parent's while neither has exec'd
+	 * since; task_parent 0: unknown */
+	__u32 task_parent, task_tgid, task_exec_id;
 };
 
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
@@ -194,6 +198,7 @@ enum sp_unw_stat {
 	                      * rule) gave a return address in no mapping */
 	SP_UNW_ST_VMA,       /* mappings found by bpf_find_vma (not registered yet) */
 	SP_UNW_ST_GO_SWITCH, /* Go stack switches followed to the goroutine's stack */
+	SP_UNW_ST_PARENT,    /* stacks of forked children walked with their parent's entry */
 	SP_UNW_ST_FP_FALLBACK, /* stacks left to the kernel's frame-pointer walk: a
 	                        * kernel without bpf_find_vma (before 5.17), and the
 	                        * process or the interrupted pc's mapping not

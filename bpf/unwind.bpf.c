@@ -858,6 +858,33 @@ static __always_inline SP_NODEBUG bool user_regs(struct unw_state *s, struct unw
 }
 #endif
 
+#ifndef SP_BPF_COMPAT
+/* A forked child user space has not registered yet (it registers a
+ * process on its first sample, too late for a child that lives a few
+ * milliseconds): its mappings are its parent's while neither has exec'd
+ * since the fork (exec bumps self_exec_id, which fork copies), so the
+ * parent's entry serves. Without it, every one of the child's pcs took a
+ * bpf_find_vma, and the second of a sample fails (-EBUSY: its irq_work
+ * is still pending), cutting the stack. */
+static __always_inline SP_NODEBUG struct sp_unw_proc *parent_proc(const struct sp_unw_kofs *k)
+{
+	__u64 task = bpf_get_current_task(), parent;
+	__u32 ppid = 0;
+	struct sp_unw_proc *p;
+
+	if (!k->task_parent)
+		return NULL;
+	parent = read_k64(task + k->task_parent);
+	if (!parent || read_k64(task + k->task_exec_id) != read_k64(parent + k->task_exec_id) ||
+	    bpf_probe_read_kernel(&ppid, sizeof(ppid), (void *)(parent + k->task_tgid)) || !ppid)
+		return NULL;
+	p = bpf_map_lookup_elem(&unw_procs, &ppid);
+	if (p)
+		stat_add(SP_UNW_ST_PARENT, 1);
+	return p;
+}
+#endif
+
 SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
@@ -868,7 +895,8 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	__u32 zero = 0;
 	__u32 n;
 
-	/* a process without an entry yet: every mapping from the kernel,
+	/* a process without an entry yet: a forked child its parent's (see
+	 * parent_proc()), else every mapping from the kernel,
 	 * through the empty entry user space keeps under key 0 (without
 	 * bpf_find_vma, bpf_get_stack's walk); with no unwinder set up
 	 * (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
@@ -886,7 +914,9 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 #else
 		if (!kofs->ok)
 			return -1;
-		proc = bpf_map_lookup_elem(&unw_procs, &zero);
+		proc = parent_proc(kofs);
+		if (!proc)
+			proc = bpf_map_lookup_elem(&unw_procs, &zero);
 		if (!proc)
 			return -1;
 #endif
