@@ -25,9 +25,22 @@
  *   FP        no usable rule (gap between FDEs, DWARF expression, other
  *             register): take one frame-pointer step
  *   STOP      outermost frame (return address undefined: _start, clone)
- *   CUT       the caller cannot be found from here (Go code that switches
- *             stacks or writes rsp: systemstack, nanotime1): the stack ends,
- *             marked truncated
+ *   CUT       the caller cannot be found from here (Go code that writes
+ *             rsp: nanotime1, asmcgocall): the stack ends, marked truncated
+ *   GO_SWITCH Go's stack switchers (runtime.systemstack, mcall, morestack),
+ *             running on the thread's g0 stack: the goroutine's frames go
+ *             on where the switch saved them, g.m.curg.sched {sp, pc, bp},
+ *             as Go's own traceback goes on (runtime/traceback.go). g is
+ *             the word at fs - 8 (Go's TLS slot on amd64), checked by
+ *             g.m.g0 == g; |cfa_off| is the offset of curg in runtime.m,
+ *             8 * |rbp_off8| that of m in runtime.g (sched follows it; a
+ *             gobuf is sp, pc, ..., bp at 48); cfa_off < 0 marks
+ *             systemstack (the return address is at sched.sp, sched.pc
+ *             names systemstack_switch), rbp_off8 < 0 marks mcall,
+ *             whose goroutine may be dropped already (curg nil): the stack
+ *             then ends there unmarked, as Go's traceback ends at mcall.
+ *             Without the offsets (a Go version not known, no DWARF) these
+ *             functions get CUT rows.
  * then RA = *(CFA - 8), rsp = CFA, and rbp = *(CFA + 8 * rbp_off8) when
  * rbp_off8 != 0, else unchanged.
  */
@@ -44,6 +57,7 @@ enum sp_unw_kind {
 	SP_UNW_FP = 4,
 	SP_UNW_STOP = 5,
 	SP_UNW_CUT = 6,
+	SP_UNW_GO_SWITCH = 7,
 };
 
 /* One row: the rule from `pc` up to the next row's pc. `pc` is relative to
@@ -162,6 +176,11 @@ struct sp_unw_kofs {
 	__u32 vm_start, vm_end, vm_pgoff, vm_flags, vm_file;
 	__u32 f_inode, i_ino, i_sb, s_dev;
 	__u32 regs_ok, task_stack, regs_top;
+	__u32 task_fsbase; /* task_struct.thread.fsbase (GO_SWITCH rows); 0: unknown */
+	/* task_struct.real_parent, .tgid, .self_exec_id (u64): a forked child
+	 * without an entry walks with its parent's while neither has exec'd
+	 * since; task_parent 0: unknown */
+	__u32 task_parent, task_tgid, task_exec_id;
 };
 
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
@@ -178,6 +197,8 @@ enum sp_unw_stat {
 	SP_UNW_ST_BAD_GUESS, /* stacks cut short: a frame-pointer step (no table
 	                      * rule) gave a return address in no mapping */
 	SP_UNW_ST_VMA,       /* mappings found by bpf_find_vma (not registered yet) */
+	SP_UNW_ST_GO_SWITCH, /* Go stack switches followed to the goroutine's stack */
+	SP_UNW_ST_PARENT,    /* stacks of forked children walked with their parent's entry */
 	SP_UNW_ST_FP_FALLBACK, /* stacks left to the kernel's frame-pointer walk: a
 	                        * kernel without bpf_find_vma (before 5.17), and the
 	                        * process or the interrupted pc's mapping not

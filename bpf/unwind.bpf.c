@@ -596,6 +596,77 @@ static __always_inline SP_NODEBUG int signal_step(struct unw_state *s, struct un
 	return 0;
 }
 
+/* 8 bytes of user memory at addr, 0 when they cannot be read. */
+static __always_inline SP_NODEBUG __u64 uget(__u64 addr)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (void *)addr);
+	return v;
+}
+
+/* A GO_SWITCH row (abi/unwind_table.h): ip is in runtime.systemstack,
+ * mcall or morestack, mostly a return address on the thread's g0 stack; the
+ * goroutine the switch came from is g.m.curg, and its frames go on at the
+ * registers the switch saved in curg.sched (gogo zeroes sched.sp when the
+ * goroutine runs again, so a nonzero sp is a saved context). mcall and
+ * morestack saved a return address into their caller as sched.pc;
+ * systemstack saved the sp of its own frame, whose return address into
+ * its caller is at sched.sp (as Go's traceback takes it: sched.pc names
+ * systemstack_switch, at whose entry, not after a call, on Go 1.19).
+ * The interrupted pc itself may lie in the switcher: before the switch
+ * or after the switch back, g is the goroutine and its frame is empty.
+ * 1 to stop: without the task's fsbase offset, or where g is not g0 (a
+ * binary whose g is not at fs - 8: cgo's external linking), the walk is
+ * cut as before. */
+static __always_inline SP_NODEBUG int go_switch_step(struct unw_state *s, const struct sp_unw_row *r)
+{
+	__u32 zero = 0;
+	struct sp_unw_kofs *k = bpf_map_lookup_elem(&unw_kofs, &zero);
+	__u64 goff = (__u64)(r->rbp_off8 < 0 ? -r->rbp_off8 : r->rbp_off8) * 8;
+	__u64 coff = (__u64)(r->cfa_off < 0 ? -r->cfa_off : r->cfa_off);
+	__u64 g, m, curg, sp;
+
+	s->cut = 1;
+	if (!k || !k->task_fsbase)
+		return 1;
+	g = uget(read_k64(bpf_get_current_task() + k->task_fsbase) - 8);
+	m = g ? uget(g + goff) : 0;
+	if (!m)
+		return 1;
+	curg = uget(m + coff);
+	if (uget(m) != g) { /* not on g0 (m.g0) */
+		if (curg != g)
+			return 1;
+		/* on the goroutine's stack: not switched yet, or back
+		 * already; the function's frame is empty there */
+		s->ip = uget(s->sp);
+		s->sp += 8;
+		s->how = HOW_RA;
+		s->cut = 0;
+		return 0;
+	}
+	if (!curg || curg == g) {
+		s->cut = r->rbp_off8 >= 0; /* mcall: its goroutine dropped */
+		return 1;
+	}
+	sp = uget(curg + goff + 8); /* sched.sp */
+	if (!sp)
+		return 1;
+	s->bp = uget(curg + goff + 8 + 48); /* sched.bp */
+	if (r->cfa_off < 0) { /* systemstack */
+		s->ip = uget(sp);
+		s->sp = sp + 8;
+	} else {
+		s->ip = uget(curg + goff + 16); /* sched.pc */
+		s->sp = sp;
+	}
+	s->how = HOW_RA;
+	s->cut = 0;
+	stat_add(SP_UNW_ST_GO_SWITCH, 1);
+	return 0;
+}
+
 static __always_inline SP_NODEBUG int row_step(struct unw_state *s, struct unw_win *w,
 						const struct sp_unw_row *r)
 {
@@ -608,6 +679,7 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, struct unw_w
 	case SP_UNW_SIGNAL: return signal_step(s, w);
 	case SP_UNW_STOP: return 1;
 	case SP_UNW_CUT: s->cut = 1; return 1;
+	case SP_UNW_GO_SWITCH: return go_switch_step(s, r);
 	default: return fp_step(s, w);
 	}
 	/* the saved rbp (below the return address) first: the window is
@@ -786,6 +858,33 @@ static __always_inline SP_NODEBUG bool user_regs(struct unw_state *s, struct unw
 }
 #endif
 
+#ifndef SP_BPF_COMPAT
+/* A forked child user space has not registered yet (it registers a
+ * process on its first sample, too late for a child that lives a few
+ * milliseconds): its mappings are its parent's while neither has exec'd
+ * since the fork (exec bumps self_exec_id, which fork copies), so the
+ * parent's entry serves. Without it, every one of the child's pcs took a
+ * bpf_find_vma, and the second of a sample fails (-EBUSY: its irq_work
+ * is still pending), cutting the stack. */
+static __always_inline SP_NODEBUG struct sp_unw_proc *parent_proc(const struct sp_unw_kofs *k)
+{
+	__u64 task = bpf_get_current_task(), parent;
+	__u32 ppid = 0;
+	struct sp_unw_proc *p;
+
+	if (!k->task_parent)
+		return NULL;
+	parent = read_k64(task + k->task_parent);
+	if (!parent || read_k64(task + k->task_exec_id) != read_k64(parent + k->task_exec_id) ||
+	    bpf_probe_read_kernel(&ppid, sizeof(ppid), (void *)(parent + k->task_tgid)) || !ppid)
+		return NULL;
+	p = bpf_map_lookup_elem(&unw_procs, &ppid);
+	if (p)
+		stat_add(SP_UNW_ST_PARENT, 1);
+	return p;
+}
+#endif
+
 SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
@@ -796,7 +895,8 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	__u32 zero = 0;
 	__u32 n;
 
-	/* a process without an entry yet: every mapping from the kernel,
+	/* a process without an entry yet: a forked child its parent's (see
+	 * parent_proc()), else every mapping from the kernel,
 	 * through the empty entry user space keeps under key 0 (without
 	 * bpf_find_vma, bpf_get_stack's walk); with no unwinder set up
 	 * (SPROF_NO_DWARF, no BTF), bpf_get_stack's walk */
@@ -814,7 +914,9 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 #else
 		if (!kofs->ok)
 			return -1;
-		proc = bpf_map_lookup_elem(&unw_procs, &zero);
+		proc = parent_proc(kofs);
+		if (!proc)
+			proc = bpf_map_lookup_elem(&unw_procs, &zero);
 		if (!proc)
 			return -1;
 #endif

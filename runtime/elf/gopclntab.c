@@ -17,8 +17,11 @@
 #include "abi/unwind_table.h"
 #include "base/vec.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,13 +111,22 @@ static bool name_is(const char *name, const char *want)
 	return strncmp(name, want, n) == 0 && (name[n] == '\0' || strcmp(name + n, ".abi0") == 0);
 }
 
-/* STOP (outermost), CUT (switches stacks or writes rsp: the caller is
- * not at rsp + pcsp), SIGNAL, or CFA_RSP when the pcsp table is to be read. */
-static int func_kind(const struct sp_gopcln *p, uint64_t func)
+/* Where the BPF unwinder finds a goroutine's saved registers from g0
+ * (GO_SWITCH rows, abi/unwind_table.h): the offsets of m in runtime.g and
+ * of curg in runtime.m; 0: not known, the stack switchers get CUT rows. */
+struct go_offs {
+	int g_m, m_curg;
+};
+
+/* STOP (outermost), GO_SWITCH (a stack switcher, with offs), CUT (writes
+ * rsp: the caller is not at rsp + pcsp), SIGNAL, or CFA_RSP when the pcsp
+ * table is to be read. */
+static int func_kind(const struct sp_gopcln *p, uint64_t func, const struct go_offs *offs)
 {
 	static const char *const stops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go" };
-	static const char *const cuts[] = { "runtime.systemstack", "runtime.mcall",
-					    "runtime.morestack", "runtime.asmcgocall" };
+	static const char *const switches[] = { "runtime.systemstack", "runtime.mcall",
+						"runtime.morestack" };
+	static const char *const cuts[] = { "runtime.asmcgocall" };
 	const char *name = func_name(p, func);
 
 	if (name_is(name, "runtime.sigreturn") || name_is(name, "runtime.sigreturn__sigaction"))
@@ -128,6 +140,9 @@ static int func_kind(const struct sp_gopcln *p, uint64_t func)
 	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
 		if (name_is(name, stops[i]))
 			return SP_UNW_STOP;
+	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++)
+		if (name_is(name, switches[i]))
+			return offs->m_curg ? SP_UNW_GO_SWITCH : SP_UNW_CUT;
 	if (func_flag(p, func) & FLAG_SPWRITE)
 		return SP_UNW_CUT;
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
@@ -378,7 +393,7 @@ static int pcsp_rows(struct rows *r, const struct sp_gopcln *p, const struct sp_
 }
 
 /* The rows of every function of p, appended to t. */
-static int rows_from(struct sp_eh_table *t, const struct sp_gopcln *p)
+static int rows_from(struct sp_eh_table *t, const struct sp_gopcln *p, const struct go_offs *offs)
 {
 	struct rows r = { .t = t, .cap = t->n };
 	struct sp_gofunc f;
@@ -392,12 +407,18 @@ static int rows_from(struct sp_eh_table *t, const struct sp_gopcln *p)
 
 		if (!sp_gopcln_func(p, i, &f) || !at(p, f.func, 48))
 			continue;
-		kind = func_kind(p, f.func);
+		kind = func_kind(p, f.func, offs);
 		/* the restorer is "returned" to at its first byte: the unwinder
 		 * looks up return address - 1 (glibc's __restore_rt FDE starts a
 		 * byte early for the same reason) */
 		if (kind == SP_UNW_SIGNAL)
 			err = push(&r, f.entry - 1, (struct sp_eh_row){ .kind = SP_UNW_SIGNAL });
+		else if (kind == SP_UNW_GO_SWITCH)
+			err = push(&r, f.entry, (struct sp_eh_row){
+				.kind = SP_UNW_GO_SWITCH,
+				.cfa_off = name_is(f.name, "runtime.systemstack") ? -offs->m_curg
+										 : offs->m_curg,
+				.rbp_off = name_is(f.name, "runtime.mcall") ? -offs->g_m : offs->g_m });
 		else if (kind != SP_UNW_CFA_RSP)
 			err = push(&r, f.entry, (struct sp_eh_row){ .kind = (uint8_t)kind });
 		else
@@ -414,9 +435,10 @@ int sp_gopclntab_parse(struct sp_eh_table *t, const uint8_t *data, size_t size,
 		       uint64_t text_start)
 {
 	struct sp_gopcln p;
+	struct go_offs none = { 0 };
 	int err = sp_gopcln_open(&p, data, size, text_start);
 
-	return err ? err : rows_from(t, &p);
+	return err ? err : rows_from(t, &p, &none);
 }
 
 /* The section of elf holding vaddr, its bytes from there on. */
@@ -485,10 +507,119 @@ int sp_gopcln__from_elf(struct sp_gopcln *p, Elf *elf)
 	return err;
 }
 
+/* --- runtime.g and runtime.m: where g0 finds the goroutine ------------------------------- */
+
+/* Offset of member `name` of the structure type `die`, or -1. */
+static int dw_member(Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die c;
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+
+	if (dwarf_child(die, &c) != 0)
+		return -1;
+	do {
+		const char *n = dwarf_diename(&c);
+
+		if (dwarf_tag(&c) == DW_TAG_member && n && strcmp(n, name) == 0 &&
+		    dwarf_formudata(dwarf_attr(&c, DW_AT_data_member_location, &a), &off) == 0 &&
+		    off < 4096)
+			return (int)off;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return -1;
+}
+
+/* The offsets from the binary's DWARF (Go writes runtime.g, runtime.m and
+ * runtime.gobuf as top-level types of the runtime's unit); the layout the
+ * BPF side assumes (g.sched right after g.m; gobuf sp 0, pc 8, bp 48) is
+ * checked too. false without DWARF or without those types. */
+static bool offs_from_dwarf(Elf *elf, struct go_offs *o)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int g_m = -1, g_sched = -1, m_curg = -1, m_g0 = -1, sp = -1, pc = -1, bp = -1;
+
+	if (!dw)
+		return false;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, c;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0) {
+			do {
+				const char *n = dwarf_diename(&c);
+
+				if (dwarf_tag(&c) != DW_TAG_structure_type || !n)
+					continue;
+				if (strcmp(n, "runtime.g") == 0) {
+					g_m = dw_member(&c, "m");
+					g_sched = dw_member(&c, "sched");
+				} else if (strcmp(n, "runtime.m") == 0) {
+					m_g0 = dw_member(&c, "g0");
+					m_curg = dw_member(&c, "curg");
+				} else if (strcmp(n, "runtime.gobuf") == 0) {
+					sp = dw_member(&c, "sp");
+					pc = dw_member(&c, "pc");
+					bp = dw_member(&c, "bp");
+				}
+			} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		off = next;
+	}
+	dwarf_end(dw);
+	if (g_m <= 0 || g_m % 8 || g_m > 127 * 8 || g_sched != g_m + 8 || m_g0 != 0 ||
+	    m_curg <= 0 || m_curg > INT16_MAX || sp != 0 || pc != 8 || bp != 48)
+		return false;
+	*o = (struct go_offs){ .g_m = g_m, .m_curg = m_curg };
+	return true;
+}
+
+/* The Go version of the binary ("go1.19.8" -> 19), from .go.buildinfo
+ * (Go 1.18+: the version string inline after the 32-byte header, flag
+ * bit 2); 0 when not found. */
+static int go_minor(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = sp_elf_section(elf, ".go.buildinfo", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const uint8_t *b = d ? d->d_buf : NULL;
+	char v[32];
+	int minor = 0;
+
+	if (!b || d->d_size < 34 || memcmp(b, "\xff Go buildinf:", 14) != 0 || !(b[15] & 2) ||
+	    b[32] >= sizeof(v) || 33u + b[32] > d->d_size)
+		return 0;
+	memcpy(v, b + 33, b[32]);
+	v[b[32]] = '\0';
+	return sscanf(v, "go1.%d", &minor) == 1 ? minor : 0;
+}
+
+/* The offsets: from DWARF when the binary has it, else by the Go version.
+ * Checked: Go 1.19 (its DWARF, Debian 12's golang-go); 1.13 to 1.18 have
+ * the same fields before m.curg (runtime/runtime2.go), 1.18 the first
+ * with .go.buildinfo's inline version. Later versions are taken from
+ * DWARF only. */
+static struct go_offs go_offsets(Elf *elf)
+{
+	struct go_offs o = { 0 };
+	int minor;
+
+	if (offs_from_dwarf(elf, &o))
+		return o;
+	minor = go_minor(elf);
+	if (minor >= 18 && minor <= 19)
+		o = (struct go_offs){ .g_m = 48, .m_curg = 192 };
+	return o;
+}
+
 int sp_gopclntab__from_elf(struct sp_eh_table *t, Elf *elf)
 {
 	struct sp_gopcln p;
+	struct go_offs offs;
 	int err = sp_gopcln__from_elf(&p, elf);
 
-	return err ? err : rows_from(t, &p);
+	if (err)
+		return err;
+	offs = go_offsets(elf);
+	return rows_from(t, &p, &offs);
 }

@@ -14,12 +14,15 @@
  * return address is at SP + v, so CFA = SP + v + 8, and a function with a
  * frame saved the caller's rbp just below the return address (CFA-16).
  * These become the same rows .eh_frame gives (runtime/elf/ehframe.h), so
- * the BPF unwinder needs nothing Go-specific. Outermost frames
- * (runtime.goexit, mstart, rt0_go) get STOP rows, stack switchers and
- * other functions that write rsp (systemstack, mcall, morestack,
- * asmcgocall, nanotime1: Go's SPWRITE flag) CUT rows (the stack ends
- * there, marked truncated), the signal restorer (runtime.sigreturn) a
- * SIGNAL row.
+ * the BPF unwinder needs nothing Go-specific but the switch from the
+ * system stack (below). Outermost frames
+ * (runtime.goexit, mstart, rt0_go) get STOP rows, the stack switchers
+ * (systemstack, mcall, morestack) GO_SWITCH rows that carry the offsets
+ * of g.m and m.curg (from DWARF, else by the Go version in .go.buildinfo)
+ * so BPF goes on from g0 into the goroutine's stack, other functions that
+ * write rsp (asmcgocall, nanotime1: Go's SPWRITE flag; the switchers too
+ * when the offsets are not known) CUT rows (the stack ends there, marked
+ * truncated), the signal restorer (runtime.sigreturn) a SIGNAL row.
  *
  * Formats: Go 1.16 (magic 0xfffffffa), 1.18 (0xfffffff0) and 1.20+
  * (0xfffffff1), amd64 (quantum 1, 8-byte pointers); older ones -ENOTSUP.

@@ -98,6 +98,12 @@ static void read_kernel(void)
 			 field(btf, "super_block", "s_dev", &k->s_dev);
 	k->ok = kernel.vma_err == 0;
 	task_regs(btf, k);
+	/* a forked child's parent (bpf/unwind.bpf.c: its entry until the
+	 * child's own is made) */
+	if (field(btf, "task_struct", "real_parent", &k->task_parent) ||
+	    field(btf, "task_struct", "tgid", &k->task_tgid) ||
+	    field(btf, "task_struct", "self_exec_id", &k->task_exec_id))
+		k->task_parent = 0;
 	kernel.fsbase_err = field(btf, "task_struct", "thread", &thread) ?:
 			    field(btf, "thread_struct", "fsbase", &fsbase);
 	kernel.fsbase = thread + fsbase;
@@ -108,6 +114,8 @@ int sp_kofs__read(struct sp_unw_kofs *k)
 {
 	pthread_once(&kernel.once, read_kernel);
 	*k = kernel.vma;
+	/* Go's current g is in its TLS (bpf/unwind.bpf.c, GO_SWITCH rows) */
+	k->task_fsbase = kernel.fsbase_err ? 0 : kernel.fsbase;
 	return kernel.vma_err;
 }
 

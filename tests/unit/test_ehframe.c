@@ -41,9 +41,9 @@
 
 static const char *kind_name(int k)
 {
-	static const char *const names[] = { "rsp", "rbp", "plt", "signal", "fp", "stop", "cut" };
+	static const char *const names[] = { "rsp", "rbp", "plt", "signal", "fp", "stop", "cut", "go_switch" };
 
-	return k >= 0 && k <= SP_UNW_CUT ? names[k] : "?";
+	return k >= 0 && k <= SP_UNW_GO_SWITCH ? names[k] : "?";
 }
 
 static int load_file(const char *path, struct sp_eh_table *t, double *ms)

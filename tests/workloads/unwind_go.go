@@ -8,6 +8,11 @@
 //   unwind_go [SECONDS] preempt    two goroutines on one P spinning in
 //                                  main.spin (no calls): sysmon preempts
 //                                  them with signals (runtime.sigtramp)
+//   unwind_go [SECONDS] gc         two goroutines allocating hard (trees of
+//                                  pointers, kept and dropped): the GC's
+//                                  work runs on the system stack
+//                                  (runtime.systemstack), mark assists
+//                                  from main.alloc's own goroutines
 package main
 
 import (
@@ -58,6 +63,38 @@ func preempt(d time.Duration) {
 	sink = a + b
 }
 
+type node struct {
+	left, right *node
+	pad         [6]uint64
+}
+
+//go:noinline
+func tree(depth int) *node {
+	if depth == 0 {
+		return &node{}
+	}
+	return &node{left: tree(depth - 1), right: tree(depth - 1)}
+}
+
+//go:noinline
+func alloc(end time.Time, done chan<- int) {
+	var keep [64]*node
+	n := 0
+	for time.Now().Before(end) {
+		keep[n%len(keep)] = tree(10)
+		n++
+	}
+	done <- n
+}
+
+func gc(d time.Duration) {
+	end := time.Now().Add(d)
+	done := make(chan int)
+	go alloc(end, done)
+	go alloc(end, done)
+	sink = uint64(<-done + <-done)
+}
+
 func main() {
 	secs := 2.0
 	if len(os.Args) > 1 {
@@ -66,6 +103,10 @@ func main() {
 	d := time.Duration(secs * float64(time.Second))
 	if len(os.Args) > 2 && os.Args[2] == "preempt" {
 		preempt(d)
+		return
+	}
+	if len(os.Args) > 2 && os.Args[2] == "gc" {
+		gc(d)
 		return
 	}
 	end := time.Now().Add(d)
