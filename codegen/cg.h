@@ -210,6 +210,9 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);
 #define EMIT(f) LLVMValueRef cg_emit_##f(struct cg *g, const struct sp_node *n);
 #define HELPER(h)
 #define BPFFN(f)
+#define OUTPUT(ev)
+#define MAPEVENT(ev)
+#define DIAG(level)
 #define NONE
 #define SP_BUILTIN_VAR(name, result, probes, check, emit, doc) emit
 #define SP_BUILTIN_FN(name, min, max, args, result, probes, check, emit, doc) emit
@@ -217,7 +220,18 @@ LLVMValueRef cg_call(struct cg *g, const struct sp_node *n);
 #undef EMIT
 #undef HELPER
 #undef BPFFN
+#undef OUTPUT
+#undef MAPEVENT
+#undef DIAG
 #undef NONE
+
+/* cg_stmt.c: the rows' OUTPUT, MAPEVENT and DIAG emitters. A record of
+ * event `type` from a literal format and its arguments (printf, time, cat,
+ * system); an event naming a whole map (print, clear, zero; print(value)
+ * and print(@m[k]) too); errorf/warnf's located line at `level`. */
+void cg_output_call(struct cg *g, const struct sp_node *n, int type);
+void cg_map_event(struct cg *g, const struct sp_node *n, int type);
+void cg_diag_call(struct cg *g, const struct sp_node *n, const char *level);
 
 /* cg_interp.c (--interp, hidden programs) */
 int cg_hidden_prog(const struct cg *g, LLVMValueRef f, bool final);

@@ -16,16 +16,22 @@
 
 struct emitter {
 	LLVMValueRef (*fn)(struct cg *g, const struct sp_node *n);
-	int helper;         /* HELPER: BPF_FUNC_* */
-	const char *bpf_fn; /* BPFFN: a function of the helper bitcode */
+	int arg;          /* HELPER: BPF_FUNC_*; OUTPUT, MAPEVENT: SP_EV_* */
+	const char *text; /* BPFFN: a function of the helper bitcode; DIAG: the level */
 };
 
 static LLVMValueRef emit_helper(struct cg *g, const struct sp_node *n);
 static LLVMValueRef emit_bpf_fn(struct cg *g, const struct sp_node *n);
+static LLVMValueRef emit_output(struct cg *g, const struct sp_node *n);
+static LLVMValueRef emit_map_event(struct cg *g, const struct sp_node *n);
+static LLVMValueRef emit_diag(struct cg *g, const struct sp_node *n);
 
 #define EMIT(f) { cg_emit_##f, 0, NULL }
 #define HELPER(h) { emit_helper, h, NULL }
 #define BPFFN(f) { emit_bpf_fn, 0, #f }
+#define OUTPUT(ev) { emit_output, ev, NULL }
+#define MAPEVENT(ev) { emit_map_event, ev, NULL }
+#define DIAG(level) { emit_diag, 0, #level }
 #define NONE { NULL, 0, NULL }
 static const struct emitter emitters[SP_BI__COUNT] = {
 #define SP_BUILTIN_VAR(name, result, probes, check, emit, doc) [SP_BV_##name] = emit,
@@ -36,16 +42,38 @@ static const struct emitter emitters[SP_BI__COUNT] = {
 #undef EMIT
 #undef HELPER
 #undef BPFFN
+#undef OUTPUT
+#undef MAPEVENT
+#undef DIAG
 #undef NONE
 
 static LLVMValueRef emit_helper(struct cg *g, const struct sp_node *n)
 {
-	return cg_call_helper(g, emitters[n->bi].helper, g->i64, NULL, 0);
+	return cg_call_helper(g, emitters[n->bi].arg, g->i64, NULL, 0);
 }
 
 static LLVMValueRef emit_bpf_fn(struct cg *g, const struct sp_node *n)
 {
-	return cg_call_fn(g, emitters[n->bi].bpf_fn, NULL, 0);
+	return cg_call_fn(g, emitters[n->bi].text, NULL, 0);
+}
+
+/* The output calls have no value of their own. */
+static LLVMValueRef emit_output(struct cg *g, const struct sp_node *n)
+{
+	cg_output_call(g, n, emitters[n->bi].arg);
+	return cg_u64(g, 0);
+}
+
+static LLVMValueRef emit_map_event(struct cg *g, const struct sp_node *n)
+{
+	cg_map_event(g, n, emitters[n->bi].arg);
+	return cg_u64(g, 0);
+}
+
+static LLVMValueRef emit_diag(struct cg *g, const struct sp_node *n)
+{
+	cg_diag_call(g, n, emitters[n->bi].text);
+	return cg_u64(g, 0);
 }
 
 static LLVMValueRef emit(struct cg *g, const struct sp_node *n, const char *what)

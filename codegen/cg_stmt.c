@@ -356,7 +356,7 @@ static void event_record(struct cg *g, int type, int id, const struct sp_node *c
 }
 
 /* printf, time, cat, system: a literal format, then args laid out in the record. */
-static void fmt_call(struct cg *g, const struct sp_node *n, int type)
+void cg_output_call(struct cg *g, const struct sp_node *n, int type)
 {
 	const struct sp_node *fmt = n->list.len ? n->list.items[0] : NULL;
 	/* items is NULL for time() (no pointer arithmetic on it: UB) */
@@ -386,7 +386,7 @@ static void fmt_call(struct cg *g, const struct sp_node *n, int type)
  * call's location and level, as bpftrace 0.27 prints them ("stdin:1:9-62:
  * ERROR: ..." for -e text), one line, to stderr (SP_EV_ERRORF). warnf()
  * under --no-warnings prints nothing. */
-static void diag_call(struct cg *g, const struct sp_node *n, const char *level)
+void cg_diag_call(struct cg *g, const struct sp_node *n, const char *level)
 {
 	const struct sp_node *fmt = n->list.items[0];
 	const char *name = g->src && g->src->name ? g->src->name : "stdin";
@@ -444,7 +444,7 @@ static int map_index(struct cg *g, const struct sp_node *arg)
 	return (int)(m - g->maps);
 }
 
-static void map_event(struct cg *g, const struct sp_node *n, int type)
+void cg_map_event(struct cg *g, const struct sp_node *n, int type)
 {
 	const struct sp_node *m0 = n->list.len ? n->list.items[0] : NULL;
 	/* print(@m[k]): the entry's value, not the whole map (sema keeps
@@ -491,63 +491,11 @@ static LLVMValueRef exit_call(struct cg *g, const struct sp_node *n)
 	return cg_u64(g, 0);
 }
 
-/* --- the emitters of the output calls (stdlib/builtins.def's EMIT column) --- */
+/* --- exit(), the one output call with an emitter of its own (the others are
+ * stdlib/builtins.def's OUTPUT, MAPEVENT and DIAG rows, above) --- */
 
 LLVMValueRef cg_emit_exit(struct cg *g, const struct sp_node *n)
 {
 	return exit_call(g, n);
 }
 
-LLVMValueRef cg_emit_printf(struct cg *g, const struct sp_node *n)
-{
-	fmt_call(g, n, SP_EV_PRINTF);
-	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_emit_errorf(struct cg *g, const struct sp_node *n)
-{
-	diag_call(g, n, "ERROR");
-	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_emit_warnf(struct cg *g, const struct sp_node *n)
-{
-	diag_call(g, n, "WARNING");
-	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_emit_time(struct cg *g, const struct sp_node *n)
-{
-	fmt_call(g, n, SP_EV_TIME);
-	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_emit_cat(struct cg *g, const struct sp_node *n)
-{
-	fmt_call(g, n, SP_EV_CAT);
-	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_emit_system(struct cg *g, const struct sp_node *n)
-{
-	fmt_call(g, n, SP_EV_SYSTEM);
-	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_emit_print(struct cg *g, const struct sp_node *n)
-{
-	map_event(g, n, SP_EV_PRINT);
-	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_emit_clear(struct cg *g, const struct sp_node *n)
-{
-	map_event(g, n, SP_EV_CLEAR);
-	return cg_u64(g, 0);
-}
-
-LLVMValueRef cg_emit_zero(struct cg *g, const struct sp_node *n)
-{
-	map_event(g, n, SP_EV_ZERO);
-	return cg_u64(g, 0);
-}
