@@ -433,6 +433,10 @@ def t_go_preempt(ctx):
     assert good >= 0.95 * total, "only %s; e.g.\n%s" % (_pct(good, total), "\n".join(bad))
 
 
+GO_ROOTS = {"runtime.goexit.abi0", "runtime.mstart.abi0", "runtime.mstart", "runtime.rt0_go.abi0",
+            "runtime.mcall"}
+
+
 def t_go_systemstack(ctx):
     """A GC-heavy Go program: the GC's work on the system stack
     (runtime.systemstack on g0) goes on into the goroutine that switched,
@@ -456,15 +460,18 @@ def t_go_systemstack(ctx):
             good += n
         elif len(bad) < 3:
             bad.append(" <- ".join(names))
-    whole = sum(n for f, n in stacks if f and _fn(f[-1]) == "runtime.goexit.abi0")
+    # a root: a goroutine's (goexit), an M's own stack with no goroutine (mstart: idle Ms,
+    # sysmon; rt0_go: m0 before main), mcall's after it dropped its goroutine
+    whole = sum(n for f, n in stacks if f and _fn(f[-1]) in GO_ROOTS
+                and "[truncated]" not in [_fn(x) for x in f])
     _figure(ctx, "go GC on the system stack: %s of all samples show runtime.systemstack; of "
-            "those %s go on into the goroutine down to runtime.goexit; all samples %s"
+            "those %s go on into the goroutine down to runtime.goexit; all samples at a root %s"
             % (_pct(ss, total), _pct(good, ss), _pct(whole, total)))
     assert ss >= 50, "too few samples on the system stack: %d of %d" % (ss, total)
     assert good >= 0.99 * ss, "only %s; e.g.\n%s" % (_pct(good, ss), "\n".join(bad))
-    # the GC's samples reach the root like the others (mcall's after its goroutine
-    # is dropped end there, as in Go's traceback)
-    assert whole >= 0.97 * total, "runtime.goexit in only %s" % _pct(whole, total)
+    # the GC's samples reach a root like the others (on an idle 2-CPU machine more of the
+    # samples are idle Ms under runtime.mstart: 8 % in one CI run, which counted goexit only)
+    assert whole >= 0.97 * total, "a Go root in only %s" % _pct(whole, total)
 
 
 def t_fork_children(ctx):
