@@ -993,6 +993,7 @@ def test_spool(ctx):
     program = "profile:hz:99 { @[comm, ustack] = count(); }"
     common = ("--continuous", "2s", "--export", url, "--host-name", "chaos", "--spool", spool, "-o", os.devnull)
     runs = []
+    busy = None
     try:
         # run 1 (about 60 s): the server stopped at 10 s for 15 s, killed at 40 s; sprof
         # stopped at 55 s with the server still away, its batches in the spool
@@ -1028,7 +1029,11 @@ def test_spool(ctx):
         runs.append(totals(err))
         assert not [f for f in os.listdir(spool) if f.endswith(".c")], os.listdir(spool)
         # a spool too small for the outage: the oldest batches go, counted (sprof starts
-        # only with the server there: it checks the table first)
+        # only with the server there: it checks the table first). A program making new
+        # stacks all the time (each is sent once) fills it whatever else the machine runs:
+        # on an idle machine the outage's batches stayed under 1 MiB and nothing was dropped
+        busy = subprocess.Popen([ctx.workload("stacks_many", cflags=("-O1", "-g", "-fno-omit-frame-pointer")),
+                                 "5000"], stdout=subprocess.DEVNULL)
         proc, lines, t = start_sprof(ctx, "--continuous", "1s", "--duration", "12s", "--export", url,
                                      "--host-name", "chaos", "--spool", spool, "--spool-size", "1", "-o",
                                      os.devnull, "-e", "profile:hz:999 { @[comm, ustack] = count(); }")
@@ -1038,12 +1043,17 @@ def test_spool(ctx):
         server(ctx)
         rc = proc.wait(60)
         t.join(10)
+        busy.kill()
+        busy.wait(10)
         err = "".join(lines)
         runs.append(totals(err))
         assert re.search(r"the spool \S+ is over 1048576 bytes: dropped its oldest batch \(\d+ rows, \d+ samples\)",
                          err), err[-3000:]
         assert runs[-1][2] > 0, runs
     finally:
+        if busy and busy.poll() is None:
+            busy.kill()
+            busy.wait(10)
         server(ctx)
     stored = int(q(srv, "SELECT sum(count) FROM fleet.chaos WHERE host = 'chaos'")[0][0])
     taken, sent, dropped = (sum(r[i] for r in runs) for i in range(3))
