@@ -198,8 +198,10 @@ static void usage(FILE *f)
 		"\n"
 		"environment: SPROF_STRLEN, SPROF_MAX_MAP_KEYS, SPROF_MAP_SIZE; bpftrace's\n"
 		"BPFTRACE_STRLEN, BPFTRACE_MAP_KEYS_MAX, BPFTRACE_CAT_BYTES_MAX and\n"
-		"BPFTRACE_LOG_SIZE are read too (the SPROF_ ones win)\n",
-		DEFAULT_MAX_KEYS, DEFAULT_MAP_SIZE);
+		"BPFTRACE_LOG_SIZE are read too (the SPROF_ ones win); SPROF_MAX_PROBES\n"
+		"(or BPFTRACE_MAX_PROBES, BPFTRACE_MAX_BPF_PROGS) raises the limit of\n"
+		"%d attach points\n",
+		DEFAULT_MAX_KEYS, DEFAULT_MAP_SIZE, SP_DEFAULT_MAX_PROBES);
 }
 
 /* "10s", "500ms", "2m", "1h", "1500us", plain number = seconds. */
@@ -456,6 +458,23 @@ static int env_u32(const char *name, uint32_t *out)
 	return 0;
 }
 
+/* The attach point limit: SPROF_MAX_PROBES, else the larger of bpftrace's
+ * BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS. bpftrace counts a
+ * wildcard whose body uses `probe` against the second (one program per
+ * match there); sprof makes one program for the whole match, so either
+ * variable raising the limit raises it. */
+static int read_max_probes(struct cli *c)
+{
+	uint32_t probes = 0, progs = 0;
+
+	if (env_u32("SPROF_MAX_PROBES", &c->run.max_probes) ||
+	    env_u32("BPFTRACE_MAX_PROBES", &probes) || env_u32("BPFTRACE_MAX_BPF_PROGS", &progs))
+		return -EINVAL;
+	if (!c->run.max_probes)
+		c->run.max_probes = probes > progs ? probes : progs;
+	return 0;
+}
+
 /* SPROF_* settings, and bpftrace's BPFTRACE_* ones where sprof has the
  * same knob (an SPROF_ variable wins over its BPFTRACE_ twin).
  * BPFTRACE_MAP_KEYS_MAX caps a map at N keys as in bpftrace: both the BPF
@@ -473,7 +492,7 @@ static int read_env(struct cli *c)
 	if (env_u32("BPFTRACE_MAP_KEYS_MAX", &keys) || env_u32("SPROF_MAX_MAP_KEYS", &c->run.max_keys) ||
 	    env_u32("SPROF_MAP_SIZE", &c->run.map_size) ||
 	    env_u32("BPFTRACE_CAT_BYTES_MAX", &c->run.cat_bytes_max) ||
-	    env_u32("BPFTRACE_LOG_SIZE", &c->run.log_size))
+	    env_u32("BPFTRACE_LOG_SIZE", &c->run.log_size) || read_max_probes(c))
 		return -EINVAL;
 	if (keys && !getenv("SPROF_MAX_MAP_KEYS"))
 		c->run.max_keys = keys;
@@ -1066,6 +1085,8 @@ static void apply_config(struct cli *c, const struct sp_script_config *cfg)
 		c->run.cat_bytes_max = cfg->max_cat_bytes;
 	if (cfg->log_size && !c->run.log_size)
 		c->run.log_size = cfg->log_size;
+	if (cfg->max_probes && !c->run.max_probes)
+		c->run.max_probes = cfg->max_probes;
 }
 
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,

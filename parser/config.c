@@ -28,7 +28,7 @@ static const struct {
 	{ "max_cat_bytes", CFG_APPLIED }, { "log_size", CFG_APPLIED },
 	{ "cache_user_symbols", CFG_IGNORED }, { "cpp_demangle", CFG_IGNORED },
 	{ "lazy_symbolication", CFG_IGNORED }, { "license", CFG_IGNORED },
-	{ "max_bpf_progs", CFG_IGNORED }, { "max_probes", CFG_IGNORED },
+	{ "max_bpf_progs", CFG_APPLIED }, { "max_probes", CFG_APPLIED },
 	{ "perf_rb_pages", CFG_IGNORED }, { "show_debug_info", CFG_IGNORED },
 	{ "use_blazesym", CFG_IGNORED }, { "on_stack_limit", CFG_IGNORED },
 	{ "stack_mode", CFG_MISSING }, { "str_trunc_trailer", CFG_MISSING },
@@ -92,6 +92,8 @@ static int cfg_apply(struct sp_diag *d, const struct sp_node *set, const char *k
 		c->max_strlen = (uint32_t)v;
 	else if (!strcmp(key, "max_cat_bytes"))
 		c->max_cat_bytes = (uint32_t)v;
+	else if (!strcmp(key, "max_probes") || !strcmp(key, "max_bpf_progs"))
+		c->max_probes = c->max_probes > v ? c->max_probes : (uint32_t)v;
 	else
 		c->log_size = (uint32_t)v;
 	return 0;

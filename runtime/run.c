@@ -262,9 +262,39 @@ static int skip_missing(struct run *r)
 	return 0;
 }
 
+/* The attach points in all, each wildcard match counted (bpftrace 0.27's
+ * max_probes, 1024): the error names the probe that goes over. */
+static int check_probe_limit(struct run *r)
+{
+	uint32_t max = r->o->max_probes ? r->o->max_probes : SP_DEFAULT_MAX_PROBES;
+	uint64_t total = 0;
+
+	for (int i = 0; i < r->plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &r->plan->probes[i];
+		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
+		int n;
+
+		if (r->skip[i] || !ops->count)
+			continue;
+		n = ops->count(p, &r->actx);
+		total += n > 0 ? (uint64_t)n : 0;
+		if (total <= max)
+			continue;
+		snprintf(r->err, sizeof(r->err), "probe '%s': the program would attach to %llu "
+			 "points, over the limit of %u; every attached function slows each call of "
+			 "it. Raise the limit with SPROF_MAX_PROBES (bpftrace's BPFTRACE_MAX_PROBES, "
+			 "BPFTRACE_MAX_BPF_PROGS and config max_probes work too)", p->spec,
+			 (unsigned long long)total, max);
+		report_probe_error(r, p);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 static int validate_probes(struct run *r)
 {
 	const struct sp_plan *plan = r->plan;
+	int err;
 
 	if (plan->nprobes == 0) {
 		fprintf(stderr, "sprof: the program has no probes\n");
@@ -273,7 +303,6 @@ static int validate_probes(struct run *r)
 	for (int i = 0; i < plan->nprobes; i++) {
 		const struct sp_plan_probe *p = &plan->probes[i];
 		const struct sp_probe_ops *ops = sp_probe_ops_for(p->type);
-		int err;
 
 		if (!ops) {
 			snprintf(r->err, sizeof(r->err), "probe '%s': %s probes are not supported "
@@ -291,7 +320,8 @@ static int validate_probes(struct run *r)
 			return err;
 		}
 	}
-	return skip_missing(r);
+	err = skip_missing(r);
+	return err ? err : check_probe_limit(r);
 }
 
 /* -c "CMD ARGS": the program file CMD names, for attach points that name

@@ -21,6 +21,11 @@
  * to the front end's diagnostics; line/col 0 when unknown. */
 typedef void (*sp_diag_fn)(void *ctx, uint32_t line, uint32_t col, const char *msg);
 
+/* Attach points a program may make unless told otherwise (bpftrace
+ * 0.27's max_probes): `kprobe:*` would put a program on every kernel
+ * function, which stalls a machine. */
+#define SP_DEFAULT_MAX_PROBES 1024
+
 struct sp_run_opts {
 	pid_t pid;              /* -p: 0 = all */
 	const char *cmd;        /* -c: command line run through the shell-less splitter */
@@ -43,6 +48,7 @@ struct sp_run_opts {
 	bool notify_attached;   /* __BPFTRACE_NOTIFY_PROBES_ATTACHED=1: say so on stdout once live */
 	uint32_t cat_bytes_max; /* BPFTRACE_CAT_BYTES_MAX: bytes cat() prints; 0 = 10 KiB */
 	uint32_t log_size;      /* BPFTRACE_LOG_SIZE: verifier log buffer; 0 = 16 MiB */
+	uint32_t max_probes;    /* SPROF_MAX_PROBES: attach points in all; 0 = SP_DEFAULT_MAX_PROBES */
 	int helper_checks;      /* -k: 1 warns of failed map updates, -kk: 2 also of failed reads */
 	bool no_inline;         /* --no-inline: no frames for inlined functions */
 	bool no_follow;         /* --no-follow: -c/-p trace one process, not its descendants */

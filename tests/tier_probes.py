@@ -97,6 +97,36 @@ def t_uprobe_wildcard_probe(ctx):
     expect(r, r"^@\[uprobe:./probes_calls:probe_thrice\]: %d$" % (3 * N))
 
 
+def t_probe_limit(ctx):
+    """Attach points in all are limited (1024, as bpftrace 0.27's max_probes):
+    a wildcard over libc's ~3700 functions is refused before anything is
+    attached, naming the probe and the variables that raise the limit;
+    SPROF_MAX_PROBES, BPFTRACE_MAX_PROBES, BPFTRACE_MAX_BPF_PROGS and the
+    config block set it."""
+    ctx.require_bpf()
+    w = calls(ctx)
+    libc = [p for p in ("/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6")
+            if os.path.exists(p)][0]
+    r = ctx.sprof_run("-e", "uprobe:%s:* { @[probe] = count(); }" % libc)
+    expect_err(r, "error: probe 'uprobe:%s:*': the program would attach to" % libc)
+    expect_err(r, "over the limit of 1024")
+    expect_err(r, "BPFTRACE_MAX_BPF_PROGS")
+    prog = "uprobe:%s:probe_t* { @ = count(); }" % w
+    for env in ({"SPROF_MAX_PROBES": "1"}, {"BPFTRACE_MAX_PROBES": "1"}):
+        r = ctx.sprof_run("-c", "%s %d" % (w, N), "-e", prog, env=env)
+        expect_err(r, "the program would attach to 2 points, over the limit of 1")
+    r = ok(ctx.sprof_run("-c", "%s %d" % (w, N), "-e", prog,
+                         env={"SPROF_MAX_PROBES": "2", "BPFTRACE_MAX_PROBES": "1"}))
+    expect(r, r"^@: %d$" % (5 * N))
+    r = ok(ctx.sprof_run("-c", "%s %d" % (w, N), "-e", prog,
+                         env={"BPFTRACE_MAX_PROBES": "1", "BPFTRACE_MAX_BPF_PROGS": "2"}))
+    expect(r, r"^@: %d$" % (5 * N))
+    r = ctx.sprof_run("-c", "%s %d" % (w, N), "-e", "config = { max_probes = 1 } " + prog)
+    expect_err(r, "over the limit of 1;")
+    r = ok(ctx.sprof_run("-c", "%s %d" % (w, N), "-e", "config = { max_bpf_progs = 2 } " + prog))
+    expect(r, r"^@: %d$" % (5 * N))
+
+
 def t_tracepoint_wildcard_layouts(ctx):
     """A wildcard whose probe reads args gets one program per match, each
     reading its fields at its own offsets (execve and execveat keep filename
