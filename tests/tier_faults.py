@@ -384,7 +384,7 @@ def t_sigint_while_attaching_libc(ctx):
     try:
         p, err = start_sprof(ctx, ["-v", "-p", str(target.pid), "-e",
                                    'BEGIN { printf("go\\n"); } uprobe:libc:* { @ = count(); }'],
-                             "faults_attach.err")
+                             "faults_attach.err", env={"SPROF_MAX_PROBES": "100000"})
         # BEGIN's output comes right before the other probes attach
         ready, _, _ = select.select([p.stdout], [], [], 60)
         assert ready and p.stdout.readline() == "go\n", "attaching did not start"
@@ -413,7 +413,8 @@ def t_libc_wildcard_keeps_target_correct(ctx):
     target = subprocess.Popen([wl, "120"], stdout=subprocess.PIPE, text=True)
     try:
         r = ctx.sprof_run("-p", str(target.pid), "--duration", "2s", "-e",
-                          "uprobe:libc:* { @ = count(); }", timeout=180)
+                          "uprobe:libc:* { @ = count(); }", timeout=180,
+                          env={"SPROF_MAX_PROBES": "100000"})
         assert r.rc == 0, r
         assert re.search(r"^@: [1-9]\d*$", r.out, re.M), r
     finally:
