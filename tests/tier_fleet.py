@@ -679,6 +679,44 @@ def test_retention(ctx):
     assert old == 0 and new > 0, (old, new)
 
 
+def test_retention_stacks(ctx):
+    """--retention drops the stacks of the days it drops: each stack is stored with the UTC day
+    of the batch that sent it (the stacks table's partition); today's stacks stay, every sample
+    left still finds its stack, rows of an older agent (no day: the zero day) are kept. A stacks
+    table an older `sprof fleet init` made (no day column) is kept whole, said once."""
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.rets")
+    r = profile_run(ctx, url, "rets", "alpha", secs="0.3")
+    assert r.rc == 0, repr(r)
+    today = q(srv, "SELECT toString(today())")[0][0]
+    assert q(srv, "SELECT DISTINCT toString(day) FROM fleet.rets_stacks") == [[today]]
+    srv.query("INSERT INTO fleet.rets SELECT time - 10 * 86400, host, map, pid, comm, key, stack_id, "
+              "batch_id, count, period_ns FROM fleet.rets")
+    srv.query("INSERT INTO fleet.rets_stacks SELECT stack_id, stack, build_ids, offsets, day - 10 "
+              "FROM fleet.rets_stacks")
+    srv.query("INSERT INTO fleet.rets_stacks (stack_id, stack, build_ids, offsets) VALUES "
+              "(42, ['main'], [''], [0])")
+    r = profile_run(ctx, srv.url("fleet.rets"), "rets", "alpha", "--retention", "7d", secs="0.3")
+    assert r.rc == 0 and not noise(r.err), repr(r)
+    days = sorted(d for (d,) in q(srv, "SELECT DISTINCT toString(day) FROM fleet.rets_stacks"))
+    assert days in (["0000-00-00", today], ["1970-01-01", today]), days  # 18.16 prints the zero day so
+    lost = q(srv, "SELECT count() FROM fleet.rets WHERE stack_id NOT IN (SELECT stack_id FROM "
+                  "fleet.rets_stacks)")
+    assert lost == [["0"]], lost
+    r = ctx.sprof_run("report", "--from", url, "-f", "folded", timeout=60)
+    assert r.rc == 0 and "alpha" in r.out, repr(r)
+    # a stacks table without the day column: exported to, kept whole, said
+    srv.query("CREATE TABLE fleet.retold AS fleet.rets")
+    srv.query("CREATE TABLE fleet.retold_stacks (stack_id UInt64, stack Array(String), build_ids "
+              "Array(String), offsets Array(UInt64)) ENGINE = ReplacingMergeTree() ORDER BY stack_id")
+    old_url = srv.url("fleet.retold")
+    r = ctx.sprof_run("fleet", "init", old_url, timeout=60)
+    assert r.rc == 0 and "its stacks table has no day partitions" in r.out, repr(r)
+    r = profile_run(ctx, old_url, "retold", "alpha", "--retention", "7d", secs="0.3")
+    assert r.rc == 0 and noise(r.err).count("retold_stacks has no day column") == 1, repr(r)
+    assert int(q(srv, "SELECT count() FROM fleet.retold_stacks")[0][0]) > 0
+
+
 def start_sprof(ctx, *args):
     """sprof in the background, its stderr lines collected as they come."""
     proc = subprocess.Popen([ctx.sprof] + list(args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -1078,8 +1116,8 @@ def insert_rows(srv, table, rows):
     import urllib.parse
     import urllib.request
 
-    def insert(table, lines):
-        sql = urllib.parse.quote("INSERT INTO %s FORMAT TabSeparated" % table)
+    def insert(table, lines, cols=""):
+        sql = urllib.parse.quote("INSERT INTO %s%s FORMAT TabSeparated" % (table, cols))
         urllib.request.urlopen("http://127.0.0.1:%d/?query=%s" % (srv.http, sql),
                                data=("\n".join(lines) + "\n").encode(), timeout=30).read()
     ids = {}
@@ -1091,7 +1129,8 @@ def insert_rows(srv, table, rows):
                                ([sid, "0"] if compact(srv, table) else [frames, "[]", "[]"]) +
                                [str(n), str(10101010)]))
     if compact(srv, table):
-        insert(table + "_stacks", ["\t".join([sid, frames, "[]", "[]"]) for frames, sid in ids.items()])
+        insert(table + "_stacks", ["\t".join([sid, frames, "[]", "[]"]) for frames, sid in ids.items()],
+               " (stack_id, stack, build_ids, offsets)")
     insert(table, lines)
 
 
@@ -1292,6 +1331,7 @@ def tests(ctx):
     yield "credentials", test_credentials
     yield "tls", test_tls
     yield "retention", test_retention
+    yield "retention_stacks", test_retention_stacks
     yield "outage", test_outage
     yield "distributed", test_distributed
     yield "init", test_init

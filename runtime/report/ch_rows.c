@@ -6,14 +6,18 @@
  *   {"time":"2026-11-25 06:40:00","host":"web1","map":"@","pid":1234,
  *    "comm":"app","key":["tid:1240"],"stack_id":1311768467294899695,
  *    "batch_id":1764403200123456789,"count":57,"period_ns":10101010}
- *   {"stack_id":1311768467294899695,"stack":["_start","main","hot"],
+ *   {"stack_id":1311768467294899695,"day":"2026-11-25",
+ *    "stack":["_start","main","hot"],
  *    "build_ids":["9f..","9f..","9f.."],"offsets":[4160,4520,4400]}
  *
  * The id is FNV-1a 64 over every frame's name, build id and offset, so the
  * same address stack has the same id on every host and in every period;
  * a batch carries each of its stacks once, and the exporter leaves out the
  * stacks it has sent already (a stack sent twice is harmless: the stacks
- * table is a ReplacingMergeTree and readers join with ANY). batch_id
+ * table is a ReplacingMergeTree and readers join with ANY). `day` (when
+ * the stacks table has it) is the batch's UTC day, the stacks table's
+ * partition: --retention drops a day's stacks with its samples, so the
+ * exporter sends a stack again on each day it is used. batch_id
  * names the export the row came in, so an insert whose outcome is unknown
  * is looked up rather than sent twice. A table of an
  * older sprof (the old layout) gets the stack in every row instead:
@@ -169,6 +173,7 @@ static void write_frames(FILE *f, const struct frames *fr)
 struct rows {
 	FILE *f, *stacks;         /* stacks NULL: the old layout */
 	const char *stamp, *host;
+	char day[16];             /* the stack rows' "day", or "" (no such column) */
 	struct sp_ch_ids *known;  /* stacks sent before (or NULL) */
 	struct sp_ch_ids batch;   /* stacks in this batch */
 	uint64_t batch_id;
@@ -200,6 +205,8 @@ static int write_row(struct rows *r, const struct sp_path *p, const char *map, u
 		e = r->known && sp_ch_ids_has(r->known, fr.id) ? 0 : sp_ch_ids_add(&r->batch, fr.id);
 		if (e == 1) { /* new in this batch */
 			fprintf(r->stacks, "{\"stack_id\":%" PRIu64, fr.id);
+			if (r->day[0])
+				fprintf(r->stacks, ",\"day\":\"%s\"", r->day);
 			write_frames(r->stacks, &fr);
 			fputs("}\n", r->stacks);
 		}
@@ -243,15 +250,16 @@ static int map_rows(struct rows *r, const struct sp_mapdata *m, uint64_t period_
 int sp_ch_rows(const struct sp_profile *p, const char *host, struct sp_ch_ids *known, struct sp_ch_text *out)
 {
 	char stamp[32];
-	time_t now = time(NULL);
+	time_t now = out->id ? (time_t)(out->id / 1000000000ull) : time(NULL);
 	struct tm tm;
 	struct rows r = { .stamp = stamp, .host = host, .known = known, .batch_id = out->id };
-	bool compact = out->compact;
+	bool compact = out->compact, days = out->days;
 	uint64_t id = out->id;
 	int stacks = 0, err = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->compact = compact;
+	out->days = days;
 	out->id = id;
 	r.f = open_memstream(&out->rows, &out->len);
 	r.stacks = compact ? open_memstream(&out->stacks, &out->slen) : NULL;
@@ -261,6 +269,8 @@ int sp_ch_rows(const struct sp_profile *p, const char *host, struct sp_ch_ids *k
 	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	if (days)
+		strftime(r.day, sizeof(r.day), "%Y-%m-%d", &tm);
 	for (int i = 0; i < p->nmaps; i++)
 		stacks += sp_map_has_stack(&p->maps[i]);
 	for (int i = 0; i < p->nmaps && !err; i++)

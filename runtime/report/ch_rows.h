@@ -23,6 +23,7 @@ void sp_ch_ids_free(struct sp_ch_ids *s);
  * stacks they name that are not in `known` (for TABLE_stacks). */
 struct sp_ch_text {
 	bool compact;          /* in: the stack-id layout (else a stack per row) */
+	bool days;             /* in: stack rows carry their day (TABLE_stacks' partition) */
 	uint64_t id;           /* in: the batch's id (batch_id, stack-id layout) */
 	bool tried;            /* sent before without an answer: may be stored */
 	char *rows, *stacks;   /* malloc'd; stacks NULL in the old layout */
@@ -32,7 +33,8 @@ struct sp_ch_text {
 };
 
 /* One row per entry of every map a flame graph would show (stack maps, or
- * keyed counts), stamped with the current time and host. */
+ * keyed counts), stamped with the host and the time: the batch id's second
+ * (its nanoseconds since 1970), else now. */
 int sp_ch_rows(const struct sp_profile *p, const char *host, struct sp_ch_ids *known, struct sp_ch_text *out);
 void sp_ch_text_free(struct sp_ch_text *t);
 

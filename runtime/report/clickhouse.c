@@ -11,8 +11,8 @@
  *   period_ns UInt64
  *   ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)
  *   TABLE_stacks: stack_id UInt64, stack Array(String),
- *   build_ids Array(String), offsets Array(UInt64)
- *   ENGINE = ReplacingMergeTree() ORDER BY stack_id
+ *   build_ids Array(String), offsets Array(UInt64), day Date
+ *   ENGINE = ReplacingMergeTree() PARTITION BY day ORDER BY stack_id
  *
  * Each stack is stored once and the samples name it by id (ch_rows.c says
  * how the id is made). A table of an older sprof, with stack, build_ids and
@@ -22,7 +22,13 @@
  * file. ClickHouse 18.16 (Debian 12's) has no TTL, so --retention lists the
  * table's day partitions and drops those older than the retention with
  * ALTER TABLE ... DROP PARTITION, at start and after every export; for a
- * Distributed table, in the local table it names, on the URL's server. A batch
+ * Distributed table, in the local table it names, on the URL's server.
+ * The stacks go with them: an agent sends each stack once per UTC day it
+ * is used in, stamped with that day, so TABLE_stacks' day partitions are
+ * dropped alike and no sample left names a dropped stack. Stack rows
+ * without a day (an older sprof's agent: the zero day) are never dropped; a
+ * stacks table without the column (an older `sprof fleet init`) is kept
+ * whole, said once. A batch
  * is the JSONEachRow text of one export; batches that could not be sent
  * wait (oldest dropped past max_pending) and the rows lost are counted.
  */
@@ -56,6 +62,8 @@ static const struct column stacks[] = {
 	{ "stack_id", "UInt64" }, { "stack", "Array(String)" }, { "build_ids", "Array(String)" },
 	{ "offsets", "Array(UInt64)" }, { NULL, NULL },
 };
+/* TABLE_stacks' partition key (sprof fleet init makes it; older tables lack it) */
+static const struct column stack_day[] = { { "day", "Date" }, { NULL, NULL } };
 /* The old layout, a stack in every row: read and written as it is. */
 static const struct column old_rows[] = {
 	{ "time", "DateTime('UTC')" }, { "host", "String" },        { "map", "String" },
@@ -75,7 +83,9 @@ struct sp_clickhouse {
 	char host_name[256];
 	uint64_t retention_s;
 	bool compact;             /* the stack-id layout (else a stack per row) */
-	struct sp_ch_ids sent_ids; /* stacks sent already (guarded by lock) */
+	bool stack_days;          /* TABLE_stacks has the day column (partitions) */
+	struct sp_ch_ids sent_ids; /* stacks sent already on sent_day (guarded by lock) */
+	uint64_t sent_day;        /* the UTC day (since 1970) sent_ids are of */
 	int attempts, backoff_ms, max_pending;
 	size_t max_pending_bytes, pending_bytes;
 	struct batch *pending;    /* oldest first; guarded by lock */
@@ -167,7 +177,9 @@ static char *create_sql(const struct sp_clickhouse *ch, bool stack_table)
 	fprintf(f, "CREATE TABLE IF NOT EXISTS %s.%s%s (", ch->c.db, ch->c.table, stack_table ? "_stacks" : "");
 	for (size_t i = 0; cols[i].name; i++)
 		fprintf(f, "%s%s %s", i ? ", " : "", cols[i].name, cols[i].type);
-	fputs(stack_table ? ") ENGINE = ReplacingMergeTree() ORDER BY stack_id" :
+	if (stack_table)
+		fprintf(f, ", %s %s", stack_day[0].name, stack_day[0].type);
+	fputs(stack_table ? ") ENGINE = ReplacingMergeTree() PARTITION BY day ORDER BY stack_id" :
 			    ") ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY (host, time)", f);
 	if (fclose(f) != 0) {
 		free(s);
@@ -270,29 +282,26 @@ static int check_columns(struct sp_clickhouse *ch, const struct column *cols, co
 	return e;
 }
 
-/* Drops the day partitions older than the retention; returns how many. */
-static int drop_old_days(struct sp_clickhouse *ch, char *err, size_t errlen)
+/* Drops db.table's day partitions before cutoff ("YYYY-MM-DD"), never the
+ * zero day (stack rows of an older agent, with no day: 18.16 shows it as
+ * 0000-00-00, newer servers as 1970-01-01); how many. */
+static int drop_days(struct sp_clickhouse *ch, const char *db, const char *table, const char *cutoff,
+		     char *err, size_t errlen)
 {
-	char sql[512], cutoff[16], *ans = NULL, *line, *save = NULL;
-	time_t t = time(NULL) - (time_t)ch->retention_s;
-	struct tm tm;
+	char sql[512], *ans = NULL, *line, *save = NULL;
 	int e, dropped = 0;
 
-	if (!ch->retention_s)
-		return 0;
-	gmtime_r(&t, &tm);
-	strftime(cutoff, sizeof(cutoff), "%Y-%m-%d", &tm);
 	snprintf(sql, sizeof(sql), "SELECT DISTINCT partition FROM system.parts WHERE database = '%s' AND "
-				   "table = '%s' AND active FORMAT TabSeparated", ch->parts[0], ch->parts[1]);
+				   "table = '%s' AND active FORMAT TabSeparated", db, table);
 	e = exec_sql(ch, sql, &ans, err, errlen);
 	for (line = e ? NULL : strtok_r(ans, "\n", &save); line && !e; line = strtok_r(NULL, "\n", &save)) {
 		sp_ch_unescape(line);
 		if (line[0] == '\'')
 			memmove(line, line + 1, strlen(line)); /* newer servers quote the value */
 		line[strcspn(line, "'")] = '\0';
-		if (strlen(line) != 10 || strcmp(line, cutoff) >= 0)
+		if (strlen(line) != 10 || strcmp(line, cutoff) >= 0 || strcmp(line, "1970-01-02") < 0)
 			continue;
-		snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s DROP PARTITION '%s'", ch->parts[0], ch->parts[1], line);
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s DROP PARTITION '%s'", db, table, line);
 		e = exec_sql(ch, sql, NULL, err, errlen);
 		dropped += !e;
 	}
@@ -300,20 +309,48 @@ static int drop_old_days(struct sp_clickhouse *ch, char *err, size_t errlen)
 	return e ? e : dropped;
 }
 
-/* 1: db.table has the stack-id layout (a stack_id column), 0: the old one
- * (a stack in every row), -errno. */
-static int layout(struct sp_clickhouse *ch, const char *db, const char *table, char *err, size_t errlen)
+/* Drops the samples' day partitions older than the retention, and the
+ * stacks' of the same days; returns how many samples' days. */
+static int drop_old_days(struct sp_clickhouse *ch, char *err, size_t errlen)
+{
+	char cutoff[16], st[160];
+	time_t t = time(NULL) - (time_t)ch->retention_s;
+	struct tm tm;
+	int e, e2;
+
+	if (!ch->retention_s)
+		return 0;
+	gmtime_r(&t, &tm);
+	strftime(cutoff, sizeof(cutoff), "%Y-%m-%d", &tm);
+	e = drop_days(ch, ch->parts[0], ch->parts[1], cutoff, err, errlen);
+	if (e < 0 || !ch->compact || !ch->stack_days)
+		return e;
+	snprintf(st, sizeof(st), "%s_stacks", ch->parts[1]);
+	e2 = drop_days(ch, ch->parts[0], st, cutoff, err, errlen);
+	return e2 < 0 ? e2 : e;
+}
+
+/* 1: db.table has the column, 0: not, -errno. */
+static int has_column(struct sp_clickhouse *ch, const char *db, const char *table, const char *col,
+		      char *err, size_t errlen)
 {
 	char sql[512], *ans = NULL;
 	int e;
 
 	snprintf(sql, sizeof(sql), "SELECT count() FROM system.columns WHERE database = '%s' AND table = '%s' "
-				   "AND name = 'stack_id' FORMAT TabSeparated", db, table);
+				   "AND name = '%s' FORMAT TabSeparated", db, table, col);
 	e = exec_sql(ch, sql, &ans, err, errlen);
 	if (!e)
 		e = atoi(ans) > 0;
 	free(ans);
 	return e;
+}
+
+/* 1: db.table has the stack-id layout (a stack_id column), 0: the old one
+ * (a stack in every row), -errno. */
+static int layout(struct sp_clickhouse *ch, const char *db, const char *table, char *err, size_t errlen)
+{
+	return has_column(ch, db, table, "stack_id", err, errlen);
 }
 
 /* The table's columns (either layout) and, for the stack-id layout, its
@@ -335,7 +372,12 @@ static int check_table(struct sp_clickhouse *ch, const char *db, const char *tab
 	}
 	if (!e && c)
 		e = check_columns(ch, stacks, db, st, err, errlen);
-	return e ? e : c;
+	ch->stack_days = false;
+	if (!e && c && (e = has_column(ch, db, st, stack_day[0].name, err, errlen)) == 1) {
+		e = check_columns(ch, stack_day, db, st, err, errlen);
+		ch->stack_days = e == 0;
+	}
+	return e < 0 ? e : c;
 }
 
 /* The agent's checks, no DDL: the table exists (sprof fleet init made it)
@@ -362,6 +404,10 @@ int sp_clickhouse__prepare(struct sp_clickhouse *ch)
 					   "`sprof fleet init %s` once to add it", ch->c.db, ch->c.table, ch->c.shown);
 	snprintf(ch->parts[0], sizeof(ch->parts[0]), "%s", d == 1 ? local[0] : ch->c.db);
 	snprintf(ch->parts[1], sizeof(ch->parts[1]), "%s", d == 1 ? local[1] : ch->c.table);
+	if (!e && ch->retention_s && ch->compact && !ch->stack_days)
+		fprintf(stderr, "sprof: %s: %s_stacks has no day column (an older `sprof fleet init` made "
+				"it): --retention drops old samples but keeps every stack; make the tables "
+				"anew to have stacks dropped with their days\n", ch->c.shown, ch->c.table);
 	if (!e && (e = drop_old_days(ch, err, sizeof(err))) > 0)
 		e = 0;
 	if (e)
@@ -397,7 +443,10 @@ static int init_plain(struct sp_clickhouse *ch, char *what, size_t wlen, char *e
 		e = create_table(ch, true, err, errlen); /* a stacks table lost: made again */
 	if (e >= 0)
 		e = check_table(ch, ch->c.db, ch->c.table, err, errlen);
-	snprintf(what, wlen, e == 0 ? "ready (exists; the old layout, a stack in every row)" : "ready (exists)");
+	snprintf(what, wlen, e == 0 ? "ready (exists; the old layout, a stack in every row)" :
+			     e == 1 && !ch->stack_days ? "ready (exists; its stacks table has no day "
+			     "partitions, an older sprof made it: --retention keeps every stack)" :
+			     "ready (exists)");
 	if (e == -ENODATA) {
 		e = add_period_column(ch, err, errlen);
 		snprintf(what, wlen, "ready (column period_ns added; the old layout, a stack in every row)");
@@ -530,6 +579,8 @@ static int send_once(struct sp_clickhouse *ch, const struct batch *b, char *err,
 	int e = 0;
 
 	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s_stacks FORMAT JSONEachRow", ch->c.db, ch->c.table);
+	/* a spooled batch with days sent to a stacks table without (or the other way) still goes in */
+	ch->c.params = "input_format_skip_unknown_fields=1";
 	if (b->slen && !(e = sp_ch_exec(&ch->c, sql, b->stacks, b->slen, &r, err, errlen)))
 		sp_http_resp_free(&r);
 	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT JSONEachRow", ch->c.db, ch->c.table);
@@ -639,14 +690,24 @@ static void spool_trim(struct sp_clickhouse *ch)
 	sp_spool_names_free(names);
 }
 
+/* The UTC day of a batch: its rows' time is its id's second. */
+static uint64_t batch_day(const struct batch *b)
+{
+	return b->id / 1000000000ull / 86400;
+}
+
 int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p)
 {
-	struct batch b = { .compact = ch->compact };
+	struct batch b = { .compact = ch->compact, .days = ch->stack_days };
 	size_t size;
 	int e;
 
 	pthread_mutex_lock(&ch->lock); /* the stacks sent so far are read */
 	b.id = new_id(ch);
+	if (batch_day(&b) != ch->sent_day) { /* a new day: its partition gets every stack again */
+		sp_ch_ids_free(&ch->sent_ids);
+		ch->sent_day = batch_day(&b);
+	}
 	e = sp_ch_rows(p, ch->host_name, &ch->sent_ids, &b);
 	pthread_mutex_unlock(&ch->lock);
 	if (e) {
@@ -700,13 +761,17 @@ static void summary(struct sp_clickhouse *ch, const struct batch *b)
 		(unsigned long long)b->nrows, b->nrows == 1 ? "" : "s", b->len + b->slen, (unsigned long long)lost);
 }
 
-/* The batch's stacks are in the table now: later batches leave them out
- * (forgotten past a million, to bound the memory; sending one again costs
- * a row in the stacks table until it merges). */
+/* The batch's stacks are in the table now: later batches of the same day
+ * leave them out (forgotten past a million, to bound the memory; sending
+ * one again costs a row in the stacks table until it merges). */
 static void remember_sent(struct sp_clickhouse *ch, const struct batch *b)
 {
 	pthread_mutex_lock(&ch->lock);
 	ch->sent += b->samples;
+	if (batch_day(b) != ch->sent_day) { /* sent late: its stacks are in another day */
+		pthread_mutex_unlock(&ch->lock);
+		return;
+	}
 	if (ch->sent_ids.n > (1u << 20))
 		sp_ch_ids_free(&ch->sent_ids);
 	for (size_t i = 0; i < b->ids.cap; i++)
