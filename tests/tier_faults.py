@@ -16,7 +16,9 @@
   - the target exiting mid-run (the run ends, stacks still named); the
     target's binary deleted and replaced while profiled (names still
     come from the open file); a library dlopen'd and dlclosed hundreds of
-    times a second;
+    times a second; the target's binary on a FUSE mount that never answers
+    sprof (tests/fusestall.py): named once, and Ctrl-C still prints the
+    report within 1 s;
   - a printf flood into a stdout nobody reads: the records the ring buffer
     could not take are counted and printed at the end;
   - huge inputs: a 1 MB script, 10,000 probes, nesting 10,000 deep, 20,000
@@ -535,6 +537,59 @@ def t_debuglink_fifo_no_freeze(ctx):
         planted_debug_file_run(ctx, exe)
     finally:
         os.unlink(dbg)
+
+
+def t_fuse_stalled_binary(ctx):
+    """A program run from a FUSE mount that never answers sprof's reads
+    (tests/fusestall.py: sprof's READ requests are held, the program's
+    served): sprof froze in its first pread of the binary's ELF header,
+    deaf to SIGINT (blocked for its signalfd) and SIGKILL alike. Now the
+    open and a read of each end of the file are a helper process's, waited
+    for 2 s: the binary is named once, its frames stay hex, and SIGINT 2 s
+    in prints the report within 1 s."""
+    ctx.require_bpf()
+    import fusestall
+    if not fusestall.ensure_dev_fuse():
+        if ctx.ci:
+            raise AssertionError("CI=true but /dev/fuse is missing and cannot be made")
+        raise ctx.Skip("no /dev/fuse")
+    mnt = os.path.join(ctx.workdir, "fusestall")
+    os.makedirs(mnt, exist_ok=True)
+    fusestall.ensure_fusectl()
+    wl = ctx.workload("hotwarm")
+    fs = fusestall.StallFS(mnt, "prog", open(wl, "rb").read())
+    target = p = None
+    try:
+        target = subprocess.Popen([os.path.join(mnt, "prog"), "30"], stdout=subprocess.DEVNULL)
+        time.sleep(0.3)
+        p, err = start_sprof(ctx, ["-p", str(target.pid), "-e", "profile:hz:99 { @[ustack] = count(); }"],
+                             "faults_fuse.err", env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
+        fs.stall_tgid = p.pid
+        # one 2 s wait for the binary, then every file on the mount fails at once
+        wait_attached(p, err)
+        time.sleep(2)
+        t = time.time()
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        took = time.time() - t
+        errs = open(err.name).read()
+        assert p.returncode == 0, (p.returncode, errs[-2000:])
+        assert re.search(r"^@\[", out, re.M) and "__libc_start" in out, out[-2000:]
+        prog = os.path.join(mnt, "prog")
+        said = [l for l in errs.splitlines() if "did not answer" in l]
+        assert said == ["sprof: warning: %s did not answer in 2 s: its symbols are missing" % prog], errs
+        assert fs.held >= 1, "no read of sprof's was held: the test tests nothing"
+        # measured 0.2 s on 2 loaded cores
+        assert took < 1, "took %.1fs after SIGINT" % took
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        fs.close()  # first: a read held in the kernel outlives SIGKILL until the abort
+        if p:
+            p.communicate()
+        if target:
+            target.kill()
+            target.wait()
 
 
 def t_debuglink_sparse_no_checksum(ctx):
@@ -1059,6 +1114,7 @@ def tests(ctx):
     yield "binary_deleted_and_replaced", t_binary_deleted_and_replaced
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
+    yield "fuse_stalled_binary", t_fuse_stalled_binary
     yield "output_disk_full", t_output_disk_full
     yield "terminal_escapes_escaped", t_terminal_escapes_escaped
     yield "gopclntab_refused_said", t_gopclntab_refused_said

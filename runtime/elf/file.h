@@ -37,10 +37,17 @@
  * is not read. */
 #define SP_FILE_INFLATE_MAX ((uint64_t)1 << 30)
 #define SP_FILE_INFLATE_RATIO 100
+/* How long an open (and the read of a file's first and last bytes) may
+ * take before the file is given up as not answering (a hung FUSE or NFS
+ * mount): said once on stderr, and every later file on its device fails
+ * at once. */
+#define SP_FILE_ANSWER_NS 2000000000ull
 
 /* `path` opened read-only, close-on-exec, without blocking and without
  * becoming a controlling terminal: the fd, or -errno: -EINVAL when it is
- * not a regular file, -EFBIG when it is larger than max_size bytes. */
+ * not a regular file, -EFBIG when it is larger than max_size bytes,
+ * -ETIMEDOUT when it did not answer within SP_FILE_ANSWER_NS (opened by a
+ * worker thread; the caller's thread never waits longer). */
 int sp_file_open(const char *path, uint64_t max_size);
 /* The same checks on an fd opened elsewhere; closes it when they fail. */
 int sp_file_check(int fd, uint64_t max_size);
