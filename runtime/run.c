@@ -700,6 +700,11 @@ static int load(struct run *r, const void *obj, size_t objlen)
 				     r->o->test_hash_bits);
 }
 
+static pid_t fork_parent(void *unw, pid_t pid)
+{
+	return sp_unwind__parent(unw, pid);
+}
+
 static int open_readers(struct run *r)
 {
 	r->sym = sp_symbolizer__open();
@@ -708,6 +713,8 @@ static int open_readers(struct run *r)
 		return -errno;
 	}
 	sp_symbolizer__set_inline(r->sym, !r->o->no_inline);
+	if (r->unw) /* forked children gone unread: named by their parent's mappings */
+		sp_symbolizer__set_parent_of(r->sym, fork_parent, r->unw);
 	/* one open per object file for names and unwind tables (the unwinder
 	 * is destroyed first, the symbolizer owns the cache) */
 	sp_unwind__share_objcache(r->unw, sp_symbolizer__objcache(r->sym));

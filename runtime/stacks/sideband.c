@@ -221,6 +221,7 @@ static void on_fork(struct sp_sideband *sb, const uint8_t *body, size_t len)
 	memcpy(&r, body, sizeof(r));
 	if (r.pid == r.ppid || ((pid_t)r.ppid != sb->target && !followed(sb, (pid_t)r.ppid)))
 		return;
+	sp_unwind__forked(sb->u, (pid_t)r.pid, (pid_t)r.ppid);
 	sp_unwind__add_pid(sb->u, (pid_t)r.pid);
 	sb->records++;
 }

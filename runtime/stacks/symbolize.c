@@ -97,6 +97,8 @@ struct sp_symbolizer {
 	bool inlines;
 	struct sp_elf *hit_elf;    /* where the last user frame resolved: file and address */
 	uint64_t hit_vaddr;
+	pid_t (*parent_of)(void *ctx, pid_t pid); /* a forked child's parent, or 0 */
+	void *parent_ctx;
 };
 
 /* Every kept file is a descriptor: allow as many as the hard limit does. */
@@ -150,6 +152,13 @@ void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on)
 void sp_symbolizer__set_inline(struct sp_symbolizer *s, bool on)
 {
 	s->inlines = on;
+}
+
+void sp_symbolizer__set_parent_of(struct sp_symbolizer *s, pid_t (*parent_of)(void *ctx, pid_t pid),
+				  void *ctx)
+{
+	s->parent_of = parent_of;
+	s->parent_ctx = ctx;
 }
 
 /* --- files --------------------------------------------------------------------------- */
@@ -524,6 +533,16 @@ void sp_symbolize_user(struct sp_symbolizer *s, pid_t pid, uint64_t addr, bool l
 		p = find_proc(s, pid);
 		if (!p)
 			return;
+	}
+	if (p->ngens == 0 && p->dead) { /* gone unread: a forked child has its parent's code */
+		pid_t parent = s->parent_of ? s->parent_of(s->parent_ctx, pid) : 0;
+		struct sp_proc *pp = parent > 0 && parent != pid ? find_proc(s, parent) : NULL;
+
+		if (parent > 0 && parent != pid && !pp && sp_symbolizer__add_pid(s, parent, false) == 0)
+			pp = find_proc(s, parent);
+		if (pp && pp->ngens)
+			symbolize_in(s, pp, addr, leaf, out);
+		return;
 	}
 	if (symbolize_in(s, p, addr, leaf, out))
 		return;

@@ -88,6 +88,11 @@ uint64_t sp_symbolizer__lookup_name(struct sp_symbolizer *s, const char *path, c
 void sp_symbolizer__set_demangle(struct sp_symbolizer *s, bool on);
 /* Inline frames are on by default (perf's default; --no-inline). */
 void sp_symbolizer__set_inline(struct sp_symbolizer *s, bool on);
+/* Who forked a process (its fork record: runtime/stacks/unwind.h's
+ * sp_unwind__parent), for a child gone before its mappings were read: it
+ * ran its parent's code, so its addresses are named by the parent's. */
+void sp_symbolizer__set_parent_of(struct sp_symbolizer *s, pid_t (*parent_of)(void *ctx, pid_t pid),
+				  void *ctx);
 
 /* A long run (--continuous), between two reports: forgets processes found
  * gone at least grace_ns ago (their mappings, perf map), then frees the

@@ -96,6 +96,8 @@ struct sp_unwind {
 	struct sp_objcache *objs;  /* object files, possibly shared with the symbolizer */
 	bool own_objs;
 	struct unw_pid *pids;      /* registered processes */
+	pid_t forks[SP_UNWIND_FORKS][2]; /* (child, parent), the latest forks, a ring */
+	unsigned nforks;
 	int npids, cap_pids, adds;
 	int nfiles, files_with_rows, over_budget;
 	int deferred;              /* big files left to a process's first sample */
@@ -706,6 +708,9 @@ int sp_unwind__exec(struct sp_unwind *u, pid_t pid)
 	struct unw_pid *e;
 	int err;
 
+	for (unsigned k = 0; u && k < SP_UNWIND_FORKS; k++) /* another program now */
+		if (u->forks[k][0] == pid)
+			u->forks[k][0] = 0;
 	if (!u || pid <= 0 || pid == getpid())
 		return 0;
 	err = lazy_init(u);
@@ -753,6 +758,28 @@ out_free:
 }
 
 static int add_pid(struct sp_unwind *u, pid_t pid, bool early);
+
+void sp_unwind__forked(struct sp_unwind *u, pid_t child, pid_t parent)
+{
+	if (!u)
+		return;
+	u->forks[u->nforks % SP_UNWIND_FORKS][0] = child;
+	u->forks[u->nforks % SP_UNWIND_FORKS][1] = parent;
+	u->nforks++;
+}
+
+pid_t sp_unwind__parent(const struct sp_unwind *u, pid_t child)
+{
+	unsigned n = u && u->nforks < SP_UNWIND_FORKS ? u->nforks : SP_UNWIND_FORKS;
+
+	for (unsigned i = 0; u && i < n; i++) { /* the latest first: a pid reused later wins */
+		unsigned k = (u->nforks - 1 - i) % SP_UNWIND_FORKS;
+
+		if (u->forks[k][0] == child)
+			return u->forks[k][1];
+	}
+	return 0;
+}
 
 int sp_unwind__add_pid(struct sp_unwind *u, pid_t pid)
 {

@@ -61,6 +61,15 @@ int sp_unwind__add_maps(struct sp_unwind *u, pid_t pid, const struct sp_procmaps
 /* False for NULL, sprof itself, and an unwinder whose maps failed. */
 bool sp_unwind__wants(const struct sp_unwind *u, pid_t pid);
 
+/* A followed process forked (no exec yet): child runs parent's code. Kept
+ * for the last SP_UNWIND_FORKS forks (forgotten at the child's exec), so a
+ * child gone before anyone read its mappings is still named by its
+ * parent's (sp_unwind__parent). */
+#define SP_UNWIND_FORKS 4096
+void sp_unwind__forked(struct sp_unwind *u, pid_t child, pid_t parent);
+/* child's parent from its fork record, or 0 when none is kept. */
+pid_t sp_unwind__parent(const struct sp_unwind *u, pid_t child);
+
 /* After load: the kernel field offsets for BPF's own mapping lookups
  * (runtime/stacks/kofs.h). Done by the first add_pid otherwise. 0 or -errno. */
 int sp_unwind__start(struct sp_unwind *u);
