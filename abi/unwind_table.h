@@ -213,6 +213,14 @@ enum sp_unw_stat {
  * frame limit have none. */
 #define SP_UNW_IP_TRUNCATED 0xfffffffffffffff1ull
 
+/* max | SP_UNW_KEEP_BOTTOM (a mixed stack's native limit, which leaves
+ * room for interpreter frames, not one the program asked for): the walk
+ * goes on past max, up to SP_UNW_WALK_MAX frames, keeping the last
+ * SP_UNW_KEEP - 1 after a truncation mark at max - SP_UNW_KEEP, so the
+ * stack keeps its root. */
+#define SP_UNW_KEEP_BOTTOM 0x10000
+#define SP_UNW_KEEP 32
+#define SP_UNW_WALK_MAX 254
 #ifdef __bpf__
 /* bpf/unwind.bpf.c: the current task's user stack into buf->ip[0..max), as
  * bpf_get_stack(BPF_F_USER_STACK) would return it; the number of frames,

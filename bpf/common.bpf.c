@@ -591,7 +591,7 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	struct sp_stack_val *buf = bpf_map_lookup_elem(&sp_stack_scratch, &zero);
 	__u32 nr, end;
 	long n;
-	int ni;
+	int ni, keep;
 
 	if (!buf)
 		return 0;
@@ -599,12 +599,16 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		limit = 1;
 	if (limit > SP_MAX_FRAMES)
 		limit = SP_MAX_FRAMES;
+	/* the room kept for interpreter frames is no limit of the program's:
+	 * the unwinder keeps the native root and marks the gap */
+	keep = limit;
 	if (interp == INTERP_MIXED) { /* each walker's room, abi/langs.h's in turn */
 		limit = sp_interp_native_limit(limit);
 #define SP_LANG_LIMIT(id, compat, only) limit = sp_##id##_native_limit(limit);
 		SP_BPF_LANGS(SP_LANG_LIMIT)
 #undef SP_LANG_LIMIT
 	}
+	keep = limit < keep ? SP_UNW_KEEP_BOTTOM : 0;
 	/* user stacks: the .eh_frame unwinder when user space gave it tables
 	 * for this process (bpf/unwind.bpf.c), else the kernel's frame-pointer
 	 * walk */
@@ -612,7 +616,7 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 	if (interp == INTERP_ONLY)
 		n = 0;
 	else if (flags & BPF_F_USER_STACK)
-		n = sp_unwind_global(limit);
+		n = sp_unwind_global(limit | keep);
 	if (n < 0) {
 		n = bpf_get_stack(ctx, buf->ip, (__u32)limit * sizeof(__u64), flags);
 		n = n > 0 ? n / (long)sizeof(__u64) : 0;

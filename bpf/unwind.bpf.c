@@ -144,6 +144,16 @@ struct {
 	__type(value, __u64);
 } unw_stats SEC(".maps");
 
+/* Keeping a mixed stack's root (SP_UNW_KEEP_BOTTOM, keep_bottom()): not
+ * with the helpers for kernels before 5.17, whose verifier (5.10) does not
+ * carry a bound checked on one register to its copy that indexes the
+ * frames: those stacks stay cut at the limit, as before. */
+#ifdef SP_BPF_COMPAT
+#define KEEP_RING 0
+#else
+#define KEEP_RING 1
+#endif
+
 #define ROW_SEARCH_STEPS 24 /* files up to 16M rows */
 #define MAP_SEARCH_STEPS 9  /* SP_UNW_MAX_MAPS = 256 */
 #define SIGFRAME_MCONTEXT 40 /* offsetof(struct ucontext, uc_mcontext) */
@@ -160,6 +170,8 @@ struct unw_state {
 	__u32 cut;    /* the walk stopped early: append the truncation mark */
 	__u32 vma_ok; /* kernel field offsets known: vma lookups possible */
 	__u32 fallback; /* leave the sample to bpf_get_stack (SP_BPF_COMPAT) */
+	__u32 keep;   /* SP_UNW_KEEP_BOTTOM: past lead, the last frames in a ring */
+	__u32 lead;   /* the first slot of the ring (see keep_bottom()) */
 	struct sp_unw_map m;         /* the mapping of the current pc */
 };
 
@@ -721,15 +733,20 @@ static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct unw_
 						 struct sp_unw_proc *p, struct sp_stack_val *buf)
 {
 	struct sp_unw_row r;
-	__u32 i = s->n;
+	__u32 i = s->n, slot = i;
 	bool have_map;
 	__u64 key;
 	int err;
 
 	if (s->ip == 0)
 		return 1;
-	if (i >= s->max || i >= SP_MAX_FRAMES) {
+	if (KEEP_RING && s->keep && i >= s->lead)
+		slot = s->lead + ((i - s->lead) & (SP_UNW_KEEP - 1));
+	if (KEEP_RING)
+		asm volatile("" : "+r"(slot)); /* one register checked and used */
+	if (i >= (s->keep ? SP_UNW_WALK_MAX : s->max) || slot >= SP_MAX_FRAMES) {
 		stat_add(SP_UNW_ST_TRUNCATED, 1);
+		s->cut = s->keep; /* the limit was not the program's */
 		return 1;
 	}
 	key = s->how == HOW_EXACT ? s->ip : s->ip - 1;
@@ -747,7 +764,7 @@ static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct unw_
 		return 1;
 	}
 #endif
-	buf->ip[i] = s->ip;
+	buf->ip[slot] = s->ip;
 	s->n = i + 1;
 	s->how = HOW_RA;
 	if (!have_map) {
@@ -885,6 +902,41 @@ static __always_inline SP_NODEBUG struct sp_unw_proc *parent_proc(const struct s
 }
 #endif
 
+/* A mixed stack's native frames past its limit (SP_UNW_KEEP_BOTTOM): the
+ * walk went on to the root with the frames from slot lead on in a ring of
+ * SP_UNW_KEEP; when it wrapped, the ring becomes the truncation mark and
+ * the last SP_UNW_KEEP - 1 frames in order, so the stack keeps its root
+ * (main, _start: the interpreter's first activations) and says where
+ * frames are missing. The window's bytes serve as scratch: the walk is
+ * over. */
+static __always_inline SP_NODEBUG __u32 keep_bottom(struct unw_state *s, struct unw_win *w,
+						    struct sp_stack_val *buf)
+{
+	__u64 *tmp = (__u64 *)w->b;
+	__u32 start = (s->n - s->lead) & (SP_UNW_KEEP - 1), at;
+
+	for (int j = 0; j < SP_UNW_KEEP; j++) {
+		at = s->lead + (__u32)j;
+		asm volatile("" : "+r"(at)); /* one register checked and used */
+		if (at >= SP_MAX_FRAMES)
+			return s->lead;
+		tmp[j] = buf->ip[at];
+	}
+	at = s->lead;
+	asm volatile("" : "+r"(at));
+	if (at >= SP_MAX_FRAMES)
+		return at;
+	buf->ip[at] = SP_UNW_IP_TRUNCATED;
+	for (int j = 0; j < SP_UNW_KEEP - 1; j++) {
+		at = s->lead + 1 + (__u32)j;
+		asm volatile("" : "+r"(at));
+		if (at >= SP_MAX_FRAMES)
+			return at;
+		buf->ip[at] = tmp[(start + 1 + (__u32)j) & (SP_UNW_KEEP - 1)];
+	}
+	return s->lead + SP_UNW_KEEP;
+}
+
 SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
@@ -894,6 +946,7 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	struct sp_unw_kofs *kofs;
 	__u32 zero = 0;
 	__u32 n;
+	int keep;
 
 	/* a process without an entry yet: a forked child its parent's (see
 	 * parent_proc()), else every mapping from the kernel,
@@ -924,11 +977,17 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	__builtin_memset(s, 0, sizeof(*s));
 	if (!user_regs(s, w, kofs))
 		return -1;
+	keep = max & SP_UNW_KEEP_BOTTOM;
+	max &= SP_UNW_KEEP_BOTTOM - 1;
 	s->vma_ok = kofs->ok;
 	s->how = HOW_EXACT;
 	s->nmaps = proc->n < SP_UNW_MAX_MAPS ? proc->n : SP_UNW_MAX_MAPS;
 	s->max = max < 1 ? 1 : max > SP_MAX_FRAMES ? SP_MAX_FRAMES : (__u32)max;
-	for (int c = 0; c < (SP_MAX_FRAMES + UNW_CHUNK - 1) / UNW_CHUNK; c++)
+	if (KEEP_RING && keep && s->max >= SP_UNW_KEEP + 16) {
+		s->keep = 1;
+		s->lead = s->max - SP_UNW_KEEP;
+	}
+	for (int c = 0; c < (SP_UNW_WALK_MAX + UNW_CHUNK - 1) / UNW_CHUNK; c++)
 #ifdef SP_BPF_COMPAT
 		if (sp_unw_frames(pid))
 #else
@@ -942,7 +1001,16 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	stat_add(SP_UNW_ST_SAMPLES, 1);
 	stat_add(SP_UNW_ST_FRAMES, s->n); /* once, not a map update a frame */
 	n = s->n;
-	if (s->cut && n < s->max && n < SP_MAX_FRAMES)
+	if (KEEP_RING && s->keep && n > s->lead + SP_UNW_KEEP)
+		n = keep_bottom(s, w, buf);
+	if (s->cut && n < s->max && n < SP_MAX_FRAMES) {
 		buf->ip[n++] = SP_UNW_IP_TRUNCATED;
+	} else if (KEEP_RING && s->cut && s->keep && n > 0) {
+		__u32 last = n - 1; /* full: the mark ends it all the same */
+
+		asm volatile("" : "+r"(last)); /* one register checked and used (6.1) */
+		if (last < SP_MAX_FRAMES)
+			buf->ip[last] = SP_UNW_IP_TRUNCATED;
+	}
 	return (int)n;
 }

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "abi/unwind_table.h"
 #include "runtime/elf/ehframe.h"
 #include "runtime/elf/syms.h"
 #include "runtime/langs/interp_common.h"
@@ -462,7 +463,26 @@ int sp_interp_splice(const struct sp_interp_walker *iw, int skip, pid_t pid,
 		return nnative;
 	memcpy(nat, frames, sizeof(*nat) * (size_t)nnative);
 	for (int i = 0; i < nnative; i++) {
-		bool eval = iw->is_eval(iw->w, pid, &nat[i]);
+		bool eval;
+
+		/* a gap the unwinder left (bpf/unwind.bpf.c, keep_bottom()):
+		 * the activations below it take the last groups, the groups
+		 * of those in the gap go before the mark */
+		if (nat[i].addr == SP_UNW_IP_TRUNCATED) {
+			int below = 0, left = 0;
+
+			for (int j = i + 1; j < nnative; j++)
+				below += iw->is_eval(iw->w, pid, &nat[j]);
+			for (int j = k; j < ninterp; j++)
+				left += (words[j] & SP_PY_GROUP_END) != 0;
+			for (; left > below && k < ninterp; left--)
+				do
+					iw->frame(iw->w, pid, words[k], &frames[n++]);
+				while (!(words[k++] & SP_PY_GROUP_END) && k < ninterp);
+			frames[n++] = nat[i];
+			continue;
+		}
+		eval = iw->is_eval(iw->w, pid, &nat[i]);
 
 		if (eval && skip > 0) {
 			skip--;
