@@ -103,6 +103,7 @@ enum {
 	OPT_SKIP_DOWN,
 	OPT_CLUSTER,
 	OPT_LOCAL,
+	OPT_COPY_FROM,
 	OPT_PASSWORD_FILE,
 	OPT_PARAM,
 	OPT_LIST_SCRIPTS,
@@ -1467,11 +1468,14 @@ static int serve_main(int argc, char **argv)
 static void fleet_usage(FILE *f)
 {
 	fprintf(f, "usage: sprof fleet init clickhouse://[USER@]HOST[:PORT]/DB.TABLE [--cluster NAME --local TABLE]\n"
+		   "                  [--copy-from [DB.]TABLE]\n"
 		   "  creates the table --export writes to (once, as a user that may create tables;\n"
 		   "  agents then need only to insert); an existing table is checked and upgraded\n"
 		   "  --cluster NAME   make DB.TABLE Distributed over cluster NAME (from the server's\n"
 		   "                   remote_servers), spread over DB.LOCAL on every shard\n"
 		   "  --local TABLE    that local table, made on each shard first with fleet init\n"
+		   "  --copy-from TABLE  copy every row of an older sprof's table (either layout,\n"
+		   "                   same server) into the new, empty one; the old is left as it is\n"
 		   "  --password-file FILE  the password: FILE's first line\n");
 }
 
@@ -1481,9 +1485,10 @@ static int fleet_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'}, {"cluster", required_argument, NULL, OPT_CLUSTER},
 		{"local", required_argument, NULL, OPT_LOCAL},
+		{"copy-from", required_argument, NULL, OPT_COPY_FROM},
 		{"password-file", required_argument, NULL, OPT_PASSWORD_FILE}, {NULL, 0, NULL, 0},
 	};
-	const char *cluster = NULL, *local = NULL;
+	const char *cluster = NULL, *local = NULL, *copy = NULL;
 	struct sp_clickhouse_opts co = { 0 };
 	struct sp_clickhouse *ch;
 	int opt, err;
@@ -1492,6 +1497,7 @@ static int fleet_main(int argc, char **argv)
 		switch (opt) {
 		case OPT_CLUSTER: cluster = optarg; break;
 		case OPT_LOCAL: local = optarg; break;
+		case OPT_COPY_FROM: copy = optarg; break;
 		case OPT_PASSWORD_FILE:
 			if (password_file(optarg))
 				return 1;
@@ -1517,7 +1523,7 @@ static int fleet_main(int argc, char **argv)
 	ch = sp_clickhouse__open(&co);
 	if (!ch)
 		return 1;
-	err = sp_clickhouse__init(ch, cluster, local);
+	err = sp_clickhouse__init(ch, cluster, local, copy);
 	sp_clickhouse__destroy(ch);
 	return err ? 1 : 0;
 }

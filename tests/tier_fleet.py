@@ -717,6 +717,68 @@ def test_retention_stacks(ctx):
     assert int(q(srv, "SELECT count() FROM fleet.retold_stacks")[0][0]) > 0
 
 
+def _folded(ctx, url):
+    r = ctx.sprof_run("report", "--from", url, "--by", "host", "-f", "folded", timeout=60)
+    assert r.rc == 0 and not r.err, repr(r)
+    return sorted(r.out.splitlines())
+
+
+def test_copy_from(ctx):
+    """`fleet init NEW --copy-from OLD` moves an older sprof's table into the stack-id layout on
+    the server: the old layout (a stack in every row, on two days, one table without period_ns)
+    and last round's stack-id table (stacks without days) each give a new table whose report is
+    the old one's, line for line, with each day's stacks in that day; the source is untouched; a
+    second copy into the now full table, a missing source and copying into an old-layout table
+    are refused with the reason."""
+    srv = server(ctx)
+    srv.query("CREATE DATABASE IF NOT EXISTS fleet")
+    for t in ("cpold", "cpolder", "cpmid", "cpmid_stacks") + tuple(
+            "cpnew%s%s" % (n, st) for n in ("", "2", "3", "4", "5") for st in ("", "_stacks")):
+        srv.query("DROP TABLE IF EXISTS fleet.%s" % t)
+    srv.query("CREATE TABLE fleet.cpold (%s) ENGINE = MergeTree() PARTITION BY toDate(time) "
+              "ORDER BY (host, time)" % SCHEMA)
+    srv.query("INSERT INTO fleet.cpold VALUES "
+              "(now(), 'h1', '@', 1, 'app', [], ['main', 'hot'], ['b1', 'b1'], [16, 32], 198, 10101010), "
+              "(now(), 'h2', '@', 2, 'app', [], ['main', 'hot'], ['b1', 'b1'], [16, 32], 2, 10101010), "
+              "(now() - 3 * 86400, 'h1', '@', 1, 'app', [], ['main', 'cold'], ['b1', 'b1'], [16, 48], 7, 0), "
+              "(now() - 3 * 86400, 'h1', '@', 1, 'app', [], ['main', 'hot'], ['b1', 'b1'], [16, 32], 5, 0)")
+    new = srv.url("fleet.cpnew")
+    r = ctx.sprof_run("fleet", "init", new, "--copy-from", "fleet.cpold", timeout=120)
+    assert r.rc == 0 and not r.err, repr(r)
+    assert "copied 4 rows (3 stack rows) from fleet.cpold" in r.out, repr(r)
+    assert _folded(ctx, new) == _folded(ctx, srv.url("fleet.cpold"))
+    days = q(srv, "SELECT toString(day), count() FROM fleet.cpnew_stacks GROUP BY day ORDER BY day")
+    today = q(srv, "SELECT toString(today())")[0][0]
+    assert [d[1] for d in days] == ["2", "1"] and days[1][0] == today, days
+    assert q(srv, "SELECT count() FROM fleet.cpold") == [["4"]]
+    # last round's stack-id layout: a stacks table without days
+    srv.query("CREATE TABLE fleet.cpmid AS fleet.cpnew")
+    srv.query("CREATE TABLE fleet.cpmid_stacks (stack_id UInt64, stack Array(String), build_ids "
+              "Array(String), offsets Array(UInt64)) ENGINE = ReplacingMergeTree() ORDER BY stack_id")
+    srv.query("INSERT INTO fleet.cpmid SELECT * FROM fleet.cpnew")
+    srv.query("INSERT INTO fleet.cpmid_stacks SELECT stack_id, any(stack), any(build_ids), any(offsets) "
+              "FROM fleet.cpnew_stacks GROUP BY stack_id")
+    new2 = srv.url("fleet.cpnew2")
+    r = ctx.sprof_run("fleet", "init", new2, "--copy-from", "cpmid", timeout=120)
+    assert r.rc == 0 and "copied 4 rows (3 stack rows) from fleet.cpmid" in r.out, repr(r)
+    assert _folded(ctx, new2) == _folded(ctx, new)
+    # an old table without period_ns (before sprof wrote it)
+    srv.query("CREATE TABLE fleet.cpolder ENGINE = MergeTree() PARTITION BY toDate(time) ORDER BY "
+              "(host, time) AS SELECT time, host, map, pid, comm, key, stack, build_ids, offsets, count "
+              "FROM fleet.cpold")
+    r = ctx.sprof_run("fleet", "init", srv.url("fleet.cpnew3"), "--copy-from", "fleet.cpolder", timeout=120)
+    assert r.rc == 0 and "copied 4 rows" in r.out, repr(r)
+    assert q(srv, "SELECT sum(period_ns) FROM fleet.cpnew3") == [["0"]]
+    for args, want in (
+            ((new, "--copy-from", "fleet.cpold"), "fleet.cpnew has 4 rows already: --copy-from fills "
+                                                  "an empty table only"),
+            ((srv.url("fleet.cpnew4"), "--copy-from", "fleet.nosuch"), "fleet.nosuch"),
+            ((srv.url("fleet.cpold"), "--copy-from", "fleet.cpnew"), "fleet.cpold is of the old layout"),
+            ((srv.url("fleet.cpnew5"), "--copy-from", "x;DROP"), "letters, digits and '_'")):
+        r = ctx.sprof_run("fleet", "init", *args, timeout=60)
+        assert r.rc != 0 and want in r.err, (args, r)
+
+
 def start_sprof(ctx, *args):
     """sprof in the background, its stderr lines collected as they come."""
     proc = subprocess.Popen([ctx.sprof] + list(args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -1321,6 +1383,7 @@ def tests(ctx):
     yield "rate", test_rate
     yield "old-rows", test_old_rows
     yield "old-layout", test_old_layout
+    yield "copy-from", test_copy_from
     yield "diff-noise", test_diff_noise
     yield "slow-report", test_slow_report
     yield "silent-server", test_silent_server

@@ -493,9 +493,118 @@ static int init_distributed(struct sp_clickhouse *ch, const char *cluster, const
 	return e < 0 ? e : 0;
 }
 
-int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const char *local)
+/* --- fleet init --copy-from: an older table's rows into the new layout --------------- */
+
+/* The old layout's stack id, computed by the server: a hash of the frames,
+ * their build ids and offsets (not the agent's FNV-1a: a stack copied and
+ * the same stack sent later have two ids, each naming the same frames, so
+ * reports sum them alike). */
+#define OLD_STACK_ID "cityHash64(arrayStringConcat(stack, '\\n'), arrayStringConcat(build_ids, '\\n'), " \
+		     "arrayStringConcat(arrayMap(x -> toString(x), offsets), ','))"
+
+static uint64_t count_rows(struct sp_clickhouse *ch, const char *db, const char *table, int *e,
+			   char *err, size_t errlen)
 {
-	char err[512] = "", what[256] = "", sql[256];
+	char sql[512], *ans = NULL;
+	uint64_t n = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT count() FROM %s.%s FORMAT TabSeparated", db, table);
+	*e = exec_sql(ch, sql, &ans, err, errlen);
+	if (!*e)
+		n = strtoull(ans, NULL, 10);
+	free(ans);
+	return n;
+}
+
+/* Copies every row of `from` (DB.TABLE or TABLE, on the URL's server; the old
+ * layout, or the stack-id layout with a stacks table without days) into the
+ * table fleet init just made or checked, which must be empty: a copy made
+ * twice would count each sample twice. The statements run on the server
+ * (INSERT ... SELECT), with no time limit. */
+static int copy_from(struct sp_clickhouse *ch, const char *from, char *what, size_t wlen, char *err,
+		     size_t errlen)
+{
+	char fdb[128], ftab[128], sql[2048], fst[160];
+	const char *dot = strchr(from, '.');
+	bool saved_days = ch->stack_days;
+	uint64_t have, rows, nstacks;
+	int e, c, period;
+
+	if (dot && (size_t)(dot - from) < sizeof(fdb)) {
+		snprintf(fdb, sizeof(fdb), "%.*s", (int)(dot - from), from);
+		snprintf(ftab, sizeof(ftab), "%s", dot + 1);
+	} else {
+		snprintf(fdb, sizeof(fdb), "%s", ch->c.db);
+		snprintf(ftab, sizeof(ftab), "%s", from);
+	}
+	if (!sp_ch_ident_ok(fdb) || !sp_ch_ident_ok(ftab)) {
+		snprintf(err, errlen, "--copy-from %s: a table is DB.TABLE or TABLE, letters, digits and '_'",
+			 from);
+		return -EINVAL;
+	}
+	if (!strcmp(fdb, ch->c.db) && !strcmp(ftab, ch->c.table)) {
+		snprintf(err, errlen, "--copy-from %s: that is the table being made", from);
+		return -EINVAL;
+	}
+	if ((c = check_table(ch, ch->c.db, ch->c.table, err, errlen)) != 1) {
+		if (c >= 0 || c == -ENODATA)
+			snprintf(err, errlen, "%s.%s is of the old layout (a stack in every row): --copy-from "
+					      "fills a table of the stack-id layout; give a new name", ch->c.db,
+				 ch->c.table);
+		return c == 1 ? 0 : c < 0 && c != -ENODATA ? c : -EINVAL;
+	}
+	saved_days = ch->stack_days;
+	have = count_rows(ch, ch->c.db, ch->c.table, &e, err, errlen);
+	if (!e && have) {
+		snprintf(err, errlen, "%s.%s has %llu rows already: --copy-from fills an empty table only "
+				      "(a second copy would count every sample twice)", ch->c.db, ch->c.table,
+			 (unsigned long long)have);
+		return -EEXIST;
+	}
+	c = e ? e : check_table(ch, fdb, ftab, err, errlen);
+	ch->stack_days = saved_days; /* check_table said it of the source */
+	if (c == -ENOENT && !*err)
+		snprintf(err, errlen, "--copy-from: no table %s.%s", fdb, ftab);
+	if (c < 0 && c != -ENODATA)
+		return c;
+	period = c == -ENODATA ? 0 : 1; /* an old-layout table of before period_ns */
+	c = c == -ENODATA ? 0 : c;
+	ch->c.timeout_ms = 3600 * 1000; /* the server answers when the copy is done */
+	ch->c.total_ms = 0;
+	snprintf(fst, sizeof(fst), "%s_stacks", ftab);
+	if (c == 1) /* stack-id layout: each stack once for every day it is used on */
+		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s_stacks (stack_id, stack, build_ids, offsets%s) "
+			 "SELECT stack_id, stack, build_ids, offsets%s FROM (SELECT DISTINCT stack_id, "
+			 "toDate(time) AS day FROM %s.%s) ANY INNER JOIN (SELECT stack_id, stack, build_ids, "
+			 "offsets FROM %s.%s) USING stack_id", ch->c.db, ch->c.table,
+			 ch->stack_days ? ", day" : "", ch->stack_days ? ", day" : "", fdb, ftab, fdb, fst);
+	else
+		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s_stacks (stack_id, stack, build_ids, offsets%s) "
+			 "SELECT " OLD_STACK_ID " AS sid, any(stack), any(build_ids), any(offsets)%s FROM "
+			 "%s.%s GROUP BY sid%s", ch->c.db, ch->c.table, ch->stack_days ? ", day" : "",
+			 ch->stack_days ? ", toDate(time) AS d" : "", fdb, ftab, ch->stack_days ? ", d" : "");
+	e = exec_sql(ch, sql, NULL, err, errlen);
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s (time, host, map, pid, comm, key, stack_id, batch_id, "
+		 "count, period_ns) SELECT time, host, map, pid, comm, key, %s, %s, count, %s FROM %s.%s",
+		 ch->c.db, ch->c.table, c == 1 ? "stack_id" : OLD_STACK_ID, c == 1 ? "batch_id" : "0",
+		 period ? "period_ns" : "0", fdb, ftab);
+	if (!e)
+		e = exec_sql(ch, sql, NULL, err, errlen);
+	rows = e ? 0 : count_rows(ch, ch->c.db, ch->c.table, &e, err, errlen);
+	snprintf(fst, sizeof(fst), "%s_stacks", ch->c.table);
+	nstacks = e ? 0 : count_rows(ch, ch->c.db, fst, &e, err, errlen);
+	if (!e)
+		snprintf(what + strlen(what), wlen - strlen(what), "; copied %llu rows (%llu stack rows) from "
+			 "%s.%s, %s; the source is left as it was", (unsigned long long)rows,
+			 (unsigned long long)nstacks, fdb, ftab, c == 1 ? "its stacks given their days" :
+			 "the old layout's stacks stored once");
+	return e;
+}
+
+int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const char *local,
+			const char *copy)
+{
+	char err[512] = "", what[768] = "", sql[256];
 	int e = 0;
 
 	if ((cluster && !sp_ch_ident_ok(cluster)) || (local && !sp_ch_ident_ok(local))) {
@@ -511,6 +620,8 @@ int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const cha
 	if (!e)
 		e = cluster ? init_distributed(ch, cluster, local, what, sizeof(what), err, sizeof(err)) :
 			      init_plain(ch, what, sizeof(what), err, sizeof(err));
+	if (!e && copy)
+		e = copy_from(ch, copy, what, sizeof(what), err, sizeof(err));
 	if (e)
 		fprintf(stderr, "sprof fleet init: %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
 	else

@@ -54,8 +54,12 @@ int sp_clickhouse__prepare(struct sp_clickhouse *ch);
  * checked and given the columns an older sprof did not write. With cluster:
  * the URL's table becomes Distributed(cluster, db, local, rand()) over the
  * local table (which must exist on this server with sprof's schema).
+ * With copy (DB.TABLE or TABLE on the same server): then every row of that
+ * table (the old layout, or an older stack-id one) is copied in, which
+ * must find the table empty; the source is left as it is.
  * Prints "URL: ready (...)" on stdout; 0 or -errno with a message. */
-int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const char *local);
+int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const char *local,
+			const char *copy);
 /* Export this profile now: its rows become one batch, sent with the
  * batches still pending (oldest first), each retried with backoff; when
  * the server stays away the batch waits, and past max_pending the oldest
