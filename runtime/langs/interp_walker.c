@@ -8,6 +8,21 @@
 #include "base/vec.h"
 #include "runtime/langs/interp_walker.h"
 
+uint64_t sp_rd64(pid_t pid, uint64_t addr)
+{
+	uint64_t v = 0;
+
+	return sp_rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
+}
+
+bool sp_printable(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
 static struct sp_iproc *proc_at(const struct sp_iwalker *w, size_t i)
 {
 	return (struct sp_iproc *)(w->procs + i * w->k->proc_size);

@@ -30,6 +30,15 @@ struct bpf_object;
 struct sp_procmaps;
 struct sp_iwalker;
 
+/* --- what the walkers read of a process -------------------------------------------------- */
+
+/* The u64 at addr in pid's memory, 0 when it cannot be read. */
+uint64_t sp_rd64(pid_t pid, uint64_t addr);
+/* Whether s[0..n) has no control character (true when n is 0). */
+bool sp_printable(const char *s, size_t n);
+
+/* --- processes and code records ----------------------------------------------------------- */
+
 /* The first member of a walker's record of one process. */
 struct sp_iproc {
 	pid_t pid;

@@ -115,13 +115,6 @@ struct sp_node {
 
 /* --- process memory ------------------------------------------------------------------- */
 
-static uint64_t rd64(pid_t pid, uint64_t addr)
-{
-	uint64_t v = 0;
-
-	return sp_rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
-}
-
 static bool is_heap(const struct ndproc *p, uint64_t v)
 {
 	return v > 4096 && (v & (uint64_t)p->c[C_HEAP_TAG_MASK]) == (uint64_t)p->c[C_HEAP_TAG];
@@ -139,7 +132,7 @@ static int obj_type(const struct ndproc *p, uint64_t obj)
 	uint64_t map;
 	uint16_t t;
 
-	if (!is_heap(p, obj) || !is_heap(p, map = rd64(p->ip.pid, field(p, obj, p->c[C_OBJ_MAP]))) ||
+	if (!is_heap(p, obj) || !is_heap(p, map = sp_rd64(p->ip.pid, field(p, obj, p->c[C_OBJ_MAP]))) ||
 	    sp_rmem(p->ip.pid, field(p, map, p->c[C_MAP_TYPE]), &t, sizeof(t)))
 		return -1;
 	return t;
@@ -196,8 +189,8 @@ static void read_str(const struct ndproc *p, uint64_t str, int32_t from, int32_t
 		for (int32_t i = 0; i < len && !b->bad; i++)
 			put_unit(b, one ? raw[i] : (unsigned)(raw[2 * i] | raw[2 * i + 1] << 8));
 	} else if (rep == p->c[C_CONS]) {
-		uint64_t first = rd64(p->ip.pid, field(p, str, p->c[C_CONS_FIRST]));
-		uint64_t second = rd64(p->ip.pid, field(p, str, p->c[C_CONS_SECOND]));
+		uint64_t first = sp_rd64(p->ip.pid, field(p, str, p->c[C_CONS_FIRST]));
+		uint64_t second = sp_rd64(p->ip.pid, field(p, str, p->c[C_CONS_SECOND]));
 		int32_t flen = 0;
 
 		if (sp_rmem(p->ip.pid, field(p, first, p->c[C_STR_LEN]), &flen, sizeof(flen)) ||
@@ -211,11 +204,11 @@ static void read_str(const struct ndproc *p, uint64_t str, int32_t from, int32_t
 			read_str(p, second, from > flen ? from - flen : 0,
 				 from + len - (from > flen ? from : flen), b, depth + 1);
 	} else if (rep == p->c[C_THIN]) {
-		read_str(p, rd64(p->ip.pid, field(p, str, p->c[C_THIN_ACTUAL])), from, len, b, depth + 1);
+		read_str(p, sp_rd64(p->ip.pid, field(p, str, p->c[C_THIN_ACTUAL])), from, len, b, depth + 1);
 	} else if (rep == p->c[C_SLICED]) {
-		uint64_t off = rd64(p->ip.pid, field(p, str, p->c[C_SLICED_OFFSET]));
+		uint64_t off = sp_rd64(p->ip.pid, field(p, str, p->c[C_SLICED_OFFSET]));
 
-		read_str(p, rd64(p->ip.pid, field(p, str, p->c[C_SLICED_PARENT])),
+		read_str(p, sp_rd64(p->ip.pid, field(p, str, p->c[C_SLICED_PARENT])),
 			 from + (int32_t)(off >> (p->c[C_SMI_SHIFT] + 1)), len, b, depth + 1);
 	} else {
 		b->bad = true; /* external strings: their bytes are outside the heap */
@@ -259,7 +252,7 @@ static char *function_name(const struct ndproc *p, uint64_t name)
 	if (obj_type(p, name) != p->c[C_T_SCOPE])
 		return strdup(""); /* a SMI: no ScopeInfo, no name */
 	/* slot i of a ScopeInfo is at TaggedSize * (1 + i): the map is first */
-	n = rd64(p->ip.pid, field(p, name, ts * (1 + p->c[C_SI_NLOCALS]))) >> (p->c[C_SMI_SHIFT] + 1);
+	n = sp_rd64(p->ip.pid, field(p, name, ts * (1 + p->c[C_SI_NLOCALS]))) >> (p->c[C_SMI_SHIFT] + 1);
 	if (n > 4096)
 		return NULL;
 	/* more than 75 locals keep their names in a hash table: one slot */
@@ -268,7 +261,7 @@ static char *function_name(const struct ndproc *p, uint64_t name)
 	 * the name V8 inferred (`Module._compile` for a function expression
 	 * assigned to Module.prototype._compile), as Error.stack prints them */
 	for (int i = 0; i < 3; i++) {
-		uint64_t v = rd64(p->ip.pid, field(p, name, ts * (int64_t)(1 + slot + (uint64_t)i)));
+		uint64_t v = sp_rd64(p->ip.pid, field(p, name, ts * (int64_t)(1 + slot + (uint64_t)i)));
 		char *s = is_string(p, v) ? js_string(p, v) : NULL;
 
 		if (s && s[0])
@@ -281,11 +274,11 @@ static char *function_name(const struct ndproc *p, uint64_t name)
 /* The file of the SFI sfi: its Script's name; NULL when it has none. */
 static char *script_name(const struct ndproc *p, uint64_t sfi)
 {
-	uint64_t script = rd64(p->ip.pid, field(p, sfi, p->c[C_SFI_SCRIPT]));
+	uint64_t script = sp_rd64(p->ip.pid, field(p, sfi, p->c[C_SFI_SCRIPT]));
 
 	if (obj_type(p, script) != p->c[C_T_SCRIPT])
 		return NULL;
-	return js_string(p, rd64(p->ip.pid, field(p, script, p->c[C_SCRIPT_NAME])));
+	return js_string(p, sp_rd64(p->ip.pid, field(p, script, p->c[C_SCRIPT_NAME])));
 }
 
 /* --- processes -------------------------------------------------------------------------- */

@@ -97,21 +97,6 @@ struct sp_perl {
 
 /* --- process memory ------------------------------------------------------------------- */
 
-static uint64_t rd64(pid_t pid, uint64_t addr)
-{
-	uint64_t v = 0;
-
-	return sp_rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
-}
-
-static bool printable(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return n > 0;
-}
-
 /* A C string of the process (a COP's file name), malloc'd; NULL when
  * unreadable, unterminated within MAX_STR or not printable. */
 static char *read_cstr(pid_t pid, uint64_t addr)
@@ -133,7 +118,7 @@ static char *read_cstr(pid_t pid, uint64_t addr)
 	}
 	buf[MAX_STR] = 0;
 	n = strlen(buf);
-	return printable(buf, n) ? strdup(buf) : NULL;
+	return n && sp_printable(buf, n) ? strdup(buf) : NULL;
 }
 
 /* A HEK's key (hek_len at +4, bytes at +8), malloc'd; NULL when bad. */
@@ -145,7 +130,7 @@ static char *read_hek(pid_t pid, const struct plver *v, uint64_t hek)
 	if (!hek || sp_rmem(pid, hek + v->hek_len, &len, sizeof(len)) || len <= 0 || len > MAX_STR ||
 	    !(s = malloc((size_t)len + 1)))
 		return NULL;
-	if (sp_rmem(pid, hek + v->hek_key, s, (size_t)len) || !printable(s, (size_t)len)) {
+	if (sp_rmem(pid, hek + v->hek_key, s, (size_t)len) || !sp_printable(s, (size_t)len)) {
 		free(s);
 		return NULL;
 	}
@@ -157,16 +142,16 @@ static char *read_hek(pid_t pid, const struct plver *v, uint64_t hek)
  * or the first of its names when it has several. */
 static char *stash_name(pid_t pid, const struct plver *v, uint64_t hv)
 {
-	uint64_t body = rd64(pid, hv), aux, name;
+	uint64_t body = sp_rd64(pid, hv), aux, name;
 	int32_t count = 0;
 
 	if (!body)
 		return NULL;
 	aux = body + v->hv_aux;
-	name = rd64(pid, aux);
+	name = sp_rd64(pid, aux);
 	if (sp_rmem(pid, aux + v->aux_name_count, &count, sizeof(count)))
 		return NULL;
-	return read_hek(pid, v, count ? rd64(pid, name) : name);
+	return read_hek(pid, v, count ? sp_rd64(pid, name) : name);
 }
 
 static char *join_name(char *pkg, char *name)
@@ -189,16 +174,16 @@ static char *sub_name(pid_t pid, const struct plver *v, uint64_t cv, uint64_t gv
 	if (!gv)
 		return NULL;
 	if (named) {
-		body = rd64(pid, cv);
-		return body ? join_name(stash_name(pid, v, rd64(pid, body + v->cv_stash)),
+		body = sp_rd64(pid, cv);
+		return body ? join_name(stash_name(pid, v, sp_rd64(pid, body + v->cv_stash)),
 					read_hek(pid, v, gv))
 			    : NULL;
 	}
-	body = rd64(pid, gv);
+	body = sp_rd64(pid, gv);
 	if (!body)
 		return NULL;
-	return join_name(stash_name(pid, v, rd64(pid, body + v->gv_stash)),
-			 read_hek(pid, v, rd64(pid, body + v->gv_name)));
+	return join_name(stash_name(pid, v, sp_rd64(pid, body + v->gv_stash)),
+			 read_hek(pid, v, sp_rd64(pid, body + v->gv_name)));
 }
 
 /* --- processes -------------------------------------------------------------------------- */
@@ -326,7 +311,7 @@ void sp_perl__note_code(struct sp_perl *pl, pid_t pid, uint64_t addr, const void
 		c->ic.name = strdup(r.kind == SP_PL_EVAL ? EVAL_FRAME : MAIN_FRAME);
 	/* the name as BPF copied it when it saw the frame; else read now */
 	r.file_name[SP_PL_FILE_MAX - 1] = 0;
-	if (printable(r.file_name, strlen(r.file_name)))
+	if (r.file_name[0] && sp_printable(r.file_name, strlen(r.file_name)))
 		c->ic.file = strdup(r.file_name);
 	else
 		c->ic.file = r.file ? read_cstr(pid, r.file) : NULL;

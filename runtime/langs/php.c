@@ -223,14 +223,6 @@ bool sp_php__owns(const struct sp_php *ph, pid_t pid)
 
 /* --- code records ----------------------------------------------------------------------- */
 
-static bool printable(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return true;
-}
-
 /* The frame's name as PHP's backtraces print it; NULL when unreadable. */
 static char *code_name(const struct sp_ph_code_rec *r)
 {
@@ -244,8 +236,8 @@ static char *code_name(const struct sp_ph_code_rec *r)
 	case SP_PH_EVAL:
 		return strdup("eval");
 	case SP_PH_FUNC:
-		if (!r->name[0] || !printable(r->name, strlen(r->name)) ||
-		    !printable(r->scope, strlen(r->scope)))
+		if (!r->name[0] || !sp_printable(r->name, strlen(r->name)) ||
+		    !sp_printable(r->scope, strlen(r->scope)))
 			return NULL;
 		if (!r->scope[0])
 			return strdup(r->name);
@@ -267,7 +259,7 @@ void sp_php__note_code(struct sp_php *ph, pid_t pid, uint64_t addr, const void *
 	    !(c = sp_iwalker__new_code(&ph->iw, pid, r.id, addr, sizeof(*c))))
 		return;
 	c->name = code_name(&r);
-	if (r.file[0] && printable(r.file, strlen(r.file)))
+	if (r.file[0] && sp_printable(r.file, strlen(r.file)))
 		c->file = strdup(r.file);
 	c->ok = c->name && c->file;
 	sp_icodes__add(&ph->iw.codes, c);

@@ -121,21 +121,6 @@ struct sp_ruby {
 
 /* --- process memory ------------------------------------------------------------------- */
 
-static uint64_t rd64(pid_t pid, uint64_t addr)
-{
-	uint64_t v = 0;
-
-	return sp_rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
-}
-
-static bool printable(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return n > 0;
-}
-
 /* A String (T_STRING, 0x05) as a C string (malloc'd); NULL when it is
  * something else, too long or not printable. Heap strings (flag bit 13)
  * have len at +16 and ptr at +24; embedded ones in 3.1 their bytes at +16
@@ -155,7 +140,7 @@ static char *read_rstring(pid_t pid, const struct rbver *rv, uint64_t v)
 		len = (hdr[0] >> 14) & 0x1f, ptr = v + 16;
 	if (len == 0 || len > MAX_STR || !(s = malloc(len + 1)))
 		return NULL;
-	if (sp_rmem(pid, ptr, s, len) || !printable(s, len)) {
+	if (sp_rmem(pid, ptr, s, len) || !sp_printable(s, len)) {
 		free(s);
 		return NULL;
 	}
@@ -176,7 +161,7 @@ static uint64_t ary_entry(pid_t pid, const struct rbver *rv, uint64_t a, uint64_
 		len = (hdr[0] >> 15) & ((1u << rv->ary_len_bits) - 1), ptr = a + 16;
 	else
 		len = hdr[2], ptr = hdr[4];
-	return i < len ? rd64(pid, ptr + 8 * i) : 0;
+	return i < len ? sp_rd64(pid, ptr + 8 * i) : 0;
 }
 
 /* Code compiled under "<internal:/dir/file.rb>" (RubyGems 3.3 defines
@@ -207,7 +192,7 @@ static char *read_path(pid_t pid, const struct rbver *rv, uint64_t v)
 static char *id_name(pid_t pid, const struct rbver *rv, uint64_t ids_var, uint64_t id)
 {
 	uint64_t serial = id > 0xa9 ? id >> 4 : id; /* tLAST_OP_ID, RUBY_ID_SCOPE_SHIFT */
-	uint64_t ids = rd64(pid, ids_var);
+	uint64_t ids = sp_rd64(pid, ids_var);
 
 	if (!ids_var || !serial)
 		return NULL;
@@ -307,12 +292,12 @@ static uint64_t find_ids_var(pid_t pid, uint64_t id2str)
  * holds its ec. 0 when not found once and only once. */
 static uint64_t find_ec_tls(pid_t pid, const struct rbver *rv, uint64_t ractor_var)
 {
-	uint64_t chunk[64], ractor = rd64(pid, ractor_var), th, nt, ec, fsbase, off = 0;
+	uint64_t chunk[64], ractor = sp_rd64(pid, ractor_var), th, nt, ec, fsbase, off = 0;
 
-	th = ractor ? rd64(pid, ractor + rv->ractor_main_thread) : 0;
-	ec = th ? rd64(pid, th + rv->thread_ec) : 0;
-	nt = th && rv->w.thread_nt ? rd64(pid, th + rv->w.thread_nt) : th;
-	fsbase = nt ? rd64(pid, nt + rv->w.thread_id) : 0;
+	th = ractor ? sp_rd64(pid, ractor + rv->ractor_main_thread) : 0;
+	ec = th ? sp_rd64(pid, th + rv->thread_ec) : 0;
+	nt = th && rv->w.thread_nt ? sp_rd64(pid, th + rv->w.thread_nt) : th;
+	fsbase = nt ? sp_rd64(pid, nt + rv->w.thread_id) : 0;
 	if (!ec || fsbase < 4096)
 		return 0;
 	/* downwards from the FS base, up to 4 KiB or the first unreadable chunk */
@@ -455,7 +440,7 @@ static void code_read(const struct rbproc *p, struct rbcode *c, uint32_t kind, u
 	if (kind == SP_RB_CFUNC) {
 		c->cfunc = true;
 		c->ic.name = id_name(p->ip.pid, p->v, p->ids_var,
-				     rd64(p->ip.pid, c->ic.addr + ME_CALLED_ID));
+				     sp_rd64(p->ip.pid, c->ic.addr + ME_CALLED_ID));
 		if (!c->ic.name)
 			c->ic.name = strdup(CFUNC_FRAME);
 		c->ic.ok = c->ic.name != NULL;

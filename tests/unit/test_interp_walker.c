@@ -9,7 +9,8 @@
  * mark moved), unregistered when the interpreter's file is gone; one
  * warned about and not tried again; code records made once per (pid,
  * id); eviction of 40 processes that are gone around one alive, whose
- * record must come through whole; a word named with its line.
+ * record must come through whole; a word named with its line; what
+ * sp_printable() lets through.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,18 @@ static void test_codes_and_evict(struct sp_iwalker *w, pid_t gone)
 	CHECK(sp_iwalker__evict(NULL) == 0 && sp_iwalker__nprocs(NULL) == 0, "no walker");
 }
 
+static void test_memory(void)
+{
+	uint64_t x = 0x1122334455667788ull;
+
+	CHECK(sp_rd64(getpid(), (uint64_t)(uintptr_t)&x) == x, "a u64 of this process");
+	CHECK(sp_rd64(getpid(), 0) == 0, "address 0: 0");
+	CHECK(sp_printable("main.pl", 7) && sp_printable("", 0), "printable");
+	CHECK(!sp_printable("a\nb", 3) && !sp_printable("a\x7f", 2) && !sp_printable("\x1b[", 2),
+	      "control characters");
+	CHECK(sp_printable("caf\xc3\xa9", 5), "UTF-8 bytes pass");
+}
+
 int main(void)
 {
 	struct sp_iwalker *w = walker();
@@ -172,6 +185,7 @@ int main(void)
 	if (!w)
 		return 1;
 	test_codes_and_evict(w, test_procs(w));
+	test_memory();
 	sp_iwalker__destroy(w);
 	sp_iwalker__destroy(NULL);
 	printf("test_interp_walker: %d passed, %d failed\n", passed, failed);
