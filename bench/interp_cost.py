@@ -193,30 +193,22 @@ def bench(a, tmp):
                ("--interp off", "off", "plain"), ("--interp memory", "memory", "plain"),
                ("--interp usdt", "usdt", "hook"), ("usdt, cProfile", "usdt", "cprofile")]
     table(a, tmp, "python", a.python, script, configs)
-    if a.perl:
-        script = os.path.join(tmp, "work.pl")
-        with open(script, "w") as f:
-            f.write(PL_WORK % {"calib": CALIB})
-        print()
-        table(a, tmp, "perl", a.perl, script, [("alone", None, "plain"),
-                                                ("--interp off", "off", "plain"),
-                                                ("--interp memory", "memory", "plain")])
-    if a.node:
-        script = os.path.join(tmp, "work.js")
-        with open(script, "w") as f:
-            f.write(ND_WORK % {"calib": CALIB})
-        print()
-        table(a, tmp, "node", a.node, script, [("alone", None, "plain"),
-                                                ("--interp off", "off", "plain"),
-                                                ("--interp memory", "memory", "plain")])
-    if a.php:
-        script = os.path.join(tmp, "work.php")
-        with open(script, "w") as f:
-            f.write(PH_WORK % {"calib": CALIB})
-        print()
-        table(a, tmp, "php", a.php, script, [("alone", None, "plain"),
-                                              ("--interp off", "off", "plain"),
-                                              ("--interp memory", "memory", "plain")])
+    # the other walkers: each alone, with sprof's walks off, with them on
+    for lang, exe, work, ext in (("perl", a.perl, PL_WORK, "pl"), ("node", a.node, ND_WORK, "js"),
+                                 ("php", a.php, PH_WORK, "php")):
+        if exe:
+            print()
+            walker_table(a, tmp, lang, exe, work, ext)
+
+
+def walker_table(a, tmp, lang, interp, work, ext):
+    """The table of a walker with no USDT hook: alone, --interp off, --interp memory."""
+    script = os.path.join(tmp, "work." + ext)
+    with open(script, "w") as f:
+        f.write(work % {"calib": CALIB})
+    table(a, tmp, lang, interp, script, [("alone", None, "plain"),
+                                         ("--interp off", "off", "plain"),
+                                         ("--interp memory", "memory", "plain")])
 
 
 def table(a, tmp, lang, interp, script, configs):

@@ -168,10 +168,15 @@ LLVMValueRef cg_map_rmw(struct cg *g, const struct sp_node *mapnode, int op, LLV
 			bool old);
 LLVMValueRef cg_agg_bucket(struct cg *g, struct cg_map *m, LLVMValueRef v);
 void cg_agg_apply(struct cg *g, int agg, LLVMValueRef p, LLVMValueRef v);
-/* sp_map_upsert(key, init zeroed here) and v aggregated into the value it
- * returns; nothing when the map is full (the helper counts the drop). */
+/* One aggregation step on the value slot p that sp_map_upsert returned,
+ * emitted where p is not NULL; arg: the step's own values. */
+typedef void cg_slot_step(struct cg *g, struct cg_map *m, LLVMValueRef p, LLVMValueRef v,
+			  void *arg);
+/* sp_map_upsert(key, init zeroed here) and v put into the value it returns
+ * by step (NULL: the map's own aggregation, cg_agg_apply); nothing when
+ * the map is full (the helper counts the drop). */
 void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef init,
-		   LLVMValueRef v);
+		   LLVMValueRef v, cg_slot_step *step, void *arg);
 
 /* cg_oob.c: map updates in while loops as global BPF functions */
 bool cg_oob_wanted(const struct cg *g);

@@ -389,11 +389,12 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 	}
 	if (m->agg == SP_AGG_HIST || m->agg == SP_AGG_LHIST)
 		st64(g, key, m->bpf_key_size - 8, cg_agg_bucket(g, m, v ? v : cg_u64(g, 0)));
-	cg_agg_upsert(g, m, key, cg_alloca(g, m->value_size, "init"), v ? v : cg_u64(g, 0));
+	cg_agg_upsert(g, m, key, cg_alloca(g, m->value_size, "init"), v ? v : cg_u64(g, 0), NULL,
+		      NULL);
 }
 
 void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef init,
-		   LLVMValueRef v)
+		   LLVMValueRef v, cg_slot_step *step, void *arg)
 {
 	LLVMValueRef p, args[5];
 	LLVMBasicBlockRef have, done;
@@ -409,7 +410,10 @@ void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRe
 	done = cg_block(g, "agg_done");
 	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
 	LLVMPositionBuilderAtEnd(g->B, have);
-	cg_agg_apply(g, m->agg, p, v);
+	if (step)
+		step(g, m, p, v, arg);
+	else
+		cg_agg_apply(g, m->agg, p, v);
 	LLVMBuildBr(g->B, done);
 	LLVMPositionBuilderAtEnd(g->B, done);
 }
@@ -552,12 +556,18 @@ static LLVMValueRef tseries_now(struct cg *g, LLVMValueRef key)
 	return res;
 }
 
+/* The current interval of a tseries update: its number and the time. */
+struct ts_now {
+	LLVMValueRef now, epoch;
+};
+
 /* One step of the value slot p of the current interval (plan.h's layout):
  * a slot last written in another interval starts again from zero. */
 static void tseries_apply(struct cg *g, struct cg_map *m, LLVMValueRef p, LLVMValueRef v,
-			  LLVMValueRef now, LLVMValueRef epoch)
+			  void *arg)
 {
-	LLVMValueRef stale = LLVMBuildICmp(g->B, LLVMIntNE, ld64(g, p, 16), epoch, "");
+	const struct ts_now *t = arg;
+	LLVMValueRef stale = LLVMBuildICmp(g->B, LLVMIntNE, ld64(g, p, 16), t->epoch, "");
 	LLVMValueRef val = ld64(g, p, 0), meta = ld64(g, p, 8), take;
 	bool min = m->lhist_step == SP_TS_MIN;
 
@@ -582,12 +592,12 @@ static void tseries_apply(struct cg *g, struct cg_map *m, LLVMValueRef p, LLVMVa
 		break;
 	default: /* the last value wins; meta: when, for merging CPUs */
 		val = v;
-		meta = now;
+		meta = t->now;
 		break;
 	}
 	st64(g, p, 0, val);
 	st64(g, p, 8, meta);
-	st64(g, p, 16, epoch);
+	st64(g, p, 16, t->epoch);
 }
 
 /* @m[k] = tseries(v, interval, num[, fn]): the key's bucket is the current
@@ -596,27 +606,14 @@ static void tseries_apply(struct cg *g, struct cg_map *m, LLVMValueRef p, LLVMVa
 void cg_tseries_update(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef init,
 		       LLVMValueRef v)
 {
-	LLVMValueRef now = tseries_now(g, init), epoch, p, args[5];
-	LLVMBasicBlockRef have, done;
+	struct ts_now t = { .now = tseries_now(g, init) };
 	uint64_t iv = m->lhist_min > 0 ? (uint64_t)m->lhist_min : 1;
 
-	epoch = LLVMBuildUDiv(g->B, now, cg_u64(g, iv), "");
+	t.epoch = LLVMBuildUDiv(g->B, t.now, cg_u64(g, iv), "");
 	st64(g, key, m->bpf_key_size - 8,
-	     LLVMBuildURem(g->B, epoch, cg_u64(g, sp_hist_nbuckets(m->agg, 0, m->lhist_max, 0)), ""));
-	cg_memset0(g, init, m->value_size);
-	args[0] = m->gv;
-	args[1] = key;
-	args[2] = init;
-	args[3] = m->drops_gv;
-	args[4] = LLVMConstInt(g->i32, (unsigned long long)(m - g->maps), 0);
-	p = cg_call_fn(g, "sp_map_upsert", args, 5);
-	have = cg_block(g, "ts_slot");
-	done = cg_block(g, "ts_slot_done");
-	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
-	LLVMPositionBuilderAtEnd(g->B, have);
-	tseries_apply(g, m, p, v, now, epoch);
-	LLVMBuildBr(g->B, done);
-	LLVMPositionBuilderAtEnd(g->B, done);
+	     LLVMBuildURem(g->B, t.epoch, cg_u64(g, sp_hist_nbuckets(m->agg, 0, m->lhist_max, 0)),
+			   ""));
+	cg_agg_upsert(g, m, key, init, v, tseries_apply, &t);
 }
 
 /* Buckets a hist/lhist key can have (sp_log2_bucket, sp_lin_bucket). */

@@ -137,7 +137,7 @@ static LLVMValueRef agg_fn(struct cg *g, struct cg_map *m, struct sp_span span)
 	if (m->agg == SP_AGG_TSERIES)
 		cg_tseries_update(g, m, key, init, v);
 	else
-		cg_agg_upsert(g, m, key, init, v);
+		cg_agg_upsert(g, m, key, init, v, NULL, NULL);
 	oob_end(g, &s);
 	return f;
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
 #include "base/sha256.h"
 #include "runtime/objcache.h"
 
@@ -168,23 +169,6 @@ int sp_objcache_get(struct sp_objcache *c, const char *key, void **obj, size_t *
 	return err;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 struct entry {
 	char name[80];
 	off_t size;
@@ -281,9 +265,9 @@ int sp_objcache_put(struct sp_objcache *c, const char *key, const void *obj, siz
 	if (fd < 0)
 		return -errno;
 	digest(obj, len, d);
-	err = write_all(fd, obj, len);
+	err = sp_write_all(fd, obj, len);
 	if (!err)
-		err = write_all(fd, d, DIGEST);
+		err = sp_write_all(fd, d, DIGEST);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && renameat(c->dirfd, tmp, c->dirfd, name))

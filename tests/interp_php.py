@@ -3,10 +3,12 @@
 The host's PHP 8.2 (Debian 12's php8.2-cli; .ci/setup installs it, so under
 CI=true its absence fails) and Debian sid's PHP 8.4 in the chroot
 tests/distro.py makes. What is asserted:
-  - mixed: main -> outer -> fib (recursive) under the plain one-liner with
-    -c: >= 90 % of the samples carry `{main};main;outer` with the script's
-    file and lines, names as PHP's backtraces print them, php's own C
-    frames (php_execute_script...) below them;
+  - mixed: main -> outer -> fib (recursive), tests/workloads/interp_fib.php
+    (the docs' example), under the plain one-liner with -c: >= 90 % of the
+    samples carry `{main};main;outer` with the script's file and lines
+    (the leaf's in its function, each caller's one that calls the frame
+    above it, as read from the file), names as PHP's backtraces print
+    them, php's own C frames (php_execute_script...) below them;
   - attach: -p to a php already inside a 60-deep recursion;
   - methods: an instance method, a static method and a closure, each
     named (`Calc::run`, `Calc::make`, `{closure...}`);
@@ -24,32 +26,60 @@ import tier_interp as ti
 PHP = "/usr/bin/php8.2"
 PH_UNKNOWN = "[unknown php frame]"
 
-PH_MIXED = """\
-<?php
-function cpu() {
-    $r = getrusage();
-    return $r['ru_utime.tv_sec'] + $r['ru_utime.tv_usec'] / 1e6
-        + $r['ru_stime.tv_sec'] + $r['ru_stime.tv_usec'] / 1e6;
-}
+# the docs' example program (tests/workloads/interp_fib.php), its CPU
+# seconds written in place of its command-line argument
+PH_ARGV = "$argc > 1 ? (float)$argv[1] : 1.0"
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "workloads", "interp_fib.php")) as _f:
+    PH_MIXED = _f.read()
+assert PH_ARGV in PH_MIXED and "%" not in PH_MIXED, "tests/workloads/interp_fib.php changed"
+PH_MIXED = PH_MIXED.replace(PH_ARGV, "%(secs)s")
 
-function fib($n) {
-    return $n < 2 ? $n : fib($n - 1) + fib($n - 2);
-}
 
-function outer($limit) {
-    $end = cpu() + $limit;
-    $x = 0;
-    while (cpu() < $end) $x += fib(15);
-    return $x;
-}
+def _lines_of(text):
+    """What the lines of PH_MIXED a frame can show are: {name: (first, last)}
+    of each function (the script's: {main}, the whole file), and {(caller,
+    callee): lines} of the lines of caller that call callee."""
+    lines = text.splitlines()
+    spans, calls, cur = {"{main}": (1, len(lines))}, {}, None
+    for no, line in enumerate(lines, 1):
+        m = re.match(r"function (\w+)\(", line)
+        if m:
+            cur = m.group(1)
+            spans[cur] = (no, no)
+        elif cur and line.startswith("}"):
+            spans[cur] = (spans[cur][0], no)
+            cur = None
+    for caller, (first, last) in spans.items():
+        if caller == "{main}":
+            first = last = next(n for n, l in enumerate(lines, 1) if l.startswith("main("))
+        for callee in spans:
+            at = [n for n in range(first, last + 1)
+                  if re.search(r"(?<![\w$>])%s\(" % re.escape(callee), lines[n - 1])
+                  and n != spans[callee][0]]
+            if at:
+                calls[(caller, callee)] = set(at)
+    return spans, calls
 
-function main($total) {
-    $end = cpu() + $total;
-    while (cpu() < $end) outer(0.05);
-}
 
-main(%(secs)s);
-"""
+PH_SPANS, PH_CALLS = _lines_of(PH_MIXED)
+assert PH_CALLS.get(("outer", "fib")) and PH_CALLS.get(("fib", "fib")) and \
+    PH_CALLS.get(("{main}", "main")), "tests/workloads/interp_fib.php changed: %r" % PH_CALLS
+
+
+def ph_check_lines(ours):
+    """ours: a stack's PHP frames (name, file, line), leaf first: the leaf
+    on a line of its function, every caller on a line that calls the frame
+    above it."""
+    for i, (name, _, line) in enumerate(ours):
+        if i == 0:
+            first, last = PH_SPANS[name]
+            assert first <= line <= last, "%s at line %d, outside %d..%d: %r" % (
+                name, line, first, last, ours)
+        else:
+            want = PH_CALLS.get((name, ours[i - 1][0]), set())
+            assert line in want, "%s at line %d, which does not call %s (lines %s): %r" % (
+                name, line, ours[i - 1][0], sorted(want), ours)
+
 
 PH_DEEP = """\
 <?php
@@ -127,8 +157,8 @@ def _names(frames):
 
 def t_ph_mixed(ctx, exe=PHP):
     """main -> outer -> fib under the plain one-liner (-c): >= 90 % of the
-    samples carry {main};main;outer with the script's file and a line in
-    each, php's C frames below {main}, fib in at least half of them."""
+    samples carry {main};main;outer with the script's file and the lines
+    the workload file gives each (ph_check_lines), php's C frames below {main}, fib in at least half of them."""
     _require_php(ctx, exe)
     ctx.require_bpf()
     script = ti._script(ctx, exe, "interp_ph_mixed.php", PH_MIXED % {"secs": "2.5"})
@@ -143,7 +173,8 @@ def t_ph_mixed(ctx, exe=PHP):
         if names[-3:] != ["outer", "main", "{main}"]:
             continue
         assert set(names[:-3]) <= {"fib", "cpu"}, "frames above outer: %r" % frames
-        assert all(p[1] == os.path.basename(script) and p[2] > 0 for _, p in ours), frames
+        assert all(p[1] == os.path.basename(script) for _, p in ours), frames
+        ph_check_lines([p for _, p in ours])
         assert ours[-1][0] < len(frames) - 1, "no frames below {main}: %r" % frames
         chain += c
         fib += c if "fib" in names else 0

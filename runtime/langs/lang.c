@@ -2,13 +2,16 @@
  *
  * Each row wraps one runtime's typed calls (runtime/langs/NAME.h) in the
  * untyped ones of struct sp_lang; a new runtime is one SP_LANG_ROW line
- * and its header's include. CPython's row comes first (warnings and
- * registration in the order they always had) but is the fallback when a
- * stack's words are spliced: it owns every pid no other runtime claims.
+ * and its header's include (SP_LANG_IROW for one built on interp_walker.c,
+ * whose life cycle and splice are the shared ones). CPython's row comes
+ * first (warnings and registration in the order they always had) but is
+ * the fallback when a stack's words are spliced: it owns every pid no
+ * other runtime claims.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/langs/interp_walker.h"
 #include "runtime/langs/lang.h"
 #include "runtime/langs/node.h"
 #include "runtime/langs/perl.h"
@@ -16,15 +19,11 @@
 #include "runtime/langs/python.h"
 #include "runtime/langs/ruby.h"
 
-/* struct sp_lang of sp_NAME__* (T its walker type); owns given apart. */
-#define SP_LANG_ROW(NAME, T, OWNS)                                                           \
+/* The calls of runtime NAME's own: sp_NAME__open, add_maps, note_code. */
+#define SP_LANG_CALLS(NAME, T)                                                               \
 	static void *NAME##_open(struct bpf_object *obj)                                     \
 	{                                                                                    \
 		return sp_##NAME##__open(obj);                                               \
-	}                                                                                    \
-	static void NAME##_destroy(void *w)                                                  \
-	{                                                                                    \
-		sp_##NAME##__destroy((T *)w);                                                \
 	}                                                                                    \
 	static int NAME##_add_maps(void *w, pid_t pid, const struct sp_procmaps *pm)        \
 	{                                                                                    \
@@ -34,11 +33,23 @@
 				     size_t len)                                             \
 	{                                                                                    \
 		sp_##NAME##__note_code((T *)w, pid, addr, rec, len);                         \
-	}                                                                                    \
+	}
+
+/* sp_NAME__splice (T its walker type) */
+#define SP_LANG_SPLICE(NAME, T)                                                              \
 	static int NAME##_splice(void *w, pid_t pid, const uint64_t *words, int ninterp,     \
 				 struct sp_frame *frames, int nnative)                       \
 	{                                                                                    \
 		return sp_##NAME##__splice((T *)w, pid, words, ninterp, frames, nnative);    \
+	}
+
+/* struct sp_lang of sp_NAME__* (T its walker type); owns given apart. */
+#define SP_LANG_ROW(NAME, T, OWNS)                                                           \
+	SP_LANG_CALLS(NAME, T)                                                               \
+	SP_LANG_SPLICE(NAME, T)                                                              \
+	static void NAME##_destroy(void *w)                                                  \
+	{                                                                                    \
+		sp_##NAME##__destroy((T *)w);                                                \
 	}                                                                                    \
 	static void NAME##_warn(void *w, FILE *f)                                            \
 	{                                                                                    \
@@ -64,15 +75,51 @@
 		return sp_##NAME##__owns((const T *)w, pid);   \
 	}
 
+/* The calls interp_walker.c makes for the walkers built on it (their
+ * struct sp_iwalker first): the life cycle, and splice for those that
+ * splice where their loop ran. */
+static void iw_destroy(void *w)
+{
+	sp_iwalker__destroy(w);
+}
+
+static void iw_warn(void *w, FILE *f)
+{
+	sp_iwalker__warn(w, f);
+}
+
+static int iw_evict(void *w)
+{
+	return sp_iwalker__evict(w);
+}
+
+static int iw_nprocs(const void *w)
+{
+	return sp_iwalker__nprocs(w);
+}
+
+static int iw_splice(void *w, pid_t pid, const uint64_t *words, int ninterp,
+		     struct sp_frame *frames, int nnative)
+{
+	return sp_iwalker__splice(w, pid, words, ninterp, frames, nnative);
+}
+
+/* struct sp_lang of a walker on interp_walker.c: open, add_maps, owns and
+ * note_code its own (sp_NAME__*), SPLICE iw_splice or its own. */
+#define SP_LANG_IROW(NAME, T, SPLICE)                                                        \
+	SP_LANG_CALLS(NAME, T)                                                               \
+	SP_LANG_OWNS(NAME, T)                                                                \
+	static const struct sp_lang NAME##_lang = { #NAME,           NAME##_open, iw_destroy,  \
+						    NAME##_add_maps, NAME##_owns, NAME##_note_code, \
+						    SPLICE,          iw_warn,     iw_evict,    \
+						    iw_nprocs };
+
 SP_LANG_ROW(python, struct sp_python, NULL)
-SP_LANG_OWNS(ruby, struct sp_ruby)
-SP_LANG_ROW(ruby, struct sp_ruby, ruby_owns)
-SP_LANG_OWNS(perl, struct sp_perl)
-SP_LANG_ROW(perl, struct sp_perl, perl_owns)
-SP_LANG_OWNS(node, struct sp_node)
-SP_LANG_ROW(node, struct sp_node, node_owns)
-SP_LANG_OWNS(php, struct sp_php)
-SP_LANG_ROW(php, struct sp_php, php_owns)
+SP_LANG_IROW(ruby, struct sp_ruby, iw_splice)
+SP_LANG_IROW(perl, struct sp_perl, iw_splice)
+SP_LANG_SPLICE(node, struct sp_node)
+SP_LANG_IROW(node, struct sp_node, node_splice)
+SP_LANG_IROW(php, struct sp_php, iw_splice)
 
 const struct sp_lang *const sp_lang_table[] = { &python_lang, &ruby_lang, &perl_lang, &node_lang,
 						   &php_lang };

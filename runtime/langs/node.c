@@ -32,8 +32,8 @@
 
 #include "abi/interp.h"
 #include "abi/node.h"
-#include "base/vec.h"
 #include "runtime/langs/interp_common.h"
+#include "runtime/langs/interp_walker.h"
 #include "runtime/langs/node.h"
 #include "runtime/stacks/procmaps.h"
 
@@ -105,29 +105,15 @@ static const unsigned char nalt[NCONSTS] = { ND_CONSTS(ND_COUNT1) };
 #define FIRST_VERSION C_V_MAJOR /* the rest name the version: not needed */
 
 struct ndproc {
-	pid_t pid;
-	bool registered, warned;
-	uint64_t mark;        /* &v8dbg_HeapObjectTag it was looked at with */
+	struct sp_iproc ip;   /* mark: &v8dbg_HeapObjectTag it was looked at with */
 	int64_t c[NCONSTS];   /* the constants' values */
 };
 
 struct sp_node {
-	int procs_fd, stats_fd, seen_fd, live_fd;
-	bool live;
-	struct ndproc *procs;
-	size_t nprocs, proccap;
-	struct sp_icodes codes;
-	uint64_t unknown;
+	struct sp_iwalker iw; /* codes: struct sp_icode */
 };
 
 /* --- process memory ------------------------------------------------------------------- */
-
-static uint64_t rd64(pid_t pid, uint64_t addr)
-{
-	uint64_t v = 0;
-
-	return sp_rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
-}
 
 static bool is_heap(const struct ndproc *p, uint64_t v)
 {
@@ -146,8 +132,8 @@ static int obj_type(const struct ndproc *p, uint64_t obj)
 	uint64_t map;
 	uint16_t t;
 
-	if (!is_heap(p, obj) || !is_heap(p, map = rd64(p->pid, field(p, obj, p->c[C_OBJ_MAP]))) ||
-	    sp_rmem(p->pid, field(p, map, p->c[C_MAP_TYPE]), &t, sizeof(t)))
+	if (!is_heap(p, obj) || !is_heap(p, map = sp_rd64(p->ip.pid, field(p, obj, p->c[C_OBJ_MAP]))) ||
+	    sp_rmem(p->ip.pid, field(p, map, p->c[C_MAP_TYPE]), &t, sizeof(t)))
 		return -1;
 	return t;
 }
@@ -185,7 +171,7 @@ static void read_str(const struct ndproc *p, uint64_t str, int32_t from, int32_t
 	uint8_t raw[MAX_STR * 2];
 
 	if (type < 0 || type >= p->c[C_FIRST_NONSTRING] || depth > STR_DEPTH ||
-	    sp_rmem(p->pid, field(p, str, p->c[C_STR_LEN]), &slen, sizeof(slen)) || slen < 0 ||
+	    sp_rmem(p->ip.pid, field(p, str, p->c[C_STR_LEN]), &slen, sizeof(slen)) || slen < 0 ||
 	    from < 0 || len < 0 || from + len > slen || b->n / 3 + (size_t)len > MAX_STR) {
 		b->bad = true;
 		return;
@@ -195,7 +181,7 @@ static void read_str(const struct ndproc *p, uint64_t str, int32_t from, int32_t
 	if (rep == p->c[C_SEQ]) {
 		uint64_t at = field(p, str, one ? p->c[C_SEQ1_CHARS] : p->c[C_SEQ2_CHARS]);
 
-		if (len && sp_rmem(p->pid, at + (uint64_t)from * (one ? 1 : 2), raw,
+		if (len && sp_rmem(p->ip.pid, at + (uint64_t)from * (one ? 1 : 2), raw,
 				   (size_t)len * (one ? 1 : 2))) {
 			b->bad = true;
 			return;
@@ -203,11 +189,11 @@ static void read_str(const struct ndproc *p, uint64_t str, int32_t from, int32_t
 		for (int32_t i = 0; i < len && !b->bad; i++)
 			put_unit(b, one ? raw[i] : (unsigned)(raw[2 * i] | raw[2 * i + 1] << 8));
 	} else if (rep == p->c[C_CONS]) {
-		uint64_t first = rd64(p->pid, field(p, str, p->c[C_CONS_FIRST]));
-		uint64_t second = rd64(p->pid, field(p, str, p->c[C_CONS_SECOND]));
+		uint64_t first = sp_rd64(p->ip.pid, field(p, str, p->c[C_CONS_FIRST]));
+		uint64_t second = sp_rd64(p->ip.pid, field(p, str, p->c[C_CONS_SECOND]));
 		int32_t flen = 0;
 
-		if (sp_rmem(p->pid, field(p, first, p->c[C_STR_LEN]), &flen, sizeof(flen)) ||
+		if (sp_rmem(p->ip.pid, field(p, first, p->c[C_STR_LEN]), &flen, sizeof(flen)) ||
 		    flen < 0 || flen > slen) {
 			b->bad = true;
 			return;
@@ -218,11 +204,11 @@ static void read_str(const struct ndproc *p, uint64_t str, int32_t from, int32_t
 			read_str(p, second, from > flen ? from - flen : 0,
 				 from + len - (from > flen ? from : flen), b, depth + 1);
 	} else if (rep == p->c[C_THIN]) {
-		read_str(p, rd64(p->pid, field(p, str, p->c[C_THIN_ACTUAL])), from, len, b, depth + 1);
+		read_str(p, sp_rd64(p->ip.pid, field(p, str, p->c[C_THIN_ACTUAL])), from, len, b, depth + 1);
 	} else if (rep == p->c[C_SLICED]) {
-		uint64_t off = rd64(p->pid, field(p, str, p->c[C_SLICED_OFFSET]));
+		uint64_t off = sp_rd64(p->ip.pid, field(p, str, p->c[C_SLICED_OFFSET]));
 
-		read_str(p, rd64(p->pid, field(p, str, p->c[C_SLICED_PARENT])),
+		read_str(p, sp_rd64(p->ip.pid, field(p, str, p->c[C_SLICED_PARENT])),
 			 from + (int32_t)(off >> (p->c[C_SMI_SHIFT] + 1)), len, b, depth + 1);
 	} else {
 		b->bad = true; /* external strings: their bytes are outside the heap */
@@ -236,7 +222,7 @@ static char *js_string(const struct ndproc *p, uint64_t str)
 	int32_t len = 0;
 	char *s = NULL;
 
-	if (b && !sp_rmem(p->pid, field(p, str, p->c[C_STR_LEN]), &len, sizeof(len)) && len >= 0 &&
+	if (b && !sp_rmem(p->ip.pid, field(p, str, p->c[C_STR_LEN]), &len, sizeof(len)) && len >= 0 &&
 	    len <= MAX_STR) {
 		read_str(p, str, 0, len, b, 0);
 		if (!b->bad)
@@ -266,7 +252,7 @@ static char *function_name(const struct ndproc *p, uint64_t name)
 	if (obj_type(p, name) != p->c[C_T_SCOPE])
 		return strdup(""); /* a SMI: no ScopeInfo, no name */
 	/* slot i of a ScopeInfo is at TaggedSize * (1 + i): the map is first */
-	n = rd64(p->pid, field(p, name, ts * (1 + p->c[C_SI_NLOCALS]))) >> (p->c[C_SMI_SHIFT] + 1);
+	n = sp_rd64(p->ip.pid, field(p, name, ts * (1 + p->c[C_SI_NLOCALS]))) >> (p->c[C_SMI_SHIFT] + 1);
 	if (n > 4096)
 		return NULL;
 	/* more than 75 locals keep their names in a hash table: one slot */
@@ -275,7 +261,7 @@ static char *function_name(const struct ndproc *p, uint64_t name)
 	 * the name V8 inferred (`Module._compile` for a function expression
 	 * assigned to Module.prototype._compile), as Error.stack prints them */
 	for (int i = 0; i < 3; i++) {
-		uint64_t v = rd64(p->pid, field(p, name, ts * (int64_t)(1 + slot + (uint64_t)i)));
+		uint64_t v = sp_rd64(p->ip.pid, field(p, name, ts * (int64_t)(1 + slot + (uint64_t)i)));
 		char *s = is_string(p, v) ? js_string(p, v) : NULL;
 
 		if (s && s[0])
@@ -288,24 +274,18 @@ static char *function_name(const struct ndproc *p, uint64_t name)
 /* The file of the SFI sfi: its Script's name; NULL when it has none. */
 static char *script_name(const struct ndproc *p, uint64_t sfi)
 {
-	uint64_t script = rd64(p->pid, field(p, sfi, p->c[C_SFI_SCRIPT]));
+	uint64_t script = sp_rd64(p->ip.pid, field(p, sfi, p->c[C_SFI_SCRIPT]));
 
 	if (obj_type(p, script) != p->c[C_T_SCRIPT])
 		return NULL;
-	return js_string(p, rd64(p->pid, field(p, script, p->c[C_SCRIPT_NAME])));
+	return js_string(p, sp_rd64(p->ip.pid, field(p, script, p->c[C_SCRIPT_NAME])));
 }
 
 /* --- processes -------------------------------------------------------------------------- */
 
-static struct ndproc *proc_get(struct sp_node *nd, pid_t pid, bool add)
+static struct ndproc *proc_get(const struct sp_node *nd, pid_t pid)
 {
-	for (size_t i = 0; i < nd->nprocs; i++)
-		if (nd->procs[i].pid == pid)
-			return &nd->procs[i];
-	if (!add || SP_GROW(nd->procs, nd->proccap, nd->nprocs + 1, 16))
-		return NULL;
-	nd->procs[nd->nprocs] = (struct ndproc){ .pid = pid };
-	return &nd->procs[nd->nprocs++];
+	return (struct ndproc *)sp_iwalker__proc(&nd->iw, pid);
 }
 
 /* One file named *node* (the executable or a libnode): 1 when it exports
@@ -336,7 +316,7 @@ static void read_consts(struct ndproc *p, const uint64_t *addrs, char *why, size
 	for (int i = 0; i < NCONSTS; i++) {
 		int32_t v = 0;
 
-		if (!addrs[i] || sp_rmem(p->pid, addrs[i], &v, sizeof(v))) {
+		if (!addrs[i] || sp_rmem(p->ip.pid, addrs[i], &v, sizeof(v))) {
 			if (i < FIRST_VERSION && n < size)
 				n += (size_t)snprintf(why + n, size - n, "%s%s",
 						      n ? ", " : "missing ", const_names[i]);
@@ -357,8 +337,8 @@ static void version_text(const struct ndproc *p, const uint64_t *addrs, char *ou
 	uint64_t s[2] = { 0, 0 };
 	int n;
 
-	if (!addrs[C_METADATA] || sp_rmem(p->pid, addrs[C_METADATA], s, sizeof(s)) || !s[1] ||
-	    s[1] >= sizeof(nv) || sp_rmem(p->pid, s[0], nv, (size_t)s[1]) ||
+	if (!addrs[C_METADATA] || sp_rmem(p->ip.pid, addrs[C_METADATA], s, sizeof(s)) || !s[1] ||
+	    s[1] >= sizeof(nv) || sp_rmem(p->ip.pid, s[0], nv, (size_t)s[1]) ||
 	    strspn(nv, "0123456789.") != (size_t)s[1])
 		memset(nv, 0, sizeof(nv));
 	n = snprintf(out, size, "node%s%s", nv[0] ? " " : "", nv);
@@ -391,21 +371,23 @@ static const char *unsupported(const struct ndproc *p, char *buf, size_t size)
 	return NULL;
 }
 
-static int register_proc(struct sp_node *nd, struct ndproc *p, const uint64_t *addrs)
+static int register_proc(struct sp_iwalker *iw, struct sp_iproc *ip, void *found)
 {
+	struct ndproc *p = (struct ndproc *)ip;
+	const uint64_t *addrs = found;
 	char why[512], vs[96];
 	struct sp_nd_proc w = { 0 };
 
 	read_consts(p, addrs, why, sizeof(why));
 	version_text(p, addrs, vs, sizeof(vs));
-	p->mark = addrs[0];
+	ip->mark = addrs[0];
 	if (!why[0])
 		unsupported(p, why, sizeof(why));
 	if (why[0]) {
-		if (!p->warned)
+		if (!ip->warned)
 			fprintf(stderr, "sprof: warning: pid %d runs %s: no JavaScript frames (%s), "
-				"native frames only\n", (int)p->pid, vs, why);
-		p->warned = true;
+				"native frames only\n", (int)ip->pid, vs, why);
+		ip->warned = true;
 		return 0;
 	}
 	w.fp_function = (int16_t)p->c[C_FP_FUNCTION];
@@ -417,44 +399,25 @@ static int register_proc(struct sp_node *nd, struct ndproc *p, const uint64_t *a
 	w.sfi_type = (uint16_t)p->c[C_T_SFI];
 	w.heap_tag = (uint16_t)p->c[C_HEAP_TAG];
 	w.heap_tag_mask = (uint16_t)p->c[C_HEAP_TAG_MASK];
-	sp_interp_mark_live(nd->live_fd, &nd->live);
-	if (bpf_map_update_elem(nd->procs_fd, &p->pid, &w, BPF_ANY))
+	sp_interp_mark_live(iw->live_fd, &iw->live);
+	if (bpf_map_update_elem(iw->procs_fd, &ip->pid, &w, BPF_ANY))
 		return -errno;
-	p->registered = true;
+	ip->registered = true;
 	return 1;
 }
 
 int sp_node__add_maps(struct sp_node *nd, pid_t pid, const struct sp_procmaps *pm)
 {
 	uint64_t addrs[NCONSTS] = { 0 };
-	struct ndproc *p;
 
-	if (!nd || pid <= 0)
-		return 0;
-	p = proc_get(nd, pid, false);
-	if (!sp_interp_find(pid, pm, "node", probe_file, addrs)) {
-		if (p && p->registered) { /* it exec'd something else */
-			bpf_map_delete_elem(nd->procs_fd, &pid);
-			p->registered = false;
-		}
-		return 0;
-	}
-	if (p && (p->registered || p->warned) && p->mark == addrs[0])
-		return p->registered;
-	p = p ? p : proc_get(nd, pid, true);
-	if (!p)
-		return -ENOMEM;
-	return register_proc(nd, p, addrs);
+	return sp_iwalker__add_maps((struct sp_iwalker *)nd, pid, pm, addrs);
 }
 
 bool sp_node__owns(const struct sp_node *nd, pid_t pid)
 {
-	if (!nd)
-		return false;
-	for (size_t i = 0; i < nd->nprocs; i++)
-		if (nd->procs[i].pid == pid)
-			return nd->procs[i].registered || nd->procs[i].mark;
-	return false;
+	struct ndproc *p = nd ? proc_get(nd, pid) : NULL;
+
+	return p && (p->ip.registered || p->ip.mark);
 }
 
 /* --- code records ----------------------------------------------------------------------- */
@@ -469,12 +432,10 @@ void sp_node__note_code(struct sp_node *nd, pid_t pid, uint64_t addr, const void
 	if (!nd || !rec || len < sizeof(r))
 		return;
 	memcpy(&r, rec, sizeof(r));
-	p = proc_get(nd, pid, false);
-	if (r.magic != SP_ND_REC_MAGIC || !p || !p->registered || !r.id ||
-	    sp_icodes__reserve(&nd->codes) || sp_icodes__get(&nd->codes, pid, r.id) ||
-	    !(c = calloc(1, sizeof(*c))))
+	p = proc_get(nd, pid);
+	if (r.magic != SP_ND_REC_MAGIC || !p || !p->ip.registered ||
+	    !(c = sp_iwalker__new_code(&nd->iw, pid, r.id, addr, sizeof(*c))))
 		return;
-	*c = (struct sp_icode){ .id = r.id, .pid = pid, .addr = addr };
 	name = function_name(p, r.name);
 	if (name && !name[0]) {
 		free(name);
@@ -483,7 +444,7 @@ void sp_node__note_code(struct sp_node *nd, pid_t pid, uint64_t addr, const void
 	c->name = name;
 	c->file = script_name(p, r.sfi);
 	c->ok = c->name != NULL;
-	sp_icodes__add(&nd->codes, c);
+	sp_icodes__add(&nd->iw.codes, c);
 }
 
 /* --- frames ----------------------------------------------------------------------------- */
@@ -542,7 +503,7 @@ int sp_node__splice(struct sp_node *nd, pid_t pid, const uint64_t *words, int ni
 		return nnative;
 	memcpy(nat, frames, sizeof(*nat) * (size_t)nnative);
 	for (k = 0; k < ninterp; k++) {
-		struct sp_icode *c = sp_icodes__get(&nd->codes, pid, sp_interp_word_id(words[k]));
+		struct sp_icode *c = sp_icodes__get(&nd->iw.codes, pid, sp_interp_word_id(words[k]));
 		/* the native frame that returns to the word's return address is
 		 * its caller's; the one before it ran this function's code */
 		int j = caller_of(nat, nnative, cur, words[k]), g;
@@ -559,7 +520,7 @@ int sp_node__splice(struct sp_node *nd, pid_t pid, const uint64_t *words, int ni
 			g = j; /* no native frame of its own: inserted */
 		while (cur < g)
 			frames[n++] = nat[cur++];
-		sp_interp_frame(&frames[n], c, UNKNOWN_FRAME, &nd->unknown);
+		sp_interp_frame(&frames[n], c, UNKNOWN_FRAME, &nd->iw.unknown);
 		n++;
 		cur = j;
 	}
@@ -569,8 +530,9 @@ int sp_node__splice(struct sp_node *nd, pid_t pid, const uint64_t *words, int ni
 		if (k >= ninterp || !is_js_code(&nat[cur]))
 			frames[n++] = nat[cur];
 	for (; k < ninterp; k++) {
-		sp_interp_frame(&frames[n], sp_icodes__get(&nd->codes, pid, sp_interp_word_id(words[k])),
-				UNKNOWN_FRAME, &nd->unknown);
+		sp_interp_frame(&frames[n],
+				sp_icodes__get(&nd->iw.codes, pid, sp_interp_word_id(words[k])),
+				UNKNOWN_FRAME, &nd->iw.unknown);
 		n++;
 	}
 	free(nat);
@@ -579,65 +541,22 @@ int sp_node__splice(struct sp_node *nd, pid_t pid, const uint64_t *words, int ni
 
 /* --- life cycle ------------------------------------------------------------------------- */
 
+static const struct sp_iwalker_kind node_kind = {
+	.lang = "node",
+	SP_IWALKER_ABI(ND, nd),
+	.proc_size = sizeof(struct ndproc),
+	.probe = probe_file,
+	.found_mark = 0, /* addrs[0] */
+	.register_proc = register_proc,
+	.unknown_frame = UNKNOWN_FRAME, /* frames placed by sp_node__splice */
+	.unread = "functions that could not be read",
+};
+
 struct sp_node *sp_node__open(struct bpf_object *obj)
 {
-	int fd;
-	struct sp_node *nd = sp_interp_alloc(obj, SP_ND_MAP_PROCS, sizeof(*nd), &fd);
-
-	if (!nd)
-		return NULL;
-	nd->procs_fd = fd;
-	nd->stats_fd = sp_interp_map_fd(obj, SP_ND_MAP_STATS);
-	nd->seen_fd = sp_interp_map_fd(obj, SP_ND_MAP_SEEN);
-	nd->live_fd = sp_interp_map_fd(obj, SP_ND_MAP_LIVE);
-	return nd;
+	return sp_iwalker__open(obj, &node_kind, sizeof(struct sp_node));
 }
 
-static void code_free(struct sp_icode *ic)
-{
-	free(ic->name), free(ic->file), free(ic);
-}
 
-int sp_node__nprocs(const struct sp_node *nd)
-{
-	return nd ? (int)nd->nprocs : 0;
-}
 
-int sp_node__evict(struct sp_node *nd)
-{
-	size_t k = 0, n;
 
-	if (!nd)
-		return 0;
-	for (size_t i = 0; i < nd->nprocs; i++) {
-		pid_t pid = nd->procs[i].pid;
-
-		if (!sp_pid_gone(pid))
-			nd->procs[k++] = nd->procs[i];
-		else if (nd->procs[i].registered)
-			bpf_map_delete_elem(nd->procs_fd, &pid);
-	}
-	n = nd->nprocs - k;
-	nd->nprocs = k;
-	if (n && sp_icodes__evict(&nd->codes, code_free) == 0)
-		sp_interp_forget_seen(nd->seen_fd, sizeof(struct sp_nd_code_key),
-				      offsetof(struct sp_nd_code_key, pid), SP_ND_SEEN_MAX);
-	return (int)n;
-}
-
-void sp_node__destroy(struct sp_node *nd)
-{
-	if (!nd)
-		return;
-	sp_icodes__free(&nd->codes, code_free);
-	free(nd->procs);
-	free(nd);
-}
-
-void sp_node__warn(struct sp_node *nd, FILE *f)
-{
-	if (!nd)
-		return;
-	sp_interp_warn(f, "node", nd->stats_fd, nd->unknown, UNKNOWN_FRAME,
-		       "functions that could not be read");
-}

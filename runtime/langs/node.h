@@ -31,7 +31,6 @@ struct sp_node;
 
 /* NULL with errno ENOENT when the object has no node walker. */
 struct sp_node *sp_node__open(struct bpf_object *obj);
-void sp_node__destroy(struct sp_node *nd); /* accepts NULL */
 
 /* Registers pid when the snapshot shows a node whose constants the walk
  * has: 1 when registered (now or before), 0 when not, -errno on failure.
@@ -47,11 +46,8 @@ void sp_node__note_code(struct sp_node *nd, pid_t pid, uint64_t addr, const void
 int sp_node__splice(struct sp_node *nd, pid_t pid, const uint64_t *words, int ninterp,
 		    struct sp_frame *frames, int nnative);
 
-/* JS stacks lost or cut, unknown frames, on f; nothing when all went well. */
-void sp_node__warn(struct sp_node *nd, FILE *f);
-/* --continuous: processes gone are forgotten, here and in BPF: how many. Accepts NULL. */
-int sp_node__evict(struct sp_node *nd);
-/* Node processes registered. */
-int sp_node__nprocs(const struct sp_node *nd);
+/* Its walker's struct sp_iwalker comes first: the rest of its life cycle
+ * (destroy, warnings, --continuous eviction, the count of processes) is
+ * interp_walker.h's, through lang.c's table. */
 
 #endif

@@ -37,8 +37,8 @@
 
 #include "abi/interp.h"
 #include "abi/perl.h"
-#include "base/vec.h"
 #include "runtime/langs/interp_common.h"
+#include "runtime/langs/interp_walker.h"
 #include "runtime/stacks/kofs.h"
 #include "runtime/langs/perl.h"
 #include "runtime/stacks/procmaps.h"
@@ -78,10 +78,8 @@ static const struct plver versions[] = {
 #define RUNOPS_PARTS 4
 
 struct plproc {
-	pid_t pid;
-	bool registered, warned;
+	struct sp_iproc ip;       /* mark: &PL_curinterp it was registered with */
 	const struct plver *v;    /* set when registered */
-	uint64_t interp_sym;      /* &PL_curinterp it was registered with */
 	struct sp_irange runops[RUNOPS_PARTS]; /* Perl_runops_standard's code */
 	int nrunops;
 };
@@ -92,32 +90,12 @@ struct plcode {
 };
 
 struct sp_perl {
-	int procs_fd, stats_fd, seen_fd, live_fd;
-	bool live;              /* live_fd set: BPF looks processes up */
+	struct sp_iwalker iw; /* codes: struct plcode */
 	uint32_t fsbase_off;
 	bool have_fsbase;
-	struct plproc *procs;
-	size_t nprocs, proccap;
-	struct sp_icodes codes; /* struct plcode */
-	uint64_t unknown;
 };
 
 /* --- process memory ------------------------------------------------------------------- */
-
-static uint64_t rd64(pid_t pid, uint64_t addr)
-{
-	uint64_t v = 0;
-
-	return sp_rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
-}
-
-static bool printable(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return n > 0;
-}
 
 /* A C string of the process (a COP's file name), malloc'd; NULL when
  * unreadable, unterminated within MAX_STR or not printable. */
@@ -140,7 +118,7 @@ static char *read_cstr(pid_t pid, uint64_t addr)
 	}
 	buf[MAX_STR] = 0;
 	n = strlen(buf);
-	return printable(buf, n) ? strdup(buf) : NULL;
+	return n && sp_printable(buf, n) ? strdup(buf) : NULL;
 }
 
 /* A HEK's key (hek_len at +4, bytes at +8), malloc'd; NULL when bad. */
@@ -152,7 +130,7 @@ static char *read_hek(pid_t pid, const struct plver *v, uint64_t hek)
 	if (!hek || sp_rmem(pid, hek + v->hek_len, &len, sizeof(len)) || len <= 0 || len > MAX_STR ||
 	    !(s = malloc((size_t)len + 1)))
 		return NULL;
-	if (sp_rmem(pid, hek + v->hek_key, s, (size_t)len) || !printable(s, (size_t)len)) {
+	if (sp_rmem(pid, hek + v->hek_key, s, (size_t)len) || !sp_printable(s, (size_t)len)) {
 		free(s);
 		return NULL;
 	}
@@ -164,16 +142,16 @@ static char *read_hek(pid_t pid, const struct plver *v, uint64_t hek)
  * or the first of its names when it has several. */
 static char *stash_name(pid_t pid, const struct plver *v, uint64_t hv)
 {
-	uint64_t body = rd64(pid, hv), aux, name;
+	uint64_t body = sp_rd64(pid, hv), aux, name;
 	int32_t count = 0;
 
 	if (!body)
 		return NULL;
 	aux = body + v->hv_aux;
-	name = rd64(pid, aux);
+	name = sp_rd64(pid, aux);
 	if (sp_rmem(pid, aux + v->aux_name_count, &count, sizeof(count)))
 		return NULL;
-	return read_hek(pid, v, count ? rd64(pid, name) : name);
+	return read_hek(pid, v, count ? sp_rd64(pid, name) : name);
 }
 
 static char *join_name(char *pkg, char *name)
@@ -196,29 +174,23 @@ static char *sub_name(pid_t pid, const struct plver *v, uint64_t cv, uint64_t gv
 	if (!gv)
 		return NULL;
 	if (named) {
-		body = rd64(pid, cv);
-		return body ? join_name(stash_name(pid, v, rd64(pid, body + v->cv_stash)),
+		body = sp_rd64(pid, cv);
+		return body ? join_name(stash_name(pid, v, sp_rd64(pid, body + v->cv_stash)),
 					read_hek(pid, v, gv))
 			    : NULL;
 	}
-	body = rd64(pid, gv);
+	body = sp_rd64(pid, gv);
 	if (!body)
 		return NULL;
-	return join_name(stash_name(pid, v, rd64(pid, body + v->gv_stash)),
-			 read_hek(pid, v, rd64(pid, body + v->gv_name)));
+	return join_name(stash_name(pid, v, sp_rd64(pid, body + v->gv_stash)),
+			 read_hek(pid, v, sp_rd64(pid, body + v->gv_name)));
 }
 
 /* --- processes -------------------------------------------------------------------------- */
 
-static struct plproc *proc_get(struct sp_perl *pl, pid_t pid, bool add)
+static struct plproc *proc_get(const struct sp_perl *pl, pid_t pid)
 {
-	for (size_t i = 0; i < pl->nprocs; i++)
-		if (pl->procs[i].pid == pid)
-			return &pl->procs[i];
-	if (!add || SP_GROW(pl->procs, pl->proccap, pl->nprocs + 1, 16))
-		return NULL;
-	pl->procs[pl->nprocs] = (struct plproc){ .pid = pid };
-	return &pl->procs[pl->nprocs++];
+	return (struct plproc *)sp_iwalker__proc(&pl->iw, pid);
 }
 
 /* What one mapped file tells, relocated (0: not exported), and its mapping
@@ -259,32 +231,35 @@ static const char *missing(struct sp_perl *pl, struct plproc *p, struct found *f
 		return "no task_struct thread.fsbase in the kernel's BTF";
 	if (!f->thr_key || !f->curinterp)
 		return "no PL_thr_key/PL_curinterp: an unthreaded perl";
-	p->nrunops = sp_interp_func_parts(p->pid, f->map, "Perl_runops_standard", p->runops,
+	p->nrunops = sp_interp_func_parts(p->ip.pid, f->map, "Perl_runops_standard", p->runops,
 					  RUNOPS_PARTS);
 	if (!p->nrunops)
 		return "no Perl_runops_standard";
 	return NULL;
 }
 
-static int register_proc(struct sp_perl *pl, struct plproc *p, struct found *f)
+static int register_proc(struct sp_iwalker *iw, struct sp_iproc *ip, void *found)
 {
+	struct sp_perl *pl = (struct sp_perl *)iw;
+	struct plproc *p = (struct plproc *)ip;
+	struct found *f = found;
 	uint8_t rev = 0, ver = 0, sub = 0;
 	const struct plver *v;
 	const char *why = NULL;
 	struct sp_pl_proc w;
 	char vs[32] = "(unknown version)";
 
-	if (!sp_rmem(p->pid, f->revision, &rev, 1) && !sp_rmem(p->pid, f->version, &ver, 1) &&
-	    !sp_rmem(p->pid, f->subversion, &sub, 1))
+	if (!sp_rmem(ip->pid, f->revision, &rev, 1) && !sp_rmem(ip->pid, f->version, &ver, 1) &&
+	    !sp_rmem(ip->pid, f->subversion, &sub, 1))
 		snprintf(vs, sizeof(vs), "%u.%u.%u", rev, ver, sub);
 	v = version_for(rev, ver);
+	ip->mark = f->curinterp;
 	if (!v || (why = missing(pl, p, f))) {
-		if (!p->warned)
+		if (!ip->warned)
 			fprintf(stderr, "sprof: warning: pid %d runs perl %s: no interpreter stacks "
-				"%s%s%s, native frames only\n", (int)p->pid, vs, why ? "(" : "",
+				"%s%s%s, native frames only\n", (int)ip->pid, vs, why ? "(" : "",
 				why ? why : "for this version (5.36, 5.40, 5.42)", why ? ")" : "");
-		p->warned = true;
-		p->interp_sym = f->curinterp;
+		ip->warned = true;
 		return 0;
 	}
 	w = v->w;
@@ -292,46 +267,26 @@ static int register_proc(struct sp_perl *pl, struct plproc *p, struct found *f)
 	w.curinterp = f->curinterp;
 	w.task_fsbase = pl->fsbase_off;
 	w.version = (uint32_t)(rev * 10000 + ver * 100 + sub);
-	sp_interp_mark_live(pl->live_fd, &pl->live);
-	if (bpf_map_update_elem(pl->procs_fd, &p->pid, &w, BPF_ANY))
+	sp_interp_mark_live(iw->live_fd, &iw->live);
+	if (bpf_map_update_elem(iw->procs_fd, &ip->pid, &w, BPF_ANY))
 		return -errno;
 	p->v = v;
-	p->interp_sym = f->curinterp;
-	p->registered = true;
+	ip->registered = true;
 	return 1;
 }
 
 int sp_perl__add_maps(struct sp_perl *pl, pid_t pid, const struct sp_procmaps *pm)
 {
 	struct found f = { 0 };
-	struct plproc *p;
 
-	if (!pl || pid <= 0)
-		return 0;
-	p = proc_get(pl, pid, false);
-	if (!sp_interp_find(pid, pm, "perl", probe_file, &f)) {
-		if (p && p->registered) { /* it exec'd something else */
-			bpf_map_delete_elem(pl->procs_fd, &pid);
-			p->registered = false;
-		}
-		return 0;
-	}
-	if (p && (p->registered || p->warned) && p->interp_sym == f.curinterp)
-		return p->registered;
-	p = p ? p : proc_get(pl, pid, true);
-	if (!p)
-		return -ENOMEM;
-	return register_proc(pl, p, &f);
+	return sp_iwalker__add_maps((struct sp_iwalker *)pl, pid, pm, &f);
 }
 
 bool sp_perl__owns(const struct sp_perl *pl, pid_t pid)
 {
-	if (!pl)
-		return false;
-	for (size_t i = 0; i < pl->nprocs; i++)
-		if (pl->procs[i].pid == pid)
-			return pl->procs[i].v != NULL; /* stacks taken before an exec too */
-	return false;
+	struct plproc *p = pl ? proc_get(pl, pid) : NULL;
+
+	return p && p->v; /* stacks taken before an exec too */
 }
 
 /* --- code records ----------------------------------------------------------------------- */
@@ -345,38 +300,26 @@ void sp_perl__note_code(struct sp_perl *pl, pid_t pid, uint64_t addr, const void
 	if (!pl || !rec || len < sizeof(r))
 		return;
 	memcpy(&r, rec, sizeof(r));
-	p = proc_get(pl, pid, false);
-	if (r.magic != SP_PL_REC_MAGIC || !p || !p->v || !r.id || sp_icodes__reserve(&pl->codes) ||
-	    sp_icodes__get(&pl->codes, pid, r.id) || !(c = calloc(1, sizeof(*c))))
+	p = proc_get(pl, pid);
+	if (r.magic != SP_PL_REC_MAGIC || !p || !p->v ||
+	    !(c = sp_iwalker__new_code(&pl->iw, pid, r.id, addr ? addr : r.file, sizeof(*c))))
 		return;
-	*c = (struct plcode){ .ic = { .id = r.id, .pid = pid, .addr = addr ? addr : r.file },
-			      .kind = r.kind };
+	c->kind = r.kind;
 	if (r.kind == SP_PL_SUB)
 		c->ic.name = sub_name(pid, p->v, addr, r.gv, r.named != 0);
 	else
 		c->ic.name = strdup(r.kind == SP_PL_EVAL ? EVAL_FRAME : MAIN_FRAME);
 	/* the name as BPF copied it when it saw the frame; else read now */
 	r.file_name[SP_PL_FILE_MAX - 1] = 0;
-	if (printable(r.file_name, strlen(r.file_name)))
+	if (r.file_name[0] && sp_printable(r.file_name, strlen(r.file_name)))
 		c->ic.file = strdup(r.file_name);
 	else
 		c->ic.file = r.file ? read_cstr(pid, r.file) : NULL;
 	c->ic.ok = c->ic.name && c->ic.file;
-	sp_icodes__add(&pl->codes, &c->ic);
+	sp_icodes__add(&pl->iw.codes, &c->ic);
 }
 
 /* --- frames ----------------------------------------------------------------------------- */
-
-static void pl_frame(void *w, pid_t pid, uint64_t word, struct sp_frame *f)
-{
-	struct sp_perl *pl = w;
-	uint64_t line = sp_interp_word_off(word);
-	struct plcode *c = (struct plcode *)sp_icodes__get(&pl->codes, pid, sp_interp_word_id(word));
-
-	if (!sp_interp_frame(f, c ? &c->ic : NULL, UNKNOWN_FRAME, &pl->unknown))
-		return;
-	f->srcline = line == SP_PY_OFF_NONE ? 0 : (int)line;
-}
 
 /* The interpreter's loop: each Perl_runops_standard activation runs the
  * contexts from one entered from C (or the program's start) up. */
@@ -387,98 +330,34 @@ static bool is_runops(void *w, pid_t pid, const struct sp_frame *f)
 	if (f->sym && (strcmp(f->sym, "Perl_runops_standard") == 0 ||
 		       strcmp(f->sym, "Perl_runops_debug") == 0))
 		return true;
-	p = w && !f->inlined ? proc_get(w, pid, false) : NULL;
+	p = w && !f->inlined ? proc_get(w, pid) : NULL;
 	return p && sp_irange_has(p->runops, p->nrunops, f->addr);
 }
 
-/* Activations of the loop that run no Perl frame of their own (a sort
- * block, or the sample caught one starting or ending): matched from the
- * root, the leaf-side ones stay native frames (as Ruby's). */
-static int idle_activations(struct sp_perl *pl, pid_t pid, const uint64_t *words, int ninterp,
-			    const struct sp_frame *f, int nf)
-{
-	int groups = 0, acts = 0;
-
-	for (int k = 0; k < ninterp; k++)
-		groups += (words[k] & SP_PY_GROUP_END) != 0;
-	for (int i = 0; i < nf; i++)
-		acts += is_runops(pl, pid, &f[i]);
-	return acts > groups ? acts - groups : 0;
-}
-
-int sp_perl__splice(struct sp_perl *pl, pid_t pid, const uint64_t *words, int ninterp,
-		    struct sp_frame *frames, int nnative)
-{
-	struct sp_interp_walker iw = { is_runops, pl_frame, pl };
-
-	if (!pl || ninterp <= 0)
-		return nnative;
-	return sp_interp_splice(&iw, idle_activations(pl, pid, words, ninterp, frames, nnative), pid,
-				words, ninterp, frames, nnative);
-}
 
 /* --- life cycle ------------------------------------------------------------------------- */
 
+static const struct sp_iwalker_kind perl_kind = {
+	.lang = "perl",
+	SP_IWALKER_ABI(PL, pl),
+	.proc_size = sizeof(struct plproc),
+	.probe = probe_file,
+	.found_mark = offsetof(struct found, curinterp),
+	.register_proc = register_proc,
+	.is_eval = is_runops,
+	.unknown_frame = UNKNOWN_FRAME,
+	.unread = "subs that could not be read",
+};
+
 struct sp_perl *sp_perl__open(struct bpf_object *obj)
 {
-	int fd;
-	struct sp_perl *pl = sp_interp_alloc(obj, SP_PL_MAP_PROCS, sizeof(*pl), &fd);
+	struct sp_perl *pl = sp_iwalker__open(obj, &perl_kind, sizeof(*pl));
 
-	if (!pl)
-		return NULL;
-	pl->procs_fd = fd;
-	pl->stats_fd = sp_interp_map_fd(obj, SP_PL_MAP_STATS);
-	pl->seen_fd = sp_interp_map_fd(obj, SP_PL_MAP_SEEN);
-	pl->live_fd = sp_interp_map_fd(obj, SP_PL_MAP_LIVE);
-	pl->have_fsbase = sp_kofs__task_fsbase(&pl->fsbase_off) == 0;
+	if (pl)
+		pl->have_fsbase = sp_kofs__task_fsbase(&pl->fsbase_off) == 0;
 	return pl;
 }
 
-static void code_free(struct sp_icode *ic)
-{
-	free(ic->name), free(ic->file), free(ic);
-}
 
-int sp_perl__nprocs(const struct sp_perl *pl)
-{
-	return pl ? (int)pl->nprocs : 0;
-}
 
-int sp_perl__evict(struct sp_perl *pl)
-{
-	size_t k = 0, n;
 
-	if (!pl)
-		return 0;
-	for (size_t i = 0; i < pl->nprocs; i++) {
-		pid_t pid = pl->procs[i].pid;
-
-		if (!sp_pid_gone(pid))
-			pl->procs[k++] = pl->procs[i];
-		else if (pl->procs[i].registered)
-			bpf_map_delete_elem(pl->procs_fd, &pid);
-	}
-	n = pl->nprocs - k;
-	pl->nprocs = k;
-	if (n && sp_icodes__evict(&pl->codes, code_free) == 0)
-		sp_interp_forget_seen(pl->seen_fd, sizeof(struct sp_pl_code_key),
-				      offsetof(struct sp_pl_code_key, pid), SP_PL_SEEN_MAX);
-	return (int)n;
-}
-
-void sp_perl__destroy(struct sp_perl *pl)
-{
-	if (!pl)
-		return;
-	sp_icodes__free(&pl->codes, code_free);
-	free(pl->procs);
-	free(pl);
-}
-
-void sp_perl__warn(struct sp_perl *pl, FILE *f)
-{
-	if (!pl)
-		return;
-	sp_interp_warn(f, "perl", pl->stats_fd, pl->unknown, UNKNOWN_FRAME,
-		       "subs that could not be read");
-}

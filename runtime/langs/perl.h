@@ -12,7 +12,7 @@
  * BPF numbers the (CV, GV, file) of the frames it sees and announces
  * each (SP_EV_INTERP_CODE, struct sp_pl_code_rec); sp_perl__note_code()
  * reads the sub's name (Pkg::name, as caller() prints it) and the file
- * from the process at once, cached by (pid, id). sp_perl__splice() turns
+ * from the process at once, cached by (pid, id). Its splice turns
  * a stack's Perl words into frames (kind SP_FRAME_INTERP, file:line)
  * where Perl_runops_standard ran, or "[unknown perl frame]" when the
  * process could not be read.
@@ -33,7 +33,6 @@ struct sp_perl;
 
 /* NULL with errno ENOENT when the object has no perl walker. */
 struct sp_perl *sp_perl__open(struct bpf_object *obj);
-void sp_perl__destroy(struct sp_perl *pl); /* accepts NULL */
 
 /* Registers pid when the snapshot shows a supported perl: 1 when
  * registered (now or before), 0 when not (a process that exec'd something
@@ -44,16 +43,8 @@ bool sp_perl__owns(const struct sp_perl *pl, pid_t pid);
 /* SP_EV_INTERP_CODE of a perl process: the frame at addr (its CV, or 0). */
 void sp_perl__note_code(struct sp_perl *pl, pid_t pid, uint64_t addr, const void *rec, size_t len);
 
-/* As sp_ruby__splice(): frames[0..nnative) native, leaf first; words the
- * ninterp Perl words. Returns the mixed stack's length. */
-int sp_perl__splice(struct sp_perl *pl, pid_t pid, const uint64_t *words, int ninterp,
-		    struct sp_frame *frames, int nnative);
-
-/* Perl stacks lost or cut, unknown frames, on f; nothing when all went well. */
-void sp_perl__warn(struct sp_perl *pl, FILE *f);
-/* --continuous: processes gone are forgotten, here and in BPF: how many. Accepts NULL. */
-int sp_perl__evict(struct sp_perl *pl);
-/* perl processes known (registered or looked at). Accepts NULL. */
-int sp_perl__nprocs(const struct sp_perl *pl);
+/* Its walker's struct sp_iwalker comes first: the rest (destroy, splice
+ * where its evaluation loop ran, warnings, --continuous eviction, the
+ * count of processes) is interp_walker.h's, through lang.c's table. */
 
 #endif

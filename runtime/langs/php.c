@@ -40,8 +40,8 @@
 
 #include "abi/interp.h"
 #include "abi/php.h"
-#include "base/vec.h"
 #include "runtime/langs/interp_common.h"
+#include "runtime/langs/interp_walker.h"
 #include "runtime/langs/php.h"
 #include "runtime/stacks/procmaps.h"
 
@@ -74,33 +74,20 @@ static const struct phver versions[] = {
 #define EXEC_PARTS 4
 
 struct phproc {
-	pid_t pid;
-	bool registered, warned;
-	uint64_t eg;                         /* &executor_globals it was seen with */
+	struct sp_iproc ip;                  /* mark: &executor_globals it was seen with */
 	struct sp_irange exec[EXEC_PARTS];   /* execute_ex's code */
 	int nexec;
 };
 
 struct sp_php {
-	int procs_fd, stats_fd, seen_fd, live_fd;
-	bool live;
-	struct phproc *procs;
-	size_t nprocs, proccap;
-	struct sp_icodes codes; /* struct sp_icode */
-	uint64_t unknown;
+	struct sp_iwalker iw; /* codes: struct sp_icode */
 };
 
 /* --- processes -------------------------------------------------------------------------- */
 
-static struct phproc *proc_get(struct sp_php *ph, pid_t pid, bool add)
+static struct phproc *proc_get(const struct sp_php *ph, pid_t pid)
 {
-	for (size_t i = 0; i < ph->nprocs; i++)
-		if (ph->procs[i].pid == pid)
-			return &ph->procs[i];
-	if (!add || SP_GROW(ph->procs, ph->proccap, ph->nprocs + 1, 16))
-		return NULL;
-	ph->procs[ph->nprocs] = (struct phproc){ .pid = pid };
-	return &ph->procs[ph->nprocs++];
+	return (struct phproc *)sp_iwalker__proc(&ph->iw, pid);
 }
 
 /* What one mapped file tells (relocated addresses; 0: not exported), and
@@ -178,7 +165,7 @@ static const struct phver *version_for(const char *vs)
 	return NULL;
 }
 
-static void warn_once(struct phproc *p, const char *vs, const char *why)
+static void warn_once(struct sp_iproc *p, const char *vs, const char *why)
 {
 	if (!p->warned)
 		fprintf(stderr, "sprof: warning: pid %d runs php %s: no PHP frames (%s), native "
@@ -186,80 +173,55 @@ static void warn_once(struct phproc *p, const char *vs, const char *why)
 	p->warned = true;
 }
 
-static int register_proc(struct sp_php *ph, struct phproc *p, struct found *f)
+static int register_proc(struct sp_iwalker *iw, struct sp_iproc *ip, void *found)
 {
+	struct phproc *p = (struct phproc *)ip;
+	struct found *f = found;
 	char vs[32] = "(unknown version)";
 	const struct phver *v;
 	struct sp_ph_proc w;
 	int major = 0, minor = 0, rel = 0;
 
-	p->eg = f->eg;
-	if (!file_version(p->pid, f->map, vs, sizeof(vs))) {
-		warn_once(p, vs, "no \"" VERSION_MARK "\" version string in its binary");
+	ip->mark = f->eg;
+	if (!file_version(ip->pid, f->map, vs, sizeof(vs))) {
+		warn_once(ip, vs, "no \"" VERSION_MARK "\" version string in its binary");
 		return 0;
 	}
 	if (!(v = version_for(vs))) {
-		warn_once(p, vs, "no layouts for this version; known: 8.2, 8.4");
+		warn_once(ip, vs, "no layouts for this version; known: 8.2, 8.4");
 		return 0;
 	}
-	p->nexec = sp_interp_func_parts(p->pid, f->map, "execute_ex", p->exec, EXEC_PARTS);
+	p->nexec = sp_interp_func_parts(ip->pid, f->map, "execute_ex", p->exec, EXEC_PARTS);
 	if (!p->nexec) {
-		warn_once(p, vs, "no execute_ex symbol");
+		warn_once(ip, vs, "no execute_ex symbol");
 		return 0;
 	}
 	sscanf(vs, "%d.%d.%d", &major, &minor, &rel);
 	w = v->w;
 	w.eg = f->eg;
 	w.version = (uint32_t)(major * 10000 + minor * 100 + rel);
-	sp_interp_mark_live(ph->live_fd, &ph->live);
-	if (bpf_map_update_elem(ph->procs_fd, &p->pid, &w, BPF_ANY))
+	sp_interp_mark_live(iw->live_fd, &iw->live);
+	if (bpf_map_update_elem(iw->procs_fd, &ip->pid, &w, BPF_ANY))
 		return -errno;
-	p->registered = true;
+	ip->registered = true;
 	return 1;
 }
 
 int sp_php__add_maps(struct sp_php *ph, pid_t pid, const struct sp_procmaps *pm)
 {
 	struct found f = { 0 };
-	struct phproc *p;
 
-	if (!ph || pid <= 0)
-		return 0;
-	p = proc_get(ph, pid, false);
-	if (!sp_interp_find(pid, pm, "php", probe_file, &f)) {
-		if (p && p->registered) { /* it exec'd something else */
-			bpf_map_delete_elem(ph->procs_fd, &pid);
-			p->registered = false;
-		}
-		return 0;
-	}
-	if (p && (p->registered || p->warned) && p->eg == f.eg)
-		return p->registered;
-	p = p ? p : proc_get(ph, pid, true);
-	if (!p)
-		return -ENOMEM;
-	return register_proc(ph, p, &f);
+	return sp_iwalker__add_maps((struct sp_iwalker *)ph, pid, pm, &f);
 }
 
 bool sp_php__owns(const struct sp_php *ph, pid_t pid)
 {
-	if (!ph)
-		return false;
-	for (size_t i = 0; i < ph->nprocs; i++)
-		if (ph->procs[i].pid == pid)
-			return ph->procs[i].nexec > 0; /* stacks taken before an exec too */
-	return false;
+	struct phproc *p = ph ? proc_get(ph, pid) : NULL;
+
+	return p && p->nexec > 0; /* stacks taken before an exec too */
 }
 
 /* --- code records ----------------------------------------------------------------------- */
-
-static bool printable(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return true;
-}
 
 /* The frame's name as PHP's backtraces print it; NULL when unreadable. */
 static char *code_name(const struct sp_ph_code_rec *r)
@@ -274,8 +236,8 @@ static char *code_name(const struct sp_ph_code_rec *r)
 	case SP_PH_EVAL:
 		return strdup("eval");
 	case SP_PH_FUNC:
-		if (!r->name[0] || !printable(r->name, strlen(r->name)) ||
-		    !printable(r->scope, strlen(r->scope)))
+		if (!r->name[0] || !sp_printable(r->name, strlen(r->name)) ||
+		    !sp_printable(r->scope, strlen(r->scope)))
 			return NULL;
 		if (!r->scope[0])
 			return strdup(r->name);
@@ -293,29 +255,17 @@ void sp_php__note_code(struct sp_php *ph, pid_t pid, uint64_t addr, const void *
 		return;
 	memcpy(&r, rec, sizeof(r));
 	r.name[SP_PH_NAME_MAX - 1] = r.scope[SP_PH_NAME_MAX - 1] = r.file[SP_PH_FILE_MAX - 1] = 0;
-	if (r.magic != SP_PH_REC_MAGIC || !r.id || sp_icodes__reserve(&ph->codes) ||
-	    sp_icodes__get(&ph->codes, pid, r.id) || !(c = calloc(1, sizeof(*c))))
+	if (r.magic != SP_PH_REC_MAGIC ||
+	    !(c = sp_iwalker__new_code(&ph->iw, pid, r.id, addr, sizeof(*c))))
 		return;
-	*c = (struct sp_icode){ .id = r.id, .pid = pid, .addr = addr };
 	c->name = code_name(&r);
-	if (r.file[0] && printable(r.file, strlen(r.file)))
+	if (r.file[0] && sp_printable(r.file, strlen(r.file)))
 		c->file = strdup(r.file);
 	c->ok = c->name && c->file;
-	sp_icodes__add(&ph->codes, c);
+	sp_icodes__add(&ph->iw.codes, c);
 }
 
 /* --- frames ----------------------------------------------------------------------------- */
-
-static void ph_frame(void *w, pid_t pid, uint64_t word, struct sp_frame *f)
-{
-	struct sp_php *ph = w;
-	uint64_t line = sp_interp_word_off(word);
-
-	if (!sp_interp_frame(f, sp_icodes__get(&ph->codes, pid, sp_interp_word_id(word)),
-			     UNKNOWN_FRAME, &ph->unknown))
-		return;
-	f->srcline = line == SP_PY_OFF_NONE ? 0 : (int)line;
-}
 
 /* The VM's loop: each execute_ex activation runs the frames from one
  * entered from C (ZEND_CALL_TOP) up; its opcode handlers (the hybrid VM's
@@ -327,97 +277,30 @@ static bool is_exec(void *w, pid_t pid, const struct sp_frame *f)
 	if (f->sym && (strcmp(f->sym, "execute_ex") == 0 ||
 		       (strncmp(f->sym, "ZEND_", 5) == 0 && strstr(f->sym, "_HANDLER"))))
 		return true;
-	p = w && !f->inlined ? proc_get(w, pid, false) : NULL;
+	p = w && !f->inlined ? proc_get(w, pid) : NULL;
 	return p && sp_irange_has(p->exec, p->nexec, f->addr);
 }
 
-/* Activations that run no PHP frame of their own (a handler frame above
- * execute_ex, or the sample caught one starting or ending): matched from
- * the root, the leaf-side ones stay native frames (as Perl's). */
-static int idle_activations(struct sp_php *ph, pid_t pid, const uint64_t *words, int ninterp,
-			    const struct sp_frame *f, int nf)
-{
-	int groups = 0, acts = 0;
-
-	for (int k = 0; k < ninterp; k++)
-		groups += (words[k] & SP_PY_GROUP_END) != 0;
-	for (int i = 0; i < nf; i++)
-		acts += is_exec(ph, pid, &f[i]);
-	return acts > groups ? acts - groups : 0;
-}
-
-int sp_php__splice(struct sp_php *ph, pid_t pid, const uint64_t *words, int ninterp,
-		   struct sp_frame *frames, int nnative)
-{
-	struct sp_interp_walker iw = { is_exec, ph_frame, ph };
-
-	if (!ph || ninterp <= 0)
-		return nnative;
-	return sp_interp_splice(&iw, idle_activations(ph, pid, words, ninterp, frames, nnative), pid,
-				words, ninterp, frames, nnative);
-}
 
 /* --- life cycle ------------------------------------------------------------------------- */
 
+static const struct sp_iwalker_kind php_kind = {
+	.lang = "php",
+	SP_IWALKER_ABI(PH, ph),
+	.proc_size = sizeof(struct phproc),
+	.probe = probe_file,
+	.found_mark = offsetof(struct found, eg),
+	.register_proc = register_proc,
+	.is_eval = is_exec,
+	.unknown_frame = UNKNOWN_FRAME,
+	.unread = "functions that could not be read",
+};
+
 struct sp_php *sp_php__open(struct bpf_object *obj)
 {
-	int fd;
-	struct sp_php *ph = sp_interp_alloc(obj, SP_PH_MAP_PROCS, sizeof(*ph), &fd);
-
-	if (!ph)
-		return NULL;
-	ph->procs_fd = fd;
-	ph->stats_fd = sp_interp_map_fd(obj, SP_PH_MAP_STATS);
-	ph->seen_fd = sp_interp_map_fd(obj, SP_PH_MAP_SEEN);
-	ph->live_fd = sp_interp_map_fd(obj, SP_PH_MAP_LIVE);
-	return ph;
+	return sp_iwalker__open(obj, &php_kind, sizeof(struct sp_php));
 }
 
-static void code_free(struct sp_icode *ic)
-{
-	free(ic->name), free(ic->file), free(ic);
-}
 
-int sp_php__nprocs(const struct sp_php *ph)
-{
-	return ph ? (int)ph->nprocs : 0;
-}
 
-int sp_php__evict(struct sp_php *ph)
-{
-	size_t k = 0, n;
 
-	if (!ph)
-		return 0;
-	for (size_t i = 0; i < ph->nprocs; i++) {
-		pid_t pid = ph->procs[i].pid;
-
-		if (!sp_pid_gone(pid))
-			ph->procs[k++] = ph->procs[i];
-		else if (ph->procs[i].registered)
-			bpf_map_delete_elem(ph->procs_fd, &pid);
-	}
-	n = ph->nprocs - k;
-	ph->nprocs = k;
-	if (n && sp_icodes__evict(&ph->codes, code_free) == 0)
-		sp_interp_forget_seen(ph->seen_fd, sizeof(struct sp_ph_code_key),
-				      offsetof(struct sp_ph_code_key, pid), SP_PH_SEEN_MAX);
-	return (int)n;
-}
-
-void sp_php__destroy(struct sp_php *ph)
-{
-	if (!ph)
-		return;
-	sp_icodes__free(&ph->codes, code_free);
-	free(ph->procs);
-	free(ph);
-}
-
-void sp_php__warn(struct sp_php *ph, FILE *f)
-{
-	if (!ph)
-		return;
-	sp_interp_warn(f, "php", ph->stats_fd, ph->unknown, UNKNOWN_FRAME,
-		       "functions that could not be read");
-}

@@ -10,7 +10,7 @@
  *
  * BPF numbers the (function, name) of the frames it sees and announces
  * each with its names (SP_EV_INTERP_CODE, struct sp_ph_code_rec);
- * sp_php__splice() turns a stack's PHP words into frames (kind
+ * Its splice turns a stack's PHP words into frames (kind
  * SP_FRAME_INTERP, file:line) where execute_ex ran.
  */
 #ifndef SPROF_RUNTIME_LANGS_PHP_H
@@ -29,7 +29,6 @@ struct sp_php;
 
 /* NULL with errno ENOENT when the object has no php walker. */
 struct sp_php *sp_php__open(struct bpf_object *obj);
-void sp_php__destroy(struct sp_php *ph); /* accepts NULL */
 
 /* Registers pid when the snapshot shows a php whose layouts the walk has:
  * 1 when registered (now or before), 0 when not, -errno on failure. */
@@ -39,16 +38,8 @@ bool sp_php__owns(const struct sp_php *ph, pid_t pid);
 /* SP_EV_INTERP_CODE of a php process: the function at addr. */
 void sp_php__note_code(struct sp_php *ph, pid_t pid, uint64_t addr, const void *rec, size_t len);
 
-/* frames[0..nnative) native, leaf first (room for nnative + ninterp);
- * words the ninterp PHP words. Returns the mixed stack's length. */
-int sp_php__splice(struct sp_php *ph, pid_t pid, const uint64_t *words, int ninterp,
-		   struct sp_frame *frames, int nnative);
-
-/* PHP stacks lost or cut, unknown frames, on f; nothing when all went well. */
-void sp_php__warn(struct sp_php *ph, FILE *f);
-/* --continuous: processes gone are forgotten, here and in BPF: how many. */
-int sp_php__evict(struct sp_php *ph);
-/* Processes registered or warned about. */
-int sp_php__nprocs(const struct sp_php *ph);
+/* Its walker's struct sp_iwalker comes first: the rest (destroy, splice
+ * where its evaluation loop ran, warnings, --continuous eviction, the
+ * count of processes) is interp_walker.h's, through lang.c's table. */
 
 #endif

@@ -40,8 +40,8 @@
 
 #include "abi/interp.h"
 #include "abi/ruby.h"
-#include "base/vec.h"
 #include "runtime/langs/interp_common.h"
+#include "runtime/langs/interp_walker.h"
 #include "runtime/stacks/kofs.h"
 #include "runtime/stacks/procmaps.h"
 #include "runtime/langs/rblines.h"
@@ -94,12 +94,11 @@ static const struct rbver versions[] = {
 #define VM_EXEC_PARTS 4
 
 struct rbproc {
-	pid_t pid;
-	bool registered, warned;
+	/* mark: &ruby_single_main_ractor it was registered with (0: never) */
+	struct sp_iproc ip;
 	const struct rbver *v;     /* set when registered */
 	struct sp_irange exec[VM_EXEC_PARTS]; /* rb_vm_exec's code, when it has no name */
 	int nexec;
-	uint64_t ractor;  /* &ruby_single_main_ractor it was registered with */
 	struct sp_rb_proc w; /* its rb_procs entry */
 	int tls_tries;    /* looks for ec_tls after registering (the VM may not be up yet) */
 	uint64_t ids_var; /* &ruby_global_symbols.ids, 0: unknown */
@@ -115,32 +114,12 @@ struct rbcode {
 };
 
 struct sp_ruby {
-	int procs_fd, stats_fd, seen_fd, live_fd;
-	bool live;              /* live_fd set: BPF looks processes up */
+	struct sp_iwalker iw; /* codes: struct rbcode */
 	uint32_t fsbase_off;
 	bool have_fsbase;
-	struct rbproc *procs;
-	size_t nprocs, proccap;
-	struct sp_icodes codes; /* struct rbcode */
-	uint64_t unknown;
 };
 
 /* --- process memory ------------------------------------------------------------------- */
-
-static uint64_t rd64(pid_t pid, uint64_t addr)
-{
-	uint64_t v = 0;
-
-	return sp_rmem(pid, addr, &v, sizeof(v)) ? 0 : v;
-}
-
-static bool printable(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return n > 0;
-}
 
 /* A String (T_STRING, 0x05) as a C string (malloc'd); NULL when it is
  * something else, too long or not printable. Heap strings (flag bit 13)
@@ -161,7 +140,7 @@ static char *read_rstring(pid_t pid, const struct rbver *rv, uint64_t v)
 		len = (hdr[0] >> 14) & 0x1f, ptr = v + 16;
 	if (len == 0 || len > MAX_STR || !(s = malloc(len + 1)))
 		return NULL;
-	if (sp_rmem(pid, ptr, s, len) || !printable(s, len)) {
+	if (sp_rmem(pid, ptr, s, len) || !sp_printable(s, len)) {
 		free(s);
 		return NULL;
 	}
@@ -182,7 +161,7 @@ static uint64_t ary_entry(pid_t pid, const struct rbver *rv, uint64_t a, uint64_
 		len = (hdr[0] >> 15) & ((1u << rv->ary_len_bits) - 1), ptr = a + 16;
 	else
 		len = hdr[2], ptr = hdr[4];
-	return i < len ? rd64(pid, ptr + 8 * i) : 0;
+	return i < len ? sp_rd64(pid, ptr + 8 * i) : 0;
 }
 
 /* Code compiled under "<internal:/dir/file.rb>" (RubyGems 3.3 defines
@@ -213,7 +192,7 @@ static char *read_path(pid_t pid, const struct rbver *rv, uint64_t v)
 static char *id_name(pid_t pid, const struct rbver *rv, uint64_t ids_var, uint64_t id)
 {
 	uint64_t serial = id > 0xa9 ? id >> 4 : id; /* tLAST_OP_ID, RUBY_ID_SCOPE_SHIFT */
-	uint64_t ids = rd64(pid, ids_var);
+	uint64_t ids = sp_rd64(pid, ids_var);
 
 	if (!ids_var || !serial)
 		return NULL;
@@ -223,15 +202,9 @@ static char *id_name(pid_t pid, const struct rbver *rv, uint64_t ids_var, uint64
 
 /* --- processes -------------------------------------------------------------------------- */
 
-static struct rbproc *proc_get(struct sp_ruby *rb, pid_t pid, bool add)
+static struct rbproc *proc_get(const struct sp_ruby *rb, pid_t pid)
 {
-	for (size_t i = 0; i < rb->nprocs; i++)
-		if (rb->procs[i].pid == pid)
-			return &rb->procs[i];
-	if (!add || SP_GROW(rb->procs, rb->proccap, rb->nprocs + 1, 16))
-		return NULL;
-	rb->procs[rb->nprocs] = (struct rbproc){ .pid = pid };
-	return &rb->procs[rb->nprocs++];
+	return (struct rbproc *)sp_iwalker__proc(&rb->iw, pid);
 }
 
 /* What one mapped file tells, relocated: the version string, the main
@@ -241,21 +214,6 @@ struct found {
 	uint64_t version, ractor, id2str, vm_exec, stdin_fn;
 	const struct sp_procmap *map;
 };
-
-/* One file named *ruby* (the executable or a libruby): 1 when it is the VM
- * (it exports ruby_version). */
-static int probe_file(pid_t pid, const struct sp_procmap *m, void *arg)
-{
-	static const char *const names[] = { "ruby_version", "ruby_single_main_ractor",
-					      "rb_id2str", "rb_vm_exec", "rb_ractor_stdin" };
-	uint64_t a[5];
-	struct found *out = arg;
-
-	if (!sp_interp_symbols(pid, m, names, a, 5))
-		return 0;
-	*out = (struct found){ a[0], a[1], a[2], a[3], a[4], m };
-	return 1;
-}
 
 /* &ruby_single_main_ractor when libruby does not export it (Debian's 3.3
  * is built with hidden symbols): rb_ractor_stdin begins with
@@ -279,6 +237,24 @@ static uint64_t find_ractor_var(pid_t pid, uint64_t fn)
 		return fn + (uint64_t)i + (cmp0 ? 8 : 7) + (uint64_t)(int64_t)d;
 	}
 	return 0;
+}
+
+/* One file named *ruby* (the executable or a libruby): 1 when it is the VM
+ * (it exports ruby_version); its main ractor found in rb_ractor_stdin's
+ * code when not exported. */
+static int probe_file(pid_t pid, const struct sp_procmap *m, void *arg)
+{
+	static const char *const names[] = { "ruby_version", "ruby_single_main_ractor",
+					      "rb_id2str", "rb_vm_exec", "rb_ractor_stdin" };
+	uint64_t a[5];
+	struct found *out = arg;
+
+	if (!sp_interp_symbols(pid, m, names, a, 5))
+		return 0;
+	*out = (struct found){ a[0], a[1], a[2], a[3], a[4], m };
+	if (!out->ractor)
+		out->ractor = find_ractor_var(pid, out->stdin_fn);
+	return 1;
 }
 
 /* &ruby_global_symbols.ids from rb_id2str's code (see the top of the file). */
@@ -316,12 +292,12 @@ static uint64_t find_ids_var(pid_t pid, uint64_t id2str)
  * holds its ec. 0 when not found once and only once. */
 static uint64_t find_ec_tls(pid_t pid, const struct rbver *rv, uint64_t ractor_var)
 {
-	uint64_t chunk[64], ractor = rd64(pid, ractor_var), th, nt, ec, fsbase, off = 0;
+	uint64_t chunk[64], ractor = sp_rd64(pid, ractor_var), th, nt, ec, fsbase, off = 0;
 
-	th = ractor ? rd64(pid, ractor + rv->ractor_main_thread) : 0;
-	ec = th ? rd64(pid, th + rv->thread_ec) : 0;
-	nt = th && rv->w.thread_nt ? rd64(pid, th + rv->w.thread_nt) : th;
-	fsbase = nt ? rd64(pid, nt + rv->w.thread_id) : 0;
+	th = ractor ? sp_rd64(pid, ractor + rv->ractor_main_thread) : 0;
+	ec = th ? sp_rd64(pid, th + rv->thread_ec) : 0;
+	nt = th && rv->w.thread_nt ? sp_rd64(pid, th + rv->w.thread_nt) : th;
+	fsbase = nt ? sp_rd64(pid, nt + rv->w.thread_id) : 0;
 	if (!ec || fsbase < 4096)
 		return 0;
 	/* downwards from the FS base, up to 4 KiB or the first unreadable chunk */
@@ -358,7 +334,7 @@ static const char *missing(struct sp_ruby *rb, struct rbproc *p, struct found *f
 		return "libruby exports no ruby_single_main_ractor and rb_ractor_stdin does not "
 		       "show where it is";
 	p->nexec = 0;
-	if (!f->vm_exec && sp_interp_shared_callee(p->pid, f->map, "rb_iseq_eval",
+	if (!f->vm_exec && sp_interp_shared_callee(p->ip.pid, f->map, "rb_iseq_eval",
 						   "rb_iseq_eval_main", &p->exec[0]))
 		p->nexec = 1;
 	if (!f->vm_exec && !p->nexec)
@@ -367,8 +343,11 @@ static const char *missing(struct sp_ruby *rb, struct rbproc *p, struct found *f
 	return NULL;
 }
 
-static int register_proc(struct sp_ruby *rb, struct rbproc *p, struct found *f)
+static int register_proc(struct sp_iwalker *iw, struct sp_iproc *ip, void *found)
 {
+	struct sp_ruby *rb = (struct sp_ruby *)iw;
+	struct rbproc *p = (struct rbproc *)ip;
+	struct found *f = found;
 	char ver[16] = "";
 	int major = 0, minor = 0, teeny = 0;
 	const struct rbver *rv;
@@ -376,69 +355,48 @@ static int register_proc(struct sp_ruby *rb, struct rbproc *p, struct found *f)
 	struct sp_rb_proc w;
 
 	if (f->version)
-		sp_rmem(p->pid, f->version, ver, sizeof(ver) - 1);
+		sp_rmem(ip->pid, f->version, ver, sizeof(ver) - 1);
 	if (sscanf(ver, "%d.%d.%d", &major, &minor, &teeny) < 2)
 		major = minor = 0;
 	rv = version_for(major, minor);
 	if (!rv || (why = missing(rb, p, f))) {
-		if (!p->warned)
+		if (!ip->warned)
 			fprintf(stderr, "sprof: warning: pid %d runs ruby %s: no interpreter stacks "
-				"%s%s%s, native frames only\n", (int)p->pid,
+				"%s%s%s, native frames only\n", (int)ip->pid,
 				ver[0] ? ver : "(unknown version)", why ? "(" : "",
 				why ? why : "for this version (3.1, 3.3)", why ? ")" : "");
-		p->warned = true;
+		ip->warned = true;
 		return 0;
 	}
 	w = rv->w;
 	w.main_ractor = f->ractor;
-	w.ec_tls = find_ec_tls(p->pid, rv, f->ractor);
+	w.ec_tls = find_ec_tls(ip->pid, rv, f->ractor);
 	w.task_fsbase = rb->fsbase_off;
 	w.version = (uint32_t)(major * 10000 + minor * 100 + teeny);
-	sp_interp_mark_live(rb->live_fd, &rb->live);
-	if (bpf_map_update_elem(rb->procs_fd, &p->pid, &w, BPF_ANY))
+	sp_interp_mark_live(iw->live_fd, &iw->live);
+	if (bpf_map_update_elem(iw->procs_fd, &ip->pid, &w, BPF_ANY))
 		return -errno;
 	p->v = rv;
 	p->w = w;
 	p->tls_tries = 0;
-	p->ids_var = f->id2str ? find_ids_var(p->pid, f->id2str) : 0;
-	p->ractor = f->ractor;
-	p->registered = true;
+	p->ids_var = f->id2str ? find_ids_var(ip->pid, f->id2str) : 0;
+	ip->mark = f->ractor;
+	ip->registered = true;
 	return 1;
 }
 
 int sp_ruby__add_maps(struct sp_ruby *rb, pid_t pid, const struct sp_procmaps *pm)
 {
 	struct found f = { 0 };
-	struct rbproc *p;
 
-	if (!rb || pid <= 0)
-		return 0;
-	p = proc_get(rb, pid, false);
-	if (!sp_interp_find(pid, pm, "ruby", probe_file, &f)) {
-		if (p && p->registered) { /* it exec'd something else */
-			bpf_map_delete_elem(rb->procs_fd, &pid);
-			p->registered = false;
-		}
-		return 0;
-	}
-	if (!f.ractor)
-		f.ractor = find_ractor_var(pid, f.stdin_fn);
-	if (p && p->registered && p->ractor == f.ractor)
-		return 1;
-	p = p ? p : proc_get(rb, pid, true);
-	if (!p)
-		return -ENOMEM;
-	return register_proc(rb, p, &f);
+	return sp_iwalker__add_maps((struct sp_iwalker *)rb, pid, pm, &f);
 }
 
 bool sp_ruby__owns(const struct sp_ruby *rb, pid_t pid)
 {
-	if (!rb)
-		return false;
-	for (size_t i = 0; i < rb->nprocs; i++)
-		if (rb->procs[i].pid == pid)
-			return rb->procs[i].ractor != 0; /* stacks taken before an exec too */
-	return false;
+	struct rbproc *p = rb ? proc_get(rb, pid) : NULL;
+
+	return p && p->ip.mark != 0; /* stacks taken before an exec too */
 }
 
 /* --- iseqs and method entries ----------------------------------------------------------- */
@@ -481,13 +439,14 @@ static void code_read(const struct rbproc *p, struct rbcode *c, uint32_t kind, u
 {
 	if (kind == SP_RB_CFUNC) {
 		c->cfunc = true;
-		c->ic.name = id_name(p->pid, p->v, p->ids_var, rd64(p->pid, c->ic.addr + ME_CALLED_ID));
+		c->ic.name = id_name(p->ip.pid, p->v, p->ids_var,
+				     sp_rd64(p->ip.pid, c->ic.addr + ME_CALLED_ID));
 		if (!c->ic.name)
 			c->ic.name = strdup(CFUNC_FRAME);
 		c->ic.ok = c->ic.name != NULL;
 		return;
 	}
-	read_iseq(p->pid, p->v, aux, c);
+	read_iseq(p->ip.pid, p->v, aux, c);
 	c->ic.ok = c->ic.name && c->ic.file;
 }
 
@@ -498,9 +457,9 @@ static void retry_ec_tls(struct sp_ruby *rb, struct rbproc *p)
 	if (p->w.ec_tls || p->tls_tries >= 64)
 		return;
 	p->tls_tries++;
-	p->w.ec_tls = find_ec_tls(p->pid, p->v, p->ractor);
+	p->w.ec_tls = find_ec_tls(p->ip.pid, p->v, p->ip.mark);
 	if (p->w.ec_tls)
-		bpf_map_update_elem(rb->procs_fd, &p->pid, &p->w, BPF_ANY);
+		bpf_map_update_elem(rb->iw.procs_fd, &p->ip.pid, &p->w, BPF_ANY);
 }
 
 void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void *rec, size_t len)
@@ -512,16 +471,14 @@ void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void
 	if (!rb || !rec || len < sizeof(r))
 		return;
 	memcpy(&r, rec, sizeof(r));
-	p = proc_get(rb, pid, false);
-	if (r.magic != SP_RB_REC_MAGIC || !p || !p->registered || !r.id ||
-	    sp_icodes__reserve(&rb->codes))
+	p = proc_get(rb, pid);
+	if (r.magic != SP_RB_REC_MAGIC || !p || !p->ip.registered || !r.id)
 		return;
 	retry_ec_tls(rb, p);
-	if (sp_icodes__get(&rb->codes, pid, r.id) || !(c = calloc(1, sizeof(*c))))
+	if (!(c = sp_iwalker__new_code(&rb->iw, pid, r.id, addr, sizeof(*c))))
 		return;
-	*c = (struct rbcode){ .ic = { .id = r.id, .pid = pid, .addr = addr } };
 	code_read(p, c, r.kind, r.aux);
-	sp_icodes__add(&rb->codes, &c->ic);
+	sp_icodes__add(&rb->iw.codes, &c->ic);
 }
 
 /* --- frames ----------------------------------------------------------------------------- */
@@ -530,9 +487,10 @@ static void rb_frame(void *w, pid_t pid, uint64_t word, struct sp_frame *f)
 {
 	struct sp_ruby *rb = w;
 	uint64_t off = sp_interp_word_off(word);
-	struct rbcode *c = (struct rbcode *)sp_icodes__get(&rb->codes, pid, sp_interp_word_id(word));
+	struct rbcode *c = (struct rbcode *)sp_icodes__get(&rb->iw.codes, pid,
+							   sp_interp_word_id(word));
 
-	if (!sp_interp_frame(f, c ? &c->ic : NULL, UNKNOWN_FRAME, &rb->unknown) || c->cfunc)
+	if (!sp_interp_frame(f, c ? &c->ic : NULL, UNKNOWN_FRAME, &rb->iw.unknown) || c->cfunc)
 		return; /* a C method: its name alone */
 	f->srcline = off == SP_PY_OFF_NONE ? c->firstline
 					   : sp_rb_line(c->entries, c->nentries, c->succ, c->succlen,
@@ -552,54 +510,12 @@ static bool is_vm_exec(void *w, pid_t pid, const struct sp_frame *f)
 	if (f->sym && strcmp(f->sym, "rb_vm_exec") == 0)
 		return true;
 	/* by address: the frame of the function itself, not those inlined at its pc */
-	p = w && !f->inlined ? proc_get(w, pid, false) : NULL;
+	p = w && !f->inlined ? proc_get(w, pid) : NULL;
 	return p && sp_irange_has(p->exec, p->nexec, f->addr);
 }
 
-/* Activations of rb_vm_exec that run no Ruby frame of their own (a
- * block being entered or left: the sample caught rb_vm_exec before its
- * first frame was pushed or after the last was popped). Groups and
- * activations are matched from the root, so these leaf-side ones stay
- * native frames. */
-static int idle_activations(struct sp_ruby *rb, pid_t pid, const uint64_t *words, int ninterp,
-			    const struct sp_frame *f, int nf)
-{
-	int groups = 0, acts = 0;
-
-	for (int k = 0; k < ninterp; k++)
-		groups += (words[k] & SP_PY_GROUP_END) != 0;
-	for (int i = 0; i < nf; i++)
-		acts += is_vm_exec(rb, pid, &f[i]);
-	return acts > groups ? acts - groups : 0;
-}
-
-int sp_ruby__splice(struct sp_ruby *rb, pid_t pid, const uint64_t *words, int ninterp,
-		    struct sp_frame *frames, int nnative)
-{
-	struct sp_interp_walker iw = { is_vm_exec, rb_frame, rb };
-
-	if (!rb || ninterp <= 0)
-		return nnative;
-	return sp_interp_splice(&iw, idle_activations(rb, pid, words, ninterp, frames, nnative), pid,
-				words, ninterp, frames, nnative);
-}
 
 /* --- life cycle ------------------------------------------------------------------------- */
-
-struct sp_ruby *sp_ruby__open(struct bpf_object *obj)
-{
-	int fd;
-	struct sp_ruby *rb = sp_interp_alloc(obj, SP_RB_MAP_PROCS, sizeof(*rb), &fd);
-
-	if (!rb)
-		return NULL;
-	rb->procs_fd = fd;
-	rb->stats_fd = sp_interp_map_fd(obj, SP_RB_MAP_STATS);
-	rb->seen_fd = sp_interp_map_fd(obj, SP_RB_MAP_SEEN);
-	rb->live_fd = sp_interp_map_fd(obj, SP_RB_MAP_LIVE);
-	rb->have_fsbase = sp_kofs__task_fsbase(&rb->fsbase_off) == 0;
-	return rb;
-}
 
 static void code_free(struct sp_icode *ic)
 {
@@ -608,46 +524,29 @@ static void code_free(struct sp_icode *ic)
 	free(c->ic.name), free(c->ic.file), free(c->entries), free(c->succ), free(c);
 }
 
-int sp_ruby__nprocs(const struct sp_ruby *rb)
+static const struct sp_iwalker_kind ruby_kind = {
+	.lang = "ruby",
+	SP_IWALKER_ABI(RB, rb),
+	.proc_size = sizeof(struct rbproc),
+	.probe = probe_file,
+	.found_mark = offsetof(struct found, ractor),
+	.register_proc = register_proc,
+	.is_eval = is_vm_exec,
+	.frame = rb_frame,
+	.code_free = code_free,
+	.unknown_frame = UNKNOWN_FRAME,
+	.unread = "iseqs that could not be read",
+};
+
+struct sp_ruby *sp_ruby__open(struct bpf_object *obj)
 {
-	return rb ? (int)rb->nprocs : 0;
+	struct sp_ruby *rb = sp_iwalker__open(obj, &ruby_kind, sizeof(*rb));
+
+	if (rb)
+		rb->have_fsbase = sp_kofs__task_fsbase(&rb->fsbase_off) == 0;
+	return rb;
 }
 
-int sp_ruby__evict(struct sp_ruby *rb)
-{
-	size_t k = 0, n;
 
-	if (!rb)
-		return 0;
-	for (size_t i = 0; i < rb->nprocs; i++) {
-		pid_t pid = rb->procs[i].pid;
 
-		if (!sp_pid_gone(pid))
-			rb->procs[k++] = rb->procs[i];
-		else if (rb->procs[i].registered)
-			bpf_map_delete_elem(rb->procs_fd, &pid);
-	}
-	n = rb->nprocs - k;
-	rb->nprocs = k;
-	if (n && sp_icodes__evict(&rb->codes, code_free) == 0)
-		sp_interp_forget_seen(rb->seen_fd, sizeof(struct sp_rb_code_key),
-				      offsetof(struct sp_rb_code_key, pid), SP_RB_SEEN_MAX);
-	return (int)n;
-}
 
-void sp_ruby__destroy(struct sp_ruby *rb)
-{
-	if (!rb)
-		return;
-	sp_icodes__free(&rb->codes, code_free);
-	free(rb->procs);
-	free(rb);
-}
-
-void sp_ruby__warn(struct sp_ruby *rb, FILE *f)
-{
-	if (!rb)
-		return;
-	sp_interp_warn(f, "ruby", rb->stats_fd, rb->unknown, UNKNOWN_FRAME,
-		       "iseqs that could not be read");
-}

@@ -11,7 +11,7 @@
  * BPF numbers the iseqs and C method entries it sees and announces each
  * (SP_EV_INTERP_CODE, struct sp_rb_code_rec); sp_ruby__note_code() reads
  * its label, path and line table (or the C method's name) from the
- * process at once, cached by (pid, id). sp_ruby__splice() turns a stack's
+ * process at once, cached by (pid, id). Its splice turns a stack's
  * Ruby words into frames (kind SP_FRAME_INTERP) where rb_vm_exec ran, or
  * "[unknown ruby frame]" when the process could not be read.
  */
@@ -31,7 +31,6 @@ struct sp_ruby;
 
 /* NULL with errno ENOENT when the object has no Ruby walker. */
 struct sp_ruby *sp_ruby__open(struct bpf_object *obj);
-void sp_ruby__destroy(struct sp_ruby *rb); /* accepts NULL */
 
 /* Registers pid when the snapshot shows a supported Ruby: 1 when
  * registered (now or before), 0 when not (a process that exec'd something
@@ -42,17 +41,8 @@ bool sp_ruby__owns(const struct sp_ruby *rb, pid_t pid);
 /* SP_EV_INTERP_CODE of a Ruby process: the iseq or method entry at addr. */
 void sp_ruby__note_code(struct sp_ruby *rb, pid_t pid, uint64_t addr, const void *rec, size_t len);
 
-/* As sp_python__splice(): frames[0..nnative) native, leaf first; words the
- * ninterp Ruby words. Returns the mixed stack's length. */
-int sp_ruby__splice(struct sp_ruby *rb, pid_t pid, const uint64_t *words, int ninterp,
-		    struct sp_frame *frames, int nnative);
-
-/* Ruby stacks lost or cut, unknown frames, on f; nothing when all went well. */
-void sp_ruby__warn(struct sp_ruby *rb, FILE *f);
-/* --continuous: processes gone are forgotten, here and in BPF (their
- * rb_procs entry, their code records): how many. Accepts NULL. */
-int sp_ruby__evict(struct sp_ruby *rb);
-/* Ruby processes known (registered or looked at). Accepts NULL. */
-int sp_ruby__nprocs(const struct sp_ruby *rb);
+/* Its walker's struct sp_iwalker comes first: the rest (destroy, splice
+ * where its evaluation loop ran, warnings, --continuous eviction, the
+ * count of processes) is interp_walker.h's, through lang.c's table. */
 
 #endif

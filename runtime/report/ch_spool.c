@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
 #include "runtime/report/ch_spool.h"
 
 static int spool_name(const struct dirent *d)
@@ -55,23 +56,6 @@ void sp_spool_names_free(char **names)
 	free(names);
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int sp_spool_write(const char *dir, const struct sp_ch_text *b, size_t *bytes)
 {
 	char path[4096], tmp[4200], head[128];
@@ -84,11 +68,11 @@ int sp_spool_write(const char *dir, const struct sp_ch_text *b, size_t *bytes)
 		return -errno;
 	n = snprintf(head, sizeof(head), "sprof-batch 1 %" PRIu64 " %" PRIu64 " %zu %zu\n", b->nrows,
 		     b->samples, b->len, b->slen);
-	e = write_all(fd, head, (size_t)n);
+	e = sp_write_all(fd, head, (size_t)n);
 	if (!e)
-		e = write_all(fd, b->rows, b->len);
+		e = sp_write_all(fd, b->rows, b->len);
 	if (!e && b->slen)
-		e = write_all(fd, b->stacks, b->slen);
+		e = sp_write_all(fd, b->stacks, b->slen);
 	if (!e && fsync(fd) != 0)
 		e = -errno;
 	if (close(fd) != 0 && !e)

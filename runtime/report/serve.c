@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
 #include "runtime/report/serve.h"
 #include "runtime/report/ch_conn.h"
 #include "runtime/report/clickhouse.h"
@@ -86,20 +87,6 @@ static const char *status_text(int s)
 	}
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return; /* the browser went away */
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 static void answer_send(int fd, struct answer *a)
 {
 	char head[256];
@@ -112,8 +99,9 @@ static void answer_send(int fd, struct answer *a)
 					 "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
 					 "Connection: close\r\n\r\n",
 		     a->status, status_text(a->status), a->type, a->len);
-	write_all(fd, head, (size_t)n);
-	write_all(fd, a->body ? a->body : "", a->len);
+	/* an error: the browser went away, nothing to tell it */
+	if (sp_write_all(fd, head, (size_t)n) == 0)
+		sp_write_all(fd, a->body ? a->body : "", a->len);
 	free(a->body);
 }
 
