@@ -1136,6 +1136,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	so.nnamed = c->nnamed;
 	so.named_used = calloc((size_t)c->nnamed + 1, sizeof(bool));
 	sp_sema(arena, prog, &so, d);
+	sp_timing_lap("parse, sema");
 	if (!sp_diag_errors(d) && named_unused(c, so.named_used)) {
 		free(so.named_used);
 		return 1;
@@ -1168,6 +1169,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	co.cache_hit = &hit;
 	err = sp_codegen(prog, src, &co, d, plan, obj, objlen);
 	sp_objcache_close(oc);
+	sp_timing_lap(hit ? "codegen (object cache hit)" : "codegen (compiled)");
 	if (err || sp_diag_errors(d))
 		return 1;
 	if (hit && c->run.verbose)
@@ -1543,6 +1545,7 @@ int main(int argc, char **argv)
 	struct sp_diag diag;
 	int rc = 1;
 
+	sp_timings_on(); /* SPROF_TIMINGS: the clock starts here */
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return diff_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
@@ -1568,6 +1571,7 @@ int main(int argc, char **argv)
 	struct sp_arena *arena = sp_arena_new();
 	sp_diag_init(&diag, src, stderr);
 	diag.no_warnings = c.no_warnings;
+	sp_timing_lap("arguments, source");
 	if (compile(&c, src, &diag, arena, &plan, &obj, &objlen))
 		goto out;
 	if (c.dump != DUMP_NONE) {
@@ -1583,5 +1587,7 @@ out:
 	sp_arena_destroy(arena);
 	sp_source_free(src);
 	free(c.script_kv);
+	sp_timing_lap("free the plan and program");
+	sp_timings_print();
 	return rc;
 }

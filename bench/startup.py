@@ -13,11 +13,15 @@ so load on the machine falls on both alike:
   object) and `warm` (the object cache has it: runtime/objcache.c).
 
 Prints the median wall time and peak RSS side by side with the ratios to
-bpftrace (targets: <= 0.1x bpftrace's time, <= 0.35x its RSS). Prints
-figures; asserts nothing.
+bpftrace (targets: <= 0.1x bpftrace's time, <= 0.35x its RSS), the spread
+(min-max) of each, then where the warm one-liner's time goes: its
+SPROF_TIMINGS=1 phases (wall and CPU ms, median of the runs) and the
+verifier's time and processed instructions per program. Prints figures;
+asserts nothing.
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -36,6 +40,39 @@ def once(cmd, env):
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit("%s exited with %d" % (cmd, os.waitstatus_to_exitcode(status)))
     return wall, ru.ru_maxrss / 1024.0, ru.ru_utime + ru.ru_stime
+
+
+def phases(cmd, env, runs):
+    """The warm start's SPROF_TIMINGS lines, median per phase."""
+    env = dict(env, SPROF_TIMINGS="1")
+    got = {}
+    order = []
+    for _ in range(runs):
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                           text=True, check=True)
+        for line in p.stderr.splitlines():
+            m = re.match(r"  (\S.*?)\s+(-|[\d.]+)\s+([\d.]+)$", line)
+            v = re.match(r"  verifier (\S+)\s+([\d.-]+) ms\s+(-?\d+) insns", line)
+            if v:
+                name, vals = "verifier " + v.group(1), (float(v.group(2)), float(v.group(3)))
+            elif m:
+                name = m.group(1)
+                vals = (float("nan") if m.group(2) == "-" else float(m.group(2)), float(m.group(3)))
+            else:
+                continue
+            if name not in got:
+                order.append(name)
+                got[name] = []
+            got[name].append(vals)
+    print("where the warm one-liner's start goes (SPROF_TIMINGS=1, median of %d):" % runs)
+    print("  %-30s %9s %9s" % ("phase", "wall ms", "CPU ms"))
+    for name in order:
+        w = statistics.median(x[0] for x in got[name])
+        c = statistics.median(x[1] for x in got[name])
+        if name.startswith("verifier "):
+            print("  %-30s %9.1f %9d insns processed" % (name, w, c))
+        else:
+            print("  %-30s %9s %9.1f" % (name, "-" if w != w else "%.1f" % w, c))
 
 
 def main():
@@ -62,13 +99,21 @@ def main():
     shutil.rmtree(cache, ignore_errors=True)
     for prog, tools, got in rows:
         print("'%s'  (median of %d, interleaved)" % (prog, a.runs))
-        print("  %-11s %9s %9s %10s %9s" % ("tool", "wall ms", "CPU ms", "maxRSS MB", "vs bpftrace"))
+        print("  %-11s %9s %9s %10s %9s   %s" % ("tool", "wall ms", "CPU ms", "maxRSS MB",
+                                               "vs bpftrace", "spread"))
         med = {n: [statistics.median(x[i] for x in v) for i in range(3)] for n, v in got.items()}
         for name, _ in tools:
             w, r, c = med[name]
             ratio = "%8.2fx" % (w / med["bpftrace"][0]) if "bpftrace" in med else ""
-            print("  %-11s %9.1f %9.1f %10.1f %9s" % (name, w * 1e3, c * 1e3, r, ratio))
+            walls = sorted(x[0] for x in got[name])
+            print("  %-11s %9.1f %9.1f %10.1f %9s   wall %.0f-%.0f ms" % (
+                name, w * 1e3, c * 1e3, r, ratio, walls[0] * 1e3, walls[-1] * 1e3))
     print("targets: warm <= 0.1x bpftrace's wall time, RSS <= 0.35x")
+    cache = tempfile.mkdtemp(prefix="sprof-bench-cache-")
+    env = dict(os.environ, SPROF_CACHE_DIR=cache)
+    once([a.sprof, "-e", ONE_LINER], env)  # fills the cache
+    phases([a.sprof, "-e", ONE_LINER], env, a.runs)
+    shutil.rmtree(cache, ignore_errors=True)
 
 
 if __name__ == "__main__":
