@@ -57,6 +57,7 @@
 #include "runtime/process.h"
 #include "runtime/langs/interp_usdt.h"
 #include "runtime/langs/lang.h"
+#include "runtime/stacks/kofs.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/sideband.h"
@@ -694,6 +695,10 @@ static int load(struct run *r, const void *obj, size_t objlen)
 		return err;
 	}
 	sp_timing_lap("probes, unwinder maps sized");
+	/* the unwinder's kernel offsets (vmlinux BTF) are read while the
+	 * verifier checks the programs, on the other CPU */
+	if (r->unw)
+		sp_kofs__prefetch();
 	err = sp_loader__load(r->ld, r->plan, r->o);
 	sp_timing_lap("BPF load (maps, verifier)");
 	if (err)
