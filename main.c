@@ -1165,11 +1165,18 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	struct sp_codegen_cache cc = { cache_get, cache_put, oc, SPROF_VERSION " " SPROF_GIT_REV };
 	bool hit = false;
 
+	struct sp_codegen_times ct;
+
 	co.cache = oc ? &cc : NULL;
 	co.cache_hit = &hit;
+	co.times = sp_timings_on() ? &ct : NULL;
 	err = sp_codegen(prog, src, &co, d, plan, obj, objlen);
 	sp_objcache_close(oc);
 	sp_timing_lap(hit ? "codegen (object cache hit)" : "codegen (compiled)");
+	if (co.times)
+		sp_timing_note("codegen: %.2f ms LLVM and helpers, %.2f ms IR%s, %.2f ms optimize, "
+			       "%.2f ms emit", ct.init, ct.build, hit ? " and cache key" : "", ct.opt,
+			       ct.emit);
 	if (err || sp_diag_errors(d))
 		return 1;
 	if (hit && c->run.verbose)

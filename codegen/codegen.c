@@ -878,6 +878,7 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	if (cache_get(g, key, obj, objlen)) {
 		if (g->opts->cache_hit)
 			*g->opts->cache_hit = true;
+		lap(g, t0, tm ? &tm->build : &dummy); /* the key's bitcode and digest */
 		return 0;
 	}
 	if (optimize(g))
