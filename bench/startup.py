@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Whole-process start-up cost: sprof against bpftrace (when installed).
 
-    sudo python3 bench/startup.py [--runs 9] [--sprof build/sprof]
+    sudo python3 bench/startup.py [--runs 9] [--sprof build/sprof] [--baseline OTHER/sprof]
 
 Two programs, each run N times per tool, the tools interleaved run by run
 so load on the machine falls on both alike:
@@ -11,6 +11,9 @@ so load on the machine falls on both alike:
   the main job: sprof's DWARF unwinder is most of its BPF code. sprof runs
   it twice per round: `cold` with --no-cache (LLVM optimizes and emits the
   object) and `warm` (the object cache has it: runtime/objcache.c).
+
+With --baseline, another sprof binary (say, main's build) runs warm in
+the same rounds: a change's effect measured under the same load.
 
 Prints the median wall time and peak RSS side by side with the ratios to
 bpftrace (targets: <= 0.1x bpftrace's time, <= 0.35x its RSS), the spread
@@ -80,6 +83,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--sprof", default=os.path.join(here, "..", "build", "sprof"))
+    ap.add_argument("--baseline", help="another sprof binary, run warm in the same rounds")
     a = ap.parse_args()
     cache = tempfile.mkdtemp(prefix="sprof-bench-cache-")
     env = dict(os.environ, SPROF_CACHE_DIR=cache)
@@ -88,9 +92,13 @@ def main():
     for prog in (FLOOR, ONE_LINER):
         tools = [("sprof cold", [a.sprof, "--no-cache", "-e", prog]),
                  ("sprof warm", [a.sprof, "-e", prog])]
+        if a.baseline:
+            tools.append(("base warm", [a.baseline, "-e", prog]))
         if bt:
             tools.append(("bpftrace", [bt, "-e", prog]))
         once(tools[1][1], env)  # fills the cache
+        if a.baseline:
+            once(tools[2][1], env)
         got = {name: [] for name, _ in tools}
         for _ in range(a.runs):
             for name, cmd in tools:
