@@ -1137,6 +1137,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	so.nnamed = c->nnamed;
 	so.named_used = calloc((size_t)c->nnamed + 1, sizeof(bool));
 	sp_sema(arena, prog, &so, d);
+	sp_timing_lap("parse, sema");
 	if (!sp_diag_errors(d) && named_unused(c, so.named_used)) {
 		free(so.named_used);
 		return 1;
@@ -1165,10 +1166,18 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 	struct sp_codegen_cache cc = { cache_get, cache_put, oc, SPROF_VERSION " " SPROF_GIT_REV };
 	bool hit = false;
 
+	struct sp_codegen_times ct;
+
 	co.cache = oc ? &cc : NULL;
 	co.cache_hit = &hit;
+	co.times = sp_timings_on() ? &ct : NULL;
 	err = sp_codegen(prog, src, &co, d, plan, obj, objlen);
 	sp_objcache_close(oc);
+	sp_timing_lap(hit ? "codegen (object cache hit)" : "codegen (compiled)");
+	if (co.times)
+		sp_timing_note("codegen: %.2f ms LLVM and helpers, %.2f ms IR%s, %.2f ms optimize, "
+			       "%.2f ms emit", ct.init, ct.build, hit ? " and cache key" : "", ct.opt,
+			       ct.emit);
 	if (err || sp_diag_errors(d))
 		return 1;
 	if (hit && c->run.verbose)
@@ -1549,6 +1558,7 @@ int main(int argc, char **argv)
 	struct sp_diag diag;
 	int rc = 1;
 
+	sp_timings_on(); /* SPROF_TIMINGS: the clock starts here */
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return diff_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
@@ -1574,6 +1584,7 @@ int main(int argc, char **argv)
 	struct sp_arena *arena = sp_arena_new();
 	sp_diag_init(&diag, src, stderr);
 	diag.no_warnings = c.no_warnings;
+	sp_timing_lap("arguments, source");
 	if (compile(&c, src, &diag, arena, &plan, &obj, &objlen))
 		goto out;
 	if (c.dump != DUMP_NONE) {
@@ -1589,5 +1600,7 @@ out:
 	sp_arena_destroy(arena);
 	sp_source_free(src);
 	free(c.script_kv);
+	sp_timing_lap("free the plan and program");
+	sp_timings_print();
 	return rc;
 }

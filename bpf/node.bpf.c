@@ -75,11 +75,15 @@ struct nd_code_event {
 	struct sp_nd_code_rec rec;
 };
 
-/* Per CPU: the offsets of the process being walked and a record being
- * built, kept off the BPF stack. */
+/* Per CPU: the offsets of the process being walked, a record being
+ * built, kept off the BPF stack, and the frame pointer the walk is at: in
+ * a map value, the verifier knows nothing of it, so each bpf_loop() round
+ * it checks starts from the same state (on the BPF stack its range grew
+ * by one a round, and every round was a new state to check). */
 struct nd_cpu {
 	struct sp_nd_proc p;
 	struct nd_code_event ev;
+	__u64 fp;
 };
 
 struct {
@@ -91,7 +95,6 @@ struct {
 
 struct nd_walk {
 	struct sp_iwalk out;
-	__u64 fp;
 };
 
 #ifndef SP_BPF_COMPAT
@@ -154,35 +157,56 @@ static __always_inline SP_NODEBUG __u64 nd_slot(const __u64 *slots, __s16 off)
 	return off < 0 && off >= -ND_BELOW && i < ND_WIN ? slots[i] : 0;
 }
 
+/* No JavaScript function in the frame (a node word never has bit 0). */
+#define ND_WORD_NONE 1ull
+
+/* The word of the frame whose function and context slots hold fn and ctx
+ * and whose return address is ra, in process pid: ND_WORD_NONE when it is
+ * no JavaScript function's, ~0 when a read failed. A global function
+ * (codegen/codegen.c SP_GLOBAL_HELPERS): the verifier checks it once, not
+ * on every path of every bpf_loop() round that reaches it. */
+__attribute__((noinline)) __u64 sp_nd_word(__u64 fn, __u64 ctx, __u64 ra, __u32 pid)
+{
+	__u32 zero = 0, id;
+	struct nd_cpu *cpu = bpf_map_lookup_elem(&nd_cur, &zero);
+	const struct sp_nd_proc *p = cpu ? &cpu->p : NULL;
+	__u64 sfi, name = 0;
+
+	if (!cpu || !p || !nd_heap(p, ctx) || !(sfi = nd_sfi(p, fn)))
+		return ND_WORD_NONE;
+	if (sp_urd(&name, 8, sfi - p->heap_tag + p->sfi_name))
+		return ~0ull;
+	id = nd_code_id(&cpu->ev, pid, sfi, name);
+	return (__u64)id << SP_PY_ID_SHIFT | (ra & SP_ND_RA_MASK) << SP_ND_RA_SHIFT;
+}
+
 /* bpf_loop() body: one frame of the chain. */
 static long nd_frame(__u64 i, void *c)
 {
 	struct nd_walk *w = c;
 	__u64 slots[ND_WIN] = { 0 }; /* fp-32 .. fp+8: the slots, caller's fp, return */
-	__u64 sfi, name = 0, word, fn, ctx;
-	__u32 zero = 0, id, pos = w->out.pos;
+	__u64 word;
+	__u32 zero = 0, pos = w->out.pos;
 	struct nd_cpu *cpu = bpf_map_lookup_elem(&nd_cur, &zero);
 	const struct sp_nd_proc *p = cpu ? &cpu->p : NULL;
 
-	if (!p || w->fp < 4096 || sp_urd(slots, sizeof(slots), w->fp - ND_BELOW))
+	if (!cpu || !p || cpu->fp < 4096 || sp_urd(slots, sizeof(slots), cpu->fp - ND_BELOW))
 		return 1;
-	fn = nd_slot(slots, p->fp_function);
-	ctx = nd_slot(slots, p->fp_context);
-	if (nd_heap(p, ctx) && (sfi = nd_sfi(p, fn))) {
-		if (sp_urd(&name, 8, sfi - p->heap_tag + p->sfi_name)) {
-			w->out.err = 1;
-			return 1;
-		}
-		id = nd_code_id(&cpu->ev, w->out.pid, sfi, name);
+	word = sp_nd_word(nd_slot(slots, p->fp_function), nd_slot(slots, p->fp_context),
+			  slots[ND_WIN - 1], w->out.pid);
+	if (word == ~0ull) {
+		w->out.err = 1;
+		return 1;
+	}
+	if (word != ND_WORD_NONE) {
 		if (!sp_iwalk_room(&w->out, pos))
 			return 1;
-		word = (__u64)id << SP_PY_ID_SHIFT | (slots[ND_WIN - 1] & SP_ND_RA_MASK) << SP_ND_RA_SHIFT;
 		sp_iwalk_put(&w->out, pos, word);
 	}
 	/* the caller's frame is above this one on the stack, not far */
-	if (slots[ND_WIN - 2] <= w->fp || slots[ND_WIN - 2] - w->fp > (1u << 20))
+	if (slots[ND_WIN - 2] <= cpu->fp || slots[ND_WIN - 2] - cpu->fp > (1u << 20))
 		return 1;
-	w->fp = slots[ND_WIN - 2];
+	cpu->fp = slots[ND_WIN - 2];
 	return 0;
 }
 #endif
@@ -216,7 +240,7 @@ SP_NODEBUG __u32 sp_nd_frames(__u64 *ips, __u32 start, __u32 end)
 		sp_istat(&nd_stats, SP_ND_ST_NOTHREAD, 1);
 		return 0;
 	}
-	w.fp = regs->rbp;
+	cpu->fp = regs->rbp;
 	sp_iwalk_init(&w.out, ips, start, end, pid);
 	bpf_loop(SP_ND_MAX_FP, nd_frame, &w, 0);
 	n = sp_iwalk_end(&w.out, &nd_stats, w.out.full);

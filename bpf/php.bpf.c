@@ -137,12 +137,37 @@ static __always_inline SP_NODEBUG __u32 ph_code_id(struct ph_cpu *cpu, __u32 pid
 	return sp_icode_send(&ph_code_seen, &ph_stats, &k, ev, sizeof(*ev), pid, func, id);
 }
 
+/* The word of the frame of user code ex runs (func, of type type; top:
+ * entered from C) in process pid; ~0 when a read failed. A global
+ * function (codegen/codegen.c SP_GLOBAL_HELPERS): the verifier checks it
+ * once, not on every path of every bpf_loop() round that reaches it. */
+__attribute__((noinline)) __u64 sp_ph_word(__u64 ex, __u64 func, __u32 type, __u32 top, __u32 pid)
+{
+	__u32 zero = 0, ln = 0, kind, id;
+	struct ph_cpu *cpu = bpf_map_lookup_elem(&ph_cur, &zero);
+	const struct sp_ph_proc *p = cpu ? &cpu->p : NULL;
+	__u64 opline = 0, name = 0, line;
+
+	if (!cpu || !p || sp_urd(&name, 8, func + p->fn_name))
+		return ~0ull;
+	kind = type == SP_PH_EVAL_CODE ? SP_PH_EVAL : name ? SP_PH_FUNC : top ? SP_PH_MAIN : SP_PH_INCLUDE;
+	if (sp_urd(&opline, 8, ex + p->ex_opline) || !opline ||
+	    sp_urd(&ln, 4, opline + p->op_lineno))
+		ln = 0;
+	/* a function being entered has no opline yet: its first line */
+	if (!ln && sp_urd(&ln, 4, func + p->fn_line_start))
+		ln = 0;
+	id = ph_code_id(cpu, pid, func, name, kind);
+	line = ln && ln < SP_PY_OFF_NONE ? ln : SP_PY_OFF_NONE;
+	return (__u64)id << SP_PY_ID_SHIFT | line << SP_PY_OFF_SHIFT | (top ? SP_PY_GROUP_END : 0);
+}
+
 /* bpf_loop() body: one zend_execute_data. */
 static long ph_frame(__u64 i, void *c)
 {
 	struct ph_walk *w = c;
-	__u64 ex = w->ex, func = 0, prev = 0, opline = 0, name = 0, line, word;
-	__u32 zero = 0, info = 0, ln = 0, kind, id, pos = w->out.pos, top;
+	__u64 ex = w->ex, func = 0, prev = 0, word;
+	__u32 zero = 0, info = 0, pos = w->out.pos;
 	struct ph_cpu *cpu = bpf_map_lookup_elem(&ph_cur, &zero);
 	const struct sp_ph_proc *p = cpu ? &cpu->p : NULL;
 	__u8 type = 0;
@@ -155,21 +180,11 @@ static long ph_frame(__u64 i, void *c)
 	w->ex = prev;
 	if (type != SP_PH_USER_FUNCTION && type != SP_PH_EVAL_CODE)
 		return !prev; /* an internal function: its C frame is native */
-	if (sp_urd(&name, 8, func + p->fn_name))
+	word = sp_ph_word(ex, func, type, (info & p->call_top) != 0, w->out.pid);
+	if (word == ~0ull)
 		goto err;
-	top = (info & p->call_top) != 0;
-	kind = type == SP_PH_EVAL_CODE ? SP_PH_EVAL : name ? SP_PH_FUNC : top ? SP_PH_MAIN : SP_PH_INCLUDE;
-	if (sp_urd(&opline, 8, ex + p->ex_opline) || !opline ||
-	    sp_urd(&ln, 4, opline + p->op_lineno))
-		ln = 0;
-	/* a function being entered has no opline yet: its first line */
-	if (!ln && sp_urd(&ln, 4, func + p->fn_line_start))
-		ln = 0;
-	id = ph_code_id(cpu, w->out.pid, func, name, kind);
 	if (!sp_iwalk_room(&w->out, pos))
 		return 1;
-	line = ln && ln < SP_PY_OFF_NONE ? ln : SP_PY_OFF_NONE;
-	word = (__u64)id << SP_PY_ID_SHIFT | line << SP_PY_OFF_SHIFT | (top ? SP_PY_GROUP_END : 0);
 	sp_iwalk_put(&w->out, pos, word);
 	return !prev;
 err:

@@ -153,14 +153,25 @@ static __always_inline SP_NODEBUG void fill_code(struct py_code_event *ev, const
 
 /* The code id of a frame's code object; at first sight in this process
  * a new id, announced to user space with what BPF can copy of the code
- * object now (it may be freed before user space looks). 0 when unknown. */
+ * object now (it may be freed before user space looks). 0 when unknown.
+ * With bpf_loop, a global function (codegen/codegen.c SP_GLOBAL_HELPERS):
+ * the verifier checks it once, not on every path of every bpf_loop()
+ * round that reaches it; before 5.17 it stays inline (no pointer
+ * arguments to global functions before 5.12). */
+#ifdef SP_BPF_COMPAT
 static __always_inline SP_NODEBUG __u32 code_id(const struct sp_py_proc *p, __u32 pid, __u64 code)
+#else
+#define code_id sp_py_code_id
+__attribute__((noinline)) __u32 sp_py_code_id(const struct sp_py_proc *p, __u32 pid, __u64 code)
+#endif
 {
 	struct sp_py_code_key k;
 	struct py_code_event *ev;
 	__u32 zero = 0, id, *known;
 	int fresh;
 
+	if (!p)
+		return 0;
 	k.code = code;
 	k.name = 0;
 	k.pid = pid;

@@ -124,16 +124,25 @@ static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 
 	return sp_icode_send(&rb_code_seen, &rb_stats, &k, &ev, sizeof(ev), pid, addr, id);
 }
 
-/* The word of one control frame; 0 for a frame without a Ruby function
- * (dummy frames, C blocks), ~0 when a read failed. */
-static __always_inline SP_NODEBUG __u64 rb_word(struct rb_walk *w, __u64 cfp)
+/* The word of one control frame of process pid (p: its offsets); 0 for a
+ * frame without a Ruby function (dummy frames, C blocks), ~0 when a read
+ * failed. With bpf_loop, a global function (codegen/codegen.c
+ * SP_GLOBAL_HELPERS): the verifier checks it once, not on every path of
+ * every bpf_loop() round that reaches it; before 5.17 it stays inline (no
+ * pointer arguments to global functions before 5.12). */
+#ifdef SP_BPF_COMPAT
+static __always_inline SP_NODEBUG __u64 rb_word(const struct sp_rb_proc *p, __u64 cfp, __u32 pid)
+#else
+#define rb_word sp_rb_word
+__attribute__((noinline)) __u64 sp_rb_word(const struct sp_rb_proc *p, __u64 cfp, __u32 pid)
+#endif
 {
 	__u64 pc = 0, iseq = 0, ep = 0, flags = 0, aux = 0, gen = 0, enc = 0, off = SP_PY_OFF_NONE;
 	__u64 word;
 	__u32 kind = SP_RB_ISEQ;
 
-	if (sp_urd(&pc, 8, cfp + w->p.cfp_pc) || sp_urd(&iseq, 8, cfp + w->p.cfp_iseq) ||
-	    sp_urd(&ep, 8, cfp + w->p.cfp_ep))
+	if (!p || sp_urd(&pc, 8, cfp + p->cfp_pc) || sp_urd(&iseq, 8, cfp + p->cfp_iseq) ||
+	    sp_urd(&ep, 8, cfp + p->cfp_ep))
 		return ~0ull;
 	if (!ep || sp_urd(&flags, 8, ep))
 		return 0;
@@ -141,19 +150,19 @@ static __always_inline SP_NODEBUG __u64 rb_word(struct rb_walk *w, __u64 cfp)
 		/* a C method's frame has no iseq; its method entry is ep[-2]
 		 * (VM_ENV_DATA_INDEX_ME_CREF) */
 		kind = SP_RB_CFUNC;
-		if (sp_urd(&iseq, 8, ep - 16) || !iseq || sp_urd(&aux, 8, iseq + w->p.me_def) ||
-		    sp_urd(&gen, 8, iseq + w->p.me_called_id))
+		if (sp_urd(&iseq, 8, ep - 16) || !iseq || sp_urd(&aux, 8, iseq + p->me_def) ||
+		    sp_urd(&gen, 8, iseq + p->me_called_id))
 			return ~0ull;
 	} else {
 		if (!pc || !iseq)
 			return 0;
-		if (sp_urd(&aux, 8, iseq + w->p.iseq_body) || !aux ||
-		    sp_urd(&enc, 8, aux + w->p.body_encoded) || sp_urd(&gen, 8, aux + w->p.body_label))
+		if (sp_urd(&aux, 8, iseq + p->iseq_body) || !aux ||
+		    sp_urd(&enc, 8, aux + p->body_encoded) || sp_urd(&gen, 8, aux + p->body_label))
 			return ~0ull;
 		if (pc >= enc && (pc - enc) / 8 < SP_PY_OFF_NONE)
 			off = (pc - enc) / 8;
 	}
-	word = (__u64)rb_code_id(w->out.pid, iseq, aux, gen, kind) << SP_PY_ID_SHIFT |
+	word = (__u64)rb_code_id(pid, iseq, aux, gen, kind) << SP_PY_ID_SHIFT |
 	       off << SP_PY_OFF_SHIFT;
 	if (flags & SP_RB_FLAG_FINISH)
 		word |= SP_PY_GROUP_END;
@@ -169,7 +178,7 @@ static long rb_frame(__u64 i, void *c)
 
 	if (w->cfp > w->last)
 		return 1;
-	word = rb_word(w, w->cfp);
+	word = rb_word(&w->p, w->cfp, w->out.pid);
 	if (word == ~0ull) {
 		w->out.err = 1;
 		return 1;

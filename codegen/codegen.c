@@ -104,7 +104,9 @@ static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global", "sp_unw_fra
 #define SP_LANG_STACK_FN(id, compat, only) "sp_stack_" #id,
 						  "sp_stack_py", SP_BPF_LANGS(SP_LANG_STACK_FN)
 #undef SP_LANG_STACK_FN
-						  "sp_pl_word", "sp_stack_store", "sp_py_threads",
+						  "sp_pl_word", "sp_ph_word", "sp_nd_word", "sp_py_code_id",
+						  "sp_rb_word",
+						  "sp_stack_store", "sp_py_threads",
 						  "sp_py_frames", "sp_rb_cfps", "sp_pl_contexts" };
 
 static bool is_global_helper(LLVMValueRef f)
@@ -878,6 +880,7 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	if (cache_get(g, key, obj, objlen)) {
 		if (g->opts->cache_hit)
 			*g->opts->cache_hit = true;
+		lap(g, t0, tm ? &tm->build : &dummy); /* the key's bitcode and digest */
 		return 0;
 	}
 	if (optimize(g))

@@ -22,8 +22,10 @@
  *    (SP_MAP_DRAIN_RING); the thread also looks at the counts every 10 ms.
  *    Not the run loop: it can be busy for a second reading a new process's
  *    unwind tables, long enough to fill a map at 999 Hz. The thread blocks
- *    every signal (the run loop reads them from a signalfd). One recursive
- *    lock guards the tables and the stack store.
+ *    every signal (the run loop reads them from a signalfd); it waits in
+ *    an epoll set of its own (the ring's and an eventfd), so a stop wakes
+ *    it at once instead of at its next 10 ms look (every exit waited for
+ *    it). One recursive lock guards the tables and the stack store.
  *  - Stacks: each id copied out of sp_stacks keeps its frames here for the
  *    rest of the run. The same id coming back with other frames is a hash
  *    collision (BPF compares frames too, so this is only across drains):
@@ -36,7 +38,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -83,6 +88,7 @@ struct sp_drain {
 	struct sp_drain_stats stats;
 	pthread_mutex_t lock;     /* recursive: tables, stack store, stats */
 	pthread_t thread;
+	int epfd, wakefd;         /* the thread's wait: the ring's fd and a stop; -1 */
 	bool started;
 	atomic_bool stop;
 };
@@ -457,12 +463,53 @@ static void drain_filling(struct sp_drain *d, unsigned shift)
 		drain_stacks(d);
 }
 
+static void close_wait(struct sp_drain *d)
+{
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->wakefd >= 0)
+		close(d->wakefd);
+	d->epfd = d->wakefd = -1;
+}
+
 static int on_wake(void *ctx, void *data, size_t len)
 {
 	(void)ctx;
 	(void)data;
 	(void)len;
 	return 0; /* the counts say what to drain */
+}
+
+/* Up to POLL_NS for BPF's wake-up or a stop; the ring's records read. */
+static void wait_ring(struct sp_drain *d)
+{
+	struct epoll_event ev[2];
+	int n = epoll_wait(d->epfd, ev, 2, (int)(POLL_NS / 1000000));
+
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.fd != d->wakefd)
+			ring_buffer__consume(d->ring);
+}
+
+/* The thread's epoll set (d->epfd, d->wakefd); both -1 when it cannot be
+ * made (then it polls the ring and notices a stop within POLL_NS). */
+static void open_wait(struct sp_drain *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->epfd < 0 || d->wakefd < 0)
+		goto out_close;
+	ev.data.fd = d->wakefd;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->wakefd, &ev))
+		goto out_close;
+	ev.data.fd = d->ring ? ring_buffer__epoll_fd(d->ring) : -1;
+	if (d->ring && epoll_ctl(d->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto out_close;
+	return;
+out_close:
+	close_wait(d);
 }
 
 static void *drain_thread(void *arg)
@@ -472,7 +519,9 @@ static void *drain_thread(void *arg)
 	uint64_t next_all = 0, now;
 
 	while (!atomic_load(&d->stop)) {
-		if (!d->ring || ring_buffer__poll(d->ring, (int)(POLL_NS / 1000000)) < 0)
+		if (d->epfd >= 0)
+			wait_ring(d);
+		else if (!d->ring || ring_buffer__poll(d->ring, (int)(POLL_NS / 1000000)) < 0)
 			nanosleep(&ts, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -525,20 +574,29 @@ int sp_drain__start(struct sp_drain *d)
 	err = set_marks(d);
 	if (err || !d->max_keys || !has_work(d))
 		return err;
+	open_wait(d);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&d->thread, NULL, drain_thread, d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	d->started = err == 0;
+	if (err)
+		close_wait(d);
 	return -err;
 }
 
 void sp_drain__stop(struct sp_drain *d)
 {
+	uint64_t one = 1;
+
 	if (!d || !d->started)
 		return;
 	atomic_store(&d->stop, true);
+	/* a failed write: it notices the stop at its next look, within POLL_NS */
+	if (d->wakefd >= 0 && write(d->wakefd, &one, sizeof(one)) < 0) {
+	}
 	pthread_join(d->thread, NULL);
+	close_wait(d);
 	d->started = false;
 }
 
@@ -717,6 +775,7 @@ struct sp_drain *sp_drain__open(const struct sp_plan *plan, struct bpf_object *o
 
 	if (!d)
 		return NULL;
+	d->epfd = d->wakefd = -1;
 	d->plan = plan;
 	d->max_keys = max_keys;
 	pthread_mutexattr_init(&ma);

@@ -39,9 +39,11 @@
 #include "runtime/load.h"
 #include "base/clock.h"
 #include "runtime/attach/tracefs.h"
+#include "runtime/timings.h"
 
 #define VLOG_SIZE (16u << 20)   /* lazily touched: costs nothing unless used */
 #define VLOG_TAIL 12            /* verifier lines shown without -v */
+#define STATLOG_SIZE 16384      /* log level 4: global functions, time, stack depth, insns */
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
 #endif
@@ -241,6 +243,44 @@ static void setup_logs(struct sp_loader *l)
 		bpf_program__set_log_buf(p, l->vlog, l->vlogsz);
 }
 
+/* SPROF_TIMINGS: each program logs the verifier's statistics alone (level
+ * 4, a few lines) into a buffer of its own, read after the load. */
+static void setup_stat_logs(struct sp_loader *l)
+{
+	struct bpf_program *p;
+	size_t n = 0, i = 0;
+
+	if (!sp_timings_on())
+		return;
+	bpf_object__for_each_program(p, l->obj)
+		n++;
+	l->statlog = calloc(n ? n : 1, STATLOG_SIZE);
+	if (!l->statlog)
+		return;
+	bpf_object__for_each_program(p, l->obj) {
+		bpf_program__set_log_buf(p, l->statlog + i++ * STATLOG_SIZE, STATLOG_SIZE);
+		bpf_program__set_log_level(p, 4);
+	}
+}
+
+static void note_stat_logs(struct sp_loader *l)
+{
+	struct bpf_program *p;
+	size_t i = 0;
+
+	if (!l->statlog)
+		return;
+	bpf_object__for_each_program(p, l->obj) {
+		const char *log = l->statlog + i++ * STATLOG_SIZE;
+		const char *t = strstr(log, "verification time "), *n = strstr(log, "processed ");
+
+		if (!bpf_program__autoload(p))
+			continue;
+		sp_timing_note("verifier %-20s %8.2f ms %7ld insns processed", bpf_program__name(p),
+			       t ? atol(t + 18) / 1e3 : -1.0, n ? atol(n + 10) : -1L);
+	}
+}
+
 struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, size_t len,
 				  const struct sp_run_opts *o)
 {
@@ -276,6 +316,7 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 	if (err)
 		goto out_free;
 	setup_logs(l);
+	setup_stat_logs(l);
 	return l;
 
 out_free:
@@ -689,6 +730,7 @@ int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struc
 		setrlimit(RLIMIT_MEMLOCK, &r);
 	cur_loader = l;
 	err = bpf_object__load(l->obj);
+	note_stat_logs(l);
 	if (err) {
 		report_load_failure(l, plan, o, err);
 		return err;
@@ -773,5 +815,6 @@ void sp_loader__destroy(struct sp_loader *l)
 	for (int i = 0; i < l->nlines; i++)
 		free(l->lines[i]);
 	free(l->vlog);
+	free(l->statlog);
 	free(l);
 }

@@ -26,6 +26,7 @@ struct sp_loader {
 	char failed_prog[128]; /* program named in "prog 'X': BPF program load failed" */
 	const void *obj_bytes; /* the caller's object (BTF line info for columns) */
 	size_t obj_len;
+	char *statlog;     /* SPROF_TIMINGS: each program's verifier statistics */
 };
 
 /* 0 when we are root or hold CAP_BPF and CAP_PERFMON; else prints

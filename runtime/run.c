@@ -57,6 +57,7 @@
 #include "runtime/process.h"
 #include "runtime/langs/interp_usdt.h"
 #include "runtime/langs/lang.h"
+#include "runtime/stacks/kofs.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/target.h"
 #include "runtime/stacks/sideband.h"
@@ -677,6 +678,7 @@ static int load(struct run *r, const void *obj, size_t objlen)
 	r->ld = sp_loader__open(r->plan, obj, objlen, r->o);
 	if (!r->ld)
 		return -errno;
+	sp_timing_lap("BPF object open");
 	/* probe types' own sizing before load (wildcard names, uprobe_multi) */
 	err = sp_probes_prepare(r->ld->obj, r->plan, &r->actx);
 	if (err) {
@@ -692,7 +694,13 @@ static int load(struct run *r, const void *obj, size_t objlen)
 		fprintf(stderr, "sprof: cannot set up the unwinder: %s\n", strerror(-err));
 		return err;
 	}
+	sp_timing_lap("probes, unwinder maps sized");
+	/* the unwinder's kernel offsets (vmlinux BTF) are read while the
+	 * verifier checks the programs, on the other CPU */
+	if (r->unw)
+		sp_kofs__prefetch();
 	err = sp_loader__load(r->ld, r->plan, r->o);
+	sp_timing_lap("BPF load (maps, verifier)");
 	if (err)
 		return err;
 	r->actx.obj = r->ld->obj;
@@ -1349,12 +1357,15 @@ static int prepare(struct run *r, const void *obj, size_t objlen)
 		err = sp_target__open(&r->tgt, r->o->pid, r->o->cmd);
 	if (!err)
 		err = redirect_stdout(r);
+	sp_timing_lap("checks, target");
 	if (!err)
 		err = load(r, obj, objlen);
 	if (!err)
 		err = open_readers(r);
+	sp_timing_lap("symbolizer, walkers, readers");
 	if (!err)
 		err = setup_loop(r);
+	sp_timing_lap("event loop set up");
 	return err;
 }
 
@@ -1448,15 +1459,19 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 	err = prepare(&r, obj, objlen);
 	if (!err)
 		err = start(&r);
+	sp_timing_lap("BEGIN, attach");
 	if (!err)
 		err = loop(&r);
+	sp_timing_lap("run loop");
 	if (!err)
 		err = finish(&r);
+	sp_timing_lap("finish, report");
 	/* exit(N) wins; else a -c command that ended gives its own status
 	 * (bpftrace -c does not: 0 there); a command still running when the
 	 * run ends (Ctrl-C, --duration) is ended by sprof: 0 */
 	if (!err && !r.exited && sp_target__exit_status(&r.tgt) >= 0)
 		r.exit_code = sp_target__exit_status(&r.tgt);
 	run_destroy(&r);
+	sp_timing_lap("teardown (maps, programs)");
 	return err ? 1 : r.exit_code;
 }

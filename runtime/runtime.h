@@ -82,6 +82,7 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 #include "runtime/report/report.h"      /* output formats */
 #include "runtime/report/serve.h"       /* sprof serve */
 #include "runtime/stacks/kallsyms.h"    /* kernel symbols for sema */
+#include "runtime/timings.h"            /* SPROF_TIMINGS */
 #include "runtime/verifier.h"           /* -d verifier */
 
 #endif

@@ -311,6 +311,35 @@ def t_object_cache(ctx):
     assert r6.rc == 0 and CACHE_NOTE in r6.err, r6
 
 
+def t_timings(ctx):
+    """SPROF_TIMINGS=1: the start's phases on stderr (wall, CPU), a cache hit named, the
+    verifier's time and processed instructions per program; nothing of it without the variable"""
+    ctx.require_bpf()
+    cache = os.path.join(ctx.workdir, "objcache_timings")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {"SPROF_CACHE_DIR": cache, "SPROF_TIMINGS": "1"}
+    prog = 'profile:hz:99 { @[ustack] = count(); } BEGIN { printf("up\\n"); exit(); }'
+    r1 = ctx.sprof_run("-e", prog, env=env, timeout=60)
+    assert r1.rc == 0 and r1.out.startswith("up\n"), r1
+    assert "  codegen (compiled) " in r1.err, r1.err
+    r2 = ctx.sprof_run("-e", prog, env=env, timeout=60)
+    assert r2.rc == 0 and "  codegen (object cache hit) " in r2.err, r2.err
+    phases = dict((m.group(1), (float(m.group(2)), float(m.group(3)))) for m in re.finditer(
+        r"^  (\S.*?)\s+([\d.]+)\s+([\d.]+)$", r2.err, re.M))
+    for name in ("parse, sema", "BPF load (maps, verifier)", "BEGIN, attach",
+                 "teardown (maps, programs)", "total since main"):
+        assert name in phases, (name, r2.err)
+    # the unwinder's verification is real work: some CPU in the loading thread
+    assert phases["BPF load (maps, verifier)"][1] > 0.5, r2.err
+    assert phases["total since main"][0] >= phases["BPF load (maps, verifier)"][0], r2.err
+    ver = dict((m.group(1), (float(m.group(2)), int(m.group(3)))) for m in re.finditer(
+        r"^  verifier (\S+)\s+([\d.]+) ms\s+(\d+) insns processed$", r2.err, re.M))
+    assert set(ver) == {"profile_0", "BEGIN_1"}, r2.err
+    assert ver["profile_0"][1] > 1000 and ver["profile_0"][0] > 0, ver
+    r3 = ctx.sprof_run("-e", prog, env={"SPROF_CACHE_DIR": cache}, timeout=60)
+    assert r3.rc == 0 and "timings" not in r3.err and "verifier" not in r3.err, r3
+
+
 def t_stats(ctx):
     """--stats: at the end, each probe's runs and BPF time from the kernel's run statistics,
     then where the stacks went (unwinder, drain); none of -v's attach lines"""

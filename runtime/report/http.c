@@ -16,8 +16,16 @@
  * second satisfies every per-wait limit. An answer is kept up to
  * max_answer bytes (-EFBIG past them): a server that floods cannot make
  * sprof's memory grow without end.
+ *
+ * libcurl is opened with dlopen at the first request, not linked: with the
+ * libraries it pulls in (TLS, Kerberos, LDAP, SSH, IDN: some 30) it cost
+ * every start of sprof ~6 ms of CPU in ld.so and their constructors, ~9 ms
+ * of wall time (issue 27), and most runs never export.
  */
+#define CURL_DISABLE_TYPECHECK /* calls go through the pointers below */
 #include <curl/curl.h>
+#include <dlfcn.h>
+#include <stddef.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -51,12 +59,62 @@ char *sp_url_encode(const char *s)
 	return out;
 }
 
+#define LIBCURL "libcurl.so.4" /* Debian's libcurl4 */
+
+/* The libcurl functions sprof calls, from LIBCURL. */
+static struct {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *h);
+	CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *h);
+	const char *(*easy_strerror)(CURLcode rc);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+} cu;
+
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc;
+static char curl_load_err[256]; /* why LIBCURL could not be used; "" when it could */
+
+/* Each function of cu from the library h; false (and why) when one is missing. */
+static bool curl_syms(void *h)
+{
+	static const struct { const char *name; size_t off; } syms[] = {
+#define SYM(f) { "curl_" #f, offsetof(__typeof__(cu), f) }
+		SYM(global_init), SYM(easy_init), SYM(easy_setopt), SYM(easy_perform),
+		SYM(easy_getinfo), SYM(easy_cleanup), SYM(easy_strerror), SYM(slist_append),
+		SYM(slist_free_all),
+#undef SYM
+	};
+
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *f = dlsym(h, syms[i].name);
+
+		if (!f) {
+			snprintf(curl_load_err, sizeof(curl_load_err), "%s has no %s", LIBCURL,
+				 syms[i].name);
+			return false;
+		}
+		memcpy((char *)&cu + syms[i].off, &f, sizeof(f));
+	}
+	return true;
+}
 
 static void curl_init(void)
 {
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	void *h = dlopen(LIBCURL, RTLD_NOW | RTLD_LOCAL);
+
+	curl_init_rc = CURLE_FAILED_INIT;
+	if (!h) {
+		snprintf(curl_load_err, sizeof(curl_load_err), "cannot load %s (Debian: apt install "
+			 "libcurl4): %s", LIBCURL, dlerror());
+		return;
+	}
+	if (!curl_syms(h))
+		return; /* h stays open: nothing else would use it */
+	curl_init_rc = cu.global_init(CURL_GLOBAL_DEFAULT);
 }
 
 #define MAX_ANSWER (256u << 20) /* max_answer's default */
@@ -103,36 +161,36 @@ static void set_options(CURL *h, const struct sp_http_req *r, struct body *b, st
 {
 	int recv_ms = r->recv_ms ? r->recv_ms : r->timeout_ms;
 
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "sprof");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* the exporter sends from a thread of its own */
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)r->timeout_ms);
+	cu.easy_setopt(h, CURLOPT_POST, 1L);
+	cu.easy_setopt(h, CURLOPT_POSTFIELDS, r->body);
+	cu.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+	cu.easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	cu.easy_setopt(h, CURLOPT_USERAGENT, "sprof");
+	cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* the exporter sends from a thread of its own */
+	cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	cu.easy_setopt(h, CURLOPT_WRITEDATA, b);
+	cu.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)r->timeout_ms);
 	if (r->total_ms > 0)
-		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)r->total_ms);
+		cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)r->total_ms);
 	if (recv_ms > 0) { /* no byte for recv_ms: the server is gone */
-		curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-		curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)((recv_ms + 999) / 1000));
+		cu.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		cu.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)((recv_ms + 999) / 1000));
 	}
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 15L);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
+	cu.easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	cu.easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 15L);
+	cu.easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
 	if (r->user) {
-		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(h, CURLOPT_USERNAME, r->user);
-		curl_easy_setopt(h, CURLOPT_PASSWORD, r->password ? r->password : "");
+		cu.easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		cu.easy_setopt(h, CURLOPT_USERNAME, r->user);
+		cu.easy_setopt(h, CURLOPT_PASSWORD, r->password ? r->password : "");
 	}
 	if (r->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, r->ca_file);
+		cu.easy_setopt(h, CURLOPT_CAINFO, r->ca_file);
 	if (r->cert_file)
-		curl_easy_setopt(h, CURLOPT_SSLCERT, r->cert_file);
+		cu.easy_setopt(h, CURLOPT_SSLCERT, r->cert_file);
 	if (r->key_file)
-		curl_easy_setopt(h, CURLOPT_SSLKEY, r->key_file);
+		cu.easy_setopt(h, CURLOPT_SSLKEY, r->key_file);
 }
 
 static int64_t now_ms(void)
@@ -148,9 +206,9 @@ static int fail(CURL *h, CURLcode rc, const struct sp_http_req *r, const char *c
 		size_t errlen)
 {
 	long oserr = 0;
-	const char *why = *cerr ? cerr : curl_easy_strerror(rc);
+	const char *why = *cerr ? cerr : cu.easy_strerror(rc);
 
-	curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
+	cu.easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
 	switch (rc) {
 	case CURLE_COULDNT_RESOLVE_HOST:
 		snprintf(errbuf, errlen, "cannot resolve '%s': %s", r->host, why);
@@ -198,24 +256,28 @@ int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *e
 
 	memset(resp, 0, sizeof(*resp));
 	pthread_once(&curl_once, curl_init);
+	if (curl_load_err[0]) {
+		snprintf(errbuf, errlen, "libcurl: %s", curl_load_err);
+		return -ENOPKG;
+	}
 	if (curl_init_rc != CURLE_OK) {
-		snprintf(errbuf, errlen, "libcurl: %s", curl_easy_strerror(curl_init_rc));
+		snprintf(errbuf, errlen, "libcurl: %s", cu.easy_strerror(curl_init_rc));
 		return -EIO;
 	}
 	url = request_url(r);
-	h = url ? curl_easy_init() : NULL;
-	hdr = h ? curl_slist_append(NULL, "Expect:") : NULL; /* the body at once, no 100-continue */
+	h = url ? cu.easy_init() : NULL;
+	hdr = h ? cu.slist_append(NULL, "Expect:") : NULL; /* the body at once, no 100-continue */
 	if (!hdr) {
 		if (h)
-			curl_easy_cleanup(h);
+			cu.easy_cleanup(h);
 		free(url);
 		return -ENOMEM;
 	}
-	curl_easy_setopt(h, CURLOPT_URL, url);
+	cu.easy_setopt(h, CURLOPT_URL, url);
 	set_options(h, r, &b, hdr, cerr);
-	rc = curl_easy_perform(h);
+	rc = cu.easy_perform(h);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (b.nomem)
 		err = -ENOMEM;
 	else if (b.too_big) {
@@ -233,8 +295,8 @@ int sp_http_post(const struct sp_http_req *r, struct sp_http_resp *resp, char *e
 	} else {
 		free(b.p);
 	}
-	curl_slist_free_all(hdr);
-	curl_easy_cleanup(h);
+	cu.slist_free_all(hdr);
+	cu.easy_cleanup(h);
 	free(url);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 /* Byte offset of member `name` of struct/union type `id` (anonymous
@@ -108,6 +109,30 @@ static void read_kernel(void)
 			    field(btf, "thread_struct", "fsbase", &fsbase);
 	kernel.fsbase = thread + fsbase;
 	btf__free(btf);
+}
+
+static void *prefetch_thread(void *arg)
+{
+	(void)arg;
+	pthread_once(&kernel.once, read_kernel);
+	return NULL;
+}
+
+/* The thread takes no signals: they stay the main and signal threads'. */
+void sp_kofs__prefetch(void)
+{
+	sigset_t all, old;
+	pthread_attr_t a;
+	pthread_t t;
+
+	if (pthread_attr_init(&a))
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED))
+		pthread_create(&t, &a, prefetch_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
 }
 
 int sp_kofs__read(struct sp_unw_kofs *k)

@@ -26,4 +26,10 @@ int sp_kofs__read(struct sp_unw_kofs *k);
  * 0 or -errno (-ENOENT: no BTF or no such field). */
 int sp_kofs__task_fsbase(uint32_t *off);
 
+/* Starts reading vmlinux BTF (~11 ms of CPU) in a thread of its own, so
+ * that it overlaps the BPF load (the verifier runs in the loading thread's
+ * bpf(2) call); the two calls above then wait for it if it is not done.
+ * Nothing happens when the thread cannot be made (they read it then). */
+void sp_kofs__prefetch(void);
+
 #endif
