@@ -191,7 +191,7 @@ static void usage(FILE *f)
 		"  --unsafe         allow system()\n"
 		"  -I DIR           look for #include files in DIR\n"
 		"  --include FILE   read FILE's C definitions before the program\n"
-		"  --emit-elf FILE  write the BPF object to FILE\n"
+		"  --emit-elf FILE  write the BPF object to FILE and stop (a dry run)\n"
 		"  --param K=V      set a script parameter (see --list-scripts)\n"
 		"  --list-scripts   list the stdlib scripts, their purpose and parameters\n"
 		"  -h, --help       this text\n"
@@ -1589,6 +1589,10 @@ int main(int argc, char **argv)
 		goto out;
 	if (c.dump != DUMP_NONE) {
 		rc = dump_object(&c, src, plan, obj, objlen);
+		goto out;
+	}
+	if (c.emit_elf) { /* a dry run, as bpftrace's: the object written, nothing loaded */
+		rc = 0;
 		goto out;
 	}
 	c.run.diag = runtime_diag;

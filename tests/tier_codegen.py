@@ -187,7 +187,21 @@ def make_corpus_test(path):
     return run
 
 
+def t_emit_elf_dry_run(ctx):
+    """--emit-elf writes the object and stops, as bpftrace's (a dry run): no probe runs, nothing
+    is printed, and it needs no BPF (it ran the program until Ctrl-C before)."""
+    elf = os.path.join(ctx.workdir, "dry.o")
+    if os.path.exists(elf):
+        os.unlink(elf)
+    r = ctx.sprof_run("--emit-elf", elf, "-e", 'BEGIN { printf("ran\\n"); } interval:s:1 { exit(); }',
+                      timeout=30)
+    assert r.rc == 0 and r.out == "" and "ran" not in r.err, repr(r)
+    with open(elf, "rb") as f:
+        assert f.read(4) == b"\x7fELF"
+
+
 def tests(ctx):
+    yield "emit_elf_dry_run", t_emit_elf_dry_run
     for path in sorted(glob.glob(os.path.join(ctx.tests_dir, "codegen", "*.test"))):
         yield os.path.splitext(os.path.basename(path))[0], make_test(path)
     for sub in ("parse", "sema"):
