@@ -42,7 +42,7 @@
 
 struct sp_pstate;
 struct sp_strval { const char *s; uint32_t len; };
-struct sp_intval { int64_t v; bool big; bool is_bool; };
+struct sp_intval { int64_t v; bool big; bool is_bool; const char *enum_fmt; };
 
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                     \
 	do {                                                            \
@@ -166,6 +166,8 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 		n->type = sp_type_int(ps->arena, 8, false);
 	if (v.is_bool) /* true, false */
 		n->type = sp_type_bool(ps->arena);
+	if (v.enum_fmt) /* an enumerator of the script's enum */
+		n->type = sp_type_enum(ps->arena, 8, true, v.enum_fmt);
 	return n;
 }
 
@@ -181,6 +183,15 @@ static struct sp_node *mk_typed(struct sp_pstate *ps, enum sp_node_kind k, struc
 static struct sp_type *record_ref(struct sp_pstate *ps, const char *name, bool is_union)
 {
 	return sp_type_record(ps->arena, sp_ctypes_record(ps->ct, name, is_union));
+}
+
+/* (enum NAME)x: the script's enum prints by name; another (a kernel's) is
+ * an unsigned int, as before */
+static struct sp_type *enum_ref(struct sp_pstate *ps, const char *name)
+{
+	const char *fmt = sp_ctypes_enum(ps->ct, name);
+
+	return fmt ? sp_type_enum(ps->arena, 4, false, fmt) : sp_type_int(ps->arena, 4, false);
 }
 
 static void cdef(struct sp_pstate *ps, struct sp_span sp)
@@ -517,7 +528,7 @@ type_name:
 	TYPE
 	| STRUCT IDENT { $$ = record_ref(ps, $2, false); }
 	| UNION IDENT { $$ = record_ref(ps, $2, true); }
-	| ENUM IDENT { $$ = sp_type_int(A, 4, false); }
+	| ENUM IDENT { $$ = enum_ref(ps, $2); }
 	| type_name '*' { $$ = sp_type_ptr(A, $1, false); }
 	;
 

@@ -422,7 +422,8 @@ static bool check_args(struct sema *s, struct sp_node *n, const struct builtin *
 
 static bool printable_as_string(const struct sp_type *t)
 {
-	return (t->kind != SP_T_INT && t->kind != SP_T_PTR) || sp_type_is_bool(t);
+	return (t->kind != SP_T_INT && t->kind != SP_T_PTR) || sp_type_is_bool(t) ||
+	       sp_type_is_enum(t); /* its enumerator's name, or its number */
 }
 
 /* Checks printf-style conversions: %[-+ #0]*[0-9]*(.[0-9]*)?(hh|h|l|ll|z|j|t)?[diuxXocsp]

@@ -55,8 +55,9 @@ struct sp_type *sema_slot_type(struct sema *s, struct sp_type *t)
 	struct sp_type **el;
 	int i;
 
-	if (t->kind == SP_T_INT) /* a bool keeps its one byte and its true/false */
-		return t->size == 8 || sp_type_is_bool(t) ? t : sp_type_int(s->a, 8, t->is_signed);
+	if (t->kind == SP_T_INT) /* a bool keeps its one byte and its true/false, an
+				  * enum value its names */
+		return t->size == 8 || sp_type_is_bool(t) ? t : sp_type_int_like(s->a, t, 8);
 	if (t->kind != SP_T_TUPLE)
 		return t;
 	el = sp_arena_alloc(s->a, (size_t)(t->nelems + 1) * sizeof(*el));
