@@ -777,6 +777,31 @@ static LLVMValueRef var_read(struct cg *g, const struct sp_node *n)
 	return p;
 }
 
+/* (T)x; an array cast reinterprets bytes: an integer stored into a
+ * temporary of the array's size, an array or string used where it is, an
+ * array loaded as the integer of its size. */
+static LLVMValueRef cast(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_type *to = n->type, *t = n->a->type;
+
+	if (!to || !t || sp_type_is_none(to))
+		return cg_u64(g, 0);
+	if (to->kind == SP_T_ARRAY) {
+		LLVMValueRef tmp;
+
+		if (t->kind != SP_T_INT)
+			return cg_expr(g, n->a);
+		tmp = cg_alloca(g, cg_size(to), "array_cast");
+		cg_store_int(g, tmp, cg_expr(g, n->a), t->size);
+		return tmp;
+	}
+	if (to->kind == SP_T_INT && t->kind == SP_T_ARRAY)
+		return cg_norm(g, cg_load_int(g, cg_expr(g, n->a), to), to);
+	if (t->kind == SP_T_ARRAY || t->kind == SP_T_STRING)
+		return cg_addrof(g, n->a); /* an array decays to its address */
+	return cg_norm(g, cg_expr(g, n->a), n->cast_type ? n->cast_type : to);
+}
+
 LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 {
 	cg_loc(g, n->span);
@@ -802,9 +827,7 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_TERNARY:
 		return ternary(g, n);
 	case SP_N_CAST:
-		if (n->a->type && (n->a->type->kind == SP_T_ARRAY || n->a->type->kind == SP_T_STRING))
-			return cg_addrof(g, n->a); /* an array decays to its address */
-		return cg_norm(g, cg_expr(g, n->a), n->cast_type ? n->cast_type : n->type);
+		return cast(g, n);
 	case SP_N_ADDROF:
 		return cg_addrof(g, n->a);
 	case SP_N_TUPLE:

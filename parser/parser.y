@@ -185,6 +185,17 @@ static struct sp_type *record_ref(struct sp_pstate *ps, const char *name, bool i
 	return sp_type_record(ps->arena, sp_ctypes_record(ps->ct, name, is_union));
 }
 
+static struct sp_type *array_cast_type(struct sp_pstate *ps, struct sp_span at,
+				       struct sp_type *elem, struct sp_intval n)
+{
+	if (n.v < 1 || n.v > 4096) {
+		sp_diag_at(ps->diag, SP_DIAG_ERROR, at, "an array cast needs 1 to 4096 elements, "
+			   "not %lld", (long long)n.v);
+		ps->probe_errors++;
+	}
+	return sp_type_array(ps->arena, elem, n.v < 1 || n.v > 4096 ? 1 : (uint32_t)n.v);
+}
+
 /* (enum NAME)x: the script's enum prints by name; another (a kernel's) is
  * an unsigned int, as before */
 static struct sp_type *enum_ref(struct sp_pstate *ps, const char *name)
@@ -240,7 +251,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %type <node> mapdecl record_fields config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
-%type <type> type_name var_type
+%type <type> type_name var_type cast_type
 
 %right '?' ':'
 %left LOR
@@ -494,7 +505,7 @@ expr:
 	| '!' expr { $$ = mk_op(ps, SP_N_UNOP, @$, '!', $2, NULL); }
 	| '~' expr { $$ = mk_op(ps, SP_N_UNOP, @$, '~', $2, NULL); }
 	| '-' expr %prec UMINUS { $$ = mk_op(ps, SP_N_UNOP, @$, '-', $2, NULL); }
-	| '(' type_name ')' expr %prec CAST { $$ = mk_typed(ps, SP_N_CAST, @$, $2, $4); }
+	| '(' cast_type ')' expr %prec CAST { $$ = mk_typed(ps, SP_N_CAST, @$, $2, $4); }
 	| '*' expr %prec UMINUS { $$ = mk(ps, SP_N_DEREF, @$, $2, NULL, NULL); }
 	| '&' expr %prec UMINUS { $$ = mk(ps, SP_N_ADDROF, @$, $2, NULL, NULL); }
 	| INC lvalue { $$ = mk_incdec(ps, @$, '+', true, $2); }
@@ -522,6 +533,14 @@ var_type:
 		}
 		$$ = sp_type_string(A, 0); /* size 0: sema gives it the string size */
 	}
+	;
+
+/* (int8[8])x, (uint8[])x: an integer array of x's bytes (count 0: sema
+ * takes it from x's size) */
+cast_type:
+	type_name
+	| type_name '[' INT ']' { $$ = array_cast_type(ps, @3, $1, $3); }
+	| type_name '[' ']' { $$ = sp_type_array(A, $1, 0); }
 	;
 
 type_name:

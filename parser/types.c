@@ -375,7 +375,9 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 		return n < len ? n + snprintf(buf + n, (size_t)(len - n), " *") : n;
 	case SP_T_ARRAY:
 		n = type_fmt(t->pointee, buf, len);
-		return n < len ? n + snprintf(buf + n, (size_t)(len - n), "[%u]", t->count) : n;
+		if (n >= len)
+			return n;
+		return n + snprintf(buf + n, (size_t)(len - n), t->count ? "[%u]" : "[]", t->count);
 	case SP_T_RECORD:
 		return snprintf(buf, (size_t)len, "%s %s", t->rec->is_union ? "union" : "struct",
 				t->rec->name[0] ? t->rec->name : "(anonymous)");
