@@ -19,8 +19,14 @@
 
 static const struct sp_type s64_type = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 
+/* An aggregation read as an operand is the integer sema reads it as
+ * (sema_agg_int: count u64, the others s64). */
 static const struct sp_type *type_of(const struct sp_node *n)
 {
+	static const struct sp_type u64_type = { .kind = SP_T_INT, .size = 8 };
+
+	if (n->type && n->type->kind == SP_T_AGG)
+		return n->type->agg == SP_AGG_COUNT ? &u64_type : &s64_type;
 	return n->type ? n->type : &s64_type;
 }
 
@@ -895,7 +901,7 @@ LLVMValueRef cg_cond(struct cg *g, const struct sp_node *n)
 {
 	LLVMValueRef v = cg_expr(g, n);
 
-	if (n->type && !cg_is_scalar(n->type)) {
+	if (n->type && !cg_is_scalar(type_of(n))) { /* an aggregation reads as an integer */
 		cg_error(g, n->span, "a %s cannot be used as a condition",
 			 n->type->kind == SP_T_STRING ? "string" : "non-integer value");
 		return LLVMConstInt(g->i1, 0, 0);

@@ -281,6 +281,8 @@ static const struct sp_type *event_type(const struct sp_type *t, struct sp_type 
 
 	if (!t)
 		return &s64_type;
+	if (t->kind == SP_T_AGG) /* count/sum/min/max/avg read as their integer */
+		return t->agg == SP_AGG_COUNT ? &u64 : &s64_type;
 	if (sp_type_is_bool(t)) /* a 64-bit slot that still prints true/false */
 		return &bool64;
 	if (sp_type_is_enum(t)) {
