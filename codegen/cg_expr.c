@@ -19,8 +19,14 @@
 
 static const struct sp_type s64_type = { .kind = SP_T_INT, .size = 8, .is_signed = true };
 
+/* An aggregation read as an operand is the integer sema reads it as
+ * (sema_agg_int: count u64, the others s64). */
 static const struct sp_type *type_of(const struct sp_node *n)
 {
+	static const struct sp_type u64_type = { .kind = SP_T_INT, .size = 8 };
+
+	if (n->type && n->type->kind == SP_T_AGG)
+		return n->type->agg == SP_AGG_COUNT ? &u64_type : &s64_type;
 	return n->type ? n->type : &s64_type;
 }
 
@@ -777,6 +783,31 @@ static LLVMValueRef var_read(struct cg *g, const struct sp_node *n)
 	return p;
 }
 
+/* (T)x; an array cast reinterprets bytes: an integer stored into a
+ * temporary of the array's size, an array or string used where it is, an
+ * array loaded as the integer of its size. */
+static LLVMValueRef cast(struct cg *g, const struct sp_node *n)
+{
+	const struct sp_type *to = n->type, *t = n->a->type;
+
+	if (!to || !t || sp_type_is_none(to))
+		return cg_u64(g, 0);
+	if (to->kind == SP_T_ARRAY) {
+		LLVMValueRef tmp;
+
+		if (t->kind != SP_T_INT)
+			return cg_expr(g, n->a);
+		tmp = cg_alloca(g, cg_size(to), "array_cast");
+		cg_store_int(g, tmp, cg_expr(g, n->a), t->size);
+		return tmp;
+	}
+	if (to->kind == SP_T_INT && t->kind == SP_T_ARRAY)
+		return cg_norm(g, cg_load_int(g, cg_expr(g, n->a), to), to);
+	if (t->kind == SP_T_ARRAY || t->kind == SP_T_STRING)
+		return cg_addrof(g, n->a); /* an array decays to its address */
+	return cg_norm(g, cg_expr(g, n->a), n->cast_type ? n->cast_type : to);
+}
+
 LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 {
 	cg_loc(g, n->span);
@@ -802,9 +833,7 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_TERNARY:
 		return ternary(g, n);
 	case SP_N_CAST:
-		if (n->a->type && (n->a->type->kind == SP_T_ARRAY || n->a->type->kind == SP_T_STRING))
-			return cg_addrof(g, n->a); /* an array decays to its address */
-		return cg_norm(g, cg_expr(g, n->a), n->cast_type ? n->cast_type : n->type);
+		return cast(g, n);
 	case SP_N_ADDROF:
 		return cg_addrof(g, n->a);
 	case SP_N_TUPLE:
@@ -872,7 +901,7 @@ LLVMValueRef cg_cond(struct cg *g, const struct sp_node *n)
 {
 	LLVMValueRef v = cg_expr(g, n);
 
-	if (n->type && !cg_is_scalar(n->type)) {
+	if (n->type && !cg_is_scalar(type_of(n))) { /* an aggregation reads as an integer */
 		cg_error(g, n->span, "a %s cannot be used as a condition",
 			 n->type->kind == SP_T_STRING ? "string" : "non-integer value");
 		return LLVMConstInt(g->i1, 0, 0);

@@ -98,7 +98,7 @@ static enum sp_field_kind field_kind(const struct sp_type *t)
 	case SP_T_TEXT:
 		return SP_F_TEXT;
 	case SP_T_INT:
-		return sp_type_is_bool(t) ? SP_F_TEXT : SP_F_INT;
+		return sp_type_is_bool(t) || sp_type_is_enum(t) ? SP_F_TEXT : SP_F_INT;
 	case SP_T_INET:
 		return SP_F_INET;
 	case SP_T_RECORD:
@@ -126,7 +126,8 @@ void cg_field(const struct sp_type *t, uint32_t off, struct sp_plan_field *f)
 	f->is_signed = t->kind == SP_T_INT && t->is_signed;
 	f->stack_limit = t->stack_limit;
 	f->stack_mode = t->stack_mode;
-	if (t->fmt && (t->kind == SP_T_TIMESTAMP || t->kind == SP_T_TEXT || sp_type_is_bool(t)))
+	if (t->fmt && (t->kind == SP_T_TIMESTAMP || t->kind == SP_T_TEXT || sp_type_is_bool(t) ||
+		       sp_type_is_enum(t)))
 		f->fmt = strdup(t->fmt); /* carried by the type: variables and tuples keep it */
 	if (t->kind == SP_T_RECORD || t->kind == SP_T_ARRAY) {
 		cfields(t, off, f);

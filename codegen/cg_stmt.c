@@ -272,16 +272,24 @@ static void event_simple(struct cg *g, int type, int id, uint64_t arg)
 	cg_call_fn(g, "sp_emit_event", args, 3);
 }
 
-/* The type an argument has in an event record: integers widened to 8 bytes. */
-static const struct sp_type *event_type(const struct sp_type *t)
+/* The type an argument has in an event record: integers widened to 8 bytes
+ * (an enum value into *wide, keeping its names). */
+static const struct sp_type *event_type(const struct sp_type *t, struct sp_type *wide)
 {
 	static const struct sp_type u64 = { .kind = SP_T_INT, .size = 8 };
 	static const struct sp_type bool64 = { .kind = SP_T_INT, .size = 8, .fmt = "bool" };
 
 	if (!t)
 		return &s64_type;
+	if (t->kind == SP_T_AGG) /* count/sum/min/max/avg read as their integer */
+		return t->agg == SP_AGG_COUNT ? &u64 : &s64_type;
 	if (sp_type_is_bool(t)) /* a 64-bit slot that still prints true/false */
 		return &bool64;
+	if (sp_type_is_enum(t)) {
+		*wide = *t;
+		wide->size = 8;
+		return wide;
+	}
 	if (t->kind == SP_T_INT)
 		return t->is_signed ? &s64_type : &u64;
 	return t;
@@ -291,6 +299,7 @@ int cg_add_printf(struct cg *g, const char *fmt, const struct sp_node *const *ar
 {
 	struct sp_plan *p = g->plan;
 	const struct sp_type *types[32];
+	struct sp_type wide[32];
 	struct sp_plan_printf *v = realloc(p->printfs, (p->nprintfs + 1) * sizeof(*v));
 
 	if (!v)
@@ -299,7 +308,7 @@ int cg_add_printf(struct cg *g, const char *fmt, const struct sp_node *const *ar
 	for (int i = 0; i < n && i < 32; i++) {
 		static const struct sp_type addr = { .kind = SP_T_INT, .size = 8 };
 
-		types[i] = event_type(args[i]->type);
+		types[i] = event_type(args[i]->type, &wide[i]);
 		if (fmt && types[i]->kind == SP_T_PTR) /* printf("%d %p", ptr) */
 			types[i] = &addr;
 	}
@@ -339,7 +348,8 @@ static void event_record(struct cg *g, int type, int id, const struct sp_node *c
 		     LLVMBuildLShr(g->B, cg_call_helper(g, BPF_FUNC_get_current_pid_tgid, g->i64,
 							NULL, 0), cg_u64(g, 32), ""), 8);
 	for (int i = 0; i < n && i < 32; i++) {
-		const struct sp_type *t = event_type(args[i]->type);
+		struct sp_type wide;
+		const struct sp_type *t = event_type(args[i]->type, &wide);
 
 		LLVMValueRef dst = cg_gep(g, rec, sizeof(struct sp_event_hdr) + f->elems[i].offset);
 

@@ -18,6 +18,7 @@
  * negative. Errors name what was expected and point into the script.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,13 @@ static bool fail(struct cp *p, const char *what)
 	return false;
 }
 
+static bool oom(struct cp *p)
+{
+	sp_diag_at(p->d, SP_DIAG_ERROR, here(p), "out of memory reading the definitions");
+	p->errors++;
+	return false;
+}
+
 static bool is(struct cp *p, const char *s)
 {
 	return !strcmp(p->tok, s);
@@ -158,7 +166,7 @@ static bool constant(struct cp *p, int64_t *v)
 
 static struct sp_type *record_def(struct cp *p, bool is_union, const char *name,
 				  struct sp_span at);
-static bool enum_def(struct cp *p);
+static bool enum_def(struct cp *p, const char *tag);
 
 static const char *const int_words[] = { "unsigned", "signed", "char", "short", "int", "long" };
 
@@ -203,7 +211,7 @@ static struct sp_type *tagged_spec(struct cp *p)
 		next(p);
 	}
 	if (is_enum) {
-		if (is(p, "{") && !enum_def(p))
+		if (is(p, "{") && !enum_def(p, name))
 			return NULL;
 		return sp_type_int(p->ct->a, 4, false);
 	}
@@ -412,26 +420,61 @@ out_free:
 	return NULL;
 }
 
-static bool enum_def(struct cp *p)
+/* The enumerators become constants carrying the enum's type fmt,
+ * "enum NAME:ONE=1,TWO=2" (types.h), which prints their values by name. */
+static bool enum_def(struct cp *p, const char *tag)
 {
 	int64_t v = 0;
+	char *fmt = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&fmt, &len);
+	struct sp_cconst **made = NULL;
+	int n = 0;
+	bool ok = false;
 
+	if (!m)
+		return oom(p);
+	fprintf(m, "enum %s:", tag);
 	next(p); /* '{' */
 	while (!is(p, "}")) {
 		char name[128];
+		struct sp_cconst **grown;
 
-		if (!is_name(p))
-			return fail(p, "an enumerator name");
+		if (!is_name(p)) {
+			fail(p, "an enumerator name");
+			goto out_free;
+		}
 		snprintf(name, sizeof(name), "%s", p->tok);
 		next(p);
 		if (accept(p, "=") && !constant(p, &v))
-			return false;
+			goto out_free;
 		sp_ctypes_define(p->ct, name, v, NULL, 0);
+		grown = realloc(made, (size_t)(n + 1) * sizeof(*made));
+		if (!grown) {
+			oom(p);
+			goto out_free;
+		}
+		made = grown;
+		made[n++] = sp_ctypes_const(p->ct, name);
+		fprintf(m, "%s%s=%lld", n > 1 ? "," : "", name, (long long)v);
 		v++;
 		if (!accept(p, ","))
 			break;
 	}
-	return expect(p, "}");
+	ok = expect(p, "}");
+out_free:
+	fclose(m);
+	if (ok) {
+		const char *kept = sp_arena_strdup(p->ct->a, fmt);
+
+		for (int i = 0; i < n; i++)
+			made[i]->enum_fmt = kept;
+		if (tag[0])
+			sp_ctypes_define_enum(p->ct, tag, kept);
+	}
+	free(made);
+	free(fmt);
+	return ok;
 }
 
 /* typedef spec declarator ';' */

@@ -3,6 +3,7 @@
  * ctypes_btf.c, field lookup (which completes a record from BTF first) in
  * ctypes_fields.c and the definition parser in cdecl.c.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "parser/arena.h"
@@ -61,6 +62,30 @@ void sp_ctypes_define(struct sp_ctypes *ct, const char *name, int64_t v, const c
 	c->value = v;
 	c->str = str;
 	c->len = len;
+	c->enum_fmt = NULL;
+}
+
+/* A named enum sits in the constants as "enum NAME", which no identifier
+ * can spell. */
+void sp_ctypes_define_enum(struct sp_ctypes *ct, const char *name, const char *fmt)
+{
+	char key[160];
+	struct sp_cconst *c;
+
+	snprintf(key, sizeof(key), "enum %s", name);
+	sp_ctypes_define(ct, key, 0, NULL, 0);
+	c = sp_ctypes_const(ct, key);
+	c->enum_fmt = fmt;
+}
+
+const char *sp_ctypes_enum(struct sp_ctypes *ct, const char *name)
+{
+	char key[160];
+	struct sp_cconst *c;
+
+	snprintf(key, sizeof(key), "enum %s", name);
+	c = sp_ctypes_const(ct, key);
+	return c ? c->enum_fmt : NULL;
 }
 
 void sp_ctypes_undef(struct sp_ctypes *ct, const char *name)

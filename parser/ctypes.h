@@ -55,6 +55,7 @@ struct sp_cconst {
 	int64_t value;
 	const char *str;     /* string #define: the text (value unused) */
 	uint32_t len;
+	const char *enum_fmt; /* an enumerator: its enum's type fmt (types.h sp_type_enum) */
 	struct sp_cconst *next;
 };
 
@@ -96,6 +97,11 @@ struct sp_cconst *sp_ctypes_const(struct sp_ctypes *ct, const char *name);
 void sp_ctypes_define(struct sp_ctypes *ct, const char *name, int64_t v, const char *str,
 		      uint32_t len);
 void sp_ctypes_undef(struct sp_ctypes *ct, const char *name);
+/* Enums a script defines: the enumerators are constants that carry the
+ * enum's fmt; a named enum's fmt is also kept for `(enum NAME)x` (NULL:
+ * no such enum in the script). */
+void sp_ctypes_define_enum(struct sp_ctypes *ct, const char *name, const char *fmt);
+const char *sp_ctypes_enum(struct sp_ctypes *ct, const char *name);
 
 /* ctypes_btf.c: BTF is loaded on first need and freed by release (the
  * records converted so far stay valid; a later need loads it again). The

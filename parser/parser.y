@@ -42,7 +42,7 @@
 
 struct sp_pstate;
 struct sp_strval { const char *s; uint32_t len; };
-struct sp_intval { int64_t v; bool big; bool is_bool; };
+struct sp_intval { int64_t v; bool big; bool is_bool; const char *enum_fmt; };
 
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                     \
 	do {                                                            \
@@ -166,6 +166,8 @@ static struct sp_node *mk_int(struct sp_pstate *ps, struct sp_span sp, struct sp
 		n->type = sp_type_int(ps->arena, 8, false);
 	if (v.is_bool) /* true, false */
 		n->type = sp_type_bool(ps->arena);
+	if (v.enum_fmt) /* an enumerator of the script's enum */
+		n->type = sp_type_enum(ps->arena, 8, true, v.enum_fmt);
 	return n;
 }
 
@@ -181,6 +183,26 @@ static struct sp_node *mk_typed(struct sp_pstate *ps, enum sp_node_kind k, struc
 static struct sp_type *record_ref(struct sp_pstate *ps, const char *name, bool is_union)
 {
 	return sp_type_record(ps->arena, sp_ctypes_record(ps->ct, name, is_union));
+}
+
+static struct sp_type *array_cast_type(struct sp_pstate *ps, struct sp_span at,
+				       struct sp_type *elem, struct sp_intval n)
+{
+	if (n.v < 1 || n.v > 4096) {
+		sp_diag_at(ps->diag, SP_DIAG_ERROR, at, "an array cast needs 1 to 4096 elements, "
+			   "not %lld", (long long)n.v);
+		ps->probe_errors++;
+	}
+	return sp_type_array(ps->arena, elem, n.v < 1 || n.v > 4096 ? 1 : (uint32_t)n.v);
+}
+
+/* (enum NAME)x: the script's enum prints by name; another (a kernel's) is
+ * an unsigned int, as before */
+static struct sp_type *enum_ref(struct sp_pstate *ps, const char *name)
+{
+	const char *fmt = sp_ctypes_enum(ps->ct, name);
+
+	return fmt ? sp_type_enum(ps->arena, 4, false, fmt) : sp_type_int(ps->arena, 4, false);
 }
 
 static void cdef(struct sp_pstate *ps, struct sp_span sp)
@@ -229,7 +251,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %type <node> mapdecl record_fields config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
 %type <node> lvalue map expr postfix primary args
 %type <op> compound_op
-%type <type> type_name var_type
+%type <type> type_name var_type cast_type
 
 %right '?' ':'
 %left LOR
@@ -483,7 +505,7 @@ expr:
 	| '!' expr { $$ = mk_op(ps, SP_N_UNOP, @$, '!', $2, NULL); }
 	| '~' expr { $$ = mk_op(ps, SP_N_UNOP, @$, '~', $2, NULL); }
 	| '-' expr %prec UMINUS { $$ = mk_op(ps, SP_N_UNOP, @$, '-', $2, NULL); }
-	| '(' type_name ')' expr %prec CAST { $$ = mk_typed(ps, SP_N_CAST, @$, $2, $4); }
+	| '(' cast_type ')' expr %prec CAST { $$ = mk_typed(ps, SP_N_CAST, @$, $2, $4); }
 	| '*' expr %prec UMINUS { $$ = mk(ps, SP_N_DEREF, @$, $2, NULL, NULL); }
 	| '&' expr %prec UMINUS { $$ = mk(ps, SP_N_ADDROF, @$, $2, NULL, NULL); }
 	| INC lvalue { $$ = mk_incdec(ps, @$, '+', true, $2); }
@@ -513,11 +535,19 @@ var_type:
 	}
 	;
 
+/* (int8[8])x, (uint8[])x: an integer array of x's bytes (count 0: sema
+ * takes it from x's size) */
+cast_type:
+	type_name
+	| type_name '[' INT ']' { $$ = array_cast_type(ps, @3, $1, $3); }
+	| type_name '[' ']' { $$ = sp_type_array(A, $1, 0); }
+	;
+
 type_name:
 	TYPE
 	| STRUCT IDENT { $$ = record_ref(ps, $2, false); }
 	| UNION IDENT { $$ = record_ref(ps, $2, true); }
-	| ENUM IDENT { $$ = sp_type_int(A, 4, false); }
+	| ENUM IDENT { $$ = enum_ref(ps, $2); }
 	| type_name '*' { $$ = sp_type_ptr(A, $1, false); }
 	;
 

@@ -105,10 +105,11 @@ static struct sp_type *var_final_type(struct sema *s, int id, struct sp_type *t)
 	return f;
 }
 
-/* A variable holds 64 bits of an integer; a bool stays a bool. */
+/* A variable holds 64 bits of an integer; a bool stays a bool, an enum
+ * value an enum value. */
 static struct sp_type *var_int(struct sema *s, struct sp_type *t)
 {
-	return sp_type_is_bool(t) ? t : sp_type_int(s->a, 8, t->is_signed);
+	return sp_type_is_bool(t) ? t : sp_type_int_like(s->a, t, 8);
 }
 
 static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)

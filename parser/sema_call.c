@@ -422,7 +422,8 @@ static bool check_args(struct sema *s, struct sp_node *n, const struct builtin *
 
 static bool printable_as_string(const struct sp_type *t)
 {
-	return (t->kind != SP_T_INT && t->kind != SP_T_PTR) || sp_type_is_bool(t);
+	return (t->kind != SP_T_INT && t->kind != SP_T_PTR) || sp_type_is_bool(t) ||
+	       sp_type_is_enum(t); /* its enumerator's name, or its number */
 }
 
 /* Checks printf-style conversions: %[-+ #0]*[0-9]*(.[0-9]*)?(hh|h|l|ll|z|j|t)?[diuxXocsp]
@@ -430,6 +431,7 @@ static bool printable_as_string(const struct sp_type *t)
 static void check_format(struct sema *s, struct sp_node *n)
 {
 	struct sp_node *fmt = n->list.items[0];
+	struct sp_type *t;
 	const char *p;
 	int argi = 1;
 
@@ -459,19 +461,18 @@ static void check_format(struct sema *s, struct sp_node *n)
 			return;
 		}
 		arg = n->list.items[argi++];
-		if (!arg->type || sp_type_is_none(arg->type) || arg->type->kind == SP_T_AGG ||
-		    arg->type->kind == SP_T_VOID) /* already reported */
+		t = arg->type && arg->type->kind == SP_T_AGG ? sema_agg_int(s, arg->type) : arg->type;
+		if (!t || sp_type_is_none(t) || t->kind == SP_T_VOID) /* already reported */
 			continue;
-		if (*p == 's' && !printable_as_string(arg->type))
+		if (*p == 's' && !printable_as_string(t))
 			sema_err(s, arg->span, "%s(): '%%s' needs a string, not '%s'", n->name,
-				 sema_tstr(s, arg->type));
-		else if (*p == 'r' && arg->type->kind != SP_T_BUF)
+				 sema_tstr(s, t));
+		else if (*p == 'r' && t->kind != SP_T_BUF)
 			sema_err(s, arg->span, "%s(): '%%r' needs a buffer, not '%s'", n->name,
-				 sema_tstr(s, arg->type));
-		else if (*p != 's' && *p != 'r' && arg->type->kind != SP_T_INT &&
-			 arg->type->kind != SP_T_PTR)
+				 sema_tstr(s, t));
+		else if (*p != 's' && *p != 'r' && t->kind != SP_T_INT && t->kind != SP_T_PTR)
 			sema_err(s, arg->span, "%s(): '%.*s' needs an integer, not '%s'", n->name,
-				 (int)(p - start + 1), start, sema_tstr(s, arg->type));
+				 (int)(p - start + 1), start, sema_tstr(s, t));
 		p++;
 	}
 	if (argi < n->list.len)

@@ -109,6 +109,52 @@ static bool default_user(struct sema *s)
 
 static bool in_memory(const struct sp_node *n, bool *user);
 
+/* Bytes of an integer, a string or an integer array as an array cast
+ * reads them; 0: none of those. */
+static uint32_t cast_bytes(const struct sp_type *t)
+{
+	if (t->kind == SP_T_INT || t->kind == SP_T_STRING)
+		return t->size;
+	if (t->kind == SP_T_ARRAY && t->pointee && t->pointee->kind == SP_T_INT)
+		return sp_type_csize(t);
+	return 0;
+}
+
+/* (int8[8])x, (uint8[])"ab", (uint32)arr: bpftrace's array casts, which
+ * reinterpret the bytes of an integer, a string or an integer array of the
+ * same size (native byte order); `[]` takes the count from x's size. */
+static struct sp_type *array_cast(struct sema *s, struct sp_node *n, struct sp_type *to,
+				  struct sp_type *t)
+{
+	uint32_t have = cast_bytes(t), es;
+
+	if (to->kind == SP_T_ARRAY && (!to->pointee || to->pointee->kind != SP_T_INT)) {
+		sema_err(s, n->span, "cannot cast to '%s': an array cast makes integer arrays",
+			 sema_tstr(s, to));
+		return none(s);
+	}
+	if (!have || (to->kind == SP_T_INT && t->kind != SP_T_ARRAY)) {
+		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(s, t), sema_tstr(s, to));
+		return none(s);
+	}
+	es = to->kind == SP_T_ARRAY ? sp_type_csize(to->pointee) : to->size;
+	if (to->kind == SP_T_ARRAY && to->count == 0) { /* (T[])x */
+		if (have % es) {
+			sema_err(s, n->span, "cannot cast '%s' to '%s': %u bytes are not a whole "
+				 "number of %u-byte elements", sema_tstr(s, t), sema_tstr(s, to), have,
+				 es);
+			return none(s);
+		}
+		to = n->cast_type = sp_type_array(s->a, to->pointee, have / es);
+	}
+	if (sp_type_csize(to) != have) {
+		sema_err(s, n->span, "cannot cast '%s' to '%s': the sizes differ (%u and %u bytes)",
+			 sema_tstr(s, t), sema_tstr(s, to), have, sp_type_csize(to));
+		return none(s);
+	}
+	return to;
+}
+
 struct sp_type *sema_cast(struct sema *s, struct sp_node *n)
 {
 	struct sp_type *to = n->cast_type, *t = sema_value(s, n->a);
@@ -121,6 +167,8 @@ struct sp_type *sema_cast(struct sema *s, struct sp_node *n)
 	if (to->kind == SP_T_PTR && (t->kind == SP_T_ARRAY || t->kind == SP_T_STRING) &&
 	    in_memory(n->a, &user)) /* an array in probed memory decays to its address */
 		return n->type = in_space(s, to, user);
+	if (to->kind == SP_T_ARRAY || (to->kind == SP_T_INT && t->kind == SP_T_ARRAY))
+		return n->type = array_cast(s, n, to, t);
 	if ((to->kind != SP_T_INT && to->kind != SP_T_PTR) ||
 	    (!sp_type_is_int(t) && t->kind != SP_T_PTR)) {
 		sema_err(s, n->span, "cannot cast '%s' to '%s'", sema_tstr(s, t), sema_tstr(s, to));

@@ -55,8 +55,9 @@ struct sp_type *sema_slot_type(struct sema *s, struct sp_type *t)
 	struct sp_type **el;
 	int i;
 
-	if (t->kind == SP_T_INT) /* a bool keeps its one byte and its true/false */
-		return t->size == 8 || sp_type_is_bool(t) ? t : sp_type_int(s->a, 8, t->is_signed);
+	if (t->kind == SP_T_INT) /* a bool keeps its one byte and its true/false, an
+				  * enum value its names */
+		return t->size == 8 || sp_type_is_bool(t) ? t : sp_type_int_like(s->a, t, 8);
 	if (t->kind != SP_T_TUPLE)
 		return t;
 	el = sp_arena_alloc(s->a, (size_t)(t->nelems + 1) * sizeof(*el));
@@ -200,13 +201,21 @@ static struct sp_type *map_read(struct sema *s, struct sp_node *m)
 
 /* --- operators ------------------------------------------------------------- */
 
-static bool agg_operand(struct sema *s, struct sp_node *e)
+/* An operand t of e: a map of count/sum/min/max/avg reads as its merged
+ * integer, as bpftrace 0.27 allows (`if (@ > 5)`, `@a + @b`); the node
+ * keeps its AGG type, so codegen reads the per-CPU slots. Another
+ * aggregation (hist, stats ...) is an error, and gives NULL. */
+static struct sp_type *agg_operand(struct sema *s, struct sp_node *e, struct sp_type *t)
 {
-	if (!e->type || e->type->kind != SP_T_AGG)
-		return false;
-	sema_err(s, e->span, "aggregation '%s' (%s) cannot be used in arithmetic",
-		 e->kind == SP_N_MAP ? e->name : "?", sema_tstr(s, e->type));
-	return true;
+	struct sp_type *v;
+
+	if (!t || t->kind != SP_T_AGG)
+		return t;
+	v = e->kind == SP_N_MAP ? sema_agg_int(s, t) : NULL;
+	if (!v)
+		sema_err(s, e->span, "aggregation '%s' (%s) cannot be used in arithmetic",
+			 e->kind == SP_N_MAP ? e->name : "?", sema_tstr(s, t));
+	return v;
 }
 
 static bool is_cmp(int op)
@@ -252,7 +261,9 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 	bool eq = n->op == SP_OP_EQ || n->op == SP_OP_NE;
 	char op[4];
 
-	if (agg_operand(s, n->a) | agg_operand(s, n->b))
+	x = agg_operand(s, n->a, x);
+	y = agg_operand(s, n->b, y);
+	if (!x || !y)
 		return n->type = none(s);
 	/* `@x = @x + 1` as @x's first assignment: a map of no type yet in
 	 * arithmetic with an integer is an integer, as bpftrace types it */
@@ -294,7 +305,8 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 	struct sp_type *t = sema_expr(s, n->a);
 	char op[4];
 
-	if (agg_operand(s, n->a) || sp_type_is_none(t))
+	t = agg_operand(s, n->a, t);
+	if (!t || sp_type_is_none(t))
 		return n->type = none(s);
 	if (n->op == '!' && t->kind == SP_T_PTR)
 		return n->type = s->u64;
@@ -312,6 +324,8 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 /* t, the type of n, as a value: not an aggregation, not nothing. */
 static struct sp_type *value_of(struct sema *s, struct sp_node *n, struct sp_type *t)
 {
+	if (t->kind == SP_T_AGG && n->kind == SP_N_MAP && sema_agg_int(s, t))
+		return sema_agg_int(s, t); /* its merged integer, as in agg_operand() */
 	if (t->kind == SP_T_AGG) {
 		sema_err(s, n->span, "cannot read aggregation '%s' (%s) as a value",
 			 n->kind == SP_N_MAP ? n->name : "?", sema_tstr(s, t));

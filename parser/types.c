@@ -57,6 +57,28 @@ bool sp_type_is_bool(const struct sp_type *t)
 	return t && t->kind == SP_T_INT && t->fmt && !strcmp(t->fmt, "bool");
 }
 
+struct sp_type *sp_type_enum(struct sp_arena *a, uint32_t size, bool is_signed, const char *fmt)
+{
+	struct sp_type *t = sp_type_int(a, size, is_signed);
+
+	t->fmt = fmt;
+	return t;
+}
+
+bool sp_type_is_enum(const struct sp_type *t)
+{
+	return t && t->kind == SP_T_INT && t->fmt && !strncmp(t->fmt, "enum ", 5);
+}
+
+struct sp_type *sp_type_int_like(struct sp_arena *a, const struct sp_type *t, uint32_t size)
+{
+	if (sp_type_is_bool(t))
+		return sp_type_bool(a);
+	if (sp_type_is_enum(t))
+		return sp_type_enum(a, size, t->is_signed, t->fmt);
+	return sp_type_int(a, size, t->is_signed);
+}
+
 struct sp_type *sp_type_string(struct sp_arena *a, uint32_t size)
 {
 	struct sp_type *t = sp_type_new(a, SP_T_STRING);
@@ -243,7 +265,9 @@ bool sp_type_equal(const struct sp_type *x, const struct sp_type *y)
 	switch (x->kind) {
 	case SP_T_INT:
 		return x->size == y->size && x->is_signed == y->is_signed &&
-		       sp_type_is_bool(x) == sp_type_is_bool(y);
+		       sp_type_is_bool(x) == sp_type_is_bool(y) &&
+		       (x->fmt && y->fmt ? !strcmp(x->fmt, y->fmt) : !sp_type_is_enum(x) &&
+					   !sp_type_is_enum(y));
 	case SP_T_STRING:
 	case SP_T_BUF:
 	case SP_T_INET:
@@ -329,6 +353,9 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 	case SP_T_INT:
 		if (sp_type_is_bool(t))
 			return snprintf(buf, (size_t)len, "bool");
+		if (sp_type_is_enum(t)) /* "enum Foo", or "enum" when anonymous */
+			return snprintf(buf, (size_t)len, "%.*s", (int)strcspn(t->fmt, ":") -
+					(t->fmt[strcspn(t->fmt, ":") - 1] == ' '), t->fmt);
 		return snprintf(buf, (size_t)len, "%c%u", t->is_signed ? 's' : 'u', t->size * 8);
 	case SP_T_VOID:
 		return snprintf(buf, (size_t)len, "void");
@@ -348,7 +375,9 @@ static int type_fmt(const struct sp_type *t, char *buf, int len)
 		return n < len ? n + snprintf(buf + n, (size_t)(len - n), " *") : n;
 	case SP_T_ARRAY:
 		n = type_fmt(t->pointee, buf, len);
-		return n < len ? n + snprintf(buf + n, (size_t)(len - n), "[%u]", t->count) : n;
+		if (n >= len)
+			return n;
+		return n + snprintf(buf + n, (size_t)(len - n), t->count ? "[%u]" : "[]", t->count);
 	case SP_T_RECORD:
 		return snprintf(buf, (size_t)len, "%s %s", t->rec->is_union ? "union" : "struct",
 				t->rec->name[0] ? t->rec->name : "(anonymous)");

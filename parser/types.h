@@ -73,6 +73,14 @@ struct sp_type *sp_type_string(struct sp_arena *a, uint32_t size);
  * it print as true/false; arithmetic on it gives plain integers. */
 struct sp_type *sp_type_bool(struct sp_arena *a);
 bool sp_type_is_bool(const struct sp_type *t);
+/* An enum's value (bpftrace 0.27): an INT whose fmt names the enum and its
+ * enumerators, "enum NAME:ONE=1,TWO=2" (NAME empty when anonymous), so it
+ * prints as the enumerator of its value; arithmetic gives plain integers. */
+struct sp_type *sp_type_enum(struct sp_arena *a, uint32_t size, bool is_signed, const char *fmt);
+bool sp_type_is_enum(const struct sp_type *t);
+/* An INT printed by name (bool, enum): t's kind of integer of `size` bytes,
+ * as a variable or map slot widens it, keeping the names. */
+struct sp_type *sp_type_int_like(struct sp_arena *a, const struct sp_type *t, uint32_t size);
 bool sp_type_equal(const struct sp_type *x, const struct sp_type *y);
 /* "u64", "s32", "string[64]", "ustack", "(u64, string[16])", "count" ... into buf. */
 const char *sp_type_str(const struct sp_type *t, char *buf, int len);

@@ -411,12 +411,19 @@ static int decode_text(struct sp_collector *c, const struct sp_plan_field *f, co
 	char *text;
 
 	out->kind = SP_F_STR;
-	out->i = read_int(d, f->size && f->size < 8 ? f->size : 8, false); /* bool: 1 byte */
+	/* bool: 1 byte; an enum value: signed as its type */
+	out->i = read_int(d, f->size && f->size < 8 ? f->size : 8, f->is_signed);
 	text = sp_format_text(f->fmt, (uint64_t)out->i);
 	out->s = pool_strndup(c->cur, text ? text : "", text ? strlen(text) + 1 : 1);
 	free(text);
 	if (out->s && f->fmt && !strcmp(f->fmt, "bool"))
 		out->json = out->s; /* JSON's true and false, unquoted */
+	if (f->fmt && !strncmp(f->fmt, "enum ", 5)) { /* JSON keeps the number, as bpftrace */
+		char num[32];
+
+		snprintf(num, sizeof(num), "%lld", (long long)out->i);
+		out->json = pool_strndup(c->cur, num, strlen(num) + 1);
+	}
 	return out->s ? 0 : -ENOMEM;
 }
 

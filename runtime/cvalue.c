@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "runtime/cvalue.h"
+#include "runtime/format_text.h"
 
 static uint64_t load(const uint8_t *d, uint32_t size)
 {
@@ -109,6 +110,16 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 			value_text(f, &fl->elems[i], base, how);
 		}
 		fputc(json ? ']' : ')', f);
+		return;
+	case SP_F_TEXT: /* a bool or an enum value in an array ((bool[2])x): by name */
+		if (fl->fmt && (!strcmp(fl->fmt, "bool") || (!json && !strncmp(fl->fmt, "enum ", 5)))) {
+			char *text = sp_format_text(fl->fmt, load(d, fl->size));
+
+			fputs(text ? text : "", f);
+			free(text);
+			return;
+		}
+		int_text(f, fl, d);
 		return;
 	case SP_F_ARRAY:
 		fputc('[', f);

@@ -197,12 +197,33 @@ static char *signal_name(uint64_t v)
 	return strdup(buf);
 }
 
+/* An enum value, how = "enum NAME:ONE=1,TWO=2": the name of the first
+ * enumerator of that value, else the number (bpftrace prints both so). */
+static char *enum_name(const char *how, int64_t v)
+{
+	const char *p = strchr(how, ':');
+	char buf[32];
+
+	while (p && *p++) {
+		size_t len = strcspn(p, "=");
+		const char *num = p + len;
+
+		if (*num == '=' && strtoll(num + 1, NULL, 10) == v)
+			return strndup(p, len);
+		p = strchr(num, ',');
+	}
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	return strdup(buf);
+}
+
 char *sp_format_text(const char *how, uint64_t v)
 {
 	if (!how)
 		return NULL;
 	if (!strcmp(how, "bool"))
 		return strdup(v ? "true" : "false");
+	if (!strncmp(how, "enum ", 5))
+		return enum_name(how, (int64_t)v);
 	if (!strcmp(how, "username"))
 		return username(v);
 	if (!strcmp(how, "strerror"))

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* how: the field's fmt ("bool", "username", "strerror", "macaddr",
- * "cgroup_path[:FILTER]"); a malloc'd string, or NULL. */
+ * "cgroup_path[:FILTER]", "enum NAME:ONE=1,..."); a malloc'd string, or NULL. */
 char *sp_format_text(const char *how, uint64_t v);
 
 #endif

@@ -109,8 +109,9 @@ static void print_arg(FILE *out, const char *spec, char conv, const struct sp_kv
 	}
 	char fs[80];
 
-	if (f && f->kind == SP_F_TEXT && f->fmt && !strcmp(f->fmt, "bool") && conv != 's') {
-		print_int(out, spec, conv, v); /* printf("%d", true): 1 */
+	if (f && f->kind == SP_F_TEXT && f->fmt && conv != 's' &&
+	    (!strcmp(f->fmt, "bool") || !strncmp(f->fmt, "enum ", 5))) {
+		print_int(out, spec, conv, v); /* printf("%d", true): 1; %d of an enum value */
 		return;
 	}
 	switch (v->kind) {

@@ -254,6 +254,20 @@ BEGIN { @c = count(); @c = count(); @s = sum(-5); @mx = max(7); @a = avg(10); @a
 @w: 7
 @y[2, -5]: 1
 @z: -5
+### agg_in_expressions
+# bpftrace: skip 0.17 rejects an aggregation in an expression ("comparing 'count' with 'int64'"); 0.27 reads its value merged across CPUs
+BEGIN { @c = count(); @c = count(); @s = sum(10); @mn = min(-3); @a = avg(-1); @a = avg(-10); if (@c > 1 && @mn < 0) { printf("%d %d %d\n", @s + @c, (int64)@mn * 2, @a == -5); } @z = sum(0); print(((bool)@c, (bool)@z, @mn)); exit(); }
+--- stdout
+12 -6 1
+(true, false, -3)
+
+
+@a: -5
+
+@c: 2
+@mn: -3
+@s: 10
+@z: 0
 ### agg_in_interval
 interval:ms:10 { @c = count(); @s = sum(2); @h = hist(4); @n++; if (@n == 3) { exit(); } }
 --- stdout

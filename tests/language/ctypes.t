@@ -110,6 +110,31 @@ uprobe:$WORKLOAD:take_pk { $u = (union u *)arg0; printf("%d %d %d %d\n", $u->i &
 120 6 0 4
 
 
+### enum_names
+# bpftrace: skip 0.17 prints enum values as numbers (0.27: by the enumerator's name)
+enum color { RED, GREEN = 5, BLUE };
+enum { LOW = -1 };
+BEGIN { printf("%d %s|%-6s|%s %s %x\n", GREEN, GREEN, BLUE, (enum color)5, (enum color)7, BLUE); $c = RED; print($c); print((BLUE, 1)); @k[GREEN] = BLUE; @v = LOW; @n = GREEN + 1; exit(); }
+--- stdout
+5 GREEN|BLUE  |GREEN 7 6
+RED
+(BLUE, 1)
+
+
+@k[GREEN]: BLUE
+@n: 6
+@v: LOW
+### enum_json
+# opts: -f json
+# bpftrace: skip 0.17 has no enum names (0.27: JSON keeps the numbers, printf gives names)
+enum color { RED, GREEN = 5 };
+BEGIN { printf("%s %d\n", GREEN, GREEN); $c = GREEN; print($c); exit(); }
+--- stdout
+{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "printf", "data": "GREEN 5\n"}
+{"type": "value", "data": 5}
+
+
 ### define_ifdef
 #define TEN (5 * 2)
 #define NAME "nm"

@@ -66,6 +66,16 @@ BEGIN { printf("%d %d %d %d %u %d\n", (uint8)300, (int8)200, (uint16)70000, (int
 44 -56 4464 -25536 4294967295 -1
 
 
+### cast_arrays
+# bpftrace: skip 0.17 has no array casts (0.27: an integer's bytes as an integer array and back)
+BEGIN { $a = (int8[8])12345; printf("%x %x %d|%x\n", $a[0], $a[1], (uint64)$a, ((uint8[])(uint16)513)[1]); print((int8[])"hi"); @b = (bool[2])(uint16)1; @k[(uint8[2])(uint16)513] = (uint32)pton("127.0.0.1"); exit(); }
+--- stdout
+39 30 12345|2
+[104,105,0]
+
+
+@b: [true,false]
+@k[[1,2]]: 16777343
 ### cast_short_names
 # bpftrace: skip 0.17 knows only the uint8..int64 spellings of the types ("Unknown struct/union: 'u16'")
 BEGIN { printf("%d %d %d %d %d %d %d %d\n", (u8)257, (s8)255, (u16)65537, (s16)65535, (u32)4294967297, (s32)4294967295, (u64)5, (s64)-5); exit(); }
