@@ -67,18 +67,20 @@ assert PH_CALLS.get(("outer", "fib")) and PH_CALLS.get(("fib", "fib")) and \
 
 
 def ph_check_lines(ours):
-    """ours: a stack's PHP frames (name, file, line), leaf first: the leaf
-    on a line of its function, every caller on a line that calls the frame
-    above it."""
+    """ours: a stack's PHP frames (name, file, line), leaf first: None when
+    the leaf is on a line of its function and every caller on a line that
+    calls the frame above it, else what is wrong."""
     for i, (name, _, line) in enumerate(ours):
         if i == 0:
             first, last = PH_SPANS[name]
-            assert first <= line <= last, "%s at line %d, outside %d..%d: %r" % (
-                name, line, first, last, ours)
+            if not first <= line <= last:
+                return "%s at line %d, outside %d..%d: %r" % (name, line, first, last, ours)
         else:
             want = PH_CALLS.get((name, ours[i - 1][0]), set())
-            assert line in want, "%s at line %d, which does not call %s (lines %s): %r" % (
-                name, line, ours[i - 1][0], sorted(want), ours)
+            if line not in want:
+                return "%s at line %d, which does not call %s (lines %s): %r" % (
+                    name, line, ours[i - 1][0], sorted(want), ours)
+    return None
 
 
 PH_DEEP = """\
@@ -166,6 +168,7 @@ def t_ph_mixed(ctx, exe=PHP):
     stacks = ti.parse_stacks(r.out)
     ph_check_clean(stacks)
     total = chain = fib = 0
+    torn = []  # (count, what): a frame's line outside its function
     for _, frames, c in stacks:
         total += c
         ours = [(i, p) for i, p in ((i, ph_frame(f)) for i, f in enumerate(frames)) if p]
@@ -174,7 +177,9 @@ def t_ph_mixed(ctx, exe=PHP):
             continue
         assert set(names[:-3]) <= {"fib", "cpu"}, "frames above outer: %r" % frames
         assert all(p[1] == os.path.basename(script) for _, p in ours), frames
-        ph_check_lines([p for _, p in ours])
+        bad = ph_check_lines([p for _, p in ours])
+        if bad:
+            torn.append((c, bad))
         assert ours[-1][0] < len(frames) - 1, "no frames below {main}: %r" % frames
         chain += c
         fib += c if "fib" in names else 0
@@ -185,6 +190,11 @@ def t_ph_mixed(ctx, exe=PHP):
     assert share >= 0.90, "only %.1f %% of the samples carry the PHP chain\n%s" % (
         100 * share, r.out[-3000:])
     assert fib >= 0.5 * total, "fib in %d of %d samples" % (fib, total)
+    # The walker reads a running interpreter: a sample taken while outer reuses a call frame's
+    # VM stack slot (fib's, for cpu()) has shown the old function with the new opline: one
+    # sample of ~500 in one of eight runs seen (a CI run: fib at line 8, cpu's). A few such
+    # are the walker's race, not a wrong table; more than 1 % would be.
+    assert sum(n for n, _ in torn) <= max(2, 0.01 * total), "lines outside their function: %r" % torn
     assert PH_UNKNOWN not in r.out, r.out[:3000]
     assert "warning" not in r.err, r.err
 
