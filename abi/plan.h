@@ -215,7 +215,17 @@ enum sp_event_type {
 /* Drains: SP_MAP_FILL counts the keys BPF inserted since the last drain,
  * slot 0 for sp_stacks, slot 1 + i for plan.maps[i]; when a count reaches
  * sp_config.drain_at (stacks: stack_drain_at) BPF writes the slot (u64) to
- * SP_MAP_DRAIN_RING, which wakes user space's drain thread. */
+ * SP_MAP_DRAIN_RING, which wakes user space's drain thread.
+ *
+ * A drained map is two BPF maps of one layout (bpf_name, and bpf_name
+ * SP_MAP_ALT_SUFFIX): BPF adds to the one its fill word's SP_FILL_GEN bit
+ * names; a drain flips the bit, waits until each CPU's count of updates
+ * under way (slot SP_DROPS_INFLIGHT of the map's drops counters) was seen
+ * at 0 (no update still holds a value of the first half), then takes the
+ * first whole. A drain never deletes a key BPF is adding to, so no update
+ * is lost at a drain. No new map either: a program may use 64, and the
+ * unwinder's take 50. Codegen leaves the other half out of a program that
+ * would use more than 64 with it (its drains race updates, as before). */
 
 #define SP_JOIN_ARGNUM 16    /* bpftrace 0.17's join(): 16 strings */
 #define SP_JOIN_ARGSIZE 1024 /* of up to 1023 bytes each */
@@ -292,8 +302,12 @@ int sp_probe_type_of(const char *name_or_alias);
 #define SP_MAP_SCRATCH "sp_scratch" /* PERCPU_ARRAY[1]: codegen's big temporaries (internal) */
 #define SP_MAP_EVENT_DROPS "sp_event_drops" /* PERCPU_ARRAY[1] u64: records lost, ring buffer full */
 #define SP_MAP_CONFIG "sp_config" /* ARRAY[1] of struct sp_config, written after load */
-#define SP_MAP_FILL "sp_fill"     /* ARRAY[1 + nmaps] u64: keys inserted since the last drain */
+#define SP_MAP_FILL "sp_fill"     /* ARRAY[1 + nmaps] u64: keys inserted since the last drain,
+                                   * and SP_FILL_GEN */
 #define SP_MAP_DRAIN_RING "sp_drain_ring" /* RINGBUF: u64 fill slots that reached their mark */
+#define SP_MAP_ALT_SUFFIX "_alt"  /* a drained map's other half: its bpf_name and this */
+#define SP_FILL_GEN (1ULL << 63)  /* in a SP_MAP_FILL word: BPF writes the map's other half */
+#define SP_DROPS_INFLIGHT 1       /* drops_name's slot 1, per CPU: updates of the map under way */
 #define SP_MAP_FOLLOW "sp_follow" /* HASH u32 tgid -> u8: the -c/-p target's descendants */
 #define SP_FOLLOW_PROG_PREFIX "sp_follow_" /* hidden programs that fill SP_MAP_FOLLOW */
 #define SP_FOLLOW_PROG_FORK "sp_follow_fork"

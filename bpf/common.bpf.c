@@ -59,7 +59,8 @@ struct {
 } sp_stack_drops SEC(".maps");
 
 /* Keys inserted since the last drain: slot 0 sp_stacks, 1 + i plan map i
- * (abi/plan.h; the runtime sizes it). */
+ * (abi/plan.h; the runtime sizes it); bit 63: the half of a drained map
+ * BPF writes (SP_FILL_GEN). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -334,6 +335,7 @@ static long note_insert_cb(__u64 i, void *ctx)
 #else
 	old = __sync_fetch_and_add(n, 1);
 #endif
+	old &= ~SP_FILL_GEN;
 	if (at && old + 1 == at) /* lost when full: the thread polls too */
 		bpf_ringbuf_output(&sp_drain_ring, &s, sizeof(s), BPF_RB_FORCE_WAKEUP);
 	return 1;
@@ -345,6 +347,34 @@ static long note_insert_cb(__u64 i, void *ctx)
 SP_NODEBUG void sp_note_insert(__u32 slot)
 {
 	sp_loop(1, note_insert_cb, &slot, 1);
+}
+
+/* An update of a drained map begins: counted in slot SP_DROPS_INFLIGHT of
+ * the map's drops counters, then fill slot `slot`'s SP_FILL_GEN bit read
+ * (set: the map's other half takes the update; bpf/maps.bpf.c
+ * sp_map_upsert). The count is a locked add, a full barrier on x86: either
+ * user space sees it after flipping the bit, and waits, or this read sees
+ * the flip (abi/plan.h). */
+SP_NODEBUG __u64 sp_map_enter(void *drops, __u32 slot)
+{
+	__u32 one = SP_DROPS_INFLIGHT;
+	__u64 *n = bpf_map_lookup_elem(drops, &one), *fill;
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	fill = bpf_map_lookup_elem(&sp_fill, &slot);
+	return fill ? *fill & SP_FILL_GEN : 0;
+}
+
+/* The update sp_map_enter() began is done: no pointer into the map is
+ * used after this. */
+SP_NODEBUG void sp_map_leave(void *drops)
+{
+	__u32 one = SP_DROPS_INFLIGHT;
+	__u64 *n = bpf_map_lookup_elem(drops, &one);
+
+	if (n)
+		__sync_fetch_and_add(n, -1);
 }
 
 static __always_inline SP_NODEBUG __u64 mix64(__u64 h)

@@ -27,12 +27,18 @@ SP_NODEBUG void sp_count_drop(void *drops)
 
 /* The value slot of `key` on this CPU, inserting `init` first when the key
  * is new; NULL (and a drop counted) when the map is full. `id` is the map's
- * plan index: new keys count towards its drain mark. */
-SP_NODEBUG void *sp_map_upsert(void *map, void *key, void *init, void *drops, __u32 id)
+ * plan index: new keys count towards its drain mark. `alt`: the map's other
+ * half, written instead while its SP_FILL_GEN bit is set (abi/plan.h;
+ * `map` itself for a map that is never drained). The caller calls
+ * sp_map_leave(drops) once done with the slot, NULL or not. */
+SP_NODEBUG void *sp_map_upsert(void *map, void *alt, void *key, void *init, void *drops, __u32 id)
 {
-	void *p = bpf_map_lookup_elem(map, key);
+	void *p;
 	long r;
 
+	if (sp_map_enter(drops, id + 1))
+		map = alt;
+	p = bpf_map_lookup_elem(map, key);
 	if (p)
 		return p;
 	r = bpf_map_update_elem(map, key, init, BPF_NOEXIST);

@@ -86,6 +86,8 @@ void sp_note_pid(void);
 long sp_read_str(char *dst, __u32 size, const void *src, int user);
 long sp_read(void *dst, __u32 size, const void *src, int user);
 void sp_note_insert(__u32 slot);
+__u64 sp_map_enter(void *drops, __u32 slot);
+void sp_map_leave(void *drops);
 void sp_count_lost(__u32 cause);
 struct sp_stack_val *sp_stack_scratch_buf(void);
 __u32 sp_icode_next(void);
@@ -111,7 +113,7 @@ int sp_iu_walk_off(void);
 
 /* maps.bpf.c */
 void sp_count_drop(void *drops);
-void *sp_map_upsert(void *map, void *key, void *init, void *drops, __u32 id);
+void *sp_map_upsert(void *map, void *alt, void *key, void *init, void *drops, __u32 id);
 void sp_map_put(void *map, void *key, void *val, void *drops);
 __s64 sp_percpu_read(void *map, void *key, int agg);
 __u64 sp_log2_bucket(__s64 v);

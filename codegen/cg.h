@@ -50,6 +50,7 @@ struct cg_map {
 	uint32_t decl_max;         /* let @m = hash(N): N (0: undeclared, the default size) */
 	bool decl_lru;             /* declared lruhash or percpulruhash */
 	bool bpf_reads;            /* read or deleted in BPF: holds state, never drained */
+	LLVMValueRef gv_alt;        /* the other half of a drained map (abi/plan.h SP_MAP_GEN), else gv */
 	LLVMValueRef oob_agg, oob_put, oob_get; /* cg_oob.c's out-of-line functions, made on first use */
 	struct sp_span span;       /* first use */
 };
@@ -107,6 +108,11 @@ struct cg {
 };
 
 /* cg_ir.c (the floor the other files stand on: it calls none of them) */
+/* cg_maplimit.c: after optimizing, no program over the kernel's 64 maps
+ * because of drained maps' other halves. */
+void cg_limit_maps_per_program(struct cg *g);
+/* ... and before: no other half for a map BPF reads back (never drained). */
+void cg_drop_unread_halves(struct cg *g);
 void cg_error(struct cg *g, struct sp_span span, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void cg_loc(struct cg *g, struct sp_span span);

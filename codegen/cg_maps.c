@@ -251,6 +251,13 @@ static void map_di(struct cg *g, LLVMValueRef gv, const long *vals)
 	LLVMGlobalSetMetadata(gv, LLVMGetMDKindIDInContext(g->C, "dbg", 3), gve);
 }
 
+/* An aggregation that is drained unless BPF reads it too (cg_fill_plan_maps
+ * decides once every probe is made). */
+static bool may_drain(const struct cg_map *m)
+{
+	return m->agg != SP_AGG_NONE && m->agg != SP_AGG_TSERIES && !m->decl_max;
+}
+
 void cg_define_maps(struct cg *g)
 {
 	uint32_t max = g->opts->max_keys ? g->opts->max_keys : 4096;
@@ -259,13 +266,21 @@ void cg_define_maps(struct cg *g)
 		struct cg_map *m = &g->maps[i];
 		long v[4] = { m->agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
 			      m->decl_max ? m->decl_max : max, m->bpf_key_size, m->value_size };
-		long d[4] = { BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8 };
+		long d[4] = { BPF_MAP_TYPE_PERCPU_ARRAY, 2, 4, 8 }; /* drops, SP_DROPS_INFLIGHT */
 
 		if (m->decl_lru)
 			v[0] = m->agg ? BPF_MAP_TYPE_LRU_PERCPU_HASH : BPF_MAP_TYPE_LRU_HASH;
 
 		m->gv = cg_map_global_ir(g, m->bpf_name);
 		map_di(g, m->gv, v);
+		m->gv_alt = m->gv;
+		if (may_drain(m)) { /* BPF may still read it: then the runtime makes it 1 slot */
+			char alt[256];
+
+			snprintf(alt, sizeof(alt), "%s%s", m->bpf_name, SP_MAP_ALT_SUFFIX);
+			m->gv_alt = cg_map_global_ir(g, alt);
+			map_di(g, m->gv_alt, v);
+		}
 		m->drops_gv = cg_map_global_ir(g, m->drops_name);
 		map_di(g, m->drops_gv, d);
 	}
@@ -396,16 +411,17 @@ void cg_map_agg(struct cg *g, const struct sp_node *assign)
 void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef init,
 		   LLVMValueRef v, cg_slot_step *step, void *arg)
 {
-	LLVMValueRef p, args[5];
+	LLVMValueRef p, args[6];
 	LLVMBasicBlockRef have, done;
 
 	cg_memset0(g, init, m->value_size);
 	args[0] = m->gv;
-	args[1] = key;
-	args[2] = init;
-	args[3] = m->drops_gv;
-	args[4] = LLVMConstInt(g->i32, (unsigned long long)(m - g->maps), 0);
-	p = cg_call_fn(g, "sp_map_upsert", args, 5);
+	args[1] = m->gv_alt;
+	args[2] = key;
+	args[3] = init;
+	args[4] = m->drops_gv;
+	args[5] = LLVMConstInt(g->i32, (unsigned long long)(m - g->maps), 0);
+	p = cg_call_fn(g, "sp_map_upsert", args, 6);
 	have = cg_block(g, "agg");
 	done = cg_block(g, "agg_done");
 	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
@@ -416,6 +432,7 @@ void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRe
 		cg_agg_apply(g, m->agg, p, v);
 	LLVMBuildBr(g->B, done);
 	LLVMPositionBuilderAtEnd(g->B, done);
+	cg_call_fn(g, "sp_map_leave", &m->drops_gv, 1);
 }
 
 static void map_put(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef val)
@@ -793,8 +810,7 @@ void cg_fill_plan_maps(struct cg *g)
 		pm->value_size = m->value_size;
 		pm->percpu = m->agg != SP_AGG_NONE;
 		/* tseries rows keep their epoch: read whole, never drained */
-		pm->drain = m->agg != SP_AGG_NONE && m->agg != SP_AGG_TSERIES && !m->bpf_reads &&
-			    !m->decl_max; /* a declared size is the map's, as in bpftrace */
+		pm->drain = may_drain(m) && !m->bpf_reads; /* a declared size is the map's, as in bpftrace */
 		pm->declared_max = m->decl_max;
 		pm->lhist_min = m->lhist_min;
 		pm->lhist_max = m->lhist_max;

@@ -817,7 +817,7 @@ static void lap(struct cg *g, double *t0, double *slot)
 
 /* What makes the object besides the module: bumped whenever optimize(),
  * emit() or the target machine change in a way the other parts miss. */
-#define CG_CACHE_FORMAT "sprof-bpf-object 1 bpfel v3"
+#define CG_CACHE_FORMAT "sprof-bpf-object 2 bpfel v3"
 
 /* The cache key of the module as it is now (see sp_codegen_opts.cache). */
 static void cache_key(struct cg *g, char key[65])
@@ -866,6 +866,7 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	int err;
 
 	cg_drop_hidden_progs(g);
+	cg_drop_unread_halves(g);
 	drop_unused_helpers(g);
 	drop_unused_maps(g);
 	LLVMDIBuilderFinalize(g->D);
@@ -885,6 +886,7 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	}
 	if (optimize(g))
 		return -EINVAL;
+	cg_limit_maps_per_program(g);
 	lap(g, t0, tm ? &tm->opt : &dummy);
 	dump(g, g->opts->dump_ir);
 	err = emit(g, obj, objlen);

@@ -1152,9 +1152,9 @@ void sp_collect_print_stats(struct sp_collector *c, FILE *f)
 
 	sp_drain_stats(c->drain, &st);
 	fprintf(f, "drain: %llu passes, %llu entries moved, %zu stacks held, %llu entries not kept, "
-		"%llu stack collisions\n", (unsigned long long)st.drains,
+		"%llu stack collisions, %llu updates not waited for\n", (unsigned long long)st.drains,
 		(unsigned long long)st.entries, st.stacks, (unsigned long long)st.dropped_keys,
-		(unsigned long long)st.collisions);
+		(unsigned long long)st.collisions, (unsigned long long)st.unsettled);
 }
 
 uint64_t sp_lost_total(const struct sp_lost *l)

@@ -2,8 +2,13 @@
  *
  * See drain.h for why. How:
  *
- *  - A drain reads and deletes in one step, so an update BPF makes between
- *    a read and a delete is never lost: BPF_MAP_LOOKUP_AND_DELETE_BATCH
+ *  - A drained map is two BPF maps (abi/plan.h SP_FILL_GEN). A drain points
+ *    BPF at the other one, waits until each CPU was seen with no update
+ *    under way (SP_DROPS_INFLIGHT: an update that looked up a value before
+ *    the flip may still add to it), then takes the first whole: an update
+ *    is never lost between BPF's lookup and the drain's delete, the race
+ *    a drain of one map had (a --continuous period missed an event).
+ *  - It reads and deletes in one step: BPF_MAP_LOOKUP_AND_DELETE_BATCH
  *    (256 entries a syscall), else per key BPF_MAP_LOOKUP_AND_DELETE_ELEM,
  *    else (kernels without either for this map type) lookup then delete.
  *  - Per-CPU values are merged into one CPU's layout (the value layouts of
@@ -15,8 +20,7 @@
  *    --max-keys rows: a new key beyond that is dropped and counted.
  *  - When: a thread of its own drains a map once half of it is new, and
  *    every 0.5 s the maps an eighth new (a map whose keys stay few stays
- *    in BPF until the end: a drain races BPF updates of the keys it
- *    deletes). BPF counts the keys it inserted since the
+ *    in BPF until the end: nothing to gain). BPF counts the keys it inserted since the
  *    last drain (SP_MAP_FILL) and, when a count reaches the mark written
  *    to sp_config, wakes the thread through a small ring buffer of its own
  *    (SP_MAP_DRAIN_RING); the thread also looks at the counts every 10 ms.
@@ -36,6 +40,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -52,10 +57,14 @@
 #define POLL_NS 10000000L   /* fill counts looked at this often */
 #define ALL_EVERY 50        /* POLL_NS periods between drains of everything (0.5 s) */
 #define ENOTSUPP_ERR 524 /* the kernel's ENOTSUPP, not in libc's errno.h */
+#define SP_DRAIN_MAX_CPUS 8192 /* beyond: drains do not wait for updates under way */
 
 struct table {
 	const struct sp_plan_map *m;
 	int fd, slot;             /* BPF map, fill slot (1 + plan index) */
+	int alt_fd;               /* its other half (SP_FILL_GEN), -1: none */
+	int drops_fd;             /* its drops counters: SP_DROPS_INFLIGHT */
+	bool gen;                 /* the half BPF writes: fd, or alt_fd */
 	uint32_t bpf_max;
 	size_t ksz, vsz, pvsz;    /* key, merged value, per-CPU value bytes */
 	uint8_t *rows;
@@ -77,6 +86,7 @@ struct sp_drain {
 	int ncpus;
 	uint32_t max_keys;
 	int fill_fd, config_fd, stacks_fd;
+	uint64_t *inflight;       /* ncpus counts of updates under way (SP_DROPS_INFLIGHT) */
 	struct ring_buffer *ring; /* BPF's wake-ups */
 	uint32_t stacks_max;
 	struct table *t;          /* plan->nmaps; t[i].m NULL: not drained */
@@ -363,25 +373,85 @@ static long take_all(struct sp_drain *d, int fd, size_t ksz, size_t vsz, uint32_
 	return taken;
 }
 
-static void reset_fill(struct sp_drain *d, uint32_t slot)
+/* A fill word starts counting afresh, its SP_FILL_GEN bit as given. */
+static int reset_fill(struct sp_drain *d, uint32_t slot, bool gen)
 {
-	uint64_t zero = 0;
+	uint64_t w = gen ? SP_FILL_GEN : 0;
 
-	if (d->fill_fd >= 0)
-		bpf_map_update_elem(d->fill_fd, &slot, &zero, BPF_ANY);
+	if (d->fill_fd < 0)
+		return -ENOENT;
+	return bpf_map_update_elem(d->fill_fd, &slot, &w, BPF_ANY) ? -errno : 0;
 }
 
-static int drain_map(struct sp_drain *d, struct table *t)
+/* Restarts t's fill count (before the take: keys added meanwhile count)
+ * and points BPF at t's other half; returns the half BPF wrote until now,
+ * the one to take (a map without halves: the map, BPF still writing it). */
+static int flip(struct sp_drain *d, struct table *t)
 {
-	long n;
+	int cur = t->gen ? t->alt_fd : t->fd;
 
-	reset_fill(d, (uint32_t)t->slot); /* before: keys added while draining count */
-	n = take_all(d, t->fd, t->ksz, t->pvsz, t->bpf_max, take_row, t);
+	if (t->alt_fd < 0)
+		reset_fill(d, (uint32_t)t->slot, false);
+	else if (reset_fill(d, (uint32_t)t->slot, !t->gen) == 0)
+		t->gen = !t->gen;
+	return t->alt_fd >= 0 ? cur : t->fd;
+}
+
+/* Returns once no update of t that read its SP_FILL_GEN bit before the
+ * flip is still under way: each CPU's SP_DROPS_INFLIGHT count seen at 0
+ * once (an update counted later reads the new bit: bpf/common.bpf.c
+ * sp_map_enter). An update lasts microseconds; one not done within a
+ * second (a probe preempted that long) is waited for no more, and counted. */
+static void wait_updates(struct sp_drain *d, struct table *t)
+{
+	struct timespec t0, now, nap = { 0, 20000 };
+	uint32_t slot = SP_DROPS_INFLIGHT;
+	int left = d->ncpus;
+	bool settled[SP_DRAIN_MAX_CPUS] = { false };
+
+	if (t->alt_fd < 0 || t->drops_fd < 0 || d->ncpus > SP_DRAIN_MAX_CPUS)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the flip, then the counts */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (bpf_map_lookup_elem(t->drops_fd, &slot, d->inflight))
+			return;
+		for (int c = 0; c < d->ncpus; c++)
+			if (!settled[c] && d->inflight[c] == 0) {
+				settled[c] = true;
+				left--;
+			}
+		if (!left)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000000000L + now.tv_nsec - t0.tv_nsec > 1000000000L) {
+			if (!d->stats.unsettled++)
+				fprintf(stderr, "sprof: warning: an update of %s ran for over 1 s (a "
+					"preempted probe?); a drain went on without it, and it may be "
+					"lost (--stats counts these)\n", t->m->name);
+			return;
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
+static int take_half(struct sp_drain *d, struct table *t, int fd)
+{
+	long n = take_all(d, fd, t->ksz, t->pvsz, t->bpf_max, take_row, t);
+
 	if (n < 0)
 		return (int)n;
 	d->stats.entries += (uint64_t)n;
 	d->stats.drains += n > 0;
 	return 0;
+}
+
+static int drain_map(struct sp_drain *d, struct table *t)
+{
+	int fd = flip(d, t);
+
+	wait_updates(d, t);
+	return take_half(d, t, fd);
 }
 
 static int drain_stacks(struct sp_drain *d)
@@ -390,7 +460,7 @@ static int drain_stacks(struct sp_drain *d)
 
 	if (d->stacks_fd < 0)
 		return 0;
-	reset_fill(d, 0);
+	reset_fill(d, 0, false);
 	n = take_all(d, d->stacks_fd, sizeof(uint64_t), sizeof(struct sp_stack_val), d->stacks_max,
 		     take_stack, NULL);
 	if (n < 0)
@@ -399,15 +469,27 @@ static int drain_stacks(struct sp_drain *d)
 	return 0;
 }
 
+/* Every map flipped first (one moment for all: a --continuous cut), then
+ * each old half waited for and taken. */
 static int drain_all(struct sp_drain *d)
 {
-	int err = 0;
+	int err = 0, *old = calloc((size_t)d->plan->nmaps + 1, sizeof(*old));
 
+	if (!old)
+		return -ENOMEM;
+	for (int i = 0; i < d->plan->nmaps; i++)
+		if (d->t[i].m)
+			old[i] = flip(d, &d->t[i]);
 	for (int i = 0; i < d->plan->nmaps; i++) {
-		int e = d->t[i].m ? drain_map(d, &d->t[i]) : 0;
+		int e = 0;
 
+		if (d->t[i].m) {
+			wait_updates(d, &d->t[i]);
+			e = take_half(d, &d->t[i], old[i]);
+		}
 		err = err ? err : e;
 	}
+	free(old);
 	if (!err)
 		err = drain_stacks(d); /* after the maps: their keys' stacks are in */
 	return err;
@@ -443,14 +525,12 @@ static uint64_t fill_count(struct sp_drain *d, uint32_t slot)
 
 	if (d->fill_fd >= 0)
 		bpf_map_lookup_elem(d->fill_fd, &slot, &n);
-	return n;
+	return n & ~SP_FILL_GEN;
 }
 
 /* Maps (and the stack map) with at least 1/2^shift of their size inserted
- * since the last drain. A map whose keys stay few is left in BPF until the
- * end: draining races BPF updates of the key being deleted (an update
- * between lookup and delete is lost), so only maps that need the room are
- * drained while probes run. */
+ * since the last drain: only maps that need the room are drained while
+ * probes run. */
 static void drain_filling(struct sp_drain *d, unsigned shift)
 {
 	for (int i = 0; i < d->plan->nmaps; i++) {
@@ -743,6 +823,8 @@ static int map_fd(struct bpf_object *obj, const char *name, uint32_t *max)
 
 static int setup_tables(struct sp_drain *d, struct bpf_object *obj)
 {
+	char alt[256];
+
 	d->bksz = sizeof(uint64_t);
 	d->bvsz = sizeof(struct sp_stack_val);
 	for (int i = 0; i < d->plan->nmaps; i++) {
@@ -750,8 +832,12 @@ static int setup_tables(struct sp_drain *d, struct bpf_object *obj)
 		struct table *t = &d->t[i];
 
 		t->fd = map_fd(obj, m->bpf_name, &t->bpf_max);
+		t->alt_fd = t->drops_fd = -1;
 		if (!m->drain || t->fd < 0 || !d->max_keys)
 			continue;
+		snprintf(alt, sizeof(alt), "%s%s", m->bpf_name, SP_MAP_ALT_SUFFIX);
+		t->alt_fd = map_fd(obj, alt, NULL);
+		t->drops_fd = map_fd(obj, m->drops_name, NULL);
 		t->m = m;
 		t->slot = 1 + i;
 		t->ksz = m->key_size;
@@ -797,6 +883,11 @@ struct sp_drain *sp_drain__open(const struct sp_plan *plan, struct bpf_object *o
 		err = ENOMEM;
 		goto out_free;
 	}
+	d->inflight = calloc((size_t)d->ncpus, sizeof(*d->inflight));
+	if (!d->inflight) {
+		err = ENOMEM;
+		goto out_free;
+	}
 	return d;
 out_free:
 	sp_drain__destroy(d);
@@ -810,6 +901,7 @@ void sp_drain__destroy(struct sp_drain *d)
 		return;
 	sp_drain__stop(d);
 	ring_buffer__free(d->ring);
+	free(d->inflight);
 	pthread_mutex_destroy(&d->lock);
 	for (int i = 0; d->t && i < d->plan->nmaps; i++) {
 		free(d->t[i].rows);

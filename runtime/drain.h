@@ -69,6 +69,7 @@ struct sp_drain_stats {
 	uint64_t entries;         /* entries moved out of BPF maps */
 	uint64_t dropped_keys;    /* drained entries of new keys not kept: a table was at --max-keys */
 	uint64_t collisions;      /* stack ids re-used by a different stack */
+	uint64_t unsettled;       /* drains that went on with an update still under way after 1 s */
 	size_t stacks;            /* distinct stacks held */
 };
 void sp_drain_stats(struct sp_drain *d, struct sp_drain_stats *st);

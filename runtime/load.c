@@ -187,7 +187,29 @@ static int prealloc_hash_maps(struct sp_loader *l)
 	return 0;
 }
 
-static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t max_keys)
+/* A drained map's other half (abi/plan.h SP_FILL_GEN): as big as the map
+ * when it is drained, else one slot (BPF never writes it then). */
+static int size_alt_maps(struct sp_loader *l, const struct sp_plan *plan, bool drains)
+{
+	for (int i = 0; i < plan->nmaps; i++) {
+		struct bpf_map *a = bpf_object__find_map_by_name(l->obj, plan->maps[i].bpf_name), *m;
+		char name[256];
+		int err;
+
+		snprintf(name, sizeof(name), "%s%s", plan->maps[i].bpf_name, SP_MAP_ALT_SUFFIX);
+		m = bpf_object__find_map_by_name(l->obj, name);
+		if (!m || !a)
+			continue;
+		err = bpf_map__set_max_entries(m, drains && plan->maps[i].drain ?
+						  bpf_map__max_entries(a) : 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t max_keys,
+		     bool drains)
 {
 	struct bpf_map *m;
 	int err;
@@ -196,7 +218,7 @@ static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t m
 	if (m && (err = bpf_map__set_max_entries(m, (uint32_t)plan->nmaps + 1)))
 		return err;
 	if (max_keys == 0)
-		return 0;
+		return size_alt_maps(l, plan, drains);
 	for (int i = 0; i < plan->nmaps; i++) {
 		m = bpf_object__find_map_by_name(l->obj, plan->maps[i].bpf_name);
 		if (!m) {
@@ -229,7 +251,7 @@ static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t m
 		if (err)
 			return err;
 	}
-	return 0;
+	return size_alt_maps(l, plan, drains);
 }
 
 static void setup_logs(struct sp_loader *l)
@@ -310,7 +332,8 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 			fprintf(stderr, "  %s\n", l->lines[i]);
 		goto out_free;
 	}
-	err = size_maps(l, plan, o->map_size && o->map_size < o->max_keys ? o->map_size : o->max_keys);
+	err = size_maps(l, plan, o->map_size && o->map_size < o->max_keys ? o->map_size : o->max_keys,
+			!o->no_drain && o->max_keys);
 	if (!err)
 		err = prealloc_hash_maps(l);
 	if (err)

@@ -200,8 +200,36 @@ def t_emit_elf_dry_run(ctx):
         assert f.read(4) == b"\x7fELF"
 
 
+def elf_symbols(ctx, elf):
+    r = ctx.run(["llvm-objdump-16", "-t", elf], check=True)
+    return set(line.split()[-1] for line in r.out.splitlines() if " .maps" in line)
+
+
+def t_drained_maps_have_two_halves_within_64(ctx):
+    """A drained aggregation is two BPF maps (abi/plan.h SP_FILL_GEN): the one-liner's map has its
+    other half; a stack-taking program with five aggregations (the unwinder's ~50 maps, plus two
+    per aggregation) keeps under the kernel's 64 maps a program by leaving halves out
+    (cg_maplimit.c), and loads; a map BPF reads back has no half (never drained)."""
+    one = os.path.join(ctx.workdir, "halves_one.o")
+    r = ctx.sprof_run("--emit-elf", one, "-e", "profile:hz:99 { @[ustack] = count(); }", timeout=60)
+    assert r.rc == 0, r
+    assert {"AT_", "AT__alt"} <= elf_symbols(ctx, one), elf_symbols(ctx, one)
+    many = os.path.join(ctx.workdir, "halves_many.o")
+    r = ctx.sprof_run("--emit-elf", many, "-e",
+                      "profile:hz:99 { @a[ustack] = count(); @g[pid] = count(); @h[tid] = sum(1); "
+                      "@i = count(); @j[cpu] = count(); if (@r[cpu] > 0) { @r[cpu] = count(); } "
+                      "@r[cpu] = count(); }", timeout=60)
+    assert r.rc == 0, r
+    syms = elf_symbols(ctx, many)
+    halves = [s for s in syms if s.endswith("_alt")]
+    assert halves and "AT_r_alt" not in syms and len(halves) < 5, sorted(syms)
+    if os.geteuid() == 0:
+        load_elf(ctx, many)
+
+
 def tests(ctx):
     yield "emit_elf_dry_run", t_emit_elf_dry_run
+    yield "drained_maps_have_two_halves_within_64", t_drained_maps_have_two_halves_within_64
     for path in sorted(glob.glob(os.path.join(ctx.tests_dir, "codegen", "*.test"))):
         yield os.path.splitext(os.path.basename(path))[0], make_test(path)
     for sub in ("parse", "sema"):
