@@ -203,6 +203,8 @@ enum sp_unw_stat {
 	                        * kernel without bpf_find_vma (before 5.17), and the
 	                        * process or the interrupted pc's mapping not
 	                        * registered yet */
+	SP_UNW_ST_VMA_CACHED, /* mappings found in the cache of bpf_find_vma's results
+	                       * (bpf/unwind.bpf.c: unw_vcache) */
 	SP_UNW_ST_NSTATS,
 };
 

@@ -19,6 +19,15 @@ runs; they are read from the tool's /proc/PID/fdinfo every half second. Each
 half second gives one figure, ns a run (a firing: a sample, or a filtered
 one under -p); the table prints their p50 and p90 over the run (the mean
 hides the bursts: new processes' tables, first lookups) and the runs.
+Under -p a run is a sample of the target or a filtered firing on the other
+CPU, so its ns a run is below a sample's.
+
+The tool's own CPU (user + system time of all its threads, from
+/proc/PID/stat, from its first sample to its last reading: start-up left
+out) is the last column, in % of one core;
+the row "idle, 99 Hz" runs the one-liner at 99 Hz system-wide with no
+workload (issue 27's goals: < 1 % there, < 5 % at 999 Hz with every CPU
+busy).
 Prints figures only; nothing is asserted. A machine doing other work
 meanwhile gives figures of that machine: run it on a quiet one.
 """
@@ -62,12 +71,15 @@ def build(tmp):
     out["Python"] = ["/usr/bin/python3", script]
     out["shell loop"] = ["sh", "-c", 'end=$(($(date +%s) + $0)); '
                          'while [ $(date +%s) -lt $end ]; do /bin/true; done']
+    out["idle, 99 Hz"] = None
     return out
 
 
 def start_workload(argv, secs):
     """One instance pinned to each CPU; the first one's pid is -p's."""
     procs = []
+    if argv is None:
+        return procs
     for cpu in sorted(os.sched_getaffinity(0)):
         procs.append(subprocess.Popen(["taskset", "-c", str(cpu)] + argv + [str(secs + 10)],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -82,6 +94,15 @@ def stop(procs):
         p.wait()
 
 
+def cpu_secs(pid):
+    """user + system seconds of pid's threads so far; None once it is gone"""
+    try:
+        f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def perf_totals(pid):
     s = bpfstats.prog_stats(pid)
     rt = sum(v[1] for v in s.values() if v[0] == PERF_EVENT)
@@ -90,12 +111,14 @@ def perf_totals(pid):
 
 
 def watch(cmd, secs):
-    """ns a run of each half second of the tool's perf-event programs, and its runs."""
+    """ns a run of each half second of the tool's perf-event programs, its runs, and its
+    CPU in % of one core from its first sample on"""
     with tempfile.TemporaryFile("w+") as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
-        figures, last, first, runs = [], None, None, 0
+        figures, last, first, runs, cpu0, cpu1 = [], None, None, 0, None, None
         deadline = time.time() + secs + 30
         while p.poll() is None and time.time() < deadline:
+            now, cpu = time.time(), cpu_secs(p.pid)
             rt, rc = perf_totals(p.pid)
             if rc and last and rc > last[1]:
                 figures.append((rt - last[0]) / (rc - last[1]))
@@ -103,6 +126,9 @@ def watch(cmd, secs):
                 last = (rt, rc)
                 first = first or (rt, rc)
                 runs = rc
+                if cpu is not None:  # from the first sample on: start-up left out
+                    cpu0 = cpu0 or (now, cpu)
+                    cpu1 = (now, cpu)
             time.sleep(0.5)
         if p.poll() is None:
             p.kill()
@@ -111,7 +137,9 @@ def watch(cmd, secs):
             out.seek(0)
             print("    %s failed: %s" % (cmd[0], out.read().strip().splitlines()[-1:]),
                   file=sys.stderr)
-    return figures, runs
+    busy = 100.0 * (cpu1[1] - cpu0[1]) / (cpu1[0] - cpu0[0]) if cpu1 and cpu1[0] > cpu0[0] \
+        else float("nan")
+    return figures, runs, busy
 
 
 def pct(v, q):
@@ -140,26 +168,28 @@ def main():
                 if a.only and not re.search(a.only, name):
                     continue
                 procs = start_workload(argv, a.secs * (3 if bt else 2))
+                prog = PROG if argv else PROG.replace("hz:999", "hz:99")
                 try:
                     tools = [("sprof", [a.sprof, "--duration", "%ds" % a.secs, "-o", os.devnull,
-                                        "-e", PROG]),
-                             ("sprof -p", [a.sprof, "--duration", "%ds" % a.secs, "-o", os.devnull,
-                                           "-p", str(procs[0].pid), "-e", PROG])]
+                                        "-e", prog])]
+                    if procs:
+                        tools.append(("sprof -p", [a.sprof, "--duration", "%ds" % a.secs, "-o",
+                                                   os.devnull, "-p", str(procs[0].pid), "-e", prog]))
                     if bt:
-                        tools.append(("bpftrace", [bt, "-e", PROG + " interval:s:%d { exit(); }"
+                        tools.append(("bpftrace", [bt, "-e", prog + " interval:s:%d { exit(); }"
                                                    % a.secs]))
                     for tool, cmd in tools:
-                        figs, runs = watch(cmd, a.secs)
+                        figs, runs, cpu = watch(cmd, a.secs)
                         rows.append((name, tool, pct(figs, 0.5), pct(figs, 0.9),
-                                     statistics.mean(figs) if figs else float("nan"), runs))
+                                     statistics.mean(figs) if figs else float("nan"), runs, cpu))
                 finally:
                     stop(procs)
     finally:
         open("/proc/sys/kernel/bpf_stats_enabled", "w").write(old)
-    print("%-12s %-9s %9s %9s %9s %9s   (ns a run, per half second over %d s)"
-          % ("workload", "tool", "p50", "p90", "mean", "runs", a.secs))
-    for name, tool, p50, p90, mean, runs in rows:
-        print("%-12s %-9s %9.0f %9.0f %9.0f %9d" % (name, tool, p50, p90, mean, runs))
+    print("%-12s %-9s %9s %9s %9s %9s %6s   (ns a run, per half second over %d s; the tool's "
+          "CPU, %% of a core)" % ("workload", "tool", "p50", "p90", "mean", "runs", "cpu%", a.secs))
+    for name, tool, p50, p90, mean, runs, cpu in rows:
+        print("%-12s %-9s %9.0f %9.0f %9.0f %9d %6.2f" % (name, tool, p50, p90, mean, runs, cpu))
 
 
 if __name__ == "__main__":

@@ -564,6 +564,15 @@ __attribute__((noinline)) int sp_stack_py(int n, int end)
 #define SP_STACK_LANG_DECL(id, compat, only) int sp_stack_##id(int n, int end);
 SP_BPF_LANGS(SP_STACK_LANG_DECL)
 #undef SP_STACK_LANG_DECL
+/* A runtime whose file defines no sp_<id>_known() is asked every sample,
+ * as before: this weak one gives way to the file's (llvm-link). */
+#define SP_LANG_KNOWN_ANY(id, compat, only)                                     \
+	__attribute__((weak)) SP_NODEBUG int sp_##id##_known(void)              \
+	{                                                                       \
+		return 1;                                                       \
+	}
+SP_BPF_LANGS(SP_LANG_KNOWN_ANY)
+#undef SP_LANG_KNOWN_ANY
 #define SP_STACK_LANG(id, compat, only) SP_STACK_LANG_##compat(id)
 SP_BPF_LANGS(SP_STACK_LANG)
 #undef SP_STACK_LANG
@@ -662,13 +671,16 @@ static __always_inline SP_NODEBUG __u64 take_stack(void *ctx, int limit, __u64 f
 		interp = INTERP_NONE;
 	/* a process is CPython, Ruby or perl (or none): the frames of its walker;
 	 * INTERP_ONLY takes those of one language */
-	if (interp == INTERP_MIXED || (interp == INTERP_ONLY && lang == INTERP_PYTHON))
+	if ((interp == INTERP_MIXED || (interp == INTERP_ONLY && lang == INTERP_PYTHON)) &&
+	    sp_interp_known())
 		ni = sp_stack_py((int)nr, (int)end);
 	/* then each of abi/langs.h in turn; a walker not built into this
-	 * object (SP_LANG_IN_OBJ_0 under SP_BPF_COMPAT) is not called */
+	 * object (SP_LANG_IN_OBJ_0 under SP_BPF_COMPAT) is not called, nor
+	 * one whose processes this is not (sp_<id>_known(), inlined: no call) */
 #define SP_LANG_TRY(id, compat, only)                                                   \
 	if (SP_LANG_IN_OBJ_##compat &&                                                  \
-	    ((interp == INTERP_MIXED && ni == 0) || (interp == INTERP_ONLY && lang == (only)))) \
+	    ((interp == INTERP_MIXED && ni == 0) || (interp == INTERP_ONLY && lang == (only))) && \
+	    sp_##id##_known())                                                          \
 		ni = sp_stack_##id((int)nr, (int)end);
 	SP_BPF_LANGS(SP_LANG_TRY)
 #undef SP_LANG_TRY

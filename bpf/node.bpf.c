@@ -211,6 +211,12 @@ static long nd_frame(__u64 i, void *c)
 }
 #endif
 
+/* Whether the sampled process is a registered one (see sp_interp_has()). */
+SP_NODEBUG int sp_nd_known(void)
+{
+	return sp_interp_has(&nd_procs, &nd_live);
+}
+
 /* Native frames a mixed stack keeps in a node process (see
  * sp_interp_native_limit in bpf/python.bpf.c). */
 SP_NODEBUG int sp_nd_native_limit(int limit)

@@ -297,6 +297,12 @@ static __always_inline SP_NODEBUG __u64 pl_thread_interp(const struct sp_pl_proc
 	return my_perl;
 }
 
+/* Whether the sampled process is a registered one (see sp_interp_has()). */
+SP_NODEBUG int sp_pl_known(void)
+{
+	return sp_interp_has(&pl_procs, &pl_live);
+}
+
 /* Native frames a mixed stack keeps in a perl process (see
  * sp_interp_native_limit in bpf/python.bpf.c). */
 SP_NODEBUG int sp_pl_native_limit(int limit)

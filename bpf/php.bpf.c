@@ -193,6 +193,12 @@ err:
 }
 #endif
 
+/* Whether the sampled process is a registered one (see sp_interp_has()). */
+SP_NODEBUG int sp_ph_known(void)
+{
+	return sp_interp_has(&ph_procs, &ph_live);
+}
+
 /* Native frames a mixed stack keeps in a php process (see
  * sp_interp_native_limit in bpf/python.bpf.c). */
 SP_NODEBUG int sp_ph_native_limit(int limit)

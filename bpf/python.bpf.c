@@ -315,6 +315,12 @@ __attribute__((noinline)) int sp_py_frames(void)
 }
 #endif
 
+/* Whether the sampled process is a registered CPython (see sp_interp_has()). */
+SP_NODEBUG int sp_interp_known(void)
+{
+	return sp_interp_has(&py_procs, &py_live);
+}
+
 /* Native frames a mixed stack keeps: in a known interpreter at most
  * SP_MAX_FRAMES - SP_PY_RESERVED, so deep C recursion (3.8-3.10 run each
  * Python call in its own C activation) leaves room for the Python frames. */

@@ -230,6 +230,12 @@ static __always_inline SP_NODEBUG __u64 rb_thread_ec(const struct sp_rb_proc *p)
 	return ec;
 }
 
+/* Whether the sampled process is a registered one (see sp_interp_has()). */
+SP_NODEBUG int sp_rb_known(void)
+{
+	return sp_interp_has(&rb_procs, &rb_live);
+}
+
 /* Native frames a mixed stack keeps in a Ruby process (see
  * sp_interp_native_limit in bpf/python.bpf.c). */
 SP_NODEBUG int sp_rb_native_limit(int limit)

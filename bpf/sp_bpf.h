@@ -95,12 +95,14 @@ __u32 sp_icode_next(void);
 /* python.bpf.c */
 __u32 sp_interp_frames(__u64 *ips, __u32 start, __u32 end);
 int sp_interp_native_limit(int limit);
+int sp_interp_known(void);
 
 /* the other runtimes' walkers (abi/langs.h): sp_rb_frames in ruby.bpf.c,
  * sp_pl_frames in perl.bpf.c, ... */
 #define SP_BPF_LANG_DECL(id, compat, only)                        \
 	__u32 sp_##id##_frames(__u64 *ips, __u32 start, __u32 end); \
-	int sp_##id##_native_limit(int limit);
+	int sp_##id##_native_limit(int limit);                      \
+	int sp_##id##_known(void);
 SP_BPF_LANGS(SP_BPF_LANG_DECL)
 #undef SP_BPF_LANG_DECL
 /* interp_usdt.bpf.c (codegen puts them in place of the two above) */

@@ -34,7 +34,9 @@
  * A pc in no mapping of the process's entry (or a process without one:
  * it exec'd a millisecond ago) is looked up in the kernel with
  * bpf_find_vma, and the vma's file (device, inode) in the files map: a
- * file seen in any process before is unwound at once.
+ * file seen in any process before is unwound at once. Its results are
+ * cached per CPU by process (vcache_get()): a bpf_find_vma costs ~5 us in
+ * a sample, a cached mapping some tens of ns.
  *
  * Kernels before 5.17 (the helpers built with -DSP_BPF_COMPAT, see
  * bpf/sp_bpf.h; Debian bullseye's 5.10) walk the same way, with what they
@@ -442,6 +444,8 @@ found:
 /* --- mappings user space has not registered: the kernel's vma ------------------------ */
 
 #define VM_EXEC_FLAG 0x4
+/* sp_unw_map.first of a vma whose file has no tables yet (vma_cb()) */
+#define VMA_NOT_LOADED 0xffffffffu
 
 /* unw_state.how: what the current ip is */
 #define HOW_RA 0    /* a return address from a table rule (look up ip - 1) */
@@ -506,25 +510,123 @@ static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *c
 		if (f)
 			place(&m, f, pgoff);
 		else if (has_file)
-			m.start = m.end = 0; /* tables not loaded yet */
+			m.first = VMA_NOT_LOADED; /* tables not loaded yet */
 	}
 	bpf_probe_read_kernel(out, sizeof(*out), &m);
 	return 0;
 }
 
-/* s->m from the kernel's vma of pc (see vma_cb); false when it has none. */
+/* The mappings bpf_find_vma found last on this CPU, by process: a
+ * bpf_find_vma costs ~5 us here (in a sample's interrupt the mm lock is
+ * released through an irq_work, a self-IPI: a VM exit), and a second one
+ * in the same sample fails (-EBUSY), cutting the stack. A process user
+ * space has not registered yet (a compiler, a shell loop's commands,
+ * each alive for some milliseconds) is sampled again and again in the
+ * same few mappings: from the cache, the samples after the first cost
+ * what a registered process's do and keep their callers. A file without
+ * tables yet is cached too, for SP_UNW_VCACHE_NEG_NS (its stacks are cut
+ * there either way; user space is loading them). An entry is the
+ * process (tgid) and its exec (self_exec_id: exec replaces the mappings
+ * under the same pid), and lives SP_UNW_VCACHE_NS: a mapping replaced
+ * meanwhile (munmap, then mmap at the same place) is wrong for that long
+ * at most. */
+#define SP_UNW_VCACHE 8 /* a power of 2 */
+#define SP_UNW_VCACHE_NS 100000000ull
+#define SP_UNW_VCACHE_NEG_NS 20000000ull
+
+struct unw_vcache {
+	struct {
+		__u64 exec_id, ns;
+		__u32 tgid, pad;
+		struct sp_unw_map m;
+	} e[SP_UNW_VCACHE];
+	__u32 next;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_vcache);
+} unw_vcache SEC(".maps");
+
+/* The calling process's identity in the cache: its tgid and exec. */
+static __always_inline SP_NODEBUG __u64 vcache_exec(__u32 *tgid)
+{
+	__u32 zero = 0;
+	struct sp_unw_kofs *k = bpf_map_lookup_elem(&unw_kofs, &zero);
+
+	*tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	return k && k->task_exec_id ? read_k64(bpf_get_current_task() + k->task_exec_id) : 0;
+}
+
+/* The cached mapping of pc into *out: 1; -1 for a vma whose file has no
+ * tables yet, 0 when the cache has none. (Inlined: ~2300 more
+ * instructions for the verifier, 6 %.) */
+static __always_inline SP_NODEBUG int vcache_get(__u64 pc, struct sp_unw_map *out)
+{
+	__u32 zero = 0, tgid;
+	struct unw_vcache *c = bpf_map_lookup_elem(&unw_vcache, &zero);
+	__u64 now, exec;
+
+	if (!c)
+		return 0;
+	exec = vcache_exec(&tgid);
+	now = bpf_ktime_get_ns();
+	for (int i = 0; i < SP_UNW_VCACHE; i++) {
+		if (c->e[i].tgid != tgid || c->e[i].exec_id != exec || pc < c->e[i].m.start ||
+		    pc >= c->e[i].m.end || now - c->e[i].ns > SP_UNW_VCACHE_NS)
+			continue;
+		if (c->e[i].m.first == VMA_NOT_LOADED)
+			return now - c->e[i].ns > SP_UNW_VCACHE_NEG_NS ? 0 : -1;
+		*out = c->e[i].m;
+		return 1;
+	}
+	return 0;
+}
+
+/* *m, which bpf_find_vma just found, into the cache (the oldest entry). */
+static __always_inline SP_NODEBUG void vcache_put(const struct sp_unw_map *m)
+{
+	__u32 zero = 0, tgid, i;
+	struct unw_vcache *c = bpf_map_lookup_elem(&unw_vcache, &zero);
+
+	if (!c)
+		return;
+	i = c->next++ & (SP_UNW_VCACHE - 1);
+	c->e[i].exec_id = vcache_exec(&tgid);
+	c->e[i].tgid = tgid;
+	c->e[i].ns = bpf_ktime_get_ns();
+	c->e[i].m = *m;
+}
+
+/* s->m from the kernel's vma of pc (see vma_cb), or the cache of those;
+ * false when it has none. */
 static __always_inline SP_NODEBUG bool vma_map(struct unw_state *s, __u64 pc)
 {
 	struct sp_unw_map m = {};
+	int hit;
 
 	if (!s->vma_ok)
 		return false;
+	hit = vcache_get(pc, &s->m);
+	if (hit) {
+		stat_add(SP_UNW_ST_VMA_CACHED, 1);
+		return hit > 0;
+	}
 	stat_add(SP_UNW_ST_VMA, 1);
 	/* the callback's context must be on the stack: s is not */
 	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_cb, &m, 0))
 		return false;
 	s->m = m;
-	return pc >= m.start && pc < m.end;
+	if (pc < m.start || pc >= m.end)
+		return false;
+	vcache_put(&s->m);
+	if (m.first == VMA_NOT_LOADED) {
+		s->m.start = s->m.end = 0;
+		return false;
+	}
+	return true;
 }
 #else
 /* No bpf_find_vma: a mapping user space has not registered is unknown. */

@@ -123,6 +123,8 @@ void cg_interp_source(struct cg *g)
 		/* one frame stack per thread, whatever its language: rbstack too */
 		replace_fn(g, "sp_interp_frames", "sp_iu_frames");
 		replace_fn(g, "sp_interp_native_limit", "sp_iu_native_limit");
+		/* whichever process: its threads' frame stacks say */
+		replace_fn(g, "sp_interp_known", "sp_interp_walk_on");
 		/* the other runtimes' walkers: each thread's one frame stack for
 		 * Ruby (rbstack too); for the others, which have no USDT frame
 		 * stack, it finds none (a stub that ignores its arguments would
@@ -131,6 +133,7 @@ void cg_interp_source(struct cg *g)
 		for (int i = 0; i < SP_NLANGS; i++) {
 			replace_lang_fn(g, SP_LANG_IDS[i], "frames", "sp_iu_frames");
 			replace_lang_fn(g, SP_LANG_IDS[i], "native_limit", "sp_iu_no_limit");
+			replace_lang_fn(g, SP_LANG_IDS[i], "known", "sp_interp_walk_on");
 		}
 	} else if (g->opts->interp == SP_INTERP_OFF) {
 		replace_fn(g, "sp_interp_frames", "sp_iu_no_frames");

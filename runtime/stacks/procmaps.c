@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,23 +128,36 @@ void sp_procmaps__free(struct sp_procmaps *pm)
 	pm->n = 0;
 }
 
-bool sp_procmaps__self_vdso(const void **image, size_t *size)
+/* sprof's own vDSO, found once: it never moves, and every process
+ * registered asked for it (reading sprof's own maps each time was a seventh
+ * of sprof's CPU system-wide). The vDSO's size, 0 when there is none. */
+static size_t self_vdso_size;
+static pthread_once_t self_vdso_once = PTHREAD_ONCE_INIT;
+
+static void find_self_vdso(void)
 {
 	struct sp_procmaps pm;
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	bool found = false;
 
 	if (!base || sp_procmaps__read(&pm, getpid(), NULL) != 0)
-		return false;
-	for (int i = 0; i < pm.n && !found; i++) {
-		if (pm.maps[i].kind != SP_MAP_VDSO || pm.maps[i].start != base)
-			continue;
-		*image = (const void *)base;
-		*size = pm.maps[i].end - pm.maps[i].start;
-		found = true;
+		return;
+	for (int i = 0; i < pm.n; i++) {
+		if (pm.maps[i].kind == SP_MAP_VDSO && pm.maps[i].start == base) {
+			self_vdso_size = pm.maps[i].end - pm.maps[i].start;
+			break;
+		}
 	}
 	sp_procmaps__free(&pm);
-	return found;
+}
+
+bool sp_procmaps__self_vdso(const void **image, size_t *size)
+{
+	pthread_once(&self_vdso_once, find_self_vdso);
+	if (!self_vdso_size)
+		return false;
+	*image = (const void *)getauxval(AT_SYSINFO_EHDR);
+	*size = self_vdso_size;
+	return true;
 }
 
 int sp_procmap__open(const struct sp_procmap *m, pid_t pid, bool host_path)
