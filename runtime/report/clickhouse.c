@@ -355,9 +355,13 @@ static int layout(struct sp_clickhouse *ch, const char *db, const char *table, c
 
 /* The table's columns (either layout) and, for the stack-id layout, its
  * stacks table: 1 stack-id layout, 0 old, -ENODATA (old, no period_ns),
- * -errno with err set. */
-static int check_table(struct sp_clickhouse *ch, const char *db, const char *table, char *err, size_t errlen)
+ * -errno with err set. *days (when given): the stacks table has the day
+ * column. */
+static int check_table(struct sp_clickhouse *ch, const char *db, const char *table, bool *days,
+		       char *err, size_t errlen)
 {
+	bool d = false;
+
 	char local[2][128], st[160];
 	int c = layout(ch, db, table, err, errlen), e;
 
@@ -372,11 +376,12 @@ static int check_table(struct sp_clickhouse *ch, const char *db, const char *tab
 	}
 	if (!e && c)
 		e = check_columns(ch, stacks, db, st, err, errlen);
-	ch->stack_days = false;
 	if (!e && c && (e = has_column(ch, db, st, stack_day[0].name, err, errlen)) == 1) {
 		e = check_columns(ch, stack_day, db, st, err, errlen);
-		ch->stack_days = e == 0;
+		d = e == 0;
 	}
+	if (days)
+		*days = d;
 	return e < 0 ? e : c;
 }
 
@@ -395,7 +400,7 @@ int sp_clickhouse__prepare(struct sp_clickhouse *ch)
 					   "(sprof never creates a table when it exports)", ch->c.db, ch->c.table,
 			 ch->c.shown);
 	if (e >= 0)
-		e = check_table(ch, ch->c.db, ch->c.table, err, sizeof(err));
+		e = check_table(ch, ch->c.db, ch->c.table, &ch->stack_days, err, sizeof(err));
 	ch->compact = e == 1;
 	if (e == 1)
 		e = 0;
@@ -442,7 +447,7 @@ static int init_plain(struct sp_clickhouse *ch, char *what, size_t wlen, char *e
 	if (e >= 0 && layout(ch, ch->c.db, ch->c.table, err, errlen) == 1)
 		e = create_table(ch, true, err, errlen); /* a stacks table lost: made again */
 	if (e >= 0)
-		e = check_table(ch, ch->c.db, ch->c.table, err, errlen);
+		e = check_table(ch, ch->c.db, ch->c.table, &ch->stack_days, err, errlen);
 	snprintf(what, wlen, e == 0 ? "ready (exists; the old layout, a stack in every row)" :
 			     e == 1 && !ch->stack_days ? "ready (exists; its stacks table has no day "
 			     "partitions, an older sprof made it: --retention keeps every stack)" :
@@ -476,7 +481,7 @@ static int init_distributed(struct sp_clickhouse *ch, const char *cluster, const
 				      "clickhouse://SHARD/%s.%s` on every shard of '%s' first", ch->c.db, local,
 			 ch->c.db, local, cluster);
 	if (e >= 0)
-		e = c = check_table(ch, ch->c.db, local, err, errlen);
+		e = c = check_table(ch, ch->c.db, local, &ch->stack_days, err, errlen);
 	snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s.%s_stacks AS %s.%s_stacks ENGINE = "
 				   "Distributed(%s, %s, %s_stacks, rand())",
 		 ch->c.db, ch->c.table, ch->c.db, local, cluster, ch->c.db, local);
@@ -487,7 +492,7 @@ static int init_distributed(struct sp_clickhouse *ch, const char *cluster, const
 	if (!e)
 		e = exec_sql(ch, sql, NULL, err, errlen);
 	if (!e)
-		e = check_table(ch, ch->c.db, ch->c.table, err, errlen);
+		e = check_table(ch, ch->c.db, ch->c.table, &ch->stack_days, err, errlen);
 	snprintf(what, wlen, "ready (Distributed over cluster %s, local table %s.%s%s)", cluster, ch->c.db, local,
 		 c == 1 ? ", stacks in _stacks" : "");
 	return e < 0 ? e : 0;
@@ -526,7 +531,6 @@ static int copy_from(struct sp_clickhouse *ch, const char *from, char *what, siz
 {
 	char fdb[128], ftab[128], sql[2048], fst[160];
 	const char *dot = strchr(from, '.');
-	bool saved_days = ch->stack_days;
 	uint64_t have, rows, nstacks;
 	int e, c, period;
 
@@ -546,14 +550,13 @@ static int copy_from(struct sp_clickhouse *ch, const char *from, char *what, siz
 		snprintf(err, errlen, "--copy-from %s: that is the table being made", from);
 		return -EINVAL;
 	}
-	if ((c = check_table(ch, ch->c.db, ch->c.table, err, errlen)) != 1) {
+	if ((c = check_table(ch, ch->c.db, ch->c.table, &ch->stack_days, err, errlen)) != 1) {
 		if (c >= 0 || c == -ENODATA)
 			snprintf(err, errlen, "%s.%s is of the old layout (a stack in every row): --copy-from "
 					      "fills a table of the stack-id layout; give a new name", ch->c.db,
 				 ch->c.table);
 		return c == 1 ? 0 : c < 0 && c != -ENODATA ? c : -EINVAL;
 	}
-	saved_days = ch->stack_days;
 	have = count_rows(ch, ch->c.db, ch->c.table, &e, err, errlen);
 	if (!e && have) {
 		snprintf(err, errlen, "%s.%s has %llu rows already: --copy-from fills an empty table only "
@@ -561,8 +564,7 @@ static int copy_from(struct sp_clickhouse *ch, const char *from, char *what, siz
 			 (unsigned long long)have);
 		return -EEXIST;
 	}
-	c = e ? e : check_table(ch, fdb, ftab, err, errlen);
-	ch->stack_days = saved_days; /* check_table said it of the source */
+	c = e ? e : check_table(ch, fdb, ftab, NULL, err, errlen);
 	if (c == -ENOENT && !*err)
 		snprintf(err, errlen, "--copy-from: no table %s.%s", fdb, ftab);
 	if (c < 0 && c != -ENODATA)
