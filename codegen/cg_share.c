@@ -23,6 +23,8 @@
  * matched with the block's earlier ones (cg_share_printf), so the ids in
  * its IR are the kept function's.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,33 +145,208 @@ int cg_share_printf(struct cg *g)
 	return -1;
 }
 
-/* The function's IR without its name and metadata numbers (debug
- * locations and scopes are per function). */
-static char *normalized_ir(LLVMValueRef fn)
-{
-	size_t nlen;
-	const char *name = LLVMGetValueName2(fn, &nlen);
-	char *s = LLVMPrintValueToString(fn), *out = malloc(strlen(s) + 1), *w = out;
-	const char *r = s, *at = strstr(s, "@");
+/* ---- the function's code as a string ---------------------------------------
+ *
+ * Printing a function with LLVM numbers all the module's metadata each time
+ * (its debug locations reach the compile unit and the helpers' types): a
+ * millisecond a point, growing with the module. The code is written out
+ * here instead, instruction by instruction: opcode, type, what the opcode
+ * carries besides its operands, and each operand as a local number (an
+ * instruction's or a block's position), a global's name or a constant's
+ * text. Debug locations are left out: they differ per point, not the code. */
 
-	if (!out) {
+struct sig {
+	char *s;
+	size_t n, cap;
+	bool oom;
+	LLVMValueRef *keys; /* open addressing: instruction or block -> its position */
+	int *vals;
+	size_t nkeys;       /* a power of two */
+};
+
+static void sig_put(struct sig *x, const char *t, size_t len)
+{
+	if (x->oom)
+		return;
+	if (x->n + len + 1 > x->cap) {
+		size_t cap = x->cap ? x->cap : 4096;
+		char *v;
+
+		while (x->n + len + 1 > cap)
+			cap *= 2;
+		v = realloc(x->s, cap);
+		if (!v) {
+			x->oom = true;
+			return;
+		}
+		x->s = v;
+		x->cap = cap;
+	}
+	memcpy(x->s + x->n, t, len);
+	x->n += len;
+	x->s[x->n] = '\0';
+}
+
+static void sig_fmt(struct sig *x, const char *fmt, unsigned long long v)
+{
+	char b[32];
+
+	sig_put(x, b, (size_t)snprintf(b, sizeof(b), fmt, v));
+}
+
+static void sig_type(struct sig *x, LLVMTypeRef t)
+{
+	char *s = LLVMPrintTypeToString(t);
+
+	sig_put(x, s, strlen(s));
+	LLVMDisposeMessage(s);
+}
+
+static size_t slot(const struct sig *x, LLVMValueRef v)
+{
+	size_t h = ((uintptr_t)v >> 4) * 0x9e3779b97f4a7c15ull;
+	size_t i = h & (x->nkeys - 1);
+
+	while (x->keys[i] && x->keys[i] != v)
+		i = (i + 1) & (x->nkeys - 1);
+	return i;
+}
+
+static void sig_operand(struct sig *x, LLVMValueRef op)
+{
+	size_t len;
+	const char *name;
+	char *s;
+
+	if (LLVMIsAInstruction(op) || LLVMValueIsBasicBlock(op)) {
+		size_t i = slot(x, op);
+
+		sig_fmt(x, x->keys[i] ? " %%%llu" : " %%?", x->keys[i] ? (unsigned)x->vals[i] : 0);
+	} else if (LLVMIsAArgument(op)) {
+		sig_put(x, " arg", 4);
+	} else if (LLVMIsAGlobalValue(op)) {
+		name = LLVMGetValueName2(op, &len);
+		sig_put(x, " @", 2);
+		sig_put(x, name, len);
+	} else if (LLVMIsAMDNode(op) || LLVMIsAMDString(op)) {
+		sig_put(x, " !md", 4);
+	} else if (LLVMIsAConstantInt(op) && LLVMGetIntTypeWidth(LLVMTypeOf(op)) <= 64) {
+		sig_fmt(x, " i%llu:", LLVMGetIntTypeWidth(LLVMTypeOf(op)));
+		sig_fmt(x, "%llu", LLVMConstIntGetZExtValue(op));
+	} else { /* other constants, inline asm: no module slots needed */
+		s = LLVMPrintValueToString(op);
+		sig_put(x, " ", 1);
+		sig_put(x, s, strlen(s));
 		LLVMDisposeMessage(s);
+	}
+}
+
+/* What an opcode carries besides its operands. */
+static void sig_extra(struct sig *x, LLVMValueRef in, LLVMOpcode op)
+{
+	switch (op) {
+	case LLVMICmp:
+		sig_fmt(x, " p%llu", LLVMGetICmpPredicate(in));
+		break;
+	case LLVMFCmp:
+		sig_fmt(x, " p%llu", LLVMGetFCmpPredicate(in));
+		break;
+	case LLVMAlloca:
+		sig_type(x, LLVMGetAllocatedType(in));
+		sig_fmt(x, " a%llu", LLVMGetAlignment(in));
+		break;
+	case LLVMLoad:
+	case LLVMStore:
+		sig_fmt(x, " a%llu", LLVMGetAlignment(in));
+		sig_fmt(x, " v%llu", LLVMGetVolatile(in));
+		sig_fmt(x, " o%llu", LLVMGetOrdering(in));
+		break;
+	case LLVMGetElementPtr:
+		sig_type(x, LLVMGetGEPSourceElementType(in));
+		sig_fmt(x, " b%llu", LLVMIsInBounds(in));
+		break;
+	case LLVMCall:
+		sig_type(x, LLVMGetCalledFunctionType(in));
+		sig_fmt(x, " t%llu", LLVMIsTailCall(in));
+		break;
+	case LLVMPHI:
+		for (unsigned i = 0; i < LLVMCountIncoming(in); i++)
+			sig_operand(x, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(in, i)));
+		break;
+	case LLVMExtractValue:
+	case LLVMInsertValue:
+		for (unsigned i = 0; i < LLVMGetNumIndices(in); i++)
+			sig_fmt(x, " .%llu", LLVMGetIndices(in)[i]);
+		break;
+	case LLVMAtomicRMW:
+		sig_fmt(x, " r%llu", LLVMGetAtomicRMWBinOp(in));
+		sig_fmt(x, " o%llu", LLVMGetOrdering(in));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Numbers every block and instruction in order; false without memory. */
+static bool sig_number(struct sig *x, LLVMValueRef fn)
+{
+	size_t n = 0;
+	int k = 0;
+
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+		for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = LLVMGetNextInstruction(in))
+			n++;
+	n += LLVMCountBasicBlocks(fn);
+	for (x->nkeys = 64; x->nkeys < 2 * n; x->nkeys *= 2)
+		;
+	x->keys = calloc(x->nkeys, sizeof(*x->keys));
+	x->vals = calloc(x->nkeys, sizeof(*x->vals));
+	if (!x->keys || !x->vals)
+		return false;
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
+		size_t i = slot(x, LLVMBasicBlockAsValue(b));
+
+		x->keys[i] = LLVMBasicBlockAsValue(b);
+		x->vals[i] = k++;
+		for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = LLVMGetNextInstruction(in)) {
+			i = slot(x, in);
+			x->keys[i] = in;
+			x->vals[i] = k++;
+		}
+	}
+	return true;
+}
+
+/* The function's code (its name and debug locations left out), or NULL. */
+static char *code_of(LLVMValueRef fn)
+{
+	struct sig x = { 0 };
+	const char *sec = LLVMGetSection(fn);
+
+	if (!sig_number(&x, fn))
+		x.oom = true;
+	sig_put(&x, sec ? sec : "", sec ? strlen(sec) : 0);
+	sig_type(&x, LLVMGlobalGetValueType(fn));
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b && !x.oom; b = LLVMGetNextBasicBlock(b)) {
+		sig_put(&x, "\n^", 2);
+		for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = LLVMGetNextInstruction(in)) {
+			LLVMOpcode op = LLVMGetInstructionOpcode(in);
+			int nops = LLVMGetNumOperands(in);
+
+			sig_fmt(&x, "\n%llu ", op);
+			sig_type(&x, LLVMTypeOf(in));
+			sig_extra(&x, in, op);
+			for (int i = 0; i < nops; i++)
+				sig_operand(&x, LLVMGetOperand(in, (unsigned)i));
+		}
+	}
+	free(x.keys);
+	free(x.vals);
+	if (x.oom) {
+		free(x.s);
 		return NULL;
 	}
-	while (*r) {
-		if (r == at && !strncmp(r + 1, name, nlen) && r[1 + nlen] == '(') {
-			*w++ = '@';
-			r += 1 + nlen;
-			continue;
-		}
-		*w++ = *r;
-		if (*r++ == '!')
-			while (*r >= '0' && *r <= '9')
-				r++;
-	}
-	*w = '\0';
-	LLVMDisposeMessage(s);
-	return out;
+	return x.s;
 }
 
 /* After the point's function is built: an identical kept function serves
@@ -181,7 +358,7 @@ void cg_share_done(struct cg *g, struct sp_plan_probe *pp)
 
 	if (!g->share_try || g->errors)
 		return;
-	ir = normalized_ir(g->fn);
+	ir = code_of(g->fn);
 	if (!ir)
 		return;
 	for (int i = 0; i < g->nkept; i++) {
