@@ -122,11 +122,16 @@ def t_shared_uprobes(ctx):
 
 def t_shared_tracepoints(ctx):
     """Tracepoints with different records share a program when the block
-    reads no args: getppid's enter and exit each fire N times in the child."""
+    reads no args: getppid's enter and exit each fire N times in the child.
+    --stats shows the shared program once, with the points it serves."""
     ctx.require_bpf()
     w = calls(ctx)
     r = ok(trace(ctx, "tracepoint:syscalls:sys_enter_getppid, tracepoint:syscalls:sys_exit_getppid "
-                      "{ @[probe] = count(); }", "%s %d" % (w, N), "-v"))
+                      "{ @[probe] = count(); }", "%s %d" % (w, N), "-v", "--stats"))
+    m = re.search(r"^stats: probe 'tracepoint:syscalls:sys_enter_getppid' and 1 more "
+                  r"\(tracepoint_0\): (\d+) runs", r.err, re.M)
+    if not m or int(m.group(1)) < 2 * N or "stats: probe 'tracepoint:syscalls:sys_exit" in r.err:
+        raise AssertionError("--stats: not one line for the shared program\n%r" % r)
     expect(r, r"^@\[tracepoint:syscalls:sys_enter_getppid\]: %d$" % N)
     expect(r, r"^@\[tracepoint:syscalls:sys_exit_getppid\]: %d$" % N)
     if "sys_exit_getppid' -> program tracepoint_0" not in r.err:
