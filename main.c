@@ -1090,6 +1090,18 @@ static void apply_config(struct cli *c, const struct sp_script_config *cfg)
 		c->run.max_probes = cfg->max_probes;
 }
 
+/* Whether attach points of a block must each get a program when the block
+ * reads probe/func: the kernel's answer, or SPROF_NO_COOKIES=1 (tests of
+ * the fallback on a kernel that has them). */
+static bool no_cookies(void)
+{
+	const char *e = getenv("SPROF_NO_COOKIES");
+
+	if (e && *e)
+		return strcmp(e, "0") != 0;
+	return !sp_info_has_attach_cookie();
+}
+
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
@@ -1161,6 +1173,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.follow = (c->run.cmd || c->run.pid) && !c->run.no_follow,
 		.helper_checks = c->run.helper_checks,
 		.compat = c->bpf_compat >= 0 ? c->bpf_compat : !sp_info_has_bpf_loop(),
+		.no_cookies = no_cookies(),
 	};
 	struct sp_objcache *oc = open_cache(c);
 	struct sp_codegen_cache cc = { cache_get, cache_put, oc, SPROF_VERSION " " SPROF_GIT_REV };
@@ -1184,6 +1197,10 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		fprintf(stderr, "sprof: BPF object from the cache, not compiled (--no-cache compiles)\n");
 	if (co.compat && (*plan)->uses_ustack && c->dump == DUMP_NONE)
 		note_compat_stacks(c);
+	if ((*plan)->cookie_fallbacks && c->run.verbose)
+		fprintf(stderr, "sprof: this kernel has no BPF cookies (bpf_get_attach_cookie, Linux "
+			"5.15): %d probe block%s reading probe/func compiled once per attach point\n",
+			(*plan)->cookie_fallbacks, (*plan)->cookie_fallbacks > 1 ? "s" : "");
 	if (c->emit_elf && write_file(c->emit_elf, *obj, *objlen))
 		return 1;
 	return 0;

@@ -281,6 +281,9 @@ struct sp_plan {
 	int nprintfs;
 	bool uses_ustack, uses_kstack;
 	char *source_name;
+	/* Blocks of several attach points that read `probe`/`func` and so got a
+	 * program per point: the kernel has no BPF cookies (codegen/cg_share.c) */
+	int cookie_fallbacks;
 };
 
 void sp_plan_free(struct sp_plan *p); /* accepts NULL */

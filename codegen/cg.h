@@ -105,6 +105,18 @@ struct cg {
 	int loop_floor;          /* nloops of the loop body's own break/continue */
 	int nforloops;           /* callbacks made, for their names */
 	uint32_t stack_max;      /* largest value kept on the BPF stack (cg_ir.c); 0: the default */
+
+	/* One program for the attach points of a block (cg_share.c). */
+	struct cg_kept {
+		char *ir;        /* normalized IR of a kept function of the block */
+		const char *prog; /* its name (owned by the plan) */
+	} *kept;
+	int nkept, capkept;
+	bool share_multi;        /* the block has several attach points */
+	bool share_try;          /* this point's function may be merged with a kept one */
+	bool share_names;        /* ... and its probe/func would come from the cookie */
+	bool share_fallback;     /* the block read probe/func on a kernel without cookies */
+	int share_printf_base, share_printf_end; /* printfs a candidate may reuse */
 };
 
 /* cg_ir.c (the floor the other files stand on: it calls none of them) */
@@ -140,6 +152,15 @@ LLVMValueRef cg_u64(struct cg *g, uint64_t v);
 uint32_t cg_round_up(uint32_t v, uint32_t a);
 /* a map's global in ".maps" (four pointers: type, max_entries, key and value size) */
 LLVMValueRef cg_map_global_ir(struct cg *g, const char *name);
+
+/* cg_share.c: attach points of a block served by one program */
+void cg_share_block(struct cg *g, const struct sp_node *probe);
+void cg_share_block_end(struct cg *g);
+void cg_share_point(struct cg *g, enum sp_probe_type t, const struct sp_attach *a);
+bool cg_share_names(struct cg *g);
+int cg_share_printf(struct cg *g);
+void cg_share_done(struct cg *g, struct sp_plan_probe *pp);
+void cg_share_dump(const struct sp_plan *p, FILE *f);
 
 /* cg_layout.c: sizes and offsets in map memory and events */
 bool cg_is_scalar(const struct sp_type *t);

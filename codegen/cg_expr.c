@@ -143,7 +143,7 @@ static LLVMValueRef probe_name(struct cg *g, const struct sp_node *n, int which)
 	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
 	LLVMValueRef buf, args[4];
 
-	if (!cg_attach_wild(g->attach)) {
+	if (!cg_attach_wild(g->attach) && !cg_share_names(g)) {
 		char full[512];
 		const struct sp_attach *a = g->attach;
 		const char *colon = a && a->raw ? strchr(a->raw, ':') : NULL;

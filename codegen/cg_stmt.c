@@ -301,6 +301,7 @@ int cg_add_printf(struct cg *g, const char *fmt, const struct sp_node *const *ar
 	const struct sp_type *types[32];
 	struct sp_type wide[32];
 	struct sp_plan_printf *v = realloc(p->printfs, (p->nprintfs + 1) * sizeof(*v));
+	int same;
 
 	if (!v)
 		return -1;
@@ -316,7 +317,9 @@ int cg_add_printf(struct cg *g, const char *fmt, const struct sp_node *const *ar
 	cg_tuple_fields(types, n < 32 ? n : 32, &v[p->nprintfs].args);
 	for (int i = 0; i < n && i < 32; i++)
 		cg_field_fmt(args[i], &v[p->nprintfs].args.elems[i]);
-	return p->nprintfs++;
+	p->nprintfs++;
+	same = cg_share_printf(g); /* the same printf of another point of the block */
+	return same >= 0 ? same : p->nprintfs - 1;
 }
 
 /* header + args in ring-buffer memory (reserve / fill / submit). */

@@ -484,6 +484,7 @@ static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_
 	g->attach = at->attach;
 	snprintf(name, sizeof(name), "%s_%d", sp_probe_type_name(type), idx);
 	plan_probe(g, at, type, name);
+	cg_share_point(g, type, at->attach);
 	fn_begin(g, name, at);
 	if (type == SP_PROBE_ITER)
 		iter_last_call(g, at->attach);
@@ -511,6 +512,7 @@ static void cg_probe(struct cg *g, const struct sp_node *probe, const struct sp_
 	if (probe->b)
 		cg_block_stmts(g, probe->b);
 	fn_end(g, at);
+	cg_share_done(g, &g->plan->probes[g->plan->nprobes - 1]);
 	if ((type == SP_PROBE_WATCHPOINT || type == SP_PROBE_ASYNCWATCHPOINT) && at->attach->func)
 		arm_watch(g, at, type, name);
 }
@@ -549,8 +551,10 @@ static void cg_program(struct cg *g, const struct sp_node *prog)
 	for (int i = 0; i < prog->list.len; i++) {
 		const struct sp_node *probe = prog->list.items[i];
 
+		cg_share_block(g, probe);
 		for (int j = 0; j < probe->list.len; j++)
 			cg_probe(g, probe, probe->list.items[j], idx++);
+		cg_share_block_end(g);
 	}
 }
 
@@ -583,6 +587,7 @@ static void dump(struct cg *g, FILE *f)
 
 	if (!f)
 		return;
+	cg_share_dump(g->plan, f);
 	s = LLVMPrintModuleToString(g->M);
 	fputs(s, f);
 	LLVMDisposeMessage(s);

@@ -50,6 +50,10 @@ struct sp_codegen_opts {
 	 * bpf/sp_bpf.h): bounded loops, user stacks by frame pointers, no
 	 * interpreter frames. The driver sets it from the kernel's answer. */
 	bool compat;
+	/* The kernel has no bpf_get_attach_cookie() for kprobe, uprobe and
+	 * tracepoint programs (before 5.15): attach points of a block that read
+	 * `probe`/`func` cannot share one program (codegen/cg_share.c). */
+	bool no_cookies;
 	/* Compiled objects by content (runtime/objcache.c). The key is the
 	 * SHA-256 of the module's bitcode before optimization, the pass pipeline, the
 	 * LLVM version and `salt` (the driver's version): an equal key is the

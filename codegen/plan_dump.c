@@ -56,7 +56,8 @@ static void dump_probe(FILE *f, const struct sp_plan_probe *p)
 		fprintf(f, "    %s 0x%llx\n", p->is_addr ? "address" : "offset",
 			(unsigned long long)p->offset);
 	if (p->uses_names)
-		fprintf(f, "    wildcard: func and probe read by bpf cookie\n");
+		fprintf(f, "    func and probe read by bpf cookie (a wildcard, or a program "
+			"shared by the block's points)\n");
 }
 
 static void dump_map(FILE *f, const struct sp_plan_map *m)

@@ -45,6 +45,13 @@ static bool helper(enum bpf_func_id id)
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, id, NULL) == 1;
 }
 
+bool sp_info_has_attach_cookie(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_get_attach_cookie,
+				       NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
+}
+
 bool sp_info_has_bpf_loop(void)
 {
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) != 0;

@@ -13,5 +13,7 @@ int sp_info_print(FILE *f, const char *version);
  * the interpreter walkers and the default build of the BPF helpers need;
  * true when it cannot tell (no privileges to ask: nothing will load). */
 bool sp_info_has_bpf_loop(void);
+/* bpf_get_attach_cookie() in tracepoint and kprobe/uprobe programs (5.15) */
+bool sp_info_has_attach_cookie(void);
 
 #endif

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -26,6 +27,26 @@ static bool is_sampling(enum sp_probe_type t)
 void sp_status__want_costs(struct sp_status *s)
 {
 	s->costs = true;
+}
+
+/* Probe i is the first the plan attaches its program to (one program
+ * serves the attach points of a block whose code is the same). */
+static bool first_of_prog(const struct sp_plan *plan, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (plan->probes[j].prog && !strcmp(plan->probes[j].prog, plan->probes[i].prog))
+			return false;
+	return true;
+}
+
+/* The other attach points served by probe i's program, for --stats. */
+static int others_of_prog(const struct sp_plan *plan, int i)
+{
+	int n = 0;
+
+	for (int j = i + 1; j < plan->nprobes; j++)
+		n += plan->probes[j].prog && !strcmp(plan->probes[j].prog, plan->probes[i].prog);
+	return n;
 }
 
 /* --stats: every probe's program, and statistics on. */
@@ -62,7 +83,7 @@ void sp_status__init(struct sp_status *s, bool want, struct bpf_object *obj,
 		if (!is_sampling(plan->probes[i].type) || !plan->probes[i].prog)
 			continue;
 		p = bpf_object__find_program_by_name(obj, plan->probes[i].prog);
-		if (p)
+		if (p && first_of_prog(plan, i)) /* a program may serve several points */
 			s->prog_fds[s->nprogs++] = bpf_program__fd(p);
 	}
 	if (s->nprogs && s->stats_fd < 0)
@@ -82,10 +103,15 @@ void sp_status__print_costs(const struct sp_status *s, const struct sp_plan *pla
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);
 
-		if (s->probe_fds[i] < 0 || bpf_obj_get_info_by_fd(s->probe_fds[i], &info, &len))
+		int more;
+
+		if (s->probe_fds[i] < 0 || !first_of_prog(plan, i) ||
+		    bpf_obj_get_info_by_fd(s->probe_fds[i], &info, &len))
 			continue;
-		fprintf(f, "stats: probe '%s' (%s): %llu runs, %.2f us a run, %.1f ms in all\n",
-			plan->probes[i].spec ? plan->probes[i].spec : "?", plan->probes[i].prog,
+		more = others_of_prog(plan, i);
+		fprintf(f, "stats: probe '%s'%s%.0d%s (%s): %llu runs, %.2f us a run, %.1f ms in all\n",
+			plan->probes[i].spec ? plan->probes[i].spec : "?", more ? " and " : "",
+			more, more ? " more" : "", plan->probes[i].prog,
 			(unsigned long long)info.run_cnt,
 			info.run_cnt ? (double)info.run_time_ns / (double)info.run_cnt / 1e3 : 0.0,
 			(double)info.run_time_ns / 1e6);

@@ -20,7 +20,8 @@ one it must not have (llvm-objdump-16 -h); PROG names a program symbol it
 must define in that section (`PROG: perf_event profile_0`). ERROR means
 compilation fails with that text on stderr. WORKLOAD names a program of
 tests/workloads that is built first; @WORKLOAD@ in the program is its path.
-OPTS gives sprof options (`OPTS: --unsafe`). LOAD also loads the object
+OPTS gives sprof options (`OPTS: --unsafe`), ENV an environment variable
+(`ENV: SPROF_NO_COOKIES=1`). LOAD also loads the object
 through the kernel verifier (tests/codegen/load_obj.c; needs root, else
 skipped). Other tests need no root: nothing is loaded.
 
@@ -36,7 +37,7 @@ import shutil
 import subprocess
 
 DIRECTIVES = ("CHECK:", "CHECK-SAME:", "CHECK-NOT:", "SECTION:", "NO-SECTION:", "PROG:", "ERROR:",
-              "WORKLOAD:", "OPTS:", "LOAD")
+              "WORKLOAD:", "OPTS:", "ENV:", "LOAD")
 
 
 def parse(path):
@@ -128,7 +129,9 @@ def make_test(path):
         if os.path.exists(elf):
             os.unlink(elf)
         opts = [o for k, t in checks if k == "OPTS" for o in t.split()]
-        r = ctx.sprof_run(*opts, "-d", "ir", "--emit-elf", elf, "-e", prog, timeout=60)
+        env = dict(t.split("=", 1) for k, t in checks if k == "ENV")
+        r = ctx.sprof_run(*opts, "-d", "ir", "--emit-elf", elf, "-e", prog, timeout=60,
+                          env=env or None)
         errors = [t for k, t in checks if k == "ERROR"]
         if errors:
             if r.rc == 0:

@@ -385,6 +385,26 @@ def check_syscount(ctx, k, r):
         assert re.search(r"^@calls\[cat, %d\]: \d+$" % nr, r.out, re.M), r
 
 
+def cmd_shared(ctx):
+    return ("%s -v -c 'cat /etc/passwd' -e 'tracepoint:syscalls:sys_enter_openat, "
+            "tracepoint:syscalls:sys_enter_read /pid == cpid/ { @[probe] = count(); } "
+            "kprobe:vfs_read, kprobe:vfs_write /pid == cpid/ { @k[func] = count(); }'" % _sp(ctx))
+
+
+def check_shared(ctx, k, r):
+    """A block's attach points share one program, names through the BPF cookie (5.15);
+    on 5.10 (no cookies) a program each, said with -v, and the same counts."""
+    assert r.rc == 0, r
+    for pat in (r"^@\[tracepoint:syscalls:sys_enter_openat\]: [1-9]", r"^@k\[vfs_read\]: [2-9]",
+                r"^@\[tracepoint:syscalls:sys_enter_read\]: [2-9]", r"^@k\[vfs_write\]: [1-9]"):
+        assert re.search(pat, r.out, re.M), "%s\n%r" % (pat, r)
+    old = k in NO_BPF_LOOP
+    assert ("compiled once per attach point" in r.err) == old, r
+    for point, prog in (("tracepoint:syscalls:sys_enter_read", "tracepoint_1" if old else "tracepoint_0"),
+                        ("kprobe:vfs_write", "kprobe_3" if old else "kprobe_2")):
+        assert "probe '%s' -> program %s" % (point, prog) in r.err, r
+
+
 CHECKS = [
     ("one_liner_c", cmd_c_dwarf, check_c_dwarf),
     ("info_user_stacks", cmd_info, check_info),
@@ -403,6 +423,7 @@ CHECKS = [
     ("kstack_finish_task_switch", cmd_sched_kstack, check_sched_kstack),
     ("runqlat", cmd_runqlat, check_runqlat),
     ("syscount", cmd_syscount, check_syscount),
+    ("shared_programs", cmd_shared, check_shared),
 ] + checks_fentry.CHECKS + checks_kprobes.CHECKS + checks_iter.CHECKS + checks_stdlib.CHECKS
 
 

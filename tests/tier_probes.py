@@ -97,6 +97,47 @@ def t_uprobe_wildcard_probe(ctx):
     expect(r, r"^@\[uprobe:./probes_calls:probe_thrice\]: %d$" % (3 * N))
 
 
+def t_shared_uprobes(ctx):
+    """The attach points of one block share one program (codegen/cg_share.c):
+    each point still counts its own calls under its own name, read through
+    the BPF cookie; -v says which program serves each point. Without
+    cookies (SPROF_NO_COOKIES=1, as on 5.10) each point gets a program and
+    the names are the same."""
+    ctx.require_bpf()
+    w = calls(ctx)
+    d = os.path.dirname(w)
+    prog = ("uprobe:./probes_calls:probe_count, uprobe:./probes_calls:probe_twice, "
+            "uprobe:./probes_calls:probe_thrice { @[probe] = count(); @f[func] = count(); }")
+    for env, progs in ((None, ("uprobe_0",) * 3), ({"SPROF_NO_COOKIES": "1"},
+                                                    ("uprobe_0", "uprobe_1", "uprobe_2"))):
+        r = ok(ctx.sprof_run("-v", "-c", "./probes_calls %d" % N, "-e", prog, cwd=d, env=env))
+        for fn, n, pr in zip(("probe_count", "probe_twice", "probe_thrice"), (1, 2, 3), progs):
+            expect(r, r"^@\[uprobe:./probes_calls:%s\]: %d$" % (fn, n * N))
+            expect(r, r"^@f\[%s\]: %d$" % (fn, n * N))
+            if "probe 'uprobe:./probes_calls:%s' -> program %s" % (fn, pr) not in r.err:
+                raise AssertionError("%s not served by %s\n%r" % (fn, pr, r))
+        if env and "compiled once per attach point" not in r.err:
+            raise AssertionError("no -v note of the fallback\n%r" % r)
+
+
+def t_shared_tracepoints(ctx):
+    """Tracepoints with different records share a program when the block
+    reads no args: getppid's enter and exit each fire N times in the child.
+    --stats shows the shared program once, with the points it serves."""
+    ctx.require_bpf()
+    w = calls(ctx)
+    r = ok(trace(ctx, "tracepoint:syscalls:sys_enter_getppid, tracepoint:syscalls:sys_exit_getppid "
+                      "{ @[probe] = count(); }", "%s %d" % (w, N), "-v", "--stats"))
+    m = re.search(r"^stats: probe 'tracepoint:syscalls:sys_enter_getppid' and 1 more "
+                  r"\(tracepoint_0\): (\d+) runs", r.err, re.M)
+    if not m or int(m.group(1)) < 2 * N or "stats: probe 'tracepoint:syscalls:sys_exit" in r.err:
+        raise AssertionError("--stats: not one line for the shared program\n%r" % r)
+    expect(r, r"^@\[tracepoint:syscalls:sys_enter_getppid\]: %d$" % N)
+    expect(r, r"^@\[tracepoint:syscalls:sys_exit_getppid\]: %d$" % N)
+    if "sys_exit_getppid' -> program tracepoint_0" not in r.err:
+        raise AssertionError("not one program\n%r" % r)
+
+
 def t_probe_limit(ctx):
     """Attach points in all are limited (1024, as bpftrace 0.27's max_probes):
     a wildcard over libc's ~3700 functions is refused before anything is

@@ -428,11 +428,24 @@ static int kprobe_attach(const struct sp_plan_probe *p, struct bpf_program *prog
 	LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = p->type == SP_PROBE_KRETPROBE,
 		    .offset = p->has_offset ? p->offset : 0);
 	const char *fn = kprobe_func(p);
+	char probe[SP_PROBE_NAME_LEN + 32];
 	struct bpf_link *link;
-	int err;
+	int err, base;
 
 	if (sp_has_wildcard(fn))
 		return kprobe_attach_each(p, prog, ctx, links);
+	if (p->uses_names) { /* one program serves the block's points (codegen/cg_share.c) */
+		base = sp_probe_names_reserve(ctx->obj, 1);
+		if (base < 0)
+			return sp_probe_fail(ctx, p, base, "cannot record its names: %s",
+					     sp_probe_names_strerror(base));
+		snprintf(probe, sizeof(probe), "%s:%s", sp_probe_type_name(p->type), fn);
+		err = sp_probe_names_set(ctx->obj, (uint32_t)base, fn, probe);
+		if (err)
+			return sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
+					     strerror(-err));
+		o.bpf_cookie = (uint64_t)base;
+	}
 	link = bpf_program__attach_kprobe_opts(prog, fn, &o);
 	if (!link) {
 		err = -errno;

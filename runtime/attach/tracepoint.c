@@ -39,6 +39,24 @@ static int tp_fail_missing(const struct sp_plan_probe *p, struct sp_attach_ctx *
 	return -ENOENT;
 }
 
+/* An exact CAT:NAME as a list of one. */
+static int tp_one(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, char ***v, int *n)
+{
+	size_t len = strlen(p->target) + strlen(p->func) + 2;
+
+	*v = calloc(1, sizeof(**v));
+	if (*v)
+		(*v)[0] = malloc(len);
+	if (!*v || !(*v)[0]) {
+		free(*v);
+		*v = NULL;
+		return sp_probe_fail(ctx, p, -ENOMEM, "out of memory");
+	}
+	snprintf((*v)[0], len, "%s:%s", p->target, p->func);
+	*n = 1;
+	return 0;
+}
+
 /* Every "CAT:NAME" the probe names; an exact name is checked first (cheap). */
 static int tp_expand(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, char ***v, int *n)
 {
@@ -51,6 +69,8 @@ static int tp_expand(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, c
 		return sp_probe_fail(ctx, p, -EINVAL, "expected tracepoint:CATEGORY:NAME");
 	if (!wild && !sp_tracepoint_exists(p->target, p->func))
 		return tp_fail_missing(p, ctx);
+	if (!wild) /* no listing of tracefs: thousands of points each read it */
+		return tp_one(p, ctx, v, n);
 	err = sp_tracepoints_list(p->target, p->func, v, n);
 	if (err)
 		return sp_probe_fail(ctx, p, err, "cannot list tracepoints: %s", strerror(-err));

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,7 +61,8 @@ struct upoint {
 
 struct upoints {
 	char path[PATH_MAX];
-	struct sp_funcs funcs;
+	struct sp_funcs *funcs; /* the file's table: the run's (funcs_file) or own_funcs */
+	struct sp_funcs own_funcs;
 	struct upoint *v;
 	int n;
 	struct upoints *next; /* the next file of a path glob, or NULL */
@@ -68,7 +70,8 @@ struct upoints {
 
 static void upoints_free(struct upoints *u)
 {
-	sp_funcs__free(&u->funcs);
+	sp_funcs__free(&u->own_funcs);
+	u->funcs = NULL;
 	free(u->v);
 	u->v = NULL;
 	u->n = 0;
@@ -131,10 +134,10 @@ static int add_matches(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 {
 	int i, j, err;
 
-	for (i = 0; i < u->funcs.n; i++) {
-		if (!sp_func_matches(&u->funcs.v[i], p->func))
+	for (i = 0; i < u->funcs->n; i++) {
+		if (!sp_func_matches(&u->funcs->v[i], p->func))
 			continue;
-		err = upoints_add(u, u->funcs.v[i].foff, &u->funcs.v[i]);
+		err = upoints_add(u, u->funcs->v[i].foff, &u->funcs->v[i]);
 		if (err)
 			return err;
 	}
@@ -176,14 +179,14 @@ static int add_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, s
 	struct sp_func *fn = NULL;
 	int i, err;
 
-	for (i = 0; i < u->funcs.n && !fn; i++)
-		if (strcmp(u->funcs.v[i].name, p->func) == 0)
-			fn = &u->funcs.v[i];
+	for (i = 0; i < u->funcs->n && !fn; i++)
+		if (strcmp(u->funcs->v[i].name, p->func) == 0)
+			fn = &u->funcs->v[i];
 	if (!fn) {
 		err = add_matches(p, ctx, u);
 		if (err || !p->has_offset)
 			return err;
-		fn = sp_funcs__find(&u->funcs, u->v[0].name);
+		fn = sp_funcs__find(u->funcs, u->v[0].name);
 		err = fn ? check_offset(p, ctx, fn) : 0;
 		u->v[0].foff += p->offset;
 		return err;
@@ -196,10 +199,69 @@ static int add_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, s
 	return upoints_add(u, fn->foff + (p->has_offset ? p->offset : 0), fn);
 }
 
+/* A file's function table, loaded once a run and kept in the run's memo
+ * (p NULL): the attach points written out one by one in a block (`uprobe:
+ * libc:a, uprobe:libc:b, ...`) each read and sorted libc's 7,000 symbols
+ * before, 13 ms a point. Keyed by path and the file's identity and mtime. */
+struct funcs_file {
+	char path[PATH_MAX];
+	struct stat st;
+	struct sp_funcs funcs;
+};
+
+static void funcs_file_destroy(void *data)
+{
+	struct funcs_file *f = data;
+
+	sp_funcs__free(&f->funcs);
+	free(f);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The run's table of u->path, or NULL (then the caller loads its own). */
+static struct sp_funcs *shared_funcs(struct sp_attach_ctx *ctx, const char *path, int *err)
+{
+	struct funcs_file *f;
+	struct stat st;
+
+	*err = 0;
+	if (!ctx->resolved || stat(path, &st))
+		return NULL;
+	for (struct sp_resolved *r = *ctx->resolved; r; r = r->next) {
+		f = r->data;
+		if (!r->p && r->free == funcs_file_destroy && !strcmp(f->path, path) &&
+		    same_file(&f->st, &st))
+			return &f->funcs;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->st = st;
+	*err = sp_funcs__load(&f->funcs, path);
+	if (*err) {
+		free(f);
+		return NULL;
+	}
+	f = sp_resolved_keep(ctx, NULL, 0, f, funcs_file_destroy);
+	return f ? &f->funcs : NULL;
+}
+
 static int load_funcs(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 		      struct upoints *u)
 {
-	int err = sp_funcs__load(&u->funcs, u->path);
+	int err;
+
+	u->funcs = shared_funcs(ctx, u->path, &err);
+	if (!u->funcs && !err) {
+		err = sp_funcs__load(&u->own_funcs, u->path);
+		u->funcs = &u->own_funcs;
+	}
 
 	if (err == -ENOEXEC)
 		return sp_probe_fail(ctx, p, err, "cannot attach: '%s' is not an ELF file", u->path);
