@@ -28,7 +28,8 @@ MIRROR = os.environ.get("SPROF_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
 # suite -> packages installed on top of minbase
 SUITES = {
-    "sid": ("python3.14", "ruby3.3", "perl", "bpftrace", "nodejs", "php8.4-cli"),
+    "sid": ("python3.14", "ruby3.3", "perl", "bpftrace", "nodejs", "php8.4-cli",
+            "openjdk-25-jdk-headless"),
     "trixie": ("perl",),
 }
 
