@@ -69,36 +69,36 @@ enum { HS_SYMS(HS_ENUM) NSYMS };
 #define HS_SNAME(id, name) name,
 static const char *const sym_names[NSYMS] = { HS_SYMS(HS_SNAME) };
 
-/* The fields read (type, field, another name of it or NULL): an offset,
- * or the address of a static one. */
+/* The fields read (type, field, another name of the field or NULL, another
+ * type that declares it or NULL): an offset, or the address of a static one. */
 #define HS_FIELDS(X)                                                                   \
-	X(HEAPS, "CodeCache", "_heaps", NULL)                                          \
-	X(MEMORY, "CodeHeap", "_memory", NULL)                                         \
-	X(SEGMAP, "CodeHeap", "_segmap", NULL)                                         \
-	X(LOG2SEG, "CodeHeap", "_log2_segment_size", NULL)                             \
-	X(VS_LOW, "VirtualSpace", "_low_boundary", NULL)                               \
-	X(VS_HIGH, "VirtualSpace", "_high_boundary", NULL)                             \
-	X(GA_LEN, "GrowableArrayBase", "_len", NULL)                                   \
-	X(GA_DATA, "GrowableArray<int>", "_data", NULL)                                \
-	X(CB_NAME, "CodeBlob", "_name", NULL)                                          \
-	X(CB_FRAME, "CodeBlob", "_frame_size", NULL)                                   \
-	X(CB_COMPLETE, "CodeBlob", "_frame_complete_offset", NULL)                     \
-	X(CB_CODE, "CodeBlob", "_code_offset", "_code_begin")                          \
-	X(NM_METHOD, "nmethod", "_method", NULL)                                       \
-	X(M_CONST, "Method", "_constMethod", NULL)                                     \
-	X(CM_CP, "ConstMethod", "_constants", NULL)                                    \
-	X(CM_NAME, "ConstMethod", "_name_index", NULL)                                 \
-	X(CP_HOLDER, "ConstantPool", "_pool_holder", NULL)                             \
-	X(CP_SOURCE, "ConstantPool", "_source_file_name_index", NULL)                  \
-	X(K_NAME, "Klass", "_name", NULL)                                              \
-	X(SYM_LEN, "Symbol", "_length", NULL)                                          \
-	X(SYM_BODY, "Symbol", "_body", NULL)                                           \
-	X(RELEASE, "Abstract_VM_Version", "_s_vm_release", NULL)
+	X(HEAPS, "CodeCache", "_heaps", NULL, NULL)                                    \
+	X(MEMORY, "CodeHeap", "_memory", NULL, NULL)                                   \
+	X(SEGMAP, "CodeHeap", "_segmap", NULL, NULL)                                   \
+	X(LOG2SEG, "CodeHeap", "_log2_segment_size", NULL, NULL)                       \
+	X(VS_LOW, "VirtualSpace", "_low_boundary", NULL, NULL)                         \
+	X(VS_HIGH, "VirtualSpace", "_high_boundary", NULL, NULL)                       \
+	X(GA_LEN, "GrowableArrayBase", "_len", NULL, NULL)                             \
+	X(GA_DATA, "GrowableArray<int>", "_data", NULL, NULL)                          \
+	X(CB_NAME, "CodeBlob", "_name", NULL, NULL)                                    \
+	X(CB_FRAME, "CodeBlob", "_frame_size", NULL, NULL)                             \
+	X(CB_COMPLETE, "CodeBlob", "_frame_complete_offset", NULL, NULL)               \
+	X(CB_CODE, "CodeBlob", "_code_offset", "_code_begin", NULL)                    \
+	X(NM_METHOD, "nmethod", "_method", NULL, "CompiledMethod") /* JDK 17, 21 */    \
+	X(M_CONST, "Method", "_constMethod", NULL, NULL)                               \
+	X(CM_CP, "ConstMethod", "_constants", NULL, NULL)                              \
+	X(CM_NAME, "ConstMethod", "_name_index", NULL, NULL)                           \
+	X(CP_HOLDER, "ConstantPool", "_pool_holder", NULL, NULL)                       \
+	X(CP_SOURCE, "ConstantPool", "_source_file_name_index", NULL, NULL)            \
+	X(K_NAME, "Klass", "_name", NULL, NULL)                                        \
+	X(SYM_LEN, "Symbol", "_length", NULL, NULL)                                    \
+	X(SYM_BODY, "Symbol", "_body", NULL, NULL)                                     \
+	X(RELEASE, "Abstract_VM_Version", "_s_vm_release", NULL, NULL)
 #define HS_FENUM(id, ...) F_##id,
 enum { HS_FIELDS(HS_FENUM) NFIELDS };
-#define HS_FDESC(id, t, f, alt) { t, f, alt },
+#define HS_FDESC(id, t, f, alt, atype) { t, f, alt, atype },
 static const struct {
-	const char *type, *field, *alt;
+	const char *type, *field, *alt, *atype;
 } fields[NFIELDS] = { HS_FIELDS(HS_FDESC) };
 #define FIRST_OPTIONAL F_RELEASE /* the version: not needed */
 
@@ -154,6 +154,18 @@ static uint64_t at(const unsigned char *e, uint64_t off)
 	return v;
 }
 
+/* Whether the entries' layout y[first..last] (offsets of u64 or smaller
+ * members) fits in their stride y[stride], itself at most max bytes. */
+static bool fits(const uint64_t *y, int stride, int first, int last, size_t max)
+{
+	if (y[stride] < 8 || y[stride] > max)
+		return false;
+	for (int i = first; i <= last; i++)
+		if (y[i] > y[stride] - 8)
+			return false;
+	return true;
+}
+
 /* Walks the VMStructs array: the fields of fields[] into d. */
 static void read_structs(pid_t pid, const uint64_t *y, struct hsdesc *d)
 {
@@ -161,7 +173,7 @@ static void read_structs(pid_t pid, const uint64_t *y, struct hsdesc *d)
 	unsigned char e[256];
 	char type[128], field[128], tstr[32];
 
-	if (stride < 8 || stride > sizeof(e) || y[Y_S_ADDR] + 8 > stride)
+	if (!fits(y, Y_S_STRIDE, Y_S_TYPE, Y_S_ADDR, sizeof(e)))
 		return;
 	for (int n = 0; n < MAX_ENTRIES; n++, a += stride) {
 		if (sp_rmem(pid, a, e, stride) || !at(e, y[Y_S_TYPE]))
@@ -171,7 +183,9 @@ static void read_structs(pid_t pid, const uint64_t *y, struct hsdesc *d)
 		for (int i = 0; i < NFIELDS; i++) {
 			int st;
 
-			if (d->has_f[i] || strcmp(type, fields[i].type) ||
+			if (d->has_f[i] ||
+			    (strcmp(type, fields[i].type) &&
+			     (!fields[i].atype || strcmp(type, fields[i].atype))) ||
 			    !read_cstr(pid, at(e, y[Y_S_FIELD]), field, sizeof(field)))
 				continue;
 			if (strcmp(field, fields[i].field) &&
@@ -196,7 +210,8 @@ static void read_types(pid_t pid, const uint64_t *y, struct hsdesc *d)
 	char name[128];
 	uint64_t a = y[Y_TYPES];
 
-	for (int n = 0; y[Y_T_STRIDE] <= sizeof(e) && n < MAX_ENTRIES; n++, a += y[Y_T_STRIDE]) {
+	for (int n = 0; fits(y, Y_T_STRIDE, Y_T_TYPE, Y_T_SIZE, sizeof(e)) && n < MAX_ENTRIES;
+	     n++, a += y[Y_T_STRIDE]) {
 		if (sp_rmem(pid, a, e, y[Y_T_STRIDE]) || !at(e, y[Y_T_TYPE]))
 			break;
 		if (!read_cstr(pid, at(e, y[Y_T_TYPE]), name, sizeof(name)))
@@ -208,7 +223,8 @@ static void read_types(pid_t pid, const uint64_t *y, struct hsdesc *d)
 			}
 	}
 	a = y[Y_INTS];
-	for (int n = 0; y[Y_I_STRIDE] <= sizeof(e) && n < MAX_ENTRIES; n++, a += y[Y_I_STRIDE]) {
+	for (int n = 0; fits(y, Y_I_STRIDE, Y_I_NAME, Y_I_VALUE, sizeof(e)) && n < MAX_ENTRIES;
+	     n++, a += y[Y_I_STRIDE]) {
 		int32_t v;
 
 		if (sp_rmem(pid, a, e, y[Y_I_STRIDE]) || !at(e, y[Y_I_NAME]))
