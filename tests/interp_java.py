@@ -1,8 +1,8 @@
 """Java frames of the interp tier (bpf/hotspot.bpf.c, runtime/langs/hotspot.c).
 
-Debian sid's OpenJDK 25 in the chroot tests/distro.py makes (SUITES has
-openjdk-25-jdk-headless) and the host's OpenJDK 17 (bookworm's
-openjdk-17-jdk-headless, .ci/setup); the programs are compiled with each
+Debian sid's OpenJDK 25 and trixie's 21 in the chroots tests/distro.py
+makes (SUITES has openjdk-25-jdk-headless and openjdk-21-jdk-headless) and
+the host's OpenJDK 17 (bookworm's openjdk-17-jdk-headless, .ci/setup); the programs are compiled with each
 one's javac, once a run. What is asserted, under the plain one-liner:
   - interpreted (-Xint): main -> slow -> fib (recursive), >= 90 % of the
     Java main thread's samples carry sp.Fib.main;sp.Fib.slow with fib above,
@@ -114,7 +114,8 @@ JDK17 = "/usr/lib/jvm/java-17-openjdk-amd64"  # bookworm's openjdk-17-jdk-headle
 
 class Java:
     """A java with the test classes compiled for it (once a run): sid's
-    OpenJDK 25 in its chroot (suite "sid"), or the host's JDK 17 (home)."""
+    OpenJDK 25 or trixie's 21 in its chroot (suite), or the host's JDK 17
+    (home)."""
 
     def __init__(self, suite=None, home=JDK17):
         self.suite, self.home, self.exe, self.cp = suite, home, None, None
@@ -160,10 +161,11 @@ class Java:
         return " ".join(self.argv(*args, java=java))
 
     def label(self):
-        return "sid-25" if self.suite else "host-17"
+        return {"sid": "sid-25", "trixie": "trixie-21", None: "host-17"}[self.suite]
 
 
 SID = Java("sid")
+TRIXIE = Java("trixie")
 HOST = Java()
 
 
@@ -343,7 +345,7 @@ def t_jv_unknown_layout(ctx):
 
 
 def java_tests():
-    for jv in (SID, HOST):
+    for jv in (SID, TRIXIE, HOST):
         for name, fn in (("interpreted", t_jv_interpreted), ("compiled", t_jv_compiled),
                          ("threads", t_jv_threads), ("attach", t_jv_attach)):
             yield "java_%s_%s" % (name, jv.label()), lambda c, fn=fn, jv=jv: fn(c, jv)
