@@ -12,6 +12,7 @@ one's javac, once a run. What is asserted, under the plain one-liner:
   - threads: two Java threads in different methods, each thread's samples
     with its own method only;
   - attach: -p to a JVM already inside a 60-deep recursion;
+  - formats (host): folded, svg and pprof;
   - unknown layout (host): a copy of JDK 17 whose libjvm.so lacks the
     CodeBlob::_frame_size entry: one warning naming HotSpot, its version
     and the entry, native frames only.
@@ -294,6 +295,27 @@ def t_jv_attach(ctx, jv):
     assert total >= 50 and good >= 0.9 * total, "%d of %d\n%s" % (good, total, r.out[-3000:])
 
 
+def t_jv_formats(ctx):
+    """folded, svg and pprof (host's JDK 17): Java frames as `sp.Fib.fib
+    (Fib.java)` in folded and svg, sp.Fib.fib with its file in pprof."""
+    HOST.setup(ctx)
+    ctx.require_bpf()
+    out = {}
+    for ext in ("folded", "pb.gz", "svg"):
+        out[ext] = os.path.join(ctx.workdir, "interp_jv_formats." + ext)
+        r = ctx.sprof_run("-o", out[ext], "-c", HOST.command("sp.Fib", "1"),
+                          "profile:hz:%s { @[ustack] = count(); }" % ti.HZ, timeout=300)
+        assert r.rc == 0, r
+    folded = open(out["folded"]).read()
+    assert re.search(r"sp\.Fib\.main \(Fib\.java\);sp\.Fib\.slow \(Fib\.java\);"
+                     r"sp\.Fib\.fib \(Fib\.java\)", folded), folded[:2000]
+    svg = open(out["svg"]).read()
+    assert "sp.Fib.slow (Fib.java)" in svg, svg[:2000]
+    ctx.require_tool("go")
+    r = ctx.run(["go", "tool", "pprof", "-raw", out["pb.gz"]], timeout=120)
+    assert re.search(r" sp\.Fib\.fib Fib\.java(:0)? ", r.out), r.out[-3000:]
+
+
 def _fake_jdk(ctx, field):
     """A copy of the host's JDK 17 (symbolic links but for the launcher
     and a libjvm.so whose VMStructs field name `field` is renamed): a
@@ -349,4 +371,5 @@ def java_tests():
         for name, fn in (("interpreted", t_jv_interpreted), ("compiled", t_jv_compiled),
                          ("threads", t_jv_threads), ("attach", t_jv_attach)):
             yield "java_%s_%s" % (name, jv.label()), lambda c, fn=fn, jv=jv: fn(c, jv)
+    yield "java_formats_host-17", t_jv_formats
     yield "java_unknown_layout_host-17", t_jv_unknown_layout
