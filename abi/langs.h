@@ -23,6 +23,7 @@
 	X(rb, 1, INTERP_RUBY) \
 	X(pl, 1, -1)          \
 	X(nd, 0, -1)          \
-	X(ph, 0, -1)
+	X(ph, 0, -1)          \
+	X(hs, 0, -1)
 
 #endif

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""What interpreter frames cost a Python, Perl, Node.js or PHP program: --interp off, memory and usdt side by side.
+"""What interpreter frames cost a Python, Perl, Node.js, PHP or Java program: --interp off, memory and usdt side by side.
 
     sudo python3 bench/interp_cost.py [--sprof build/sprof] [--python /usr/bin/python3.11]
                                       [--perl /usr/bin/perl] [--node /usr/bin/node] [--php /usr/bin/php8.2]
+                                      [--java /usr/lib/jvm/java-17-openjdk-amd64/bin/java]
                                       [--work 3] [--reps 3]
 
 The workload (written here) is call-heavy: fib(20) again and again for
@@ -37,7 +38,9 @@ Then the same for perl (--perl; "" skips it): a fib(20) loop in Perl, alone,
 perl has no USDT frames). And for node (--node; "" skips it): fib(27)
 rounds, alone, --interp off and --interp memory (JS frames from V8's heap).
 And for php (--php; "" skips it): fib(20) rounds, alone, --interp off and
---interp memory (PHP frames from executor_globals).
+--interp memory (PHP frames from executor_globals). And for java (--java;
+"" skips it; javac beside it compiles the workload): fib(27) rounds, alone,
+--interp off and --interp memory (Java frames from HotSpot's code cache).
 
 The workload also reports its CPU time (process_time: user + system, so
 the uprobe traps and the sampling programs that run in its context count);
@@ -48,6 +51,7 @@ also against "alone + hook", which is the probes' share). The median of
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -148,6 +152,29 @@ file_put_contents($out, sprintf("%%f %%d %%f\n", microtime(true) - $w, $n, cpu()
 '''
 
 
+# the Java workload: as ND_WORK, fib(27) rounds (C2 runs fib(20) in
+# microseconds); argv: secs, (unused), out; CPU time is the process's (the
+# JIT's and GC's threads too)
+JV_WORK = r'''
+public class JvWork {
+    static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+    static long rounds(long n) { long x = 0; for (long i = 0; i < n; i++) x += fib(27); return x; }
+    static double cpu() {
+        return ProcessHandle.current().info().totalCpuDuration().get().toNanos() / 1e9;
+    }
+    public static void main(String[] a) throws Exception {
+        long t = System.nanoTime(); rounds(%(calib)d);
+        double per = (System.nanoTime() - t) / 1e9 / %(calib)d;
+        long n = Math.max(1, (long) (Double.parseDouble(a[0]) / per));
+        t = System.nanoTime(); double c = cpu();
+        rounds(n);
+        double wall = (System.nanoTime() - t) / 1e9, used = cpu() - c;
+        java.nio.file.Files.writeString(java.nio.file.Path.of(a[2]), wall + " " + n + " " + used + "\n");
+    }
+}
+'''
+
+
 def run(cmd, wallfile):
     """Runs cmd to its end; (workload wall s, rounds, last fdinfo stats of cmd's process)."""
     rc, _, err, last = bpfstats.run_watched(cmd)
@@ -170,6 +197,8 @@ def main():
     ap.add_argument("--perl", default="/usr/bin/perl", help='"" skips the Perl table')
     ap.add_argument("--node", default="/usr/bin/node", help='"" skips the Node.js table')
     ap.add_argument("--php", default="/usr/bin/php8.2", help='"" skips the PHP table')
+    ap.add_argument("--java", default="/usr/lib/jvm/java-17-openjdk-amd64/bin/java",
+                    help='"" skips the Java table')
     ap.add_argument("--work", type=float, default=3.0, help="seconds of work per run")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--hz", type=int, default=99)
@@ -199,6 +228,21 @@ def bench(a, tmp):
         if exe:
             print()
             walker_table(a, tmp, lang, exe, work, ext)
+    if a.java:
+        print()
+        java_table(a, tmp)
+
+
+def java_table(a, tmp):
+    """The Java table: the workload compiled by the javac beside --java."""
+    src = os.path.join(tmp, "JvWork.java")
+    with open(src, "w") as f:
+        f.write(JV_WORK % {"calib": CALIB})
+    if subprocess.call([os.path.join(os.path.dirname(a.java), "javac"), "-d", tmp, src]) != 0:
+        raise SystemExit("javac failed")
+    table(a, tmp, "java", "%s -cp %s" % (a.java, tmp), "JvWork",
+          [("alone", None, "plain"), ("--interp off", "off", "plain"),
+           ("--interp memory", "memory", "plain")])
 
 
 def walker_table(a, tmp, lang, interp, work, ext):

@@ -290,11 +290,12 @@ struct {
 	__uint(max_entries, 4096);
 } sp_drain_ring SEC(".maps");
 
-#ifdef SP_BPF_COMPAT
-/* A new id of an interpreter walker's code object (bpf/interp_common.bpf.h)
- * where atomics cannot fetch (before 5.12): each CPU counts its own, the
- * CPU in the low 10 bits (ids are unique, not dense; user space takes
- * them as given). 0 when none can be had. */
+/* A new id of an interpreter walker's code object (bpf/interp_common.bpf.h):
+ * each CPU counts its own, the CPU in the low 10 bits (ids are unique, not
+ * dense; user space takes them as given). 0 when none can be had. One
+ * counter for every walker, not a map each: a program may use at most 64
+ * maps, and every walker's maps are in every program that takes a user
+ * stack (stdlib/offwake.sp was at 63). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -312,7 +313,6 @@ SP_NODEBUG __u32 sp_icode_next(void)
 	*c += 1;
 	return (__u32)(*c << 10) | (bpf_get_smp_processor_id() & 1023);
 }
-#endif
 
 /* bpf_loop() body of sp_note_insert(): its branches stay inside the
  * callback, so a probe with map updates in a loop costs the verifier no

@@ -106,28 +106,21 @@ static __always_inline SP_NODEBUG int sp_interp_limit(void *procs, void *live, i
 	return limit;
 }
 
-/* A code object not in seen (key -> id) yet: the next id of ids (the last
- * given out) goes in, *fresh set (the caller announces it). When another
- * CPU was first, its id; 0 when none could be had. */
+/* A code object not in seen (key -> id) yet: a new id (sp_icode_next,
+ * bpf/common.bpf.c: one counter for every walker; ids, each walker's own
+ * counter before, is no longer read, so it is no map of the program's)
+ * goes in, *fresh set (the caller announces it). When another CPU was
+ * first, its id; 0 when none could be had. */
 static __always_inline SP_NODEBUG __u32 sp_icode_new(void *seen, void *ids, const void *key,
 						     int *fresh)
 {
 	__u32 id, *known;
-#ifdef SP_BPF_COMPAT
+
 	(void)ids;
 	*fresh = 0;
-	id = sp_icode_next(); /* no fetching atomics before 5.12 */
+	id = sp_icode_next();
 	if (!id)
 		return 0;
-#else
-	__u32 zero = 0;
-	__u64 *last = bpf_map_lookup_elem(ids, &zero);
-
-	*fresh = 0;
-	if (!last)
-		return 0;
-	id = (__u32)(__sync_fetch_and_add(last, 1) + 1);
-#endif
 	if (bpf_map_update_elem(seen, key, &id, BPF_NOEXIST) != 0) {
 		known = bpf_map_lookup_elem(seen, key); /* another CPU was first */
 		return known ? *known : 0;

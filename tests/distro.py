@@ -2,7 +2,7 @@
 
 The interpreter tests need interpreters as a Debian user has them today:
     "sid": ("python3.14", "ruby3.3", "perl", "bpftrace"),
-    "trixie": ("perl",),
+    "trixie": ("perl", "openjdk-21-jdk-headless"),
 with the versions it got; later runs find the stamp and reuse the tree
 (nothing is downloaded). A tree without its stamp (an interrupted run) is
 made again.
@@ -28,8 +28,9 @@ MIRROR = os.environ.get("SPROF_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
 # suite -> packages installed on top of minbase
 SUITES = {
-    "sid": ("python3.14", "ruby3.3", "perl", "bpftrace", "nodejs", "php8.4-cli"),
-    "trixie": ("perl",),
+    "sid": ("python3.14", "ruby3.3", "perl", "bpftrace", "nodejs", "php8.4-cli",
+            "openjdk-25-jdk-headless"),
+    "trixie": ("perl", "openjdk-21-jdk-headless"),
 }
 
 RUNNER = """\

@@ -783,6 +783,8 @@ def tests(ctx):
     yield from node_tests()
     from interp_php import php_tests  # as interp_node
     yield from php_tests()
+    from interp_java import java_tests  # as interp_node
+    yield from java_tests()
     yield from compat_tests()
 
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/langs/hotspot.h"
 #include "runtime/langs/interp_walker.h"
 #include "runtime/langs/lang.h"
 #include "runtime/langs/node.h"
@@ -120,9 +121,11 @@ SP_LANG_IROW(perl, struct sp_perl, iw_splice)
 SP_LANG_SPLICE(node, struct sp_node)
 SP_LANG_IROW(node, struct sp_node, node_splice)
 SP_LANG_IROW(php, struct sp_php, iw_splice)
+SP_LANG_SPLICE(hotspot, struct sp_hotspot)
+SP_LANG_IROW(hotspot, struct sp_hotspot, hotspot_splice)
 
 const struct sp_lang *const sp_lang_table[] = { &python_lang, &ruby_lang, &perl_lang, &node_lang,
-						   &php_lang };
+						   &php_lang, &hotspot_lang };
 #define NLANGS ((int)(sizeof(sp_lang_table) / sizeof(sp_lang_table[0])))
 const int sp_nlangs = NLANGS;
 
