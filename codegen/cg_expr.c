@@ -842,6 +842,9 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 		return tuple_index(g, n);
 	case SP_N_INCDEC:
 		return cg_incdec(g, n);
+	case SP_N_BLOCK_EXPR: /* { stmts; value } */
+		cg_block_stmts(g, n->a);
+		return n->b ? cg_expr(g, n->b) : cg_u64(g, 0);
 	case SP_N_FIELD:
 		if (n->a->kind == SP_N_BUILTIN && n->a->name && !strcmp(n->a->name, "args"))
 			return tp_field(g, n);
