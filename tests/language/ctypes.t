@@ -49,7 +49,7 @@ uprobe:$WORKLOAD:take_foo { $f = (struct foo *)arg0; @k[$f->in] = count(); @k2[$
 ### whole_struct
 # workload: cstructs
 # opts: -c "$WORKLOAD 2"
-# filter: next = [0-9]+ => next = ADDR
+# filter: next = (0x)?[0-9a-f]+ => next = ADDR
 # bpftrace: skip 0.17 prints bitfields of a whole struct as varying garbage
 struct inner { short x; unsigned char y; };
 struct foo { int a; char name[8]; long b; struct inner in; int arr[3]; struct foo *next; unsigned int f1:3, f2:5; int neg:4; };
