@@ -835,6 +835,8 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_CAST:
 		return cast(g, n);
 	case SP_N_ADDROF:
+		if (n->a->kind == SP_N_VAR) /* &$x: the variable's stack slot */
+			return LLVMBuildPtrToInt(g->B, cg_var_ptr(g, n->a, n->a->type), g->i64, "");
 		return cg_addrof(g, n->a);
 	case SP_N_TUPLE:
 		return tuple(g, n);

@@ -219,7 +219,8 @@ static bool in_memory(const struct sp_node *n, bool *user)
 	return in_memory(n->a, user);
 }
 
-/* &x: the address of an object in probed memory, a pointer to its type. */
+/* &x: the address of an object in probed memory, or of a scratch variable
+ * (its slot on the BPF stack, kernel memory), a pointer to its type. */
 struct sp_type *sema_addrof(struct sema *s, struct sp_node *n)
 {
 	struct sp_type *t = sema_value(s, n->a);
@@ -227,8 +228,11 @@ struct sp_type *sema_addrof(struct sema *s, struct sp_node *n)
 
 	if (sp_type_is_none(t))
 		return n->type = none(s);
+	if (n->a->kind == SP_N_VAR) /* &$x (bpftrace 0.26): its place on the BPF stack */
+		return n->type = sp_type_ptr(s->a, t, false);
 	if (!in_memory(n->a, &user) || (n->a->kind == SP_N_FIELD && n->a->bit_size)) {
-		sema_err(s, n->span, "'&' needs a field or element reached through a pointer%s",
+		sema_err(s, n->span, "'&' needs a variable, or a field or element reached through "
+			 "a pointer%s",
 			 n->a->kind == SP_N_FIELD && n->a->bit_size ? ", not a bitfield" : "");
 		return n->type = none(s);
 	}

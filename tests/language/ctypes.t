@@ -307,6 +307,13 @@ uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; $pi = &$f->in; 
 -5 2 101 24 16 3
 
 
+### address_of_variable
+# bpftrace: skip 0.17 has no '&' (bpftrace 0.26 added it)
+struct foo { unsigned int lo:4, hi:4; } BEGIN { $v = (uint32)0x5a; $s = "hi"; $t = (1, "x"); $f = *(struct foo *)&$v; $c = *((int8 *)&$s + 1); $p = &$v; print(($f.hi, $c, *$p, $p != 0, *&$t)); exit(); }
+--- stdout
+(5, 105, 90, 1, (1, x))
+
+
 ### dwarf_structs
 # workload: cstructs
 # opts: -c "$WORKLOAD 2"
