@@ -145,6 +145,7 @@ struct sp_type *sema_curtask(struct sema *s);
 void sema_iter_attach(struct sema *s, struct sp_node *at);
 struct sp_type *sema_iter_ctx(struct sema *s);
 struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n);
+struct sp_type *sema_uprobe_args(struct sema *s, struct sp_node *n);
 struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n);
 struct sp_type *sema_fexit_retval(struct sema *s, struct sp_node *n);
 struct sp_type *sema_addr_space(struct sema *s, struct sp_type *t, bool user);

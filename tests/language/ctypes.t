@@ -200,6 +200,21 @@ uprobe:$WORKLOAD:take_foo { printf("%d %d %s %d\n", args->i, args->f->a, args->f
 1 43 hello -5
 
 
+### args_record
+# workload: cstructs
+# opts: -c "$WORKLOAD 2"
+# filter: 0x[0-9a-f]+ => 0xADDR
+# bpftrace: skip 0.17 has no args as a whole value (0.27)
+uprobe:$WORKLOAD:take_foo { print(args); $r = args; @[args.i] = ($r, $r.f->a); @k[args] = $r.i; }
+--- stdout
+{ .f = 0xADDR, .i = 0 }
+{ .f = 0xADDR, .i = 1 }
+
+
+@[0]: ({ .f = 0xADDR, .i = 0 }, 42)
+@[1]: ({ .f = 0xADDR, .i = 1 }, 43)
+@k[{ .f = 0xADDR, .i = 0 }]: 0
+@k[{ .f = 0xADDR, .i = 1 }]: 1
 ### dwarf_types
 # workload: cstructs
 # opts: -c "$WORKLOAD 2"
