@@ -835,6 +835,8 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 	case SP_N_CAST:
 		return cast(g, n);
 	case SP_N_ADDROF:
+		if (n->a->kind == SP_N_VAR) /* &$x: the variable's stack slot */
+			return LLVMBuildPtrToInt(g->B, cg_var_ptr(g, n->a, n->a->type), g->i64, "");
 		return cg_addrof(g, n->a);
 	case SP_N_TUPLE:
 		return tuple(g, n);
@@ -842,6 +844,9 @@ LLVMValueRef cg_expr(struct cg *g, const struct sp_node *n)
 		return tuple_index(g, n);
 	case SP_N_INCDEC:
 		return cg_incdec(g, n);
+	case SP_N_BLOCK_EXPR: /* { stmts; value } */
+		cg_block_stmts(g, n->a);
+		return n->b ? cg_expr(g, n->b) : cg_u64(g, 0);
 	case SP_N_FIELD:
 		if (n->a->kind == SP_N_BUILTIN && n->a->name && !strcmp(n->a->name, "args"))
 			return tp_field(g, n);

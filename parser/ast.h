@@ -25,7 +25,8 @@ struct sp_ctypes;
 	X(PROGRAM, "program")     /* list: probes; a: CONFIG; b: BLOCK of MACROs (until sema); c: BLOCK of map declarations (LET: a MAP, name the kind, ival the size) */                   \
 	X(PROBE, "probe")         /* list: attach points; a: pred; b: block */ \
 	X(ATTACH, "attach")       /* attach: parsed attach point; ival: probe kind (sema) */ \
-	X(BLOCK, "block")         /* list: statements */               \
+	X(BLOCK, "block")         /* list: statements; ival: 1 when the last one has no ';' (parser) */ \
+	X(BLOCK_EXPR, "blockexpr") /* { stmts; value }: a: BLOCK of statements; b: the value or NULL (void) */ \
 	X(EXPR_STMT, "expr")      /* a: expression */                  \
 	X(ASSIGN, "assign")       /* a: lvalue (MAP/VAR); b: value; op: 0 or compound binop */ \
 	X(INCDEC, "incdec")       /* a: lvalue; op: '+' or '-'; prefix */ \

@@ -8,10 +8,10 @@
  * scratch variable, `@b` for a map (the argument must be one). The body is
  * hygienic: it sees no variable or map that is not passed in, and the
  * variables it makes are its own (renamed per expansion). A macro whose
- * body is one expression is a value; one with statements is used as a
- * statement (sprof has no block expressions yet, so statements followed by
- * a value are refused with a message). Macros may call macros; a call
- * cycle stops at SP_MACRO_DEPTH with an error.
+ * body is one expression is a value; one with statements is a statement,
+ * or, used in an expression, a block expression `{ stmts; value }` whose
+ * value is the body's last expression (written without ';'). Macros may
+ * call macros; a call cycle stops at SP_MACRO_DEPTH with an error.
  */
 #include <stdio.h>
 #include <string.h>
@@ -160,16 +160,30 @@ static void expand_call(struct mx *x, struct sp_node *n, struct sp_node *stmt,
 		expand(x, n, depth + 1);
 		return;
 	}
-	if (!stmt) {
-		sp_diag_at(x->d, SP_DIAG_ERROR, n->span, "macro '%s' has statements, so it is used "
-			   "as a statement: sprof's macros give a value only when their body is one "
-			   "expression", mac->name);
+	r = clone(x, &c, body);
+	if (stmt) {
+		*stmt = *r;
+		expand(x, stmt, depth + 1);
+		return;
+	}
+	if (!body->ival || !body->list.len ||
+	    body->list.items[body->list.len - 1]->kind != SP_N_EXPR_STMT) {
+		sp_diag_at(x->d, SP_DIAG_ERROR, n->span, "macro '%s' gives no value: its body "
+			   "does not end in an expression without ';'", mac->name);
 		x->errors++;
 		return;
 	}
-	r = clone(x, &c, body);
-	*stmt = *r;
-	expand(x, stmt, depth + 1);
+	/* { stmts; value }: a block expression in place of the call */
+	r->list.len--;
+	r->ival = 0;
+	n->kind = SP_N_BLOCK_EXPR;
+	n->a = r;
+	n->b = r->list.items[r->list.len]->a;
+	n->c = NULL;
+	n->list.len = 0;
+	n->name = NULL;
+	expand(x, n->a, depth + 1);
+	expand(x, n->b, depth + 1);
 }
 
 /* Expands the macro calls in and below n. */

@@ -8,10 +8,14 @@
  *   probe    := attach (',' attach)* ['/' expr '/'] block
  *   block    := '{' stmts '}' | '<' stmts '>'      (see lexer.l for '>')
  *   stmts    := (simple ';' | compound | ';')* [simple]
+ *   blockexpr := '{' stmts '}'   an expression (bpftrace 0.27): its value is
+ *               the last statement's, when that is an expression without ';'.
+ *               Where a statement starts, '{' opens a block statement (the
+ *               lexer's SBLOCK_OPEN), as in C.
  *   simple   := expr | lvalue ('=' | '+=' ... '>>=') expr
  *             | 'let' VAR [':' type] ['=' expr]
  *             | 'break' | 'continue' | 'return'
- *   compound := 'if' '(' expr ')' body ['else' (body | if)]
+ *   compound := 'if' '(' expr ')' body ['else' (body | if)] | '{' stmts '}'
  *             | 'while' '(' expr ')' body | 'unroll' '(' expr ')' body
  *             | 'for' '(' VAR ':' map ')' body | 'for' '(' VAR ':' expr '..' expr ')' body
  *   expr     := C expressions with C precedence, '?:', casts '(u32)x',
@@ -133,6 +137,22 @@ static struct sp_node *record(struct sp_pstate *ps, struct sp_node *fields, stru
 	return fields;
 }
 
+/* { stmts; value }: the last statement, an expression without ';', is the
+ * value (b); otherwise the block has none (void) */
+static struct sp_node *block_expr(struct sp_pstate *ps, struct sp_node *stmts, struct sp_span sp)
+{
+	struct sp_node *n = mk(ps, SP_N_BLOCK_EXPR, sp, stmts, NULL, NULL);
+	struct sp_node *last = stmts->list.len ? stmts->list.items[stmts->list.len - 1] : NULL;
+
+	if (stmts->ival && last && last->kind == SP_N_EXPR_STMT) {
+		n->b = last->a;
+		stmts->list.len--;
+	}
+	stmts->ival = 0;
+	stmts->span = sp;
+	return n;
+}
+
 static struct sp_node *with_list(struct sp_node *n, struct sp_node *holder)
 {
 	if (holder)
@@ -237,6 +257,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token PRED_CLOSE "'/' (end of predicate)"
 %token ABLOCK_OPEN "'<' (block)"
 %token ABLOCK_CLOSE "'>' (end of block)"
+%token SBLOCK_OPEN "'{' (block)"
 %token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'" LET "'let'" MACRO "'macro'"
 %token BREAK "'break'" CONTINUE "'continue'" RETURN "'return'"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" LAND "'&&'" LOR "'||'" SHL "'<<'" SHR "'>>'"
@@ -414,7 +435,7 @@ body:
 
 stmts:
 	items
-	| items simple { $$ = $1; sp_list_push(A, &$$->list, $2); }
+	| items simple { $$ = $1; sp_list_push(A, &$$->list, $2); $$->ival = 1; }
 	;
 
 items:
@@ -453,6 +474,7 @@ compound_op:
 
 compound:
 	if_stmt
+	| SBLOCK_OPEN stmts '}' { $$ = $2; $$->span = @$; $$->ival = 0; }
 	| WHILE '(' expr ')' body { $$ = mk(ps, SP_N_WHILE, @$, $3, $5, NULL); }
 	| UNROLL '(' expr ')' body { $$ = mk(ps, SP_N_UNROLL, @$, $3, $5, NULL); }
 	| FOR '(' VAR ':' map ')' body {
@@ -567,6 +589,7 @@ primary:
 		$$->name = $5;
 	}
 	| '(' expr ')' { $$ = $2; }
+	| '{' stmts '}' { $$ = block_expr(ps, $2, @$); }
 	| '(' record_fields ')' { $$ = record(ps, $2, @$); }
 	| '(' expr ',' args ')' {
 		$$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL);

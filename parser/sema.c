@@ -148,6 +148,7 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 /* --- statements ---------------------------------------------------------- */
 
 static void block(struct sema *s, struct sp_node *b);
+static void stmt(struct sema *s, struct sp_node *n);
 
 static void cond(struct sema *s, struct sp_node *e, const char *what)
 {
@@ -382,6 +383,33 @@ static void let_stmt(struct sema *s, struct sp_node *n)
 	var->type = v->type;
 }
 
+/* @m = { stmts; count() }: an aggregation is only assigned to a map, so
+ * the assignment moves into the block, n becoming `{ stmts; @m = count() }` */
+static void hoist_agg_value(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *be = n->b, *blk = be->a;
+	struct sp_node *as = sp_arena_alloc(s->a, sizeof(*as));
+
+	*as = *n;
+	as->b = be->b;
+	sp_list_push(s->a, &blk->list, as);
+	*n = *blk;
+	n->span = be->span;
+}
+
+struct sp_type *sema_block_expr(struct sema *s, struct sp_node *n)
+{
+	struct sema_scope sc;
+	struct sp_type *t;
+
+	scope_push(s, &sc);
+	for (int i = 0; i < n->a->list.len; i++)
+		stmt(s, n->a->list.items[i]);
+	t = n->b ? sema_expr(s, n->b) : sp_type_new(s->a, SP_T_VOID);
+	scope_pop(s);
+	return n->type = t;
+}
+
 static void stmt(struct sema *s, struct sp_node *n)
 {
 	int64_t v;
@@ -396,7 +424,11 @@ static void stmt(struct sema *s, struct sp_node *n)
 		sema_expr(s, n->a);
 		break;
 	case SP_N_ASSIGN:
-		if (n->a->kind == SP_N_VAR)
+		if (n->a->kind == SP_N_MAP && !n->op && n->b->kind == SP_N_BLOCK_EXPR &&
+		    n->b->b && sema_is_agg_call(n->b->b)) {
+			hoist_agg_value(s, n);
+			block(s, n);
+		} else if (n->a->kind == SP_N_VAR)
 			assign_var(s, n);
 		else
 			assign_map(s, n);
@@ -421,7 +453,7 @@ static void stmt(struct sema *s, struct sp_node *n)
 	case SP_N_LET:
 		let_stmt(s, n);
 		break;
-	case SP_N_BLOCK: /* a statement macro's body (macro.c) */
+	case SP_N_BLOCK: /* { stmts } as a statement, or a statement macro's body (macro.c) */
 		block(s, n);
 		break;
 	case SP_N_UNROLL:

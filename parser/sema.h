@@ -82,6 +82,10 @@ void sema_note(struct sema *s, struct sp_span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *sema_tstr(struct sema *s, const struct sp_type *t); /* rotating buffers */
 
+/* sema.c: { stmts; value }, the statements in a scope of their own; the
+ * value's type, void without one */
+struct sp_type *sema_block_expr(struct sema *s, struct sp_node *n);
+
 /* sema_expr.c */
 struct sp_type *sema_expr(struct sema *s, struct sp_node *n);
 /* An expression used as a plain value: no aggregations, no void. */
@@ -141,6 +145,7 @@ struct sp_type *sema_curtask(struct sema *s);
 void sema_iter_attach(struct sema *s, struct sp_node *at);
 struct sp_type *sema_iter_ctx(struct sema *s);
 struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n);
+struct sp_type *sema_uprobe_args(struct sema *s, struct sp_node *n);
 struct sp_type *sema_rawtp_arg(struct sema *s, struct sp_node *n);
 struct sp_type *sema_fexit_retval(struct sema *s, struct sp_node *n);
 struct sp_type *sema_addr_space(struct sema *s, struct sp_type *t, bool user);

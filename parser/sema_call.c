@@ -169,6 +169,8 @@ struct sp_type *sema_builtin(struct sema *s, struct sp_node *n)
 
 struct sp_type *sema_check_args(struct sema *s, struct sp_node *n)
 {
+	if (s->probe_mask & P_UPROBE)
+		return sema_uprobe_args(s, n);
 	sema_err(s, n->span, "'args' must be followed by a field, e.g. 'args.NAME'");
 	return sp_type_new(s->a, SP_T_NONE);
 }

@@ -219,7 +219,8 @@ static bool in_memory(const struct sp_node *n, bool *user)
 	return in_memory(n->a, user);
 }
 
-/* &x: the address of an object in probed memory, a pointer to its type. */
+/* &x: the address of an object in probed memory, or of a scratch variable
+ * (its slot on the BPF stack, kernel memory), a pointer to its type. */
 struct sp_type *sema_addrof(struct sema *s, struct sp_node *n)
 {
 	struct sp_type *t = sema_value(s, n->a);
@@ -227,8 +228,11 @@ struct sp_type *sema_addrof(struct sema *s, struct sp_node *n)
 
 	if (sp_type_is_none(t))
 		return n->type = none(s);
+	if (n->a->kind == SP_N_VAR) /* &$x (bpftrace 0.26): its place on the BPF stack */
+		return n->type = sp_type_ptr(s->a, t, false);
 	if (!in_memory(n->a, &user) || (n->a->kind == SP_N_FIELD && n->a->bit_size)) {
-		sema_err(s, n->span, "'&' needs a field or element reached through a pointer%s",
+		sema_err(s, n->span, "'&' needs a variable, or a field or element reached through "
+			 "a pointer%s",
 			 n->a->kind == SP_N_FIELD && n->a->bit_size ? ", not a bitfield" : "");
 		return n->type = none(s);
 	}
@@ -571,6 +575,59 @@ struct sp_type *sema_uprobe_arg(struct sema *s, struct sp_node *n)
 		n->a = NULL;
 	}
 	return n->type = ps[i].type;
+}
+
+/* `args` as a whole value in a uprobe (bpftrace 0.27): the record
+ * (NAME=(TYPE)argI, ...) of the probed function's parameters, from DWARF; n
+ * becomes that record, so it prints, is stored and is a map key as one
+ * ({ .n = 0x7ffd..., .c = 120 }). */
+struct sp_type *sema_uprobe_args(struct sema *s, struct sp_node *n)
+{
+	const struct sp_attach *at = s->probe->list.items[0]->attach;
+	struct sp_cparam *ps;
+	const char **names;
+	int np, i, err;
+
+	if (!at->target || !at->func || strpbrk(at->func, "*?[") || at->is_addr) {
+		sema_err(s, n->span, "'args' needs a uprobe on one named function");
+		return none(s);
+	}
+	err = sp_ctypes_dwarf_params(s->ct, at->target, at->func, &ps, &np);
+	if (err == -ENODATA) {
+		sema_err(s, n->span, "'%s' has no debug info (DWARF): 'args' needs it", at->target);
+		return none(s);
+	}
+	if (err) {
+		param_error(s, n, at, err);
+		return none(s);
+	}
+	if (np == 0) {
+		sema_err(s, n->span, "function '%s' has no parameters: 'args' is empty", at->func);
+		return none(s);
+	}
+	names = sp_arena_alloc(s->a, (size_t)np * sizeof(*names));
+	for (i = 0; i < np; i++) {
+		struct sp_node *arg, *c;
+
+		if (ps[i].reg < 0 || (ps[i].type->kind != SP_T_INT && ps[i].type->kind != SP_T_PTR)) {
+			sema_err(s, n->span, "parameter '%s' (%s) of '%s' is not an integer or a "
+				 "pointer passed in a general-purpose register: 'args' cannot hold it",
+				 ps[i].name, ps[i].ctype, at->func);
+			return none(s);
+		}
+		arg = sp_node_new(s->a, SP_N_BUILTIN, n->span);
+		arg->name = sp_arena_printf(s->a, "arg%d", ps[i].reg);
+		c = sp_node_new(s->a, SP_N_CAST, n->span);
+		c->cast_type = ps[i].type;
+		c->a = arg;
+		names[i] = ps[i].name;
+		sp_list_push(s->a, &n->list, c);
+	}
+	n->kind = SP_N_TUPLE;
+	n->fnames = names;
+	n->name = NULL;
+	n->bi = 0;
+	return sema_expr(s, n);
 }
 
 /* args.NAME in a raw tracepoint: the tracepoint's argument NAME, typed

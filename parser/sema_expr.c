@@ -324,6 +324,13 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 /* t, the type of n, as a value: not an aggregation, not nothing. */
 static struct sp_type *value_of(struct sema *s, struct sp_node *n, struct sp_type *t)
 {
+	if (n->kind == SP_N_BLOCK_EXPR && !n->b) {
+		sema_err(s, n->span, "this block has no value: end it with an expression "
+			 "without ';', e.g. { $x = 1; $x + 1 }");
+		return none(s);
+	}
+	if (n->kind == SP_N_BLOCK_EXPR) /* the value's rules, said at the value */
+		return n->type = value_of(s, n->b, t);
 	if (t->kind == SP_T_AGG && n->kind == SP_N_MAP && sema_agg_int(s, t))
 		return sema_agg_int(s, t); /* its merged integer, as in agg_operand() */
 	if (t->kind == SP_T_AGG) {
@@ -550,6 +557,8 @@ static struct sp_type *expr_kind(struct sema *s, struct sp_node *n)
 		return tuple_index(s, n);
 	case SP_N_INCDEC:
 		return incdec(s, n);
+	case SP_N_BLOCK_EXPR:
+		return sema_block_expr(s, n);
 	default:
 		return n->type = none(s);
 	}

@@ -3,7 +3,8 @@
  *
  *   { .a = 1, .name = hello, .in = { .x = -5, .y = 200 }, .arr = [1,2,3] }
  *   [1,2,3]
- *   140725073197888      (a pointer; 0x7ffd1c2a3b40 as a map key, as bpftrace)
+ *   0x7ffd1c2a3b40       (a pointer, as bpftrace 0.27; 140725073197888 in JSON.
+ *                        0.17 printed values in decimal, keys in hex)
  *
  * Map keys are spelled as bpftrace spells them: {.x=-5,.y=200}. Records
  * ((a=1, b="x"), plan fmt "record") print the same in keys and values, and
@@ -73,7 +74,7 @@ static void value_text(FILE *f, const struct sp_plan_field *fl, const uint8_t *b
 
 	switch (fl->kind) {
 	case SP_F_PTR:
-		fprintf(f, how == KEY ? "0x%llx" : "%llu", (unsigned long long)load(d, 8));
+		fprintf(f, json ? "%llu" : "0x%llx", (unsigned long long)load(d, 8));
 		return;
 	case SP_F_STR:
 		if (json)

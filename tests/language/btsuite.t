@@ -15,9 +15,18 @@ uprobe:$WORKLOAD:take_foo { $f = (struct foo *)arg0; printf("%r|%r\n", buf($f->a
 \x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00|hell
 
 
-### pointer_values_print_in_decimal
+### pointer_values_print_in_hex
+# bpftrace: differs 0.17 prints pointer values in decimal (keys in hex); 0.27 prints both in hex
 BEGIN { @ = (int32 *)32; @++; @m[(int8 *)3] = (int8 *)4; @t = ((int16 *)1, 2); $p = (uint64 *)9; printf("%d %p %x\n", $p, $p, $p); @d = (int32 *)36; @d -= 2; exit(); }
 --- stdout
+9 0x9 9
+
+
+@: 0x24
+@d: 0x1c
+@m[0x3]: 0x4
+@t: (0x1, 2)
+--- bpftrace
 9 0x9 9
 
 

@@ -49,7 +49,7 @@ uprobe:$WORKLOAD:take_foo { $f = (struct foo *)arg0; @k[$f->in] = count(); @k2[$
 ### whole_struct
 # workload: cstructs
 # opts: -c "$WORKLOAD 2"
-# filter: next = [0-9]+ => next = ADDR
+# filter: next = (0x)?[0-9a-f]+ => next = ADDR
 # bpftrace: skip 0.17 prints bitfields of a whole struct as varying garbage
 struct inner { short x; unsigned char y; };
 struct foo { int a; char name[8]; long b; struct inner in; int arr[3]; struct foo *next; unsigned int f1:3, f2:5; int neg:4; };
@@ -200,6 +200,21 @@ uprobe:$WORKLOAD:take_foo { printf("%d %d %s %d\n", args->i, args->f->a, args->f
 1 43 hello -5
 
 
+### args_record
+# workload: cstructs
+# opts: -c "$WORKLOAD 2"
+# filter: 0x[0-9a-f]+ => 0xADDR
+# bpftrace: skip 0.17 has no args as a whole value (0.27)
+uprobe:$WORKLOAD:take_foo { print(args); $r = args; @[args.i] = ($r, $r.f->a); @k[args] = $r.i; }
+--- stdout
+{ .f = 0xADDR, .i = 0 }
+{ .f = 0xADDR, .i = 1 }
+
+
+@[0]: ({ .f = 0xADDR, .i = 0 }, 42)
+@[1]: ({ .f = 0xADDR, .i = 1 }, 43)
+@k[{ .f = 0xADDR, .i = 0 }]: 0
+@k[{ .f = 0xADDR, .i = 1 }]: 1
 ### dwarf_types
 # workload: cstructs
 # opts: -c "$WORKLOAD 2"
@@ -305,6 +320,13 @@ struct foo { int a; char name[8]; long b; struct inner in; int arr[3]; struct fo
 uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; $pi = &$f->in; $pa = &$f->arr[1]; $c = (int8 *)$f->name; printf("%d %d %d %d %d %d\n", $pi->x, *$pa, $c[1], (uint64)$pi - (uint64)$f, (uint64)&$f->next->b - (uint64)$f->next, $pa[1]); }
 --- stdout
 -5 2 101 24 16 3
+
+
+### address_of_variable
+# bpftrace: skip 0.17 has no '&' (bpftrace 0.26 added it)
+struct foo { unsigned int lo:4, hi:4; } BEGIN { $v = (uint32)0x5a; $s = "hi"; $t = (1, "x"); $f = *(struct foo *)&$v; $c = *((int8 *)&$s + 1); $p = &$v; print(($f.hi, $c, *$p, $p != 0, *&$t)); exit(); }
+--- stdout
+(5, 105, 90, 1, (1, x))
 
 
 ### dwarf_structs

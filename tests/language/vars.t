@@ -193,6 +193,18 @@ BEGIN { printf("%d %d %s %d %s %d %d\n", getopt("aa", 1, "the aa count"), getopt
 bb
 
 
+### block_expressions
+# bpftrace: skip 0.17 has no block expressions or macros (0.27)
+macro inc($x) { $x += 1; $x } macro first_key(@m) { let $k; for ($kv : @m) { $k = $kv.0; break; } $k } BEGIN { $a = { let $t = 2; $t * 3 }; @m[7] = 1; { let $u = 4; print($u); } if ({ let $b = $a > 5; $b }) { print(("big", $a)); } $c = inc($a); print(($a, $c, first_key(@m), { 9 })); @avg = { let $v = 100; avg($v) }; clear(@m); exit(); }
+--- stdout
+4
+(big, 6)
+(7, 7, 7, 9)
+
+
+@avg: 100
+
+
 ### macros
 # bpftrace: skip 0.17 has no macros (0.23+)
 macro one() { 1 } macro add_one(x) { x + 1 } macro add_one_to_each($a, @b) { $a += 1; @b += 1; } macro side_effects(x) { x; x; x; } macro add_two(x) { add_one(x) + 1 } macro local($v) { $t = $v * 2; printf("t=%d\n", $t); }
