@@ -51,10 +51,10 @@ const char *sp_probe_type_name(enum sp_probe_type t)
 	return probe_names[t];
 }
 
-static void field_free(struct sp_plan_field *f)
+void sp_plan_field_free(struct sp_plan_field *f)
 {
 	for (int i = 0; i < f->nelems; i++)
-		field_free(&f->elems[i]);
+		sp_plan_field_free(&f->elems[i]);
 	free(f->elems);
 	free(f->fmt);
 	free(f->name);
@@ -82,13 +82,13 @@ void sp_plan_free(struct sp_plan *p)
 		free(m->name);
 		free(m->bpf_name);
 		free(m->drops_name);
-		field_free(&m->key);
-		field_free(&m->value);
+		sp_plan_field_free(&m->key);
+		sp_plan_field_free(&m->value);
 	}
 	free(p->maps);
 	for (int i = 0; i < p->nprintfs; i++) {
 		free(p->printfs[i].fmt);
-		field_free(&p->printfs[i].args);
+		sp_plan_field_free(&p->printfs[i].args);
 	}
 	free(p->printfs);
 	free(p->source_name);

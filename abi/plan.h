@@ -287,6 +287,8 @@ struct sp_plan {
 };
 
 void sp_plan_free(struct sp_plan *p); /* accepts NULL */
+/* A field and its elements (not f itself): the plan's, and codegen's dropped copies. */
+void sp_plan_field_free(struct sp_plan_field *f);
 const char *sp_probe_type_name(enum sp_probe_type t);
 /* The attach-point shape shown for a malformed one ("uprobe:PATH:FUNCTION[+OFFSET]"). */
 const char *sp_probe_type_usage(enum sp_probe_type t);

@@ -111,16 +111,6 @@ static bool field_equal(const struct sp_plan_field *a, const struct sp_plan_fiel
 	return true;
 }
 
-static void field_free(struct sp_plan_field *f)
-{
-	for (int i = 0; i < f->nelems; i++)
-		field_free(&f->elems[i]);
-	free(f->elems);
-	free(f->fmt);
-	free(f->name);
-	free(f->member);
-}
-
 /* The id of an earlier printf of this block equal to the last one added
  * (which is then dropped), or -1. Only while building a candidate. */
 int cg_share_printf(struct cg *g)
@@ -138,7 +128,7 @@ int cg_share_printf(struct cg *g)
 		if (!field_equal(&o->args, &n->args))
 			continue;
 		free(n->fmt);
-		field_free(&n->args);
+		sp_plan_field_free(&n->args);
 		p->nprintfs--;
 		return i;
 	}
