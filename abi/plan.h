@@ -354,6 +354,21 @@ struct sp_config {
 	uint64_t wall_delta_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME at start: tseries() wall time */
 };
 
+/* The name of a drained map's other half: bpf_name and SP_MAP_ALT_SUFFIX
+ * (SP_FILL_GEN), into buf of n bytes; false when it does not fit. The one
+ * place the name is made (codegen defines the half, the runtime sizes and
+ * drains it). */
+static inline bool sp_map_alt_name(char *buf, size_t n, const char *bpf_name)
+{
+	size_t len = __builtin_strlen(bpf_name), sl = sizeof(SP_MAP_ALT_SUFFIX) - 1;
+
+	if (len + sl >= n)
+		return false;
+	__builtin_memcpy(buf, bpf_name, len);
+	__builtin_memcpy(buf + len, SP_MAP_ALT_SUFFIX, sl + 1);
+	return true;
+}
+
 /* The buckets a hist or lhist key can have, for codegen (deleting a key's
  * buckets) and the runtime (folding them): hist 66 (negative, 0, then
  * 2 + floor(log2) for 1 .. 2^64 - 1); lhist the under- and overflow

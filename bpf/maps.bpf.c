@@ -27,18 +27,13 @@ SP_NODEBUG void sp_count_drop(void *drops)
 
 /* The value slot of `key` on this CPU, inserting `init` first when the key
  * is new; NULL (and a drop counted) when the map is full. `id` is the map's
- * plan index: new keys count towards its drain mark. `alt`: the map's other
- * half, written instead while its SP_FILL_GEN bit is set (abi/plan.h;
- * `map` itself for a map that is never drained). The caller calls
- * sp_map_leave(drops) once done with the slot, NULL or not. */
-SP_NODEBUG void *sp_map_upsert(void *map, void *alt, void *key, void *init, void *drops, __u32 id)
+ * plan index: new keys count towards its drain mark. For a map with no
+ * other half: nothing to leave afterwards. */
+SP_NODEBUG void *sp_map_upsert1(void *map, void *key, void *init, void *drops, __u32 id)
 {
-	void *p;
+	void *p = bpf_map_lookup_elem(map, key);
 	long r;
 
-	if (sp_map_enter(drops, id + 1))
-		map = alt;
-	p = bpf_map_lookup_elem(map, key);
 	if (p)
 		return p;
 	r = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
@@ -49,6 +44,14 @@ SP_NODEBUG void *sp_map_upsert(void *map, void *alt, void *key, void *init, void
 	if (r == 0)
 		sp_note_insert(id + 1);
 	return bpf_map_lookup_elem(map, key);
+}
+
+/* sp_map_upsert1 for a drained map, two halves: `alt`, its other half, is
+ * written instead while the map's SP_FILL_GEN bit is set (abi/plan.h). The
+ * caller calls sp_map_leave(drops) once done with the slot, NULL or not. */
+SP_NODEBUG void *sp_map_upsert(void *map, void *alt, void *key, void *init, void *drops, __u32 id)
+{
+	return sp_map_upsert1(sp_map_enter(drops, id + 1) ? alt : map, key, init, drops, id);
 }
 
 /* Stores a plain value; counts a drop when the map is full. */

@@ -116,6 +116,7 @@ int sp_iu_walk_off(void);
 /* maps.bpf.c */
 void sp_count_drop(void *drops);
 void *sp_map_upsert(void *map, void *alt, void *key, void *init, void *drops, __u32 id);
+void *sp_map_upsert1(void *map, void *key, void *init, void *drops, __u32 id);
 void sp_map_put(void *map, void *key, void *val, void *drops);
 __s64 sp_percpu_read(void *map, void *key, int agg);
 __u64 sp_log2_bucket(__s64 v);

@@ -100,33 +100,81 @@ static bool is_program(LLVMValueRef f)
 	return !LLVMIsDeclaration(f) && sec && *sec && strcmp(sec, ".text") != 0;
 }
 
-/* The map an other half is the half of, or NULL when gv is none. */
-static LLVMValueRef half_of(struct cg *g, LLVMValueRef gv)
+/* The map whose other half gv is, or NULL when gv is none. */
+static struct cg_map *half_of(struct cg *g, LLVMValueRef gv)
 {
-	size_t len, sl = strlen(SP_MAP_ALT_SUFFIX);
-	const char *name = LLVMGetValueName2(gv, &len);
-	char base[256];
-
-	if (len <= sl || len - sl >= sizeof(base) || strcmp(name + len - sl, SP_MAP_ALT_SUFFIX))
-		return NULL;
-	memcpy(base, name, len - sl);
-	base[len - sl] = '\0';
-	return LLVMGetNamedGlobal(g->M, base);
+	for (int i = 0; i < g->nmaps; i++)
+		if (g->maps[i].gv_alt == gv && gv != g->maps[i].gv)
+			return &g->maps[i];
+	return NULL;
 }
 
-/* Takes one other half out of the module; false when p uses none. */
+/* Takes m's other half out of the module: every use becomes the map. */
+static void drop_half(struct cg_map *m)
+{
+	LLVMReplaceAllUsesWith(m->gv_alt, m->gv);
+	LLVMDeleteGlobal(m->gv_alt);
+	m->gv_alt = m->gv;
+}
+
+/* Takes one other half out of the module; false when p uses none. After
+ * optimizing, the updates' sp_map_enter/leave may be inlined: they stay
+ * (counted as under way, harmless; only programs over 64 maps get here). */
 static bool drop_one_half(struct cg *g, const struct vset *maps)
 {
 	for (size_t i = 0; i < maps->n; i++) {
-		LLVMValueRef base = half_of(g, maps->v[i]);
+		struct cg_map *m = half_of(g, maps->v[i]);
 
-		if (!base)
-			continue;
-		LLVMReplaceAllUsesWith(maps->v[i], base);
-		LLVMDeleteGlobal(maps->v[i]);
-		return true;
+		if (m) {
+			drop_half(m);
+			return true;
+		}
 	}
 	return false;
+}
+
+/* Calls of f whose argument 0 is arg0. */
+static void calls_with(LLVMValueRef f, LLVMValueRef arg0, struct vset *out)
+{
+	if (!f)
+		return;
+	for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+		LLVMValueRef c = LLVMGetUser(u);
+
+		if (LLVMIsACallInst(c) && LLVMGetCalledValue(c) == f && LLVMGetOperand(c, 0) == arg0)
+			vset_add(out, c);
+	}
+}
+
+/* m has no other half now: its updates need not be counted as under way.
+ * cg_agg_upsert emitted sp_map_upsert(m, m_alt, ...) and sp_map_leave(m's
+ * drops) in pairs, and only for maps with two halves: each upsert becomes
+ * sp_map_upsert1(m, ...), each leave goes. Before optimizing (calls). */
+static void single_updates(struct cg *g, struct cg_map *m)
+{
+	LLVMValueRef up = LLVMGetNamedFunction(g->M, "sp_map_upsert");
+	LLVMValueRef up1 = LLVMGetNamedFunction(g->M, "sp_map_upsert1");
+	LLVMBasicBlockRef at = LLVMGetInsertBlock(g->B);
+	struct vset ups = { 0 }, leaves = { 0 };
+
+	calls_with(up, m->gv, &ups);
+	calls_with(LLVMGetNamedFunction(g->M, "sp_map_leave"), m->drops_gv, &leaves);
+	for (size_t i = 0; up1 && i < ups.n; i++) {
+		LLVMValueRef c = ups.v[i], a[5], n;
+
+		for (int k = 0; k < 5; k++) /* map, key, init, drops, id: alt (1) left out */
+			a[k] = LLVMGetOperand(c, k < 1 ? k : k + 1);
+		LLVMPositionBuilderBefore(g->B, c);
+		n = LLVMBuildCall2(g->B, LLVMGlobalGetValueType(up1), up1, a, 5, "");
+		LLVMReplaceAllUsesWith(c, n);
+		LLVMInstructionEraseFromParent(c);
+	}
+	for (size_t i = 0; up1 && i < leaves.n; i++)
+		LLVMInstructionEraseFromParent(leaves.v[i]);
+	if (at)
+		LLVMPositionBuilderAtEnd(g->B, at);
+	free(ups.v);
+	free(leaves.v);
 }
 
 void cg_drop_unread_halves(struct cg *g)
@@ -136,9 +184,8 @@ void cg_drop_unread_halves(struct cg *g)
 
 		if (m->gv_alt == m->gv || !m->bpf_reads)
 			continue;
-		LLVMReplaceAllUsesWith(m->gv_alt, m->gv);
-		LLVMDeleteGlobal(m->gv_alt);
-		m->gv_alt = m->gv;
+		drop_half(m);
+		single_updates(g, m);
 	}
 }
 

@@ -267,6 +267,7 @@ void cg_define_maps(struct cg *g)
 		long v[4] = { m->agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
 			      m->decl_max ? m->decl_max : max, m->bpf_key_size, m->value_size };
 		long d[4] = { BPF_MAP_TYPE_PERCPU_ARRAY, 2, 4, 8 }; /* drops, SP_DROPS_INFLIGHT */
+		char alt[256];
 
 		if (m->decl_lru)
 			v[0] = m->agg ? BPF_MAP_TYPE_LRU_PERCPU_HASH : BPF_MAP_TYPE_LRU_HASH;
@@ -274,10 +275,8 @@ void cg_define_maps(struct cg *g)
 		m->gv = cg_map_global_ir(g, m->bpf_name);
 		map_di(g, m->gv, v);
 		m->gv_alt = m->gv;
-		if (may_drain(m)) { /* BPF may still read it: then the runtime makes it 1 slot */
-			char alt[256];
-
-			snprintf(alt, sizeof(alt), "%s%s", m->bpf_name, SP_MAP_ALT_SUFFIX);
+		if (may_drain(m) && sp_map_alt_name(alt, sizeof(alt), m->bpf_name)) {
+			/* BPF may still read it: cg_maplimit.c takes it out then */
 			m->gv_alt = cg_map_global_ir(g, alt);
 			map_di(g, m->gv_alt, v);
 		}
@@ -413,15 +412,18 @@ void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRe
 {
 	LLVMValueRef p, args[6];
 	LLVMBasicBlockRef have, done;
+	bool halves = m->gv_alt != m->gv;
+	int n = 0;
 
 	cg_memset0(g, init, m->value_size);
-	args[0] = m->gv;
-	args[1] = m->gv_alt;
-	args[2] = key;
-	args[3] = init;
-	args[4] = m->drops_gv;
-	args[5] = LLVMConstInt(g->i32, (unsigned long long)(m - g->maps), 0);
-	p = cg_call_fn(g, "sp_map_upsert", args, 6);
+	args[n++] = m->gv;
+	if (halves) /* sp_map_upsert: which half, counted as under way */
+		args[n++] = m->gv_alt;
+	args[n++] = key;
+	args[n++] = init;
+	args[n++] = m->drops_gv;
+	args[n++] = LLVMConstInt(g->i32, (unsigned long long)(m - g->maps), 0);
+	p = cg_call_fn(g, halves ? "sp_map_upsert" : "sp_map_upsert1", args, n);
 	have = cg_block(g, "agg");
 	done = cg_block(g, "agg_done");
 	LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, p, ""), have, done);
@@ -432,7 +434,8 @@ void cg_agg_upsert(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRe
 		cg_agg_apply(g, m->agg, p, v);
 	LLVMBuildBr(g->B, done);
 	LLVMPositionBuilderAtEnd(g->B, done);
-	cg_call_fn(g, "sp_map_leave", &m->drops_gv, 1);
+	if (halves) /* cg_maplimit.c cg_drop_unread_halves finds the pair by this */
+		cg_call_fn(g, "sp_map_leave", &m->drops_gv, 1);
 }
 
 static void map_put(struct cg *g, struct cg_map *m, LLVMValueRef key, LLVMValueRef val)

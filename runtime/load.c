@@ -196,8 +196,8 @@ static int size_alt_maps(struct sp_loader *l, const struct sp_plan *plan, bool d
 		char name[256];
 		int err;
 
-		snprintf(name, sizeof(name), "%s%s", plan->maps[i].bpf_name, SP_MAP_ALT_SUFFIX);
-		m = bpf_object__find_map_by_name(l->obj, name);
+		m = sp_map_alt_name(name, sizeof(name), plan->maps[i].bpf_name) ?
+			    bpf_object__find_map_by_name(l->obj, name) : NULL;
 		if (!m || !a)
 			continue;
 		err = bpf_map__set_max_entries(m, drains && plan->maps[i].drain ?

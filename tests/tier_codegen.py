@@ -32,6 +32,7 @@ machine lacks); never a crash. As root, each object must also pass the
 verifier.
 """
 import glob
+import re
 import os
 import shutil
 import subprocess
@@ -230,9 +231,25 @@ def t_drained_maps_have_two_halves_within_64(ctx):
         load_elf(ctx, many)
 
 
+def t_only_halved_maps_count_updates(ctx):
+    """An update is counted as under way (sp_map_upsert + sp_map_leave, two counter adds) only for
+    a map with two halves: a map BPF reads back (@r) and a tseries (@t) update through
+    sp_map_upsert1 and leave nothing, drained maps (@a, @s) keep the pair."""
+    r = ctx.sprof_run("-d", "ir-raw", "-e",
+                      "tracepoint:syscalls:sys_enter_read { @a[pid] = count(); @r = count(); "
+                      "if (@r > 5) { @s = sum(1); } @t = tseries(1, 1s, 10); }", timeout=60)
+    assert r.rc == 0, r
+    calls = set(re.findall(r"call (?:ptr|void) @(sp_map_upsert1?|sp_map_leave)\(ptr @(\w+)",
+                           r.out))
+    assert calls == {("sp_map_upsert", "AT_a"), ("sp_map_upsert", "AT_s"),
+                     ("sp_map_upsert1", "AT_r"), ("sp_map_upsert1", "AT_t"),
+                     ("sp_map_leave", "DR_a"), ("sp_map_leave", "DR_s")}, sorted(calls)
+
+
 def tests(ctx):
     yield "emit_elf_dry_run", t_emit_elf_dry_run
     yield "drained_maps_have_two_halves_within_64", t_drained_maps_have_two_halves_within_64
+    yield "only_halved_maps_count_updates", t_only_halved_maps_count_updates
     for path in sorted(glob.glob(os.path.join(ctx.tests_dir, "codegen", "*.test"))):
         yield os.path.splitext(os.path.basename(path))[0], make_test(path)
     for sub in ("parse", "sema"):
