@@ -57,7 +57,6 @@
 #define POLL_NS 10000000L   /* fill counts looked at this often */
 #define ALL_EVERY 50        /* POLL_NS periods between drains of everything (0.5 s) */
 #define ENOTSUPP_ERR 524 /* the kernel's ENOTSUPP, not in libc's errno.h */
-#define SP_DRAIN_MAX_CPUS 8192 /* beyond: drains do not wait for updates under way */
 
 struct table {
 	const struct sp_plan_map *m;
@@ -65,6 +64,7 @@ struct table {
 	int alt_fd;               /* its other half (SP_FILL_GEN), -1: none */
 	int drops_fd;             /* its drops counters: SP_DROPS_INFLIGHT */
 	bool gen;                 /* the half BPF writes: fd, or alt_fd */
+	int taken_fd;             /* drain_all: the half flipped away from, to take */
 	uint32_t bpf_max;
 	size_t ksz, vsz, pvsz;    /* key, merged value, per-CPU value bytes */
 	uint8_t *rows;
@@ -87,6 +87,7 @@ struct sp_drain {
 	uint32_t max_keys;
 	int fill_fd, config_fd, stacks_fd;
 	uint64_t *inflight;       /* ncpus counts of updates under way (SP_DROPS_INFLIGHT) */
+	bool *settled;            /* ncpus: wait_updates saw the CPU's count at 0 */
 	struct ring_buffer *ring; /* BPF's wake-ups */
 	uint32_t stacks_max;
 	struct table *t;          /* plan->nmaps; t[i].m NULL: not drained */
@@ -394,7 +395,7 @@ static int flip(struct sp_drain *d, struct table *t)
 		reset_fill(d, (uint32_t)t->slot, false);
 	else if (reset_fill(d, (uint32_t)t->slot, !t->gen) == 0)
 		t->gen = !t->gen;
-	return t->alt_fd >= 0 ? cur : t->fd;
+	return cur;
 }
 
 /* Returns once no update of t that read its SP_FILL_GEN bit before the
@@ -407,18 +408,18 @@ static void wait_updates(struct sp_drain *d, struct table *t)
 	struct timespec t0, now, nap = { 0, 20000 };
 	uint32_t slot = SP_DROPS_INFLIGHT;
 	int left = d->ncpus;
-	bool settled[SP_DRAIN_MAX_CPUS] = { false };
 
-	if (t->alt_fd < 0 || t->drops_fd < 0 || d->ncpus > SP_DRAIN_MAX_CPUS)
+	if (t->alt_fd < 0 || t->drops_fd < 0)
 		return;
+	memset(d->settled, 0, (size_t)d->ncpus * sizeof(*d->settled));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the flip, then the counts */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		if (bpf_map_lookup_elem(t->drops_fd, &slot, d->inflight))
 			return;
 		for (int c = 0; c < d->ncpus; c++)
-			if (!settled[c] && d->inflight[c] == 0) {
-				settled[c] = true;
+			if (!d->settled[c] && d->inflight[c] == 0) {
+				d->settled[c] = true;
 				left--;
 			}
 		if (!left)
@@ -473,23 +474,20 @@ static int drain_stacks(struct sp_drain *d)
  * each old half waited for and taken. */
 static int drain_all(struct sp_drain *d)
 {
-	int err = 0, *old = calloc((size_t)d->plan->nmaps + 1, sizeof(*old));
+	int err = 0;
 
-	if (!old)
-		return -ENOMEM;
 	for (int i = 0; i < d->plan->nmaps; i++)
 		if (d->t[i].m)
-			old[i] = flip(d, &d->t[i]);
+			d->t[i].taken_fd = flip(d, &d->t[i]);
 	for (int i = 0; i < d->plan->nmaps; i++) {
 		int e = 0;
 
 		if (d->t[i].m) {
 			wait_updates(d, &d->t[i]);
-			e = take_half(d, &d->t[i], old[i]);
+			e = take_half(d, &d->t[i], d->t[i].taken_fd);
 		}
 		err = err ? err : e;
 	}
-	free(old);
 	if (!err)
 		err = drain_stacks(d); /* after the maps: their keys' stacks are in */
 	return err;
@@ -835,8 +833,8 @@ static int setup_tables(struct sp_drain *d, struct bpf_object *obj)
 		t->alt_fd = t->drops_fd = -1;
 		if (!m->drain || t->fd < 0 || !d->max_keys)
 			continue;
-		snprintf(alt, sizeof(alt), "%s%s", m->bpf_name, SP_MAP_ALT_SUFFIX);
-		t->alt_fd = map_fd(obj, alt, NULL);
+		if (sp_map_alt_name(alt, sizeof(alt), m->bpf_name))
+			t->alt_fd = map_fd(obj, alt, NULL);
 		t->drops_fd = map_fd(obj, m->drops_name, NULL);
 		t->m = m;
 		t->slot = 1 + i;
@@ -884,7 +882,8 @@ struct sp_drain *sp_drain__open(const struct sp_plan *plan, struct bpf_object *o
 		goto out_free;
 	}
 	d->inflight = calloc((size_t)d->ncpus, sizeof(*d->inflight));
-	if (!d->inflight) {
+	d->settled = calloc((size_t)d->ncpus, sizeof(*d->settled));
+	if (!d->inflight || !d->settled) {
 		err = ENOMEM;
 		goto out_free;
 	}
@@ -902,6 +901,7 @@ void sp_drain__destroy(struct sp_drain *d)
 	sp_drain__stop(d);
 	ring_buffer__free(d->ring);
 	free(d->inflight);
+	free(d->settled);
 	pthread_mutex_destroy(&d->lock);
 	for (int i = 0; d->t && i < d->plan->nmaps; i++) {
 		free(d->t[i].rows);
