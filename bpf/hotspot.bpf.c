@@ -114,7 +114,7 @@ static __always_inline SP_NODEBUG __u32 hs_code_id(struct hs_code_event *ev, __u
 	known = bpf_map_lookup_elem(&hs_code_seen, &k);
 	if (known)
 		return *known;
-	id = sp_icode_new(&hs_code_seen, NULL, &k, &fresh);
+	id = sp_icode_new(&hs_code_seen, &k, &fresh);
 	if (!fresh)
 		return id;
 	ev->rec.id = id;

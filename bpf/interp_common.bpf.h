@@ -107,16 +107,13 @@ static __always_inline SP_NODEBUG int sp_interp_limit(void *procs, void *live, i
 }
 
 /* A code object not in seen (key -> id) yet: a new id (sp_icode_next,
- * bpf/common.bpf.c: one counter for every walker; ids, each walker's own
- * counter before, is no longer read, so it is no map of the program's)
- * goes in, *fresh set (the caller announces it). When another CPU was
- * first, its id; 0 when none could be had. */
-static __always_inline SP_NODEBUG __u32 sp_icode_new(void *seen, void *ids, const void *key,
-						     int *fresh)
+ * bpf/common.bpf.c: one counter for every walker, not a map each) goes
+ * in, *fresh set (the caller announces it). When another CPU was first,
+ * its id; 0 when none could be had. */
+static __always_inline SP_NODEBUG __u32 sp_icode_new(void *seen, const void *key, int *fresh)
 {
 	__u32 id, *known;
 
-	(void)ids;
 	*fresh = 0;
 	id = sp_icode_next();
 	if (!id)

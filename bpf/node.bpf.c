@@ -63,13 +63,6 @@ struct {
 	__type(value, __u32);
 } nd_code_seen SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} nd_code_ids SEC(".maps");
-
 struct nd_code_event {
 	struct sp_event_hdr hdr;
 	struct sp_nd_code_rec rec;
@@ -113,7 +106,7 @@ static __always_inline SP_NODEBUG __u32 nd_code_id(struct nd_code_event *ev, __u
 	known = bpf_map_lookup_elem(&nd_code_seen, &k);
 	if (known)
 		return *known;
-	id = sp_icode_new(&nd_code_seen, &nd_code_ids, &k, &fresh);
+	id = sp_icode_new(&nd_code_seen, &k, &fresh);
 	if (!fresh)
 		return id;
 	ev->rec.id = id;

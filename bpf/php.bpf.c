@@ -61,13 +61,6 @@ struct {
 	__type(value, __u32);
 } ph_code_seen SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} ph_code_ids SEC(".maps");
-
 struct ph_code_event {
 	struct sp_event_hdr hdr;
 	struct sp_ph_code_rec rec;
@@ -121,7 +114,7 @@ static __always_inline SP_NODEBUG __u32 ph_code_id(struct ph_cpu *cpu, __u32 pid
 	known = bpf_map_lookup_elem(&ph_code_seen, &k);
 	if (known)
 		return *known;
-	id = sp_icode_new(&ph_code_seen, &ph_code_ids, &k, &fresh);
+	id = sp_icode_new(&ph_code_seen, &k, &fresh);
 	if (!fresh)
 		return id;
 	ev->rec.id = id;

@@ -56,12 +56,6 @@ struct {
 } py_code_seen SEC(".maps");
 
 /* The last code id given out. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} py_code_ids SEC(".maps");
 
 /* An SP_EV_INTERP_CODE record is built here: too big for the BPF stack. */
 struct py_code_event {
@@ -184,7 +178,7 @@ __attribute__((noinline)) __u32 sp_py_code_id(const struct sp_py_proc *p, __u32 
 	ev = bpf_map_lookup_elem(&py_code_scratch, &zero);
 	if (!ev)
 		return 0;
-	id = sp_icode_new(&py_code_seen, &py_code_ids, &k, &fresh);
+	id = sp_icode_new(&py_code_seen, &k, &fresh);
 	if (!fresh)
 		return id;
 	ev->rec.id = id;

@@ -62,13 +62,6 @@ struct {
 	__type(value, __u32);
 } rb_code_seen SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} rb_code_ids SEC(".maps");
-
 struct rb_code_event {
 	struct sp_event_hdr hdr;
 	struct sp_rb_code_rec rec;
@@ -114,7 +107,7 @@ static __always_inline SP_NODEBUG __u32 rb_code_id(__u32 pid, __u64 addr, __u64 
 	known = bpf_map_lookup_elem(&rb_code_seen, &k);
 	if (known)
 		return *known;
-	id = sp_icode_new(&rb_code_seen, &rb_code_ids, &k, &fresh);
+	id = sp_icode_new(&rb_code_seen, &k, &fresh);
 	if (!fresh)
 		return id;
 	ev.rec.id = id;
