@@ -341,34 +341,61 @@ static __always_inline SP_NODEBUG int hs_from_native(struct hs_cpu *cpu)
 	return 1;
 }
 
+/* sp_hs_word's answers besides a frame's word (whose bit 0 is clear). */
+#define HS_WORD_NONE 1ull  /* a frame without its method yet: no word, go on */
+#define HS_WORD_END 3ull   /* the pc is in no Java frame: the walk is done */
+#define HS_WORD_ERR ~0ull  /* a read failed */
+
+/* One Java frame at the registers in hs_cur (first: the walk's first
+ * frame), cpu moved to its caller: the frame's word (abi/hotspot.h), or
+ * one of the HS_WORD_ answers. A global function (codegen/codegen.c
+ * SP_GLOBAL_HELPERS): the verifier checks hs_step's many paths once, not
+ * on every path of every bpf_loop() round that reaches them. */
+__attribute__((noinline)) __u64 sp_hs_word(__u32 first, __u32 pid)
+{
+	__u32 zero = 0, id;
+	struct hs_cpu *cpu = bpf_map_lookup_elem(&hs_cur, &zero);
+	__u64 method = 0;
+	int r;
+
+	if (!cpu)
+		return HS_WORD_ERR;
+	r = hs_step(cpu, first && cpu->leaf, &method);
+	if (r < 0 || (r == 0 && method && method < 4096))
+		return HS_WORD_ERR;
+	if (r > 0)
+		return HS_WORD_END;
+	if (!method)
+		return HS_WORD_NONE;
+	id = hs_code_id(&cpu->ev, pid, method);
+	return (__u64)id << SP_PY_ID_SHIFT | (cpu->pc & SP_HS_RA_MASK) << SP_HS_RA_SHIFT;
+}
+
 /* bpf_loop() body: one frame. */
 static long hs_frame(__u64 i, void *c)
 {
 	struct hs_walk *w = c;
-	__u32 zero = 0, pos = w->out.pos, id;
+	__u32 zero = 0, pos = w->out.pos;
 	struct hs_cpu *cpu = bpf_map_lookup_elem(&hs_cur, &zero);
-	__u64 method = 0, sp, word;
-	int r;
+	__u64 sp, word;
 
 	if (!cpu)
 		return 1;
 	sp = cpu->sp;
-	r = hs_step(cpu, i == 0 && cpu->leaf, &method);
-	if (r < 0 || (r == 0 && method && method < 4096)) {
+	word = sp_hs_word(i == 0, w->out.pid);
+	if (word == HS_WORD_ERR) {
 		w->out.err = 1;
 		return 1;
 	}
-	if (r > 0)
+	if (word == HS_WORD_END)
 		return 1;
-	if (!method) /* a frame without its method yet */
-		return cpu->sp <= sp;
-	id = hs_code_id(&cpu->ev, w->out.pid, method);
-	word = (__u64)id << SP_PY_ID_SHIFT | (cpu->pc & SP_HS_RA_MASK) << SP_HS_RA_SHIFT;
-	/* checked right before the store: 6.1's verifier forgets a bound
-	 * across the announcement */
-	if (!sp_iwalk_room(&w->out, pos))
-		return 1;
-	sp_iwalk_put(&w->out, pos, word);
+	if (word != HS_WORD_NONE) {
+		/* checked right before the store: 6.1's verifier forgets a
+		 * bound across a call */
+		if (!sp_iwalk_room(&w->out, pos))
+			return 1;
+		sp_iwalk_put(&w->out, pos, word);
+	}
 	/* the caller's frame is above this one on the stack, not far */
 	return cpu->sp <= sp || cpu->sp - sp > (1u << 20);
 }

@@ -105,7 +105,7 @@ static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global", "sp_unw_fra
 						  "sp_stack_py", SP_BPF_LANGS(SP_LANG_STACK_FN)
 #undef SP_LANG_STACK_FN
 						  "sp_pl_word", "sp_ph_word", "sp_nd_word", "sp_py_code_id",
-						  "sp_rb_word",
+						  "sp_rb_word", "sp_hs_word",
 						  "sp_stack_store", "sp_py_threads",
 						  "sp_py_frames", "sp_rb_cfps", "sp_pl_contexts" };
 
