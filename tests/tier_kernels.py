@@ -96,7 +96,10 @@ def check_c_dwarf(ctx, k, r):
     assert r.rc == 0, r
     st = _folded(r.out)
     _old(k, r)  # 5.10 too: the unwinder's walk without bpf_loop and bpf_find_vma
-    g, t = _share(st, lambda s: s.startswith("_start;") and
+    # of the samples in the chain's functions: the loader's and exec's share of the run grows
+    # with the host's load under TCG (19 % of a 5.10 run at load 7), and is not what this checks
+    chain = {s: n for s, n in st.items() if "chain_" in s}
+    g, t = _share(chain, lambda s: s.startswith("_start;") and
                   s.endswith("main;chain_outer;chain_mid;chain_leaf"))
     assert t >= 50 and g >= 0.85 * t, "whole chain in %d of %d samples:\n%s" % (g, t, r.out[-2000:])
 
