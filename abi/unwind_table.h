@@ -20,6 +20,8 @@
  * almost all CFA=rbp+off; RA is always at CFA-8):
  *   CFA_RSP   CFA = rsp + cfa_off
  *   CFA_RBP   CFA = rbp + cfa_off
+ *   CFA_RSP_BIG  CFA = rsp + an offset past cfa_off's 32 KiB (frames of
+ *             stack-probed functions, up to 8 MiB: see below)
  *   PLT       CFA = rsp + 8 + ((rip & 15) >= cfa_off ? 8 : 0)  (.plt stubs)
  *   SIGNAL    glibc's __restore_rt: registers from the ucontext at rsp + 40
  *   FP        no usable rule (gap between FDEs, DWARF expression, other
@@ -68,7 +70,13 @@ enum sp_unw_kind {
 	SP_UNW_CUT = 6,
 	SP_UNW_GO_SWITCH = 7,
 	SP_UNW_GO_VDSO = 8,
+	SP_UNW_CFA_RSP_BIG = 9,
 };
+
+/* CFA_RSP_BIG: 8 * the 20-bit number made of (u16)cfa_off and the top four
+ * bits of rbp_off8 above it; rbp saved at CFA + 8 * (the low four bits of
+ * rbp_off8, signed). */
+#define SP_UNW_BIG_MAX8 (1u << 20)
 
 /* One row: the rule from `pc` up to the next row's pc. `pc` is relative to
  * the mapping's bias (see struct sp_unw_map), so it fits 32 bits. */

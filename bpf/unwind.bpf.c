@@ -827,9 +827,14 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, struct unw_w
 						const struct sp_unw_row *r)
 {
 	__u64 cfa, ra = 0, bp = 0, old_sp = s->sp;
+	__s64 rb = r->rbp_off8;
 
 	switch (r->kind) {
 	case SP_UNW_CFA_RSP: cfa = s->sp + r->cfa_off; break;
+	case SP_UNW_CFA_RSP_BIG:
+		cfa = s->sp + 8 * ((__u64)(__u16)r->cfa_off | (__u64)((__u8)r->rbp_off8 >> 4) << 16);
+		rb = (__s8)((__u8)r->rbp_off8 << 4) >> 4;
+		break;
 	case SP_UNW_CFA_RBP: cfa = s->bp + r->cfa_off; break;
 	case SP_UNW_PLT: cfa = s->sp + 8 + ((s->ip & 15) >= (__u64)r->cfa_off ? 8 : 0); break;
 	case SP_UNW_SIGNAL: return signal_step(s, w);
@@ -841,11 +846,11 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, struct unw_w
 	}
 	/* the saved rbp (below the return address) first: the window is
 	 * copied from the lowest address read */
-	if (r->rbp_off8 && uread(s, w, &bp, cfa + (__s64)r->rbp_off8 * 8))
+	if (rb && uread(s, w, &bp, cfa + rb * 8))
 		return -1;
 	if (uread(s, w, &ra, cfa - 8))
 		return -1;
-	if (r->rbp_off8)
+	if (rb)
 		s->bp = bp;
 	s->sp = cfa;
 	s->ip = ra;

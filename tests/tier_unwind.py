@@ -134,6 +134,10 @@ def _expected(cfa, rbp, ra):
     elif rbp not in ("u", "s"):
         rb = None  # rbp in a register or an expression: not represented
     if not -32768 <= off <= 32767:
+        # a big frame (abi/unwind_table.h's CFA_RSP_BIG): rsp + 8 * n below 8 MiB, rbp near
+        if (m.group(1) == "rsp" and 0 < off < 8 << 20 and off % 8 == 0 and
+                (rb is None or -64 <= rb <= 56)):
+            return ("rsp", off, rb)
         return None
     return (m.group(1), off, rb)
 
@@ -741,9 +745,11 @@ def _big_input(ctx, nfuncs):
 def t_big_program(ctx):
     """clang-16 compiling a 1000-function file: its libraries (libLLVM-16, libclang-cpp) need
     ~2.75M rows, past the base array, so their tables go into pages made on the way
-    (abi/unwind_table.h). >= 90 % of the samples reach clang_main and _start (measured: 96.5 %; the
-    rest are stack reads that fail, counted as read errors; before pages: 0.3 %, one library
-    over budget and its frames guessed). perf --call-graph dwarf (8 KiB of stack a sample)
+    (abi/unwind_table.h). >= 95 % of the samples reach clang_main and _start (measured: 96.5 %,
+    97.7-98.5 % since frames past 32 KiB keep their rows; the rest are stack reads that fail,
+    counted as read errors; before pages: 0.3 %, one library over budget and its frames
+    guessed). The input is not sqlite3.c (not on the machine, and its ~25 s of CPU is more
+    than this tier's budget): 1000 generated functions, ~2,000 samples at 999 Hz. perf --call-graph dwarf (8 KiB of stack a sample)
     reached _start in none of these samples here, and its script took minutes on libLLVM:
     it is not run."""
     _need_hook(ctx)
@@ -759,7 +765,7 @@ def t_big_program(ctx):
             % _pct(whole, total))
     assert "unwind rows" not in r.err, r.err
     assert total >= 500, "too few samples: %d\n%s" % (total, r.err)
-    assert whole >= 0.90 * total, "clang_main and _start in only %s" % _pct(whole, total)
+    assert whole >= 0.95 * total, "clang_main and _start in only %s" % _pct(whole, total)
 
 
 def t_big_program_over_budget(ctx):
@@ -775,6 +781,33 @@ def t_big_program_over_budget(ctx):
     assert re.search(r"sprof: warning: \S*lib(LLVM|clang-cpp)\S* needs \d+ unwind rows, past the "
                      r"budget of 1000000 \(\d+ taken; SPROF_UNWIND_ROWS raises it", warn[0]), warn
     assert any(f and f[-1] == "[truncated]" for f, _ in stacks), r.out[-2000:]
+
+
+def t_big_rustc(ctx):
+    """rustc (the toolchain's binary, not rustup's proxy) compiling a crate: its work is in
+    librustc_driver (150 MB, BOLT-laid-out) and its LLVM, on threads of their own. >= 95 % of
+    rustc's samples reach their thread's root (clone3, _start). rustc_interface's run_compiler
+    closure has a 540,080-byte frame (stack probes), past the 16-bit offset of a row: its rows
+    were frame-pointer steps, and every stack through it was cut (measured before: 226 of 315
+    samples at a root, 72 %, 88 cut; after: 96-97 %; the rest: ld.so and the libraries'
+    constructors before their tables are in, said on stderr, and a few stack reads failing)."""
+    _need_hook(ctx)
+    ctx.require_tool("rustc")
+    sysroot = ctx.run(["rustc", "--print", "sysroot"], timeout=60, check=True).out.strip()
+    rustc = os.path.join(sysroot, "bin", "rustc")
+    src = _workload_src("lang_rust.rs")
+    out = os.path.join(ctx.workdir, "big_rustc_out")
+    stacks, r = _sprof(ctx, "%s -O -g -o %s %s" % (rustc, out, src),
+                       "profile:hz:%s /pid == cpid/ { @[ustack] = count(); }" % HZ)
+    total = sum(n for _, n in stacks)
+    root = sum(n for f, n in stacks if f and _fn(f[-1]) in ("_start", "clone3", "__clone3"))
+    driver = sum(n for f, n in stacks if any("rustc_interface::" in x for x in f))
+    _figure(ctx, "rustc -O -g (librustc_driver): samples at their thread's root %s; through "
+            "rustc_interface %d" % (_pct(root, total), driver))
+    assert "unwind rows" not in r.err, r.err
+    assert total >= 100, "too few samples: %d\n%s" % (total, r.err)
+    assert driver >= 20, "rustc_interface in only %d samples" % driver
+    assert root >= 0.95 * total, "a root in only %s" % _pct(root, total)
 
 
 def t_no_unwind_info(ctx):
@@ -1186,6 +1219,7 @@ def tests(ctx):
     yield "no_unwind_info_truncated", t_no_unwind_info
     yield "big/clang_compiling", t_big_program
     yield "big/over_budget_named", t_big_program_over_budget
+    yield "big/rustc_compiling", t_big_rustc
     yield "deep_stack_truncated", t_deep_stack_truncated
     yield "fp_only_mode", t_fp_only_mode
     yield "compat_helpers_no_bpf_loop", t_compat_helpers
