@@ -466,11 +466,12 @@ def t_go_systemstack(ctx):
     of runtime.clone (outermost from its move to the new stack), the
     program's entry _rt0_amd64_linux (argc read as a return address). What may
     remain cut, each with its reason: a vDSO caller's first instructions
-    (before m.vdsoSP is set: the stack is [leaf, [truncated]]) and stack
-    reads that fail (a page the kernel cannot touch in the sample's
-    interrupt: --stats counts them as read errors; perf's copy of the stack
-    fails alike), and an execve that has renamed the task but not yet
-    left sprof's image. Measured after: 0-3 of ~1,800 a run, all of those kinds."""
+    (before m.vdsoSP is set: the stack is [leaf, [truncated]]), stack
+    reads that fail (--stats counts them as read errors; every one seen was
+    a thread in futex, epoll_wait or usleep, its stack cut at that leaf:
+    why bpf_probe_read_user fails there is not known yet), and an execve
+    that has renamed the task but not yet left sprof's image. Measured
+    after: 0-4 of ~1,600 a run, all of those kinds."""
     _need_hook(ctx)
     w = _go_binary(ctx)
     # the Go process only: not the -c child's instants in sprof's own image before its exec
