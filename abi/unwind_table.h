@@ -20,27 +20,38 @@
  * almost all CFA=rbp+off; RA is always at CFA-8):
  *   CFA_RSP   CFA = rsp + cfa_off
  *   CFA_RBP   CFA = rbp + cfa_off
+ *   CFA_RSP_BIG  CFA = rsp + an offset past cfa_off's 32 KiB (frames of
+ *             stack-probed functions, up to 8 MiB: see below)
  *   PLT       CFA = rsp + 8 + ((rip & 15) >= cfa_off ? 8 : 0)  (.plt stubs)
  *   SIGNAL    glibc's __restore_rt: registers from the ucontext at rsp + 40
  *   FP        no usable rule (gap between FDEs, DWARF expression, other
  *             register): take one frame-pointer step
  *   STOP      outermost frame (return address undefined: _start, clone)
  *   CUT       the caller cannot be found from here (Go code that writes
- *             rsp: nanotime1, asmcgocall): the stack ends, marked truncated
+ *             rsp: asmcgocall, gogo): the stack ends, marked truncated
  *   GO_SWITCH Go's stack switchers (runtime.systemstack, mcall, morestack),
  *             running on the thread's g0 stack: the goroutine's frames go
  *             on where the switch saved them, g.m.curg.sched {sp, pc, bp},
  *             as Go's own traceback goes on (runtime/traceback.go). g is
  *             the word at fs - 8 (Go's TLS slot on amd64), checked by
- *             g.m.g0 == g; |cfa_off| is the offset of curg in runtime.m,
+ *             g.m (g0 and gsignal share it); which stack the walk is on
+ *             is told by rsp inside g0's or curg's bounds (g.stack, at 0);
+ *             |cfa_off| is the offset of curg in runtime.m,
  *             8 * |rbp_off8| that of m in runtime.g (sched follows it; a
  *             gobuf is sp, pc, ..., bp at 48); cfa_off < 0 marks
  *             systemstack (the return address is at sched.sp, sched.pc
- *             names systemstack_switch), rbp_off8 < 0 marks mcall,
- *             whose goroutine may be dropped already (curg nil): the stack
- *             then ends there unmarked, as Go's traceback ends at mcall.
+ *             names systemstack_switch), rbp_off8 < 0 marks mcall.
+ *             mcall's and morestack's goroutine may be dropped already
+ *             (curg nil: the scheduler runs on g0): the stack then ends
+ *             there unmarked, as Go's traceback ends there.
  *             Without the offsets (a Go version not known, no DWARF) these
  *             functions get CUT rows.
+ *   GO_VDSO   Go's callers of the vDSO (runtime.nanotime1, time.now): they
+ *             move rsp to g0's stack for the call and keep their caller's
+ *             sp and pc in m.vdsoSP and m.vdsoPC meanwhile (0 outside):
+ *             cfa_off is the offset of vdsoSP in runtime.m (vdsoPC
+ *             follows), 8 * rbp_off8 that of m in runtime.g; the caller's
+ *             rbp is the word below its return address (Go's frame).
  * then RA = *(CFA - 8), rsp = CFA, and rbp = *(CFA + 8 * rbp_off8) when
  * rbp_off8 != 0, else unchanged.
  */
@@ -58,7 +69,14 @@ enum sp_unw_kind {
 	SP_UNW_STOP = 5,
 	SP_UNW_CUT = 6,
 	SP_UNW_GO_SWITCH = 7,
+	SP_UNW_GO_VDSO = 8,
+	SP_UNW_CFA_RSP_BIG = 9,
 };
+
+/* CFA_RSP_BIG: 8 * the 20-bit number made of (u16)cfa_off and the top four
+ * bits of rbp_off8 above it; rbp saved at CFA + 8 * (the low four bits of
+ * rbp_off8, signed). */
+#define SP_UNW_BIG_MAX8 (1u << 20)
 
 /* One row: the rule from `pc` up to the next row's pc. `pc` is relative to
  * the mapping's bias (see struct sp_unw_map), so it fits 32 bits. */

@@ -719,9 +719,30 @@ static __always_inline SP_NODEBUG __u64 uget(__u64 addr)
 	return v;
 }
 
+/* The m of the task's current g (Go's TLS word at fs - 8; g0, gsignal
+ * and the goroutines of one thread share it; goff: its offset in
+ * runtime.g); 0 without the task's fsbase offset or a g. */
+static __always_inline SP_NODEBUG __u64 go_m(__u64 goff)
+{
+	__u32 zero = 0;
+	struct sp_unw_kofs *k = bpf_map_lookup_elem(&unw_kofs, &zero);
+	__u64 g;
+
+	if (!k || !k->task_fsbase)
+		return 0;
+	g = uget(read_k64(bpf_get_current_task() + k->task_fsbase) - 8);
+	return g ? uget(g + goff) : 0;
+}
+
+/* sp inside the stack of g (g.stack {lo, hi} at offset 0). */
+static __always_inline SP_NODEBUG bool go_on_stack(__u64 g, __u64 sp)
+{
+	return g && sp >= uget(g) && sp < uget(g + 8);
+}
+
 /* A GO_SWITCH row (abi/unwind_table.h): ip is in runtime.systemstack,
  * mcall or morestack, mostly a return address on the thread's g0 stack; the
- * goroutine the switch came from is g.m.curg, and its frames go on at the
+ * goroutine the switch came from is m.curg, and its frames go on at the
  * registers the switch saved in curg.sched (gogo zeroes sched.sp when the
  * goroutine runs again, so a nonzero sp is a saved context). mcall and
  * morestack saved a return address into their caller as sched.pc;
@@ -729,39 +750,37 @@ static __always_inline SP_NODEBUG __u64 uget(__u64 addr)
  * its caller is at sched.sp (as Go's traceback takes it: sched.pc names
  * systemstack_switch, at whose entry, not after a call, on Go 1.19).
  * The interrupted pc itself may lie in the switcher: before the switch
- * or after the switch back, g is the goroutine and its frame is empty.
- * 1 to stop: without the task's fsbase offset, or where g is not g0 (a
- * binary whose g is not at fs - 8: cgo's external linking), the walk is
- * cut as before. */
+ * or after the switch back, sp is on the goroutine's stack and the
+ * function's frame is empty. Which stack sp is on is told by the stacks'
+ * bounds, not by the g in the TLS: a signal handler's walk comes back
+ * through the restorer to g0's frames while the TLS names gsignal (was:
+ * those stacks cut there). mcall's and morestack's goroutine may have been
+ * dropped (the scheduler runs on g0: preemption, parking): the stack ends
+ * there, unmarked, as Go's traceback ends. 1 to stop: without the task's
+ * fsbase offset, or on neither stack (a binary whose g is not at fs - 8:
+ * cgo's external linking), the walk is cut as before. */
 static __always_inline SP_NODEBUG int go_switch_step(struct unw_state *s, const struct sp_unw_row *r)
 {
-	__u32 zero = 0;
-	struct sp_unw_kofs *k = bpf_map_lookup_elem(&unw_kofs, &zero);
 	__u64 goff = (__u64)(r->rbp_off8 < 0 ? -r->rbp_off8 : r->rbp_off8) * 8;
 	__u64 coff = (__u64)(r->cfa_off < 0 ? -r->cfa_off : r->cfa_off);
-	__u64 g, m, curg, sp;
+	__u64 m, curg, sp;
 
 	s->cut = 1;
-	if (!k || !k->task_fsbase)
-		return 1;
-	g = uget(read_k64(bpf_get_current_task() + k->task_fsbase) - 8);
-	m = g ? uget(g + goff) : 0;
+	m = go_m(goff);
 	if (!m)
 		return 1;
 	curg = uget(m + coff);
-	if (uget(m) != g) { /* not on g0 (m.g0) */
-		if (curg != g)
+	if (!go_on_stack(uget(m), s->sp)) { /* not on g0 (m.g0, at 0) */
+		if (!go_on_stack(curg, s->sp))
 			return 1;
-		/* on the goroutine's stack: not switched yet, or back
-		 * already; the function's frame is empty there */
 		s->ip = uget(s->sp);
 		s->sp += 8;
 		s->how = HOW_RA;
 		s->cut = 0;
 		return 0;
 	}
-	if (!curg || curg == g) {
-		s->cut = r->rbp_off8 >= 0; /* mcall: its goroutine dropped */
+	if (!curg) {
+		s->cut = r->cfa_off < 0; /* systemstack's goroutine never goes */
 		return 1;
 	}
 	sp = uget(curg + goff + 8); /* sched.sp */
@@ -781,28 +800,57 @@ static __always_inline SP_NODEBUG int go_switch_step(struct unw_state *s, const 
 	return 0;
 }
 
+/* A GO_VDSO row (abi/unwind_table.h): ip is in runtime.nanotime1 or
+ * time.now, which call the vDSO on g0's stack with their caller's sp and
+ * pc in m.vdsoSP and m.vdsoPC (as Go's SIGPROF traceback reads them); the
+ * caller's rbp is the word the callee's prologue saved below its return
+ * address. vdsoSP 0: before it is set or after it is cleared, where rsp
+ * is the function's own but no row says how far its frame is: cut. */
+static __always_inline SP_NODEBUG int go_vdso_step(struct unw_state *s, const struct sp_unw_row *r)
+{
+	__u64 m = go_m((__u64)(r->rbp_off8 < 0 ? -r->rbp_off8 : r->rbp_off8) * 8);
+	__u64 at = (__u64)(r->cfa_off < 0 ? -r->cfa_off : r->cfa_off), sp;
+
+	s->cut = 1;
+	sp = m ? uget(m + at) : 0;
+	if (!sp)
+		return 1;
+	s->ip = uget(m + at + 8);
+	s->bp = uget(sp - 16);
+	s->sp = sp;
+	s->how = HOW_RA;
+	s->cut = 0;
+	return 0;
+}
+
 static __always_inline SP_NODEBUG int row_step(struct unw_state *s, struct unw_win *w,
 						const struct sp_unw_row *r)
 {
 	__u64 cfa, ra = 0, bp = 0, old_sp = s->sp;
+	__s64 rb = r->rbp_off8;
 
 	switch (r->kind) {
 	case SP_UNW_CFA_RSP: cfa = s->sp + r->cfa_off; break;
+	case SP_UNW_CFA_RSP_BIG:
+		cfa = s->sp + 8 * ((__u64)(__u16)r->cfa_off | (__u64)((__u8)r->rbp_off8 >> 4) << 16);
+		rb = (__s8)((__u8)r->rbp_off8 << 4) >> 4;
+		break;
 	case SP_UNW_CFA_RBP: cfa = s->bp + r->cfa_off; break;
 	case SP_UNW_PLT: cfa = s->sp + 8 + ((s->ip & 15) >= (__u64)r->cfa_off ? 8 : 0); break;
 	case SP_UNW_SIGNAL: return signal_step(s, w);
 	case SP_UNW_STOP: return 1;
 	case SP_UNW_CUT: s->cut = 1; return 1;
 	case SP_UNW_GO_SWITCH: return go_switch_step(s, r);
+	case SP_UNW_GO_VDSO: return go_vdso_step(s, r);
 	default: return fp_step(s, w);
 	}
 	/* the saved rbp (below the return address) first: the window is
 	 * copied from the lowest address read */
-	if (r->rbp_off8 && uread(s, w, &bp, cfa + (__s64)r->rbp_off8 * 8))
+	if (rb && uread(s, w, &bp, cfa + rb * 8))
 		return -1;
 	if (uread(s, w, &ra, cfa - 8))
 		return -1;
-	if (r->rbp_off8)
+	if (rb)
 		s->bp = bp;
 	s->sp = cfa;
 	s->ip = ra;

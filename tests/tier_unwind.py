@@ -32,7 +32,9 @@ the signal handler of an asynchronous preemption go through runtime.sigtramp
 and the restorer into the preempted goroutine, every frame symbolized; in
 the workload's GC-heavy mode the samples on the system stack
 (runtime.systemstack) go on into the goroutine down to runtime.goexit in
->= 99 % (Go's traceback's jump through g.m.curg.sched).
+>= 99 % (Go's traceback's jump through g.m.curg.sched), and every stack
+ends at a Go root or is cut for a named reason (a vDSO caller's first
+instructions, a stack read --stats counts as failed, an execve).
 
 Forked children (startup/forked_children_parent_tables): tests/workloads/unwind_fork.c
 forks 200 children that burn 20 ms each; >= 98.5 % of their samples reach
@@ -125,14 +127,18 @@ def _expected(cfa, rbp, ra):
     if not m or ra != "c-8":
         return None
     off = int(m.group(2))
-    if not -32768 <= off <= 32767:
-        return None
     rb = 0
     mm = re.match(r"^c(-?\d+)$", rbp)
     if mm:
         rb = int(mm.group(1))
     elif rbp not in ("u", "s"):
         rb = None  # rbp in a register or an expression: not represented
+    if not -32768 <= off <= 32767:
+        # a big frame (abi/unwind_table.h's CFA_RSP_BIG): rsp + 8 * n below 8 MiB, rbp near
+        if (m.group(1) == "rsp" and 0 < off < 8 << 20 and off % 8 == 0 and
+                (rb is None or -64 <= rb <= 56)):
+            return ("rsp", off, rb)
+        return None
     return (m.group(1), off, rb)
 
 
@@ -439,19 +445,41 @@ def t_go_preempt(ctx):
 
 
 GO_ROOTS = {"runtime.goexit.abi0", "runtime.mstart.abi0", "runtime.mstart", "runtime.rt0_go.abi0",
-            "runtime.mcall"}
+            "runtime.mcall", "runtime.morestack.abi0", "runtime.clone.abi0", "_rt0_amd64_linux",
+            "_rt0_amd64"}
+# Go's callers of the vDSO: their first instructions, before m.vdsoSP is set, have no rule
+GO_VDSO = ("runtime.nanotime1.abi0", "time.now")
 
 
 def t_go_systemstack(ctx):
     """A GC-heavy Go program: the GC's work on the system stack
     (runtime.systemstack on g0) goes on into the goroutine that switched,
-    as Go's own traceback does (g.m.curg.sched), down to runtime.goexit.
+    as Go's own traceback does (m.curg.sched), down to runtime.goexit.
     Before: every one of those samples (17 % of all) ended in [truncated]
-    at runtime.systemstack; measured after: 99.6-99.8 % reach goexit (the
-    rest: a signal handler's frames on the gsignal stack above g0 code)."""
+    at runtime.systemstack; then 99.6-99.8 % reached goexit. The samples
+    still cut (17-40 of ~1,800 a run) were, by kind: morestack whose
+    goroutine the scheduler had dropped (preempted at a stack check: the
+    stack ends there, as mcall's, as Go's traceback ends), g0 code
+    interrupted by a signal (g in the TLS is gsignal: the stack is now told
+    by rsp inside g0's bounds), the vDSO calls of nanotime1 and time.now
+    (they move rsp to g0; the caller is in m.vdsoSP/vdsoPC), and the child
+    of runtime.clone (outermost from its move to the new stack), the
+    program's entry _rt0_amd64_linux (argc read as a return address). What may
+    remain cut, each with its reason: a vDSO caller's first instructions
+    (before m.vdsoSP is set: the stack is [leaf, [truncated]]), stack
+    reads that fail (--stats counts them as read errors; every one seen was
+    a thread in futex, epoll_wait or usleep, its stack cut at that leaf:
+    why bpf_probe_read_user fails there is not known yet), and an execve
+    that has renamed the task but not yet left sprof's image. Measured
+    after: 0-4 of ~1,600 a run, all of those kinds."""
     _need_hook(ctx)
     w = _go_binary(ctx)
-    stacks, r = _sprof(ctx, "%s %s gc" % (w, SECS), "profile:hz:%s { @[ustack] = count(); }" % HZ)
+    # the Go process only: not the -c child's instants in sprof's own image before its exec
+    r = ctx.sprof_run("--stats", "-c", "%s %s gc" % (w, SECS), "-e",
+                      'profile:hz:%s /comm == "unwind_go"/ { @[ustack] = count(); }' % HZ,
+                      timeout=120)
+    assert r.rc == 0, "sprof failed: %r" % r
+    stacks = _parse_stacks(r.out)
     total = sum(n for _, n in stacks)
     ss = good = 0
     bad = []
@@ -465,25 +493,34 @@ def t_go_systemstack(ctx):
             good += n
         elif len(bad) < 3:
             bad.append(" <- ".join(names))
+    cut = [(f, n) for f, n in stacks if f and f[-1] == "[truncated]"]
+    vdso = sum(n for f, n in cut if len(f) == 2 and _fn(f[0]) in GO_VDSO)
+    # execve after it renamed the task, before it returned into the new image: sprof's own
+    execve = sum(n for f, n in cut if len(f) == 2 and _fn(f[0]) == "execve")
+    other = [(f, n) for f, n in cut if not (len(f) == 2 and _fn(f[0]) in GO_VDSO + ("execve",))]
+    m = re.search(r"^unwind: .* (\d+) read errors", r.err, re.M)
+    assert m, "no read error count in --stats:\n%s" % r.err[-2000:]
+    read_errors = int(m.group(1))
     # a root: a goroutine's (goexit), an M's own stack with no goroutine (mstart: idle Ms,
-    # sysmon; rt0_go: m0 before main), mcall's after it dropped its goroutine
-    whole = sum(n for f, n in stacks if f and _fn(f[-1]) in GO_ROOTS
-                and "[truncated]" not in [_fn(x) for x in f])
+    # sysmon; rt0_go, _rt0_amd64*: m0 before main; clone: a thread's first instructions), mcall's and
+    # morestack's after the scheduler dropped their goroutine
+    whole = sum(n for f, n in stacks if f and _fn(f[-1]) in GO_ROOTS)
     ends = collections.Counter(_fn(f[-1]) if f else "" for f, n in stacks for _ in range(n)
-                               if not (f and _fn(f[-1]) in GO_ROOTS
-                                       and "[truncated]" not in [_fn(x) for x in f]))
+                               if not (f and _fn(f[-1]) in GO_ROOTS))
     _figure(ctx, "go GC on the system stack: %s of all samples show runtime.systemstack; of "
             "those %s go on into the goroutine down to runtime.goexit; all samples at a root %s "
-            "(the others end at: %s)"
+            "(the others end at: %s); cut: %d in a vDSO caller's first instructions, %d others, "
+            "%d read errors, %d in execve"
             % (_pct(ss, total), _pct(good, ss), _pct(whole, total),
-               ", ".join("%s %d" % kv for kv in ends.most_common(4)) or "-"))
+               ", ".join("%s %d" % kv for kv in ends.most_common(4)) or "-",
+               vdso, sum(n for _, n in other), read_errors, execve))
     assert ss >= 50, "too few samples on the system stack: %d of %d" % (ss, total)
     assert good >= 0.99 * ss, "only %s; e.g.\n%s" % (_pct(good, ss), "\n".join(bad))
-    # all samples at a root: 98-99 % when the program gets one CPU, 92-93 % in two CI runs on
-    # an idle machine where it gets two (3,481 samples where one CPU gives 1,850; which ends
-    # the rest have is printed above, not known yet): a margin below both, for a walk that
-    # stops short everywhere
-    assert whole >= 0.85 * total, "a Go root in only %s" % _pct(whole, total)
+    assert sum(n for _, n in other) <= read_errors, "cut without a read error:\n%s" % "\n".join(
+        "%d %s" % (n, " <- ".join(f)) for f, n in other[:10])
+    assert vdso + read_errors + execve <= 0.005 * total, "cut: %d + %d + %d of %d" % (
+        vdso, read_errors, execve, total)
+    assert whole + vdso + read_errors + execve >= total, "neither at a root nor cut: %s" % dict(ends)
 
 
 def t_fork_children(ctx):
@@ -709,9 +746,11 @@ def _big_input(ctx, nfuncs):
 def t_big_program(ctx):
     """clang-16 compiling a 1000-function file: its libraries (libLLVM-16, libclang-cpp) need
     ~2.75M rows, past the base array, so their tables go into pages made on the way
-    (abi/unwind_table.h). >= 90 % of the samples reach clang_main and _start (measured: 96.5 %; the
-    rest are stack reads that fail, counted as read errors; before pages: 0.3 %, one library
-    over budget and its frames guessed). perf --call-graph dwarf (8 KiB of stack a sample)
+    (abi/unwind_table.h). >= 95 % of the samples reach clang_main and _start (measured: 96.5 %,
+    97.7-98.5 % since frames past 32 KiB keep their rows; the rest are stack reads that fail,
+    counted as read errors; before pages: 0.3 %, one library over budget and its frames
+    guessed). The input is not sqlite3.c (not on the machine, and its ~25 s of CPU is more
+    than this tier's budget): 1000 generated functions, ~2,000 samples at 999 Hz. perf --call-graph dwarf (8 KiB of stack a sample)
     reached _start in none of these samples here, and its script took minutes on libLLVM:
     it is not run."""
     _need_hook(ctx)
@@ -727,7 +766,7 @@ def t_big_program(ctx):
             % _pct(whole, total))
     assert "unwind rows" not in r.err, r.err
     assert total >= 500, "too few samples: %d\n%s" % (total, r.err)
-    assert whole >= 0.90 * total, "clang_main and _start in only %s" % _pct(whole, total)
+    assert whole >= 0.95 * total, "clang_main and _start in only %s" % _pct(whole, total)
 
 
 def t_big_program_over_budget(ctx):
@@ -743,6 +782,33 @@ def t_big_program_over_budget(ctx):
     assert re.search(r"sprof: warning: \S*lib(LLVM|clang-cpp)\S* needs \d+ unwind rows, past the "
                      r"budget of 1000000 \(\d+ taken; SPROF_UNWIND_ROWS raises it", warn[0]), warn
     assert any(f and f[-1] == "[truncated]" for f, _ in stacks), r.out[-2000:]
+
+
+def t_big_rustc(ctx):
+    """rustc (the toolchain's binary, not rustup's proxy) compiling a crate: its work is in
+    librustc_driver (150 MB, BOLT-laid-out) and its LLVM, on threads of their own. >= 95 % of
+    rustc's samples reach their thread's root (clone3, _start). rustc_interface's run_compiler
+    closure has a 540,080-byte frame (stack probes), past the 16-bit offset of a row: its rows
+    were frame-pointer steps, and every stack through it was cut (measured before: 226 of 315
+    samples at a root, 72 %, 88 cut; after: 96-97 %; the rest: ld.so and the libraries'
+    constructors before their tables are in, said on stderr, and a few stack reads failing)."""
+    _need_hook(ctx)
+    ctx.require_tool("rustc")
+    sysroot = ctx.run(["rustc", "--print", "sysroot"], timeout=60, check=True).out.strip()
+    rustc = os.path.join(sysroot, "bin", "rustc")
+    src = _workload_src("lang_rust.rs")
+    out = os.path.join(ctx.workdir, "big_rustc_out")
+    stacks, r = _sprof(ctx, "%s -O -g -o %s %s" % (rustc, out, src),
+                       "profile:hz:%s /pid == cpid/ { @[ustack] = count(); }" % HZ)
+    total = sum(n for _, n in stacks)
+    root = sum(n for f, n in stacks if f and _fn(f[-1]) in ("_start", "clone3", "__clone3"))
+    driver = sum(n for f, n in stacks if any("rustc_interface::" in x for x in f))
+    _figure(ctx, "rustc -O -g (librustc_driver): samples at their thread's root %s; through "
+            "rustc_interface %d" % (_pct(root, total), driver))
+    assert "unwind rows" not in r.err, r.err
+    assert total >= 100, "too few samples: %d\n%s" % (total, r.err)
+    assert driver >= 20, "rustc_interface in only %d samples" % driver
+    assert root >= 0.95 * total, "a root in only %s" % _pct(root, total)
 
 
 def t_no_unwind_info(ctx):
@@ -1154,6 +1220,7 @@ def tests(ctx):
     yield "no_unwind_info_truncated", t_no_unwind_info
     yield "big/clang_compiling", t_big_program
     yield "big/over_budget_named", t_big_program_over_budget
+    yield "big/rustc_compiling", t_big_rustc
     yield "deep_stack_truncated", t_deep_stack_truncated
     yield "fp_only_mode", t_fp_only_mode
     yield "compat_helpers_no_bpf_loop", t_compat_helpers

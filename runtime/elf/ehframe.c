@@ -120,6 +120,16 @@ static bool fits(int64_t v, int64_t lo, int64_t hi)
 	return v >= lo && v <= hi;
 }
 
+/* A frame past 32 KiB (rustc's run_compiler closure: 540,080 bytes, after
+ * stack probes) that abi/unwind_table.h's CFA_RSP_BIG holds: CFA = rsp + a
+ * multiple of 8 below 8 MiB, rbp saved within 64 bytes below it. */
+static bool big_frame(const struct cfa_state *s)
+{
+	return s->cfa_reg == REG_RSP && s->cfa_off > INT16_MAX && s->cfa_off % 8 == 0 &&
+	       s->cfa_off / 8 < SP_UNW_BIG_MAX8 &&
+	       (s->rbp != R_OFFSET || fits(s->rbp_off / 8, -8, 7));
+}
+
 static struct sp_eh_row to_row(const struct cfa_state *s, bool signal, struct sp_eh_stats *st)
 {
 	struct sp_eh_row r = { .kind = SP_UNW_FP };
@@ -142,7 +152,7 @@ static struct sp_eh_row to_row(const struct cfa_state *s, bool signal, struct sp
 		return r;
 	}
 	if ((s->cfa_reg != REG_RSP && s->cfa_reg != REG_RBP) || s->ra != R_OFFSET ||
-	    s->ra_off != -8 || !fits(s->cfa_off, INT16_MIN, INT16_MAX) ||
+	    s->ra_off != -8 || (!fits(s->cfa_off, INT16_MIN, INT16_MAX) && !big_frame(s)) ||
 	    (s->rbp == R_OFFSET && (s->rbp_off % 8 || !fits(s->rbp_off / 8, -127, 127)))) {
 		st->other_rows++;
 		return r;

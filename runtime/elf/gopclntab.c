@@ -32,6 +32,7 @@
 #define FLAG_TOPFRAME 1 /* _func.flag: the outermost frame of a stack */
 #define FLAG_SPWRITE 2  /* writes SP: the caller is not at SP + pcsp */
 #define GO_PRIO 3        /* wins over .eh_frame rows at one pc */
+#define GO_CLONE 0x100   /* func_kind(): runtime.clone, rows by clone_rows() */
 
 static bool at(const struct sp_gopcln *p, uint64_t off, uint64_t n)
 {
@@ -116,14 +117,25 @@ static bool name_is(const char *name, const char *want)
  * of curg in runtime.m; 0: not known, the stack switchers get CUT rows. */
 struct go_offs {
 	int g_m, m_curg;
+	int m_vdso_sp; /* m.vdsoSP (vdsoPC follows it); 0: vdso callers get CUT rows */
+	Elf *elf;      /* the binary's bytes: where runtime.clone moves rsp; NULL: not known */
 };
 
-/* STOP (outermost), GO_SWITCH (a stack switcher, with offs), CUT (writes
- * rsp: the caller is not at rsp + pcsp), SIGNAL, or CFA_RSP when the pcsp
- * table is to be read. */
+/* Go's callers of the vDSO: they move rsp to g0's stack around the call,
+ * and leave their caller's pc and sp in m.vdsoPC and m.vdsoSP meanwhile,
+ * for Go's own SIGPROF traceback. */
+static const char *const vdso_callers[] = { "runtime.nanotime1", "runtime.walltime",
+					    "runtime.walltime1", "time.now" };
+
+/* STOP (outermost), GO_SWITCH (a stack switcher, with offs), GO_VDSO (a
+ * vDSO caller, with offs), CUT (writes rsp: the caller is not at rsp +
+ * pcsp), SIGNAL, GO_CLONE (runtime.clone: see clone_rows()), or CFA_RSP
+ * when the pcsp table is to be read. */
 static int func_kind(const struct sp_gopcln *p, uint64_t func, const struct go_offs *offs)
 {
-	static const char *const stops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go" };
+	/* _rt0_amd64*: the entry point, rsp at argc (it jumps on to rt0_go) */
+	static const char *const stops[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go",
+					     "_rt0_amd64_linux", "_rt0_amd64" };
 	static const char *const switches[] = { "runtime.systemstack", "runtime.mcall",
 						"runtime.morestack" };
 	static const char *const cuts[] = { "runtime.asmcgocall" };
@@ -143,6 +155,11 @@ static int func_kind(const struct sp_gopcln *p, uint64_t func, const struct go_o
 	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++)
 		if (name_is(name, switches[i]))
 			return offs->m_curg ? SP_UNW_GO_SWITCH : SP_UNW_CUT;
+	for (size_t i = 0; i < sizeof(vdso_callers) / sizeof(vdso_callers[0]); i++)
+		if (name_is(name, vdso_callers[i]))
+			return offs->m_vdso_sp ? SP_UNW_GO_VDSO : SP_UNW_CUT;
+	if (name_is(name, "runtime.clone"))
+		return GO_CLONE;
 	if (func_flag(p, func) & FLAG_SPWRITE)
 		return SP_UNW_CUT;
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
@@ -392,6 +409,53 @@ static int pcsp_rows(struct rows *r, const struct sp_gopcln *p, const struct sp_
 	return pc < f->end ? push(r, pc, sp_row(-1)) : 0;
 }
 
+/* The section of elf holding vaddr, its bytes from there on. */
+static const uint8_t *section_bytes(Elf *elf, uint64_t vaddr, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr >= sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || vaddr - sh.sh_addr >= d->d_size)
+			return NULL;
+		*size = d->d_size - (vaddr - sh.sh_addr);
+		return (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/* runtime.clone: the parent runs it as a frameless function (its caller
+ * at rsp); the child comes back from the system call on its new, empty
+ * stack and moves rsp there (MOVQ SI, SP: 48 89 f4, right after the
+ * syscall's parent branch) before it calls mstart: from that instruction
+ * on it is the outermost frame, as glibc's clone3 is. Without the bytes,
+ * or where the instruction is not found, CUT as any function writing rsp. */
+static int clone_rows(struct rows *r, const struct go_offs *offs, const struct sp_gofunc *f)
+{
+	static const uint8_t movsp[] = { 0x48, 0x89, 0xf4 };
+	size_t n = 0, i = 0;
+	const uint8_t *b = offs->elf ? section_bytes(offs->elf, f->entry, &n) : NULL;
+	int err;
+
+	if (n > f->end - f->entry)
+		n = f->end - f->entry;
+	while (b && i + 2 <= n && !(b[i] == 0x0f && b[i + 1] == 0x05)) /* syscall */
+		i++;
+	for (size_t j = i + 2; b && j < i + 24 && j + sizeof(movsp) <= n; j++) {
+		if (memcmp(b + j, movsp, sizeof(movsp)) != 0)
+			continue;
+		err = push(r, f->entry, sp_row(0));
+		return err ? err : push(r, f->entry + j, (struct sp_eh_row){ .kind = SP_UNW_STOP });
+	}
+	return push(r, f->entry, (struct sp_eh_row){ .kind = SP_UNW_CUT });
+}
+
 /* The rows of every function of p, appended to t. */
 static int rows_from(struct sp_eh_table *t, const struct sp_gopcln *p, const struct go_offs *offs)
 {
@@ -419,6 +483,11 @@ static int rows_from(struct sp_eh_table *t, const struct sp_gopcln *p, const str
 				.cfa_off = name_is(f.name, "runtime.systemstack") ? -offs->m_curg
 										 : offs->m_curg,
 				.rbp_off = name_is(f.name, "runtime.mcall") ? -offs->g_m : offs->g_m });
+		else if (kind == SP_UNW_GO_VDSO)
+			err = push(&r, f.entry, (struct sp_eh_row){ .kind = SP_UNW_GO_VDSO,
+				.cfa_off = offs->m_vdso_sp, .rbp_off = offs->g_m });
+		else if (kind == GO_CLONE)
+			err = clone_rows(&r, offs, &f);
 		else if (kind != SP_UNW_CFA_RSP)
 			err = push(&r, f.entry, (struct sp_eh_row){ .kind = (uint8_t)kind });
 		else
@@ -439,27 +508,6 @@ int sp_gopclntab_parse(struct sp_eh_table *t, const uint8_t *data, size_t size,
 	int err = sp_gopcln_open(&p, data, size, text_start);
 
 	return err ? err : rows_from(t, &p, &none);
-}
-
-/* The section of elf holding vaddr, its bytes from there on. */
-static const uint8_t *section_bytes(Elf *elf, uint64_t vaddr, size_t *size)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || vaddr < sh.sh_addr ||
-		    vaddr - sh.sh_addr >= sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || vaddr - sh.sh_addr >= d->d_size)
-			return NULL;
-		*size = d->d_size - (vaddr - sh.sh_addr);
-		return (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr);
-	}
-	return NULL;
 }
 
 /* runtime.firstmoduledata, found (stripped binaries have no symbol for it)
@@ -531,14 +579,15 @@ static int dw_member(Dwarf_Die *die, const char *name)
 
 /* The offsets from the binary's DWARF (Go writes runtime.g, runtime.m and
  * runtime.gobuf as top-level types of the runtime's unit); the layout the
- * BPF side assumes (g.sched right after g.m; gobuf sp 0, pc 8, bp 48) is
- * checked too. false without DWARF or without those types. */
+ * BPF side assumes (g.stack first, g.sched right after g.m; gobuf sp 0, pc
+ * 8, bp 48; m.vdsoPC right after m.vdsoSP) is checked too. false without DWARF or without those types. */
 static bool offs_from_dwarf(Elf *elf, struct go_offs *o)
 {
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	int g_m = -1, g_sched = -1, m_curg = -1, m_g0 = -1, sp = -1, pc = -1, bp = -1;
+	int g_stack = -1, vdso_sp = -1, vdso_pc = -1;
 
 	if (!dw)
 		return false;
@@ -554,9 +603,12 @@ static bool offs_from_dwarf(Elf *elf, struct go_offs *o)
 				if (strcmp(n, "runtime.g") == 0) {
 					g_m = dw_member(&c, "m");
 					g_sched = dw_member(&c, "sched");
+					g_stack = dw_member(&c, "stack");
 				} else if (strcmp(n, "runtime.m") == 0) {
 					m_g0 = dw_member(&c, "g0");
 					m_curg = dw_member(&c, "curg");
+					vdso_sp = dw_member(&c, "vdsoSP");
+					vdso_pc = dw_member(&c, "vdsoPC");
 				} else if (strcmp(n, "runtime.gobuf") == 0) {
 					sp = dw_member(&c, "sp");
 					pc = dw_member(&c, "pc");
@@ -568,9 +620,12 @@ static bool offs_from_dwarf(Elf *elf, struct go_offs *o)
 	}
 	dwarf_end(dw);
 	if (g_m <= 0 || g_m % 8 || g_m > 127 * 8 || g_sched != g_m + 8 || m_g0 != 0 ||
-	    m_curg <= 0 || m_curg > INT16_MAX || sp != 0 || pc != 8 || bp != 48)
+	    m_curg <= 0 || m_curg > INT16_MAX || sp != 0 || pc != 8 || bp != 48 || g_stack != 0)
 		return false;
-	*o = (struct go_offs){ .g_m = g_m, .m_curg = m_curg };
+	o->g_m = g_m;
+	o->m_curg = m_curg;
+	if (vdso_sp > 0 && vdso_sp <= INT16_MAX && vdso_pc == vdso_sp + 8)
+		o->m_vdso_sp = vdso_sp;
 	return true;
 }
 
@@ -601,14 +656,16 @@ static int go_minor(Elf *elf)
  * DWARF only. */
 static struct go_offs go_offsets(Elf *elf)
 {
-	struct go_offs o = { 0 };
+	struct go_offs o = { .elf = elf };
 	int minor;
 
 	if (offs_from_dwarf(elf, &o))
 		return o;
 	minor = go_minor(elf);
 	if (minor >= 18 && minor <= 19)
-		o = (struct go_offs){ .g_m = 48, .m_curg = 192 };
+		o = (struct go_offs){ .g_m = 48, .m_curg = 192, .elf = elf };
+	if (minor == 19) /* from its DWARF; 1.18's not checked: CUT rows there */
+		o.m_vdso_sp = 800;
 	return o;
 }
 

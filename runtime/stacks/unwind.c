@@ -390,6 +390,26 @@ static void warn_no_table(struct sp_unwind *u, const char *path, uint64_t n, int
 }
 
 /* Parse the file's table into the row pages (when it fits). */
+
+/* The BPF side's row of r (abi/unwind_table.h): an rsp offset past 16 bits
+ * (ehframe.c let only those CFA_RSP_BIG holds through) as CFA_RSP_BIG. */
+static struct sp_unw_row unw_row(const struct sp_eh_row *r, uint64_t base)
+{
+	struct sp_unw_row u = {
+		.pc = (uint32_t)(r->pc - base),
+		.cfa_off = (int16_t)r->cfa_off,
+		.kind = r->kind,
+		.rbp_off8 = (int8_t)(r->rbp_off / 8),
+	};
+	uint32_t off8 = (uint32_t)r->cfa_off / 8;
+
+	if (r->kind == SP_UNW_CFA_RSP && r->cfa_off > INT16_MAX) {
+		u.kind = SP_UNW_CFA_RSP_BIG;
+		u.cfa_off = (int16_t)(uint16_t)(off8 & 0xffff);
+		u.rbp_off8 = (int8_t)(uint8_t)(((off8 >> 16) << 4) | ((uint32_t)(r->rbp_off / 8) & 15));
+	}
+	return u;
+}
 static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf, const char *path)
 {
 	struct sp_eh_table t;
@@ -422,12 +442,7 @@ static void load_table(struct sp_unwind *u, struct unw_file *f, Elf *elf, const 
 	for (int i = 0; i < t.n; i++) {
 		const struct sp_eh_row *r = &t.rows[i];
 
-		rows[i] = (struct sp_unw_row){
-			.pc = (uint32_t)(r->pc - f->base),
-			.cfa_off = (int16_t)r->cfa_off,
-			.kind = r->kind,
-			.rbp_off8 = (int8_t)(r->rbp_off / 8),
-		};
+		rows[i] = unw_row(r, f->base);
 	}
 	put(&u->rows, (uint64_t)g, rows, (uint64_t)t.n);
 	u->files_with_rows++;

@@ -41,9 +41,10 @@
 
 static const char *kind_name(int k)
 {
-	static const char *const names[] = { "rsp", "rbp", "plt", "signal", "fp", "stop", "cut", "go_switch" };
+	static const char *const names[] = { "rsp", "rbp", "plt", "signal", "fp", "stop", "cut", "go_switch",
+					     "go_vdso" };
 
-	return k >= 0 && k <= SP_UNW_GO_SWITCH ? names[k] : "?";
+	return k >= 0 && k <= SP_UNW_GO_VDSO ? names[k] : "?";
 }
 
 static int load_file(const char *path, struct sp_eh_table *t, double *ms)
