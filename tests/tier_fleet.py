@@ -211,6 +211,10 @@ def svg_total(path):
     return int(ET.parse(path).getroot().get("data-total"))
 
 
+def folded_sum(text):
+    return sum(int(l.rsplit(" ", 1)[1]) for l in text.splitlines() if l.strip())
+
+
 def test_report(ctx):
     srv = server(ctx)
     if not q(srv, "EXISTS TABLE fleet.stacks")[0][0] == "1":
@@ -234,6 +238,13 @@ def test_report(ctx):
         got = sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines())
         want = int(q(srv, "SELECT sum(count) FROM %s WHERE host = '%s' AND length(stack) > 0" % (src, host))[0][0])
         assert got == want, (host, got, want)
+    # a --where on the stack's columns (rows joined with their frames first) and one that only
+    # says 'stack' in a literal (the samples summed per stack id first): the same sums
+    for where, want in (("has(stack, 'alpha')", "SELECT sum(count) FROM %s WHERE has(stack, 'alpha')" % src),
+                        ("host != 'stack' AND `comm` = 'shift'",
+                         "SELECT sum(count) FROM %s WHERE length(stack) > 0 AND comm = 'shift'" % src)):
+        r = ctx.sprof_run("report", "--from", url, "--where", where, "-f", "folded", timeout=60)
+        assert r.rc == 0 and folded_sum(r.out) == int(q(srv, want)[0][0]) > 0, (where, r)
     r = ctx.sprof_run("report", "--from", url, "--since", "1h", "-f", "folded", timeout=60)
     assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--until", "1h", "-f", "folded", timeout=60)

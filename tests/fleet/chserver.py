@@ -165,9 +165,9 @@ class Server:
                 self.proc.wait(10)
         self.proc = None
 
-    def query(self, sql, user="default", password=""):
+    def query(self, sql, user="default", password="", timeout=30):
         q = urllib.parse.urlencode({"query": sql, "user": user, "password": password})
-        with urllib.request.urlopen("http://127.0.0.1:%d/?%s" % (self.http, q), data=b"", timeout=30) as r:
+        with urllib.request.urlopen("http://127.0.0.1:%d/?%s" % (self.http, q), data=b"", timeout=timeout) as r:
             return r.read().decode()
 
     def url(self, table="sprof.stacks", auth=""):
