@@ -73,7 +73,8 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   continuous-errors  --continuous 0, abc, with -d: a message, non-zero exit
   serve        `sprof serve` over rows with known times, hosts, programs and stacks:
                every JSON and SVG endpoint against the numbers inserted, bad requests,
-               a missing table refused; then the page in Chromium (tests/formats/cdp.py):
+               a missing table refused; then the page in Chromium (tests/formats/cdp.py),
+               everything it loads from sprof serve (offline):
                the timeline drawn, a range dragged on it becomes the flame graph and the
                top table, a host filter, a search inside the flame graph, a comparison
                of two ranges as a differential flame graph, all kept in the URL; Ctrl-C
@@ -1374,6 +1375,10 @@ def serve_browser(ctx, base, now):
             raise AssertionError("%s: %r" % (what, b.eval("document.body.innerText.slice(0, 2000)")))
 
         until("document.querySelectorAll('#timeline rect.bar').length >= 120", "timeline bars")
+        # offline: everything the page loaded came from sprof serve itself
+        loaded = b.eval("[location.href].concat(performance.getEntriesByType('resource')"
+                        ".map(function(e){return e.name;}))")
+        assert len(loaded) > 1 and all(u.startswith(base) for u in loaded), loaded
         legend = b.eval("document.getElementById('legend').textContent")
         assert "web1" in legend and "web2" in legend, legend
         # a person drags over the second half of the timeline
