@@ -48,6 +48,12 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
                it takes the export and reports; a missing name is refused
                (no local table appears); --retention 7d through it drops the
                local table's rows 10 days old
+  two-servers  a cluster of two real servers (two_servers: one shard each):
+               `fleet init` and `--cluster` on each; an export through one
+               server's Distributed table lands on both, reports through either
+               server sum both, --retention through each server drops that
+               server's old days; the second server stopped is named by the
+               report, --skip-down-shards reports the first's rows
   init         `sprof fleet init`: created, then ready; unknown cluster,
                missing local table, another schema named; an agent's export
                (user `agent`) runs only SELECT and INSERT (system.query_log)
@@ -67,7 +73,8 @@ ports (tests/fleet/chserver.py writes its config.xml and users.xml), then:
   continuous-errors  --continuous 0, abc, with -d: a message, non-zero exit
   serve        `sprof serve` over rows with known times, hosts, programs and stacks:
                every JSON and SVG endpoint against the numbers inserted, bad requests,
-               a missing table refused; then the page in Chromium (tests/formats/cdp.py):
+               a missing table refused; then the page in Chromium (tests/formats/cdp.py),
+               everything it loads from sprof serve (offline):
                the timeline drawn, a range dragged on it becomes the flame graph and the
                top table, a host filter, a search inside the flame graph, a comparison
                of two ranges as a differential flame graph, all kept in the URL; Ctrl-C
@@ -211,6 +218,10 @@ def svg_total(path):
     return int(ET.parse(path).getroot().get("data-total"))
 
 
+def folded_sum(text):
+    return sum(int(l.rsplit(" ", 1)[1]) for l in text.splitlines() if l.strip())
+
+
 def test_report(ctx):
     srv = server(ctx)
     if not q(srv, "EXISTS TABLE fleet.stacks")[0][0] == "1":
@@ -234,6 +245,13 @@ def test_report(ctx):
         got = sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines())
         want = int(q(srv, "SELECT sum(count) FROM %s WHERE host = '%s' AND length(stack) > 0" % (src, host))[0][0])
         assert got == want, (host, got, want)
+    # a --where on the stack's columns (rows joined with their frames first) and one that only
+    # says 'stack' in a literal (the samples summed per stack id first): the same sums
+    for where, want in (("has(stack, 'alpha')", "SELECT sum(count) FROM %s WHERE has(stack, 'alpha')" % src),
+                        ("host != 'stack' AND `comm` = 'shift'",
+                         "SELECT sum(count) FROM %s WHERE length(stack) > 0 AND comm = 'shift'" % src)):
+        r = ctx.sprof_run("report", "--from", url, "--where", where, "-f", "folded", timeout=60)
+        assert r.rc == 0 and folded_sum(r.out) == int(q(srv, want)[0][0]) > 0, (where, r)
     r = ctx.sprof_run("report", "--from", url, "--since", "1h", "-f", "folded", timeout=60)
     assert r.rc == 0 and sum(int(l.rsplit(" ", 1)[1]) for l in r.out.splitlines()) == total, repr(r)
     r = ctx.sprof_run("report", "--from", url, "--until", "1h", "-f", "folded", timeout=60)
@@ -879,6 +897,68 @@ def test_distributed(ctx):
     assert dist_rows(srv, "dist2") > 0 and dist_rows(srv, "dist") > 0
 
 
+def test_two_servers(ctx):
+    """a cluster of two real servers: fleet init on each and --cluster on both, an export
+    through one server's Distributed table lands on both, reports through either sum both,
+    --retention through each server drops its own old days, the second server stopped is
+    named by the report and --skip-down-shards reports the first's rows"""
+    if chserver.server_binary() is None:
+        ctx.require_tool("clickhouse-server")
+    pair = []
+    for name in ("clickhouse-a", "clickhouse-b"):
+        folder = os.path.join(ctx.workdir, name)
+        shutil.rmtree(folder, ignore_errors=True)
+        pair.append(chserver.Server(folder))
+    a, b = pair
+    for srv in pair:
+        srv.add_cluster("two_servers", [a.tcp, b.tcp])
+        atexit.register(srv.stop)
+        srv.start()
+    try:
+        for srv in pair:
+            table(ctx, srv, "fleet.local")
+            table(ctx, srv, "fleet.all", "--cluster", "two_servers", "--local", "local")
+        r = profile_run(ctx, a.url("fleet.all"), "pair", "gamma", secs="2")
+        assert r.rc == 0 and not noise(r.err), repr(r)
+
+        def local(srv, cond="host = 'pair'"):
+            return int(q(srv, "SELECT sum(count) FROM fleet.local WHERE %s" % cond)[0][0] or 0)
+        def unsent():  # stacks of the samples not on either server yet
+            return int(q(a, "SELECT count() FROM fleet.all WHERE stack_id GLOBAL NOT IN "
+                            "(SELECT stack_id FROM fleet.all_stacks)")[0][0])
+        deadline = time.time() + 30  # a Distributed insert reaches the other server asynchronously
+        while time.time() < deadline and not (local(a) and local(b) and not unsent()):
+            time.sleep(0.5)
+        assert unsent() == 0
+        assert local(a) > 0 and local(b) > 0, (local(a), local(b))
+        for srv in pair:
+            r = ctx.sprof_run("report", "--from", srv.url("fleet.all"), "--where", "host = 'pair'", "-f",
+                              "folded", timeout=60)
+            assert r.rc == 0 and folded_sum(r.out) == local(a) + local(b), (r, local(a), local(b))
+            assert "gamma_" in r.out, r.out[:2000]
+        # each server drops its own old days, through its own Distributed table
+        for srv in pair:
+            srv.query("INSERT INTO fleet.local SELECT time - 10 * 86400, 'oldpair', map, pid, comm, key, stack_id, "
+                      "batch_id, count, period_ns FROM fleet.local WHERE host = 'pair'")
+        r = profile_run(ctx, b.url("fleet.all"), "pair2", "alpha", "--retention", "7d", secs="0.3")
+        assert r.rc == 0 and not noise(r.err), repr(r)
+        assert local(b, "host = 'oldpair'") == 0 and local(a, "host = 'oldpair'") > 0
+        # the second server gone: named; --skip-down-shards reports the first's rows
+        want_a = local(a)
+        b.stop()
+        url = a.url("fleet.all")
+        r = ctx.sprof_run("report", "--from", url, "--where", "host = 'pair'", "-f", "folded", timeout=120)
+        assert r.rc != 0 and ("shard 2 of cluster two_servers (127.0.0.1:%d) is down" % b.tcp) in r.err and \
+            not r.out, repr(r)
+        r = ctx.sprof_run("report", "--from", url, "--where", "host = 'pair'", "--skip-down-shards", "-f",
+                          "folded", timeout=120)
+        # the stacks the first server holds name a share of its samples: at most its own
+        assert r.rc == 0 and 0 < folded_sum(r.out) <= want_a, (repr(r), want_a)
+    finally:
+        for srv in pair:
+            srv.stop()
+
+
 def test_init(ctx):
     """fleet init: idempotent, names what is wrong; an agent then runs no DDL"""
     srv = server(ctx)
@@ -1295,6 +1375,10 @@ def serve_browser(ctx, base, now):
             raise AssertionError("%s: %r" % (what, b.eval("document.body.innerText.slice(0, 2000)")))
 
         until("document.querySelectorAll('#timeline rect.bar').length >= 120", "timeline bars")
+        # offline: everything the page loaded came from sprof serve itself
+        loaded = b.eval("[location.href].concat(performance.getEntriesByType('resource')"
+                        ".map(function(e){return e.name;}))")
+        assert len(loaded) > 1 and all(u.startswith(base) for u in loaded), loaded
         legend = b.eval("document.getElementById('legend').textContent")
         assert "web1" in legend and "web2" in legend, legend
         # a person drags over the second half of the timeline
@@ -1397,6 +1481,7 @@ def tests(ctx):
     yield "retention_stacks", test_retention_stacks
     yield "outage", test_outage
     yield "distributed", test_distributed
+    yield "two-servers", test_two_servers
     yield "init", test_init
     yield "service", test_service
     yield "continuous", test_continuous

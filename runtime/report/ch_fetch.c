@@ -4,9 +4,12 @@
  * (and the CPU time, count times each row's sampling period) over the rows
  * the time range, --map and --where select, and returns each
  * stack as its frames joined by \x1f (a byte no symbol holds) in
- * TabSeparated text. It reads the table as rows with their stacks in
- * either layout: the samples joined with TABLE_stacks by stack_id, or, in
- * a table of an older sprof, the rows alone (--where may name any column). Every answer row becomes an entry of one map "@" keyed
+ * TabSeparated text. In the stack-id layout the samples are summed per
+ * stack_id first and only those sums are joined with TABLE_stacks (a report
+ * over 100M rows reads a few numbers per row: bench/fleet_100m.py); a
+ * --where that names the stack's columns (has(stack, 'malloc')) joins the
+ * selected rows with their stacks first. A table of an older sprof is read
+ * as it is, a stack in every row (--where may name any column). Every answer row becomes an entry of one map "@" keyed
  * by a user stack (frames named, no addresses; "_[k]" names are kernel
  * frames again), led with --by by the values of those columns (host, comm,
  * ...) as string key parts, so every writer (text, json, folded, svg, pprof,
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,39 +81,35 @@ static void plan_key(struct fetch *f)
 	f->map.key = (struct sp_plan_field){ .kind = SP_F_TUPLE, .nelems = f->nby + 1, .elems = f->fields };
 }
 
-/* What the query reads: the URL's table when each row holds its stack (the
- * old layout), else (the stack-id layout, a stack_id column) its rows
- * joined with their stacks in TABLE_stacks. The join is GLOBAL, so over a
- * Distributed table the stacks are read once and sent to the shards. */
-static void source_sql(FILE *f, const struct sp_ch_conn *c, bool compact)
+/* Whether the SQL text names one of the columns of TABLE_stacks (stack,
+ * build_ids, offsets) outside a string literal: such a --where needs each
+ * row's stack before it can select. */
+static bool names_stack_column(const char *sql)
 {
-	if (!compact)
-		fprintf(f, "%s.%s", c->db, c->table);
-	else
-		fprintf(f, "(SELECT time, host, map, pid, comm, key, count, period_ns, stack, build_ids, offsets "
-			   "FROM %s.%s GLOBAL ANY INNER JOIN (SELECT stack_id, stack, build_ids, offsets FROM "
-			   "%s.%s_stacks) USING stack_id)", c->db, c->table, c->db, c->table);
+	static const char *const cols[] = { "stack", "build_ids", "offsets" };
+
+	for (const char *p = sql; p && *p;) {
+		size_t n;
+
+		if (*p == '\'') { /* a literal: skip to its end, past \' */
+			for (p++; *p && *p != '\''; p++)
+				p += p[0] == '\\' && p[1];
+			p += *p == '\'';
+			continue;
+		}
+		p += *p == '`' || *p == '"'; /* `stack` is stack */
+		n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+		for (size_t i = 0; n && !(*p >= '0' && *p <= '9') && i < sizeof(cols) / sizeof(cols[0]); i++)
+			if (strlen(cols[i]) == n && strncasecmp(cols[i], p, n) == 0)
+				return true;
+		p += n ? n : 1;
+	}
+	return false;
 }
 
-static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_query *q, const struct fetch *fe,
-		       bool compact)
+/* The time range and --map as " AND ..." conditions on the samples' columns. */
+static void range_sql(FILE *f, const struct sp_clickhouse_query *q)
 {
-
-	char *s = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&s, &n);
-
-	if (!f)
-		return NULL;
-	/* a row's CPU time is count * its own sampling period; rows written before
-	 * period_ns existed (0) were 99 Hz, what sprof assumed then */
-	fprintf(f, "SELECT sum(count), sum(count * if(period_ns = 0, %llu, period_ns))",
-		(unsigned long long)SP_CH_DEFAULT_PERIOD_NS);
-	for (int i = 0; i < fe->nby; i++)
-		fprintf(f, ", toString(%s)", fe->by[i]);
-	fputs(", arrayStringConcat(stack, '\\x1f') FROM ", f);
-	source_sql(f, c, compact);
-	fputs(" WHERE length(stack) > 0", f);
 	if (q->since_s)
 		fprintf(f, " AND time >= now() - %llu", (unsigned long long)q->since_s);
 	if (q->until_s)
@@ -124,12 +124,84 @@ static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_qu
 			fprintf(f, *p == '\'' || *p == '\\' ? "\\%c" : "%c", *p);
 		fputc('\'', f);
 	}
+}
+
+/* The stack-id layout, --where on the samples' columns only: the samples the
+ * range selects are summed per stack id first (the only pass over all rows,
+ * a few numbers each), and only those sums are joined with their frames and
+ * summed again per stack (two ids may name the same frames: a copied table). */
+static void aggregate_first_sql(FILE *f, const struct sp_ch_conn *c, const struct sp_clickhouse_query *q,
+				const struct fetch *fe)
+{
+	fputs("SELECT sum(sp_n), sum(sp_cpu)", f);
+	for (int i = 0; i < fe->nby; i++)
+		fprintf(f, ", toString(%s)", fe->by[i]);
+	fputs(", arrayStringConcat(stack, '\\x1f') FROM (SELECT ", f);
+	for (int i = 0; i < fe->nby; i++)
+		fprintf(f, "%s, ", fe->by[i]);
+	fprintf(f, "stack_id, sum(count) AS sp_n, sum(count * if(period_ns = 0, %llu, period_ns)) AS sp_cpu "
+		   "FROM %s.%s WHERE 1", (unsigned long long)SP_CH_DEFAULT_PERIOD_NS, c->db, c->table);
+	range_sql(f, q);
+	if (q->where)
+		fprintf(f, " AND (%s)", q->where);
+	fputs(" GROUP BY ", f);
+	for (int i = 0; i < fe->nby; i++)
+		fprintf(f, "%s, ", fe->by[i]);
+	fprintf(f, "stack_id) ANY INNER JOIN (SELECT stack_id, stack FROM %s.%s_stacks) USING stack_id "
+		   "WHERE length(stack) > 0 GROUP BY ", c->db, c->table);
+	for (int i = 0; i < fe->nby; i++)
+		fprintf(f, "%s, ", fe->by[i]);
+	fputs("stack FORMAT TabSeparated", f);
+}
+
+/* What the other queries read: the URL's table when each row holds its
+ * stack (the old layout), else (the stack-id layout) the rows the range
+ * selects joined with their stacks in TABLE_stacks. The join is GLOBAL, so
+ * over a Distributed table the stacks are read once and sent to the shards. */
+static void source_sql(FILE *f, const struct sp_ch_conn *c, const struct sp_clickhouse_query *q, bool compact)
+{
+	if (!compact) {
+		fprintf(f, "%s.%s WHERE 1", c->db, c->table);
+		range_sql(f, q);
+	} else {
+		fprintf(f, "(SELECT time, host, map, pid, comm, key, count, period_ns, stack, build_ids, offsets "
+			   "FROM %s.%s GLOBAL ANY INNER JOIN (SELECT stack_id, stack, build_ids, offsets FROM "
+			   "%s.%s_stacks) USING stack_id WHERE 1", c->db, c->table, c->db, c->table);
+		range_sql(f, q);
+		fputs(") WHERE 1", f);
+	}
+}
+
+static char *query_sql(const struct sp_ch_conn *c, const struct sp_clickhouse_query *q, const struct fetch *fe,
+		       bool compact)
+{
+
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	if (!f)
+		return NULL;
+	if (compact && !names_stack_column(q->where)) {
+		aggregate_first_sql(f, c, q, fe);
+		goto out_close;
+	}
+	/* a row's CPU time is count * its own sampling period; rows written before
+	 * period_ns existed (0) were 99 Hz, what sprof assumed then */
+	fprintf(f, "SELECT sum(count), sum(count * if(period_ns = 0, %llu, period_ns))",
+		(unsigned long long)SP_CH_DEFAULT_PERIOD_NS);
+	for (int i = 0; i < fe->nby; i++)
+		fprintf(f, ", toString(%s)", fe->by[i]);
+	fputs(", arrayStringConcat(stack, '\\x1f') FROM ", f);
+	source_sql(f, c, q, compact);
+	fputs(" AND length(stack) > 0", f);
 	if (q->where)
 		fprintf(f, " AND (%s)", q->where);
 	fputs(" GROUP BY ", f);
 	for (int i = 0; i < fe->nby; i++)
 		fprintf(f, "%s, ", fe->by[i]);
 	fputs("stack FORMAT TabSeparated", f);
+out_close:
 	if (fclose(f) != 0) {
 		free(s);
 		return NULL;

@@ -7,7 +7,8 @@ with password `secret`, user `agent` with password `agentpw` (queries
 are logged in system.query_log, so a test can see what a user ran), and a two-shard loopback cluster
 `test_cluster_two_shards_localhost` (both shards this same server) for a
 Distributed table, and `test_cluster_dead_shard` whose second shard is a
-port nothing listens on (a shard that is down). Given certificates from
+port nothing listens on (a shard that is down); add_cluster names other
+servers (a cluster of two real servers). Given certificates from
 make_certs (a CA of the test's own, made with openssl), it also serves HTTPS
 and wants a client certificate. `python3 chserver.py DIR` runs one in the foreground for
 trying things by hand.
@@ -136,6 +137,17 @@ class Server:
         with open(os.path.join(folder, "users.xml"), "w") as f:
             f.write(USERS.format(d=folder))
 
+    def add_cluster(self, name, ports):
+        """Before start: a cluster `name` of one shard per TCP port on 127.0.0.1
+        (other servers' ports: a cluster of real servers)."""
+        shards = "".join("<shard><replica><host>127.0.0.1</host><port>%d</port></replica></shard>" % p
+                         for p in ports)
+        path = os.path.join(self.dir, "config.xml")
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text.replace("</remote_servers>", "<%s>%s</%s>\n    </remote_servers>" % (name, shards, name)))
+
     def start(self, timeout=60):
         cmd = server_binary()
         if not cmd:
@@ -165,9 +177,9 @@ class Server:
                 self.proc.wait(10)
         self.proc = None
 
-    def query(self, sql, user="default", password=""):
+    def query(self, sql, user="default", password="", timeout=30):
         q = urllib.parse.urlencode({"query": sql, "user": user, "password": password})
-        with urllib.request.urlopen("http://127.0.0.1:%d/?%s" % (self.http, q), data=b"", timeout=30) as r:
+        with urllib.request.urlopen("http://127.0.0.1:%d/?%s" % (self.http, q), data=b"", timeout=timeout) as r:
             return r.read().decode()
 
     def url(self, table="sprof.stacks", auth=""):
