@@ -57,8 +57,19 @@ static struct sema_scope *probe_scope(struct sema *s)
 static void scope_push(struct sema *s, struct sema_scope *sc)
 {
 	sc->vars = NULL;
+	sc->serial = ++s->nscopes;
 	sc->up = s->scope;
 	s->scope = sc;
+}
+
+static bool scope_open(const struct sema *s, int serial)
+{
+	const struct sema_scope *sc;
+
+	for (sc = s->scope; sc; sc = sc->up)
+		if (sc->serial == serial)
+			return true;
+	return false;
 }
 
 static void scope_pop(struct sema *s)
@@ -126,6 +137,7 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		v->id = s->nvars++;
 		v->type = t->kind == SP_T_INT ? var_int(s, t) : var_final_type(s, v->id, t);
 		v->first = lv->span;
+		v->home = s->scope->serial;
 		v->next = probe_scope(s)->vars;
 		probe_scope(s)->vars = v;
 	} else if (sp_type_is_none(t)) {
@@ -346,6 +358,8 @@ static void let_stmt(struct sema *s, struct sp_node *n)
 
 	if (n->b)
 		vt = sema_readable(s, n->b); /* before $x exists: `let $x = $x` is an error */
+	if (old && old->home && !scope_open(s, old->home))
+		old = NULL; /* first assigned in a block now closed: 0.27 scopes it there */
 	if (old) {
 		sema_err(s, var->span, "variable %s was already declared: variable shadowing is "
 			 "not allowed", var->name);
@@ -473,6 +487,10 @@ static void stmt(struct sema *s, struct sp_node *n)
 		s->unroll = copies;
 		block(s, n->b);
 		s->unroll = saved;
+		break;
+	case SP_N_RETURN: /* return expr (bpftrace 0.27): expr runs, the probe ends */
+		if (n->a)
+			sema_expr(s, n->a);
 		break;
 	case SP_N_BREAK:
 	case SP_N_CONTINUE:

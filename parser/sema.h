@@ -35,12 +35,14 @@ struct sema_var {
 	struct sp_type *type;
 	struct sp_span first;
 	int id;
+	int home;                  /* serial of the scope that first assigned it (no let) */
 	struct sema_var *next;
 };
 
 struct sema_scope {
 	struct sema_var *vars;
 	struct sema_scope *up;
+	int serial;                /* unique in the program: sema_var.home names it */
 };
 
 /* Copies of one body nested unroll()s may make: 100 x 10. Each copy costs
@@ -54,6 +56,7 @@ struct sema {
 	bool quiet;                /* pass 1: learn map types, report nothing */
 	struct sema_map *maps;
 	struct sema_scope *scope;
+	int nscopes;
 	int nvars;
 	struct sp_type **var_final; /* by var id: a string/tuple variable's widest type, from pass 1 */
 	int var_cap;

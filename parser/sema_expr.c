@@ -356,7 +356,7 @@ static struct sp_type *ternary(struct sema *s, struct sp_node *n)
 	struct sp_type *c = sema_value(s, n->a);
 	struct sp_type *x = sema_expr(s, n->b), *y = sema_expr(s, n->c);
 
-	if (!sp_type_is_int(c))
+	if (!sp_type_is_int(c) && c->kind != SP_T_PTR) /* a pointer is true when not NULL */
 		sema_err(s, n->a->span, "condition must be an integer, not '%s'", sema_tstr(s, c));
 	if (x->kind == SP_T_VOID && y->kind == SP_T_VOID)
 		return n->type = x;
