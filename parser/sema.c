@@ -195,6 +195,8 @@ static void assign_var(struct sema *s, struct sp_node *n)
 		}
 		return;
 	}
+	if (var_find(s, lv->name))
+		t = sema_record_order(s, n->b, t, var_find(s, lv->name)->type);
 	var_assign(s, lv, t);
 }
 
@@ -230,6 +232,7 @@ static void assign_map(struct sema *s, struct sp_node *n)
 		m->type = mm->value;
 		return;
 	}
+	t = sema_record_order(s, n->b, t, sema_map_get(s, m->name)->value);
 	sema_map_value(s, m, t, m->span);
 }
 

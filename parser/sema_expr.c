@@ -376,6 +376,55 @@ static struct sp_type *ternary(struct sema *s, struct sp_node *n)
 	return n->type = widen(s, x, y);
 }
 
+static int field_index(const struct sp_type *t, const char *name)
+{
+	for (int i = 0; i < t->nelems; i++)
+		if (!strcmp(t->names[i], name))
+			return i;
+	return -1;
+}
+
+/* $r = (b=1, a=2) where $r is (a=.., b=..): bpftrace 0.27 matches a record's
+ * fields by name. The literal n takes the target's order; n->order keeps the
+ * source order its fields are evaluated in. t is n's type; the result is the
+ * type to assign. */
+struct sp_type *sema_record_order(struct sema *s, struct sp_node *n, struct sp_type *t,
+				  const struct sp_type *want)
+{
+	struct sp_node **items;
+	struct sp_type **el;
+	int *order, k;
+
+	if (n->kind != SP_N_TUPLE || !n->fnames || n->order || !want || !t ||
+	    t->kind != SP_T_TUPLE || want->kind != SP_T_TUPLE || !want->names ||
+	    t->nelems != want->nelems || n->list.len != t->nelems)
+		return t;
+	for (k = 0; k < t->nelems && !strcmp(n->fnames[k], want->names[k]); k++)
+		;
+	if (k == t->nelems) /* already in order */
+		return t;
+	for (k = 0; k < t->nelems; k++)
+		if (field_index(want, n->fnames[k]) < 0)
+			return t; /* another record: the caller reports the mismatch */
+	items = sp_arena_alloc(s->a, sizeof(*items) * (size_t)t->nelems);
+	el = sp_arena_alloc(s->a, sizeof(*el) * (size_t)t->nelems);
+	order = sp_arena_alloc(s->a, sizeof(*order) * (size_t)t->nelems);
+	for (k = 0; k < t->nelems; k++) {
+		int i = field_index(want, n->fnames[k]);
+
+		items[i] = n->list.items[k];
+		el[i] = t->elems[k];
+		order[k] = i;
+	}
+	for (k = 0; k < t->nelems; k++)
+		n->list.items[k] = items[k];
+	n->fnames = want->names;
+	n->order = order;
+	n->type = sp_type_tuple(s->a, t->nelems, el);
+	n->type->names = want->names;
+	return n->type;
+}
+
 static struct sp_type *incdec(struct sema *s, struct sp_node *n)
 {
 	struct sp_node *lv = n->a;
