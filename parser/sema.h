@@ -95,6 +95,7 @@ struct sp_type *sema_expr(struct sema *s, struct sp_node *n);
 struct sp_type *sema_value(struct sema *s, struct sp_node *n);
 struct sp_type *sema_agg_int(struct sema *s, const struct sp_type *t);
 struct sp_type *sema_readable(struct sema *s, struct sp_node *n);
+struct sp_type *sema_cmp_bool(struct sema *s, bool is_signed);
 struct sp_type *sema_record_order(struct sema *s, struct sp_node *n, struct sp_type *t,
 				  const struct sp_type *want);
 /* The check hooks of stdlib/builtins.def's rows (the check column X is

@@ -386,7 +386,7 @@ struct sp_type *sema_ptr_binop(struct sema *s, struct sp_node *n, struct sp_type
 	if (!px && !py)
 		return NULL;
 	if (cmp && (px || x->kind == SP_T_INT) && (py || y->kind == SP_T_INT))
-		return s->u64;
+		return sema_cmp_bool(s, false); /* as every comparison (bpftrace 0.27) */
 	if (px && !py && y->kind == SP_T_INT && (n->op == '+' || n->op == '-'))
 		return x;
 	if (py && !px && x->kind == SP_T_INT && n->op == '+')

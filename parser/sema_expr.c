@@ -218,6 +218,17 @@ static struct sp_type *agg_operand(struct sema *s, struct sp_node *e, struct sp_
 	return v;
 }
 
+/* The result of a comparison, !, && or ||: a bool (bpftrace 0.27: it
+ * prints true/false) 64 bits wide, signed or not, so that it counts in
+ * arithmetic and further comparisons as the integer 0.17 made it. */
+struct sp_type *sema_cmp_bool(struct sema *s, bool is_signed)
+{
+	struct sp_type *t = sp_type_int(s->a, 8, is_signed);
+
+	t->fmt = "bool";
+	return t;
+}
+
 static bool is_cmp(int op)
 {
 	return op == '<' || op == '>' || op == SP_OP_LE || op == SP_OP_GE;
@@ -276,11 +287,11 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 	if (x->kind == SP_T_PTR || y->kind == SP_T_PTR)
 		return n->type = sema_ptr_binop(s, n, x, y);
 	if (x->kind == SP_T_STRING && y->kind == SP_T_STRING && eq)
-		return n->type = s->u64;
+		return n->type = sema_cmp_bool(s, false);
 	/* arrays of one type, and buffers, compare byte for byte (as bpftrace) */
 	if (eq && ((x->kind == SP_T_ARRAY && sp_type_equal(x, y)) ||
 		   (x->kind == SP_T_BUF && y->kind == SP_T_BUF)))
-		return n->type = s->u64;
+		return n->type = sema_cmp_bool(s, false);
 	if ((x->kind == SP_T_STRING && y->kind == SP_T_INT) ||
 	    (x->kind == SP_T_INT && y->kind == SP_T_STRING)) {
 		if (eq || is_cmp(n->op)) {
@@ -295,8 +306,11 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 		return n->type = none(s);
 	}
 	sign_warnings(s, n, x, y);
-	/* comparisons and && || too give 0 or 1 typed like arithmetic: signed
-	 * when both operands are, as bpftrace types them (-1 < (1 == 1)) */
+	/* comparisons, && and || give a bool, as in bpftrace 0.27 (print(1 < 2)
+	 * prints true): 0 or 1, typed like arithmetic, signed when both operands
+	 * are, as bpftrace types them (-1 < (1 == 1)) */
+	if (eq || is_cmp(n->op) || n->op == SP_OP_LAND || n->op == SP_OP_LOR)
+		return n->type = sema_cmp_bool(s, x->is_signed && y->is_signed);
 	return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
 }
 
@@ -309,14 +323,14 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 	if (!t || sp_type_is_none(t))
 		return n->type = none(s);
 	if (n->op == '!' && t->kind == SP_T_PTR)
-		return n->type = s->u64;
+		return n->type = sema_cmp_bool(s, false);
 	if (t->kind != SP_T_INT) {
 		sema_err(s, n->span, "invalid operand to '%s': '%s'", sp_op_str(n->op, op),
 			 sema_tstr(s, t));
 		return n->type = none(s);
 	}
 	if (n->op == '!')
-		return n->type = s->u64;
+		return n->type = sema_cmp_bool(s, false);
 	/* - and ~ keep the operand's signedness, as in C and bpftrace */
 	return n->type = sp_type_int(s->a, 8, t->is_signed);
 }
