@@ -622,6 +622,7 @@ postfix:
 /* let $x: uint8, let $s: string (bpftrace's name; sema checks the rest) */
 var_type:
 	type_name
+	| type_name '[' INT ']' { $$ = sp_type_array(A, $1, (uint32_t)$3.v); }
 	| IDENT {
 		if (strcmp($1, "string")) {
 			sp_diag_at(ps->diag, SP_DIAG_ERROR, @1, "unknown type '%s'", $1);

@@ -146,6 +146,8 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		sema_err(s, lv->span, "type mismatch for '%s': cannot assign '%s' to a '%s' variable",
 			 lv->name, sema_tstr(s, t), sema_tstr(s, v->type));
 		sema_note(s, v->first, "'%s' was first assigned here", lv->name);
+	} else if ((t->kind == SP_T_PTR || t->kind == SP_T_ARRAY) && t->user != v->type->user) {
+		v->type = t; /* a let-declared pointer takes the space of what it holds */
 	} else if (t->size > v->type->size && t->kind != SP_T_INT) {
 		v->type = t; /* strings widen */
 	}
@@ -332,8 +334,11 @@ static struct sp_type *let_type(struct sema *s, struct sp_node *n)
 		return sp_type_int(s->a, t->size, t->is_signed);
 	if (t->kind == SP_T_STRING)
 		return sp_type_string(s->a, t->size ? t->size : (uint32_t)s->strlen);
+	/* let $t: struct task_struct *, let $w: struct W[10] (bpftrace 0.27) */
+	if ((t->kind == SP_T_PTR || (t->kind == SP_T_ARRAY && t->count > 0)) && t->pointee)
+		return sema_complete(s, t->pointee, n->span) ? sema_let_space(s, t) : NULL;
 	sema_err(s, n->span, "a variable cannot be declared as '%s': let takes an integer type, "
-		 "bool or string", sema_tstr(s, t));
+		 "bool, string or a pointer", sema_tstr(s, t));
 	return NULL;
 }
 

@@ -136,6 +136,7 @@ bool sema_is_agg_call(const struct sp_node *n);
 
 /* sema_ctype.c */
 bool sema_complete(struct sema *s, struct sp_type *t, struct sp_span at);
+struct sp_type *sema_let_space(struct sema *s, struct sp_type *t);
 struct sp_type *sema_cast(struct sema *s, struct sp_node *n);
 struct sp_type *sema_deref(struct sema *s, struct sp_node *n);
 struct sp_type *sema_addrof(struct sema *s, struct sp_node *n);

@@ -109,6 +109,13 @@ static bool default_user(struct sema *s)
 
 static bool in_memory(const struct sp_node *n, bool *user);
 
+/* The type of `let $p: T *` or `let $a: T[N]`: in the probe's default
+ * space, as a cast of an integer to it would be. */
+struct sp_type *sema_let_space(struct sema *s, struct sp_type *t)
+{
+	return in_space(s, t, default_user(s));
+}
+
 /* Bytes of an integer, a string or an integer array as an array cast
  * reads them; 0: none of those. */
 static uint32_t cast_bytes(const struct sp_type *t)
