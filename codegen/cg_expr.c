@@ -647,7 +647,8 @@ static LLVMValueRef tuple(struct cg *g, const struct sp_node *n)
 	}
 	p = cg_alloca(g, cg_size(t), "tuple");
 	cg_memset0(g, p, cg_size(t));
-	for (int i = 0; i < n->list.len && i < t->nelems; i++) {
+	for (int k = 0; k < n->list.len && k < t->nelems; k++) {
+		int i = n->order ? n->order[k] : k; /* a record's fields in source order */
 		const struct sp_node *e = n->list.items[i];
 
 		cg_expr_to(g, e, cg_gep(g, p, cg_tuple_offset(t, i)), t->elems[i]);
@@ -893,9 +894,12 @@ void cg_expr_to(struct cg *g, const struct sp_node *n, LLVMValueRef dst, const s
 		uint32_t size = cg_size(to);
 
 		cg_memset0(g, dst, size);
-		for (int i = 0; i < to->nelems; i++)
+		for (int k = 0; k < to->nelems; k++) {
+			int i = n->order ? n->order[k] : k; /* a record's fields in source order */
+
 			cg_expr_to(g, n->list.items[i], cg_gep(g, dst, cg_tuple_offset(to, i)),
 				   to->elems[i]);
+		}
 		return;
 	}
 	cg_store_conv(g, dst, cg_expr(g, n), t, to);

@@ -242,6 +242,8 @@ static void stmt(struct cg *g, const struct sp_node *n)
 		jump(g, n, g->cont);
 		break;
 	case SP_N_RETURN:
+		if (n->a) /* return expr: its effects, then the probe ends */
+			cg_expr(g, n->a);
 		LLVMBuildBr(g->B, g->ret_bb);
 		cg_dead_block(g);
 		break;

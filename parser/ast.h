@@ -125,6 +125,8 @@ struct sp_node {
 	const char *name;       /* BUILTIN, CALL, MAP, VAR, FIELD */
 	const char *str;        /* STR: unescaped bytes (NUL terminated too) */
 	const char **fnames;    /* TUPLE of a record (a=1, b=2): its field names, else NULL */
+	const int *order;       /* a record TUPLE put in its target's field order
+				 * (sema_record_order): the items in source order */
 	uint32_t len;           /* STR: byte length without the NUL */
 	int64_t ival;           /* INT, POSITIONAL, TUPLE_INDEX; CALL: 1 once sema moved
 				 * the key of delete(@m, k) or has_key(@m, k) into @m[k];

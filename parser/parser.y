@@ -137,6 +137,37 @@ static struct sp_node *record(struct sp_pstate *ps, struct sp_node *fields, stru
 	return fields;
 }
 
+static struct sp_node *block_expr(struct sp_pstate *ps, struct sp_node *stmts, struct sp_span sp);
+
+/* An if statement with else that ends a block expression is its value, as
+ * every 'if' is an expression in bpftrace 0.27: c ? { a } : { b }. */
+static bool if_all_else(const struct sp_node *n)
+{
+	while (n->kind == SP_N_IF && n->c)
+		n = n->c;
+	return n->kind != SP_N_IF;
+}
+
+static struct sp_node *if_value(struct sp_pstate *ps, struct sp_node *n)
+{
+	struct sp_node *no = n->c->kind == SP_N_IF ? if_value(ps, n->c)
+			     : block_expr(ps, n->c, n->c->span);
+
+	return mk(ps, SP_N_TERNARY, n->span, n->a, block_expr(ps, n->b, n->b->span), no);
+}
+
+/* _ = expr (bpftrace 0.27): expr evaluated, its value discarded */
+static struct sp_node *discard(struct sp_pstate *ps, struct sp_span sp, const char *name,
+			       struct sp_span at, struct sp_node *e)
+{
+	if (strcmp(name, "_")) {
+		sp_diag_at(ps->diag, SP_DIAG_ERROR, at, "cannot assign to '%s': only variables "
+			   "($x), maps (@m) and '_' (discard) take '='", name);
+		ps->probe_errors++;
+	}
+	return mk(ps, SP_N_EXPR_STMT, sp, e, NULL, NULL);
+}
+
 /* { stmts; value }: the last statement, an expression without ';', is the
  * value (b); otherwise the block has none (void) */
 static struct sp_node *block_expr(struct sp_pstate *ps, struct sp_node *stmts, struct sp_span sp)
@@ -146,6 +177,9 @@ static struct sp_node *block_expr(struct sp_pstate *ps, struct sp_node *stmts, s
 
 	if (stmts->ival && last && last->kind == SP_N_EXPR_STMT) {
 		n->b = last->a;
+		stmts->list.len--;
+	} else if (last && last->kind == SP_N_IF && if_all_else(last)) {
+		n->b = if_value(ps, last); /* { ...; if c { a } else { b } } */
 		stmts->list.len--;
 	}
 	stmts->ival = 0;
@@ -258,7 +292,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token ABLOCK_OPEN "'<' (block)"
 %token ABLOCK_CLOSE "'>' (end of block)"
 %token SBLOCK_OPEN "'{' (block)"
-%token IF "'if'" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'" LET "'let'" MACRO "'macro'"
+%token IF "'if'" IFX "'if' (expression)" ELSE "'else'" WHILE "'while'" UNROLL "'unroll'" FOR "'for'" LET "'let'" MACRO "'macro'"
 %token BREAK "'break'" CONTINUE "'continue'" RETURN "'return'"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" LAND "'&&'" LOR "'||'" SHL "'<<'" SHR "'>>'"
 %token INC "'++'" DEC "'--'" ARROW "'->'" DOTDOT "'..'"
@@ -270,7 +304,7 @@ static void cdef(struct sp_pstate *ps, struct sp_span sp)
 %token SP_TOK_UNTERMINATED_ATTACH "unterminated quote in attach point"
 
 %type <node> mapdecl record_fields config settings setting macro mparams mparam probes probe attach_list pred block stmts items simple compound if_stmt body
-%type <node> lvalue map expr postfix primary args
+%type <node> lvalue map expr postfix primary args cond else_if if_expr
 %type <op> compound_op
 %type <type> type_name var_type cast_type
 
@@ -463,6 +497,8 @@ simple:
 	| BREAK { $$ = mk(ps, SP_N_BREAK, @$, NULL, NULL, NULL); }
 	| CONTINUE { $$ = mk(ps, SP_N_CONTINUE, @$, NULL, NULL, NULL); }
 	| RETURN { $$ = mk(ps, SP_N_RETURN, @$, NULL, NULL, NULL); }
+	| RETURN expr { $$ = mk(ps, SP_N_RETURN, @$, $2, NULL, NULL); }
+	| IDENT '=' expr { $$ = discard(ps, @$, $1, @1, $3); }
 	;
 
 compound_op:
@@ -475,8 +511,8 @@ compound_op:
 compound:
 	if_stmt
 	| SBLOCK_OPEN stmts '}' { $$ = $2; $$->span = @$; $$->ival = 0; }
-	| WHILE '(' expr ')' body { $$ = mk(ps, SP_N_WHILE, @$, $3, $5, NULL); }
-	| UNROLL '(' expr ')' body { $$ = mk(ps, SP_N_UNROLL, @$, $3, $5, NULL); }
+	| WHILE cond body { $$ = mk(ps, SP_N_WHILE, @$, $2, $3, NULL); }
+	| UNROLL cond body { $$ = mk(ps, SP_N_UNROLL, @$, $2, $3, NULL); }
 	| FOR '(' VAR ':' map ')' body {
 		$$ = mk(ps, SP_N_FOR, @$, mk_named(ps, SP_N_VAR, @3, $3), $5, $7);
 	}
@@ -486,12 +522,49 @@ compound:
 		$$ = mk(ps, SP_N_FOR, @$, mk_named(ps, SP_N_VAR, @3, $3),
 			mk(ps, SP_N_RANGE, rs, $5, $7, NULL), $9);
 	}
+	| FOR VAR ':' map body {
+		$$ = mk(ps, SP_N_FOR, @$, mk_named(ps, SP_N_VAR, @2, $2), $4, $5);
+	}
+	| FOR VAR ':' expr DOTDOT expr body {
+		struct sp_span rs = { @4.begin, @6.end };
+
+		$$ = mk(ps, SP_N_FOR, @$, mk_named(ps, SP_N_VAR, @2, $2),
+			mk(ps, SP_N_RANGE, rs, $4, $6, NULL), $7);
+	}
 	;
 
+/* if (c) { } and, as bpftrace 0.27, if c { } (cond) */
 if_stmt:
-	IF '(' expr ')' body { $$ = mk(ps, SP_N_IF, @$, $3, $5, NULL); }
-	| IF '(' expr ')' body ELSE body { $$ = mk(ps, SP_N_IF, @$, $3, $5, $7); }
-	| IF '(' expr ')' body ELSE if_stmt { $$ = mk(ps, SP_N_IF, @$, $3, $5, $7); }
+	IF cond body { $$ = mk(ps, SP_N_IF, @$, $2, $3, NULL); }
+	| IF cond body ELSE body { $$ = mk(ps, SP_N_IF, @$, $2, $3, $5); }
+	| IF cond body ELSE else_if { $$ = mk(ps, SP_N_IF, @$, $2, $3, $5); }
+	;
+
+/* after 'else' the lexer says IFX: 'if' is not where a statement starts */
+else_if:
+	IFX cond body { $$ = mk(ps, SP_N_IF, @$, $2, $3, NULL); }
+	| IFX cond body ELSE body { $$ = mk(ps, SP_N_IF, @$, $2, $3, $5); }
+	| IFX cond body ELSE else_if { $$ = mk(ps, SP_N_IF, @$, $2, $3, $5); }
+	;
+
+/* the condition of if, while and unroll: '(' expr ')' or, without
+ * parentheses (bpftrace 0.27), a unary expression, so that '{' ends it */
+cond:
+	postfix
+	| '!' cond { $$ = mk_op(ps, SP_N_UNOP, @$, '!', $2, NULL); }
+	| '-' cond { $$ = mk_op(ps, SP_N_UNOP, @$, '-', $2, NULL); }
+	| '~' cond { $$ = mk_op(ps, SP_N_UNOP, @$, '~', $2, NULL); }
+	| '*' cond { $$ = mk(ps, SP_N_DEREF, @$, $2, NULL, NULL); }
+	;
+
+/* if c { a } else { b } as an expression (bpftrace 0.27): c ? {a} : {b} */
+if_expr:
+	IFX cond body ELSE body {
+		$$ = mk(ps, SP_N_TERNARY, @$, $2, block_expr(ps, $3, @3), block_expr(ps, $5, @5));
+	}
+	| IFX cond body ELSE if_expr {
+		$$ = mk(ps, SP_N_TERNARY, @$, $2, block_expr(ps, $3, @3), $5);
+	}
 	;
 
 lvalue:
@@ -506,6 +579,7 @@ map:
 
 expr:
 	expr '?' expr ':' expr { $$ = mk(ps, SP_N_TERNARY, @$, $1, $3, $5); }
+	| expr '?' ':' expr { $$ = mk(ps, SP_N_TERNARY, @$, $1, $1, $4); }
 	| expr LOR expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_LOR, $1, $3); }
 	| expr LAND expr { $$ = mk_op(ps, SP_N_BINOP, @$, SP_OP_LAND, $1, $3); }
 	| expr '|' expr { $$ = mk_op(ps, SP_N_BINOP, @$, '|', $1, $3); }
@@ -548,6 +622,7 @@ postfix:
 /* let $x: uint8, let $s: string (bpftrace's name; sema checks the rest) */
 var_type:
 	type_name
+	| type_name '[' INT ']' { $$ = sp_type_array(A, $1, (uint32_t)$3.v); }
 	| IDENT {
 		if (strcmp($1, "string")) {
 			sp_diag_at(ps->diag, SP_DIAG_ERROR, @1, "unknown type '%s'", $1);
@@ -590,6 +665,7 @@ primary:
 	}
 	| '(' expr ')' { $$ = $2; }
 	| '{' stmts '}' { $$ = block_expr(ps, $2, @$); }
+	| if_expr
 	| '(' record_fields ')' { $$ = record(ps, $2, @$); }
 	| '(' expr ',' args ')' {
 		$$ = mk(ps, SP_N_TUPLE, @$, NULL, NULL, NULL);
@@ -687,7 +763,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct sp_pstate *ps)
 			 yysymbol_name(close));
 	for (i = 0; n > 0 && n <= 4 && i < n && len < sizeof(msg); i++)
 		len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s",
-					i == 0 ? ", expecting " : " or ", yysymbol_name(exp[i]));
+					i == 0 ? ", expecting " : " or ",
+					yysymbol_name(exp[i] == YYSYMBOL_IFX ? YYSYMBOL_IF : exp[i]));
 	sp_diag_at(ps->diag, SP_DIAG_ERROR, loc, "%s", msg);
 	if (ps->prev_tok == PRED_CLOSE && tok != YYSYMBOL_YYEOF)
 		sp_diag_note(ps->diag, loc, "a '/' inside a predicate ends it: write division "

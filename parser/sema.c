@@ -57,8 +57,19 @@ static struct sema_scope *probe_scope(struct sema *s)
 static void scope_push(struct sema *s, struct sema_scope *sc)
 {
 	sc->vars = NULL;
+	sc->serial = ++s->nscopes;
 	sc->up = s->scope;
 	s->scope = sc;
+}
+
+static bool scope_open(const struct sema *s, int serial)
+{
+	const struct sema_scope *sc;
+
+	for (sc = s->scope; sc; sc = sc->up)
+		if (sc->serial == serial)
+			return true;
+	return false;
 }
 
 static void scope_pop(struct sema *s)
@@ -126,6 +137,7 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		v->id = s->nvars++;
 		v->type = t->kind == SP_T_INT ? var_int(s, t) : var_final_type(s, v->id, t);
 		v->first = lv->span;
+		v->home = s->scope->serial;
 		v->next = probe_scope(s)->vars;
 		probe_scope(s)->vars = v;
 	} else if (sp_type_is_none(t)) {
@@ -134,6 +146,8 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		sema_err(s, lv->span, "type mismatch for '%s': cannot assign '%s' to a '%s' variable",
 			 lv->name, sema_tstr(s, t), sema_tstr(s, v->type));
 		sema_note(s, v->first, "'%s' was first assigned here", lv->name);
+	} else if ((t->kind == SP_T_PTR || t->kind == SP_T_ARRAY) && t->user != v->type->user) {
+		v->type = t; /* a let-declared pointer takes the space of what it holds */
 	} else if (t->size > v->type->size && t->kind != SP_T_INT) {
 		v->type = t; /* strings widen */
 	}
@@ -183,6 +197,8 @@ static void assign_var(struct sema *s, struct sp_node *n)
 		}
 		return;
 	}
+	if (var_find(s, lv->name))
+		t = sema_record_order(s, n->b, t, var_find(s, lv->name)->type);
 	var_assign(s, lv, t);
 }
 
@@ -218,6 +234,7 @@ static void assign_map(struct sema *s, struct sp_node *n)
 		m->type = mm->value;
 		return;
 	}
+	t = sema_record_order(s, n->b, t, sema_map_get(s, m->name)->value);
 	sema_map_value(s, m, t, m->span);
 }
 
@@ -317,8 +334,11 @@ static struct sp_type *let_type(struct sema *s, struct sp_node *n)
 		return sp_type_int(s->a, t->size, t->is_signed);
 	if (t->kind == SP_T_STRING)
 		return sp_type_string(s->a, t->size ? t->size : (uint32_t)s->strlen);
+	/* let $t: struct task_struct *, let $w: struct W[10] (bpftrace 0.27) */
+	if ((t->kind == SP_T_PTR || (t->kind == SP_T_ARRAY && t->count > 0)) && t->pointee)
+		return sema_complete(s, t->pointee, n->span) ? sema_let_space(s, t) : NULL;
 	sema_err(s, n->span, "a variable cannot be declared as '%s': let takes an integer type, "
-		 "bool or string", sema_tstr(s, t));
+		 "bool, string or a pointer", sema_tstr(s, t));
 	return NULL;
 }
 
@@ -346,6 +366,8 @@ static void let_stmt(struct sema *s, struct sp_node *n)
 
 	if (n->b)
 		vt = sema_readable(s, n->b); /* before $x exists: `let $x = $x` is an error */
+	if (old && old->home && !scope_open(s, old->home))
+		old = NULL; /* first assigned in a block now closed: 0.27 scopes it there */
 	if (old) {
 		sema_err(s, var->span, "variable %s was already declared: variable shadowing is "
 			 "not allowed", var->name);
@@ -473,6 +495,10 @@ static void stmt(struct sema *s, struct sp_node *n)
 		s->unroll = copies;
 		block(s, n->b);
 		s->unroll = saved;
+		break;
+	case SP_N_RETURN: /* return expr (bpftrace 0.27): expr runs, the probe ends */
+		if (n->a)
+			sema_expr(s, n->a);
 		break;
 	case SP_N_BREAK:
 	case SP_N_CONTINUE:

@@ -35,12 +35,14 @@ struct sema_var {
 	struct sp_type *type;
 	struct sp_span first;
 	int id;
+	int home;                  /* serial of the scope that first assigned it (no let) */
 	struct sema_var *next;
 };
 
 struct sema_scope {
 	struct sema_var *vars;
 	struct sema_scope *up;
+	int serial;                /* unique in the program: sema_var.home names it */
 };
 
 /* Copies of one body nested unroll()s may make: 100 x 10. Each copy costs
@@ -54,6 +56,7 @@ struct sema {
 	bool quiet;                /* pass 1: learn map types, report nothing */
 	struct sema_map *maps;
 	struct sema_scope *scope;
+	int nscopes;
 	int nvars;
 	struct sp_type **var_final; /* by var id: a string/tuple variable's widest type, from pass 1 */
 	int var_cap;
@@ -92,6 +95,9 @@ struct sp_type *sema_expr(struct sema *s, struct sp_node *n);
 struct sp_type *sema_value(struct sema *s, struct sp_node *n);
 struct sp_type *sema_agg_int(struct sema *s, const struct sp_type *t);
 struct sp_type *sema_readable(struct sema *s, struct sp_node *n);
+struct sp_type *sema_cmp_bool(struct sema *s, bool is_signed);
+struct sp_type *sema_record_order(struct sema *s, struct sp_node *n, struct sp_type *t,
+				  const struct sp_type *want);
 /* The check hooks of stdlib/builtins.def's rows (the check column X is
  * sema_check_X, in sema_call.c or sema_builtins.c): called after the
  * columns' checks, they report what the columns cannot say; the type they
@@ -130,6 +136,7 @@ bool sema_is_agg_call(const struct sp_node *n);
 
 /* sema_ctype.c */
 bool sema_complete(struct sema *s, struct sp_type *t, struct sp_span at);
+struct sp_type *sema_let_space(struct sema *s, struct sp_type *t);
 struct sp_type *sema_cast(struct sema *s, struct sp_node *n);
 struct sp_type *sema_deref(struct sema *s, struct sp_node *n);
 struct sp_type *sema_addrof(struct sema *s, struct sp_node *n);

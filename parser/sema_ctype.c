@@ -109,6 +109,13 @@ static bool default_user(struct sema *s)
 
 static bool in_memory(const struct sp_node *n, bool *user);
 
+/* The type of `let $p: T *` or `let $a: T[N]`: in the probe's default
+ * space, as a cast of an integer to it would be. */
+struct sp_type *sema_let_space(struct sema *s, struct sp_type *t)
+{
+	return in_space(s, t, default_user(s));
+}
+
 /* Bytes of an integer, a string or an integer array as an array cast
  * reads them; 0: none of those. */
 static uint32_t cast_bytes(const struct sp_type *t)
@@ -249,6 +256,40 @@ struct sp_type *sema_deref(struct sema *s, struct sp_node *n)
 	return n->type = p ? p : none(s);
 }
 
+/* An index of integer literals and + - * (1 + 1), as bpftrace folds it */
+static bool const_index(const struct sp_node *n, int64_t *v)
+{
+	int64_t a, b;
+
+	if (n->kind != SP_N_BINOP || (n->op != '+' && n->op != '-' && n->op != '*'))
+		return sema_const_int(n, v);
+	if (!const_index(n->a, &a) || !const_index(n->b, &b) || a < -65536 || a > 65536 ||
+	    b < -65536 || b > 65536)
+		return false;
+	*v = n->op == '+' ? a + b : n->op == '-' ? a - b : a * b;
+	return true;
+}
+
+/* $t[i] of a tuple: i a constant, the node becomes $t.i */
+static struct sp_type *tuple_elem(struct sema *s, struct sp_node *n, struct sp_type *t)
+{
+	int64_t v;
+
+	if (!const_index(n->b, &v)) {
+		sema_err(s, n->b->span, "a tuple's index must be a constant integer");
+		return n->type = none(s);
+	}
+	if (v < 0 || v >= t->nelems) {
+		sema_err(s, n->b->span, "tuple index %lld out of range for '%s'", (long long)v,
+			 sema_tstr(s, t));
+		return n->type = none(s);
+	}
+	n->kind = SP_N_TUPLE_INDEX;
+	n->ival = v;
+	n->b = NULL;
+	return n->type = t->elems[v];
+}
+
 struct sp_type *sema_index(struct sema *s, struct sp_node *n)
 {
 	struct sp_type *t = sema_value(s, n->a), *i = sema_value(s, n->b), *e;
@@ -277,6 +318,8 @@ struct sp_type *sema_index(struct sema *s, struct sp_node *n)
 		}
 		return n->type = sp_type_int(s->a, 1, true);
 	}
+	if (t->kind == SP_T_TUPLE) /* $t[1 + 1] (bpftrace 0.27): $t.2 */
+		return tuple_elem(s, n, t);
 	if (t->kind != SP_T_PTR) {
 		sema_err(s, n->span, "'[]' needs a pointer, an array or a string, not '%s'",
 			 sema_tstr(s, t));
@@ -350,7 +393,7 @@ struct sp_type *sema_ptr_binop(struct sema *s, struct sp_node *n, struct sp_type
 	if (!px && !py)
 		return NULL;
 	if (cmp && (px || x->kind == SP_T_INT) && (py || y->kind == SP_T_INT))
-		return s->u64;
+		return sema_cmp_bool(s, false); /* as every comparison (bpftrace 0.27) */
 	if (px && !py && y->kind == SP_T_INT && (n->op == '+' || n->op == '-'))
 		return x;
 	if (py && !px && x->kind == SP_T_INT && n->op == '+')

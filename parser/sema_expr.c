@@ -218,6 +218,17 @@ static struct sp_type *agg_operand(struct sema *s, struct sp_node *e, struct sp_
 	return v;
 }
 
+/* The result of a comparison, !, && or ||: a bool (bpftrace 0.27: it
+ * prints true/false) 64 bits wide, signed or not, so that it counts in
+ * arithmetic and further comparisons as the integer 0.17 made it. */
+struct sp_type *sema_cmp_bool(struct sema *s, bool is_signed)
+{
+	struct sp_type *t = sp_type_int(s->a, 8, is_signed);
+
+	t->fmt = "bool";
+	return t;
+}
+
 static bool is_cmp(int op)
 {
 	return op == '<' || op == '>' || op == SP_OP_LE || op == SP_OP_GE;
@@ -276,11 +287,11 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 	if (x->kind == SP_T_PTR || y->kind == SP_T_PTR)
 		return n->type = sema_ptr_binop(s, n, x, y);
 	if (x->kind == SP_T_STRING && y->kind == SP_T_STRING && eq)
-		return n->type = s->u64;
+		return n->type = sema_cmp_bool(s, false);
 	/* arrays of one type, and buffers, compare byte for byte (as bpftrace) */
 	if (eq && ((x->kind == SP_T_ARRAY && sp_type_equal(x, y)) ||
 		   (x->kind == SP_T_BUF && y->kind == SP_T_BUF)))
-		return n->type = s->u64;
+		return n->type = sema_cmp_bool(s, false);
 	if ((x->kind == SP_T_STRING && y->kind == SP_T_INT) ||
 	    (x->kind == SP_T_INT && y->kind == SP_T_STRING)) {
 		if (eq || is_cmp(n->op)) {
@@ -295,8 +306,11 @@ static struct sp_type *binop(struct sema *s, struct sp_node *n)
 		return n->type = none(s);
 	}
 	sign_warnings(s, n, x, y);
-	/* comparisons and && || too give 0 or 1 typed like arithmetic: signed
-	 * when both operands are, as bpftrace types them (-1 < (1 == 1)) */
+	/* comparisons, && and || give a bool, as in bpftrace 0.27 (print(1 < 2)
+	 * prints true): 0 or 1, typed like arithmetic, signed when both operands
+	 * are, as bpftrace types them (-1 < (1 == 1)) */
+	if (eq || is_cmp(n->op) || n->op == SP_OP_LAND || n->op == SP_OP_LOR)
+		return n->type = sema_cmp_bool(s, x->is_signed && y->is_signed);
 	return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
 }
 
@@ -309,14 +323,14 @@ static struct sp_type *unop(struct sema *s, struct sp_node *n)
 	if (!t || sp_type_is_none(t))
 		return n->type = none(s);
 	if (n->op == '!' && t->kind == SP_T_PTR)
-		return n->type = s->u64;
+		return n->type = sema_cmp_bool(s, false);
 	if (t->kind != SP_T_INT) {
 		sema_err(s, n->span, "invalid operand to '%s': '%s'", sp_op_str(n->op, op),
 			 sema_tstr(s, t));
 		return n->type = none(s);
 	}
 	if (n->op == '!')
-		return n->type = s->u64;
+		return n->type = sema_cmp_bool(s, false);
 	/* - and ~ keep the operand's signedness, as in C and bpftrace */
 	return n->type = sp_type_int(s->a, 8, t->is_signed);
 }
@@ -356,7 +370,7 @@ static struct sp_type *ternary(struct sema *s, struct sp_node *n)
 	struct sp_type *c = sema_value(s, n->a);
 	struct sp_type *x = sema_expr(s, n->b), *y = sema_expr(s, n->c);
 
-	if (!sp_type_is_int(c))
+	if (!sp_type_is_int(c) && c->kind != SP_T_PTR) /* a pointer is true when not NULL */
 		sema_err(s, n->a->span, "condition must be an integer, not '%s'", sema_tstr(s, c));
 	if (x->kind == SP_T_VOID && y->kind == SP_T_VOID)
 		return n->type = x;
@@ -374,6 +388,55 @@ static struct sp_type *ternary(struct sema *s, struct sp_node *n)
 	if (x->kind == SP_T_INT)
 		return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
 	return n->type = widen(s, x, y);
+}
+
+static int field_index(const struct sp_type *t, const char *name)
+{
+	for (int i = 0; i < t->nelems; i++)
+		if (!strcmp(t->names[i], name))
+			return i;
+	return -1;
+}
+
+/* $r = (b=1, a=2) where $r is (a=.., b=..): bpftrace 0.27 matches a record's
+ * fields by name. The literal n takes the target's order; n->order keeps the
+ * source order its fields are evaluated in. t is n's type; the result is the
+ * type to assign. */
+struct sp_type *sema_record_order(struct sema *s, struct sp_node *n, struct sp_type *t,
+				  const struct sp_type *want)
+{
+	struct sp_node **items;
+	struct sp_type **el;
+	int *order, k;
+
+	if (n->kind != SP_N_TUPLE || !n->fnames || n->order || !want || !t ||
+	    t->kind != SP_T_TUPLE || want->kind != SP_T_TUPLE || !want->names ||
+	    t->nelems != want->nelems || n->list.len != t->nelems)
+		return t;
+	for (k = 0; k < t->nelems && !strcmp(n->fnames[k], want->names[k]); k++)
+		;
+	if (k == t->nelems) /* already in order */
+		return t;
+	for (k = 0; k < t->nelems; k++)
+		if (field_index(want, n->fnames[k]) < 0)
+			return t; /* another record: the caller reports the mismatch */
+	items = sp_arena_alloc(s->a, sizeof(*items) * (size_t)t->nelems);
+	el = sp_arena_alloc(s->a, sizeof(*el) * (size_t)t->nelems);
+	order = sp_arena_alloc(s->a, sizeof(*order) * (size_t)t->nelems);
+	for (k = 0; k < t->nelems; k++) {
+		int i = field_index(want, n->fnames[k]);
+
+		items[i] = n->list.items[k];
+		el[i] = t->elems[k];
+		order[k] = i;
+	}
+	for (k = 0; k < t->nelems; k++)
+		n->list.items[k] = items[k];
+	n->fnames = want->names;
+	n->order = order;
+	n->type = sp_type_tuple(s->a, t->nelems, el);
+	n->type->names = want->names;
+	return n->type;
 }
 
 static struct sp_type *incdec(struct sema *s, struct sp_node *n)

@@ -242,6 +242,9 @@ static bool elems_match(const struct sp_type *x, const struct sp_type *y, bool e
 
 	if (x->nelems != y->nelems)
 		return false;
+	for (i = 0; x->names && y->names && i < x->nelems; i++)
+		if (strcmp(x->names[i], y->names[i])) /* records: the same fields */
+			return false;
 	for (i = 0; i < x->nelems; i++)
 		if (exact ? !sp_type_equal(x->elems[i], y->elems[i])
 			  : !sp_type_compatible(x->elems[i], y->elems[i]))

@@ -222,3 +222,21 @@ BEGIN < $x = 2; if ($x > 1) { printf("%d\n", $x >> 1); } exit(); >
 1
 
 
+### bpftrace027_statement_forms
+# bpftrace: skip 0.17 has none of these forms (0.27: paren-less conditions, if as a value, ?:, _ =, return expr)
+BEGIN { @a[1] = 1; $i = 0; while !($i >= 3) { $i++; } if $i { printf("i=%d\n", $i); } else if !$i { printf("no\n"); } for $k : 0..2 { printf("k=%d\n", $k); } for $kv : @a { print($kv); } if 1 { $x = 7; } let $x = "late"; print($x); $v = if ($i > 5) { "big" } else if $i { "some" } else { "none" }; print($v); print(if $i { if 0 { 1 } else { 2 } } else { 3 }); $z = 0; print(($z ?: 10, $i ?: 10)); _ = { printf("discarded\n"); 1 }; $t = (1, "two", 3); print($t[1 + 1]); print(curtask ? "task" : "none"); clear(@a); exit(); return printf("not reached\n"); }
+--- stdout
+i=3
+k=0
+k=1
+(1, 1)
+late
+some
+2
+(10, 3)
+discarded
+3
+task
+
+
+

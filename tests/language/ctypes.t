@@ -82,10 +82,10 @@ struct foo { int a; char name[8]; long b; };
 uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $p = (int32 *)arg0; printf("%d %d %c\n", *$p, $p[0], *((uint8 *)arg0 + 4)); $q = $p + 1; $p++; print($p == $q); $p -= 1; print(*$p); $f = (struct foo *)arg0; print((uint64)($f + 1) - (uint64)$f); print($f != 0); print($f->name[1]); }
 --- stdout
 43 43 h
-1
+true
 43
 24
-1
+true
 101
 
 
@@ -326,7 +326,7 @@ uprobe:$WORKLOAD:take_foo /arg1 == 1/ { $f = (struct foo *)arg0; $pi = &$f->in; 
 # bpftrace: skip 0.17 has no '&' (bpftrace 0.26 added it)
 struct foo { unsigned int lo:4, hi:4; } BEGIN { $v = (uint32)0x5a; $s = "hi"; $t = (1, "x"); $f = *(struct foo *)&$v; $c = *((int8 *)&$s + 1); $p = &$v; print(($f.hi, $c, *$p, $p != 0, *&$t)); exit(); }
 --- stdout
-(5, 105, 90, 1, (1, x))
+(5, 105, 90, true, (1, x))
 
 
 ### dwarf_structs

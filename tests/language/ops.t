@@ -150,3 +150,14 @@ BEGIN { printf("%lld %lld %llu\n", (-3) >> 7, -1024 >> 3, (uint64)(-1024) >> 60)
 144115188075855871 2305843009213693824 15
 
 
+### compare_is_bool
+# bpftrace: skip 0.17 prints comparisons as 1 and 0; 0.27 (and sprof) print them as bool, true or false
+BEGIN { print(1 < 2); print({ $x = 1; $x > 1 }); @m[pid == 0] = !0; @t = ("a" == "a", 2 != 2, 1 && 0, 0 || 3); printf("%d %d %lld\n", 1 < 2, (1 < 2) + 1, ((1 && (uint64)5) < -8)); exit(); }
+--- stdout
+true
+false
+1 2 1
+
+
+@m[false]: true
+@t: (true, false, false, true)

@@ -40,6 +40,15 @@ BEGIN { $v = (x=1, y=-2); $r = (a=0, b="str", c=(5, 6), d=$v); printf("%d %s %d 
 
 @k[{ .n = 1, .s = k }]: 2
 @r: { .a = 0, .b = str, .c = (5, 6), .d = { .x = 1, .y = -2 } }
+### records_by_name
+# bpftrace: skip records are bpftrace 0.27's (0.27 matches their fields by name)
+BEGIN { $a = (color="green", size=2); $a = (size={ printf("s"); 10 }, color={ printf("c\n"); "blue" }); print($a); @m = (x=1, y="a"); @m = (y="bb", x=3); exit(); }
+--- stdout
+sc
+{ .color = blue, .size = 10 }
+
+
+@m: { .x = 3, .y = bb }
 ### records_json
 # bpftrace: skip records are bpftrace 0.27's
 # opts: -f json

@@ -222,3 +222,11 @@ t=22
 
 
 
+### let_pointer_and_array
+# bpftrace: skip 0.17 has no let (0.21+); pointer and array declarations are 0.27's
+BEGIN { let $t: struct task_struct *; $t = curtask; print($t->pid > 0); let $a: int32[2] = (int32[2])(uint64)0x500000003; print(($a[0], $a[1])); exit(); }
+--- stdout
+true
+(3, 5)
+
+
