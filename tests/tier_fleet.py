@@ -503,6 +503,109 @@ class HostileServer:
         self.sock.close()
 
 
+class LostAnswerProxy:
+    """A TCP proxy to the ClickHouse server that passes the first LOSE inserts
+    of batch rows (a query_id=sprof-batch-...) through, lets the server store
+    them, then drops the answer and the connection: an insert that timed out
+    on the client but that the server executed."""
+
+    def __init__(self, port, lose):
+        self.port_to, self.left, self.lost = port, lose, 0
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.lock = threading.Lock()
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.pump, args=(conn,), daemon=True).start()
+
+    def pump(self, conn):
+        up = socket.create_connection(("127.0.0.1", self.port_to))
+        state = {"drop": False}
+
+        def down():  # the server's answers, unless this request's is to be lost
+            try:
+                while True:
+                    b = up.recv(65536)
+                    if not b:
+                        break
+                    if state["drop"]:
+                        with self.lock:
+                            self.lost += 1
+                        break
+                    conn.sendall(b)
+            except OSError:
+                pass
+            for s in (conn, up):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        threading.Thread(target=down, daemon=True).start()
+        try:
+            while True:
+                b = conn.recv(65536)
+                if not b:
+                    break
+                if b"sprof-batch-" in b:
+                    with self.lock:
+                        if self.left > 0:
+                            self.left -= 1
+                            state["drop"] = True
+                up.sendall(b)
+        except OSError:
+            pass
+        finally:
+            try:
+                up.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def close(self):
+        self.sock.close()
+
+
+def test_lost_answer(ctx):
+    """an insert the server executed but whose answer never came (a timeout, a
+    dropped connection) was sent again blindly: one batch stored 6 times. Now
+    sprof asks whether the batch id is in the table before sending it again:
+    every sample it took is stored once"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    table(ctx, srv, "fleet.lost")
+    port = int(re.search(r":(\d+)/", srv.url("fleet.lost")).group(1))
+    proxy = LostAnswerProxy(port, 2)
+    try:
+        url = srv.url("fleet.lost").replace(":%d/" % port, ":%d/" % proxy.port)
+        proc, lines, t = start_sprof(ctx, "--continuous", "1s", "--duration", "5s", "--export", url,
+                                     "--host-name", "lost", "-o", os.devnull, "-e",
+                                     "profile:hz:99 { @[comm, ustack] = count(); }")
+        rc = proc.wait(120)
+        t.join(10)
+    finally:
+        proxy.close()
+    err = "".join(lines)
+    assert rc == 0, (rc, err[-3000:])
+    assert proxy.lost == 2, "the proxy lost %d answers, not 2: the test tests nothing\n%s" % (proxy.lost, err)
+    taken, sent, dropped = totals(err)
+    stored = int(q(srv, "SELECT sum(count) FROM fleet.lost WHERE host = 'lost'")[0][0])
+    batches = int(q(srv, "SELECT uniqExact(batch_id) FROM fleet.lost WHERE host = 'lost'")[0][0])
+    assert taken > 0 and dropped == 0 and stored == taken == sent, (stored, taken, sent, dropped, err[-3000:])
+    said = re.findall(r"batch [0-9a-f]{16} is in the table already \(an earlier try went through\): not sent "
+                      r"again", err)
+    assert len(said) == 2, err[-3000:]
+    assert batches >= 5, batches
+
+
 def test_hostile_server(ctx):
     """an agent's server that trickles its answer (held sprof for ever) or
     floods it (4.2 GB RSS): the statement fails within its deadline (3 x
@@ -1388,6 +1491,7 @@ def tests(ctx):
     yield "slow-report", test_slow_report
     yield "silent-server", test_silent_server
     yield "hostile-server", test_hostile_server
+    yield "lost-answer", test_lost_answer
     yield "password-hidden", test_password_hidden
     yield "down-shard", test_down_shard
     yield "errors", test_errors
