@@ -639,6 +639,31 @@ def test_password_hidden(ctx):
         assert r.rc != 0 and "s3cr" not in r.err + r.out and "clickhouse://agent:***@" in r.err, (args, r.err)
 
 
+def test_password_not_in_ps(ctx):
+    """a password in the URL stayed in ps (/proc/PID/cmdline) for the whole
+    run: it is starred as sprof starts, the rest of the command line as typed"""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4)
+    port = sock.getsockname()[1]
+    url = "clickhouse://agent:s3cr%%2Ft@127.0.0.1:%d/fleet.stacks" % port
+    try:
+        for args in (["report", "--from", url, "--timeout", "1s"],
+                     ["--export=" + url, "-e", "BEGIN { exit(); }"]):
+            p = subprocess.Popen([ctx.sprof] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                time.sleep(0.5)
+                with open("/proc/%d/cmdline" % p.pid, "rb") as f:
+                    shown = f.read().decode().split("\0")
+            finally:
+                p.kill()
+                p.communicate()
+            want = [ctx.sprof] + [a.replace("s3cr%2Ft", "********") for a in args] + [""]
+            assert shown == want, (shown, want)
+    finally:
+        sock.close()
+
+
 def test_down_shard(ctx):
     """a Distributed table with a shard down: the report names it; --skip-down-shards reports the rest"""
     srv = server(ctx)
@@ -1493,6 +1518,7 @@ def tests(ctx):
     yield "hostile-server", test_hostile_server
     yield "lost-answer", test_lost_answer
     yield "password-hidden", test_password_hidden
+    yield "password-not-in-ps", test_password_not_in_ps
     yield "down-shard", test_down_shard
     yield "errors", test_errors
     yield "credentials", test_credentials
