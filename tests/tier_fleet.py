@@ -1289,6 +1289,47 @@ def test_spool(ctx):
     # a batch stored twice would count its samples twice: stored == sent says none was
 
 
+def test_chaos_periods(ctx):
+    """issue 25's chaos test: ClickHouse stopped for 60 s and started again
+    during a 3-minute `--continuous 5s --spool` export: the periods of the
+    outage wait in the spool, and every period arrives, each once: 35-38
+    batches (one a period, the last a part period), each of one time, and
+    every sample sprof took stored once (a batch stored twice would count
+    its samples twice)"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.periods")
+    spool = os.path.join(ctx.workdir, "spool-periods")
+    shutil.rmtree(spool, ignore_errors=True)
+    try:
+        proc, lines, t = start_sprof(ctx, "--continuous", "5s", "--duration", "180s", "--export", url,
+                                     "--host-name", "periods", "--spool", spool, "-o", os.devnull, "-e",
+                                     "profile:hz:99 { @[comm, ustack] = count(); }")
+        wait_for(lambda: any(ATTACHED.match(l) for l in lines) or proc.poll() is not None, 60,
+                 "sprof attached")
+        time.sleep(30)
+        srv.stop()
+        time.sleep(60)
+        waiting = [f for f in os.listdir(spool) if f.endswith(".c")]
+        server(ctx)
+        rc = proc.wait(240)
+        t.join(10)
+    finally:
+        server(ctx)
+    err = "".join(lines)
+    assert rc == 0, (rc, err[-3000:])
+    assert len(waiting) >= 10, "the outage's periods did not wait in the spool: %s" % waiting
+    print("chaos: %d batches waited in the spool during the outage" % len(waiting))
+    taken, sent, dropped = totals(err)
+    stored = int(q(srv, "SELECT sum(count) FROM fleet.periods WHERE host = 'periods'")[0][0])
+    assert dropped == 0 and stored == taken == sent, (stored, taken, sent, dropped, err[-3000:])
+    per = q(srv, "SELECT batch_id, uniqExact(time) FROM fleet.periods WHERE host = 'periods' "
+                 "GROUP BY batch_id ORDER BY batch_id")
+    assert all(r[1] == "1" for r in per), per
+    assert 35 <= len(per) <= 38, (len(per), per)
+    assert not [f for f in os.listdir(spool) if f.endswith(".c")], os.listdir(spool)
+
+
 def test_continuous_errors(ctx):
     """--continuous with a bad period or an option it cannot work with"""
     for args, want in ((["--continuous", "0"], "invalid --continuous '0'"),
@@ -1533,6 +1574,7 @@ def tests(ctx):
     yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors
     yield "spool", test_spool
+    yield "chaos-periods", test_chaos_periods
     yield "serve", test_serve
     srv = getattr(ctx, "_ch", None)
     if srv:
