@@ -761,7 +761,7 @@ BIG_PROFILE = "profile:hz:999 { @s[kstack, ustack, comm, tid] = count(); @n[nsec
 
 def t_output_disk_full(ctx):
     """-o on a full disk (a 64 KiB tmpfs): the cause is said (it was no
-    message at all for text, "Input/output error" for svg), the exit status
+    message at all for text and JSON, "Input/output error" for svg), the exit status
     is 1 and the report goes to a new 0600 file in $TMPDIR, never through a
     symlink a local user planted at the name sprof would have used."""
     ctx.require_bpf()
@@ -772,7 +772,7 @@ def t_output_disk_full(ctx):
         raise ctx.Skip("cannot mount a tmpfs here")
     victim = os.path.join(ctx.workdir, "victim")
     try:
-        for name, want in (("x.txt", "@n["), ("x.svg", "<svg")):
+        for name, want in (("x.txt", "@n["), ("x.svg", "<svg"), ("x.json", '{"type": "map"')):
             with open(victim, "w") as f:
                 f.write("keep\n")
             # full to the last page: any report fails, however few stacks an idle machine gives
