@@ -1554,6 +1554,29 @@ static int fleet_main(int argc, char **argv)
 	return err ? 1 : 0;
 }
 
+/* A ClickHouse URL's password, clickhouse[+https]://USER:PASS@..., stays in
+ * /proc/PID/cmdline (ps) for the whole run: the argument is copied for the
+ * option parsers and the password's bytes in the original are overwritten
+ * with '*' (the same length: ps shows the rest as typed). */
+static void hide_url_passwords(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i], *url = strstr(a, "clickhouse"), *rest, *at, *colon, *copy;
+
+		if (!url || (url != a && url[-1] != '=') || !(rest = strstr(url, "://")))
+			continue;
+		rest += 3;
+		at = strchr(rest, '@');
+		colon = strchr(rest, ':');
+		if (!at || (strchr(rest, '/') && strchr(rest, '/') < at) || !colon || colon > at)
+			continue;
+		if (!(copy = strdup(a)))
+			continue; /* left as it is: ps shows it, as before */
+		argv[i] = copy; /* never freed: argv lives as long as the process */
+		memset(colon + 1, '*', (size_t)(at - colon - 1));
+	}
+}
+
 /* SIGUSR1 prints the maps once the run loop reads signals; sent during
  * start-up (compiling, loading, attaching) it waits for the loop instead
  * of killing sprof by its default action. A -c child unblocks it. */
@@ -1576,6 +1599,7 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	sp_timings_on(); /* SPROF_TIMINGS: the clock starts here */
+	hide_url_passwords(argc, argv);
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return diff_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)

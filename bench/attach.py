@@ -16,7 +16,10 @@ bpftrace too (slow: minutes). Prints figures only.
 --points 1,10,100,1000 times scripts of N attach points written out one by
 one in one block (`tracepoint:syscalls:sys_enter_read, ... { @[probe] =
 count(); }`; --kind uprobe: N libc functions), which codegen compiles into
-one program (codegen/cg_share.c): start (exec until BEGIN prints, i.e.
+one program (codegen/cg_share.c); --separate writes each point as a block
+of its own (`tracepoint:syscalls:sys_enter_read { @[probe] = count(); }`
+N times), which shares the program across blocks the same way: start
+(exec until BEGIN prints, i.e.
 compiled with --no-cache, loaded, attached) and peak RSS of the process,
 median of --runs, for this sprof, --before (another build, e.g. main's
 before the change) and bpftrace (--bpftrace).
@@ -97,7 +100,9 @@ def bench_points(a):
     print("%-10s %6s %10s %10s" % ("tool", "points", "start s", "peak MB"))
     for n in [int(x) for x in a.points.split(",")]:
         pts = point_names(a.sprof, a.kind, n)
-        script = ", ".join(pts) + ' { @[probe] = count(); }\nBEGIN { printf("ready\\n"); exit(); }\n'
+        body = ' { @[probe] = count(); }\n'
+        script = "".join(p + body for p in pts) if a.separate else ", ".join(pts) + body
+        script += 'BEGIN { printf("ready\\n"); exit(); }\n'
         with tempfile.NamedTemporaryFile("w", suffix=".bt", delete=False) as f:
             f.write(script)
         try:
@@ -118,6 +123,7 @@ def main():
     ap.add_argument("--bpftrace", action="store_true")
     ap.add_argument("--points", help="comma-separated counts of attach points in one block")
     ap.add_argument("--kind", default="tracepoint", choices=("tracepoint", "uprobe"))
+    ap.add_argument("--separate", action="store_true", help="with --points: a block per point")
     ap.add_argument("--before", help="another sprof binary to time beside this one")
     ap.add_argument("--only", help="with --points: time only this tool (sprof, before, bpftrace)")
     a = ap.parse_args()

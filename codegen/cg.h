@@ -106,17 +106,20 @@ struct cg {
 	int nforloops;           /* callbacks made, for their names */
 	uint32_t stack_max;      /* largest value kept on the BPF stack (cg_ir.c); 0: the default */
 
-	/* One program for the attach points of a block (cg_share.c). */
+	/* One program for identical attach points of the script (cg_share.c). */
 	struct cg_kept {
-		char *ir;        /* normalized IR of a kept function of the block */
+		char *ir;        /* normalized IR of a kept function */
+		uint64_t hash;   /* of ir, compared first */
 		const char *prog; /* its name (owned by the plan) */
 	} *kept;
 	int nkept, capkept;
-	bool share_multi;        /* the block has several attach points */
+	bool *share_twin;        /* by block: another block has the same body */
+	bool share_multi;        /* the block has several attach points, or a twin */
+	bool share_several;      /* ... several attach points itself */
 	bool share_try;          /* this point's function may be merged with a kept one */
 	bool share_names;        /* ... and its probe/func would come from the cookie */
 	bool share_fallback;     /* the block read probe/func on a kernel without cookies */
-	int share_printf_base, share_printf_end; /* printfs a candidate may reuse */
+	int share_printf_end;    /* printfs a candidate may reuse: those before it */
 };
 
 /* cg_ir.c (the floor the other files stand on: it calls none of them) */
@@ -154,7 +157,9 @@ uint32_t cg_round_up(uint32_t v, uint32_t a);
 LLVMValueRef cg_map_global_ir(struct cg *g, const char *name);
 
 /* cg_share.c: attach points of a block served by one program */
-void cg_share_block(struct cg *g, const struct sp_node *probe);
+void cg_share_program(struct cg *g, const struct sp_node *prog);
+void cg_share_program_end(struct cg *g);
+void cg_share_block(struct cg *g, const struct sp_node *probe, int idx);
 void cg_share_block_end(struct cg *g);
 void cg_share_point(struct cg *g, enum sp_probe_type t, const struct sp_attach *a);
 bool cg_share_names(struct cg *g);

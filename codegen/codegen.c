@@ -374,7 +374,8 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	g->scratch = g->tmp_base = NULL;
 	g->var_bytes = g->tmp_off = g->tmp_max = 0;
 	/* the unwinder's frames share the stack: only 8-byte values on it (cg_ir.c) */
-	g->stack_max = g->probe && walks_user_stack(g->probe) ? 8 : 0;
+	g->stack_max = g->probe && (walks_user_stack(g->probe->a) ||
+				    walks_user_stack(g->probe->b)) ? 8 : 0; /* not the points: n^2 */
 	g->nchild = 0;
 	g->child_need = 0;
 	g->loop_floor = 0;
@@ -548,14 +549,16 @@ static void cg_program(struct cg *g, const struct sp_node *prog)
 	g->vars = calloc(g->nvars + 1, sizeof(*g->vars));
 	g->var_types = calloc(g->nvars + 1, sizeof(*g->var_types));
 	g->plan->probes = calloc(count_attach(prog) + 1, sizeof(*g->plan->probes));
+	cg_share_program(g, prog);
 	for (int i = 0; i < prog->list.len; i++) {
 		const struct sp_node *probe = prog->list.items[i];
 
-		cg_share_block(g, probe);
+		cg_share_block(g, probe, i);
 		for (int j = 0; j < probe->list.len; j++)
 			cg_probe(g, probe, probe->list.items[j], idx++);
 		cg_share_block_end(g);
 	}
+	cg_share_program_end(g);
 }
 
 /* ---- optimize and emit --------------------------------------------------- */

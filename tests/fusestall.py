@@ -8,6 +8,12 @@ requests are never answered, as on a hung FUSE or NFS mount. Files are
 opened with FOPEN_DIRECT_IO so every read() reaches the file system (the
 page cache that exec filled would otherwise answer). close() aborts the
 connection through fusectl: held reads then fail with ENOTCONN.
+
+With fail_tgid set instead, that process's reads fail with EIO (counted in
+failed) but for the file's first FAIL_SPARE bytes and its section header
+table, as on a disk or network file system that fails part of a file: the
+ELF headers read, the sections do not. direct=False serves the file through
+the page cache (mmap faults reach READ once the cache is dropped).
 """
 import ctypes
 import errno
@@ -25,6 +31,7 @@ IN_HDR = struct.Struct("<IIQQIIIHH")      # fuse_in_header, 40 bytes
 OUT_HDR = struct.Struct("<IiQ")           # fuse_out_header, 16 bytes
 ATTR = struct.Struct("<QQQQQQIIIIIIIIII")  # fuse_attr, 88 bytes
 FUSECTL = "/sys/fs/fuse/connections"
+FAIL_SPARE = 4096
 
 
 def stalled(tid, tgid):
@@ -38,10 +45,13 @@ def stalled(tid, tgid):
 
 
 class StallFS:
-    def __init__(self, mnt, name, data):
-        self.mnt, self.name, self.data = mnt, name.encode(), data
+    def __init__(self, mnt, name, data, direct=True):
+        self.mnt, self.name, self.data, self.direct = mnt, name.encode(), data, direct
+        self.shoff = struct.unpack_from("<Q", data, 0x28)[0] if data[:4] == b"\x7fELF" else len(data)
         self.stall_tgid = None
         self.held = 0            # reads never answered
+        self.fail_tgid = None
+        self.failed = 0          # reads answered with EIO
         self.fd = os.open("/dev/fuse", os.O_RDWR | os.O_CLOEXEC)
         libc = ctypes.CDLL(None, use_errno=True)
         opts = "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other" % self.fd
@@ -79,12 +89,16 @@ class StallFS:
         if op == GETATTR:
             return self.reply(unique, 0, struct.pack("<QII", 3600, 0, 0) + self.attr(node))
         if op in (OPEN, OPENDIR):
-            return self.reply(unique, 0, struct.pack("<QIi", 0, FOPEN_DIRECT_IO, 0))
+            return self.reply(unique, 0, struct.pack("<QIi", 0, FOPEN_DIRECT_IO if self.direct else 0, 0))
         if op == READ:
             _fh, off, size = struct.unpack_from("<QQI", arg)
             if self.stall_tgid is not None and stalled(pid, self.stall_tgid):
                 self.held += 1
                 return None
+            if self.fail_tgid is not None and stalled(pid, self.fail_tgid) and \
+                    off + size > FAIL_SPARE and off < self.shoff:
+                self.failed += 1
+                return self.reply(unique, errno.EIO)
             return self.reply(unique, 0, self.data[off:off + size])
         if op in (RELEASE, FLUSH, RELEASEDIR):
             return self.reply(unique)

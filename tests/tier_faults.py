@@ -592,6 +592,55 @@ def t_fuse_stalled_binary(ctx):
             target.wait()
 
 
+def t_fuse_eio_binary(ctx):
+    """A program run from a FUSE mount that fails sprof's reads with EIO but
+    for the ELF header and section headers (tests/fusestall.py fail_tgid):
+    an EIO file system under a libelf mmap raised SIGBUS and lost the whole
+    report. Files are read with pread now: the symbols of that file are
+    missing, the run goes on, SIGINT prints the report, exit 0."""
+    ctx.require_bpf()
+    import fusestall
+    if not fusestall.ensure_dev_fuse():
+        if ctx.ci:
+            raise AssertionError("CI=true but /dev/fuse is missing and cannot be made")
+        raise ctx.Skip("no /dev/fuse")
+    mnt = os.path.join(ctx.workdir, "fuseeio")
+    os.makedirs(mnt, exist_ok=True)
+    fusestall.ensure_fusectl()
+    wl = ctx.workload("hotwarm")
+    fs = fusestall.StallFS(mnt, "prog", open(wl, "rb").read(), direct=False)
+    target = p = None
+    try:
+        target = subprocess.Popen([os.path.join(mnt, "prog"), "30"], stdout=subprocess.DEVNULL)
+        time.sleep(0.3)
+        with open("/proc/sys/vm/drop_caches", "w") as f:  # what exec read: sprof's reads reach READ
+            f.write("1")
+        p, err = start_sprof(ctx, ["-p", str(target.pid), "-e", "profile:hz:99 { @[ustack] = count(); }"],
+                             "faults_fuse_eio.err", env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
+        fs.fail_tgid = p.pid
+        wait_attached(p, err)
+        time.sleep(2)
+        t = time.time()
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        took = time.time() - t
+        errs = open(err.name).read()
+        assert p.returncode == 0, "exit %s (-7: SIGBUS)\n%s" % (p.returncode, errs[-2000:])
+        assert re.search(r"^@\[", out, re.M) and "__libc_start" in out, out[-2000:]
+        assert fs.failed >= 1, "no read of sprof's failed: the test tests nothing\n" + errs[-2000:]
+        assert took < 3, "took %.1fs after SIGINT" % took
+        print("fuse EIO: %d reads failed, report in %.2f s after SIGINT" % (fs.failed, took))
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        fs.close()
+        if p:
+            p.communicate()
+        if target:
+            target.kill()
+            target.wait()
+
+
 def t_debuglink_sparse_no_checksum(ctx):
     ctx.require_bpf()
     ctx.require_tool("objcopy")
@@ -712,7 +761,7 @@ BIG_PROFILE = "profile:hz:999 { @s[kstack, ustack, comm, tid] = count(); @n[nsec
 
 def t_output_disk_full(ctx):
     """-o on a full disk (a 64 KiB tmpfs): the cause is said (it was no
-    message at all for text, "Input/output error" for svg), the exit status
+    message at all for text and JSON, "Input/output error" for svg), the exit status
     is 1 and the report goes to a new 0600 file in $TMPDIR, never through a
     symlink a local user planted at the name sprof would have used."""
     ctx.require_bpf()
@@ -723,7 +772,7 @@ def t_output_disk_full(ctx):
         raise ctx.Skip("cannot mount a tmpfs here")
     victim = os.path.join(ctx.workdir, "victim")
     try:
-        for name, want in (("x.txt", "@n["), ("x.svg", "<svg")):
+        for name, want in (("x.txt", "@n["), ("x.svg", "<svg"), ("x.json", '{"type": "map"')):
             with open(victim, "w") as f:
                 f.write("keep\n")
             # full to the last page: any report fails, however few stacks an idle machine gives
@@ -1115,6 +1164,7 @@ def tests(ctx):
     yield "dlopen_dlclose_loop", t_dlopen_dlclose_loop
     yield "debuglink_fifo_no_freeze", t_debuglink_fifo_no_freeze
     yield "fuse_stalled_binary", t_fuse_stalled_binary
+    yield "fuse_eio_binary", t_fuse_eio_binary
     yield "output_disk_full", t_output_disk_full
     yield "terminal_escapes_escaped", t_terminal_escapes_escaped
     yield "gopclntab_refused_said", t_gopclntab_refused_said

@@ -521,6 +521,109 @@ class HostileServer:
         self.sock.close()
 
 
+class LostAnswerProxy:
+    """A TCP proxy to the ClickHouse server that passes the first LOSE inserts
+    of batch rows (a query_id=sprof-batch-...) through, lets the server store
+    them, then drops the answer and the connection: an insert that timed out
+    on the client but that the server executed."""
+
+    def __init__(self, port, lose):
+        self.port_to, self.left, self.lost = port, lose, 0
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.lock = threading.Lock()
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.pump, args=(conn,), daemon=True).start()
+
+    def pump(self, conn):
+        up = socket.create_connection(("127.0.0.1", self.port_to))
+        state = {"drop": False}
+
+        def down():  # the server's answers, unless this request's is to be lost
+            try:
+                while True:
+                    b = up.recv(65536)
+                    if not b:
+                        break
+                    if state["drop"]:
+                        with self.lock:
+                            self.lost += 1
+                        break
+                    conn.sendall(b)
+            except OSError:
+                pass
+            for s in (conn, up):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        threading.Thread(target=down, daemon=True).start()
+        try:
+            while True:
+                b = conn.recv(65536)
+                if not b:
+                    break
+                if b"sprof-batch-" in b:
+                    with self.lock:
+                        if self.left > 0:
+                            self.left -= 1
+                            state["drop"] = True
+                up.sendall(b)
+        except OSError:
+            pass
+        finally:
+            try:
+                up.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def close(self):
+        self.sock.close()
+
+
+def test_lost_answer(ctx):
+    """an insert the server executed but whose answer never came (a timeout, a
+    dropped connection) was sent again blindly: one batch stored 6 times. Now
+    sprof asks whether the batch id is in the table before sending it again:
+    every sample it took is stored once"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    table(ctx, srv, "fleet.lost")
+    port = int(re.search(r":(\d+)/", srv.url("fleet.lost")).group(1))
+    proxy = LostAnswerProxy(port, 2)
+    try:
+        url = srv.url("fleet.lost").replace(":%d/" % port, ":%d/" % proxy.port)
+        proc, lines, t = start_sprof(ctx, "--continuous", "1s", "--duration", "5s", "--export", url,
+                                     "--host-name", "lost", "-o", os.devnull, "-e",
+                                     "profile:hz:99 { @[comm, ustack] = count(); }")
+        rc = proc.wait(120)
+        t.join(10)
+    finally:
+        proxy.close()
+    err = "".join(lines)
+    assert rc == 0, (rc, err[-3000:])
+    assert proxy.lost == 2, "the proxy lost %d answers, not 2: the test tests nothing\n%s" % (proxy.lost, err)
+    taken, sent, dropped = totals(err)
+    stored = int(q(srv, "SELECT sum(count) FROM fleet.lost WHERE host = 'lost'")[0][0])
+    batches = int(q(srv, "SELECT uniqExact(batch_id) FROM fleet.lost WHERE host = 'lost'")[0][0])
+    assert taken > 0 and dropped == 0 and stored == taken == sent, (stored, taken, sent, dropped, err[-3000:])
+    said = re.findall(r"batch [0-9a-f]{16} is in the table already \(an earlier try went through\): not sent "
+                      r"again", err)
+    assert len(said) == 2, err[-3000:]
+    assert batches >= 5, batches
+
+
 def test_hostile_server(ctx):
     """an agent's server that trickles its answer (held sprof for ever) or
     floods it (4.2 GB RSS): the statement fails within its deadline (3 x
@@ -552,6 +655,31 @@ def test_password_hidden(ctx):
                  ["--export", "clickhouse://agent:s3cr%2Ft@/fleet", "-e", "BEGIN { exit(); }"]):
         r = ctx.sprof_run(*args, timeout=30)
         assert r.rc != 0 and "s3cr" not in r.err + r.out and "clickhouse://agent:***@" in r.err, (args, r.err)
+
+
+def test_password_not_in_ps(ctx):
+    """a password in the URL stayed in ps (/proc/PID/cmdline) for the whole
+    run: it is starred as sprof starts, the rest of the command line as typed"""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4)
+    port = sock.getsockname()[1]
+    url = "clickhouse://agent:s3cr%%2Ft@127.0.0.1:%d/fleet.stacks" % port
+    try:
+        for args in (["report", "--from", url, "--timeout", "1s"],
+                     ["--export=" + url, "-e", "BEGIN { exit(); }"]):
+            p = subprocess.Popen([ctx.sprof] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                time.sleep(0.5)
+                with open("/proc/%d/cmdline" % p.pid, "rb") as f:
+                    shown = f.read().decode().split("\0")
+            finally:
+                p.kill()
+                p.communicate()
+            want = [ctx.sprof] + [a.replace("s3cr%2Ft", "********") for a in args] + [""]
+            assert shown == want, (shown, want)
+    finally:
+        sock.close()
 
 
 def test_down_shard(ctx):
@@ -1241,6 +1369,47 @@ def test_spool(ctx):
     # a batch stored twice would count its samples twice: stored == sent says none was
 
 
+def test_chaos_periods(ctx):
+    """issue 25's chaos test: ClickHouse stopped for 60 s and started again
+    during a 3-minute `--continuous 5s --spool` export: the periods of the
+    outage wait in the spool, and every period arrives, each once: 35-38
+    batches (one a period, the last a part period), each of one time, and
+    every sample sprof took stored once (a batch stored twice would count
+    its samples twice)"""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.periods")
+    spool = os.path.join(ctx.workdir, "spool-periods")
+    shutil.rmtree(spool, ignore_errors=True)
+    try:
+        proc, lines, t = start_sprof(ctx, "--continuous", "5s", "--duration", "180s", "--export", url,
+                                     "--host-name", "periods", "--spool", spool, "-o", os.devnull, "-e",
+                                     "profile:hz:99 { @[comm, ustack] = count(); }")
+        wait_for(lambda: any(ATTACHED.match(l) for l in lines) or proc.poll() is not None, 60,
+                 "sprof attached")
+        time.sleep(30)
+        srv.stop()
+        time.sleep(60)
+        waiting = [f for f in os.listdir(spool) if f.endswith(".c")]
+        server(ctx)
+        rc = proc.wait(240)
+        t.join(10)
+    finally:
+        server(ctx)
+    err = "".join(lines)
+    assert rc == 0, (rc, err[-3000:])
+    assert len(waiting) >= 10, "the outage's periods did not wait in the spool: %s" % waiting
+    print("chaos: %d batches waited in the spool during the outage" % len(waiting))
+    taken, sent, dropped = totals(err)
+    stored = int(q(srv, "SELECT sum(count) FROM fleet.periods WHERE host = 'periods'")[0][0])
+    assert dropped == 0 and stored == taken == sent, (stored, taken, sent, dropped, err[-3000:])
+    per = q(srv, "SELECT batch_id, uniqExact(time) FROM fleet.periods WHERE host = 'periods' "
+                 "GROUP BY batch_id ORDER BY batch_id")
+    assert all(r[1] == "1" for r in per), per
+    assert 35 <= len(per) <= 38, (len(per), per)
+    assert not [f for f in os.listdir(spool) if f.endswith(".c")], os.listdir(spool)
+
+
 def test_continuous_errors(ctx):
     """--continuous with a bad period or an option it cannot work with"""
     for args, want in ((["--continuous", "0"], "invalid --continuous '0'"),
@@ -1472,7 +1641,9 @@ def tests(ctx):
     yield "slow-report", test_slow_report
     yield "silent-server", test_silent_server
     yield "hostile-server", test_hostile_server
+    yield "lost-answer", test_lost_answer
     yield "password-hidden", test_password_hidden
+    yield "password-not-in-ps", test_password_not_in_ps
     yield "down-shard", test_down_shard
     yield "errors", test_errors
     yield "credentials", test_credentials
@@ -1488,6 +1659,7 @@ def tests(ctx):
     yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors
     yield "spool", test_spool
+    yield "chaos-periods", test_chaos_periods
     yield "serve", test_serve
     srv = getattr(ctx, "_ch", None)
     if srv:

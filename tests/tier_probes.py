@@ -120,6 +120,33 @@ def t_shared_uprobes(ctx):
             raise AssertionError("no -v note of the fallback\n%r" % r)
 
 
+def t_shared_across_blocks(ctx):
+    """Blocks written one per point with the same body share one program
+    (a generated script: a block per function): each point still counts its
+    own calls under its own name and prints its own printf line; a block
+    with another body keeps its program. Without cookies each block gets a
+    program and the counts and names are the same."""
+    ctx.require_bpf()
+    w = calls(ctx)
+    d = os.path.dirname(w)
+    body = ' { @[probe] = count(); @f[func] = count(); if (@f[func] == 1) { printf("first %s\\n", func); } }\n'
+    fns = ("probe_count", "probe_twice", "probe_thrice")
+    prog = "".join("uprobe:./probes_calls:%s%s" % (fn, body) for fn in fns)
+    prog += "uprobe:./probes_calls:probe_count { @other = count(); }\n"
+    for env, progs in ((None, ("uprobe_0",) * 3), ({"SPROF_NO_COOKIES": "1"},
+                                                    ("uprobe_0", "uprobe_1", "uprobe_2"))):
+        r = ok(ctx.sprof_run("-v", "-c", "./probes_calls %d" % N, "-e", prog, cwd=d, env=env))
+        for fn, n, pr in zip(fns, (1, 2, 3), progs):
+            expect(r, r"^@\[uprobe:./probes_calls:%s\]: %d$" % (fn, n * N))
+            expect(r, r"^@f\[%s\]: %d$" % (fn, n * N))
+            expect(r, r"^first %s$" % fn)
+            if "probe 'uprobe:./probes_calls:%s' -> program %s" % (fn, pr) not in r.err:
+                raise AssertionError("%s not served by %s\n%r" % (fn, pr, r))
+        expect(r, r"^@other: %d$" % N)
+        if "-> program uprobe_3" not in r.err:
+            raise AssertionError("the other body shares a program\n%r" % r)
+
+
 def t_shared_tracepoints(ctx):
     """Tracepoints with different records share a program when the block
     reads no args: getppid's enter and exit each fire N times in the child.
