@@ -94,6 +94,7 @@ enum {
 	OPT_RETENTION,
 	OPT_SPOOL,
 	OPT_SPOOL_SIZE,
+	OPT_SPOOL_AGE,
 	OPT_FROM,
 	OPT_WHERE,
 	OPT_SINCE,
@@ -188,6 +189,7 @@ static void usage(FILE *f)
 		"  --retention TIME drop exported days older than TIME (7d, 12h)\n"
 		"  --spool DIR      exports wait in DIR while the server is away, and across restarts\n"
 		"  --spool-size MB  the spool's bound; the oldest batches go past it (default 256)\n"
+		"  --spool-age TIME batches older than TIME leave the spool, counted (e.g. 1d, 12h)\n"
 		"  --unsafe         allow system()\n"
 		"  -I DIR           look for #include files in DIR\n"
 		"  --include FILE   read FILE's C definitions before the program\n"
@@ -632,6 +634,13 @@ static int checked_option(struct cli *c, int opt, const char *arg)
 		c->run.spool_bytes = (size_t)mb << 20;
 		return 0;
 	}
+	case OPT_SPOOL_AGE:
+		if (parse_duration(arg, &ns) || ns < 1000000000ull) {
+			fprintf(stderr, "sprof: invalid --spool-age '%s' (at least 1s: 1d, 12h, 30m)\n", arg);
+			return -EINVAL;
+		}
+		c->run.spool_age_s = ns / 1000000000ull;
+		return 0;
 	}
 	return 1;
 }
@@ -685,6 +694,7 @@ static const struct opt_rule {
 	{ OPT_RETENTION, "--retention", true, { 0 }, NULL },
 	{ OPT_SPOOL, "--spool", true, { 0 }, NULL },
 	{ OPT_SPOOL_SIZE, "--spool-size", true, { 0 }, NULL },
+	{ OPT_SPOOL_AGE, "--spool-age", true, { 0 }, NULL },
 };
 #define NRULES (sizeof(opt_rules) / sizeof(opt_rules[0]))
 
@@ -846,6 +856,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"retention", required_argument, NULL, OPT_RETENTION},
 		{"spool", required_argument, NULL, OPT_SPOOL},
 		{"spool-size", required_argument, NULL, OPT_SPOOL_SIZE},
+		{"spool-age", required_argument, NULL, OPT_SPOOL_AGE},
 		{"param", required_argument, NULL, OPT_PARAM},
 		{"list-scripts", no_argument, NULL, OPT_LIST_SCRIPTS},
 		{"include", required_argument, NULL, OPT_INCLUDE},
@@ -876,6 +887,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	}
 	if (options_clash(c))
 		return -EINVAL;
+	if ((c->run.spool_bytes || c->run.spool_age_s) && !c->run.spool_dir) {
+		fprintf(stderr, "sprof: --spool-size and --spool-age bound a spool: give --spool DIR\n");
+		return -EINVAL;
+	}
 	return positional(c, argc, argv, optind);
 }
 

@@ -183,7 +183,8 @@ static int open_export(struct run *r)
 {
 	struct sp_clickhouse_opts co = { .url = r->o->export_url, .host_name = r->o->host_name,
 					 .retention_s = r->o->retention_s, .spool_dir = r->o->spool_dir,
-					 .spool_bytes = r->o->spool_bytes };
+					 .spool_bytes = r->o->spool_bytes,
+					 .spool_age_s = r->o->spool_age_s };
 
 	if (!r->o->export_url)
 		return 0;

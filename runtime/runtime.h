@@ -57,6 +57,7 @@ struct sp_run_opts {
 	uint64_t retention_s;   /* --retention: drop exported days older than this */
 	const char *spool_dir;  /* --spool: export batches wait on disk here; NULL = in memory */
 	size_t spool_bytes;     /* --spool-size; 0 = 256 MiB */
+	uint64_t spool_age_s;   /* --spool-age: batches older than this leave the spool; 0 = kept */
 	int interp;             /* --interp: enum sp_interp_mode (abi/interp_usdt.h) */
 	bool unsafe;            /* --unsafe: signal(), system(); root only (sp_check_unsafe) */
 	sp_diag_fn diag;

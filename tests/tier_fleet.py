@@ -1369,6 +1369,53 @@ def test_spool(ctx):
     # a batch stored twice would count its samples twice: stored == sent says none was
 
 
+def test_spool_age(ctx):
+    """--spool-age: batches an earlier run left in the spool longer ago than the age are dropped
+    before they are sent, said and counted; younger ones are sent. --spool-age and --spool-size
+    without --spool are refused."""
+    ctx.require_bpf()
+    srv = server(ctx)
+    url = table(ctx, srv, "fleet.spool_age")
+    spool = os.path.join(ctx.workdir, "spool_age")
+    shutil.rmtree(spool, ignore_errors=True)
+    program = "profile:hz:99 { @[comm, ustack] = count(); }"
+    common = ("--continuous", "1s", "--export", url, "--host-name", "age", "--spool", spool, "-o",
+              os.devnull)
+    try:
+        # a run whose batches stay in the spool: the server goes away under it
+        proc, lines, t = start_sprof(ctx, *common, "-e", program)
+        wait_for(lambda: any(ATTACHED.match(l) for l in lines), 60, "sprof attached")
+        srv.stop()
+        time.sleep(4)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+        t.join(10)
+        sent1 = totals("".join(lines))[1]
+        left = sorted(f for f in os.listdir(spool) if f.endswith(".c"))
+        assert len(left) >= 2, (left, "".join(lines)[-3000:])
+    finally:
+        server(ctx)
+    # the oldest half made two hours old (a batch's name is the time it was taken, in ns)
+    old = left[:len(left) // 2]
+    for name in old:
+        aged = "%016x.c" % (int(name[:16], 16) - 2 * 3600 * 10**9)
+        os.rename(os.path.join(spool, name), os.path.join(spool, aged))
+    r = ctx.sprof_run(*common, "--spool-age", "1h", "--duration", "3s", "-e", program, timeout=120)
+    # dropped batches are lost rows: exit status 1, as when the spool is over its size
+    assert r.rc == 1 and re.search(r"\d+ rows lost \(%d batches not sent\)" % len(old), r.err), r
+    said = re.findall(r"the spool \S+ holds batches older than --spool-age 3600s: dropped its "
+                      r"oldest batch \((\d+) rows, (\d+) samples\)", r.err)
+    assert len(said) == len(old), (old, r.err[-3000:])
+    taken, sent, dropped = totals(r.err)
+    assert dropped == sum(int(n) for _, n in said), (dropped, said)
+    assert not [f for f in os.listdir(spool) if f.endswith(".c")], os.listdir(spool)
+    stored = int(q(srv, "SELECT sum(count) FROM fleet.spool_age WHERE host = 'age'")[0][0])
+    assert stored == sent1 + sent and sent > 0, (stored, sent1, sent, taken, dropped)
+    for opt, val in (("--spool-age", "1h"), ("--spool-size", "1")):
+        r = ctx.sprof_run(opt, val, "--export", url, "-e", program, timeout=30)
+        assert r.rc != 0 and "give --spool DIR" in r.err, r
+
+
 def test_chaos_periods(ctx):
     """issue 25's chaos test: ClickHouse stopped for 60 s and started again
     during a 3-minute `--continuous 5s --spool` export: the periods of the
@@ -1659,6 +1706,7 @@ def tests(ctx):
     yield "continuous-server-gone", test_continuous_server_gone
     yield "continuous-errors", test_continuous_errors
     yield "spool", test_spool
+    yield "spool-age", test_spool_age
     yield "chaos-periods", test_chaos_periods
     yield "serve", test_serve
     srv = getattr(ctx, "_ch", None)

@@ -95,6 +95,7 @@ struct sp_clickhouse {
 	uint64_t last_id;
 	char *spool;              /* --spool DIR, or NULL: batches wait in memory */
 	size_t spool_max;
+	uint64_t spool_age_ns;    /* --spool-age, 0: batches wait however long */
 	char inflight[32];        /* the spool file being sent: never trimmed */
 	pthread_mutex_t lock;     /* pending and the counts: a sender thread (--continuous) */
 };
@@ -134,6 +135,7 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 	ch->max_pending = o->max_pending > 0 ? o->max_pending : 16;
 	ch->max_pending_bytes = o->max_pending_bytes ? o->max_pending_bytes : 64u << 20;
 	ch->spool_max = o->spool_bytes ? o->spool_bytes : (size_t)256 << 20;
+	ch->spool_age_ns = o->spool_age_s * 1000000000ull;
 	pthread_mutex_init(&ch->lock, NULL);
 	if (o->spool_dir && (e = sp_spool_open(o->spool_dir)) != 0) {
 		fprintf(stderr, "sprof: --spool %s: %s\n", o->spool_dir, strerror(-e));
@@ -777,27 +779,53 @@ static int queue(struct sp_clickhouse *ch, struct batch b, bool front)
 	return 0;
 }
 
-/* The spool over its size: the oldest batches go (not the one being sent),
- * each said with its rows and samples. Under lock. */
+/* Whether the spooled batch name is older than --spool-age at now_ns: its
+ * name is its id, the time it was taken in ns (new_id). */
+static bool spool_aged(const struct sp_clickhouse *ch, const char *name, uint64_t now_ns)
+{
+	uint64_t id = strtoull(name, NULL, 16);
+
+	return ch->spool_age_ns && id < now_ns && now_ns - id > ch->spool_age_ns;
+}
+
+/* The spool over its size, or holding batches older than --spool-age: the
+ * oldest batches go (not the one being sent), each said with its rows and
+ * samples and why. Under lock. */
 static void spool_trim(struct sp_clickhouse *ch)
 {
 	char **names = NULL;
 	int n = sp_spool_list(ch->spool, &names);
 	size_t total = 0, size;
-	uint64_t rows, samples;
+	uint64_t rows, samples, now;
+	struct timespec ts;
 
+	clock_gettime(CLOCK_REALTIME, &ts); /* the clock batch ids are read from */
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	for (int i = 0; i < n; i++)
 		if (sp_spool_header(ch->spool, names[i], &rows, &samples, &size) == 0)
 			total += size;
-	for (int i = 0; i < n - 1 && total > ch->spool_max; i++) {
+	for (int i = 0; i < n; i++) {
+		bool aged = spool_aged(ch, names[i], now);
+		char why[96];
+
+		/* names sort oldest first: once one is young and the spool
+		 * small enough, so are the rest; the newest batch (just
+		 * written) never goes for the size */
+		if (!aged && (total <= ch->spool_max || i == n - 1))
+			break;
 		if (strcmp(names[i], ch->inflight) == 0 ||
 		    sp_spool_header(ch->spool, names[i], &rows, &samples, &size) != 0)
 			continue;
 		sp_spool_remove(ch->spool, names[i]);
 		total -= size;
 		count_dropped(ch, rows, samples);
-		fprintf(stderr, "sprof: %s: the spool %s is over %zu bytes: dropped its oldest batch (%llu rows, "
-				"%llu samples)\n", ch->c.shown, ch->spool, ch->spool_max, (unsigned long long)rows,
+		if (aged)
+			snprintf(why, sizeof(why), "holds batches older than --spool-age %llus",
+				 (unsigned long long)(ch->spool_age_ns / 1000000000ull));
+		else
+			snprintf(why, sizeof(why), "is over %zu bytes", ch->spool_max);
+		fprintf(stderr, "sprof: %s: the spool %s %s: dropped its oldest batch (%llu rows, "
+				"%llu samples)\n", ch->c.shown, ch->spool, why, (unsigned long long)rows,
 			(unsigned long long)samples);
 	}
 	sp_spool_names_free(names);
@@ -898,8 +926,13 @@ static void remember_sent(struct sp_clickhouse *ch, const struct batch *b)
 static int flush_spool(struct sp_clickhouse *ch, char *err, size_t errlen)
 {
 	char **names = NULL;
-	int n = sp_spool_list(ch->spool, &names), e = n < 0 ? n : 0;
+	int n, e;
 
+	pthread_mutex_lock(&ch->lock); /* batches an earlier run left may be past --spool-age */
+	spool_trim(ch);
+	pthread_mutex_unlock(&ch->lock);
+	n = sp_spool_list(ch->spool, &names);
+	e = n < 0 ? n : 0;
 	for (int i = 0; i < n && !e; i++) {
 		struct batch b;
 		size_t size;

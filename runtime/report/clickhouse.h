@@ -37,6 +37,7 @@ struct sp_clickhouse_opts {
 	int timeout_ms;           /* per connect/send/receive (0: 10000) */
 	const char *spool_dir;    /* --spool: batches wait on disk here, or NULL */
 	size_t spool_bytes;       /* --spool-size (0: 256 MiB) */
+	uint64_t spool_age_s;     /* --spool-age: older batches are dropped; 0 = none */
 };
 
 struct sp_clickhouse;
