@@ -110,6 +110,7 @@ static void sender_stop(struct sp_continuous *c)
 {
 	if (!c->tx.started)
 		return;
+	sp_clickhouse__quit(c->io.ch); /* a retry's wait ends now; one try each from here */
 	sender_poke(&c->tx, true);
 	pthread_join(c->tx.thread, NULL);
 	c->tx.started = false;

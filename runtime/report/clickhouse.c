@@ -87,6 +87,7 @@ struct sp_clickhouse {
 	struct sp_ch_ids sent_ids; /* stacks sent already on sent_day (guarded by lock) */
 	uint64_t sent_day;        /* the UTC day (since 1970) sent_ids are of */
 	int attempts, backoff_ms, max_pending;
+	int quitting;             /* sp_clickhouse__quit: one try a batch, no waits (atomic) */
 	size_t max_pending_bytes, pending_bytes;
 	struct batch *pending;    /* oldest first; guarded by lock */
 	int npending, cap;
@@ -635,12 +636,27 @@ int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const cha
 
 /* --- batches ------------------------------------------------------------------------ */
 
-static void sleep_ms(int ms)
+static bool quitting(struct sp_clickhouse *ch)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+	return __atomic_load_n(&ch->quitting, __ATOMIC_ACQUIRE);
+}
 
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+void sp_clickhouse__quit(struct sp_clickhouse *ch)
+{
+	if (ch)
+		__atomic_store_n(&ch->quitting, 1, __ATOMIC_RELEASE);
+}
+
+/* Waits ms between tries, in 20 ms steps: false at once when the run ends. */
+static bool retry_wait(struct sp_clickhouse *ch, int ms)
+{
+	for (int left = ms; left > 0 && !quitting(ch); left -= 20) {
+		struct timespec ts = { 0, (long)(left < 20 ? left : 20) * 1000000L };
+
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
+	return !quitting(ch);
 }
 
 /* A new batch id: the time in ns, above every id before (names in the spool
@@ -716,7 +732,8 @@ static int send_batch(struct sp_clickhouse *ch, const struct batch *b, bool mayb
 
 	for (int i = 0; i < ch->attempts; i++) {
 		if (i) {
-			sleep_ms(wait);
+			if (!retry_wait(ch, wait)) /* the run ends: the batch waits in the spool */
+				break;
 			wait = wait * 2 > 5000 ? 5000 : wait * 2;
 		}
 		/* no blind resend: a try whose answer was lost may be in the table */
@@ -728,7 +745,7 @@ static int send_batch(struct sp_clickhouse *ch, const struct batch *b, bool mayb
 		e = send_once(ch, b, err, errlen);
 		if (!e)
 			return 0;
-		if (i == 0 && ch->attempts > 1)
+		if (i == 0 && ch->attempts > 1 && !quitting(ch))
 			fprintf(stderr, "sprof: %s: insert failed (%s), retrying up to %d times\n", ch->c.shown,
 				err, ch->attempts - 1);
 	}

@@ -76,6 +76,10 @@ int sp_clickhouse__export(struct sp_clickhouse *ch, const struct sp_profile *p);
  * flush sends; one flush at a time. */
 int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p);
 int sp_clickhouse__flush(struct sp_clickhouse *ch);
+/* The run is ending (a signal, --duration): from now on each batch gets one
+ * try, no retry and no wait between tries (one under way ends at once);
+ * what fails stays in the spool, or is counted lost. Any thread. */
+void sp_clickhouse__quit(struct sp_clickhouse *ch);
 /* Rows dropped so far (batches that were never sent). */
 uint64_t sp_clickhouse__dropped_rows(struct sp_clickhouse *ch);
 /* Batches waiting to be sent in memory (lost at exit), and in the spool
