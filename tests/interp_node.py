@@ -150,7 +150,7 @@ def t_nd_mixed(ctx, exe=NODE):
     base = os.path.basename(script)
     total = chain = fib = 0
     for key, frames, c in stacks:
-        if key != "1":
+        if key != "true":  # tid == pid: a bool key, printed as bpftrace 0.27 does
             continue  # V8's compiler and GC threads, node's platform workers
         total += c
         js = [(i, p) for i, p in ((i, nd_frame(f)) for i, f in enumerate(frames)) if p]
