@@ -3,7 +3,6 @@
 Each run is kept to 1-2 s. Workloads are built from tests/workloads by the
 runner (-O0 -fno-omit-frame-pointer), so frame-pointer stacks reach main.
 """
-import gzip
 import os
 import re
 import shutil
@@ -13,6 +12,9 @@ import sys
 import time
 
 from helpers import read_pty, text_stacks  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fleet"))
+import pprofsum  # noqa: E402
 
 HOTWARM_SPEC = 'profile:hz:999 %s @[ustack] = count(); %s'
 
@@ -457,36 +459,10 @@ def t_duration_on_time(ctx):
 
 
 def _pprof_duration_ns(path):
-    """duration_nanos (field 10) of a gzip'd pprof Profile, read from its top-level fields."""
-    with open(path, "rb") as f:
-        data = gzip.decompress(f.read())
-    i = 0
-
-    def varint():
-        nonlocal i
-        v = shift = 0
-        while True:
-            b = data[i]
-            i += 1
-            v |= (b & 0x7f) << shift
-            shift += 7
-            if b < 0x80:
-                return v
-    while i < len(data):
-        key = varint()
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            v = varint()
-            if field == 10:
-                return v
-        elif wire == 2:
-            n = varint()  # not `i += varint()`: that adds to i as it was before the call
-            i += n
-        elif wire in (1, 5):
-            i += 8 if wire == 1 else 4
-        else:
-            raise AssertionError("wire type %d in pprof" % wire)
-    raise AssertionError("no duration_nanos in %s" % path)
+    """duration_nanos of a gzip'd pprof Profile (tests/fleet/pprofsum.py reads it)."""
+    d = pprofsum.totals(path)["duration_ns"]
+    assert d is not None, "no duration_nanos in %s" % path
+    return d
 
 
 def t_duration_profile_within_100ms(ctx):

@@ -2,7 +2,7 @@
 
 A gzip'd profile.proto is read with a minimal protobuf decoder (varints and
 length-delimited fields: all a Profile uses) to give the sample types, the
-period and the sum of each sample value, which is what the fleet tier checks
+period, the duration and the sum of each sample value, which is what the fleet tier checks
 (CPU seconds = sum of the cpu/nanoseconds values / 1e9).
 """
 import gzip
@@ -49,10 +49,11 @@ def _packed(wt, v):
 
 
 def totals(path):
-    """{"types": [(type, unit)...], "period": int, "sums": [sum per value]}"""
+    """{"types": [(type, unit)...], "period": int, "sums": [sum per value],
+    "duration_ns": the profile's duration_nanos}"""
     with open(path, "rb") as f:
         data = gzip.decompress(f.read())
-    strings, types, samples, period = [], [], [], 0
+    strings, types, samples, period, duration = [], [], [], 0, None
     for num, wt, v in _fields(data):
         if num == 6:
             strings.append(v.decode(errors="replace"))
@@ -67,5 +68,8 @@ def totals(path):
             samples.append(vals)
         elif num == 12:
             period = v
+        elif num == 10:
+            duration = v
     sums = [sum(s[k] for s in samples if k < len(s)) for k in range(len(types))]
-    return {"types": [(strings[a], strings[b]) for a, b in types], "period": period, "sums": sums}
+    return {"types": [(strings[a], strings[b]) for a, b in types], "period": period, "sums": sums,
+            "duration_ns": duration}
