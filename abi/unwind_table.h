@@ -199,6 +199,9 @@ struct sp_unw_kofs {
 	 * without an entry walks with its parent's while neither has exec'd
 	 * since; task_parent 0: unknown */
 	__u32 task_parent, task_tgid, task_exec_id;
+	/* task_struct.mm: 0 once a task has left its address space (do_exit's
+	 * exit_mm, before it frees the mappings): its stack reads fail; 0: unknown */
+	__u32 task_mm;
 };
 
 /* Counters in SP_UNW_MAP_STATS (per-CPU array), by index. */
@@ -223,6 +226,8 @@ enum sp_unw_stat {
 	                        * registered yet */
 	SP_UNW_ST_VMA_CACHED, /* mappings found in the cache of bpf_find_vma's results
 	                       * (bpf/unwind.bpf.c: unw_vcache) */
+	SP_UNW_ST_EXITING,   /* a stack read failed in a task without its address
+	                      * space (exiting: the kernel frees its mappings) */
 	SP_UNW_ST_NSTATS,
 };
 
@@ -232,6 +237,11 @@ enum sp_unw_stat {
  * frame (_start, clone, runtime.goexit), a zero return address or the
  * frame limit have none. */
 #define SP_UNW_IP_TRUNCATED 0xfffffffffffffff1ull
+/* The last "frame" of a stack whose task has left its address space
+ * (do_exit after exit_mm: the kernel tears the mappings down, which takes
+ * a while for a big process, and no user memory can be read): user space
+ * shows it as `[exiting]`, a kind of truncation with its own cause. */
+#define SP_UNW_IP_EXITING 0xfffffffffffffff2ull
 
 /* max | SP_UNW_KEEP_BOTTOM (a mixed stack's native limit, which leaves
  * room for interpreter frames, not one the program asked for): the walk

@@ -170,6 +170,7 @@ struct unw_state {
 	__u32 nmaps;
 	__u32 how;    /* what ip is: HOW_RA, HOW_EXACT, HOW_GUESS */
 	__u32 cut;    /* the walk stopped early: append the truncation mark */
+	__u32 exiting; /* ... because the task has left its address space */
 	__u32 vma_ok; /* kernel field offsets known: vma lookups possible */
 	__u32 fallback; /* leave the sample to bpf_get_stack (SP_BPF_COMPAT) */
 	__u32 keep;   /* SP_UNW_KEEP_BOTTOM: past lead, the last frames in a ring */
@@ -241,6 +242,19 @@ static __always_inline SP_NODEBUG __u64 read_k64(__u64 addr)
 
 	bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
 	return v;
+}
+
+/* After a failed stack read: has the task left its address space? do_exit
+ * clears task->mm (exit_mm) before it frees the mappings, which takes
+ * milliseconds for a big process, and its samples still carry the user
+ * registers of its last syscall (perf's callchain gives them no user stack
+ * at all). 1 only when the kernel's offset is known. */
+static __always_inline SP_NODEBUG __u32 task_left_mm(void)
+{
+	__u32 zero = 0;
+	struct sp_unw_kofs *k = bpf_map_lookup_elem(&unw_kofs, &zero);
+
+	return k && k->task_mm && !read_k64(bpf_get_current_task() + k->task_mm);
 }
 
 /* The mapping holding pc, copied into s->m; false when none. A binary
@@ -925,7 +939,8 @@ static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct unw_
 	}
 	err = find_row(s, key, &r) ? row_step(s, w, &r) : fp_step(s, w);
 	if (err < 0) {
-		stat_add(SP_UNW_ST_READ_ERR, 1);
+		s->exiting = task_left_mm();
+		stat_add(s->exiting ? SP_UNW_ST_EXITING : SP_UNW_ST_READ_ERR, 1);
 		s->cut = 1;
 	}
 	return err != 0;
@@ -1154,13 +1169,13 @@ SP_NODEBUG int sp_unwind_user(struct sp_stack_val *buf, int max)
 	if (KEEP_RING && s->keep && n > s->lead + SP_UNW_KEEP)
 		n = keep_bottom(s, w, buf);
 	if (s->cut && n < s->max && n < SP_MAX_FRAMES) {
-		buf->ip[n++] = SP_UNW_IP_TRUNCATED;
+		buf->ip[n++] = s->exiting ? SP_UNW_IP_EXITING : SP_UNW_IP_TRUNCATED;
 	} else if (KEEP_RING && s->cut && s->keep && n > 0) {
 		__u32 last = n - 1; /* full: the mark ends it all the same */
 
 		asm volatile("" : "+r"(last)); /* one register checked and used (6.1) */
 		if (last < SP_MAX_FRAMES)
-			buf->ip[last] = SP_UNW_IP_TRUNCATED;
+			buf->ip[last] = s->exiting ? SP_UNW_IP_EXITING : SP_UNW_IP_TRUNCATED;
 	}
 	return (int)n;
 }

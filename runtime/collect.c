@@ -231,6 +231,13 @@ static struct sp_frame truncated_frame(void)
 				  .kind = SP_FRAME_UNKNOWN };
 }
 
+/* A stack cut because its task had left its address space (exiting). */
+static struct sp_frame exiting_frame(void)
+{
+	return (struct sp_frame){ .addr = SP_UNW_IP_EXITING, .sym = "[exiting]",
+				  .kind = SP_FRAME_UNKNOWN };
+}
+
 /* The native frames of a stack, symbolized, each user frame after the
  * functions inlined at it; *n of them in a malloc'd array, NULL when
  * memory runs out. A stack that filled all SP_MAX_FRAMES slots was cut
@@ -250,8 +257,8 @@ static struct sp_frame *native_frames(struct sp_collector *c, const uint64_t *ip
 		}
 		if (i == nr)
 			break;
-		if (!kernel && ip[i] == SP_UNW_IP_TRUNCATED) {
-			v[k++] = truncated_frame();
+		if (!kernel && (ip[i] == SP_UNW_IP_TRUNCATED || ip[i] == SP_UNW_IP_EXITING)) {
+			v[k++] = ip[i] == SP_UNW_IP_EXITING ? exiting_frame() : truncated_frame();
 			*truncated = true;
 		} else if (kernel) {
 			sp_symbolize_kernel(c->sym, ip[i], i == 0, &v[k++]);

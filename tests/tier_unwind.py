@@ -469,7 +469,8 @@ def t_go_systemstack(ctx):
     (before m.vdsoSP is set: the stack is [leaf, [truncated]]), stack
     reads that fail (--stats counts them as read errors; every one seen was
     a thread in futex, epoll_wait or usleep, its stack cut at that leaf:
-    why bpf_probe_read_user fails there is not known yet), and an execve
+    most were threads at the process's exit, past exit_mm, which now end in
+    [exiting] and are counted apart: see exit_teardown), and an execve
     that has renamed the task but not yet left sprof's image. Measured
     after: 0-4 of ~1,600 a run, all of those kinds."""
     _need_hook(ctx)
@@ -498,6 +499,8 @@ def t_go_systemstack(ctx):
     # execve after it renamed the task, before it returned into the new image: sprof's own
     execve = sum(n for f, n in cut if len(f) == 2 and _fn(f[0]) == "execve")
     other = [(f, n) for f, n in cut if not (len(f) == 2 and _fn(f[0]) in GO_VDSO + ("execve",))]
+    # the process's exit: the kernel frees its memory after it left it (bpf/unwind.bpf.c)
+    exiting = sum(n for f, n in stacks if f and f[-1] == "[exiting]")
     m = re.search(r"^unwind: .* (\d+) read errors", r.err, re.M)
     assert m, "no read error count in --stats:\n%s" % r.err[-2000:]
     read_errors = int(m.group(1))
@@ -520,7 +523,8 @@ def t_go_systemstack(ctx):
         "%d %s" % (n, " <- ".join(f)) for f, n in other[:10])
     assert vdso + read_errors + execve <= 0.005 * total, "cut: %d + %d + %d of %d" % (
         vdso, read_errors, execve, total)
-    assert whole + vdso + read_errors + execve >= total, "neither at a root nor cut: %s" % dict(ends)
+    assert whole + vdso + read_errors + execve + exiting >= total, "neither at a root nor cut: %s" % \
+        dict(ends)
 
 
 def t_fork_children(ctx):
@@ -819,13 +823,14 @@ def t_big_rustc(ctx):
         assert m, "no %s count in --stats:\n%s" % (what, r.err[-2000:])
         counts[what] = int(m.group(1))
     execve = sum(n for f, n in stacks if len(f) == 2 and _fn(f[0]) == "execve" and f[1] == "[truncated]")
-    known = counts["read errors"] + counts["not loaded"] + counts["no entry"] + execve
+    exiting = sum(n for f, n in stacks if f and f[-1] == "[exiting]")
+    known = counts["read errors"] + counts["not loaded"] + counts["no entry"] + execve + exiting
     other = max(0, total - root - known)
     _figure(ctx, "rustc -O -g (librustc_driver): samples at their thread's root %s; through "
             "rustc_interface %d; cut: %d read errors, %d before their tables, %d before their "
-            "process's entry, %d in execve, %d others" % (
+            "process's entry, %d in execve, %d exiting, %d others" % (
                 _pct(root, total), driver, counts["read errors"], counts["not loaded"],
-                counts["no entry"], execve, other))
+                counts["no entry"], execve, exiting, other))
     assert "unwind rows" not in r.err, r.err
     assert total >= 100, "too few samples: %d\n%s" % (total, r.err)
     assert driver >= 20, "rustc_interface in only %d samples" % driver
@@ -835,6 +840,35 @@ def t_big_rustc(ctx):
     assert other <= 0.01 * total, "%d of %d samples neither at a root nor cut for a counted " \
         "reason:\n%s\n%s" % (other, total, "\n".join(cut[:10]), r.err[-3000:])
     assert root >= 0.90 * total, "a root in only %s" % _pct(root, total)
+
+
+def t_exit_teardown(ctx):
+    """A process that touched 1 GiB exits: do_exit clears task->mm before it frees the memory
+    (tens of ms here), and those samples keep the exit syscall's user registers but no user
+    memory to read. They end in [exiting], counted apart ("task exiting" in --stats), not
+    among the read errors nor as [truncated]. Before: every one was a read error and a
+    [truncated] stack (283 of 5,519 samples with 3 GiB; bpftrace shows them with an empty
+    user stack, perf's callchain has none for a task without mm). Their leaf is still named:
+    the exit call."""
+    _need_hook(ctx)
+    w = _build(ctx, "unwind_exit", O2_NOFP, "o2")
+    r = ctx.sprof_run("--stats", "-c", "%s 1024" % w, "-e",
+                      "profile:hz:%s /pid == cpid/ { @[ustack] = count(); }" % HZ, timeout=120)
+    assert r.rc == 0, "sprof failed: %r" % r
+    stacks = _parse_stacks(r.out)
+    exiting = [(f, n) for f, n in stacks if f and f[-1] == "[exiting]"]
+    n_exit = sum(n for _, n in exiting)
+    m = re.search(r"^unwind: .*?\b(\d+) cut short \(task exiting, its memory gone\)", r.err, re.M)
+    assert m, "no exiting count in --stats:\n%s" % r.err[-2000:]
+    e = re.search(r"^unwind: .*?\b(\d+) read errors", r.err, re.M)
+    _figure(ctx, "1 GiB freed at exit: %d samples end in [exiting] (--stats: %s exiting, %s read "
+            "errors), leaves %s" % (n_exit, m.group(1), e and e.group(1),
+                                    sorted({_fn(f[0]) for f, _ in exiting})))
+    assert n_exit >= 5, "too few samples in the exit's teardown: %d\n%s" % (n_exit, r.out[-2000:])
+    assert int(m.group(1)) >= n_exit, "--stats counts %s, the stacks %d" % (m.group(1), n_exit)
+    assert all(len(f) == 2 and _fn(f[0]) in ("_exit", "__GI__exit", "exit_group") for f, _ in exiting), \
+        exiting[:5]
+    assert int(e.group(1)) <= 2, "read errors: %s\n%s" % (e.group(1), r.err[-2000:])
 
 
 def t_no_unwind_info(ctx):
@@ -1247,6 +1281,7 @@ def tests(ctx):
     yield "big/clang_compiling", t_big_program
     yield "big/over_budget_named", t_big_program_over_budget
     yield "big/rustc_compiling", t_big_rustc
+    yield "exit_teardown", t_exit_teardown
     yield "deep_stack_truncated", t_deep_stack_truncated
     yield "fp_only_mode", t_fp_only_mode
     yield "compat_helpers_no_bpf_loop", t_compat_helpers

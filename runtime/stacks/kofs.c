@@ -105,6 +105,8 @@ static void read_kernel(void)
 	    field(btf, "task_struct", "tgid", &k->task_tgid) ||
 	    field(btf, "task_struct", "self_exec_id", &k->task_exec_id))
 		k->task_parent = 0;
+	if (field(btf, "task_struct", "mm", &k->task_mm))
+		k->task_mm = 0;
 	kernel.fsbase_err = field(btf, "task_struct", "thread", &thread) ?:
 			    field(btf, "thread_struct", "fsbase", &fsbase);
 	kernel.fsbase = thread + fsbase;

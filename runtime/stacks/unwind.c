@@ -946,10 +946,12 @@ void sp_unwind__print_stats(struct sp_unwind *u, FILE *f)
 		st.bpf[SP_UNW_ST_FRAMES], st.bpf[SP_UNW_ST_FP_FRAMES], st.bpf[SP_UNW_ST_NO_PROC],
 		st.bpf[SP_UNW_ST_READ_ERR], st.bpf[SP_UNW_ST_TRUNCATED], st.bpf[SP_UNW_ST_REFRESH]);
 	fprintf(f, "unwind: %" PRIu64 " cut short (tables not loaded yet), %" PRIu64
-		" cut short (frame-pointer guess in no mapping), %" PRIu64 " mappings by "
+		" cut short (frame-pointer guess in no mapping), %" PRIu64
+		" cut short (task exiting, its memory gone), %" PRIu64 " mappings by "
 		"bpf_find_vma (%" PRIu64 " more from its cache), %" PRIu64
 		" left to frame pointers (not registered yet)\n",
-		st.bpf[SP_UNW_ST_NOT_LOADED], st.bpf[SP_UNW_ST_BAD_GUESS], st.bpf[SP_UNW_ST_VMA],
+		st.bpf[SP_UNW_ST_NOT_LOADED], st.bpf[SP_UNW_ST_BAD_GUESS], st.bpf[SP_UNW_ST_EXITING],
+		st.bpf[SP_UNW_ST_VMA],
 		st.bpf[SP_UNW_ST_VMA_CACHED], st.bpf[SP_UNW_ST_FP_FALLBACK]);
 	fprintf(f, "unwind: %" PRIu64 " Go stack switches followed (g0 to the goroutine), %" PRIu64
 		" stacks of forked children by their parent's mappings\n",
