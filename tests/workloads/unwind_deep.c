@@ -4,7 +4,8 @@
  *
  * deep() recurses DEPTH times, then spins in leaf(): every sample is a
  * stack of more than SP_MAX_FRAMES (127) frames, which sprof keeps cut and
- * must end with a [truncated] frame.
+ * must end with a [truncated] frame. SECONDS are of the process's CPU time,
+ * so a loaded machine gives as many samples as an idle one, later.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -15,7 +16,7 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
