@@ -223,8 +223,9 @@ static int kfuncs_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *c
 	if (err)
 		return sp_probe_fail(ctx, p, err, "cannot read the kernel's functions: %s",
 				     strerror(-err));
+	/* -ESRCH: left out when another attach point of its block attaches (run.c) */
 	if (((struct sp_kfuncs *)out)->n == 0)
-		return sp_probe_fail(ctx, p, -ENOENT, "no kernel function matches '%s'", fn);
+		return sp_probe_fail(ctx, p, -ESRCH, "no kernel function matches '%s'", fn);
 	return 0;
 }
 
