@@ -14,8 +14,8 @@ has it (KERNEL_HAS below), never a verifier log.
 Cost: the first run downloads ~370 MB of kernel packages (a minute) and builds four
 initramfs images; after that a boot is ~5-10 s and the whole tier ~5 minutes on 2 cores, plus
 ~10 minutes for bpftrace 0.17's kernel-probe runtime cases on 6.1 (tests/kernels/btsuite.py,
-each case a test under kernels/6.1/bt/), and ~3 minutes for Debian's bpftrace tools beside
-sprof on sid (tests/kernels/checks_bttools.py).
+each case a test under kernels/6.1/bt/), and ~2 minutes for Debian's bpftrace tools beside
+sprof on sid (110 s at load 10) (tests/kernels/checks_bttools.py).
 Under CI=true a kernel that cannot be fetched or booted fails its tests.
 """
 import os
@@ -44,7 +44,7 @@ BTSUITE = "bpftrace_runtime_suite"
 # registered (no bpf_find_vma) and interpreter frames, and says so in one line; the checks
 # assert that line and the same stacks as elsewhere.
 NO_BPF_LOOP = {"5.10"}
-# Debian's bpftrace tools side by side (tests/kernels/checks_bttools.py, ~3 minutes under TCG):
+# Debian's bpftrace tools side by side (tests/kernels/checks_bttools.py, ~2 minutes under TCG):
 # on sid's kernel only, the newest, where the tools' kernel functions moved the most
 KERNEL_CHECKS = {"sid": checks_bttools.CHECKS}
 NOTE = re.compile(r"^sprof: note: this kernel \(5\.10[^)]*\) has no bpf_loop and bpf_find_vma "

@@ -21,8 +21,9 @@ First run (sid's 7.2 kernel, TCG on a host at load ~10, timeouts x1): of the 117
 passed 47, skipped 8 (nf_tables/kvm modules absent, features), failed 45 and timed out 17
 (the runner's 1-5 s); bpftrace 0.27.1 timed out on 45 of the first 58 at x1: a one-probe
 script takes it ~35 s to start there, and it needs /dev/fd (its clang writes the object to
-/dev/fd/N; vm.py's init links it now). The side-by-side count needs --slow 6 and over an hour
-of guest time: not done yet, and not part of the kernels tier, whose budget it would pass.
+/dev/fd/N; vm.py's init links it now). At --slow 6 it passed 27 of a sample of 28 (sprof 24,
+docs/testing.md names the misses); the whole side-by-side count needs over an hour of guest
+time: not done yet, and not part of the kernels tier, whose budget it would pass.
 """
 import argparse
 import os

@@ -23,7 +23,7 @@ TCP = ("python3 -c \"import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)
 DD = "dd if=/dev/vda of=/dev/null bs=4096 count=64 iflag=direct 2>/dev/null"
 LOOKUP = "for i in 1 2 3; do ls /usr/share/doc/sprof-dcsnoop-$i 2>/dev/null; done; cat /etc/hostname"
 
-# (tool, workload, MARK regex of its event lines, MIN of them); each tool costs ~45 s under
+# (tool, workload, MARK regex of its event lines, MIN of them); each tool costs ~30 s under
 # TCG (bpftrace 0.17 reads the kernel's BTF at each start), so four of Debian's 17 kernel-probe
 # tools: TCP (kprobe, struct sock fields, ntop), dcache (a kprobe wildcard, kretprobe, a C
 # struct of the script) and capabilities (a kprobe, a map of strings from BEGIN)
