@@ -36,7 +36,7 @@
 	X(ASYNCWATCHPOINT, "asyncwatchpoint", "aw", "asyncwatchpoint:ADDR|FUNC+argN:LEN:MODE") \
 	X(FENTRY, "fentry", "f", "fentry:[MODULE:]FUNCTION")                 \
 	X(FEXIT, "fexit", "fr", "fexit:[MODULE:]FUNCTION")                   \
-	X(ITER, "iter", "it", "iter:NAME")
+	X(ITER, "iter", "it", "iter:NAME[:PIN]")
 
 enum sp_probe_type {
 #define X(k, n, a, u) SP_PROBE_##k,

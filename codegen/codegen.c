@@ -338,11 +338,12 @@ static void fn_begin(struct cg *g, const char *name, const struct sp_node *at)
 	     g->ptype == SP_PROBE_ITER) && at->attach && at->attach->func) {
 		/* "fentry/[MODULE:]FUNC": libbpf finds the BTF id of the target at
 		 * load; "iter/NAME": that of bpf_iter_NAME */
+		/* iter:NAME:PIN: the target is the pin, not a module */
+		const char *mod = g->ptype == SP_PROBE_ITER ? NULL : at->attach->target;
 		char sec[300];
 
-		snprintf(sec, sizeof(sec), "%s/%s%s%s", sections[g->ptype],
-			 at->attach->target ? at->attach->target : "",
-			 at->attach->target ? ":" : "", at->attach->func);
+		snprintf(sec, sizeof(sec), "%s/%s%s%s", sections[g->ptype], mod ? mod : "",
+			 mod ? ":" : "", at->attach->func);
 		LLVMSetSection(g->fn, sec);
 	} else {
 		LLVMSetSection(g->fn, sections[g->ptype]);

@@ -539,10 +539,12 @@ static bool parse_fields(struct ap *p, int kind)
 	case SP_PK_WATCHPOINT:
 	case SP_PK_ASYNCWATCHPOINT:
 		return parse_watchpoint(p, kind);
-	case SP_PK_ITER: /* iter:NAME, bpftrace's kernel iterators (task, task_file...) */
-		if (!need_fields(p, kind, 2, 2))
+	case SP_PK_ITER: /* iter:NAME[:PIN], bpftrace's kernel iterators (task, task_file...);
+			  * PIN a file on the BPF file system, relative to /sys/fs/bpf */
+		if (!need_fields(p, kind, 2, 3))
 			return false;
 		at->func = p->f[1].text;
+		at->target = p->n == 3 ? p->f[2].text : NULL;
 		return true;
 	case SP_PK_RAWTRACEPOINT:
 	case SP_PK_FENTRY:

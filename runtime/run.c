@@ -1111,17 +1111,22 @@ static void handle(struct run *r, uint32_t tag)
 	}
 }
 
-/* Only BEGIN and END, and no -c or -p: nothing can fire after BEGIN, so
- * the run ends there, END included, as bpftrace 0.24+ does (0.17 waited
+/* Only BEGIN and END (and pinned iterators), and no -c or -p: nothing can
+ * fire in this run after BEGIN, so the run ends there, END included, as bpftrace 0.24+ does (0.17 waited
  * for Ctrl-C). */
 static bool only_special(const struct run *r)
 {
 	if (r->o->cmd || r->o->pid)
 		return false;
-	for (int i = 0; i < r->plan->nprobes; i++)
-		if (r->plan->probes[i].type != SP_PROBE_BEGIN &&
-		    r->plan->probes[i].type != SP_PROBE_END)
+	for (int i = 0; i < r->plan->nprobes; i++) {
+		const struct sp_plan_probe *p = &r->plan->probes[i];
+
+		/* a pinned iterator runs in the readers of its pin, after this run */
+		if (p->type == SP_PROBE_ITER && p->target)
+			continue;
+		if (p->type != SP_PROBE_BEGIN && p->type != SP_PROBE_END)
 			return false;
+	}
 	return true;
 }
 

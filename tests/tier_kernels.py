@@ -14,7 +14,8 @@ has it (KERNEL_HAS below), never a verifier log.
 Cost: the first run downloads ~370 MB of kernel packages (a minute) and builds four
 initramfs images; after that a boot is ~5-10 s and the whole tier ~5 minutes on 2 cores, plus
 ~10 minutes for bpftrace 0.17's kernel-probe runtime cases on 6.1 (tests/kernels/btsuite.py,
-each case a test under kernels/6.1/bt/).
+each case a test under kernels/6.1/bt/), and ~2 minutes for Debian's bpftrace tools beside
+sprof on sid (110 s at load 10) (tests/kernels/checks_bttools.py).
 Under CI=true a kernel that cannot be fetched or booted fails its tests.
 """
 import os
@@ -30,6 +31,7 @@ import checks_fentry  # noqa: E402
 import checks_stdlib  # noqa: E402
 import checks_kprobes  # noqa: E402
 import checks_iter  # noqa: E402
+import checks_bttools  # noqa: E402
 import btsuite  # noqa: E402
 
 KERNELS = list(vm.KERNELS)  # 5.10 6.1 6.12 sid
@@ -42,6 +44,9 @@ BTSUITE = "bpftrace_runtime_suite"
 # registered (no bpf_find_vma) and interpreter frames, and says so in one line; the checks
 # assert that line and the same stacks as elsewhere.
 NO_BPF_LOOP = {"5.10"}
+# Debian's bpftrace tools side by side (tests/kernels/checks_bttools.py, ~2 minutes under TCG):
+# on sid's kernel only, the newest, where the tools' kernel functions moved the most
+KERNEL_CHECKS = {"sid": checks_bttools.CHECKS}
 NOTE = re.compile(r"^sprof: note: this kernel \(5\.10[^)]*\) has no bpf_loop and bpf_find_vma "
                   r"\(Linux 5\.17\): user stacks are DWARF-unwound once sprof has registered the "
                   r"process", re.M)
@@ -456,7 +461,7 @@ def _boot(ctx, kernel):
         return _boots[kernel]
     _need(ctx)
     outdir = os.path.join(vm.vmdir(ctx.build), "run", kernel)
-    cmds = {name: build(ctx) for name, build, _ in CHECKS}
+    cmds = {name: build(ctx) for name, build, _ in CHECKS + KERNEL_CHECKS.get(kernel, [])}
     if kernel in BTSUITE_KERNELS:
         cmds[BTSUITE] = btsuite.cmd_btsuite(ctx)
     lines = ["cd /tmp", "uname -r > %s/uname" % outdir]
@@ -518,7 +523,7 @@ def _bt_cases(ctx):
 
 def tests(ctx):
     for kernel in KERNELS:
-        for name, _, check in CHECKS:
+        for name, _, check in CHECKS + KERNEL_CHECKS.get(kernel, []):
             yield "%s/%s" % (kernel, name), _test(kernel, name, check)
         if kernel not in BTSUITE_KERNELS:
             continue

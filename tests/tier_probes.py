@@ -642,12 +642,16 @@ def t_iter_task_file(ctx):
 
 
 def t_iter_errors(ctx):
-    """An unknown iterator, a malformed one and -p: one clear line each."""
+    """An unknown iterator, a malformed one, a pin off bpffs and -p: one clear line each."""
     ctx.require_root()
     expect_err(ctx.sprof_run("-e", "iter:nosuch { @ = count(); }"),
                "unknown iterator 'nosuch' (no struct bpf_iter__nosuch in the kernel's BTF)")
-    expect_err(ctx.sprof_run("-e", "iter:task:x { @ = count(); }"),
-               "too many fields in attach point 'iter:task:x', expected 'iter:NAME'")
+    expect_err(ctx.sprof_run("-e", "iter:task:x:y { @ = count(); }"),
+               "too many fields in attach point 'iter:task:x:y', expected 'iter:NAME[:PIN]'")
+    # the pin form (runs in the kernels tier): a pin outside bpffs is one line
+    expect_err(ctx.sprof_run("-e", "iter:task:/tmp/sprof-pin { @ = count(); }"),
+               "probe 'iter:task:/tmp/sprof-pin': cannot pin the iterator at '/tmp/sprof-pin': "
+               "not a path on a BPF file system (mount -t bpf bpf /sys/fs/bpf)")
     expect_err(ctx.sprof_run("-p", "1", "-e", "iter:task { @ = count(); }"),
                "an iterator runs in sprof's own read(), not in a process: -p does not apply")
 

@@ -9,8 +9,18 @@
  * codegen makes that call exit(), so, as in bpftrace, an iter probe runs
  * once and the run ends. Needs Linux 5.8 (sema names the version of each
  * iterator a kernel lacks).
+ *
+ * iter:NAME:PIN (bpftrace's pin form) pins the link at PIN instead, a file
+ * on the BPF file system (a relative PIN is under /sys/fs/bpf), and does
+ * not read it: each read() of the pin by anyone runs the program, after
+ * sprof's run, which ends once attached ("Program pinned to PATH", as
+ * bpftrace says). The pinned program's printf() output goes to sprof's
+ * ring buffer, not to the pin's readers: sprof does not generate
+ * bpf_seq_printf yet, so what a pin is good for today is its map updates
+ * and side effects.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,7 +35,7 @@
 static int iter_validate(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx)
 {
 	if (!p->func || !*p->func)
-		return sp_probe_fail(ctx, p, -EINVAL, "expected iter:NAME");
+		return sp_probe_fail(ctx, p, -EINVAL, "expected iter:NAME[:PIN]");
 	if (ctx->pid > 0)
 		return sp_probe_fail(ctx, p, -EINVAL, "an iterator runs in sprof's own read(), "
 				     "not in a process: -p does not apply to it");
@@ -54,6 +64,29 @@ static int iter_read_all(int link_fd)
 	return err;
 }
 
+/* iter:NAME:PIN: the link pinned at PIN (relative: under /sys/fs/bpf). */
+static int iter_pin(const struct sp_plan_probe *p, struct bpf_link *link,
+		    struct sp_attach_ctx *ctx)
+{
+	char path[PATH_MAX];
+	int err;
+
+	snprintf(path, sizeof(path), "%s%s", p->target[0] == '/' ? "" : "/sys/fs/bpf/", p->target);
+	err = bpf_link__pin(link, path);
+	if (err == -EEXIST)
+		return sp_probe_fail(ctx, p, err, "cannot pin the iterator: '%s' exists (rm it to "
+				     "pin again)", path);
+	if (err == -EINVAL)
+		return sp_probe_fail(ctx, p, err, "cannot pin the iterator at '%s': not a path on "
+				     "a BPF file system (mount -t bpf bpf /sys/fs/bpf)", path);
+	if (err)
+		return sp_probe_fail(ctx, p, err, "cannot pin the iterator at '%s': %s", path,
+				     strerror(-err));
+	printf("Program pinned to %s\n", path);
+	fflush(stdout);
+	return 0;
+}
+
 static int iter_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 		       struct sp_attach_ctx *ctx, struct sp_links *links)
 {
@@ -67,6 +100,8 @@ static int iter_attach(const struct sp_plan_probe *p, struct bpf_program *prog,
 	}
 	if ((err = sp_links_push(links, link)))
 		return err;
+	if (p->target)
+		return iter_pin(p, link, ctx);
 	if ((err = iter_read_all(bpf_link__fd(link))))
 		return sp_probe_fail(ctx, p, err, "cannot read iterator '%s': %s", p->func,
 				     strerror(-err));

@@ -53,8 +53,39 @@ def check_task_vma(ctx, k, r):
     assert r.rc == 0 and re.search(r"^@vmas: [1-9]\d+$", r.out, re.M), r
 
 
+PIN_SCRIPT = r"""S=%(sp)s
+rm -f /sys/fs/bpf/sprof_tasks /sys/fs/bpf/sprof_files
+$S -e 'iter:task:sprof_tasks { @n = count(); }'; echo "rc1=$?"
+cat /sys/fs/bpf/sprof_tasks > /dev/null; echo "cat=$?"
+$S -e 'iter:task:sprof_tasks { @n = count(); }'; echo "rc2=$?"
+$S -e 'it:task_file:/sys/fs/bpf/sprof_files { @n = count(); }'; echo "rc3=$?"
+ls /sys/fs/bpf
+$S -e 'iter:task:/tmp/sprof_pin { @n = count(); }'; echo "rc4=$?"
+rm -f /sys/fs/bpf/sprof_tasks /sys/fs/bpf/sprof_files
+"""
+
+
+def cmd_pin(ctx):
+    return PIN_SCRIPT % {"sp": _sp(ctx)}
+
+
+def check_pin(ctx, k, r):
+    """iter:NAME:PIN (bpftrace's pin form): relative and absolute pins, the pin readable, the
+    run ended once pinned; a pin that exists or is not on bpffs is one line"""
+    # (the maps follow the line, as at the end of any run)
+    assert re.search(r"^Program pinned to /sys/fs/bpf/sprof_tasks\n(.*\n)*?rc1=0$", r.out, re.M), r
+    assert "cat=0" in r.out and "rc2=1" in r.out, r
+    assert "probe 'iter:task:sprof_tasks': cannot pin the iterator: '/sys/fs/bpf/sprof_tasks' " \
+        "exists (rm it to pin again)" in r.err, r
+    assert re.search(r"^Program pinned to /sys/fs/bpf/sprof_files\n(.*\n)*?rc3=0$", r.out, re.M), r
+    assert re.search(r"^sprof_files\nsprof_tasks$", r.out, re.M), r
+    assert "rc4=1" in r.out and "probe 'iter:task:/tmp/sprof_pin': cannot pin the iterator " \
+        "at '/tmp/sprof_pin': not a path on a BPF file system" in r.err, r
+
+
 CHECKS = [
     ("iter_task", cmd_task, check_task),
     ("iter_task_file", cmd_task_file, check_task_file),
     ("iter_task_vma", cmd_task_vma, check_task_vma),
+    ("iter_pin", cmd_pin, check_pin),
 ]

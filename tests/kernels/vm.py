@@ -250,6 +250,8 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out $R$OUT || { echo "
 mount -t proc proc $R/proc
 mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
+# what udev makes elsewhere: bpftrace 0.27's clang writes its object to /dev/fd/N
+ln -s /proc/self/fd $R/dev/fd; ln -s fd/0 $R/dev/stdin; ln -s fd/1 $R/dev/stdout; ln -s fd/2 $R/dev/stderr
 mkdir -p $R/dev/pts $R/dev/shm; mount -t devpts devpts $R/dev/pts; mount -t tmpfs shm $R/dev/shm
 mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
