@@ -223,6 +223,8 @@ enum sp_unw_stat {
 	                        * registered yet */
 	SP_UNW_ST_VMA_CACHED, /* mappings found in the cache of bpf_find_vma's results
 	                       * (bpf/unwind.bpf.c: unw_vcache) */
+	SP_UNW_ST_JIT_FRAMES, /* frames stepped by a JIT's own frame layout (HotSpot's
+	                       * code cache: bpf/hotspot.bpf.c sp_hs_unw_step) */
 	SP_UNW_ST_NSTATS,
 };
 
