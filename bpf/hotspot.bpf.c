@@ -74,6 +74,12 @@ struct hs_code_event {
  * sample taken in native code (a leaf call, System.nanoTime's). */
 #define HS_SCAN_WORDS 64
 
+/* Bytes of a CodeBlob's head read at once: every field a step reads
+ * (CodeBlob's, nmethod::_method) lies in them on JDK 17-25 (the farthest,
+ * _method, at 0x60-0x78); a layout whose fields lie farther is read field
+ * by field. */
+#define HS_CB_WIN 256
+
 /* Per CPU: the process's layout, a record being built and the registers
  * of the frame the walk is at, off the BPF stack (see nd_cpu in
  * bpf/node.bpf.c: the verifier knows nothing of a map value's contents,
@@ -86,6 +92,8 @@ struct hs_cpu {
 	__u64 scan[HS_SCAN_WORDS];   /* the stack above a native leaf's sp */
 	__u64 found;                 /* 1 + the index of the return address found */
 	__u64 found_ra;              /* that word */
+	__u64 method;                /* the Method* of the frame sp_hs_step() stepped */
+	__u8 cb[HS_CB_WIN + 8];      /* the head of the CodeBlob being stepped (hs_cb_read) */
 };
 
 struct {
@@ -152,6 +160,38 @@ static __always_inline SP_NODEBUG __u64 hs_blob(const struct sp_hs_heap *h, __u3
 		idx -= b;
 	}
 	return 0;
+}
+
+/* The head of the CodeBlob cb into cpu->cb: 1, or 0 when it could not be
+ * read at once (a blob at the end of the committed code, fields farther
+ * than HS_CB_WIN): then each field is read on its own. One helper call
+ * instead of five a frame (~30 ns each here). */
+static __always_inline SP_NODEBUG int hs_cb_read(struct hs_cpu *cpu, __u64 cb)
+{
+	const struct sp_hs_proc *p = &cpu->p;
+
+	if (p->nm_method > HS_CB_WIN - 8 || p->cb_name > HS_CB_WIN - 8 ||
+	    p->cb_frame_size > HS_CB_WIN - 8 || p->cb_complete > HS_CB_WIN - 8 ||
+	    p->cb_code > HS_CB_WIN - 8)
+		return 0;
+	return sp_urd(cpu->cb, HS_CB_WIN, cb) == 0;
+}
+
+/* The 8 bytes at offset off of the blob's head read by hs_cb_read(). */
+static __always_inline SP_NODEBUG __u64 hs_cb64(const struct hs_cpu *cpu, __u32 off)
+{
+	__u64 v;
+
+	__builtin_memcpy(&v, &cpu->cb[off & (HS_CB_WIN - 1)], 8);
+	return v;
+}
+
+/* The signed field of size (2 or 4) bytes at offset off of the blob's head. */
+static __always_inline SP_NODEBUG __s64 hs_cb_int(const struct hs_cpu *cpu, __u32 off, __u32 size)
+{
+	__u64 v = hs_cb64(cpu, off);
+
+	return size == 2 ? (__s64)(__s16)v : (__s64)(__s32)v;
 }
 
 /* The value of the signed field of size (2 or 4) bytes at addr; 0 unread. */
@@ -226,12 +266,20 @@ static __always_inline SP_NODEBUG int hs_step(struct hs_cpu *cpu, __u64 first, _
 	__u32 h = hs_heap(p, cpu->pc);
 	__u64 cb, name = 0, nameptr = 0, w[HS_IWIN] = { 0 }, code = 0, ssp;
 	__s64 fs, complete;
+	int whole;
 
 	if (h >= SP_HS_MAX_HEAPS)
 		return 1;
 	cb = hs_blob(&p->heap[h], p->block_hdr, cpu->pc);
-	if (!cb || sp_urd(&nameptr, 8, cb + p->cb_name) || sp_urd(&name, 8, nameptr))
-		return cb ? -1 : 1;
+	if (!cb)
+		return 1;
+	whole = hs_cb_read(cpu, cb);
+	if (whole)
+		nameptr = hs_cb64(cpu, p->cb_name);
+	else if (sp_urd(&nameptr, 8, cb + p->cb_name))
+		return -1;
+	if (sp_urd(&name, 8, nameptr))
+		return -1;
 	if (name == SP_HS_INTERP) {
 		if (cpu->fp < 4096 || sp_urd(w, sizeof(w), cpu->fp - HS_IBELOW))
 			return -1;
@@ -250,14 +298,21 @@ static __always_inline SP_NODEBUG int hs_step(struct hs_cpu *cpu, __u64 first, _
 	}
 	if (name != SP_HS_NMETHOD && name != SP_HS_NATIVE)
 		return 1;
-	if (sp_urd(method, 8, cb + p->nm_method))
-		return -1;
-	fs = hs_int(cb + p->cb_frame_size, 4);
-	complete = hs_int(cb + p->cb_complete, p->complete_size);
-	if (p->code_is_ptr)
-		sp_urd(&code, 8, cb + p->cb_code);
-	else
-		code = cb + hs_int(cb + p->cb_code, 4);
+	if (whole) {
+		*method = hs_cb64(cpu, p->nm_method);
+		fs = hs_cb_int(cpu, p->cb_frame_size, 4);
+		complete = hs_cb_int(cpu, p->cb_complete, p->complete_size);
+		code = p->code_is_ptr ? hs_cb64(cpu, p->cb_code) : cb + hs_cb_int(cpu, p->cb_code, 4);
+	} else {
+		if (sp_urd(method, 8, cb + p->nm_method))
+			return -1;
+		fs = hs_int(cb + p->cb_frame_size, 4);
+		complete = hs_int(cb + p->cb_complete, p->complete_size);
+		if (p->code_is_ptr)
+			sp_urd(&code, 8, cb + p->cb_code);
+		else
+			code = cb + hs_int(cb + p->cb_code, 4);
+	}
 	if (first && hs_torn(p, cpu, cpu->pc - code < (__u64)complete))
 		return 0;
 	if (fs <= 0 || fs > (1 << 16))
@@ -341,6 +396,21 @@ static __always_inline SP_NODEBUG int hs_from_native(struct hs_cpu *cpu)
 	return 1;
 }
 
+/* hs_step() at the registers in hs_cur, the Method* into its method: a
+ * global function (codegen/codegen.c SP_GLOBAL_HELPERS) that both the
+ * walk (sp_hs_word) and the native unwinder (sp_hs_unw_step) call, so the
+ * verifier checks its many paths once in a program. */
+__attribute__((noinline)) int sp_hs_step(__u32 first)
+{
+	__u32 zero = 0;
+	struct hs_cpu *cpu = bpf_map_lookup_elem(&hs_cur, &zero);
+
+	if (!cpu)
+		return -1;
+	cpu->method = 0;
+	return hs_step(cpu, first, &cpu->method);
+}
+
 /* sp_hs_word's answers besides a frame's word (whose bit 0 is clear). */
 #define HS_WORD_NONE 1ull  /* a frame without its method yet: no word, go on */
 #define HS_WORD_END 3ull   /* the pc is in no Java frame: the walk is done */
@@ -360,7 +430,8 @@ __attribute__((noinline)) __u64 sp_hs_word(__u32 first, __u32 pid)
 
 	if (!cpu)
 		return HS_WORD_ERR;
-	r = hs_step(cpu, first && cpu->leaf, &method);
+	r = sp_hs_step(first && cpu->leaf);
+	method = cpu->method;
 	if (r < 0 || (r == 0 && method && method < 4096))
 		return HS_WORD_ERR;
 	if (r > 0)
@@ -369,6 +440,49 @@ __attribute__((noinline)) __u64 sp_hs_word(__u32 first, __u32 pid)
 		return HS_WORD_NONE;
 	id = hs_code_id(&cpu->ev, pid, method);
 	return (__u64)id << SP_PY_ID_SHIFT | (cpu->pc & SP_HS_RA_MASK) << SP_HS_RA_SHIFT;
+}
+
+/* The native unwinder's step (bpf/unwind.bpf.c) at a pc without unwind
+ * rows: in a known JVM's code cache, a compiled or interpreted Java frame
+ * is stepped as the walk above steps it (compiled code keeps no frame
+ * pointer chain, so a frame-pointer step there guesses and the stack is
+ * cut), so the native callers below the Java frames (the VM's
+ * JavaCalls::call_helper, JavaMain, a thread's start_thread) are reached
+ * and the walker's words, matched by return address, splice in between.
+ * The call stub that entered Java and other stubs are rbp frames: 1, and
+ * the unwinder takes its frame-pointer step. A global function
+ * (codegen/codegen.c SP_GLOBAL_HELPERS): the unwinder's global walk calls
+ * it, not an inlined copy in every unrolled frame, and the step itself is
+ * the walk's (sp_hs_step). hs_cur is shared with the walk, which runs after
+ * the unwinder. */
+__attribute__((noinline)) int sp_hs_unw_step(struct sp_jit_regs *r)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0;
+	struct sp_hs_proc *p;
+	struct hs_cpu *cpu;
+	__u64 old_sp;
+	int err;
+
+	if (!r)
+		return 1;
+	p = bpf_map_lookup_elem(&hs_procs, &pid);
+	if (!p || hs_heap(p, r->ip) >= SP_HS_MAX_HEAPS ||
+	    !(cpu = bpf_map_lookup_elem(&hs_cur, &zero)))
+		return 1;
+	__builtin_memcpy(&cpu->p, p, sizeof(cpu->p));
+	cpu->pc = r->ip;
+	cpu->sp = old_sp = r->sp;
+	cpu->fp = r->bp;
+	err = sp_hs_step(r->exact != 0);
+	if (err)
+		return err;
+	/* the caller's frame is above this one on the stack, not far */
+	if (cpu->sp <= old_sp || cpu->sp - old_sp > (1u << 20))
+		return -1;
+	r->ip = cpu->pc;
+	r->sp = cpu->sp;
+	r->bp = cpu->fp;
+	return 0;
 }
 
 /* bpf_loop() body: one frame. */
