@@ -1054,14 +1054,14 @@ static struct sp_objcache *open_cache(const struct cli *c)
 	return oc;
 }
 
-static int cache_get(void *ctx, const char *key, void **obj, size_t *len)
+static int cache_get(void *ctx, const char *key, const char *ext, void **obj, size_t *len)
 {
-	return sp_objcache_get(ctx, key, obj, len);
+	return sp_objcache_get(ctx, key, ext, obj, len);
 }
 
-static void cache_put(void *ctx, const char *key, const void *obj, size_t len)
+static void cache_put(void *ctx, const char *key, const char *ext, const void *obj, size_t len)
 {
-	sp_objcache_put(ctx, key, obj, len);
+	sp_objcache_put(ctx, key, ext, obj, len);
 }
 
 /* uaddr()/kaddr() for codegen, through the runtime's symbol readers. */
@@ -1191,25 +1191,35 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 		.no_cookies = no_cookies(),
 	};
 	struct sp_objcache *oc = open_cache(c);
-	struct sp_codegen_cache cc = { cache_get, cache_put, oc, SPROF_VERSION " " SPROF_GIT_REV };
-	bool hit = false;
+	struct sp_codegen_cache cc = { cache_get, cache_put, oc, SPROF_VERSION " " SPROF_GIT_REV,
+				       false, "" };
+	bool hit = false, script_hit = false;
+	char host[1024];
 
 	struct sp_codegen_times ct;
 
+	/* C headers (#include, --include) shape types the AST dump does not spell out */
+	cc.script = c->dump == DUMP_NONE && !c->nincludes && !strstr(src->text, "#include");
+	cc.host = oc && cc.script ? sp_objcache_host(host, sizeof(host)) : "";
 	co.cache = oc ? &cc : NULL;
 	co.cache_hit = &hit;
+	co.script_hit = &script_hit;
 	co.times = sp_timings_on() ? &ct : NULL;
 	err = sp_codegen(prog, src, &co, d, plan, obj, objlen);
 	sp_objcache_close(oc);
 	sp_timing_lap(hit ? "codegen (object cache hit)" : "codegen (compiled)");
-	if (co.times)
+	if (co.times && script_hit)
+		sp_timing_note("codegen: plan and object by the script's key, no LLVM work: "
+			       "%.2f ms", ct.build);
+	else if (co.times)
 		sp_timing_note("codegen: %.2f ms LLVM and helpers, %.2f ms IR%s, %.2f ms optimize, "
 			       "%.2f ms emit", ct.init, ct.build, hit ? " and cache key" : "", ct.opt,
 			       ct.emit);
 	if (err || sp_diag_errors(d))
 		return 1;
 	if (hit && c->run.verbose)
-		fprintf(stderr, "sprof: BPF object from the cache, not compiled (--no-cache compiles)\n");
+		fprintf(stderr, "sprof: BPF object from the cache, not compiled%s (--no-cache "
+			"compiles)\n", script_hit ? ", plan by the script's key" : "");
 	if (co.compat && (*plan)->uses_ustack && c->dump == DUMP_NONE)
 		note_compat_stacks(c);
 	if ((*plan)->cookie_fallbacks && c->run.verbose)

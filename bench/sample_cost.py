@@ -2,13 +2,17 @@
 """BPF cost of a sample over time, system-wide and with -p, sprof beside bpftrace.
 
     sudo python3 bench/sample_cost.py [--sprof build/sprof] [--secs 30] [--only REGEX]
-                                      [--no-bpftrace]
+                                      [--no-bpftrace] [--real]
 
 The profiling one-liner `profile:hz:999 { @[ustack] = count(); }` runs for
 --secs seconds while a workload keeps every CPU busy (one instance pinned
 per CPU): C without frame pointers (tests/workloads/unwind_chain.c, gcc
 -O2), Rust (rustc -O -g), Go (go build), Python (Debian's python3, a
-recursive function) and a shell loop starting short-lived processes. Tools:
+recursive function) and a shell loop starting short-lived processes; with
+--real, real programs too, each in a loop for the whole run: gcc -O2 compiling
+a C file (cc1, no frame pointers), gofmt over Go's standard library, CPython
+parsing its own standard library with ast, and Node.js (JIT frames) building
+and sorting JSON. Tools:
 
   sprof        system-wide (every process, new ones included)
   sprof -p     only the first instance (the other CPUs' firings are filtered)
@@ -72,6 +76,57 @@ def build(tmp):
     out["shell loop"] = ["sh", "-c", 'end=$(($(date +%s) + $0)); '
                          'while [ $(date +%s) -lt $end ]; do /bin/true; done']
     out["idle, 99 Hz"] = None
+    return out
+
+
+def loop(cmd):
+    """sh running cmd again and again for the seconds given last"""
+    return ["sh", "-c", 'end=$(($(date +%%s) + $0)); while [ $(date +%%s) -lt $end ]; do %s; '
+            'done' % cmd]
+
+
+PY_AST = """\
+import ast, glob, sys, time
+files = sorted(glob.glob(sys.prefix + "/lib/python3*/**/*.py", recursive=True))[:400]
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    for f in files:
+        try:
+            ast.parse(open(f, "rb").read())
+        except (SyntaxError, ValueError, OSError):
+            pass
+"""
+
+NODE_JSON = """\
+const end = Date.now() + 1000 * Number(process.argv[2]);
+while (Date.now() < end) {
+  const a = [];
+  for (let i = 0; i < 20000; i++) a.push({ k: "key" + ((i * 7919) % 20000), v: [i, i / 3] });
+  a.sort((x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : 0));
+  JSON.parse(JSON.stringify(a));
+}
+"""
+
+
+def build_real(tmp):
+    """{workload: argv}: real programs in loops (--real), those installed here"""
+    out = {}
+    src = os.path.join(ROOT, "tests", "workloads", "unwind_chain.c")
+    if shutil.which("gcc"):
+        out["gcc -O2"] = loop("gcc -O2 -c %s -o %s/chain.o" % (src, tmp))
+    goroot = subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True).stdout.strip() \
+        if shutil.which("go") else ""
+    if shutil.which("gofmt") and goroot:
+        out["gofmt"] = loop("gofmt -l %s/src/net >/dev/null" % goroot)
+    script = os.path.join(tmp, "pyast.py")
+    with open(script, "w") as f:
+        f.write(PY_AST)
+    out["Python ast"] = ["/usr/bin/python3", script]
+    if shutil.which("node"):
+        script = os.path.join(tmp, "json.js")
+        with open(script, "w") as f:
+            f.write(NODE_JSON)
+        out["Node JSON"] = [shutil.which("node"), script]
     return out
 
 
@@ -155,6 +210,7 @@ def main():
     ap.add_argument("--secs", type=int, default=30)
     ap.add_argument("--only", help="workloads matching this regex")
     ap.add_argument("--no-bpftrace", action="store_true")
+    ap.add_argument("--real", action="store_true", help="real programs too (see above)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("needs root (BPF, kernel.bpf_stats_enabled)")
@@ -164,7 +220,10 @@ def main():
     rows = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for name, argv in build(tmp).items():
+            loads = build(tmp)
+            if a.real:
+                loads.update(build_real(tmp))
+            for name, argv in loads.items():
                 if a.only and not re.search(a.only, name):
                     continue
                 procs = start_workload(argv, a.secs * (3 if bt else 2))

@@ -72,6 +72,7 @@ struct cg {
 	const struct sp_codegen_opts *opts;
 	struct sp_plan *plan;
 	int errors;
+	bool sym_used;           /* uaddr()/kaddr() resolved: no script cache entry */
 	char *llvm_error;        /* last message from the LLVM diagnostic handler */
 
 	struct cg_map *maps;

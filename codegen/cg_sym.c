@@ -23,6 +23,7 @@ static int lookup(struct cg *g, const char *bin, const char *name, uint64_t *add
 {
 	if (!g->opts->sym_addr)
 		return -ENOSYS;
+	g->sym_used = true;
 	return g->opts->sym_addr(g->opts->sym_ctx, bin, name, addr);
 }
 

@@ -867,14 +867,13 @@ static bool cache_get(struct cg *g, char key[65], void **obj, size_t *objlen)
 	if (!c || g->opts->dump_ir)
 		return false;
 	cache_key(g, key);
-	return key[0] && c->get(c->ctx, key, obj, objlen) == 0;
+	return key[0] && c->get(c->ctx, key, ".o", obj, objlen) == 0;
 }
 
-static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
+static int finish(struct cg *g, void **obj, size_t *objlen, double *t0, char key[65])
 {
 	struct sp_codegen_times *tm = g->opts->times;
 	double dummy = 0;
-	char key[65];
 	int err;
 
 	cg_drop_hidden_progs(g);
@@ -904,8 +903,127 @@ static int finish(struct cg *g, void **obj, size_t *objlen, double *t0)
 	err = emit(g, obj, objlen);
 	lap(g, t0, tm ? &tm->emit : &dummy);
 	if (!err && key[0])
-		g->opts->cache->put(g->opts->cache->ctx, key, *obj, *objlen);
+		g->opts->cache->put(g->opts->cache->ctx, key, ".o", *obj, *objlen);
 	return err;
+}
+
+/* ---- the script cache (sp_codegen_cache.script) ---------------------------------- */
+
+#define CG_SCRIPT_FORMAT "sprof-script 1"
+#define CG_PLAN_MAGIC "sprof-plan 1\n"
+
+static void hash_str(struct sp_sha256 *h, const char *what, const char *s)
+{
+	sp_sha256_update(h, what, strlen(what) + 1);
+	if (s)
+		sp_sha256_update(h, s, strlen(s) + 1);
+	else
+		sp_sha256_update(h, "", 1);
+}
+
+/* The script key of prog (before any LLVM work), or "" when there is none. */
+static void script_key(const struct sp_node *prog, const struct sp_source *src,
+		       const struct sp_codegen_opts *o, const struct sp_diag *dg, char key[65])
+{
+	struct sp_sha256 h;
+	unsigned char d[32];
+	char opts[512], *ast = NULL;
+	size_t astlen = 0;
+	FILE *f = open_memstream(&ast, &astlen);
+
+	key[0] = '\0';
+	if (!f)
+		return;
+	sp_ast_dump(f, prog, true);
+	if (fclose(f) || !ast)
+		goto out;
+	snprintf(opts, sizeof(opts), "max_keys %u interp %d follow %d checks %d compat %d "
+		 "no_cookies %d no_warnings %d passes %s dummy_ts %s", o->max_keys, o->interp,
+		 o->follow, o->helper_checks, o->compat, o->no_cookies, dg->no_warnings,
+		 o->passes ? o->passes : "default<O2>",
+		 getenv("BPFTRACE_DUMMY_TS_MAP") ? getenv("BPFTRACE_DUMMY_TS_MAP") : "");
+	sp_sha256_init(&h);
+	hash_str(&h, "format", CG_SCRIPT_FORMAT);
+	hash_str(&h, "salt", o->cache->salt);
+	hash_str(&h, "host", o->cache->host);
+	hash_str(&h, "opts", opts);
+	hash_str(&h, "name", src && src->name ? src->name : "");
+	hash_str(&h, "text", src ? src->text : "");
+	hash_str(&h, "ast", ast);
+	sp_sha256_final(&h, d);
+	sp_sha256_hex(d, key);
+out:
+	free(ast);
+}
+
+/* The plan and object a script key names: 0, or -errno (a miss). The entry
+ * is the magic, the object's key and the plan's bytes. */
+static int script_get(const struct sp_codegen_cache *c, const char *skey, const char *name,
+		      struct sp_plan **plan, void **obj, size_t *objlen)
+{
+	size_t mlen = strlen(CG_PLAN_MAGIC), len;
+	char okey[65];
+	void *buf;
+	int err = c->get(c->ctx, skey, ".plan", &buf, &len);
+
+	if (err)
+		return err;
+	err = -EBADMSG;
+	if (len < mlen + 64 || memcmp(buf, CG_PLAN_MAGIC, mlen))
+		goto out;
+	memcpy(okey, (char *)buf + mlen, 64);
+	okey[64] = '\0';
+	*plan = sp_plan_from_bytes((char *)buf + mlen + 64, len - mlen - 64);
+	if (!*plan)
+		goto out;
+	(*plan)->source_name = strdup(name);
+	err = (*plan)->source_name ? c->get(c->ctx, okey, ".o", obj, objlen) : -ENOMEM;
+	if (err) {
+		sp_plan_free(*plan);
+		*plan = NULL;
+	}
+out:
+	free(buf);
+	return err;
+}
+
+/* Whether this program's plan may be found again by its script key. */
+static bool script_cacheable(const struct cg *g, int warnings)
+{
+	if (g->sym_used || g->diag->warnings != warnings)
+		return false;
+	for (int i = 0; i < g->plan->nprobes; i++)
+		switch (g->plan->probes[i].type) {
+		case SP_PROBE_UPROBE:
+		case SP_PROBE_URETPROBE:
+		case SP_PROBE_USDT:
+		case SP_PROBE_WATCHPOINT:
+		case SP_PROBE_ASYNCWATCHPOINT:
+			return false;
+		default:
+			break;
+		}
+	return true;
+}
+
+static void script_put(const struct cg *g, const char *skey, const char *okey)
+{
+	const struct sp_codegen_cache *c = g->opts->cache;
+	size_t mlen = strlen(CG_PLAN_MAGIC), plen;
+	void *pb;
+	char *buf;
+
+	if (sp_plan_to_bytes(g->plan, &pb, &plen))
+		return;
+	buf = malloc(mlen + 64 + plen);
+	if (buf) {
+		memcpy(buf, CG_PLAN_MAGIC, mlen);
+		memcpy(buf + mlen, okey, 64);
+		memcpy(buf + mlen + 64, pb, plen);
+		c->put(c->ctx, skey, ".plan", buf, mlen + 64 + plen);
+		free(buf);
+	}
+	free(pb);
 }
 
 int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
@@ -915,17 +1033,32 @@ int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
 	struct cg g = { .src = src, .diag = d, .opts = o };
 	struct sp_span none = { 0, 0 };
 	double t0 = o->times ? ms_now() : 0, dummy = 0;
-	int err;
+	int err, warnings = d->warnings;
+	char skey[65] = "", okey[65] = "";
+	const char *name = src && src->name ? src->name : "<cmdline>";
 
 	*plan = NULL;
 	*obj = NULL;
 	*objlen = 0;
+	if (o->times)
+		memset(o->times, 0, sizeof(*o->times));
+	if (o->cache && o->cache->script && !o->dump_ir && !o->dump_ir_raw) {
+		script_key(prog, src, o, d, skey);
+		if (skey[0] && script_get(o->cache, skey, name, plan, obj, objlen) == 0) {
+			if (o->cache_hit)
+				*o->cache_hit = true;
+			if (o->script_hit)
+				*o->script_hit = true;
+			lap(&g, &t0, o->times ? &o->times->build : &dummy);
+			if (o->emit_elf)
+				fwrite(*obj, 1, *objlen, o->emit_elf);
+			return 0;
+		}
+	}
 	g.plan = calloc(1, sizeof(*g.plan));
 	if (!g.plan)
 		return 1;
-	g.plan->source_name = strdup(src && src->name ? src->name : "<cmdline>");
-	if (o->times)
-		memset(o->times, 0, sizeof(*o->times));
+	g.plan->source_name = strdup(name);
 	err = cg_init(&g);
 	lap(&g, &t0, o->times ? &o->times->init : &dummy);
 	if (err) {
@@ -941,8 +1074,12 @@ int sp_codegen(const struct sp_node *prog, const struct sp_source *src,
 		goto out;
 	cg_define_scratch(&g);
 	cg_fill_plan_maps(&g);
-	if (finish(&g, obj, objlen, &t0) == 0 && o->emit_elf && *obj)
-		fwrite(*obj, 1, *objlen, o->emit_elf);
+	if (finish(&g, obj, objlen, &t0, okey) == 0 && *obj) {
+		if (o->emit_elf)
+			fwrite(*obj, 1, *objlen, o->emit_elf);
+		if (skey[0] && okey[0] && !g.errors && script_cacheable(&g, warnings))
+			script_put(&g, skey, okey);
+	}
 out:
 	cg_fini(&g);
 	if (g.errors) {

@@ -61,14 +61,31 @@ struct sp_codegen_opts {
 	 * compile time of a stack-taking program). NULL: always compiled. */
 	const struct sp_codegen_cache *cache;
 	bool *cache_hit;     /* when set: whether the object came from the cache */
+	/* when set: whether the plan came from the cache too, by the script's
+	 * key (sp_codegen_cache.script): no LLVM work at all */
+	bool *script_hit;
 };
 
 struct sp_codegen_cache {
-	/* 0 with *obj malloc'd when the cache holds `key` (64 hex digits) */
-	int (*get)(void *ctx, const char *key, void **obj, size_t *len);
-	void (*put)(void *ctx, const char *key, const void *obj, size_t len);
+	/* 0 with *obj malloc'd when the cache holds `key` (64 hex digits) of
+	 * kind `ext` (".o": an object; ".plan": a script's plan, below) */
+	int (*get)(void *ctx, const char *key, const char *ext, void **obj, size_t *len);
+	void (*put)(void *ctx, const char *key, const char *ext, const void *obj, size_t len);
 	void *ctx;
 	const char *salt;
+	/* The script key: before any LLVM work, the SHA-256 of the program
+	 * as sema typed it (its AST dump: includes, parameters and config
+	 * applied), the script's text and name, the options above that shape
+	 * code, and `host`: what the driver knows changes the code besides
+	 * (sprof's build id, the kernel's identity, its BTF, the CPUs; see
+	 * runtime/objcache.h sp_objcache_host). A hit gives the plan and the
+	 * object's key, so a warm start skips LLVM entirely. The driver sets
+	 * `script` false where inputs outside the AST shape the code (#include
+	 * of C headers); codegen stores no entry for a program that probes
+	 * user binaries (their symbols and debug info are read while typing and
+	 * compiling), resolved uaddr()/kaddr() or warned while compiling. */
+	bool script;
+	const char *host;
 };
 
 /* A lighter pipeline: the helper bitcode is already optimized by clang -O2,
@@ -78,6 +95,13 @@ struct sp_codegen_cache {
  * own pipeline hooks (BPFAdjustOpt), so default<O2> stays the default. */
 #define SP_CODEGEN_FAST_PASSES \
 	"always-inline,function(sroa,early-cse<memssa>,instcombine,simplifycfg,gvn,dse,adce),globaldce"
+
+/* The plan as bytes for the script cache (codegen/plan_io.c): 0 and
+ * *out (malloc'd), or -ENOMEM. */
+int sp_plan_to_bytes(const struct sp_plan *p, void **out, size_t *len);
+/* The plan those bytes hold, or NULL with errno (EBADMSG: not a whole,
+ * well-formed plan). source_name is left NULL. */
+struct sp_plan *sp_plan_from_bytes(const void *bytes, size_t len);
 
 /* Returns the number of errors (reported through d); on success *plan,
  * *obj (malloc'd ELF bytes) and *objlen are set. */

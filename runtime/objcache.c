@@ -1,4 +1,5 @@
 /* runtime/objcache.c: compiled BPF objects on disk by content key; see objcache.h. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <link.h>
+#include <sys/utsname.h>
 
 #include "base/fdio.h"
 #include "base/sha256.h"
@@ -149,14 +153,21 @@ static int read_obj(int fd, void **obj, size_t *len)
 	return 0;
 }
 
-int sp_objcache_get(struct sp_objcache *c, const char *key, void **obj, size_t *len)
+/* ".o" or ".plan": what a name may end in */
+static bool good_ext(const char *ext)
+{
+	return ext && (!strcmp(ext, ".o") || !strcmp(ext, ".plan"));
+}
+
+int sp_objcache_get(struct sp_objcache *c, const char *key, const char *ext, void **obj,
+		    size_t *len)
 {
 	char name[80];
 	int fd, err;
 
-	if (!c || !good_key(key))
+	if (!c || !good_key(key) || !good_ext(ext))
 		return -EINVAL;
-	snprintf(name, sizeof(name), "%s.o", key);
+	snprintf(name, sizeof(name), "%s%s", key, ext);
 	fd = openat(c->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -251,15 +262,16 @@ static void trim(struct sp_objcache *c)
 	free(v);
 }
 
-int sp_objcache_put(struct sp_objcache *c, const char *key, const void *obj, size_t len)
+int sp_objcache_put(struct sp_objcache *c, const char *key, const char *ext, const void *obj,
+		    size_t len)
 {
 	unsigned char d[DIGEST];
 	char name[80], tmp[96];
 	int fd, err;
 
-	if (!c || !good_key(key) || len == 0 || len > OBJ_MAX - DIGEST)
+	if (!c || !good_key(key) || !good_ext(ext) || len == 0 || len > OBJ_MAX - DIGEST)
 		return -EINVAL;
-	snprintf(name, sizeof(name), "%s.o", key);
+	snprintf(name, sizeof(name), "%s%s", key, ext);
 	snprintf(tmp, sizeof(tmp), ".tmp.%.16s.%d", key, (int)getpid());
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -294,4 +306,69 @@ const char *sp_objcache_default_dir(char *buf, size_t size, const char *xdg_cach
 	else
 		return NULL;
 	return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
+/* The GNU build id of the running program (hex), or "" (then *size and *mtime
+ * of /proc/self/exe stand in). */
+static int build_id_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	char *out = data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		size_t off = 0;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (off + 12 <= ph->p_memsz) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(p + off);
+			size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
+
+			if (off + 12 + name + desc > ph->p_memsz)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p + off + 12, "GNU", 4) && nh->n_descsz <= 64) {
+				for (size_t j = 0; j < nh->n_descsz; j++)
+					sprintf(out + 2 * j, "%02x", p[off + 12 + name + j]);
+				return 1;
+			}
+			off += 12 + name + desc;
+		}
+	}
+	return 1; /* the first object is the program itself */
+}
+
+static void read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f && !fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+const char *sp_objcache_host(char *buf, size_t size)
+{
+	char id[129] = "", cpus[256];
+	struct utsname u;
+	struct stat exe, btf;
+
+	dl_iterate_phdr(build_id_cb, id);
+	if (!id[0] && !stat("/proc/self/exe", &exe))
+		snprintf(id, sizeof(id), "exe %lld %lld.%09ld", (long long)exe.st_size,
+			 (long long)exe.st_mtim.tv_sec, exe.st_mtim.tv_nsec);
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	if (stat("/sys/kernel/btf/vmlinux", &btf))
+		memset(&btf, 0, sizeof(btf));
+	read_line("/sys/devices/system/cpu/possible", cpus, sizeof(cpus));
+	snprintf(buf, size, "build %s\nkernel %s %s %s %s\nbtf %lld %lld.%09ld\ncpus %s\n", id,
+		 u.sysname, u.release, u.version, u.machine, (long long)btf.st_size,
+		 (long long)btf.st_mtim.tv_sec, btf.st_mtim.tv_nsec, cpus);
+	return buf;
 }

@@ -5,7 +5,9 @@
  * each object by the SHA-256 of what made it (codegen/codegen.h,
  * sp_codegen_cache); this store keeps them in one directory, so the next
  * start of the same script on the same kernel and binary loads the object
- * instead of compiling it.
+ * instead of compiling it. By the script's key (the typed program, its
+ * options, this binary and the kernel) it keeps the plan too and the key
+ * of its object, so a warm start does no LLVM work at all.
  *
  * The objects are loaded into the kernel as root, so the store trusts
  * only a directory and files owned by the user running sprof and writable
@@ -28,11 +30,22 @@ struct sp_objcache;
 struct sp_objcache *sp_objcache_open(const char *dir, uint64_t max_bytes);
 void sp_objcache_close(struct sp_objcache *c);
 
-/* 0 and *obj (malloc'd) for the object stored under key; -ENOENT when
- * there is none, -EBADMSG when the file is damaged (it is removed). */
-int sp_objcache_get(struct sp_objcache *c, const char *key, void **obj, size_t *len);
-/* Stores obj under key, then trims the store to its size; 0 or -errno. */
-int sp_objcache_put(struct sp_objcache *c, const char *key, const void *obj, size_t len);
+/* 0 and *obj (malloc'd) for what is stored under key (64 hex digits) as
+ * ext (".o": a BPF object; ".plan": a script's plan and its object's key,
+ * codegen/codegen.c); -ENOENT when there is none, -EBADMSG when the file is
+ * damaged (it is removed), -EINVAL for another key or ext. */
+int sp_objcache_get(struct sp_objcache *c, const char *key, const char *ext, void **obj,
+		    size_t *len);
+/* Stores obj under key as ext, then trims the store to its size; 0 or -errno. */
+int sp_objcache_put(struct sp_objcache *c, const char *key, const char *ext, const void *obj,
+		    size_t len);
+
+/* What besides a script and its options makes its code, for the script
+ * key (codegen/codegen.h, sp_codegen_cache.host): this binary's GNU build
+ * id (its size and mtime when it has none), the kernel's uname (release and
+ * build), the size and mtime of its BTF and the possible CPUs. A new
+ * binary or kernel is a miss; no LLVM work, a few system calls. */
+const char *sp_objcache_host(char *buf, size_t size);
 
 /* The default directory: /var/cache/sprof for root, else
  * $XDG_CACHE_HOME/sprof or $HOME/.cache/sprof (NULL when none is set).

@@ -317,6 +317,78 @@ def t_object_cache(ctx):
     assert r6.rc == 0 and CACHE_NOTE in r6.err, r6
 
 
+SCRIPT_HIT = "by the script's key, no LLVM work"
+
+
+def _flip_build_id(src, dst):
+    """A copy of sprof whose GNU build id differs by one bit: another binary to the cache."""
+    r = subprocess.run(["readelf", "-n", src], capture_output=True, text=True, check=True)
+    m = re.search(r"Build ID: ([0-9a-f]+)", r.stdout)
+    assert m, r.stdout
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    i = data.find(bytes.fromhex(m.group(1)))
+    assert i > 0, "build id not in " + src
+    data[i] ^= 0x01
+    with open(dst, "wb") as f:
+        f.write(data)
+    os.chmod(dst, 0o755)
+
+
+def t_script_cache(ctx):
+    """the second start of a script takes its plan and object by the script's key before any
+    LLVM work (SPROF_TIMINGS says so, the output is the same); another option, another sprof
+    binary or a probe of a user binary never takes a plan stored for something else"""
+    ctx.require_bpf()
+    cache = os.path.join(ctx.workdir, "objcache_script")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {"SPROF_CACHE_DIR": cache, "SPROF_TIMINGS": "1"}
+    prog = ('profile:hz:99 { @[ustack] = count(); } BEGIN { @h = hist(5); @l = lhist(3, 0, 10, 2); '
+            '@t[1, "a", comm] = sum(3); @m = max(-4); @s = stats(9); '
+            'printf("up %s %d %u\\n", "x", -7, 8); print(@t); exit(); }')
+    r1 = ctx.sprof_run("-e", prog, env=env, timeout=120)
+    assert r1.rc == 0 and r1.out.startswith("up x -7 8\n"), r1
+    assert "  codegen (compiled) " in r1.err and SCRIPT_HIT not in r1.err, r1.err
+    plans = [f for f in os.listdir(cache) if f.endswith(".plan")]
+    assert len(plans) == 1 and len(plans[0]) == 69, os.listdir(cache)
+    r2 = ctx.sprof_run("-e", prog, env=env, timeout=60)
+    assert r2.rc == 0 and SCRIPT_HIT in r2.err, r2.err
+    assert "LLVM and helpers" not in r2.err, r2.err
+    assert r2.out == r1.out, (r1.out, r2.out)  # the plan read back formats every map alike
+    cpu = lambda r: float(re.search(r"^  codegen \(.*?\)\s+[\d.]+\s+([\d.]+)$", r.err, re.M).group(1))
+    assert cpu(r2) < 15 and cpu(r2) < cpu(r1) / 10, (cpu(r1), cpu(r2))
+    # an option that shapes the code: the object cache may still have it, the plan is not taken
+    r3 = ctx.sprof_run("-k", "-e", prog, env=env, timeout=120)
+    assert r3.rc == 0 and SCRIPT_HIT not in r3.err, r3.err
+    # the kernel's features: the helpers for kernels before 5.17 are another program
+    r4 = ctx.sprof_run("-e", prog, env=dict(env, SPROF_BPF_COMPAT="1"), timeout=120)
+    assert r4.rc == 0 and SCRIPT_HIT not in r4.err, r4.err
+    # another sprof binary (its build id): not the plan of this one
+    other = os.path.join(ctx.workdir, "sprof-other-build")
+    _flip_build_id(ctx.sprof, other)
+    r5 = ctx.run([other, "-e", prog], env=env, timeout=120)
+    assert r5.rc == 0 and r5.out.startswith("up x -7 8\n") and SCRIPT_HIT not in r5.err, r5
+    r6 = ctx.sprof_run("-e", prog, env=env, timeout=60)
+    assert r6.rc == 0 and SCRIPT_HIT in r6.err and r6.out == r1.out, r6
+    # a uprobe's types come from its binary: never stored by the script's key
+    wl = ctx.workload("hotwarm")
+    up = 'uprobe:%s:main { @ = count(); } BEGIN { exit(); }' % wl
+    for _ in range(2):
+        r7 = ctx.sprof_run("-e", up, env=env, timeout=120)
+        assert r7.rc == 0 and SCRIPT_HIT not in r7.err, r7.err
+    # a damaged plan is a miss, then stored again
+    path = os.path.join(cache, plans[0])
+    with open(path, "r+b") as f:
+        f.seek(40)
+        b = f.read(1)
+        f.seek(40)
+        f.write(bytes([b[0] ^ 0xff]))
+    r8 = ctx.sprof_run("-e", prog, env=env, timeout=60)
+    assert r8.rc == 0 and SCRIPT_HIT not in r8.err and r8.out == r1.out, r8
+    r9 = ctx.sprof_run("-e", prog, env=env, timeout=60)
+    assert r9.rc == 0 and SCRIPT_HIT in r9.err, r9.err
+
+
 def t_timings(ctx):
     """SPROF_TIMINGS=1: the start's phases on stderr (wall, CPU), a cache hit named, the
     verifier's time and processed instructions per program; nothing of it without the variable"""

@@ -87,29 +87,38 @@ static void test_round_trip(void)
 	CHECK(c != NULL, "open %s: %s", dir, strerror(errno));
 	if (!c)
 		return;
-	CHECK(sp_objcache_get(c, key(1), &obj, &len) == -ENOENT, "miss before put");
-	CHECK(sp_objcache_put(c, key(1), "\x7f" "ELF object", 11) == 0, "put");
-	CHECK(sp_objcache_get(c, key(1), &obj, &len) == 0 && len == 11 &&
+	CHECK(sp_objcache_get(c, key(1), ".o", &obj, &len) == -ENOENT, "miss before put");
+	CHECK(sp_objcache_put(c, key(1), ".o", "\x7f" "ELF object", 11) == 0, "put");
+	CHECK(sp_objcache_get(c, key(1), ".o", &obj, &len) == 0 && len == 11 &&
 	      !memcmp(obj, "\x7f" "ELF object", 11), "round trip");
 	free(obj);
-	CHECK(sp_objcache_put(c, "../../etc/passwd", "x", 1) == -EINVAL, "a path is no key");
-	CHECK(sp_objcache_get(c, "ABCD", &obj, &len) == -EINVAL, "short key");
+	CHECK(sp_objcache_put(c, "../../etc/passwd", ".o", "x", 1) == -EINVAL, "a path is no key");
+	CHECK(sp_objcache_get(c, "ABCD", ".o", &obj, &len) == -EINVAL, "short key");
+	CHECK(sp_objcache_get(c, key(1), ".plan", &obj, &len) == -ENOENT, "a plan is another entry");
+	CHECK(sp_objcache_put(c, key(1), ".plan", "p", 1) == 0, "put a plan");
+	CHECK(sp_objcache_get(c, key(1), ".plan", &obj, &len) == 0 && len == 1, "plan round trip");
+	free(obj);
+	CHECK(sp_objcache_put(c, key(1), "/../x", "x", 1) == -EINVAL, "no other kind of name");
+	CHECK(sp_objcache_get(c, key(1), ".o", &obj, &len) == 0 && len == 11, "the object stays");
+	free(obj);
+	snprintf(p, sizeof(p), "%s/%s.plan", dir, key(1));
+	CHECK(unlink(p) == 0, "the plan is a file of its own: %s", p);
 	/* a flipped byte: reported and removed */
 	path_of(key(1), p, sizeof(p));
 	fd = open(p, O_WRONLY);
 	CHECK(fd >= 0 && pwrite(fd, "X", 1, 3) == 1, "damage");
 	close(fd);
-	CHECK(sp_objcache_get(c, key(1), &obj, &len) == -EBADMSG, "damaged file refused");
+	CHECK(sp_objcache_get(c, key(1), ".o", &obj, &len) == -EBADMSG, "damaged file refused");
 	CHECK(access(p, F_OK) != 0, "damaged file removed");
 	/* a file others may write is not trusted */
-	CHECK(sp_objcache_put(c, key(2), "abc", 3) == 0, "put 2");
+	CHECK(sp_objcache_put(c, key(2), ".o", "abc", 3) == 0, "put 2");
 	path_of(key(2), p, sizeof(p));
 	chmod(p, 0666);
-	CHECK(sp_objcache_get(c, key(2), &obj, &len) == -EBADMSG, "world-writable file refused");
+	CHECK(sp_objcache_get(c, key(2), ".o", &obj, &len) == -EBADMSG, "world-writable file refused");
 	/* nor a symbolic link */
 	path_of(key(3), p, sizeof(p));
 	CHECK(symlink("/etc/hostname", p) == 0, "symlink");
-	CHECK(sp_objcache_get(c, key(3), &obj, &len) == -ELOOP, "symbolic link refused");
+	CHECK(sp_objcache_get(c, key(3), ".o", &obj, &len) == -ELOOP, "symbolic link refused");
 	unlink(p);
 	sp_objcache_close(c);
 }
@@ -125,19 +134,19 @@ static void test_trim(void)
 	if (!c)
 		return;
 	for (int i = 10; i < 13; i++) {
-		CHECK(sp_objcache_put(c, key(i), blob, sizeof(blob)) == 0, "put %d", i);
+		CHECK(sp_objcache_put(c, key(i), ".o", blob, sizeof(blob)) == 0, "put %d", i);
 		path_of(key(i), p, sizeof(p));
 		ts[0].tv_sec = ts[1].tv_sec = 1000000 + i; /* 10 oldest */
 		utimensat(AT_FDCWD, p, ts, 0);
 	}
-	CHECK(sp_objcache_get(c, key(10), &obj, &len) == 0, "10 is used again: newest");
+	CHECK(sp_objcache_get(c, key(10), ".o", &obj, &len) == 0, "10 is used again: newest");
 	free(obj);
-	CHECK(sp_objcache_put(c, key(13), blob, sizeof(blob)) == 0, "put 13");
-	CHECK(sp_objcache_get(c, key(11), &obj, &len) == -ENOENT, "11, the oldest, trimmed");
+	CHECK(sp_objcache_put(c, key(13), ".o", blob, sizeof(blob)) == 0, "put 13");
+	CHECK(sp_objcache_get(c, key(11), ".o", &obj, &len) == -ENOENT, "11, the oldest, trimmed");
 	for (int i = 10; i < 14; i++) {
 		if (i == 11)
 			continue;
-		CHECK(sp_objcache_get(c, key(i), &obj, &len) == 0, "%d kept", i);
+		CHECK(sp_objcache_get(c, key(i), ".o", &obj, &len) == 0, "%d kept", i);
 		free(obj);
 	}
 	sp_objcache_close(c);
