@@ -121,7 +121,7 @@ enum {
 	OPT_STATS,
 };
 
-/* --password-file FILE: the ClickHouse URL parser (runtime/report/ch_conn.c)
+/* --password-file FILE: the ClickHouse URL parser (runtime/store/ch_conn.c)
  * reads it, as it reads SPROF_CLICKHOUSE_PASSWORD_FILE, for --export,
  * report and fleet init alike. */
 static int password_file(const char *path)
@@ -1459,7 +1459,7 @@ static void serve_usage(FILE *f)
 		   "  --quiet          no line per request\n");
 }
 
-/* sprof serve URL: runtime/report/serve.c's page until Ctrl-C. */
+/* sprof serve URL: runtime/store/serve.c's page until Ctrl-C. */
 static int serve_main(int argc, char **argv)
 {
 	enum { S_LISTEN = 1000, S_TIMEOUT, S_PASSWORD_FILE, S_QUIET };
@@ -1520,7 +1520,7 @@ static void fleet_usage(FILE *f)
 		   "  --password-file FILE  the password: FILE's first line\n");
 }
 
-/* sprof fleet init URL: the DDL agents never run (runtime/report/clickhouse.c). */
+/* sprof fleet init URL: the DDL agents never run (runtime/store/clickhouse.c). */
 static int fleet_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {

@@ -28,7 +28,7 @@
 
 #include "runtime/collect.h"
 #include "runtime/continuous.h"
-#include "runtime/report/clickhouse.h"
+#include "runtime/store/clickhouse.h"
 #include "runtime/langs/lang.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"

@@ -19,7 +19,7 @@
 
 #include "runtime/collect.h"
 #include "runtime/printf.h"
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 #include "runtime/report/report.h"
 #include "runtime/report/impl.h"
 #include "runtime/shell.h"

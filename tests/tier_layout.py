@@ -25,14 +25,19 @@ MAY_INCLUDE = {
     "codegen": ["parser", "abi", "base", "stdlib"],
     "bpf": ["abi"],
     "runtime/elf": ["abi", "base"],
-    "runtime/report": ["abi", "base"],
+    # the profile model: frames, stacks, entries; what the symbolizer fills and writers read
+    "runtime/profile": ["abi", "base"],
+    "runtime/report": ["abi", "base", "runtime/profile"],
+    # ClickHouse and HTTP clients and `sprof serve`: they write and read profiles with the
+    # writers' helpers; no writer knows a store
+    "runtime/store": ["abi", "base", "runtime/profile", "runtime/report"],
     # the walkers use the unwinder's maps snapshot and kernel offsets, never the reverse;
     # runtime/process.c hands each snapshot to both
-    "runtime/stacks": ["abi", "base", "runtime/elf", "runtime/report"],
-    "runtime/langs": ["abi", "base", "runtime/elf", "runtime/stacks", "runtime/report"],
+    "runtime/stacks": ["abi", "base", "runtime/elf", "runtime/profile"],
+    "runtime/langs": ["abi", "base", "runtime/elf", "runtime/stacks", "runtime/profile"],
     "runtime/attach": ["abi", "base", "runtime/elf", "runtime/stacks"],
     "runtime": ["abi", "base", "runtime/attach", "runtime/elf", "runtime/stacks",
-                "runtime/langs", "runtime/report"],
+                "runtime/langs", "runtime/profile", "runtime/report", "runtime/store"],
 }
 GENERATED = {"parser.h", "lexer.h"}
 SOURCE_EXT = (".c", ".h", ".y", ".l", ".cc")

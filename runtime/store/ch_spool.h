@@ -1,11 +1,11 @@
-/* runtime/report/ch_spool.h: export batches in a spool directory (--spool). */
-#ifndef SPROF_RUNTIME_REPORT_CH_SPOOL_H
-#define SPROF_RUNTIME_REPORT_CH_SPOOL_H
+/* runtime/store/ch_spool.h: export batches in a spool directory (--spool). */
+#ifndef SPROF_RUNTIME_STORE_CH_SPOOL_H
+#define SPROF_RUNTIME_STORE_CH_SPOOL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/report/ch_rows.h"
+#include "runtime/store/ch_rows.h"
 
 /* Makes dir (0700) when missing, checks it is a writable directory, removes
  * half-written batches; 0 or -errno. */

@@ -1,4 +1,4 @@
-/* runtime/report/ch_rows.c: the rows --export sends, as JSONEachRow lines.
+/* runtime/store/ch_rows.c: the rows --export sends, as JSONEachRow lines.
  *
  * The stack-id layout (what `sprof fleet init` makes): a sample row names
  * its stack by a 64-bit id, and the stack itself goes once to TABLE_stacks:
@@ -40,7 +40,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "runtime/report/ch_rows.h"
+#include "runtime/store/ch_rows.h"
 #include "runtime/report/impl.h"
 
 static bool is_comm(const struct sp_path *p, const struct sp_pelem *el)

@@ -1,4 +1,4 @@
-/* runtime/report/http.c: one HTTP(S) POST to ClickHouse, through libcurl.
+/* runtime/store/http.c: one HTTP(S) POST to ClickHouse, through libcurl.
  *
  * ClickHouse's HTTP interface takes inserts and queries as POSTs with the
  * SQL in the query string or the body. libcurl (Debian's libcurl4, built
@@ -35,7 +35,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "runtime/report/http.h"
+#include "runtime/store/http.h"
 #include "base/vec.h"
 
 char *sp_url_encode(const char *s)

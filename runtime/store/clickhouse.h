@@ -1,4 +1,4 @@
-/* runtime/report/clickhouse.h: profiles to and from a ClickHouse table.
+/* runtime/store/clickhouse.h: profiles to and from a ClickHouse table.
  *
  * `--export clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB.TABLE` sends the
  * run's stacks over ClickHouse's HTTP interface (port 8123 by default; user
@@ -15,13 +15,13 @@
  * agents only check it and insert. --retention drops day partitions older
  * than it.
  */
-#ifndef SPROF_RUNTIME_REPORT_CLICKHOUSE_H
-#define SPROF_RUNTIME_REPORT_CLICKHOUSE_H
+#ifndef SPROF_RUNTIME_STORE_CLICKHOUSE_H
+#define SPROF_RUNTIME_STORE_CLICKHOUSE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 
 /* The sampling period of rows written before the period_ns column (99 Hz). */
 #define SP_CH_DEFAULT_PERIOD_NS (1000000000ull / 99)

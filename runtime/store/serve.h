@@ -1,4 +1,4 @@
-/* runtime/report/serve.h: `sprof serve URL`, a fleet's profiles in a browser.
+/* runtime/store/serve.h: `sprof serve URL`, a fleet's profiles in a browser.
  *
  * A small HTTP server over the ClickHouse table `--export` fills: a page
  * (runtime/report/web/, embedded at build time, no network needed) with a
@@ -19,8 +19,8 @@
  *   /api/difftop?...                      functions by change of share
  * from/to are seconds since the epoch (UTC).
  */
-#ifndef SPROF_RUNTIME_REPORT_SERVE_H
-#define SPROF_RUNTIME_REPORT_SERVE_H
+#ifndef SPROF_RUNTIME_STORE_SERVE_H
+#define SPROF_RUNTIME_STORE_SERVE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* runtime/report/ch_fetch.c: `sprof report --from clickhouse://...`.
+/* runtime/store/ch_fetch.c: `sprof report --from clickhouse://...`.
  *
  * ClickHouse does the aggregation: one statement sums the counts per stack
  * (and the CPU time, count times each row's sampling period) over the rows
@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/report/ch_conn.h"
-#include "runtime/report/clickhouse.h"
+#include "runtime/store/ch_conn.h"
+#include "runtime/store/clickhouse.h"
 #include "base/vec.h"
 
 /* Columns --by may name: the ones that tell rows apart besides the stack. */

@@ -1,11 +1,11 @@
-/* runtime/report/http.h: one HTTP(S) POST to ClickHouse (libcurl underneath).
+/* runtime/store/http.h: one HTTP(S) POST to ClickHouse (libcurl underneath).
  *
  * Optional Basic authentication and TLS (a CA file, a client certificate),
  * the body at once; the answer's status and body. Reading waits as long as
  * bytes keep coming, within the limits the request sets.
  */
-#ifndef SPROF_RUNTIME_REPORT_HTTP_H
-#define SPROF_RUNTIME_REPORT_HTTP_H
+#ifndef SPROF_RUNTIME_STORE_HTTP_H
+#define SPROF_RUNTIME_STORE_HTTP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* runtime/report/clickhouse.c: the --export session: check the server and
+/* runtime/store/clickhouse.c: the --export session: check the server and
  * the table before attaching, send batches with retries, drop old days;
  * and `sprof fleet init`, which creates the table.
  *
@@ -41,10 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/report/ch_conn.h"
-#include "runtime/report/ch_rows.h"
-#include "runtime/report/ch_spool.h"
-#include "runtime/report/clickhouse.h"
+#include "runtime/store/ch_conn.h"
+#include "runtime/store/ch_rows.h"
+#include "runtime/store/ch_spool.h"
+#include "runtime/store/clickhouse.h"
 #include "base/vec.h"
 
 struct column {

@@ -1,11 +1,11 @@
-/* runtime/report/profile.h: the data every report is written from.
+/* runtime/profile/profile.h: the data every report is written from.
  *
  * collect.c reads the BPF maps at the end of a run (or at print()), sums
  * per-CPU values, resolves stack ids to frames and symbolizes them; the
  * report_*.c writers only ever see this model, never BPF or ELF.
  */
-#ifndef SPROF_RUNTIME_REPORT_PROFILE_H
-#define SPROF_RUNTIME_REPORT_PROFILE_H
+#ifndef SPROF_RUNTIME_PROFILE_PROFILE_H
+#define SPROF_RUNTIME_PROFILE_PROFILE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* runtime/report/profile.c: small helpers over the profile model, shared by every
+/* runtime/report/impl.c: small helpers over the profile model, shared by every
  * report writer (see runtime/report/impl.h): entry weights and print order,
  * frame names, string interning, and the text pieces shared by text and
  * json. Written once so every format agrees.

@@ -1,14 +1,14 @@
-/* runtime/report/ch_conn.h: the connection half of clickhouse.c, shared with
+/* runtime/store/ch_conn.h: the connection half of clickhouse.c, shared with
  * its exporter (ch_export.c) and reader (ch_fetch.c): the parsed URL and
  * one SQL statement sent over HTTP with the server's error as text. */
-#ifndef SPROF_RUNTIME_REPORT_CH_CONN_H
-#define SPROF_RUNTIME_REPORT_CH_CONN_H
+#ifndef SPROF_RUNTIME_STORE_CH_CONN_H
+#define SPROF_RUNTIME_STORE_CH_CONN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "runtime/report/http.h"
+#include "runtime/store/http.h"
 
 struct sp_ch_conn {
 	char *host;

@@ -1,4 +1,4 @@
-/* runtime/report/serve.c: `sprof serve`, see serve.h.
+/* runtime/store/serve.c: `sprof serve`, see serve.h.
  *
  * One thread: poll the listening socket (so SIGINT ends the loop within
  * half a second), accept, read the request line and headers (16 KiB, 5 s at
@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
-#include "runtime/report/serve.h"
-#include "runtime/report/ch_conn.h"
-#include "runtime/report/clickhouse.h"
+#include "runtime/store/serve.h"
+#include "runtime/store/ch_conn.h"
+#include "runtime/store/clickhouse.h"
 #include "runtime/report/diff.h"
 #include "runtime/report/impl.h"
 #include "runtime/report/web.h"

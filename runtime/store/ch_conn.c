@@ -1,4 +1,4 @@
-/* runtime/report/ch_conn.c: ClickHouse URLs and statements over HTTP.
+/* runtime/store/ch_conn.c: ClickHouse URLs and statements over HTTP.
  *
  * A statement goes in the POST body, or, for an INSERT whose rows are the
  * body, in the query string. User and password travel as HTTP Basic
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/report/ch_conn.h"
+#include "runtime/store/ch_conn.h"
 
 bool sp_ch_ident_ok(const char *s)
 {

@@ -1,12 +1,12 @@
-/* runtime/report/ch_rows.h: a profile as ClickHouse rows (JSONEachRow text). */
-#ifndef SPROF_RUNTIME_REPORT_CH_ROWS_H
-#define SPROF_RUNTIME_REPORT_CH_ROWS_H
+/* runtime/store/ch_rows.h: a profile as ClickHouse rows (JSONEachRow text). */
+#ifndef SPROF_RUNTIME_STORE_CH_ROWS_H
+#define SPROF_RUNTIME_STORE_CH_ROWS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 
 /* A set of 64-bit stack ids (0 is never one). */
 struct sp_ch_ids {

@@ -1,4 +1,4 @@
-/* runtime/report/ch_spool.c: --spool DIR, export batches kept on disk.
+/* runtime/store/ch_spool.c: --spool DIR, export batches kept on disk.
  *
  * With a spool every batch is written to DIR before it is sent and removed
  * once ClickHouse has it, so batches wait out an outage of any length (up
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
-#include "runtime/report/ch_spool.h"
+#include "runtime/store/ch_spool.h"
 
 static int spool_name(const struct dirent *d)
 {
