@@ -21,8 +21,13 @@ import re
 MAY_INCLUDE = {
     "abi": [],
     "base": [],
-    "parser": ["abi", "base", "stdlib"],
-    "codegen": ["parser", "abi", "base", "stdlib"],
+    # the front end in floors: source, diagnostics and arena; types and the C-type readers
+    # (BTF, DWARF, C declarations: the only front-end part doing system I/O); then syntax and
+    # semantics
+    "parser/base": ["base"],
+    "parser/types": ["abi", "base", "parser/base"],
+    "parser": ["abi", "base", "stdlib", "parser/base", "parser/types"],
+    "codegen": ["parser", "parser/base", "parser/types", "abi", "base", "stdlib"],
     "bpf": ["abi"],
     "runtime/elf": ["abi", "base"],
     # the profile model: frames, stacks, entries; what the symbolizer fills and writers read
@@ -92,6 +97,26 @@ def t_style_table(ctx):
     text = open(docs).read()
     missing = [f for f in MAY_INCLUDE if "`%s/`" % f not in text]
     assert not missing, "docs/layout.md lacks rows for %s" % missing
+
+
+SYSTEM_IO = re.compile(r'^\s*#\s*include\s+<(bpf/|elfutils/|dwarf\.h|libelf\.h|gelf\.h)', re.M)
+
+
+def t_front_end_io(ctx):
+    """of the front end, only parser/types/ includes libbpf's, libdw's or libelf's headers (and
+    only its library links them: CMakeLists.txt)"""
+    bad = []
+    for folder, path in sources(ctx.root):
+        if folder.split("/")[0] not in ("parser", "codegen") or folder == "parser/types":
+            continue
+        with open(os.path.join(ctx.root, path), errors="replace") as f:
+            bad += ["%s: <%s...>" % (path, m) for m in SYSTEM_IO.findall(f.read())]
+    assert not bad, "system I/O headers outside parser/types/:\n" + "\n".join(bad)
+    cmake = open(os.path.join(ctx.root, "CMakeLists.txt")).read()
+    for lib in ("LIBBPF", "LIBDW"):
+        users = set(re.findall(r"target_link_libraries\((sp_parser\w*|sp_codegen)\b[^)]*\$\{%s_LINK" % lib,
+                               cmake))
+        assert users == {"sp_parser_types"}, "%s linked by %s" % (lib, sorted(users))
 
 
 # What the driver may include of each layer: its one face (docs/layout.md).
@@ -207,5 +232,6 @@ def tests(ctx):
     yield "layers", t_layers
     yield "style_table", t_style_table
     yield "one_face", t_one_face
+    yield "front_end_io", t_front_end_io
     yield "named_paths_exist", t_named_paths_exist
     yield "builtin_from_one_row", t_builtin_from_one_row

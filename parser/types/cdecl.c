@@ -1,4 +1,4 @@
-/* parser/cdecl.c: C struct, union and enum definitions written in a script.
+/* parser/types/cdecl.c: C struct, union and enum definitions written in a script.
  *
  * bpftrace hands the text before the first probe to clang; sprof parses
  * the part scripts use itself, by recursive descent:
@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
-#include "parser/ctypes.h"
-#include "parser/diag.h"
+#include "parser/base/arena.h"
+#include "parser/types/ctypes.h"
+#include "parser/base/diag.h"
 
 #define MAX_FIELDS 1024
 

@@ -1,4 +1,4 @@
-/* parser/types.c: construction, comparison and printing of sema types.
+/* parser/types/types.c: construction, comparison and printing of sema types.
  *
  * Types are small arena objects; equal types need not be the same pointer.
  * sp_type_str() spells them the way diagnostics and the AST dump show them:
@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parser/arena.h"
-#include "parser/types.h"
-#include "parser/ctypes.h"
+#include "parser/base/arena.h"
+#include "parser/types/types.h"
+#include "parser/types/ctypes.h"
 
 static const char *const kind_names[] = {
 #define X(k, s) s,

@@ -1,4 +1,4 @@
-/* parser/arena.c: the compile arena, a chain of bump-allocated chunks.
+/* parser/base/arena.c: the compile arena, a chain of bump-allocated chunks.
  *
  * Everything a compile creates (tokens' text, nodes, types, strings) is
  * allocated here and freed at once, so the front end never frees piecemeal
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 
 #define ARENA_CHUNK 8192
 #define ARENA_ALIGN 16

@@ -1,4 +1,4 @@
-/* parser/diag.h: diagnostics in clang's format.
+/* parser/base/diag.h: diagnostics in clang's format.
  *
  *   trace.sp:3:19: error: unknown builtin 'ustak'
  *       profile:hz:99 { @[ustak] = count(); }
@@ -10,14 +10,14 @@
  * (codegen, verifier mapping) report through the same sink using the line
  * and column they carry.
  */
-#ifndef SPROF_PARSER_DIAG_H
-#define SPROF_PARSER_DIAG_H
+#ifndef SPROF_PARSER_BASE_DIAG_H
+#define SPROF_PARSER_BASE_DIAG_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "parser/ast.h"
+#include "parser/base/source.h" /* struct sp_span */
 
 struct sp_source;
 

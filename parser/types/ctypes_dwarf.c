@@ -1,4 +1,4 @@
-/* parser/ctypes_dwarf.c: a u-probed function's parameters from DWARF.
+/* parser/types/ctypes_dwarf.c: a u-probed function's parameters from DWARF.
  *
  * `args.NAME` / `args->NAME` in a uprobe names a parameter of the probed
  * function, typed from the binary's debug info (.debug_info, read with
@@ -24,9 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parser/arena.h"
-#include "parser/ctypes.h"
-#include "parser/frontend.h"
+#include "parser/base/arena.h"
+#include "parser/types/ctypes.h"
+#include "parser/types/listargs.h"
 
 #define MAX_DEPTH 12
 

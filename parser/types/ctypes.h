@@ -1,4 +1,4 @@
-/* parser/ctypes.h: the C types a script can name (struct, union, enum,
+/* parser/types/ctypes.h: the C types a script can name (struct, union, enum,
  * #define), from its own definitions or from the kernel's BTF.
  *
  * One registry per compile (struct sp_ctypes, hung off the PROGRAM node),
@@ -14,14 +14,14 @@
  * byte holding the first bit, `bit_off` (0..7) the bit in it, `bit_size`
  * the width; codegen reads the smallest 1/2/4/8-byte word covering them.
  */
-#ifndef SPROF_PARSER_CTYPES_H
-#define SPROF_PARSER_CTYPES_H
+#ifndef SPROF_PARSER_TYPES_CTYPES_H
+#define SPROF_PARSER_TYPES_CTYPES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "parser/ast.h"
-#include "parser/types.h"
+#include "parser/base/source.h" /* struct sp_span */
+#include "parser/types/types.h"
 
 struct sp_arena;
 struct sp_diag;

@@ -1,12 +1,18 @@
-/* parser/source.h: a program's text, its name, and its line map.
+/* parser/base/source.h: a program's text, its name, and its line map.
  *
  * Every token and node keeps byte offsets; this is the one place that turns
  * an offset into line:column, only when something is printed.
  */
-#ifndef SPROF_PARSER_SOURCE_H
-#define SPROF_PARSER_SOURCE_H
+#ifndef SPROF_PARSER_BASE_SOURCE_H
+#define SPROF_PARSER_BASE_SOURCE_H
 
 #include <stdint.h>
+
+/* A half-open byte range [begin, end) in the source text. */
+struct sp_span {
+	uint32_t begin;
+	uint32_t end;
+};
 
 struct sp_source {
 	const char *name;   /* "trace.sp", or "<cmdline>" for -e / positional text */

@@ -1,4 +1,4 @@
-/* parser/ctypes_btf.c: kernel types from BTF (/sys/kernel/btf/vmlinux).
+/* parser/types/ctypes_btf.c: kernel types from BTF (/sys/kernel/btf/vmlinux).
  *
  * `curtask`, `(struct task_struct *)x` and records that a script names but
  * does not define come from the running kernel's BTF, as in bpftrace. BTF
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
-#include "parser/ctypes.h"
-#include "parser/frontend.h"
+#include "parser/base/arena.h"
+#include "parser/types/ctypes.h"
+#include "parser/types/listargs.h"
 
 static struct btf *vmlinux(struct sp_ctypes *ct)
 {

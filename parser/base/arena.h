@@ -1,12 +1,12 @@
-/* parser/arena.h: one bump allocator per compile.
+/* parser/base/arena.h: one bump allocator per compile.
  *
  * Tokens, nodes, types and strings of a compile live in one arena and are
  * freed together with sp_arena_destroy(). Allocation never fails silently:
  * on out-of-memory the process prints a message and exits, because a
  * compiler that half-built a tree has nothing useful left to do.
  */
-#ifndef SPROF_PARSER_ARENA_H
-#define SPROF_PARSER_ARENA_H
+#ifndef SPROF_PARSER_BASE_ARENA_H
+#define SPROF_PARSER_BASE_ARENA_H
 
 #include <stddef.h>
 

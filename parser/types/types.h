@@ -1,10 +1,10 @@
-/* parser/types.h: the types the semantic pass gives every expression.
+/* parser/types/types.h: the types the semantic pass gives every expression.
  *
  * Sizes are the in-kernel sizes codegen lays out in map keys and values;
  * the runtime learns them through the plan, never from this header.
  */
-#ifndef SPROF_PARSER_TYPES_H
-#define SPROF_PARSER_TYPES_H
+#ifndef SPROF_PARSER_TYPES_TYPES_H
+#define SPROF_PARSER_TYPES_TYPES_H
 
 #include <stdbool.h>
 #include <stdint.h>

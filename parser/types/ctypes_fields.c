@@ -1,4 +1,4 @@
-/* parser/ctypes_fields.c: a record's fields by name.
+/* parser/types/ctypes_fields.c: a record's fields by name.
  *
  * Above the registry (ctypes.c) and BTF import (ctypes_btf.c): a record
  * that a script names but does not define (`struct task_struct`) is
@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "parser/ctypes.h"
+#include "parser/types/ctypes.h"
 
 const struct sp_cfield *sp_record_field(struct sp_ctypes *ct, struct sp_record *r,
 					const char *name, uint32_t *off)

@@ -1,4 +1,4 @@
-/* parser/diag.c: clang-style diagnostics and "did you mean".
+/* parser/base/diag.c: clang-style diagnostics and "did you mean".
  *
  *   trace.sp:3:19: error: unknown builtin 'ustak'
  *       profile:hz:99 { @[ustak] = count(); }
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/diag.h"
-#include "parser/source.h"
+#include "parser/base/diag.h"
+#include "parser/base/source.h"
 
 static const char *const level_names[] = {
 	[SP_DIAG_ERROR] = "error",

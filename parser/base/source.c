@@ -1,4 +1,4 @@
-/* parser/source.c: program text and its line map.
+/* parser/base/source.c: program text and its line map.
  *
  * The text is copied once and a table of line-start offsets is built, so
  * tokens and nodes can carry plain byte offsets and diagnostics turn them
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/source.h"
+#include "parser/base/source.h"
 
 static int build_line_map(struct sp_source *s)
 {

@@ -1,4 +1,4 @@
-/* parser/ctypes.c: the registry of C records and constants, C integer type
+/* parser/types/ctypes.c: the registry of C records and constants, C integer type
  * names, and record layout. See ctypes.h for the rules; BTF import lives in
  * ctypes_btf.c, field lookup (which completes a record from BTF first) in
  * ctypes_fields.c and the definition parser in cdecl.c.
@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parser/arena.h"
-#include "parser/ctypes.h"
+#include "parser/base/arena.h"
+#include "parser/types/ctypes.h"
 
 struct sp_ctypes *sp_ctypes_new(struct sp_arena *a)
 {
