@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "abi/interp_usdt.h"
+#include "base/log.h"
 #include "codegen/codegen.h"   /* one face per layer: each includes its layer's services */
 #include "parser/frontend.h"
 #include "runtime/runtime.h"
@@ -1625,6 +1626,7 @@ int main(int argc, char **argv)
 		return serve_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
+	sp_log_setup(c.run.verbose, c.run.quiet); /* the layers below print through base/log.h */
 	hold_sigusr1();
 	if (c.list_scripts) {
 		free(c.script_kv);

@@ -119,6 +119,27 @@ def t_front_end_io(ctx):
         assert users == {"sp_parser_types"}, "%s linked by %s" % (lib, sorted(users))
 
 
+STDERR_WRITE = re.compile(r"\b(?:fprintf|vfprintf)\(\s*stderr\b|\b(?:fputs|fputc|putc|fwrite)\([^;]*\bstderr\)|"
+                          r"\bperror\(")
+# Writers of stderr that are no message: the status line and -d timings' table draw on the
+# terminal themselves; printf.c passes the script's own errorf() text on; base/log.c is the sink.
+OWN_STDERR = {"base/log.c", "runtime/status.c", "runtime/timings.c", "runtime/printf.c"}
+
+
+def t_one_voice(ctx):
+    """below main.c, messages go through base/log.h's sink (one "sprof: " prefix, -v and -q
+    read once in main.c): no other file writes stderr itself"""
+    bad = []
+    for _, path in sources(ctx.root):
+        if path in OWN_STDERR:
+            continue
+        with open(os.path.join(ctx.root, path), errors="replace") as f:
+            for lineno, line in enumerate(f, 1):
+                if STDERR_WRITE.search(line):
+                    bad.append("%s:%d: %s" % (path, lineno, line.strip()))
+    assert not bad, "stderr written past base/log.h:\n" + "\n".join(bad)
+
+
 # What the driver may include of each layer: its one face (docs/layout.md).
 FACES = {"parser/frontend.h", "codegen/codegen.h", "runtime/runtime.h"}
 
@@ -233,5 +254,6 @@ def tests(ctx):
     yield "style_table", t_style_table
     yield "one_face", t_one_face
     yield "front_end_io", t_front_end_io
+    yield "one_voice", t_one_voice
     yield "named_paths_exist", t_named_paths_exist
     yield "builtin_from_one_row", t_builtin_from_one_row

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "parser/base/arena.h"
 
 #define ARENA_CHUNK 8192
@@ -30,7 +31,7 @@ struct sp_arena {
 
 static void oom(void)
 {
-	fprintf(stderr, "sprof: out of memory\n");
+	sp_err("out of memory\n");
 	exit(2);
 }
 

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "runtime/store/ch_conn.h"
 #include "runtime/store/clickhouse.h"
 #include "base/vec.h"
@@ -60,8 +61,8 @@ static bool parse_by(struct fetch *f, const char *by)
 		       (strlen(by_columns[i]) != n || strncmp(by_columns[i], p, n) != 0))
 			i++;
 		if (i == sizeof(by_columns) / sizeof(by_columns[0]) || f->nby == MAX_BY) {
-			fprintf(stderr, "sprof report: --by takes host, map, comm, pid (comma-separated) or "
-					"none, not '%.*s'\n", (int)n, p);
+			sp_log(SP_LOG_ERROR, "sprof report: --by takes host, map, comm, pid (comma-separated) or "
+				       "none, not '%.*s'\n", (int)n, p);
 			return false;
 		}
 		f->by[f->nby++] = by_columns[i];
@@ -488,8 +489,8 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 	if (e) {
 		char shown[512];
 
-		fprintf(stderr, "sprof: cannot read from %s: %s\n", sp_ch_url_redacted(q->url, shown, sizeof(shown)),
-			*err ? err : strerror(-e));
+		sp_err("cannot read from %s: %s\n", sp_ch_url_redacted(q->url, shown, sizeof(shown)),
+		       *err ? err : strerror(-e));
 		free(fe);
 		return e;
 	}
@@ -519,7 +520,7 @@ int sp_clickhouse_fetch(const struct sp_clickhouse_query *q, struct sp_profile *
 	if (e == -EPROTO && !*err)
 		snprintf(err, sizeof(err), "unexpected answer from the server");
 	if (e)
-		fprintf(stderr, "sprof: cannot read from %s: %s\n", c.shown, *err ? err : strerror(-e));
+		sp_err("cannot read from %s: %s\n", c.shown, *err ? err : strerror(-e));
 	sp_http_resp_free(&r);
 	free(sql);
 	sp_ch_conn_free(&c);

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "runtime/store/ch_conn.h"
 #include "runtime/store/ch_rows.h"
 #include "runtime/store/ch_spool.h"
@@ -113,8 +114,8 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 	if (e) {
 		char shown[512];
 
-		fprintf(stderr, "sprof: cannot export to %s: %s\n",
-			sp_ch_url_redacted(o->url, shown, sizeof(shown)), err);
+		sp_err("cannot export to %s: %s\n",
+		       sp_ch_url_redacted(o->url, shown, sizeof(shown)), err);
 		free(ch);
 		errno = -e;
 		return NULL;
@@ -139,7 +140,7 @@ struct sp_clickhouse *sp_clickhouse__open(const struct sp_clickhouse_opts *o)
 	ch->spool_age_ns = o->spool_age_s * 1000000000ull;
 	pthread_mutex_init(&ch->lock, NULL);
 	if (o->spool_dir && (e = sp_spool_open(o->spool_dir)) != 0) {
-		fprintf(stderr, "sprof: --spool %s: %s\n", o->spool_dir, strerror(-e));
+		sp_err("--spool %s: %s\n", o->spool_dir, strerror(-e));
 		sp_clickhouse__destroy(ch);
 		errno = -e;
 		return NULL;
@@ -413,13 +414,13 @@ int sp_clickhouse__prepare(struct sp_clickhouse *ch)
 	snprintf(ch->parts[0], sizeof(ch->parts[0]), "%s", d == 1 ? local[0] : ch->c.db);
 	snprintf(ch->parts[1], sizeof(ch->parts[1]), "%s", d == 1 ? local[1] : ch->c.table);
 	if (!e && ch->retention_s && ch->compact && !ch->stack_days)
-		fprintf(stderr, "sprof: %s: %s_stacks has no day column (an older `sprof fleet init` made "
-				"it): --retention drops old samples but keeps every stack; make the tables "
-				"anew to have stacks dropped with their days\n", ch->c.shown, ch->c.table);
+		sp_err("%s: %s_stacks has no day column (an older `sprof fleet init` made "
+			       "it): --retention drops old samples but keeps every stack; make the tables "
+			       "anew to have stacks dropped with their days\n", ch->c.shown, ch->c.table);
 	if (!e && (e = drop_old_days(ch, err, sizeof(err))) > 0)
 		e = 0;
 	if (e)
-		fprintf(stderr, "sprof: cannot export to %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
+		sp_err("cannot export to %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
 	return e < 0 ? e : 0;
 }
 
@@ -628,7 +629,7 @@ int sp_clickhouse__init(struct sp_clickhouse *ch, const char *cluster, const cha
 	if (!e && copy)
 		e = copy_from(ch, copy, what, sizeof(what), err, sizeof(err));
 	if (e)
-		fprintf(stderr, "sprof fleet init: %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
+		sp_log(SP_LOG_ERROR, "sprof fleet init: %s: %s\n", ch->c.shown, *err ? err : strerror(-e));
 	else
 		printf("%s: %s\n", ch->c.shown, what);
 	return e;
@@ -738,16 +739,16 @@ static int send_batch(struct sp_clickhouse *ch, const struct batch *b, bool mayb
 		}
 		/* no blind resend: a try whose answer was lost may be in the table */
 		if ((i || maybe_sent) && b->compact && batch_stored(ch, b, e2, sizeof(e2)) == 1) {
-			fprintf(stderr, "sprof: %s: batch %016llx is in the table already (an earlier try went "
-					"through): not sent again\n", ch->c.shown, (unsigned long long)b->id);
+			sp_err("%s: batch %016llx is in the table already (an earlier try went "
+				       "through): not sent again\n", ch->c.shown, (unsigned long long)b->id);
 			return 0;
 		}
 		e = send_once(ch, b, err, errlen);
 		if (!e)
 			return 0;
 		if (i == 0 && ch->attempts > 1 && !quitting(ch))
-			fprintf(stderr, "sprof: %s: insert failed (%s), retrying up to %d times\n", ch->c.shown,
-				err, ch->attempts - 1);
+			sp_err("%s: insert failed (%s), retrying up to %d times\n", ch->c.shown,
+			       err, ch->attempts - 1);
 	}
 	return e;
 }
@@ -841,9 +842,9 @@ static void spool_trim(struct sp_clickhouse *ch)
 				 (unsigned long long)(ch->spool_age_ns / 1000000000ull));
 		else
 			snprintf(why, sizeof(why), "is over %zu bytes", ch->spool_max);
-		fprintf(stderr, "sprof: %s: the spool %s %s: dropped its oldest batch (%llu rows, "
-				"%llu samples)\n", ch->c.shown, ch->spool, why, (unsigned long long)rows,
-			(unsigned long long)samples);
+		sp_err("%s: the spool %s %s: dropped its oldest batch (%llu rows, "
+			       "%llu samples)\n", ch->c.shown, ch->spool, why, (unsigned long long)rows,
+		       (unsigned long long)samples);
 	}
 	sp_spool_names_free(names);
 }
@@ -869,7 +870,7 @@ int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p)
 	e = sp_ch_rows(p, ch->host_name, &ch->sent_ids, &b);
 	pthread_mutex_unlock(&ch->lock);
 	if (e) {
-		fprintf(stderr, "sprof: %s: cannot build the rows: %s\n", ch->c.shown, strerror(-e));
+		sp_err("%s: cannot build the rows: %s\n", ch->c.shown, strerror(-e));
 		return e;
 	}
 	if (b.nrows == 0) {
@@ -881,8 +882,8 @@ int sp_clickhouse__queue(struct sp_clickhouse *ch, const struct sp_profile *p)
 	if (ch->spool) {
 		e = sp_spool_write(ch->spool, &b, &size);
 		if (e) {
-			fprintf(stderr, "sprof: %s: cannot write to the spool %s: %s; the batch waits in memory\n",
-				ch->c.shown, ch->spool, strerror(-e));
+			sp_err("%s: cannot write to the spool %s: %s; the batch waits in memory\n",
+			       ch->c.shown, ch->spool, strerror(-e));
 		} else {
 			spool_trim(ch);
 			sp_ch_text_free(&b);
@@ -915,8 +916,8 @@ static void summary(struct sp_clickhouse *ch, const struct batch *b)
 {
 	uint64_t lost = sp_clickhouse__dropped_rows(ch);
 
-	fprintf(stderr, "sprof: export %s: %llu row%s, %zu bytes sent; lost %llu rows\n", ch->c.shown,
-		(unsigned long long)b->nrows, b->nrows == 1 ? "" : "s", b->len + b->slen, (unsigned long long)lost);
+	sp_err("export %s: %llu row%s, %zu bytes sent; lost %llu rows\n", ch->c.shown,
+	       (unsigned long long)b->nrows, b->nrows == 1 ? "" : "s", b->len + b->slen, (unsigned long long)lost);
 }
 
 /* The batch's stacks are in the table now: later batches of the same day
@@ -963,8 +964,8 @@ static int flush_spool(struct sp_clickhouse *ch, char *err, size_t errlen)
 			continue;
 		}
 		if (!e && b.compact != ch->compact) {
-			fprintf(stderr, "sprof: %s: spool batch %s is of the other table layout: dropped "
-					"(%llu rows)\n", ch->c.shown, names[i], (unsigned long long)b.nrows);
+			sp_err("%s: spool batch %s is of the other table layout: dropped "
+				       "(%llu rows)\n", ch->c.shown, names[i], (unsigned long long)b.nrows);
 			e = -EBADMSG;
 		}
 		if (e == -EBADMSG) {
@@ -992,8 +993,8 @@ static int flush_spool(struct sp_clickhouse *ch, char *err, size_t errlen)
 	if (e) {
 		int left = n < 0 ? 0 : sp_clickhouse__spooled(ch);
 
-		fprintf(stderr, "sprof: %s: insert failed (%s); %d batch%s waiting in the spool %s\n", ch->c.shown,
-			n < 0 ? strerror(-n) : err, left, left == 1 ? "" : "es", ch->spool);
+		sp_err("%s: insert failed (%s); %d batch%s waiting in the spool %s\n", ch->c.shown,
+		       n < 0 ? strerror(-n) : err, left, left == 1 ? "" : "es", ch->spool);
 	}
 	return e ? -EIO : 0;
 }
@@ -1017,14 +1018,14 @@ int sp_clickhouse__flush(struct sp_clickhouse *ch)
 		queue(ch, b, true);
 		left = ch->npending;
 		pthread_mutex_unlock(&ch->lock);
-		fprintf(stderr, "sprof: %s: insert failed (%s); %d batch%s waiting\n", ch->c.shown, err,
-			left, left == 1 ? "" : "es");
+		sp_err("%s: insert failed (%s); %d batch%s waiting\n", ch->c.shown, err,
+		       left, left == 1 ? "" : "es");
 		return -EIO;
 	}
 	if (ch->spool && flush_spool(ch, err, sizeof(err)))
 		return -EIO;
 	if (drop_old_days(ch, err, sizeof(err)) < 0)
-		fprintf(stderr, "sprof: %s: cannot drop old partitions: %s\n", ch->c.shown, err);
+		sp_err("%s: cannot drop old partitions: %s\n", ch->c.shown, err);
 	return 0;
 }
 
@@ -1074,16 +1075,16 @@ void sp_clickhouse__destroy(struct sp_clickhouse *ch)
 		drop_oldest(ch);
 	spooled = sp_clickhouse__spooled(ch);
 	if (ch->taken || ch->sent || ch->dropped || spooled)
-		fprintf(stderr, "sprof: export %s: %llu samples taken, %llu sent, %llu dropped%s\n", ch->c.shown,
-			(unsigned long long)ch->taken, (unsigned long long)ch->sent, (unsigned long long)ch->dropped,
-			spooled ? "; the rest waits in the spool" : "");
+		sp_err("export %s: %llu samples taken, %llu sent, %llu dropped%s\n", ch->c.shown,
+		       (unsigned long long)ch->taken, (unsigned long long)ch->sent, (unsigned long long)ch->dropped,
+		       spooled ? "; the rest waits in the spool" : "");
 	if (spooled)
-		fprintf(stderr, "sprof: %s: %d batch%s wait in the spool %s for the next run\n", ch->c.shown,
-			spooled, spooled == 1 ? "" : "es", ch->spool);
+		sp_err("%s: %d batch%s wait in the spool %s for the next run\n", ch->c.shown,
+		       spooled, spooled == 1 ? "" : "es", ch->spool);
 	if (ch->dropped_rows)
-		fprintf(stderr, "sprof: %s: %llu rows lost (%llu batch%s not sent)\n", ch->c.shown,
-			(unsigned long long)ch->dropped_rows, (unsigned long long)ch->dropped_batches,
-			ch->dropped_batches == 1 ? "" : "es");
+		sp_err("%s: %llu rows lost (%llu batch%s not sent)\n", ch->c.shown,
+		       (unsigned long long)ch->dropped_rows, (unsigned long long)ch->dropped_batches,
+		       ch->dropped_batches == 1 ? "" : "es");
 	free(ch->pending);
 	free(ch->spool);
 	sp_ch_ids_free(&ch->sent_ids);

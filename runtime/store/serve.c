@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/fdio.h"
 #include "runtime/store/serve.h"
 #include "runtime/store/ch_conn.h"
@@ -628,8 +629,8 @@ static void handle(struct server *s, int fd)
 	answer_send(fd, &a);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!s->quiet)
-		fprintf(stderr, "sprof serve: %s %s%s%s %d %.0f ms\n", method, target, q ? "?" : "", q ? q : "",
-			a.status, (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		sp_log(SP_LOG_INFO, "sprof serve: %s %s%s%s %d %.0f ms\n", method, target, q ? "?" : "", q ? q : "",
+		       a.status, (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	free(buf);
 }
 
@@ -658,7 +659,7 @@ static int listen_on(const char *spec, char *shown, size_t len)
 	}
 	e = getaddrinfo(host, port, &hints, &res);
 	if (e) {
-		fprintf(stderr, "sprof serve: cannot listen on %s:%s: %s\n", host, port, gai_strerror(e));
+		sp_log(SP_LOG_ERROR, "sprof serve: cannot listen on %s:%s: %s\n", host, port, gai_strerror(e));
 		return -EINVAL;
 	}
 	fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
@@ -666,7 +667,7 @@ static int listen_on(const char *spec, char *shown, size_t len)
 	    bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 64) ||
 	    getsockname(fd, (struct sockaddr *)&ss, &sl)) {
 		e = -errno;
-		fprintf(stderr, "sprof serve: cannot listen on %s:%s: %s\n", host, port, strerror(errno));
+		sp_log(SP_LOG_ERROR, "sprof serve: cannot listen on %s:%s: %s\n", host, port, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		freeaddrinfo(res);
@@ -695,7 +696,7 @@ int sp_serve(const struct sp_serve_opts *o)
 
 	e = sp_ch_conn_parse(o->url, &s.c, err, sizeof(err));
 	if (e) {
-		fprintf(stderr, "sprof serve: %s\n", err);
+		sp_log(SP_LOG_ERROR, "sprof serve: %s\n", err);
 		return e;
 	}
 	sp_ch_conn_warn(&s.c, stderr);
@@ -705,8 +706,8 @@ int sp_serve(const struct sp_serve_opts *o)
 	if (query(&s, sql, &body, &probe)) {
 		if (probe.f)
 			fclose(probe.f); /* the reason, as JSON: {"error": "..."} */
-		fprintf(stderr, "sprof serve: cannot read %s: %.*s", s.c.shown, (int)probe.len,
-			probe.body ? probe.body : "\n");
+		sp_log(SP_LOG_ERROR, "sprof serve: cannot read %s: %.*s", s.c.shown, (int)probe.len,
+		       probe.body ? probe.body : "\n");
 		free(probe.body);
 		sp_ch_conn_free(&s.c);
 		return -EIO;
