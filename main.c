@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "abi/interp_usdt.h"
+#include "base/log.h"
 #include "codegen/codegen.h"   /* one face per layer: each includes its layer's services */
 #include "parser/frontend.h"
 #include "runtime/runtime.h"
@@ -121,7 +122,7 @@ enum {
 	OPT_STATS,
 };
 
-/* --password-file FILE: the ClickHouse URL parser (runtime/report/ch_conn.c)
+/* --password-file FILE: the ClickHouse URL parser (runtime/store/ch_conn.c)
  * reads it, as it reads SPROF_CLICKHOUSE_PASSWORD_FILE, for --export,
  * report and fleet init alike. */
 static int password_file(const char *path)
@@ -1469,7 +1470,7 @@ static void serve_usage(FILE *f)
 		   "  --quiet          no line per request\n");
 }
 
-/* sprof serve URL: runtime/report/serve.c's page until Ctrl-C. */
+/* sprof serve URL: runtime/store/serve.c's page until Ctrl-C. */
 static int serve_main(int argc, char **argv)
 {
 	enum { S_LISTEN = 1000, S_TIMEOUT, S_PASSWORD_FILE, S_QUIET };
@@ -1530,7 +1531,7 @@ static void fleet_usage(FILE *f)
 		   "  --password-file FILE  the password: FILE's first line\n");
 }
 
-/* sprof fleet init URL: the DDL agents never run (runtime/report/clickhouse.c). */
+/* sprof fleet init URL: the DDL agents never run (runtime/store/clickhouse.c). */
 static int fleet_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1635,6 +1636,7 @@ int main(int argc, char **argv)
 		return serve_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return 1;
+	sp_log_setup(c.run.verbose, c.run.quiet); /* the layers below print through base/log.h */
 	hold_sigusr1();
 	if (c.list_scripts) {
 		free(c.script_kv);

@@ -18,13 +18,13 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/ast.h"
 #include "codegen/codegen.h"
-#include "parser/diag.h"
+#include "parser/base/diag.h"
 #include "parser/frontend.h" /* struct sp_tp_field */
-#include "parser/source.h"
-#include "parser/types.h"
+#include "parser/base/source.h"
+#include "parser/types/types.h"
 
 #define CG_MAX_LOOPS 32
 #define CG_SCRATCH_MAX 32768 /* per-CPU map values are at most 32 KiB */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "codegen/cg.h"
-#include "parser/ctypes.h"
+#include "parser/types/ctypes.h"
 
 #define CG_MAX_CVALUE 4096 /* bytes of a struct/array value read whole */
 

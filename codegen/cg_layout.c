@@ -15,7 +15,7 @@
 
 #include "codegen/cg.h"
 #include "parser/builtins.h"
-#include "parser/ctypes.h"
+#include "parser/types/ctypes.h"
 
 bool cg_is_scalar(const struct sp_type *t)
 {

@@ -7,7 +7,7 @@
 #include "codegen/plan_dump.h"
 
 #include "abi/plan.h"
-#include "parser/types.h"
+#include "parser/types/types.h"
 
 static const char *field_kind(enum sp_field_kind k)
 {

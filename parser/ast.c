@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/ast.h"
 #include "parser/frontend.h"
 

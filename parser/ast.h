@@ -14,7 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "parser/types.h"
+#include "parser/base/source.h" /* struct sp_span */
+#include "parser/types/types.h"
 
 struct sp_arena;
 struct sp_tp_field;
@@ -79,12 +80,6 @@ enum sp_op {
 	SP_OP_LOR,      /* || */
 	SP_OP_SHL,      /* << */
 	SP_OP_SHR,      /* >> */
-};
-
-/* A half-open byte range [begin, end) in the source text. */
-struct sp_span {
-	uint32_t begin;
-	uint32_t end;
 };
 
 /* A parsed attach point, e.g. "profile:hz:99" or "uprobe:/bin/bash:readline+4".

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "abi/perf_events.h"
-#include "parser/arena.h"
-#include "parser/diag.h"
+#include "parser/base/arena.h"
+#include "parser/base/diag.h"
 #include "parser/intlit.h"
 #include "parser/lexstate.h"
 #include "parser/probes.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "parser/diag.h"
+#include "parser/base/diag.h"
 #include "parser/frontend.h"
 
 enum cfg_kind { CFG_APPLIED, CFG_IGNORED, CFG_MISSING, CFG_ENV_ONLY };

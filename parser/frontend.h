@@ -12,13 +12,14 @@
 #include <stdio.h>
 
 #include "parser/ast.h"
-#include "parser/diag.h"
+#include "parser/base/diag.h"
 /* The front end's face: the driver (main.c) includes this header alone. */
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/params.h"
-#include "parser/source.h"
+#include "parser/base/source.h"
 #include "parser/tokens.h"
 #include "parser/typedump.h"
+#include "parser/types/listargs.h"
 
 struct sp_arena;
 struct sp_source;
@@ -103,17 +104,6 @@ int sp_parse_ex(struct sp_arena *a, const struct sp_source *src, struct sp_diag 
  * sp_attach fields filled (attach.c). */
 int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts *o,
 	    struct sp_diag *d);
-/* `-lv`: prints the parameters of `func` in `binary` from its DWARF, one
- * "    TYPE NAME" line each (bpftrace's listing). 0 or -errno. */
-int sp_dwarf_list_params(const char *binary, const char *func, FILE *out);
-/* The same for a uprobe (binary set) or, with binary NULL, the arguments
- * of raw tracepoint `func` from the kernel's BTF, with binary "[kernel]"
- * those of kernel function `func` and its return type: the listing's hook; ctx
- * is an sp_arglister (which keeps BTF loaded between calls). */
-struct sp_arglister;
-struct sp_arglister *sp_arglister_new(void); /* NULL and errno on failure */
-void sp_arglister_free(struct sp_arglister *l); /* accepts NULL */
-int sp_list_args(void *ctx, const char *binary, const char *func, FILE *out);
 
 /* The settings of the script's `config = { ... }` block (config.c); 0:
  * not set. Errors and warnings are reported with carets; -1 after an error. */

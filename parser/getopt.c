@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/sema.h"
 
 /* The value of "--name[=value]" on the command line: true if given, with

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parser/arena.h"
-#include "parser/diag.h"
+#include "parser/base/arena.h"
+#include "parser/base/diag.h"
 #include "parser/frontend.h"
 #include "parser/sema.h"
 

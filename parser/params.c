@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/ast.h"
-#include "parser/diag.h"
+#include "parser/base/diag.h"
 
 static const char *const type_names[] = {
 	[SP_PARAM_INT] = "int",

@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <string.h>
 
-#include "parser/arena.h"
-#include "parser/diag.h"
+#include "parser/base/arena.h"
+#include "parser/base/diag.h"
 #include "parser/frontend.h"
 #include "parser/lexstate.h"
-#include "parser/ctypes.h"
+#include "parser/types/ctypes.h"
 #include "parser.h"
-#include "parser/source.h"
+#include "parser/base/source.h"
 
 typedef void *yyscan_t;
 int splxlex_init_extra(struct sp_pstate *extra, yyscan_t *scanner);

@@ -68,12 +68,12 @@ void spyerror(SPYLTYPE *lloc, struct sp_pstate *ps, const char *msg);
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
-#include "parser/diag.h"
+#include "parser/base/arena.h"
+#include "parser/base/diag.h"
 #include "parser/lexstate.h"
-#include "parser/source.h"
-#include "parser/types.h"
-#include "parser/ctypes.h"
+#include "parser/base/source.h"
+#include "parser/types/types.h"
+#include "parser/types/ctypes.h"
 
 #define A (ps->arena)
 

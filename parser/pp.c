@@ -38,12 +38,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "parser/arena.h"
-#include "parser/ctypes.h"
-#include "parser/diag.h"
+#include "parser/base/arena.h"
+#include "parser/types/ctypes.h"
+#include "parser/base/diag.h"
 #include "parser/frontend.h"
 #include "parser/lexstate.h"
-#include "parser/source.h"
+#include "parser/base/source.h"
 
 #define SP_MAX_INCLUDE_BYTES (16 << 20)
 

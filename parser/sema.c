@@ -22,10 +22,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/probes.h"
 #include "parser/sema.h"
-#include "parser/ctypes.h"
+#include "parser/types/ctypes.h"
 
 /* --- scratch variables ----------------------------------------------------- */
 

@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 #include "parser/ast.h"
-#include "parser/diag.h"
+#include "parser/base/diag.h"
 #include "parser/frontend.h"
-#include "parser/types.h"
+#include "parser/types/types.h"
 
 struct sema_map {
 	const char *name;

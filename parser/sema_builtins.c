@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/builtins.h"
-#include "parser/ctypes.h"
+#include "parser/types/ctypes.h"
 #include "parser/sema.h"
 
 /* bswap(x): the bytes of x reversed, at x's size, unsigned; a variable

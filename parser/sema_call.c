@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/builtins.h"
 #include "parser/probes.h"
 #include "parser/machine.h"
 #include "parser/sema.h"
-#include "parser/ctypes.h"
+#include "parser/types/ctypes.h"
 
 enum result { R_U64, R_S64, R_BOOL, R_STRING, R_VOID, R_AGG, R_USTACK, R_KSTACK, R_USYM, R_KSYM, R_BUF,
 	      R_TIMESTAMP, R_INET, R_TEXT, R_SPECIAL };

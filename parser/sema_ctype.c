@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/builtins.h"
-#include "parser/ctypes.h"
+#include "parser/types/ctypes.h"
 #include "parser/probes.h"
 #include "parser/sema.h"
 

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/probes.h"
 #include "parser/sema.h"
 

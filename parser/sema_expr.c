@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/arena.h"
+#include "parser/base/arena.h"
 #include "parser/sema.h"
 
 struct sp_type *sema_var_read(struct sema *s, struct sp_node *n);

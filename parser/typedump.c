@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "parser/ast.h"
-#include "parser/types.h"
+#include "parser/types/types.h"
 
 #define MAX_NAMES 512
 

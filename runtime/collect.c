@@ -34,6 +34,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "runtime/collect.h"
 #include "runtime/format_text.h"
 #include "runtime/drain.h"
@@ -1096,11 +1097,11 @@ int sp_collect_zero(struct sp_collector *c, const struct sp_plan_map *m)
 static void warn_drops(const struct sp_mapdata *d)
 {
 	if (d->dropped)
-		fprintf(stderr, "%s: %llu updates dropped, map full at %u keys\n", d->map->name,
-			(unsigned long long)d->dropped, d->max_entries);
+		sp_log(SP_LOG_WARN, "%s: %llu updates dropped, map full at %u keys\n", d->map->name,
+		       (unsigned long long)d->dropped, d->max_entries);
 	if (d->table_dropped)
-		fprintf(stderr, "%s: %llu drained entries dropped, table full at %u keys (--max-keys)\n",
-			d->map->name, (unsigned long long)d->table_dropped, d->max_keys);
+		sp_log(SP_LOG_WARN, "%s: %llu drained entries dropped, table full at %u keys (--max-keys)\n",
+		       d->map->name, (unsigned long long)d->table_dropped, d->max_keys);
 }
 
 int sp_collect(struct sp_collector *c, struct sp_profile *out)
@@ -1114,12 +1115,12 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 		return -ENOMEM;
 	err = sp_drain_all(c->drain); /* the stacks too: every id resolves from the store */
 	if (err)
-		fprintf(stderr, "sprof: warning: cannot drain the maps: %s\n", strerror(-err));
+		sp_warn("cannot drain the maps: %s\n", strerror(-err));
 	for (int i = 0; i < c->plan->nmaps; i++) {
 		err = collect_map(c, &c->plan->maps[i], &out->maps[i], &c->keep);
 		if (err) {
-			fprintf(stderr, "sprof: cannot read map '%s': %s\n", c->plan->maps[i].name,
-				strerror(-err));
+			sp_err("cannot read map '%s': %s\n", c->plan->maps[i].name,
+			       strerror(-err));
 			return err;
 		}
 	}
@@ -1134,7 +1135,7 @@ int sp_collect(struct sp_collector *c, struct sp_profile *out)
 static void warn_lost(uint64_t n, const char *what, const char *why)
 {
 	if (n)
-		fprintf(stderr, "sprof: lost: %llu %s (%s)\n", (unsigned long long)n, what, why);
+		sp_err("lost: %llu %s (%s)\n", (unsigned long long)n, what, why);
 }
 
 void sp_profile_warn(const struct sp_profile *p)
@@ -1149,8 +1150,8 @@ void sp_profile_warn(const struct sp_profile *p)
 	warn_lost(p->lost_stacks, "stacks", why);
 	warn_lost(p->lost_collisions, "stacks", "hash collision: counted without their stack");
 	if (p->cut_stacks)
-		fprintf(stderr, "sprof: cut: %llu stacks deeper than %d frames (kept, truncated)\n",
-			(unsigned long long)p->cut_stacks, SP_MAX_FRAMES);
+		sp_err("cut: %llu stacks deeper than %d frames (kept, truncated)\n",
+		       (unsigned long long)p->cut_stacks, SP_MAX_FRAMES);
 }
 
 void sp_collect_print_stats(struct sp_collector *c, FILE *f)

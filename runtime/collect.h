@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "abi/plan.h"
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 
 struct bpf_object;
 struct sp_symbolizer;

@@ -26,9 +26,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "runtime/collect.h"
 #include "runtime/continuous.h"
-#include "runtime/report/clickhouse.h"
+#include "runtime/store/clickhouse.h"
 #include "runtime/langs/lang.h"
 #include "runtime/stacks/symbolize.h"
 #include "runtime/stacks/unwind.h"
@@ -213,7 +214,7 @@ static int write_period(struct sp_continuous *c, const struct sp_profile *p)
 		if (!err)
 			err = fresh_path(c, path, sizeof(path));
 		if (err) {
-			fprintf(stderr, "sprof: cannot write '%s': %s\n", c->io.output, strerror(-err));
+			sp_err("cannot write '%s': %s\n", c->io.output, strerror(-err));
 			return err;
 		}
 		ro.output = path;
@@ -260,12 +261,12 @@ static void print_held(struct sp_continuous *c, size_t stacks_forgotten, int pro
 	if (c->io.unw)
 		sp_unwind__stats(c->io.unw, &us);
 	sp_collect_counters(c->io.coll, &stacks, &lost);
-	fprintf(stderr, "continuous: period %u: %llu stacks held (%zu forgotten), %d processes "
-		"(%d forgotten), %d files open (%d closed so far), unwinder: %d processes, "
-		"%d files, %u rows, walkers: %d python, %d ruby processes\n", c->periods,
-		(unsigned long long)stacks, stacks_forgotten, ss.procs, procs_forgotten,
-		ss.held_files, ss.evicted_files, us.procs, us.files, us.rows,
-		sp_langs__nprocs(c->io.langs, "python"), sp_langs__nprocs(c->io.langs, "ruby"));
+	sp_log(SP_LOG_INFO, "continuous: period %u: %llu stacks held (%zu forgotten), %d processes "
+	       "(%d forgotten), %d files open (%d closed so far), unwinder: %d processes, "
+	       "%d files, %u rows, walkers: %d python, %d ruby processes\n", c->periods,
+	       (unsigned long long)stacks, stacks_forgotten, ss.procs, procs_forgotten,
+	       ss.held_files, ss.evicted_files, us.procs, us.files, us.rows,
+	       sp_langs__nprocs(c->io.langs, "python"), sp_langs__nprocs(c->io.langs, "ruby"));
 }
 
 static void evict(struct sp_continuous *c)

@@ -51,6 +51,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "runtime/drain.h"
 
 #define BATCH 256
@@ -427,7 +428,7 @@ static void wait_updates(struct sp_drain *d, struct table *t)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if ((now.tv_sec - t0.tv_sec) * 1000000000L + now.tv_nsec - t0.tv_nsec > 1000000000L) {
 			if (!d->stats.unsettled++)
-				fprintf(stderr, "sprof: warning: an update of %s ran for over 1 s (a "
+				sp_warn("an update of %s ran for over 1 s (a "
 					"preempted probe?); a drain went on without it, and it may be "
 					"lost (--stats counts these)\n", t->m->name);
 			return;

@@ -36,6 +36,7 @@
 #include <bpf/libbpf.h>
 #include <gelf.h>
 
+#include "base/log.h"
 #include "runtime/load.h"
 #include "base/clock.h"
 #include "runtime/attach/tracefs.h"
@@ -65,12 +66,12 @@ static void privileges_hint(void)
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	exe[n > 0 ? n : 0] = '\0';
-	fprintf(stderr,
-		"sprof: loading BPF needs root or CAP_BPF and CAP_PERFMON, "
-		"which this process lacks\n"
-		"  run it as root: sudo %s ...\n"
-		"  or give the binary both capabilities once: sudo setcap cap_bpf,cap_perfmon+ep %s\n",
-		n > 0 ? exe : "sprof", n > 0 ? exe : "$(command -v sprof)");
+	sp_log(SP_LOG_ERROR,
+	       "sprof: loading BPF needs root or CAP_BPF and CAP_PERFMON, "
+	       "which this process lacks\n"
+	       "  run it as root: sudo %s ...\n"
+	       "  or give the binary both capabilities once: sudo setcap cap_bpf,cap_perfmon+ep %s\n",
+	       n > 0 ? exe : "sprof", n > 0 ? exe : "$(command -v sprof)");
 }
 
 int sp_check_privileges(void)
@@ -91,11 +92,11 @@ int sp_check_unsafe(bool unsafe)
 {
 	if (!unsafe || geteuid() == 0)
 		return 0;
-	fprintf(stderr,
-		"sprof: --unsafe is for root only: as uid %d with this binary's capabilities, "
-		"signal() could kill any process, root's included\n"
-		"  run it as root to use signal() or system(): sudo sprof --unsafe ...\n",
-		(int)geteuid());
+	sp_log(SP_LOG_ERROR,
+	       "sprof: --unsafe is for root only: as uid %d with this binary's capabilities, "
+	       "signal() could kill any process, root's included\n"
+	       "  run it as root to use signal() or system(): sudo sprof --unsafe ...\n",
+	       (int)geteuid());
 	return -EPERM;
 }
 
@@ -124,7 +125,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (l && l->verbose >= (level == LIBBPF_DEBUG ? 2 : 1))
-		fputs(buf, stderr);
+		sp_log(SP_LOG_INFO, "%s", buf);
 	if (l && level == LIBBPF_WARN) {
 		buf[strcspn(buf, "\n")] = '\0';
 		keep_line(l, buf);
@@ -222,8 +223,8 @@ static int size_maps(struct sp_loader *l, const struct sp_plan *plan, uint32_t m
 	for (int i = 0; i < plan->nmaps; i++) {
 		m = bpf_object__find_map_by_name(l->obj, plan->maps[i].bpf_name);
 		if (!m) {
-			fprintf(stderr, "sprof: map '%s' (%s) missing from the BPF object\n",
-				plan->maps[i].name, plan->maps[i].bpf_name);
+			sp_err("map '%s' (%s) missing from the BPF object\n",
+			       plan->maps[i].name, plan->maps[i].bpf_name);
 			return -ENOENT;
 		}
 		if (bpf_map__type(m) == BPF_MAP_TYPE_ARRAY ||
@@ -327,9 +328,9 @@ struct sp_loader *sp_loader__open(const struct sp_plan *plan, const void *obj, s
 	l->obj = bpf_object__open_mem(obj, len, &oo);
 	if (!l->obj) {
 		err = -errno;
-		fprintf(stderr, "sprof: cannot open the BPF object: %s\n", strerror(-err));
+		sp_err("cannot open the BPF object: %s\n", strerror(-err));
 		for (int i = 0; i < l->nlines && !l->verbose; i++)
-			fprintf(stderr, "  %s\n", l->lines[i]);
+			sp_log(SP_LOG_ERROR, "  %s\n", l->lines[i]);
 		goto out_free;
 	}
 	err = size_maps(l, plan, o->map_size && o->map_size < o->max_keys ? o->map_size : o->max_keys,
@@ -591,7 +592,7 @@ static void print_vlog(const char *log, int tail)
 	}
 	if (start != log)
 		start = strchr(start, '\n') + 1;
-	fprintf(stderr, "%s%s", start, *start && log[strlen(log) - 1] != '\n' ? "\n" : "");
+	sp_log(SP_LOG_ERROR, "%s%s", start, *start && log[strlen(log) - 1] != '\n' ? "\n" : "");
 }
 
 /* The script's name for a BPF map ("@x" for AT_x), else the BPF name. */
@@ -616,15 +617,15 @@ static void report_object_failure(struct sp_loader *l, const struct sp_plan *pla
 			snprintf(name, sizeof(name), "%.*s", (int)strcspn(m + 5, "'"), m + 5);
 	}
 	if (name[0])
-		fprintf(stderr, "sprof: cannot create map '%s': %s%s\n",
-			map_display_name(plan, name), strerror(-err),
-			err == -E2BIG || err == -ENOMEM ? " (try a smaller --max-keys)" : "");
+		sp_err("cannot create map '%s': %s%s\n",
+		       map_display_name(plan, name), strerror(-err),
+		       err == -E2BIG || err == -ENOMEM ? " (try a smaller --max-keys)" : "");
 	else
-		fprintf(stderr, "sprof: cannot load the BPF programs: %s\n", strerror(-err));
+		sp_err("cannot load the BPF programs: %s\n", strerror(-err));
 	for (int i = 0; i < l->nlines && !l->verbose; i++) {
 		const char *t = l->lines[i];
 
-		fprintf(stderr, "  %s\n", strncmp(t, "libbpf: ", 8) ? t : t + 8);
+		sp_log(SP_LOG_ERROR, "  %s\n", strncmp(t, "libbpf: ", 8) ? t : t + 8);
 	}
 }
 
@@ -718,7 +719,7 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 			    plan->source_name, &lline, &col) || lline != line)
 		col = 0; /* trust the kernel's line; the column only when both agree */
 	if (newer_helper_line(msg, diag, sizeof(diag))) {
-		fprintf(stderr, "sprof: probe '%s': %s\n", p ? p->spec : l->failed_prog, diag);
+		sp_err("probe '%s': %s\n", p ? p->spec : l->failed_prog, diag);
 		if (l->verbose)
 			print_vlog(l->vlog, 0);
 		return;
@@ -731,11 +732,11 @@ static void report_load_failure(struct sp_loader *l, const struct sp_plan *plan,
 			o->diag(o->diag_ctx, line ? line : p->line, line ? col : p->col,
 				strncat(msg, diag, sizeof(msg) - strlen(msg) - 1));
 		else
-			fprintf(stderr, "sprof: %s%s\n", msg, diag);
+			sp_err("%s%s\n", msg, diag);
 		return;
 	}
-	fprintf(stderr, "sprof: probe '%s': the BPF verifier rejected the program%s\n",
-		p ? p->spec : l->failed_prog, l->verbose ? "" : " (last lines of its log; -v shows all)");
+	sp_err("probe '%s': the BPF verifier rejected the program%s\n",
+	       p ? p->spec : l->failed_prog, l->verbose ? "" : " (last lines of its log; -v shows all)");
 	print_vlog(l->vlog, l->verbose ? 0 : VLOG_TAIL);
 	snprintf(diag, sizeof(diag), "BPF verifier: %s", msg[0] ? msg : strerror(-err));
 	if (o->diag && (line || p))
@@ -759,8 +760,8 @@ int sp_loader__load(struct sp_loader *l, const struct sp_plan *plan, const struc
 		return err;
 	}
 	if (bpf_object__btf_fd(l->obj) < 0) {
-		fprintf(stderr, "sprof: the kernel did not accept the program's BTF "
-			"(maps and line info need it)\n");
+		sp_err("the kernel did not accept the program's BTF "
+		       "(maps and line info need it)\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -804,8 +805,8 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid, uint32_
 	if (!m) {
 		if (!target)
 			return 0;
-		fprintf(stderr, "sprof: cannot follow pid %d: the BPF object has no %s map\n",
-			(int)target, SP_MAP_CONFIG);
+		sp_err("cannot follow pid %d: the BPF object has no %s map\n",
+		       (int)target, SP_MAP_CONFIG);
 		return -ENOENT;
 	}
 	c.self_pid = (uint32_t)getpid();
@@ -824,7 +825,7 @@ int sp_loader__set_config(struct sp_loader *l, pid_t target, pid_t cpid, uint32_
 	c.wall_delta_ns = sp_clock_ns(CLOCK_REALTIME) - sp_clock_ns(CLOCK_BOOTTIME);
 	err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
 	if (err)
-		fprintf(stderr, "sprof: cannot write %s: %s\n", SP_MAP_CONFIG, strerror(-err));
+		sp_err("cannot write %s: %s\n", SP_MAP_CONFIG, strerror(-err));
 	return err;
 }
 

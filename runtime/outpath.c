@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "runtime/outpath.h"
 
 static void dir_of(const char *path, char *dir, size_t len)
@@ -53,7 +54,7 @@ int sp_outpath_check(const char *path)
 	else if (stat(path, &st) == 0 && access(path, W_OK))
 		err = -errno;
 	if (err)
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", path, strerror(-err));
+		sp_err("cannot write '%s': %s\n", path, strerror(-err));
 	return err;
 }
 
@@ -122,18 +123,18 @@ int sp_outpath_rescue(const char *path, int fd)
 	to = err ? err : create_new(fb);
 	if (to < 0) {
 		err = to;
-		fprintf(stderr, "sprof: cannot write '%s' nor '%s': %s: the report is lost\n", path,
-			fb, strerror(-err));
+		sp_err("cannot write '%s' nor '%s': %s: the report is lost\n", path,
+		       fb, strerror(-err));
 		return err;
 	}
 	err = copy_fd(fd, to);
 	if (close(to) && !err)
 		err = -errno;
 	if (err)
-		fprintf(stderr, "sprof: cannot write '%s' nor '%s': %s\n", path, fb, strerror(-err));
+		sp_err("cannot write '%s' nor '%s': %s\n", path, fb, strerror(-err));
 	else
-		fprintf(stderr, "sprof: '%s' is gone (its folder was removed?): the report is in '%s'\n",
-			path, fb);
+		sp_err("'%s' is gone (its folder was removed?): the report is in '%s'\n",
+		       path, fb);
 	return err ? err : -EIO;
 }
 
@@ -156,10 +157,10 @@ static int write_fallback(const struct sp_profile *p, struct sp_report_opts *fo,
 	if (!err)
 		err = sp_report_write(p, fo);
 	if (err) {
-		fprintf(stderr, "sprof: the report is lost: cannot write '%s' nor '%s'\n", output, fb);
+		sp_err("the report is lost: cannot write '%s' nor '%s'\n", output, fb);
 		return err;
 	}
-	fprintf(stderr, "sprof: cannot write '%s': the report is in '%s'\n", output, fb);
+	sp_err("cannot write '%s': the report is in '%s'\n", output, fb);
 	return -EIO;
 }
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 #include "runtime/report/report.h"
 
 /* 0 when `path` can be created or overwritten (its folder exists and is

@@ -17,9 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/log.h"
 #include "runtime/collect.h"
 #include "runtime/printf.h"
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 #include "runtime/report/report.h"
 #include "runtime/report/impl.h"
 #include "runtime/shell.h"
@@ -294,7 +295,7 @@ static char *slurp(const char *path, size_t max, size_t *n)
 
 	*n = 0;
 	if (!f) {
-		fprintf(stderr, "sprof: cat: failed to open file '%s': %s\n", path, strerror(errno));
+		sp_err("cat: failed to open file '%s': %s\n", path, strerror(errno));
 		return NULL;
 	}
 	buf = malloc(max + 1);
@@ -324,7 +325,7 @@ static char *run_shell(struct sp_output *o, const char *cmd)
 	if (err == -ECANCELED)
 		o->shell_killed++;
 	else if (err)
-		fprintf(stderr, "sprof: warning: system(): cannot run '%s': %s\n", cmd,
+		sp_warn("system(): cannot run '%s': %s\n", cmd,
 			strerror(-err));
 	return text;
 }

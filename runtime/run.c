@@ -35,6 +35,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "runtime/collect.h"
 #include "runtime/continuous.h"
 #include "runtime/events.h"
@@ -48,8 +49,8 @@
 #include "runtime/attach/resolve.h"
 #include "runtime/attach/verbose.h"
 #include "runtime/attach/watchpoint.h"
-#include "runtime/report/profile.h"
-#include "runtime/report/clickhouse.h"
+#include "runtime/profile/profile.h"
+#include "runtime/store/clickhouse.h"
 #include "runtime/report/report.h"
 #include "runtime/runtime.h"
 #include "runtime/shell.h"
@@ -132,7 +133,7 @@ static void report_probe_error(struct run *r, const struct sp_plan_probe *p)
 	if (r->o->diag && p && p->line)
 		r->o->diag(r->o->diag_ctx, p->line, p->col, r->err);
 	else
-		fprintf(stderr, "sprof: %s\n", r->err);
+		sp_err("%s\n", r->err);
 }
 
 /* ---- before load ---------------------------------------------------------- */
@@ -145,8 +146,8 @@ static int setup_report_opts(struct run *r)
 	if (o->format) {
 		f = sp_format_parse(o->format);
 		if (f < 0) {
-			fprintf(stderr, "sprof: invalid output format '%s' (text, json, folded, "
-				"svg, pprof, speedscope, residency)\n", o->format);
+			sp_err("invalid output format '%s' (text, json, folded, "
+			       "svg, pprof, speedscope, residency)\n", o->format);
 			return -EINVAL;
 		}
 	} else if (o->output) {
@@ -169,11 +170,11 @@ static int check_map_filter(const struct run *r)
 	for (int i = 0; i < r->plan->nmaps; i++)
 		if (r->plan->maps[i].name && strcmp(r->plan->maps[i].name, want) == 0)
 			return 0;
-	fprintf(stderr, "sprof: --map '%s': no such map in the program", want);
+	sp_err("--map '%s': no such map in the program", want);
 	for (int i = 0, n = 0; i < r->plan->nmaps; i++)
 		if (r->plan->maps[i].name)
-			fprintf(stderr, "%s%s", n++ ? ", " : " (it has ", r->plan->maps[i].name);
-	fprintf(stderr, "%s\n", r->plan->nmaps ? ")" : "");
+			sp_log(SP_LOG_ERROR, "%s%s", n++ ? ", " : " (it has ", r->plan->maps[i].name);
+	sp_log(SP_LOG_ERROR, "%s\n", r->plan->nmaps ? ")" : "");
 	return -ENOENT;
 }
 
@@ -207,7 +208,7 @@ static int redirect_stdout(struct run *r)
 	fd = open(r->o->output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* read: rescue */
 	if (fd < 0) {
 		err = -errno;
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", r->o->output, strerror(-err));
+		sp_err("cannot write '%s': %s\n", r->o->output, strerror(-err));
 		return err;
 	}
 	fflush(stdout);
@@ -258,7 +259,7 @@ static int skip_missing(struct run *r)
 			report_probe_error(r, p);
 			return err ? err : -ESRCH;
 		}
-		fprintf(stderr, "sprof: warning: %s; left out, the other attach points of its "
+		sp_warn("%s; left out, the other attach points of its "
 			"block are attached\n", r->err);
 	}
 	return 0;
@@ -299,7 +300,7 @@ static int validate_probes(struct run *r)
 	int err;
 
 	if (plan->nprobes == 0) {
-		fprintf(stderr, "sprof: the program has no probes\n");
+		sp_err("the program has no probes\n");
 		return -EINVAL;
 	}
 	for (int i = 0; i < plan->nprobes; i++) {
@@ -345,7 +346,7 @@ static int setup_ctx(struct run *r)
 	int n = sp_online_cpus(&r->cpus);
 
 	if (n < 0) {
-		fprintf(stderr, "sprof: cannot read the online CPUs: %s\n", strerror(-n));
+		sp_err("cannot read the online CPUs: %s\n", strerror(-n));
 		return n;
 	}
 	cmd_program(r);
@@ -404,7 +405,7 @@ static void print_all_maps(struct run *r)
 	sp_status__clear(&r->status);
 	for (int i = 0; i < r->plan->nmaps; i++)
 		if (print_map(r, (uint32_t)order[i], 0))
-			fprintf(stderr, "sprof: warning: cannot read map '%s'\n", m[order[i]].name);
+			sp_warn("cannot read map '%s'\n", m[order[i]].name);
 	fflush(stdout);
 	free(order);
 }
@@ -651,7 +652,7 @@ static int output_record(struct run *r, const struct sp_event_hdr *h, const void
 			return 0; /* a newer codegen's record: skip it */
 	}
 	if (err)
-		fprintf(stderr, "sprof: warning: bad event record (type %u, id %u): %s\n", h->type,
+		sp_warn("bad event record (type %u, id %u): %s\n", h->type,
 			h->id, strerror(-err));
 	return 0;
 }
@@ -683,7 +684,7 @@ static int load(struct run *r, const void *obj, size_t objlen)
 	/* probe types' own sizing before load (wildcard names, uprobe_multi) */
 	err = sp_probes_prepare(r->ld->obj, r->plan, &r->actx);
 	if (err) {
-		fprintf(stderr, "sprof: cannot prepare the probes: %s\n", strerror(-err));
+		sp_err("cannot prepare the probes: %s\n", strerror(-err));
 		return err;
 	}
 	/* sizes its maps: before load */
@@ -692,7 +693,7 @@ static int load(struct run *r, const void *obj, size_t objlen)
 	sp_unwind__set_verbose(r->unw, r->o->verbose > 0);
 	if (!r->unw && errno != ENOENT) {
 		err = -errno;
-		fprintf(stderr, "sprof: cannot set up the unwinder: %s\n", strerror(-err));
+		sp_err("cannot set up the unwinder: %s\n", strerror(-err));
 		return err;
 	}
 	sp_timing_lap("probes, unwinder maps sized");
@@ -718,7 +719,7 @@ static int open_readers(struct run *r)
 {
 	r->sym = sp_symbolizer__open();
 	if (!r->sym) {
-		fprintf(stderr, "sprof: cannot start the symbolizer: %s\n", strerror(errno));
+		sp_err("cannot start the symbolizer: %s\n", strerror(errno));
 		return -errno;
 	}
 	sp_symbolizer__set_inline(r->sym, !r->o->no_inline);
@@ -745,7 +746,7 @@ static int open_readers(struct run *r)
 				     .cat_max = r->o->cat_bytes_max };
 	r->ev = sp_events__open(r->ld->obj, on_event, r);
 	if (!r->ev) {
-		fprintf(stderr, "sprof: cannot read the event ring buffer: %s\n", strerror(errno));
+		sp_err("cannot read the event ring buffer: %s\n", strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -862,7 +863,7 @@ static void say_attached(struct run *r)
 	if (r->o->quiet || r->out.json || (!text && !r->o->verbose))
 		return;
 	n = count_probes(r);
-	fprintf(stderr, "Attached %d probe%s\n", n, n == 1 ? "" : "s");
+	sp_log(SP_LOG_INFO, "Attached %d probe%s\n", n, n == 1 ? "" : "s");
 }
 
 /* __BPFTRACE_NOTIFY_PROBES_ATTACHED: bpftrace's test harness waits for
@@ -875,7 +876,7 @@ static void notify_attached(struct run *r)
 
 	fflush(stdout);
 	if (write(fd, line, sizeof(line) - 1) < 0)
-		fprintf(stderr, "sprof: warning: cannot write the attach notification: %s\n",
+		sp_warn("cannot write the attach notification: %s\n",
 			strerror(errno));
 }
 
@@ -1027,7 +1028,7 @@ static int start_periods(struct run *r)
 
 	r->cont = sp_continuous__open(r->o->continuous_ns, &io);
 	if (!r->cont) {
-		fprintf(stderr, "sprof: cannot start --continuous: %s\n", strerror(errno));
+		sp_err("cannot start --continuous: %s\n", strerror(errno));
 		return -errno;
 	}
 	return epoll_add(r, sp_continuous__fd(r->cont), TAG_PERIOD);
@@ -1212,7 +1213,7 @@ static void stop_probes(struct run *r)
 		err = bpf_map__update_elem(m, &zero, sizeof(zero), &c, sizeof(c), 0);
 	}
 	if (err) { /* cannot tell them: detach now, slowly */
-		fprintf(stderr, "sprof: warning: cannot stop the probes through %s: %s\n",
+		sp_warn("cannot stop the probes through %s: %s\n",
 			SP_MAP_CONFIG, strerror(-err));
 		sp_links_destroy(&r->links);
 	}
@@ -1236,10 +1237,10 @@ static void warn_helper_errors(struct run *r)
 	uint64_t rd = sp_collect_lost(r->coll, SP_LOST_HELPER_READ);
 
 	if (r->o->helper_checks >= 1 && del)
-		fprintf(stderr, "sprof: warning: %llu delete() calls found no such key "
+		sp_warn("%llu delete() calls found no such key "
 			"(bpf_map_delete_elem: -ENOENT)\n", (unsigned long long)del);
 	if (r->o->helper_checks >= 2 && rd)
-		fprintf(stderr, "sprof: warning: %llu reads of probed memory failed "
+		sp_warn("%llu reads of probed memory failed "
 			"(bpf_probe_read_*: address not mapped or not paged in; the values read as 0)\n",
 			(unsigned long long)rd);
 }
@@ -1249,10 +1250,10 @@ static void warn_shell(struct run *r)
 	unsigned long n = r->out.shell_skipped, k = r->out.shell_killed;
 
 	if (n)
-		fprintf(stderr, "sprof: warning: %lu system() call%s not run: the run was ending\n",
+		sp_warn("%lu system() call%s not run: the run was ending\n",
 			n, n == 1 ? "" : "s");
 	if (k)
-		fprintf(stderr, "sprof: warning: %lu system() command%s killed: the run was ending\n",
+		sp_warn("%lu system() command%s killed: the run was ending\n",
 			k, k == 1 ? "" : "s");
 }
 
@@ -1384,15 +1385,15 @@ static int attach_interp(struct run *r)
 	if (r->o->interp != SP_INTERP_USDT || !r->iu)
 		return 0;
 	if (r->tgt.pid <= 0) {
-		fprintf(stderr, "sprof: --interp usdt needs the process to profile: -p PID or "
-			"-c CMD\n");
+		sp_err("--interp usdt needs the process to profile: -p PID or "
+		       "-c CMD\n");
 		return -EINVAL;
 	}
 	n = sp_iusdt_attach(&r->actx, r->tgt.pid, &r->links);
 	if (n == 0) {
-		fprintf(stderr, "sprof: --interp usdt: process %d runs no interpreter with USDT "
-			"probes (python:function__entry, ruby:method__entry); use --interp memory\n",
-			(int)r->tgt.pid);
+		sp_err("--interp usdt: process %d runs no interpreter with USDT "
+		       "probes (python:function__entry, ruby:method__entry); use --interp memory\n",
+		       (int)r->tgt.pid);
 		return -ENOENT;
 	}
 	r->iu_attached = n > 0 ? n : 0;

@@ -78,10 +78,10 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 #include "runtime/elf/funcs.h"          /* symbol sizes for uaddr() */
 #include "runtime/info.h"               /* --info, the kernel's features */
 #include "runtime/objcache.h"           /* the object cache */
-#include "runtime/report/clickhouse.h"  /* sprof report, fleet init */
+#include "runtime/store/clickhouse.h"  /* sprof report, fleet init */
 #include "runtime/report/diff.h"        /* sprof diff */
 #include "runtime/report/report.h"      /* output formats */
-#include "runtime/report/serve.h"       /* sprof serve */
+#include "runtime/store/serve.h"       /* sprof serve */
 #include "runtime/stacks/kallsyms.h"    /* kernel symbols for sema */
 #include "runtime/timings.h"            /* SPROF_TIMINGS */
 #include "runtime/verifier.h"           /* -d verifier */

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "runtime/target.h"
 
 #ifndef SYS_pidfd_open
@@ -233,12 +234,12 @@ static int open_cmd(struct sp_target *t, const char *cmd)
 
 	t->cmd = strdup(cmd);
 	if (n == -EINVAL) {
-		fprintf(stderr, "sprof: cannot run '%s': unbalanced quote\n", cmd);
+		sp_err("cannot run '%s': unbalanced quote\n", cmd);
 		return n;
 	}
 	if (n <= 0) {
-		fprintf(stderr, "sprof: cannot run '%s': %s\n", cmd,
-			n == 0 ? "empty command" : strerror(-n));
+		sp_err("cannot run '%s': %s\n", cmd,
+		       n == 0 ? "empty command" : strerror(-n));
 		sp_free_args(argv);
 		return n == 0 ? -EINVAL : n;
 	}
@@ -246,7 +247,7 @@ static int open_cmd(struct sp_target *t, const char *cmd)
 	if (!err)
 		err = start_child(t, argv);
 	if (err)
-		fprintf(stderr, "sprof: cannot run '%s': %s\n", cmd, strerror(-err));
+		sp_err("cannot run '%s': %s\n", cmd, strerror(-err));
 	sp_free_args(argv);
 	return err;
 }
@@ -275,7 +276,7 @@ int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
 	t->go_fd = t->err_fd = t->pidfd = -1;
 	t->wstatus = -1;
 	if (cmd && pid) {
-		fprintf(stderr, "sprof: -p and -c cannot be used together\n");
+		sp_err("-p and -c cannot be used together\n");
 		return -EINVAL;
 	}
 	if (cmd) {
@@ -285,7 +286,7 @@ int sp_target__open(struct sp_target *t, pid_t pid, const char *cmd)
 			return err;
 	} else if (pid) {
 		if (pid < 0 || (kill(pid, 0) && errno == ESRCH)) {
-			fprintf(stderr, "sprof: -p %d: no such process\n", (int)pid);
+			sp_err("-p %d: no such process\n", (int)pid);
 			return -ESRCH;
 		}
 		t->pid = tgid_of(pid);
@@ -451,7 +452,7 @@ int sp_target__release(struct sp_target *t, void (*at_exec)(void *ctx), void *ct
 	close(t->err_fd);
 	t->err_fd = -1;
 	if (n == sizeof(e)) {
-		fprintf(stderr, "sprof: cannot run '%s': %s\n", t->cmd, strerror(e));
+		sp_err("cannot run '%s': %s\n", t->cmd, strerror(e));
 		waitpid(t->pid, NULL, 0);
 		t->reaped = true;
 		return -e;

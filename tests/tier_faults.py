@@ -539,48 +539,39 @@ def t_debuglink_fifo_no_freeze(ctx):
         os.unlink(dbg)
 
 
-def t_fuse_stalled_binary(ctx):
-    """A program run from a FUSE mount that never answers sprof's reads
-    (tests/fusestall.py: sprof's READ requests are held, the program's
-    served): sprof froze in its first pread of the binary's ELF header,
-    deaf to SIGINT (blocked for its signalfd) and SIGKILL alike. Now the
-    open and a read of each end of the file are a helper process's, waited
-    for 2 s: the binary is named once, its frames stay hex, and SIGINT 2 s
-    in prints the report within 1 s."""
+def fuse_profile(ctx, name, arm, check, direct=True, drop_caches=False):
+    """Profiles hotwarm run from a tests/fusestall.py mount: arm(fs, pid) tells the file system
+    how to treat sprof's reads; SIGINT 2 s after attaching; check(rc, out, errs, took, fs, mnt)
+    holds the test's assertions. The mount is closed before sprof is reaped (a read held in
+    the kernel outlives SIGKILL until the abort)."""
     ctx.require_bpf()
     import fusestall
     if not fusestall.ensure_dev_fuse():
         if ctx.ci:
             raise AssertionError("CI=true but /dev/fuse is missing and cannot be made")
         raise ctx.Skip("no /dev/fuse")
-    mnt = os.path.join(ctx.workdir, "fusestall")
+    mnt = os.path.join(ctx.workdir, name)
     os.makedirs(mnt, exist_ok=True)
     fusestall.ensure_fusectl()
     wl = ctx.workload("hotwarm")
-    fs = fusestall.StallFS(mnt, "prog", open(wl, "rb").read())
+    fs = fusestall.StallFS(mnt, "prog", open(wl, "rb").read(), direct=direct)
     target = p = None
     try:
         target = subprocess.Popen([os.path.join(mnt, "prog"), "30"], stdout=subprocess.DEVNULL)
         time.sleep(0.3)
+        if drop_caches:
+            with open("/proc/sys/vm/drop_caches", "w") as f:  # what exec read: sprof's reads reach READ
+                f.write("1")
         p, err = start_sprof(ctx, ["-p", str(target.pid), "-e", "profile:hz:99 { @[ustack] = count(); }"],
-                             "faults_fuse.err", env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
-        fs.stall_tgid = p.pid
-        # one 2 s wait for the binary, then every file on the mount fails at once
+                             "faults_%s.err" % name, env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
+        arm(fs, p.pid)
         wait_attached(p, err)
         time.sleep(2)
         t = time.time()
         p.send_signal(signal.SIGINT)
         out, _ = p.communicate(timeout=30)
         took = time.time() - t
-        errs = open(err.name).read()
-        assert p.returncode == 0, (p.returncode, errs[-2000:])
-        assert re.search(r"^@\[", out, re.M) and "__libc_start" in out, out[-2000:]
-        prog = os.path.join(mnt, "prog")
-        said = [l for l in errs.splitlines() if "did not answer" in l]
-        assert said == ["sprof: warning: %s did not answer in 2 s: its symbols are missing" % prog], errs
-        assert fs.held >= 1, "no read of sprof's was held: the test tests nothing"
-        # measured 0.2 s on 2 loaded cores
-        assert took < 1, "took %.1fs after SIGINT" % took
+        check(p.returncode, out, open(err.name).read(), took, fs, mnt)
     finally:
         if p and p.poll() is None:
             p.kill()
@@ -592,53 +583,45 @@ def t_fuse_stalled_binary(ctx):
             target.wait()
 
 
+def t_fuse_stalled_binary(ctx):
+    """A program run from a FUSE mount that never answers sprof's reads
+    (tests/fusestall.py: sprof's READ requests are held, the program's
+    served): sprof froze in its first pread of the binary's ELF header,
+    deaf to SIGINT (blocked for its signalfd) and SIGKILL alike. Now the
+    open and a read of each end of the file are a helper process's, waited
+    for 2 s: the binary is named once, its frames stay hex, and SIGINT 2 s
+    in prints the report within 1 s."""
+    def arm(fs, pid):
+        fs.stall_tgid = pid  # one 2 s wait for the binary, then every file on the mount fails at once
+
+    def check(rc, out, errs, took, fs, mnt):
+        assert rc == 0, (rc, errs[-2000:])
+        assert re.search(r"^@\[", out, re.M) and "__libc_start" in out, out[-2000:]
+        prog = os.path.join(mnt, "prog")
+        said = [l for l in errs.splitlines() if "did not answer" in l]
+        assert said == ["sprof: warning: %s did not answer in 2 s: its symbols are missing" % prog], errs
+        assert fs.held >= 1, "no read of sprof's was held: the test tests nothing"
+        # measured 0.2 s on 2 loaded cores
+        assert took < 1, "took %.1fs after SIGINT" % took
+    fuse_profile(ctx, "fusestall", arm, check)
+
+
 def t_fuse_eio_binary(ctx):
     """A program run from a FUSE mount that fails sprof's reads with EIO but
     for the ELF header and section headers (tests/fusestall.py fail_tgid):
     an EIO file system under a libelf mmap raised SIGBUS and lost the whole
     report. Files are read with pread now: the symbols of that file are
     missing, the run goes on, SIGINT prints the report, exit 0."""
-    ctx.require_bpf()
-    import fusestall
-    if not fusestall.ensure_dev_fuse():
-        if ctx.ci:
-            raise AssertionError("CI=true but /dev/fuse is missing and cannot be made")
-        raise ctx.Skip("no /dev/fuse")
-    mnt = os.path.join(ctx.workdir, "fuseeio")
-    os.makedirs(mnt, exist_ok=True)
-    fusestall.ensure_fusectl()
-    wl = ctx.workload("hotwarm")
-    fs = fusestall.StallFS(mnt, "prog", open(wl, "rb").read(), direct=False)
-    target = p = None
-    try:
-        target = subprocess.Popen([os.path.join(mnt, "prog"), "30"], stdout=subprocess.DEVNULL)
-        time.sleep(0.3)
-        with open("/proc/sys/vm/drop_caches", "w") as f:  # what exec read: sprof's reads reach READ
-            f.write("1")
-        p, err = start_sprof(ctx, ["-p", str(target.pid), "-e", "profile:hz:99 { @[ustack] = count(); }"],
-                             "faults_fuse_eio.err", env={"__BPFTRACE_NOTIFY_PROBES_ATTACHED": "1"})
-        fs.fail_tgid = p.pid
-        wait_attached(p, err)
-        time.sleep(2)
-        t = time.time()
-        p.send_signal(signal.SIGINT)
-        out, _ = p.communicate(timeout=30)
-        took = time.time() - t
-        errs = open(err.name).read()
-        assert p.returncode == 0, "exit %s (-7: SIGBUS)\n%s" % (p.returncode, errs[-2000:])
+    def arm(fs, pid):
+        fs.fail_tgid = pid
+
+    def check(rc, out, errs, took, fs, mnt):
+        assert rc == 0, "exit %s (-7: SIGBUS)\n%s" % (rc, errs[-2000:])
         assert re.search(r"^@\[", out, re.M) and "__libc_start" in out, out[-2000:]
         assert fs.failed >= 1, "no read of sprof's failed: the test tests nothing\n" + errs[-2000:]
         assert took < 3, "took %.1fs after SIGINT" % took
         print("fuse EIO: %d reads failed, report in %.2f s after SIGINT" % (fs.failed, took))
-    finally:
-        if p and p.poll() is None:
-            p.kill()
-        fs.close()
-        if p:
-            p.communicate()
-        if target:
-            target.kill()
-            target.wait()
+    fuse_profile(ctx, "fuseeio", arm, check, direct=False, drop_caches=True)
 
 
 def t_debuglink_sparse_no_checksum(ctx):

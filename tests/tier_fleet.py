@@ -481,13 +481,14 @@ def test_silent_server(ctx):
     assert 5.5 < took < 12, took  # the server's limit, 5 s of grace, 2 s for KILL QUERY
 
 
-class HostileServer:
-    """An HTTP server on loopback that answers every request with headers and
-    then a body that trickles (a byte every 0.5 s, for ever) or floods
-    (64 KiB writes, no end)."""
+class LoopbackServer:
+    """A listening socket on a free loopback port (self.port) whose every
+    connection is handed to self.handle(conn) in a thread of its own, until
+    close(). The fault servers below differ only in handle()."""
 
-    def __init__(self, mode):
-        self.mode, self.sock = mode, socket.socket()
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(8)
         self.port = self.sock.getsockname()[1]
@@ -499,9 +500,22 @@ class HostileServer:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
-            threading.Thread(target=self.answer, args=(conn,), daemon=True).start()
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
 
-    def answer(self, conn):
+    def close(self):
+        self.sock.close()
+
+
+class HostileServer(LoopbackServer):
+    """An HTTP server on loopback that answers every request with headers and
+    then a body that trickles (a byte every 0.5 s, for ever) or floods
+    (64 KiB writes, no end)."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        super().__init__()
+
+    def handle(self, conn):
         try:
             conn.recv(65536)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")
@@ -517,11 +531,8 @@ class HostileServer:
         finally:
             conn.close()
 
-    def close(self):
-        self.sock.close()
 
-
-class LostAnswerProxy:
+class LostAnswerProxy(LoopbackServer):
     """A TCP proxy to the ClickHouse server that passes the first LOSE inserts
     of batch rows (a query_id=sprof-batch-...) through, lets the server store
     them, then drops the answer and the connection: an insert that timed out
@@ -529,23 +540,10 @@ class LostAnswerProxy:
 
     def __init__(self, port, lose):
         self.port_to, self.left, self.lost = port, lose, 0
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
         self.lock = threading.Lock()
-        threading.Thread(target=self.serve, daemon=True).start()
+        super().__init__()
 
-    def serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.pump, args=(conn,), daemon=True).start()
-
-    def pump(self, conn):
+    def handle(self, conn):
         up = socket.create_connection(("127.0.0.1", self.port_to))
         state = {"drop": False}
 
@@ -587,9 +585,6 @@ class LostAnswerProxy:
                 up.shutdown(socket.SHUT_WR)
             except OSError:
                 pass
-
-    def close(self):
-        self.sock.close()
 
 
 def test_lost_answer(ctx):

@@ -224,7 +224,7 @@ def t_deb(ctx):
     deb = os.path.join(ctx.build, deb[0])
     depends = ctx.run(["dpkg-deb", "-f", deb, "Depends"], check=True).out
     names = {d.split()[0] for d in depends.replace("|", ",").split(",")}
-    # libcurl4: opened with dlopen for ClickHouse (runtime/report/http.c), named by hand
+    # libcurl4: opened with dlopen for ClickHouse (runtime/store/http.c), named by hand
     assert {"libbpf1", "libelf1", "libzstd1", "zlib1g", "libcurl4"} <= names, depends
     assert not [n for n in names if "llvm" in n or "clang" in n], depends
     desc = ctx.run(["dpkg-deb", "-f", deb, "Description"], check=True).out

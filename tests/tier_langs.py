@@ -237,40 +237,38 @@ def t_jvm_perf_map_at_exit(ctx):
         full, nhot, r.out[-3000:])
 
 
-def t_perf_map_malformed(ctx):
-    """Malformed lines: skipped, one warning for the file however often it is read."""
+def _perf_map_warning(ctx, write_map, pick):
+    """Runs examples/busy with /tmp/perf-PID.map made by the shell line write_map ($$: the pid)
+    and returns the one stderr line containing pick (asserting it is one, and the run's rc 0)."""
     ctx.require_bpf()
     busy = os.path.join(ctx.build, "examples", "busy")
     if not os.path.exists(busy):
         raise AssertionError("%s not built" % busy)
-    cmd = ("sh -c 'printf \"1000 10 jit_a\\nnot a line\\n2000\\n3000 10 jit_b\\n\" "
-           "> /tmp/perf-$$.map; exec %s 1'" % busy)
+    cmd = "sh -c '%s; exec %s 1'" % (write_map, busy)
     r = ctx.sprof_run("-c", cmd, "-e", "profile:hz:99 /pid == cpid/ { @[ustack] = count(); "
                       "@pid[pid] = count(); }", timeout=120)
     _unlink_perf_maps(ctx, r.out)
     assert r.rc == 0, "sprof failed: %r" % r
-    warns = [l for l in r.err.splitlines() if "malformed" in l]
+    warns = [l for l in r.err.splitlines() if pick in l]
     assert len(warns) == 1, "want one warning, got %r" % r.err
+    return warns[0]
+
+
+def t_perf_map_malformed(ctx):
+    """Malformed lines: skipped, one warning for the file however often it is read."""
+    warn = _perf_map_warning(ctx, 'printf "1000 10 jit_a\\nnot a line\\n2000\\n3000 10 jit_b\\n" '
+                             "> /tmp/perf-$$.map", "malformed")
     assert re.search(r"/tmp/perf-\d+\.map \(pid \d+\): 2 malformed lines skipped, the first at "
-                     r"line 2$", warns[0]), warns[0]
+                     r"line 2$", warn), warn
 
 
 def t_perf_map_too_big(ctx):
     """A perf map past 256 MiB (a sparse one here) was ignored in silence: one warning names it."""
-    ctx.require_bpf()
-    busy = os.path.join(ctx.build, "examples", "busy")
-    if not os.path.exists(busy):
-        raise AssertionError("%s not built" % busy)
-    cmd = ("sh -c 'printf \"1000 10 jit_a\\n\" > /tmp/perf-$$.map; truncate -s 300M /tmp/perf-$$.map; "
-           "exec %s 1'" % busy)
-    r = ctx.sprof_run("-c", cmd, "-e", "profile:hz:99 /pid == cpid/ { @[ustack] = count(); "
-                      "@pid[pid] = count(); }", timeout=120)
-    _unlink_perf_maps(ctx, r.out)
-    assert r.rc == 0, "sprof failed: %r" % r
-    warns = [l for l in r.err.splitlines() if "MiB" in l]
-    assert len(warns) == 1 and re.search(
+    warn = _perf_map_warning(ctx, 'printf "1000 10 jit_a\\n" > /tmp/perf-$$.map; '
+                             "truncate -s 300M /tmp/perf-$$.map", "MiB")
+    assert re.search(
         r"^sprof: warning: /tmp/perf-\d+\.map \(pid \d+\): larger than 256 MiB, not read \(further\): "
-        r"frames in its JIT code print as addresses$", warns[0]), r.err
+        r"frames in its JIT code print as addresses$", warn), warn
 
 
 # ---- mixed stacks: interpreter frames keep the native root ---------------------------------
@@ -301,10 +299,20 @@ def t_ruby_mixed_root(ctx):
     99.8 % (rdoc 99.2-99.3 %)."""
     ctx.require_tool("ruby")
     script = ctx.write("mixed_deep.rb", RUBY_DEEP)
+    total, ends = _mixed_root(ctx, "ruby %s" % script, "mixed_deep.rb", "Ruby", "ruby 12 blocks deep")
+    assert ends == total, "%d stacks end neither at _start nor in [truncated] or [exiting]" % (
+        total - ends)
+
+
+def _mixed_root(ctx, cmd, script, lang, what):
+    """Profiles cmd (walk() of script, deep) with and without --interp off and asserts what the
+    mixed-root tests share: >= 500 samples each way, lang's walk frames in >= 90 % of the
+    stacks, a [truncated] gap in >= 50 %, stacks reaching _start within 2 points of
+    --interp off. Returns (total, stacks ending at _start, [truncated] or a thread's clone)."""
     prog = "profile:hz:999 { @[ustack] = count(); }"
 
     def shares(*flags):
-        r = ctx.sprof_run(*flags, "-c", "ruby %s" % script, "-e", prog, timeout=120)
+        r = ctx.sprof_run(*flags, "-c", cmd, "-e", prog, timeout=120)
         assert r.rc == 0, "sprof failed: %r" % r
         stacks = [(f, n) for f, n in _parse_stacks(r.out) if f]
         total = sum(n for _, n in stacks)
@@ -314,21 +322,20 @@ def t_ruby_mixed_root(ctx):
                    if _name(f[-1]) in ("_start", "[truncated]", "[exiting]", "__clone3", "clone3",
                                        "__clone"))
         gap = sum(n for f, n in stacks if "[truncated]" in f[:-1])
-        ruby = sum(n for f, n in stacks if any(x.startswith("walk (mixed_deep.rb:") for x in f))
-        return total, root, ends, gap, ruby, r
-    total, root, ends, gap, ruby, r = shares()
+        walk = sum(n for f, n in stacks if any(x.startswith("walk (%s:" % script) for x in f))
+        return total, root, ends, gap, walk, r
+    total, root, ends, gap, walk, r = shares()
     ototal, oroot, _, _, _, _ = shares("--interp", "off")
-    _figure(ctx, "ruby 12 blocks deep: stacks reaching _start %d/%d = %.1f%% with Ruby frames "
+    _figure(ctx, "%s: stacks reaching _start %d/%d = %.1f%% with %s frames "
             "(%d with a gap marked, %d with walk frames), %d/%d = %.1f%% with --interp off"
-            % (root, total, 100.0 * root / max(total, 1), gap, ruby, oroot, ototal,
+            % (what, root, total, 100.0 * root / max(total, 1), lang, gap, walk, oroot, ototal,
                100.0 * oroot / max(ototal, 1)))
     assert total >= 500 and ototal >= 500, "too few samples: %d, %d" % (total, ototal)
-    assert ruby >= 0.9 * total, "Ruby frames in only %d of %d" % (ruby, total)
+    assert walk >= 0.9 * total, "%s frames in only %d of %d" % (lang, walk, total)
     assert gap >= 0.5 * total, "no gap marks: %d of %d\n%s" % (gap, total, r.out[-3000:])
     assert root / total >= oroot / ototal - 0.02, "root in %d/%d, --interp off %d/%d" % (
         root, total, oroot, ototal)
-    assert ends == total, "%d stacks end neither at _start nor in [truncated] or [exiting]" % (
-        total - ends)
+    return total, ends
 
 
 PYTHON_DEEP = """import time
@@ -362,28 +369,7 @@ def t_python_mixed_root(ctx):
     if not os.path.exists(exe):
         ctx.require_tool("python3.11")  # fails under CI=true: .ci/setup installs it
     script = ctx.write("mixed_deep.py", PYTHON_DEEP)
-    prog = "profile:hz:999 { @[ustack] = count(); }"
-
-    def shares(*flags):
-        r = ctx.sprof_run(*flags, "-c", "%s %s" % (exe, script), "-e", prog, timeout=120)
-        assert r.rc == 0, "sprof failed: %r" % r
-        stacks = [(f, n) for f, n in _parse_stacks(r.out) if f]
-        total = sum(n for _, n in stacks)
-        root = sum(n for f, n in stacks if _name(f[-1]) == "_start")
-        gap = sum(n for f, n in stacks if "[truncated]" in f[:-1])
-        py = sum(n for f, n in stacks if any(x.startswith("walk (mixed_deep.py:") for x in f))
-        return total, root, gap, py, r
-    total, root, gap, py, r = shares()
-    ototal, oroot, _, _, _ = shares("--interp", "off")
-    _figure(ctx, "python 3.11 20 calls deep: stacks reaching _start %d/%d = %.1f%% with Python "
-            "frames (%d with a gap marked, %d with walk frames), %d/%d = %.1f%% with --interp off"
-            % (root, total, 100.0 * root / max(total, 1), gap, py, oroot, ototal,
-               100.0 * oroot / max(ototal, 1)))
-    assert total >= 500 and ototal >= 500, "too few samples: %d, %d" % (total, ototal)
-    assert py >= 0.9 * total, "Python frames in only %d of %d" % (py, total)
-    assert gap >= 0.5 * total, "no gap marks: %d of %d\n%s" % (gap, total, r.out[-3000:])
-    assert root / total >= oroot / ototal - 0.02, "root in %d/%d, --interp off %d/%d" % (
-        root, total, oroot, ototal)
+    _mixed_root(ctx, "%s %s" % (exe, script), "mixed_deep.py", "Python", "python 3.11 20 calls deep")
 
 
 def tests(ctx):

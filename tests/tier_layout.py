@@ -21,18 +21,28 @@ import re
 MAY_INCLUDE = {
     "abi": [],
     "base": [],
-    "parser": ["abi", "base", "stdlib"],
-    "codegen": ["parser", "abi", "base", "stdlib"],
+    # the front end in floors: source, diagnostics and arena; types and the C-type readers
+    # (BTF, DWARF, C declarations: the only front-end part doing system I/O); then syntax and
+    # semantics
+    "parser/base": ["base"],
+    "parser/types": ["abi", "base", "parser/base"],
+    "parser": ["abi", "base", "stdlib", "parser/base", "parser/types"],
+    "codegen": ["parser", "parser/base", "parser/types", "abi", "base", "stdlib"],
     "bpf": ["abi"],
     "runtime/elf": ["abi", "base"],
-    "runtime/report": ["abi", "base"],
+    # the profile model: frames, stacks, entries; what the symbolizer fills and writers read
+    "runtime/profile": ["abi", "base"],
+    "runtime/report": ["abi", "base", "runtime/profile"],
+    # ClickHouse and HTTP clients and `sprof serve`: they write and read profiles with the
+    # writers' helpers; no writer knows a store
+    "runtime/store": ["abi", "base", "runtime/profile", "runtime/report"],
     # the walkers use the unwinder's maps snapshot and kernel offsets, never the reverse;
     # runtime/process.c hands each snapshot to both
-    "runtime/stacks": ["abi", "base", "runtime/elf", "runtime/report"],
-    "runtime/langs": ["abi", "base", "runtime/elf", "runtime/stacks", "runtime/report"],
+    "runtime/stacks": ["abi", "base", "runtime/elf", "runtime/profile"],
+    "runtime/langs": ["abi", "base", "runtime/elf", "runtime/stacks", "runtime/profile"],
     "runtime/attach": ["abi", "base", "runtime/elf", "runtime/stacks"],
     "runtime": ["abi", "base", "runtime/attach", "runtime/elf", "runtime/stacks",
-                "runtime/langs", "runtime/report"],
+                "runtime/langs", "runtime/profile", "runtime/report", "runtime/store"],
 }
 GENERATED = {"parser.h", "lexer.h"}
 SOURCE_EXT = (".c", ".h", ".y", ".l", ".cc")
@@ -87,6 +97,47 @@ def t_style_table(ctx):
     text = open(docs).read()
     missing = [f for f in MAY_INCLUDE if "`%s/`" % f not in text]
     assert not missing, "docs/layout.md lacks rows for %s" % missing
+
+
+SYSTEM_IO = re.compile(r'^\s*#\s*include\s+<(bpf/|elfutils/|dwarf\.h|libelf\.h|gelf\.h)', re.M)
+
+
+def t_front_end_io(ctx):
+    """of the front end, only parser/types/ includes libbpf's, libdw's or libelf's headers (and
+    only its library links them: CMakeLists.txt)"""
+    bad = []
+    for folder, path in sources(ctx.root):
+        if folder.split("/")[0] not in ("parser", "codegen") or folder == "parser/types":
+            continue
+        with open(os.path.join(ctx.root, path), errors="replace") as f:
+            bad += ["%s: <%s...>" % (path, m) for m in SYSTEM_IO.findall(f.read())]
+    assert not bad, "system I/O headers outside parser/types/:\n" + "\n".join(bad)
+    cmake = open(os.path.join(ctx.root, "CMakeLists.txt")).read()
+    for lib in ("LIBBPF", "LIBDW"):
+        users = set(re.findall(r"target_link_libraries\((sp_parser\w*|sp_codegen)\b[^)]*\$\{%s_LINK" % lib,
+                               cmake))
+        assert users == {"sp_parser_types"}, "%s linked by %s" % (lib, sorted(users))
+
+
+STDERR_WRITE = re.compile(r"\b(?:fprintf|vfprintf)\(\s*stderr\b|\b(?:fputs|fputc|putc|fwrite)\([^;]*\bstderr\)|"
+                          r"\bperror\(")
+# Writers of stderr that are no message: the status line and -d timings' table draw on the
+# terminal themselves; printf.c passes the script's own errorf() text on; base/log.c is the sink.
+OWN_STDERR = {"base/log.c", "runtime/status.c", "runtime/timings.c", "runtime/printf.c"}
+
+
+def t_one_voice(ctx):
+    """below main.c, messages go through base/log.h's sink (one "sprof: " prefix, -v and -q
+    read once in main.c): no other file writes stderr itself"""
+    bad = []
+    for _, path in sources(ctx.root):
+        if path in OWN_STDERR:
+            continue
+        with open(os.path.join(ctx.root, path), errors="replace") as f:
+            for lineno, line in enumerate(f, 1):
+                if STDERR_WRITE.search(line):
+                    bad.append("%s:%d: %s" % (path, lineno, line.strip()))
+    assert not bad, "stderr written past base/log.h:\n" + "\n".join(bad)
 
 
 # What the driver may include of each layer: its one face (docs/layout.md).
@@ -202,5 +253,7 @@ def tests(ctx):
     yield "layers", t_layers
     yield "style_table", t_style_table
     yield "one_face", t_one_face
+    yield "front_end_io", t_front_end_io
+    yield "one_voice", t_one_voice
     yield "named_paths_exist", t_named_paths_exist
     yield "builtin_from_one_row", t_builtin_from_one_row

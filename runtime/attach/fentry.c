@@ -34,6 +34,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "base/glob.h"
 #include "runtime/attach/fentry.h"
 #include "runtime/attach/kprobe.h"
@@ -373,8 +374,8 @@ static int fentry_attach_wild(const struct sp_plan_probe *p, struct bpf_program 
 		if (err == -ENOMEM)
 			goto out;
 		if (err && ctx->verbose)
-			fprintf(stderr, "sprof: probe '%s': %s: %s\n", p->spec, m->k.v[i],
-				strerror(-err));
+			sp_err("probe '%s': %s: %s\n", p->spec, m->k.v[i],
+			       strerror(-err));
 		ok += !err;
 		bad += !!err;
 	}
@@ -383,10 +384,10 @@ static int fentry_attach_wild(const struct sp_plan_probe *p, struct bpf_program 
 		err = sp_probe_fail(ctx, p, -ENOENT, "none of the %d matching kernel functions "
 				    "could be traced", m->k.n);
 	else if (bad)
-		fprintf(stderr, "sprof: warning: probe '%s': %d of %d matching functions could not "
+		sp_warn("probe '%s': %d of %d matching functions could not "
 			"be traced%s\n", p->spec, bad, m->k.n, ctx->verbose ? "" : " (-v names them)");
 	else if (ctx->verbose)
-		fprintf(stderr, "%s: %d function%s traced\n", p->spec, ok, ok == 1 ? "" : "s");
+		sp_log(SP_LOG_INFO, "%s: %d function%s traced\n", p->spec, ok, ok == 1 ? "" : "s");
 out:
 	sp_resolved_put(ctx, m, fmatch_free);
 	return err;

@@ -12,6 +12,7 @@
  * found in /proc and added after the programs are attached, so none is
  * missed in between.
  */
+#include "base/log.h"
 #include "runtime/attach/follow.h"
 
 #include <dirent.h>
@@ -125,23 +126,23 @@ int sp_follow_attach(struct bpf_object *obj, pid_t root, bool existing, struct s
 		if (err == -EACCES || err == -EPERM) {
 			/* the sched tracepoints' folder is root's (file capabilities
 			 * without cap_dac_read_search): the process alone, said once */
-			fprintf(stderr, "sprof: warning: cannot follow the children of pid %d: %s: %s "
+			sp_warn("cannot follow the children of pid %d: %s: %s "
 				"(tracefs needs root or cap_dac_read_search); tracing the process "
 				"alone\n", (int)root, progs[i], strerror(-err));
 			return 0;
 		}
 		if (err) {
-			fprintf(stderr, "sprof: cannot follow the children of pid %d: %s: %s "
-				"(--no-follow traces the process alone)\n", (int)root, progs[i],
-				strerror(-err));
+			sp_err("cannot follow the children of pid %d: %s: %s "
+			       "(--no-follow traces the process alone)\n", (int)root, progs[i],
+			       strerror(-err));
 			return err;
 		}
 	}
 	if (existing && m) {
 		err = seed(bpf_map__fd(m), root);
 		if (err < 0) {
-			fprintf(stderr, "sprof: cannot list the children of pid %d: %s\n", (int)root,
-				strerror(-err));
+			sp_err("cannot list the children of pid %d: %s\n", (int)root,
+			       strerror(-err));
 			return err;
 		}
 	}

@@ -12,6 +12,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "abi/interp_usdt.h"
 #include "runtime/attach/interp_usdt.h"
 #include "runtime/attach/resolve.h"
@@ -66,8 +67,8 @@ static int attach_probe(const struct sp_attach_ctx *ctx, pid_t pid, const char *
 	int err;
 
 	if (!prog) {
-		fprintf(stderr, "sprof: --interp usdt: program '%s' missing from the BPF object\n",
-			pr->prog);
+		sp_err("--interp usdt: program '%s' missing from the BPF object\n",
+		       pr->prog);
 		return -ENOENT;
 	}
 	snprintf(spec, sizeof(spec), "usdt:%s:%s:%s", path, l->provider, pr->name);
@@ -75,7 +76,7 @@ static int attach_probe(const struct sp_attach_ctx *ctx, pid_t pid, const char *
 	c.resolved = NULL; /* p lives on this stack: nothing to keep for the run */
 	err = sp_probe_ops_for(SP_PROBE_USDT)->attach(&p, prog, &c, links);
 	if (err)
-		fprintf(stderr, "sprof: --interp usdt: %s\n", c.err && *c.err ? c.err : strerror(-err));
+		sp_err("--interp usdt: %s\n", c.err && *c.err ? c.err : strerror(-err));
 	return err;
 }
 
@@ -87,8 +88,8 @@ static int attach_file(const struct sp_attach_ctx *ctx, pid_t pid, const char *p
 	for (int i = 0; i < 4 && l->probes[i].name && !err; i++)
 		err = attach_probe(ctx, pid, path, l, &l->probes[i], links);
 	if (!err && ctx->verbose)
-		fprintf(stderr, "sprof: --interp usdt: %s probes of %s attached for pid %d\n",
-			l->label, path, (int)pid);
+		sp_err("--interp usdt: %s probes of %s attached for pid %d\n",
+		       l->label, path, (int)pid);
 	return err;
 }
 
@@ -100,8 +101,8 @@ static int attach_exit(const struct sp_attach_ctx *ctx, struct sp_links *links)
 				     : NULL;
 
 	if (!link) {
-		fprintf(stderr, "sprof: --interp usdt: cannot attach to "
-			"tracepoint:sched:sched_process_exit: %s\n", strerror(prog ? errno : ENOENT));
+		sp_err("--interp usdt: cannot attach to "
+		       "tracepoint:sched:sched_process_exit: %s\n", strerror(prog ? errno : ENOENT));
 		return prog ? -errno : -ENOENT;
 	}
 	return sp_links_push(links, link);
@@ -128,8 +129,8 @@ int sp_iusdt_attach(const struct sp_attach_ctx *ctx, pid_t pid, struct sp_links 
 
 	err = sp_pid_objects(pid, &objs, &n);
 	if (err) {
-		fprintf(stderr, "sprof: --interp usdt: cannot read the mappings of process %d: %s\n",
-			(int)pid, strerror(-err));
+		sp_err("--interp usdt: cannot read the mappings of process %d: %s\n",
+		       (int)pid, strerror(-err));
 		return err;
 	}
 	for (int i = 0; i < n && !err; i++) {
@@ -148,10 +149,10 @@ int sp_iusdt_attach(const struct sp_attach_ctx *ctx, pid_t pid, struct sp_links 
 	}
 	for (size_t li = 0; li < NLANGS && !err; li++)
 		if (without[li] && !with[li])
-			fprintf(stderr, "sprof: --interp usdt: '%s' (pid %d) has no USDT probes "
-				"(%s:%s): no %s frames in this mode; use --interp memory\n",
-				without[li], (int)pid, langs[li].provider, langs[li].entry,
-				langs[li].label);
+			sp_err("--interp usdt: '%s' (pid %d) has no USDT probes "
+			       "(%s:%s): no %s frames in this mode; use --interp memory\n",
+			       without[li], (int)pid, langs[li].provider, langs[li].entry,
+			       langs[li].label);
 	sp_strv_free(objs, n);
 	if (!err && nattached)
 		err = attach_exit(ctx, links);

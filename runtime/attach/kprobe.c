@@ -36,6 +36,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "runtime/attach/kprobe.h"
 
 #include "runtime/attach/names.h"
@@ -67,7 +68,7 @@ static void warn_untraceable(const struct sp_plan_probe *p, const char *fn)
 
 	if (strchr(fn, '*') || strchr(fn, '?') || sp_kallsyms_addr_of(NULL, fn, &addr) != -ENOENT)
 		return;
-	fprintf(stderr, "sprof: warning: probe '%s': %s is not traceable (either non-existing, "
+	sp_warn("probe '%s': %s is not traceable (either non-existing, "
 		"inlined, or marked as \"notrace\"); attaching to it will likely fail\n", p->spec, fn);
 }
 
@@ -350,8 +351,8 @@ static int kprobe_attach_multi(const struct sp_plan_probe *p, struct bpf_program
 	if ((m.prog_fd = sp_prog_copy_load(prog, BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0,
 					     NULL, 0)) < 0) {
 		if (ctx->verbose)
-			fprintf(stderr, "%s: no kprobe_multi copy of the program (%s): one kprobe "
-				"each\n", p->spec, strerror(-m.prog_fd));
+			sp_log(SP_LOG_INFO, "%s: no kprobe_multi copy of the program (%s): one kprobe "
+			       "each\n", p->spec, strerror(-m.prog_fd));
 		return -EOPNOTSUPP;
 	}
 	m.syms = calloc((size_t)k->n, sizeof(*m.syms));
@@ -369,11 +370,11 @@ static int kprobe_attach_multi(const struct sp_plan_probe *p, struct bpf_program
 		err = sp_probe_fail(ctx, p, -ENOENT, "none of the %d matching kernel functions "
 				    "could be probed", k->n);
 	else if (!err && m.skipped)
-		fprintf(stderr, "sprof: warning: probe '%s': %d of %d matching functions could not "
+		sp_warn("probe '%s': %d of %d matching functions could not "
 			"be probed\n", p->spec, m.skipped, k->n);
 	else if (!err && ctx->verbose)
-		fprintf(stderr, "%s: %d functions in %d kprobe_multi link%s\n", p->spec,
-			k->n - m.skipped, m.links_made, m.links_made == 1 ? "" : "s");
+		sp_log(SP_LOG_INFO, "%s: %d functions in %d kprobe_multi link%s\n", p->spec,
+		       k->n - m.skipped, m.links_made, m.links_made == 1 ? "" : "s");
 	else if (err)
 		err = sp_probe_fail(ctx, p, err, "cannot attach a kprobe_multi link: %s",
 				    strerror(-err));
@@ -420,8 +421,8 @@ static int kprobe_attach_each(const struct sp_plan_probe *p, struct bpf_program 
 
 		if (!link) {
 			if (ctx->verbose)
-				fprintf(stderr, "sprof: probe '%s': %s:%s: %s\n", p->spec, type, k->v[i],
-					strerror(errno));
+				sp_err("probe '%s': %s:%s: %s\n", p->spec, type, k->v[i],
+				       strerror(errno));
 			bad++;
 			continue;
 		}
@@ -434,10 +435,10 @@ static int kprobe_attach_each(const struct sp_plan_probe *p, struct bpf_program 
 		err = sp_probe_fail(ctx, p, -ENOENT, "none of the %d matching kernel functions "
 				    "could be probed", k->n);
 	else if (bad)
-		fprintf(stderr, "sprof: warning: probe '%s': %d of %d matching functions could not "
+		sp_warn("probe '%s': %d of %d matching functions could not "
 			"be probed%s\n", p->spec, bad, k->n, ctx->verbose ? "" : " (-v names them)");
 	else if (ctx->verbose)
-		fprintf(stderr, "%s: %d kprobes attached\n", p->spec, ok);
+		sp_log(SP_LOG_INFO, "%s: %d kprobes attached\n", p->spec, ok);
 out:
 	sp_resolved_put(ctx, k, kfuncs_free);
 	return err;

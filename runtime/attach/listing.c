@@ -9,6 +9,7 @@
  * (a binary, or with -p the process and its libraries).
  */
 #define _GNU_SOURCE
+#include "base/log.h"
 #include "runtime/attach/listing.h"
 
 #include <errno.h>
@@ -111,23 +112,23 @@ static int list_targets(struct sp_lister *l, const char *target, char ***paths, 
 			return 0;
 		err = sp_pid_objects(l->pid, paths, n);
 		if (err)
-			fprintf(stderr, "error: cannot list '%s': cannot read the mappings of "
-				"process %d: %s\n", l->what, (int)l->pid, strerror(-err));
+			sp_err("cannot list '%s': cannot read the mappings of "
+			       "process %d: %s\n", l->what, (int)l->pid, strerror(-err));
 		return err ? err : through_pid_root(l->pid, *paths, *n);
 	}
 	if (sp_is_path_glob(target)) {
 		err = sp_resolve_glob(target, paths, n);
 		if (!err && *n == 0) {
-			fprintf(stderr, "error: cannot list '%s': no file matches '%s'\n", l->what,
-				target);
+			sp_err("cannot list '%s': no file matches '%s'\n", l->what,
+			       target);
 			return -ENOENT;
 		}
 		return err;
 	}
 	if (sp_resolve_binary(target, l->pid, path, sizeof(path))) {
-		fprintf(stderr, "error: cannot list '%s': binary '%s' not found (no such file, no "
-			"program of that name in $PATH, no library in /etc/ld.so.cache)\n",
-			l->what, target);
+		sp_err("cannot list '%s': binary '%s' not found (no such file, no "
+		       "program of that name in $PATH, no library in /etc/ld.so.cache)\n",
+		       l->what, target);
 		return -ENOENT;
 	}
 	*paths = malloc(sizeof(**paths));
@@ -150,8 +151,8 @@ int sp_lister_user_targets(struct sp_lister *l, const char *prov, char **f, int 
 	if (wild && target_is_any(a) && l->pid <= 0)
 		return 0;
 	if (!a && l->pid <= 0) {
-		fprintf(stderr, "error: cannot list '%s': name a binary (%s:BINARY:*) or a "
-			"process (-p PID)\n", l->what, prov);
+		sp_err("cannot list '%s': name a binary (%s:BINARY:*) or a "
+		       "process (-p PID)\n", l->what, prov);
 		return -EINVAL;
 	}
 	return list_targets(l, a, paths, n);
@@ -200,11 +201,11 @@ static int check_pattern(const char *pattern)
 		if (*p >= 0x20 && *p != 0x7f && !strchr("\\'\"`;{}$|&", *p))
 			continue;
 		if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "sprof: invalid character '\\x%02x' in search expression "
-				"'%s'\n", *p, pattern);
+			sp_err("invalid character '\\x%02x' in search expression "
+			       "'%s'\n", *p, pattern);
 		else
-			fprintf(stderr, "sprof: invalid character '%c' in search expression '%s'\n",
-				*p, pattern);
+			sp_err("invalid character '%c' in search expression '%s'\n",
+			       *p, pattern);
 		return -EINVAL;
 	}
 	return 0;
@@ -242,7 +243,7 @@ int sp_list_probes_ex(const char *pattern, pid_t pid, bool verbose, sp_list_para
 			if (sp_glob_match(f[0], providers[i]))
 				err = list_provider(&l, providers[i], f, nf, true);
 	} else {
-		fprintf(stderr, "error: cannot list '%s': unknown probe type '%s'\n", pattern, f[0]);
+		sp_err("cannot list '%s': unknown probe type '%s'\n", pattern, f[0]);
 		err = -EINVAL;
 	}
 	free(copy);

@@ -83,7 +83,7 @@ struct sp_lister {
 	void *params_ctx;
 };
 /* params()'s binary for a kernel function (fentry -lv): its BTF arguments
- * and return type (parser/ctypes_btf.c's sp_list_args knows the marker). */
+ * and return type (parser/types/ctypes_btf.c's sp_list_args knows the marker). */
 #define SP_LIST_KFUNC "[kernel]"
 /* Print one attach point unless the filter rejects it; true when printed. */
 bool sp_lister_emit(struct sp_lister *l, const char *line);

@@ -45,6 +45,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include "base/log.h"
 #include "runtime/attach/probe.h"
 #include "runtime/attach/progcopy.h"
 #include "runtime/attach/names.h"
@@ -303,8 +304,8 @@ static int follow_stub(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx,
 	if (!err)
 		err = add_funcs(p, ctx, u);
 	if (!err)
-		fprintf(stderr, "sprof: note: probe '%s': %s is a stub since glibc 2.34; "
-			"attaching to '%s' in %s\n", p->spec, stub, p->func, u->path);
+		sp_err("note: probe '%s': %s is a stub since glibc 2.34; "
+		       "attaching to '%s' in %s\n", p->spec, stub, p->func, u->path);
 	return err;
 }
 
@@ -430,7 +431,7 @@ static void progress(const struct sp_plan_probe *p, double start, double *last, 
 	if (t - start < 1.0 || (t - *last < 0.2 && i != n))
 		return;
 	*last = t;
-	fprintf(stderr, "\rattaching %s: %d/%d uprobes%s", p->spec, i, n, i == n ? "\n" : "");
+	sp_log(SP_LOG_INFO, "\rattaching %s: %d/%d uprobes%s", p->spec, i, n, i == n ? "\n" : "");
 }
 
 static int attach_point(const struct sp_plan_probe *p, struct bpf_program *prog,
@@ -627,7 +628,7 @@ static int attach_multi(const struct sp_plan_probe *p, struct bpf_program *prog,
 				     err == -SP_ENOTSUPP ? "instruction not supported by uprobes" :
 				     strerror(-err));
 	if (skipped)
-		fprintf(stderr, "sprof: warning: probe '%s': %d of %d functions left out: the "
+		sp_warn("probe '%s': %d of %d functions left out: the "
 			"kernel cannot uprobe their first instruction\n", p->spec, skipped, u->n);
 	return 0;
 }
@@ -646,7 +647,7 @@ static int attach_each(const struct sp_plan_probe *p, struct bpf_program *prog,
 			progress(p, start, &last, i + 1, u->n);
 	}
 	if (err && i > 1 && sp_mono_s() - start >= 1.0)
-		fputc('\n', stderr);
+		sp_log(SP_LOG_INFO, "\n"); /* ends progress()'s line */
 	return err;
 }
 
@@ -681,7 +682,7 @@ static int drop_evex(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, s
 				     "(EVEX) instruction, which a uprobe corrupts in the traced "
 				     "process", n == 1 ? "the function" : "every function");
 	if (kept < n)
-		fprintf(stderr, "sprof: warning: probe '%s': %d of %d functions left out: they "
+		sp_warn("probe '%s': %d of %d functions left out: they "
 			"start with an AVX-512 (EVEX) instruction, which a uprobe corrupts\n",
 			p->spec, n - kept, n);
 	return 0;
@@ -732,8 +733,8 @@ static int attach_file(const struct sp_plan_probe *p, struct bpf_program *prog,
 			err = attach_each(p, prog, ctx, u, links);
 	}
 	if (!err && ctx->verbose && u->n > 1)
-		fprintf(stderr, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u->n, u->path,
-			sp_mono_s() - start);
+		sp_log(SP_LOG_INFO, "%s: %d uprobes in %s attached in %.3f s\n", p->spec, u->n, u->path,
+		       sp_mono_s() - start);
 	return err;
 }
 

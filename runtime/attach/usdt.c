@@ -27,6 +27,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "runtime/attach/probe.h"
 #include "runtime/attach/names.h"
 #include "runtime/attach/resolve.h"
@@ -296,7 +297,7 @@ static void site_spec(const struct sp_plan_probe *p, const struct usdt_point *pt
 	if (!err)
 		return;
 	spec->nargs--;
-	fprintf(stderr, "warning: probe '%s': cannot decode arg%u ('%s') of USDT %s:%s in %s%s; "
+	sp_warn("probe '%s': cannot decode arg%u ('%s') of USDT %s:%s in %s%s; "
 		"it and later arguments read as 0\n", p->spec, spec->nargs, bad, pt->provider,
 		pt->name, pt->path, err == -ENOENT ? " (unknown symbol)" : "");
 }

@@ -40,6 +40,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "base/vec.h"
 #include "runtime/attach/probe.h"
 #include "runtime/attach/watchpoint.h"
@@ -350,11 +351,11 @@ int sp_watches_arm(struct sp_watches *w, const struct sp_event_hdr *h, const voi
 		err = watch_set(w, p, h->id, h->arg, rec[0]);
 		if (err == -ENOSPC) {
 			w->no_room++;
-			fprintf(stderr, "sprof: warning: probe '%s': 0x%llx not watched. You are out "
+			sp_warn("probe '%s': 0x%llx not watched. You are out "
 				"of watchpoint registers (x86 has four)\n", p->spec,
 				(unsigned long long)h->arg);
 		} else if (err) {
-			fprintf(stderr, "sprof: warning: probe '%s': cannot watch 0x%llx: %s\n",
+			sp_warn("probe '%s': cannot watch 0x%llx: %s\n",
 				p->spec, (unsigned long long)h->arg, strerror(-err));
 		} else {
 			w->last[h->id] = h->arg;
@@ -362,7 +363,7 @@ int sp_watches_arm(struct sp_watches *w, const struct sp_event_hdr *h, const voi
 	}
 	/* the arm program stopped it: on, breakpoint set or not */
 	if (p->type == SP_PROBE_WATCHPOINT && rec[1] > 0 && kill((pid_t)rec[1], SIGCONT))
-		fprintf(stderr, "sprof: warning: cannot continue process %llu: %s\n",
+		sp_warn("cannot continue process %llu: %s\n",
 			(unsigned long long)rec[1], strerror(errno));
 	return err;
 }

@@ -9,6 +9,7 @@
  * "; source @ file:line" in verifier logs).
  */
 #define _GNU_SOURCE /* strchrnul */
+#include "base/log.h"
 #include "runtime/elf/bpf_disasm.h"
 
 #include <errno.h>
@@ -447,7 +448,7 @@ int sp_bpf_disasm(FILE *out, const void *obj, size_t len, const char *src_name,
 	d.elf = elf_memory((char *)obj, len);
 	if (!d.elf || !gelf_getehdr(d.elf, &eh) || eh.e_machine != EM_BPF ||
 	    elf_getshdrstrndx(d.elf, &d.shstrndx)) {
-		fprintf(stderr, "sprof: -d bpf: not a BPF object\n");
+		sp_err("-d bpf: not a BPF object\n");
 		if (d.elf)
 			elf_end(d.elf);
 		return -EINVAL;

@@ -1,6 +1,7 @@
 /* runtime/elf/file.c: the one way to open a file a target names, section
  * lookup by name for the DWARF readers, a file's build id (see file.h). */
 #define _GNU_SOURCE
+#include "base/log.h"
 #include "runtime/elf/file.h"
 
 #include <errno.h>
@@ -198,7 +199,7 @@ static void say_hung(const char *path)
 
 	if (link)
 		real[n] = '\0';
-	fprintf(stderr, "sprof: warning: %s did not answer in %d s: its symbols are missing\n",
+	sp_warn("%s did not answer in %d s: its symbols are missing\n",
 		link ? real : path, (int)(SP_FILE_ANSWER_NS / 1000000000ull));
 }
 

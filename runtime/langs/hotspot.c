@@ -30,6 +30,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "abi/hotspot.h"
 #include "abi/interp.h"
 #include "runtime/langs/hotspot.h"
@@ -400,7 +401,7 @@ static int register_proc(struct sp_iwalker *iw, struct sp_iproc *ip, void *found
 	ip->mark = addrs[0];
 	if (why[0]) {
 		if (!ip->warned)
-			fprintf(stderr, "sprof: warning: pid %d runs %s: no Java frames (%s), "
+			sp_warn("pid %d runs %s: no Java frames (%s), "
 				"native frames only\n", (int)ip->pid, vs, why);
 		ip->warned = true;
 		return 0;

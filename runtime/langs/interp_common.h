@@ -20,7 +20,7 @@
 #include <sys/types.h>
 
 #include "abi/interp.h"
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 
 struct bpf_object;
 struct sp_procmap;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 
 struct bpf_object;
 struct sp_iusdt;

@@ -30,6 +30,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "abi/interp.h"
 #include "abi/node.h"
 #include "runtime/langs/interp_common.h"
@@ -385,7 +386,7 @@ static int register_proc(struct sp_iwalker *iw, struct sp_iproc *ip, void *found
 		unsupported(p, why, sizeof(why));
 	if (why[0]) {
 		if (!ip->warned)
-			fprintf(stderr, "sprof: warning: pid %d runs %s: no JavaScript frames (%s), "
+			sp_warn("pid %d runs %s: no JavaScript frames (%s), "
 				"native frames only\n", (int)ip->pid, vs, why);
 		ip->warned = true;
 		return 0;

@@ -35,6 +35,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "abi/interp.h"
 #include "abi/perl.h"
 #include "runtime/langs/interp_common.h"
@@ -256,7 +257,7 @@ static int register_proc(struct sp_iwalker *iw, struct sp_iproc *ip, void *found
 	ip->mark = f->curinterp;
 	if (!v || (why = missing(pl, p, f))) {
 		if (!ip->warned)
-			fprintf(stderr, "sprof: warning: pid %d runs perl %s: no interpreter stacks "
+			sp_warn("pid %d runs perl %s: no interpreter stacks "
 				"%s%s%s, native frames only\n", (int)ip->pid, vs, why ? "(" : "",
 				why ? why : "for this version (5.36, 5.40, 5.42)", why ? ")" : "");
 		ip->warned = true;

@@ -38,6 +38,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "abi/interp.h"
 #include "abi/php.h"
 #include "runtime/langs/interp_common.h"
@@ -168,7 +169,7 @@ static const struct phver *version_for(const char *vs)
 static void warn_once(struct sp_iproc *p, const char *vs, const char *why)
 {
 	if (!p->warned)
-		fprintf(stderr, "sprof: warning: pid %d runs php %s: no PHP frames (%s), native "
+		sp_warn("pid %d runs php %s: no PHP frames (%s), native "
 			"frames only\n", (int)p->pid, vs, why);
 	p->warned = true;
 }

@@ -31,6 +31,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "abi/interp.h"
 #include "runtime/stacks/kofs.h"
 #include "runtime/langs/interp_common.h"
@@ -324,7 +325,7 @@ static int walk_for(pid_t pid, const struct found *f, int minor, struct sp_py_pr
 static void warn_once(struct pyproc *p, const char *fmt, int ver, const char *why)
 {
 	if (!p->warned)
-		fprintf(stderr, fmt, (int)p->pid, ver / 100, ver % 100, why);
+		sp_log(SP_LOG_WARN, fmt, (int)p->pid, ver / 100, ver % 100, why);
 	p->warned = true;
 }
 
@@ -398,7 +399,7 @@ int sp_python__add_maps(struct sp_python *py, pid_t pid, const struct sp_procmap
 		return 1;
 	if (!ver) {
 		if (!p->warned)
-			fprintf(stderr, "sprof: warning: pid %d: python of unknown version: no "
+			sp_warn("pid %d: python of unknown version: no "
 				"interpreter stacks, native frames only\n", (int)pid);
 		p->warned = true;
 		return 0;

@@ -38,6 +38,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "abi/interp.h"
 #include "abi/ruby.h"
 #include "runtime/langs/interp_common.h"
@@ -361,7 +362,7 @@ static int register_proc(struct sp_iwalker *iw, struct sp_iproc *ip, void *found
 	rv = version_for(major, minor);
 	if (!rv || (why = missing(rb, p, f))) {
 		if (!ip->warned)
-			fprintf(stderr, "sprof: warning: pid %d runs ruby %s: no interpreter stacks "
+			sp_warn("pid %d runs ruby %s: no interpreter stacks "
 				"%s%s%s, native frames only\n", (int)ip->pid,
 				ver[0] ? ver : "(unknown version)", why ? "(" : "",
 				why ? why : "for this version (3.1, 3.3)", why ? ")" : "");

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 
 struct bpf_object;
 struct sp_procmaps;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "runtime/report/diff.h"
 #include "runtime/report/input.h"
 #include "base/vec.h"
@@ -227,7 +228,7 @@ int sp_diff(const struct sp_diff_opts *o)
 	if (!err) {
 		err = o->format == SP_FMT_SVG ? write_svg(f, o, s) : write_text(f, o, s);
 		if (err)
-			fprintf(stderr, "error: cannot write the diff: %s\n", strerror(-err));
+			sp_err("cannot write the diff: %s\n", strerror(-err));
 		int e = sp_report_close(f, path, NULL);
 
 		err = err ? err : e;

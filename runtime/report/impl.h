@@ -1,4 +1,4 @@
-/* runtime/report/impl.h: helpers the report writers share (runtime/report/profile.c).
+/* runtime/report/impl.h: helpers the report writers share (runtime/report/impl.c).
  *
  * Every writer needs the same few things: entries in bpftrace's print order,
  * a frame as text, and, for the flame-graph formats, each stack entry turned
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 #include "runtime/report/report.h"
 
 /* Text a traced process chose (comm, a string it holds, a symbol of its

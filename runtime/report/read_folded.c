@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "runtime/report/input.h"
 #include "base/vec.h"
 
@@ -111,7 +112,7 @@ int sp_read_folded(const char *path, const char *text, size_t len, struct sp_sta
 		err = n == 0 || line[0] == '#' ? 0 : folded_line(line, out);
 		free(line);
 		if (err == -EINVAL)
-			fprintf(stderr, "error: '%s':%d: not a folded stack line (frames;... COUNT)\n", path, lineno);
+			sp_err("'%s':%d: not a folded stack line (frames;... COUNT)\n", path, lineno);
 		if (err)
 			return err;
 	}

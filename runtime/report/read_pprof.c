@@ -17,6 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/log.h"
 #include "runtime/report/input.h"
 #include "base/vec.h"
 
@@ -369,10 +370,10 @@ int sp_read_pprof(const char *path, const uint8_t *data, size_t len, struct sp_s
 	for (int i = 0; !err && i < pp.nsamples; i++)
 		err = add_sample(&pp, pp.samples[i], out);
 	if (err == -EINVAL)
-		fprintf(stderr, "error: '%s' is not a pprof profile (bad %s)\n", path,
-			raw || len < 2 || data[0] != 0x1f ? "protobuf" : "gzip data");
+		sp_err("'%s' is not a pprof profile (bad %s)\n", path,
+		       raw || len < 2 || data[0] != 0x1f ? "protobuf" : "gzip data");
 	else if (err)
-		fprintf(stderr, "error: cannot read '%s': %s\n", path, strerror(-err));
+		sp_err("cannot read '%s': %s\n", path, strerror(-err));
 	pp_free(&pp);
 	free(raw);
 	return err;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/vec.h"
 #include "runtime/report/input.h"
 
@@ -23,7 +24,7 @@ static int slurp(const char *path, uint8_t **data, size_t *len)
 
 	if (!f) {
 		err = -errno;
-		fprintf(stderr, "error: cannot read '%s': %s\n", path, strerror(-err));
+		sp_err("cannot read '%s': %s\n", path, strerror(-err));
 		return err;
 	}
 	for (;;) {
@@ -40,7 +41,7 @@ static int slurp(const char *path, uint8_t **data, size_t *len)
 		err = -EIO;
 	fclose(f);
 	if (err) {
-		fprintf(stderr, "error: cannot read '%s': %s\n", path, strerror(-err));
+		sp_err("cannot read '%s': %s\n", path, strerror(-err));
 		free(d);
 		return err;
 	}
@@ -75,7 +76,7 @@ int sp_read_stacks(const char *path, struct sp_stacks *out)
 		err = sp_read_folded(path, (const char *)d, n, out);
 	free(d);
 	if (!err && out->total == 0) {
-		fprintf(stderr, "error: '%s' holds no samples\n", path);
+		sp_err("'%s' holds no samples\n", path);
 		err = -ENODATA;
 	}
 	if (err)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "runtime/report/impl.h"
 
 static const char *const fmt_names[] = {
@@ -96,7 +97,7 @@ FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **
 		return stdout;
 	*path = suffix ? sp_report_suffixed_path(o->output, suffix) : strdup(o->output);
 	if (!*path) {
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", o->output, strerror(ENOMEM));
+		sp_err("cannot write '%s': %s\n", o->output, strerror(ENOMEM));
 		return NULL;
 	}
 	if (o->exclusive) {
@@ -111,7 +112,7 @@ FILE *sp_report_open(const struct sp_report_opts *o, const char *suffix, char **
 	if (!f) {
 		int e = errno;
 
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", *path, strerror(e));
+		sp_err("cannot write '%s': %s\n", *path, strerror(e));
 		free(*path);
 		*path = NULL;
 		errno = e;
@@ -130,11 +131,11 @@ int sp_report_close(FILE *f, char *path, const char *stdout_name)
 	if ((f == stdout ? fflush(f) : fclose(f)) != 0 || bad)
 		err = errno ? -errno : -EIO;
 	if (err && f == stdout && stdout_name)
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", stdout_name, strerror(-err));
+		sp_err("cannot write '%s': %s\n", stdout_name, strerror(-err));
 	else if (err && f == stdout)
-		fprintf(stderr, "sprof: cannot write the report to stdout: %s\n", strerror(-err));
+		sp_err("cannot write the report to stdout: %s\n", strerror(-err));
 	else if (err)
-		fprintf(stderr, "sprof: cannot write '%s': %s\n", path, strerror(-err));
+		sp_err("cannot write '%s': %s\n", path, strerror(-err));
 	free(path);
 	return err;
 }
@@ -177,7 +178,7 @@ static int write_stream(const struct sp_profile *p, const struct sp_report_opts 
 	int err;
 
 	if (o->map_filter && !has_map(p, o->map_filter)) {
-		fprintf(stderr, "error: no map '%s' in the program\n", o->map_filter);
+		sp_err("no map '%s' in the program\n", o->map_filter);
 		return -ENOENT;
 	}
 	f = sp_report_open(o, NULL, &path);
@@ -188,7 +189,7 @@ static int write_stream(const struct sp_profile *p, const struct sp_report_opts 
 		fputs("\n\n", f);
 	err = write_maps(f, p, o);
 	if (err)
-		fprintf(stderr, "sprof: cannot write the report: %s\n", strerror(-err));
+		sp_err("cannot write the report: %s\n", strerror(-err));
 	return first_err(sp_report_close(f, path, o->stdout_name), err);
 }
 
@@ -216,8 +217,8 @@ static int write_one(const struct sp_profile *p, const struct sp_mapdata *m,
 		break;
 	}
 	if (err)
-		fprintf(stderr, "sprof: cannot write the %s report: %s\n", fmt_names[o->format],
-			strerror(-err));
+		sp_err("cannot write the %s report: %s\n", fmt_names[o->format],
+		       strerror(-err));
 	return first_err(sp_report_close(f, path, o->stdout_name), err);
 }
 
@@ -246,11 +247,11 @@ static int flame_maps(const struct sp_profile *p, const struct sp_report_opts *o
 	*n = k;
 	if (k == 0) {
 		if (o->map_filter)
-			fprintf(stderr, "error: no map '%s' with a stack or a count to write as %s\n",
-				o->map_filter, fmt_names[o->format]);
+			sp_err("no map '%s' with a stack or a count to write as %s\n",
+			       o->map_filter, fmt_names[o->format]);
 		else
-			fprintf(stderr, "error: no map holds a stack or a count to write as %s\n",
-				fmt_names[o->format]);
+			sp_err("no map holds a stack or a count to write as %s\n",
+			       fmt_names[o->format]);
 		return -ENOENT;
 	}
 	return 0;
@@ -262,12 +263,12 @@ static int write_flame(const struct sp_profile *p, const struct sp_report_opts *
 	int n = 0, err = flame_maps(p, o, &maps, &n);
 
 	if (!err && !o->output && o->format == SP_FMT_PPROF && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "error: pprof output is gzip'd binary: write it with -o FILE.pb.gz\n");
+		sp_err("pprof output is gzip'd binary: write it with -o FILE.pb.gz\n");
 		err = -EINVAL;
 	}
 	if (!err && n > 1 && !o->output && o->format != SP_FMT_FOLDED && o->format != SP_FMT_RESIDENCY) {
-		fprintf(stderr, "error: %d maps hold stacks: write them with -o FILE (one file per map) "
-				"or pick one with --map\n", n);
+		sp_err("%d maps hold stacks: write them with -o FILE (one file per map) "
+			       "or pick one with --map\n", n);
 		err = -EINVAL;
 	}
 	if (!err && o->format == SP_FMT_SPEEDSCOPE) {
@@ -300,6 +301,6 @@ int sp_report_write(const struct sp_profile *p, const struct sp_report_opts *o)
 	case SP_FMT_RESIDENCY:
 		return write_flame(p, o);
 	}
-	fprintf(stderr, "error: unknown report format %d\n", (int)o->format);
+	sp_err("unknown report format %d\n", (int)o->format);
 	return -EINVAL;
 }

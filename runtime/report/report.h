@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 
 enum sp_format { SP_FMT_TEXT, SP_FMT_JSON, SP_FMT_FOLDED, SP_FMT_SVG, SP_FMT_PPROF, SP_FMT_SPEEDSCOPE,
 		 SP_FMT_RESIDENCY };

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "runtime/report/impl.h"
 
 #define BAR_WIDTH 52
@@ -299,7 +300,7 @@ static void text_tseries(FILE *f, const struct sp_mapdata *m)
 		int n = sp_tseries_rows(&m->entries[i].val, first, last, &r);
 
 		if (n < 0) {
-			fprintf(stderr, "error: cannot print '%s': %s\n", m->map->name, strerror(-n));
+			sp_err("cannot print '%s': %s\n", m->map->name, strerror(-n));
 			return;
 		}
 		text_name(f, m, &m->entries[i]);
@@ -326,7 +327,7 @@ void sp_report_text_map(FILE *f, const struct sp_mapdata *m, int top, int div)
 	}
 	v = sp_sorted_entries(m, top, &n);
 	if (!v) {
-		fprintf(stderr, "error: cannot print '%s': %s\n", m->map ? m->map->name : "@", strerror(errno));
+		sp_err("cannot print '%s': %s\n", m->map ? m->map->name : "@", strerror(errno));
 		return;
 	}
 	for (int i = 0; i < n; i++)

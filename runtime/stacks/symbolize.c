@@ -20,6 +20,7 @@
  * the file changed, also after the process exited. Kernel addresses come
  * from /proc/kallsyms, read on first use.
  */
+#include "base/log.h"
 #include "runtime/stacks/symbolize.h"
 
 #include "runtime/elf/file.h"
@@ -204,7 +205,7 @@ static void read_perfmap(struct sp_proc *p)
 	err = sp_perfmap__refresh(p->perf);
 	if (err == -EFBIG && !p->perf_big_warned) {
 		p->perf_big_warned = true;
-		fprintf(stderr, "sprof: warning: %s (pid %d): larger than %d MiB, not read (further): "
+		sp_warn("%s (pid %d): larger than %d MiB, not read (further): "
 			"frames in its JIT code print as addresses\n", sp_perfmap__path(p->perf), (int)p->pid,
 			SP_PERFMAP_MAX_MIB);
 	}
@@ -213,7 +214,7 @@ static void read_perfmap(struct sp_proc *p)
 	bad = sp_perfmap__bad_lines(p->perf, &first);
 	if (bad) {
 		p->perf_warned = true;
-		fprintf(stderr, "sprof: warning: %s (pid %d): %d malformed line%s skipped, the first "
+		sp_warn("%s (pid %d): %d malformed line%s skipped, the first "
 			"at line %d\n", sp_perfmap__path(p->perf), (int)p->pid, bad, bad == 1 ? "" : "s",
 			first);
 	}

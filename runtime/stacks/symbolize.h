@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "runtime/report/profile.h"
+#include "runtime/profile/profile.h"
 
 struct sp_symbolizer;
 

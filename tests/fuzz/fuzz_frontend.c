@@ -15,10 +15,10 @@
 
 #include "abi/plan.h"
 #include "codegen/codegen.h"
-#include "parser/arena.h"
-#include "parser/diag.h"
+#include "parser/base/arena.h"
+#include "parser/base/diag.h"
 #include "parser/frontend.h"
-#include "parser/source.h"
+#include "parser/base/source.h"
 
 static const struct sp_tp_field fields[] = {
 	{ .name = "common_pid", .offset = 4, .size = 4, .is_signed = true, .is_common = true },

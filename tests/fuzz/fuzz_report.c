@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_report.c: libFuzzer entry for every report writer.
  *
- * The input is read as a recipe for a profile (runtime/report/profile.h):
+ * The input is read as a recipe for a profile (runtime/profile/profile.h):
  * a few maps, each with a key layout (none, int, string, buf, user or kernel
  * stack, symbol, or a tuple of those), an aggregation, and entries whose
  * numbers, strings and stack frames (some inlined into the next) come from

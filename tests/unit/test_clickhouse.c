@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/report/ch_rows.h"
-#include "runtime/report/ch_spool.h"
-#include "runtime/report/clickhouse.h"
+#include "runtime/store/ch_rows.h"
+#include "runtime/store/ch_spool.h"
+#include "runtime/store/clickhouse.h"
 #include "tests/unit/check.h"
 
 static struct sp_frame frames[3] = {

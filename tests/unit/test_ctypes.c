@@ -1,4 +1,4 @@
-/* tests/unit/test_ctypes.c: struct layout of parser/cdecl.c against the C
+/* tests/unit/test_ctypes.c: struct layout of parser/types/cdecl.c against the C
  * compiler's own.
  *
  * Each case is a definition written twice: as C (compiled into this test)
@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "parser/arena.h"
-#include "parser/ctypes.h"
-#include "parser/diag.h"
+#include "parser/base/arena.h"
+#include "parser/types/ctypes.h"
+#include "parser/base/diag.h"
 #include "tests/unit/check.h"
 
 #define DEF(name, ...) \

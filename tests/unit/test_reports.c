@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser/types.h"
+#include "parser/types/types.h"
 #include "runtime/report/input.h"
 #include "runtime/report/report.h"
 

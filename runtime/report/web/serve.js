@@ -1,4 +1,4 @@
-// runtime/report/web/serve.js: the page of `sprof serve` (runtime/report/serve.c).
+// runtime/report/web/serve.js: the page of `sprof serve` (runtime/store/serve.c).
 //
 // The state is the URL's fragment (#from=..&to=..&host=..&comm=..&by=..&bfrom=..), so every view
 // is a link. A timeline of samples by host or program (stacked bars, one request for the
