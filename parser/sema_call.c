@@ -577,7 +577,8 @@ static bool param_text(const struct sp_node *n)
 	return n->kind == SP_N_POSITIONAL && strcmp(n->name, "$#");
 }
 
-/* str($N) is the parameter's text; str(p, n) reads n characters at most. */
+/* str($N) is the parameter's text; str(p, n) reads n bytes at most, the NUL
+ * included (bpftrace 0.27: n - 1 characters). */
 static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 {
 	struct sp_node *arg = n->list.items[0];
@@ -608,8 +609,9 @@ static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 		if (len < 1 || len > s->strlen)
 			sema_err(s, n->list.items[1]->span, "str() length must be from 1 to %d",
 				 s->strlen);
-		else /* n characters and the NUL, as bpftrace reads them */
-			n->type->size = (uint32_t)(len < s->strlen ? len + 1 : s->strlen);
+		else /* n bytes, the NUL included, as bpftrace 0.27 reads them
+		      * (0.17 kept n characters and the NUL) */
+			n->type->size = (uint32_t)len;
 	}
 	return n->type;
 }
