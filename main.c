@@ -1117,6 +1117,19 @@ static bool no_cookies(void)
 	return !sp_info_has_attach_cookie();
 }
 
+/* sprof's pid namespace when it is not the initial one (the kernel's
+ * PROC_PID_INIT_INO): pid and tid are then numbers in it, as bpftrace 0.27
+ * has them (pid(init) the global ones). 0 in the initial namespace. */
+static void own_pidns(struct sp_codegen_opts *co)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == 0xeffffffcu)
+		return;
+	co->pidns_dev = (uint64_t)st.st_dev;
+	co->pidns_ino = (uint64_t)st.st_ino;
+}
+
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
 		   struct sp_plan **plan, void **obj, size_t *objlen)
 {
@@ -1196,6 +1209,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 
 	struct sp_codegen_times ct;
 
+	own_pidns(&co);
 	co.cache = oc ? &cc : NULL;
 	co.cache_hit = &hit;
 	co.times = sp_timings_on() ? &ct : NULL;

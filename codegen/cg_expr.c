@@ -242,15 +242,35 @@ static LLVMValueRef comm_builtin(struct cg *g, const struct sp_node *n)
 
 /* --- the emitters of builtin values (stdlib/builtins.def's EMIT column) ---- */
 
+/* pid and tid in sprof's pid namespace: bpf_get_ns_current_pid_tgid()
+ * fills struct bpf_pidns_info { u32 pid (the thread), u32 tgid }, zeros
+ * for a task outside it. Only asked for when sprof runs in another
+ * namespace than the initial one, where the plain helper is the answer. */
+static LLVMValueRef pid_tgid_ns(struct cg *g, bool hi)
+{
+	LLVMValueRef info = cg_alloca(g, 8, "pidns"), args[4], v;
+
+	cg_memset0(g, info, 8);
+	args[0] = cg_u64(g, g->opts->pidns_dev);
+	args[1] = cg_u64(g, g->opts->pidns_ino);
+	args[2] = info;
+	args[3] = LLVMConstInt(g->i32, 8, 0);
+	cg_call_helper(g, BPF_FUNC_get_ns_current_pid_tgid, g->i64, args, 4);
+	v = LLVMBuildLoad2(g->B, g->i32, hi ? cg_gep(g, info, 4) : info, "");
+	return LLVMBuildZExt(g->B, v, g->i64, "");
+}
+
 LLVMValueRef cg_emit_pid(struct cg *g, const struct sp_node *n)
 {
-	(void)n;
+	if (g->opts->pidns_ino && n->ival == 0)
+		return pid_tgid_ns(g, true);
 	return pid_tgid(g, true);
 }
 
 LLVMValueRef cg_emit_tid(struct cg *g, const struct sp_node *n)
 {
-	(void)n;
+	if (g->opts->pidns_ino && n->ival == 0)
+		return pid_tgid_ns(g, false);
 	return pid_tgid(g, false);
 }
 
