@@ -524,37 +524,53 @@ static struct sp_type *tuple_index(struct sema *s, struct sp_node *n)
 }
 
 
+/* $N: a number when its text is one (up to 2^64 - 1: u64 above s64's
+ * range), else the text as a string, as in bpftrace 0.27 (0.17 wanted
+ * str($N)); not given: 0. A literal from pass 1 on, so lhist(x, $1, $2,
+ * $3) and kstack($1) see constants. */
 static struct sp_type *positional(struct sema *s, struct sp_node *n)
 {
 	const char *text;
 	char *end;
 	long long v;
 
-	if (s->quiet && !sema_param_is_int(s, n)) /* errors: in the reporting pass */
-		return s->s64;
-	/* a literal from pass 1 on, so lhist(x, $1, $2, $3) and kstack($1) see constants */
-	n->kind = SP_N_INT;
 	if (!strcmp(n->name, "$#")) {
+		n->kind = SP_N_INT;
 		n->ival = s->o->nparams;
 		return n->type = s->s64;
 	}
 	if (n->ival > s->o->nparams || n->ival < 1) {
+		n->kind = SP_N_INT;
 		n->ival = 0; /* not given: 0, like bpftrace */
 		return n->type = s->s64;
 	}
 	text = s->o->params[n->ival - 1];
 	errno = 0;
 	v = strtoll(text, &end, 0);
+	if (*text && !*end && errno == ERANGE && *text != '-') {
+		errno = 0;
+		v = (long long)strtoull(text, &end, 0);
+		if (!errno) {
+			n->kind = SP_N_INT;
+			n->ival = v;
+			return n->type = s->u64;
+		}
+	}
 	if (*text && !*end && errno == ERANGE) {
+		if (s->quiet) /* errors: in the reporting pass */
+			return s->s64;
+		n->kind = SP_N_INT;
 		sema_err(s, n->span, "positional parameter %s is out of range ('%s'); use str(%s)",
 			 n->name, text, n->name);
 		return n->type = none(s);
 	}
 	if (!*text || *end) {
-		sema_err(s, n->span, "positional parameter %s is not a number ('%s'); use str(%s)",
-			 n->name, text, n->name);
-		return n->type = none(s);
+		n->kind = SP_N_STR;
+		n->str = sp_arena_strndup(s->a, text, strlen(text));
+		n->len = (uint32_t)strlen(text);
+		return n->type = sp_type_string(s->a, n->len + 1);
 	}
+	n->kind = SP_N_INT;
 	n->ival = v;
 	return n->type = s->s64;
 }
