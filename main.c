@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ struct cli {
 	int nnamed;
 	enum dump_kind dump;
 	const char *emit_elf;
+	const char *probe_filter;  /* --probe-filter REGEX */
 	struct sp_run_opts run;
 	bool unsafe;
 	bool list;
@@ -119,6 +121,8 @@ enum {
 	OPT_NO_CACHE,
 	OPT_NO_WARNINGS,
 	OPT_STATS,
+	OPT_DRY_RUN,
+	OPT_PROBE_FILTER,
 };
 
 /* --password-file FILE: the ClickHouse URL parser (runtime/report/ch_conn.c)
@@ -194,6 +198,10 @@ static void usage(FILE *f)
 		"  -I DIR           look for #include files in DIR\n"
 		"  --include FILE   read FILE's C definitions before the program\n"
 		"  --emit-elf FILE  write the BPF object to FILE and stop (a dry run)\n"
+		"  --dry-run        load and attach the probes, then stop: BEGIN, the probes\n"
+		"                   and the report do not run (bpftrace 0.27)\n"
+		"  --probe-filter REGEX  attach only the probes whose attach point matches\n"
+		"                   REGEX (extended; BEGIN and END always run)\n"
 		"  --param K=V      set a script parameter (see --list-scripts)\n"
 		"  --list-scripts   list the stdlib scripts, their purpose and parameters\n"
 		"  -h, --help       this text\n"
@@ -767,6 +775,8 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_NO_CACHE: c->no_cache = true; break;
 	case OPT_NO_WARNINGS: c->no_warnings = true; break;
 	case OPT_STATS: c->run.stats = true; break;
+	case OPT_DRY_RUN: c->run.dry_run = true; break;
+	case OPT_PROBE_FILTER: c->probe_filter = arg; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
 	case OPT_SPOOL: c->run.spool_dir = arg; break;
@@ -870,6 +880,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 		{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
 		{"stats", no_argument, NULL, OPT_STATS},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"probe-filter", required_argument, NULL, OPT_PROBE_FILTER},
 		{NULL, 0, NULL, 0},
 	};
 	int opt, err;
@@ -1115,6 +1127,39 @@ static bool no_cookies(void)
 	if (e && *e)
 		return strcmp(e, "0") != 0;
 	return !sp_info_has_attach_cookie();
+}
+
+/* --probe-filter REGEX (bpftrace 0.27): the attach points that do not
+ * match leave the plan, so they are neither loaded nor attached; BEGIN and
+ * END stay. None left that matches is an error. 0 or 1 after a message. */
+static int filter_probes(const char *re, struct sp_plan *plan)
+{
+	regex_t rx;
+	int err = regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), kept = 0;
+
+	if (err) {
+		char msg[256];
+
+		regerror(err, &rx, msg, sizeof(msg));
+		fprintf(stderr, "sprof: --probe-filter: invalid regular expression '%s': %s\n", re,
+			msg);
+		return 1;
+	}
+	for (int i = plan->nprobes - 1; i >= 0; i--) {
+		const struct sp_plan_probe *p = &plan->probes[i];
+
+		if (p->type == SP_PROBE_BEGIN || p->type == SP_PROBE_END)
+			continue;
+		if (regexec(&rx, p->spec, 0, NULL, 0) == 0)
+			kept++;
+		else
+			sp_plan_drop_probe(plan, i);
+	}
+	regfree(&rx);
+	if (kept)
+		return 0;
+	fprintf(stderr, "sprof: --probe-filter '%s' matches no probe of the program\n", re);
+	return 1;
 }
 
 /* sprof's pid namespace when it is not the initial one (the kernel's
@@ -1661,6 +1706,8 @@ int main(int argc, char **argv)
 		rc = dump_object(&c, src, plan, obj, objlen);
 		goto out;
 	}
+	if (c.probe_filter && (rc = filter_probes(c.probe_filter, plan)))
+		goto out;
 	if (c.emit_elf) { /* a dry run, as bpftrace's: the object written, nothing loaded */
 		rc = 0;
 		goto out;
