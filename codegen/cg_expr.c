@@ -150,7 +150,10 @@ static LLVMValueRef probe_name(struct cg *g, const struct sp_node *n, int which)
 
 		if (!which || !a)
 			return string_builtin(g, n, a ? a->func : "");
-		/* the canonical name, as bpftrace prints it: "p:hz:99" -> "profile:hz:99" */
+		/* the canonical name, as bpftrace prints it: "p:hz:99" -> "profile:hz:99";
+		 * `begin`/`end` as written (bpftrace 0.27's names; 0.17's BEGIN, END) */
+		if (a->raw && (!strcmp(a->raw, "begin") || !strcmp(a->raw, "end")))
+			return string_builtin(g, n, a->raw);
 		snprintf(full, sizeof(full), "%s%s", a->provider ? a->provider : "",
 			 colon ? colon : "");
 		return string_builtin(g, n, a->provider ? full : a->raw);

@@ -293,3 +293,10 @@ interval:ms:10 { printf("%s %d %d\n", probetype(), usermode <= 1, __builtin_user
 interval 1 1
 
 
+### probe_begin_end_as_written
+# bpftrace: skip 0.17 has no lowercase begin and end (bpftrace 0.27 names them so; 0.17 prints BEGIN and END, as sprof does for those)
+begin { printf("%s|", probe); } BEGIN { printf("%s|", probe); } end { printf("%s\n", probe); } interval:ms:10 { exit(); }
+--- stdout
+begin|BEGIN|end
+
+
