@@ -287,7 +287,7 @@ BEGIN { printf("%d %d %d %s %d\n", pid() == pid, tid() == tid, cpu() == cpu, com
 BEGIN { printf("%d %d %d %s %d %s %d %d %s %s\n", jiffies > 0, ncpus > 0, usermode, probetype, ppid > 0, leader_comm, strlen(comm), strlen("abc"), signal_name(2), signal_name(15)); printf("%d %d %d\n", __builtin_ncpus == ncpus(), __builtin_jiffies() > 0, strlen(pcomm) > 0); $s = "hello"; printf("%d\n", strlen($s)); }
 interval:ms:10 { printf("%s %d %d\n", probetype(), usermode <= 1, __builtin_usermode == usermode); exit(); }
 --- stdout
-1 1 1 special 1 sprof 5 3 SIGINT SIGTERM
+1 1 1 special 1 sprof 5 3 Interrupt Terminated
 1 1 1
 5
 interval 1 1
