@@ -208,7 +208,8 @@ static void usage(FILE *f)
 		"  -V, --version    version\n"
 		"\n"
 		"environment: SPROF_STRLEN, SPROF_MAX_MAP_KEYS, SPROF_MAP_SIZE; bpftrace's\n"
-		"BPFTRACE_STRLEN, BPFTRACE_MAP_KEYS_MAX, BPFTRACE_CAT_BYTES_MAX and\n"
+		"BPFTRACE_STRLEN, BPFTRACE_MAP_KEYS_MAX, BPFTRACE_CAT_BYTES_MAX (and 0.27's\n"
+		"BPFTRACE_MAX_STRLEN, BPFTRACE_MAX_MAP_KEYS, BPFTRACE_MAX_CAT_BYTES) and\n"
 		"BPFTRACE_LOG_SIZE are read too (the SPROF_ ones win); SPROF_MAX_PROBES\n"
 		"(or BPFTRACE_MAX_PROBES, BPFTRACE_MAX_BPF_PROGS) raises the limit of\n"
 		"%d attach points\n",
@@ -493,25 +494,36 @@ static int read_max_probes(struct cli *c)
 static int read_env(struct cli *c)
 {
 	const char *envd = getenv("SPROF_NO_DRAIN");
-	const char *names[] = { "BPFTRACE_STRLEN", "SPROF_STRLEN" };
+	/* bpftrace 0.17's names, 0.27's (BPFTRACE_MAX_*), then sprof's: the last set wins */
+	const char *names[] = { "BPFTRACE_STRLEN", "BPFTRACE_MAX_STRLEN", "SPROF_STRLEN" };
 	uint32_t keys = 0;
 
 	c->run.max_keys = DEFAULT_MAX_KEYS;
 	c->run.map_size = DEFAULT_MAP_SIZE;
 	c->run.status_line = true;
 	c->run.no_drain = envd && strcmp(envd, "1") == 0;
-	if (env_u32("BPFTRACE_MAP_KEYS_MAX", &keys) || env_u32("SPROF_MAX_MAP_KEYS", &c->run.max_keys) ||
+	if (env_u32("BPFTRACE_MAP_KEYS_MAX", &keys) || env_u32("BPFTRACE_MAX_MAP_KEYS", &keys) ||
+	    env_u32("SPROF_MAX_MAP_KEYS", &c->run.max_keys) ||
 	    env_u32("SPROF_MAP_SIZE", &c->run.map_size) ||
 	    env_u32("BPFTRACE_CAT_BYTES_MAX", &c->run.cat_bytes_max) ||
+	    env_u32("BPFTRACE_MAX_CAT_BYTES", &c->run.cat_bytes_max) ||
 	    env_u32("BPFTRACE_LOG_SIZE", &c->run.log_size) || read_max_probes(c))
 		return -EINVAL;
 	if (keys && !getenv("SPROF_MAX_MAP_KEYS"))
 		c->run.max_keys = keys;
 	if (keys && !getenv("SPROF_MAP_SIZE"))
 		c->run.map_size = keys;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		const char *v = getenv(names[k]);
+		uint32_t big;
 
+		/* 0.27 allows longer strings than sprof's 1024 bytes: those get 1024 */
+		if (k == 1 && v && !parse_u32(v, &big) && big > 1024) {
+			fprintf(stderr, "sprof: warning: %s '%s': sprof strings hold at most 1024 "
+				"bytes; using 1024\n", names[k], v);
+			c->strlen_ = 1024;
+			continue;
+		}
 		if (v && parse_strlen(v, &c->strlen_)) {
 			fprintf(stderr, "sprof: invalid %s '%s': expected 1 to 1024\n", names[k], v);
 			return -EINVAL;
