@@ -66,3 +66,11 @@ BEGIN { @a[(int16)-1, ((int32)-2, 3)] = 10; $c = ((int8)-4, ((int16)-5, -6)); @a
 
 @a[-1, (-2, 3)]: 10
 @a[-4, (-5, -6)]: 12
+### tuple_var_strings_widen_each
+# bpftrace: skip 0.17 mangles a tuple variable whose strings change size (prints (hi, (gstr, 0))); bpftrace 0.27 widens each string (variable.variable nested tuple string resize)
+BEGIN { $a = ("hi", ("hellolongstr", 2)); print($a); $a = ("hellolongstr", ("hi", 5)); print($a); exit(); }
+--- stdout
+(hi, (hellolongstr, 2))
+(hellolongstr, (hi, 5))
+
+
