@@ -1123,6 +1123,7 @@ static void apply_config(struct cli *c, const struct sp_script_config *cfg)
 		c->run.max_keys = c->run.map_size = cfg->max_map_keys;
 	if (cfg->max_cat_bytes && !c->run.cat_bytes_max)
 		c->run.cat_bytes_max = cfg->max_cat_bytes;
+	c->run.no_exit_maps = cfg->no_exit_maps;
 	if (cfg->log_size && !c->run.log_size)
 		c->run.log_size = cfg->log_size;
 	if (cfg->max_probes && !c->run.max_probes)

@@ -1279,7 +1279,8 @@ static int finish(struct run *r)
 	prof.sample_period_ns = sample_period(r->plan);
 	prof.start_time_ns = r->wall_start;
 	fflush(stdout);
-	err = sp_outpath_write(&prof, &r->ro, r->o->output, r->saved_stdout >= 0);
+	err = r->o->no_exit_maps ? 0 : sp_outpath_write(&prof, &r->ro, r->o->output,
+							   r->saved_stdout >= 0);
 	fflush(stdout);
 	if (r->ch) {
 		int e = sp_clickhouse__export(r->ch, &prof);

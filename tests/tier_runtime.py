@@ -414,6 +414,16 @@ def t_dry_run(ctx):
     assert r.rc != 0 and "no_such_function_xyz" in r.err, r
 
 
+def t_config_print_maps_on_exit(ctx):
+    """config = { print_maps_on_exit = 0 } (bpftrace 0.27): no maps at the end, print() works."""
+    ctx.require_bpf()
+    r = ctx.sprof_run('config = { print_maps_on_exit = 0 } BEGIN { @["k"] = count(); @s = 5; '
+                      'print(@s); exit(); }', timeout=30)
+    assert r.rc == 0 and r.out.strip() == "@s: 5", r
+    r = ctx.sprof_run('config = { print_maps_on_exit = 1 } BEGIN { @s = 5; exit(); }', timeout=30)
+    assert r.rc == 0 and r.out.strip() == "@s: 5", r
+
+
 def t_probe_filter(ctx):
     """--probe-filter REGEX keeps the matching attach points, and BEGIN/END."""
     ctx.require_bpf()
