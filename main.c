@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@ struct cli {
 	int nnamed;
 	enum dump_kind dump;
 	const char *emit_elf;
+	const char *probe_filter;  /* --probe-filter REGEX */
 	struct sp_run_opts run;
 	bool unsafe;
 	bool list;
@@ -120,6 +122,8 @@ enum {
 	OPT_NO_CACHE,
 	OPT_NO_WARNINGS,
 	OPT_STATS,
+	OPT_DRY_RUN,
+	OPT_PROBE_FILTER,
 };
 
 /* --password-file FILE: the ClickHouse URL parser (runtime/store/ch_conn.c)
@@ -195,13 +199,18 @@ static void usage(FILE *f)
 		"  -I DIR           look for #include files in DIR\n"
 		"  --include FILE   read FILE's C definitions before the program\n"
 		"  --emit-elf FILE  write the BPF object to FILE and stop (a dry run)\n"
+		"  --dry-run        load and attach the probes, then stop: BEGIN, the probes\n"
+		"                   and the report do not run (bpftrace 0.27)\n"
+		"  --probe-filter REGEX  attach only the probes whose attach point matches\n"
+		"                   REGEX (extended; BEGIN and END always run)\n"
 		"  --param K=V      set a script parameter (see --list-scripts)\n"
 		"  --list-scripts   list the stdlib scripts, their purpose and parameters\n"
 		"  -h, --help       this text\n"
 		"  -V, --version    version\n"
 		"\n"
 		"environment: SPROF_STRLEN, SPROF_MAX_MAP_KEYS, SPROF_MAP_SIZE; bpftrace's\n"
-		"BPFTRACE_STRLEN, BPFTRACE_MAP_KEYS_MAX, BPFTRACE_CAT_BYTES_MAX and\n"
+		"BPFTRACE_STRLEN, BPFTRACE_MAP_KEYS_MAX, BPFTRACE_CAT_BYTES_MAX (and 0.27's\n"
+		"BPFTRACE_MAX_STRLEN, BPFTRACE_MAX_MAP_KEYS, BPFTRACE_MAX_CAT_BYTES) and\n"
 		"BPFTRACE_LOG_SIZE are read too (the SPROF_ ones win); SPROF_MAX_PROBES\n"
 		"(or BPFTRACE_MAX_PROBES, BPFTRACE_MAX_BPF_PROGS) raises the limit of\n"
 		"%d attach points\n",
@@ -486,25 +495,36 @@ static int read_max_probes(struct cli *c)
 static int read_env(struct cli *c)
 {
 	const char *envd = getenv("SPROF_NO_DRAIN");
-	const char *names[] = { "BPFTRACE_STRLEN", "SPROF_STRLEN" };
+	/* bpftrace 0.17's names, 0.27's (BPFTRACE_MAX_*), then sprof's: the last set wins */
+	const char *names[] = { "BPFTRACE_STRLEN", "BPFTRACE_MAX_STRLEN", "SPROF_STRLEN" };
 	uint32_t keys = 0;
 
 	c->run.max_keys = DEFAULT_MAX_KEYS;
 	c->run.map_size = DEFAULT_MAP_SIZE;
 	c->run.status_line = true;
 	c->run.no_drain = envd && strcmp(envd, "1") == 0;
-	if (env_u32("BPFTRACE_MAP_KEYS_MAX", &keys) || env_u32("SPROF_MAX_MAP_KEYS", &c->run.max_keys) ||
+	if (env_u32("BPFTRACE_MAP_KEYS_MAX", &keys) || env_u32("BPFTRACE_MAX_MAP_KEYS", &keys) ||
+	    env_u32("SPROF_MAX_MAP_KEYS", &c->run.max_keys) ||
 	    env_u32("SPROF_MAP_SIZE", &c->run.map_size) ||
 	    env_u32("BPFTRACE_CAT_BYTES_MAX", &c->run.cat_bytes_max) ||
+	    env_u32("BPFTRACE_MAX_CAT_BYTES", &c->run.cat_bytes_max) ||
 	    env_u32("BPFTRACE_LOG_SIZE", &c->run.log_size) || read_max_probes(c))
 		return -EINVAL;
 	if (keys && !getenv("SPROF_MAX_MAP_KEYS"))
 		c->run.max_keys = keys;
 	if (keys && !getenv("SPROF_MAP_SIZE"))
 		c->run.map_size = keys;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		const char *v = getenv(names[k]);
+		uint32_t big;
 
+		/* 0.27 allows longer strings than sprof's 1024 bytes: those get 1024 */
+		if (k == 1 && v && !parse_u32(v, &big) && big > 1024) {
+			fprintf(stderr, "sprof: warning: %s '%s': sprof strings hold at most 1024 "
+				"bytes; using 1024\n", names[k], v);
+			c->strlen_ = 1024;
+			continue;
+		}
 		if (v && parse_strlen(v, &c->strlen_)) {
 			fprintf(stderr, "sprof: invalid %s '%s': expected 1 to 1024\n", names[k], v);
 			return -EINVAL;
@@ -768,6 +788,8 @@ static int plain_option(struct cli *c, int opt, const char *arg, int argc)
 	case OPT_NO_CACHE: c->no_cache = true; break;
 	case OPT_NO_WARNINGS: c->no_warnings = true; break;
 	case OPT_STATS: c->run.stats = true; break;
+	case OPT_DRY_RUN: c->run.dry_run = true; break;
+	case OPT_PROBE_FILTER: c->probe_filter = arg; break;
 	case OPT_EXPORT: c->run.export_url = arg; break;
 	case OPT_HOST_NAME: c->run.host_name = arg; break;
 	case OPT_SPOOL: c->run.spool_dir = arg; break;
@@ -871,6 +893,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 		{"no-warnings", no_argument, NULL, OPT_NO_WARNINGS},
 		{"stats", no_argument, NULL, OPT_STATS},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"probe-filter", required_argument, NULL, OPT_PROBE_FILTER},
 		{NULL, 0, NULL, 0},
 	};
 	int opt, err;
@@ -1100,6 +1124,7 @@ static void apply_config(struct cli *c, const struct sp_script_config *cfg)
 		c->run.max_keys = c->run.map_size = cfg->max_map_keys;
 	if (cfg->max_cat_bytes && !c->run.cat_bytes_max)
 		c->run.cat_bytes_max = cfg->max_cat_bytes;
+	c->run.no_exit_maps = cfg->no_exit_maps;
 	if (cfg->log_size && !c->run.log_size)
 		c->run.log_size = cfg->log_size;
 	if (cfg->max_probes && !c->run.max_probes)
@@ -1116,6 +1141,52 @@ static bool no_cookies(void)
 	if (e && *e)
 		return strcmp(e, "0") != 0;
 	return !sp_info_has_attach_cookie();
+}
+
+/* --probe-filter REGEX (bpftrace 0.27): the attach points that do not
+ * match leave the plan, so they are neither loaded nor attached; BEGIN and
+ * END stay. None left that matches is an error. 0 or 1 after a message. */
+static int filter_probes(const char *re, struct sp_plan *plan)
+{
+	regex_t rx;
+	int err = regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), kept = 0;
+
+	if (err) {
+		char msg[256];
+
+		regerror(err, &rx, msg, sizeof(msg));
+		fprintf(stderr, "sprof: --probe-filter: invalid regular expression '%s': %s\n", re,
+			msg);
+		return 1;
+	}
+	for (int i = plan->nprobes - 1; i >= 0; i--) {
+		const struct sp_plan_probe *p = &plan->probes[i];
+
+		if (p->type == SP_PROBE_BEGIN || p->type == SP_PROBE_END)
+			continue;
+		if (regexec(&rx, p->spec, 0, NULL, 0) == 0)
+			kept++;
+		else
+			sp_plan_drop_probe(plan, i);
+	}
+	regfree(&rx);
+	if (kept)
+		return 0;
+	fprintf(stderr, "sprof: --probe-filter '%s' matches no probe of the program\n", re);
+	return 1;
+}
+
+/* sprof's pid namespace when it is not the initial one (the kernel's
+ * PROC_PID_INIT_INO): pid and tid are then numbers in it, as bpftrace 0.27
+ * has them (pid(init) the global ones). 0 in the initial namespace. */
+static void own_pidns(struct sp_codegen_opts *co)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == 0xeffffffcu)
+		return;
+	co->pidns_dev = (uint64_t)st.st_dev;
+	co->pidns_ino = (uint64_t)st.st_ino;
 }
 
 static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, struct sp_arena *arena,
@@ -1199,6 +1270,7 @@ static int compile(struct cli *c, struct sp_source *src, struct sp_diag *d, stru
 
 	struct sp_codegen_times ct;
 
+	own_pidns(&co);
 	/* C headers (#include, --include) shape types the AST dump does not spell out */
 	cc.script = c->dump == DUMP_NONE && !c->nincludes && !strstr(src->text, "#include");
 	cc.host = oc && cc.script ? sp_objcache_host(host, sizeof(host)) : "";
@@ -1659,6 +1731,8 @@ int main(int argc, char **argv)
 		rc = dump_object(&c, src, plan, obj, objlen);
 		goto out;
 	}
+	if (c.probe_filter && (rc = filter_probes(c.probe_filter, plan)))
+		goto out;
 	if (c.emit_elf) { /* a dry run, as bpftrace's: the object written, nothing loaded */
 		rc = 0;
 		goto out;

@@ -61,20 +61,29 @@ void sp_plan_field_free(struct sp_plan_field *f)
 	free(f->member);
 }
 
+static void probe_free(struct sp_plan_probe *pr)
+{
+	free(pr->spec);
+	free(pr->prog);
+	free(pr->target);
+	free(pr->func);
+	free(pr->ns);
+	free(pr->unit);
+}
+
+void sp_plan_drop_probe(struct sp_plan *p, int i)
+{
+	probe_free(&p->probes[i]);
+	memmove(&p->probes[i], &p->probes[i + 1], (size_t)(p->nprobes - i - 1) * sizeof(*p->probes));
+	p->nprobes--;
+}
+
 void sp_plan_free(struct sp_plan *p)
 {
 	if (!p)
 		return;
-	for (int i = 0; i < p->nprobes; i++) {
-		struct sp_plan_probe *pr = &p->probes[i];
-
-		free(pr->spec);
-		free(pr->prog);
-		free(pr->target);
-		free(pr->func);
-		free(pr->ns);
-		free(pr->unit);
-	}
+	for (int i = 0; i < p->nprobes; i++)
+		probe_free(&p->probes[i]);
 	free(p->probes);
 	for (int i = 0; i < p->nmaps; i++) {
 		struct sp_plan_map *m = &p->maps[i];

@@ -287,6 +287,8 @@ struct sp_plan {
 };
 
 void sp_plan_free(struct sp_plan *p); /* accepts NULL */
+/* Removes probe i (0 <= i < nprobes), freeing its strings; later ones move down. */
+void sp_plan_drop_probe(struct sp_plan *p, int i);
 /* A field and its elements (not f itself): the plan's, and codegen's dropped copies. */
 void sp_plan_field_free(struct sp_plan_field *f);
 const char *sp_probe_type_name(enum sp_probe_type t);

@@ -150,7 +150,10 @@ static LLVMValueRef probe_name(struct cg *g, const struct sp_node *n, int which)
 
 		if (!which || !a)
 			return string_builtin(g, n, a ? a->func : "");
-		/* the canonical name, as bpftrace prints it: "p:hz:99" -> "profile:hz:99" */
+		/* the canonical name, as bpftrace prints it: "p:hz:99" -> "profile:hz:99";
+		 * `begin`/`end` as written (bpftrace 0.27's names; 0.17's BEGIN, END) */
+		if (a->raw && (!strcmp(a->raw, "begin") || !strcmp(a->raw, "end")))
+			return string_builtin(g, n, a->raw);
 		snprintf(full, sizeof(full), "%s%s", a->provider ? a->provider : "",
 			 colon ? colon : "");
 		return string_builtin(g, n, a->provider ? full : a->raw);
@@ -242,15 +245,35 @@ static LLVMValueRef comm_builtin(struct cg *g, const struct sp_node *n)
 
 /* --- the emitters of builtin values (stdlib/builtins.def's EMIT column) ---- */
 
+/* pid and tid in sprof's pid namespace: bpf_get_ns_current_pid_tgid()
+ * fills struct bpf_pidns_info { u32 pid (the thread), u32 tgid }, zeros
+ * for a task outside it. Only asked for when sprof runs in another
+ * namespace than the initial one, where the plain helper is the answer. */
+static LLVMValueRef pid_tgid_ns(struct cg *g, bool hi)
+{
+	LLVMValueRef info = cg_alloca(g, 8, "pidns"), args[4], v;
+
+	cg_memset0(g, info, 8);
+	args[0] = cg_u64(g, g->opts->pidns_dev);
+	args[1] = cg_u64(g, g->opts->pidns_ino);
+	args[2] = info;
+	args[3] = LLVMConstInt(g->i32, 8, 0);
+	cg_call_helper(g, BPF_FUNC_get_ns_current_pid_tgid, g->i64, args, 4);
+	v = LLVMBuildLoad2(g->B, g->i32, hi ? cg_gep(g, info, 4) : info, "");
+	return LLVMBuildZExt(g->B, v, g->i64, "");
+}
+
 LLVMValueRef cg_emit_pid(struct cg *g, const struct sp_node *n)
 {
-	(void)n;
+	if (g->opts->pidns_ino && n->ival == 0)
+		return pid_tgid_ns(g, true);
 	return pid_tgid(g, true);
 }
 
 LLVMValueRef cg_emit_tid(struct cg *g, const struct sp_node *n)
 {
-	(void)n;
+	if (g->opts->pidns_ino && n->ival == 0)
+		return pid_tgid_ns(g, false);
 	return pid_tgid(g, false);
 }
 

@@ -235,7 +235,10 @@ void cg_store_conv(struct cg *g, LLVMValueRef dst, LLVMValueRef v, const struct 
 	}
 	fs = cg_size(from);
 	ts = cg_size(to);
-	if (to->kind == SP_T_TUPLE && from->kind == SP_T_TUPLE && fs != ts &&
+	/* element by element, also when the sizes agree: (int8, (int16, int64))
+	 * into (int16, (int32, int64)) has the same 24 bytes, and each element
+	 * still needs its sign extended */
+	if (to->kind == SP_T_TUPLE && from->kind == SP_T_TUPLE && to != from &&
 	    to->nelems == from->nelems) {
 		cg_memset0(g, dst, ts);
 		for (int i = 0; i < to->nelems; i++) {

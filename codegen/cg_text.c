@@ -48,7 +48,6 @@ LLVMValueRef cg_emit_str(struct cg *g, const struct sp_node *n)
 {
 	const struct sp_node *src = n->list.len ? n->list.items[0] : NULL;
 	uint32_t size = n->type && n->type->kind == SP_T_STRING ? n->type->size : SP_DEFAULT_STRLEN;
-	uint32_t extra;
 	LLVMValueRef buf, args[4], len;
 
 	if (!src)
@@ -58,16 +57,17 @@ LLVMValueRef cg_emit_str(struct cg *g, const struct sp_node *n)
 		cg_store_conv(g, buf, cg_expr(g, src), src->type, n->type);
 		return buf;
 	}
-	/* str(p, n) keeps n characters (bpftrace's meaning) in its string[n]:
-	 * read into one byte more, for the NUL the helper always writes */
-	extra = n->list.len > 1;
-	buf = cg_alloca(g, size + extra, "str");
-	cg_memset0(g, buf, size + extra);
-	len = cg_u64(g, size + extra);
+	/* str(p, n) reads n bytes, the NUL the helper always writes included
+	 * (bpftrace 0.27: n - 1 characters; 0.17 kept n) */
+	buf = cg_alloca(g, size, "str");
+	cg_memset0(g, buf, size);
+	len = cg_u64(g, size);
 	if (n->list.len > 1) {
-		LLVMValueRef want = LLVMBuildAdd(g->B, cg_expr(g, n->list.items[1]), cg_u64(g, 1), "");
-		LLVMValueRef small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
+		LLVMValueRef want = cg_expr(g, n->list.items[1]);
+		LLVMValueRef small;
 
+		want = LLVMBuildZExtOrBitCast(g->B, want, g->i64, "");
+		small = LLVMBuildICmp(g->B, LLVMIntULT, want, len, "");
 		len = LLVMBuildSelect(g->B, small, want, len, "");
 	}
 	args[0] = buf;

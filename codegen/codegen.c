@@ -938,8 +938,9 @@ static void script_key(const struct sp_node *prog, const struct sp_source *src,
 	if (fclose(f) || !ast)
 		goto out;
 	snprintf(opts, sizeof(opts), "max_keys %u interp %d follow %d checks %d compat %d "
-		 "no_cookies %d no_warnings %d passes %s dummy_ts %s", o->max_keys, o->interp,
-		 o->follow, o->helper_checks, o->compat, o->no_cookies, dg->no_warnings,
+		 "no_cookies %d no_warnings %d pidns %llu:%llu passes %s dummy_ts %s", o->max_keys,
+		 o->interp, o->follow, o->helper_checks, o->compat, o->no_cookies, dg->no_warnings,
+		 (unsigned long long)o->pidns_dev, (unsigned long long)o->pidns_ino,
 		 o->passes ? o->passes : "default<O2>",
 		 getenv("BPFTRACE_DUMMY_TS_MAP") ? getenv("BPFTRACE_DUMMY_TS_MAP") : "");
 	sp_sha256_init(&h);

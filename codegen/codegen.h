@@ -42,6 +42,10 @@ struct sp_codegen_opts {
 	int (*sym_addr)(void *ctx, const char *binary, const char *name, uint64_t *addr);
 	void *sym_ctx;
 	int interp;          /* enum sp_interp_mode (abi/interp_usdt.h): 0 the memory walk */
+	/* sprof's own pid namespace (nsfs device and inode) when it is not the
+	 * initial one, else 0: pid and tid are numbers in it, as in bpftrace
+	 * 0.27 (pid(init) and tid(init) stay the kernel's global ones) */
+	uint64_t pidns_dev, pidns_ino;
 	bool follow;         /* keep the programs that follow the -c/-p target's children */
 	/* -k: count failed delete()s in SP_MAP_LOST; -kk (2): failed reads of
 	 * probed memory too (a branch after each read). 0: no checks. */

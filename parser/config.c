@@ -32,7 +32,7 @@ static const struct {
 	{ "perf_rb_pages", CFG_IGNORED }, { "show_debug_info", CFG_IGNORED },
 	{ "use_blazesym", CFG_IGNORED }, { "on_stack_limit", CFG_IGNORED },
 	{ "stack_mode", CFG_MISSING }, { "str_trunc_trailer", CFG_MISSING },
-	{ "missing_probes", CFG_MISSING }, { "print_maps_on_exit", CFG_MISSING },
+	{ "missing_probes", CFG_MISSING }, { "print_maps_on_exit", CFG_APPLIED },
 	{ "btf", CFG_ENV_ONLY }, { "kernel_build", CFG_ENV_ONLY },
 	{ "kernel_source", CFG_ENV_ONLY }, { "vmlinux", CFG_ENV_ONLY },
 };
@@ -94,6 +94,8 @@ static int cfg_apply(struct sp_diag *d, const struct sp_node *set, const char *k
 		c->max_cat_bytes = (uint32_t)v;
 	else if (!strcmp(key, "max_probes") || !strcmp(key, "max_bpf_progs"))
 		c->max_probes = c->max_probes > v ? c->max_probes : (uint32_t)v;
+	else if (!strcmp(key, "print_maps_on_exit"))
+		c->no_exit_maps = v == 0;
 	else
 		c->log_size = (uint32_t)v;
 	return 0;

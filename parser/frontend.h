@@ -110,6 +110,7 @@ int sp_sema(struct sp_arena *a, struct sp_node *prog, const struct sp_sema_opts 
 struct sp_script_config {
 	uint32_t max_map_keys, max_strlen, max_cat_bytes, log_size;
 	uint32_t max_probes; /* max_probes or max_bpf_progs, the larger */
+	bool no_exit_maps;   /* print_maps_on_exit = 0: the maps are not printed at the end */
 };
 int sp_config_read(const struct sp_node *prog, struct sp_diag *d, struct sp_script_config *c);
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "parser/base/arena.h"
 #include "parser/sema.h"
@@ -39,23 +40,31 @@ static bool named_value(struct sema *s, const char *name, const char **val)
 	return found;
 }
 
+/* true/false in any case (bpftrace 0.27 takes "--cc=False"), 1/0 */
 static bool parse_bool(const char *v, int64_t *out)
 {
-	if (!strcmp(v, "true") || !strcmp(v, "1"))
+	if (!strcasecmp(v, "true") || !strcmp(v, "1"))
 		*out = 1;
-	else if (!strcmp(v, "false") || !strcmp(v, "0"))
+	else if (!strcasecmp(v, "false") || !strcmp(v, "0"))
 		*out = 0;
 	else
 		return false;
 	return true;
 }
 
-static bool parse_int(const char *v, int64_t *out)
+/* An integer; above 2^63 - 1 (up to 0xffffffffffffffff) *is_u64 is set */
+static bool parse_int(const char *v, int64_t *out, bool *is_u64)
 {
 	char *end;
 
 	errno = 0;
+	*is_u64 = false;
 	*out = strtoll(v, &end, 0);
+	if (*v && !*end && errno == ERANGE && *v != '-') {
+		errno = 0;
+		*out = (int64_t)strtoull(v, &end, 0);
+		*is_u64 = true;
+	}
 	return *v && !*end && !errno;
 }
 
@@ -101,7 +110,7 @@ struct sp_type *sema_getopt(struct sema *s, struct sp_node *n)
 	const char *val = NULL;
 	int64_t iv;
 	int kind;
-	bool given;
+	bool given, is_u64 = false;
 
 	if (n->list.len < 1 || n->list.len > 3) {
 		sema_err(s, n->span, "getopt() takes 1 to 3 arguments: getopt(\"name\"[, default"
@@ -128,11 +137,13 @@ struct sp_type *sema_getopt(struct sema *s, struct sp_node *n)
 	if (given && !val && kind == 'b')
 		iv = 1;
 	else if (given && !(kind == 'b' ? parse_bool(val ? val : "", &iv)
-				       : parse_int(val ? val : "", &iv))) {
+				       : parse_int(val ? val : "", &iv, &is_u64))) {
 		sema_err(s, n->span, "program command line option --%s invalid %s (value: %s)",
 			 name->str, kind == 'b' ? "boolean" : "integer", val ? val : "");
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
 	to_int(s, n, iv, kind == 'b');
+	if (is_u64)
+		n->type = s->u64;
 	return n->type;
 }

@@ -148,6 +148,8 @@ static void var_assign(struct sema *s, struct sp_node *lv, struct sp_type *t)
 		sema_note(s, v->first, "'%s' was first assigned here", lv->name);
 	} else if ((t->kind == SP_T_PTR || t->kind == SP_T_ARRAY) && t->user != v->type->user) {
 		v->type = t; /* a let-declared pointer takes the space of what it holds */
+	} else if (t->kind == SP_T_TUPLE && v->type->kind == SP_T_TUPLE) {
+		v->type = sema_widen(s, v->type, t); /* each string of a tuple widens */
 	} else if (t->size > v->type->size && t->kind != SP_T_INT) {
 		v->type = t; /* strings widen */
 	}

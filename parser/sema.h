@@ -93,6 +93,8 @@ struct sp_type *sema_block_expr(struct sema *s, struct sp_node *n);
 struct sp_type *sema_expr(struct sema *s, struct sp_node *n);
 /* An expression used as a plain value: no aggregations, no void. */
 struct sp_type *sema_value(struct sema *s, struct sp_node *n);
+/* `into` with each string (inside tuples too) widened to fit `t` */
+struct sp_type *sema_widen(struct sema *s, struct sp_type *into, struct sp_type *t);
 struct sp_type *sema_agg_int(struct sema *s, const struct sp_type *t);
 struct sp_type *sema_readable(struct sema *s, struct sp_node *n);
 struct sp_type *sema_cmp_bool(struct sema *s, bool is_signed);

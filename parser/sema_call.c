@@ -577,7 +577,8 @@ static bool param_text(const struct sp_node *n)
 	return n->kind == SP_N_POSITIONAL && strcmp(n->name, "$#");
 }
 
-/* str($N) is the parameter's text; str(p, n) reads n characters at most. */
+/* str($N) is the parameter's text; str(p, n) reads n bytes at most, the NUL
+ * included (bpftrace 0.27: n - 1 characters). */
 static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 {
 	struct sp_node *arg = n->list.items[0];
@@ -608,8 +609,9 @@ static struct sp_type *str_call(struct sema *s, struct sp_node *n)
 		if (len < 1 || len > s->strlen)
 			sema_err(s, n->list.items[1]->span, "str() length must be from 1 to %d",
 				 s->strlen);
-		else /* n characters and the NUL, as bpftrace reads them */
-			n->type->size = (uint32_t)(len < s->strlen ? len + 1 : s->strlen);
+		else /* n bytes, the NUL included, as bpftrace 0.27 reads them
+		      * (0.17 kept n characters and the NUL) */
+			n->type->size = (uint32_t)len;
 	}
 	return n->type;
 }
@@ -845,8 +847,10 @@ static bool map_key_form(struct sema *s, struct sp_node *n)
 	return true;
 }
 
-/* nsecs(monotonic|boot|tai): the clock, kept in the BUILTIN's ival */
-static const char *const clocks[] = { "monotonic", "boot", "tai" };
+/* nsecs(monotonic|boot|tai|sw_tai): the clock, kept in the BUILTIN's ival.
+ * sw_tai is bpftrace 0.27's TAI computed from the boot clock in user space;
+ * the kernel's own TAI clock (6.1+) is the same time. */
+static const char *const clocks[] = { "monotonic", "boot", "tai", "sw_tai" };
 
 static bool nsecs_clock(struct sema *s, struct sp_node *n)
 {
@@ -854,25 +858,36 @@ static bool nsecs_clock(struct sema *s, struct sp_node *n)
 	const char *hint;
 	int c;
 
-	for (c = 0; c < 3 && (arg->kind != SP_N_BUILTIN || strcmp(arg->name, clocks[c])); c++)
+	for (c = 0; c < 4 && (arg->kind != SP_N_BUILTIN || strcmp(arg->name, clocks[c])); c++)
 		;
-	if (c < 3) {
-		n->ival = c;
+	if (c < 4) {
+		n->ival = c < 3 ? c : 2;
 		return true;
 	}
-	if (arg->kind == SP_N_BUILTIN && !strcmp(arg->name, "sw_tai")) {
-		sema_err(s, arg->span, "nsecs(sw_tai) is not supported: nsecs(tai) reads the same "
-			 "clock in the kernel (6.1+)");
-		return false;
-	}
-	sema_err(s, arg->span, "unknown clock for nsecs(), expected monotonic, boot or tai");
-	hint = arg->kind == SP_N_BUILTIN ? sp_did_you_mean(arg->name, clocks, 3) : NULL;
+	sema_err(s, arg->span, "unknown clock for nsecs(), expected monotonic, boot, tai or sw_tai");
+	hint = arg->kind == SP_N_BUILTIN ? sp_did_you_mean(arg->name, clocks, 4) : NULL;
 	if (hint)
 		sema_note(s, arg->span, "did you mean '%s'?", hint);
 	return false;
 }
 
-/* pid(), comm(), nsecs(), nsecs(boot), retval(): bpftrace 0.24+ writes
+/* pid(curr_ns|init), tid(curr_ns|init): the numbers in sprof's own pid
+ * namespace (the default, as bpftrace 0.27) or in the initial one; ival 1
+ * for init. */
+static bool pid_ns(struct sema *s, struct sp_node *n)
+{
+	struct sp_node *arg = n->list.items[0];
+
+	if (arg->kind == SP_N_BUILTIN && (!strcmp(arg->name, "curr_ns") ||
+					  !strcmp(arg->name, "init"))) {
+		n->ival = !strcmp(arg->name, "init");
+		return true;
+	}
+	sema_err(s, arg->span, "unknown pid namespace for %s(), expected curr_ns or init", n->name);
+	return false;
+}
+
+/* pid(), pid(init), comm(), nsecs(), nsecs(boot), retval(): bpftrace 0.24+ writes
  * builtins as calls too. The call becomes the BUILTIN node. args, argN,
  * sargN and ctx stay values only, as in bpftrace. */
 static struct sp_type *builtin_call(struct sema *s, struct sp_node *n)
@@ -885,13 +900,16 @@ static struct sp_type *builtin_call(struct sema *s, struct sp_node *n)
 			 n->name);
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
-	if (n->list.len > 1 || (n->list.len == 1 && id != SP_BV_nsecs)) {
-		sema_err(s, n->span, id != SP_BV_nsecs ? "%s() takes no arguments" :
-			 "%s() takes one argument at most, the clock: nsecs(monotonic|boot|tai)",
-			 n->name);
+	bool ns = id == SP_BV_pid || id == SP_BV_tid;
+
+	if (n->list.len > 1 || (n->list.len == 1 && id != SP_BV_nsecs && !ns)) {
+		sema_err(s, n->span, id == SP_BV_nsecs ?
+			 "%s() takes one argument at most, the clock: nsecs(monotonic|boot|tai)" :
+			 ns ? "%s() takes one argument at most: curr_ns or init" :
+			 "%s() takes no arguments", n->name);
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	}
-	if (n->list.len == 1 && !nsecs_clock(s, n))
+	if (n->list.len == 1 && !(ns ? pid_ns(s, n) : nsecs_clock(s, n)))
 		return n->type = sp_type_new(s->a, SP_T_NONE);
 	n->kind = SP_N_BUILTIN;
 	n->list.len = 0;

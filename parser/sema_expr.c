@@ -67,7 +67,7 @@ struct sp_type *sema_slot_type(struct sema *s, struct sp_type *t)
 }
 
 /* Widen strings (and strings inside tuples) of `into` to fit `t`. */
-static struct sp_type *widen(struct sema *s, struct sp_type *into, struct sp_type *t)
+struct sp_type *sema_widen(struct sema *s, struct sp_type *into, struct sp_type *t)
 {
 	struct sp_type **el;
 	int i;
@@ -75,7 +75,7 @@ static struct sp_type *widen(struct sema *s, struct sp_type *into, struct sp_typ
 	if (into->kind == SP_T_TUPLE && t->kind == SP_T_TUPLE && into->nelems == t->nelems) {
 		el = sp_arena_alloc(s->a, (size_t)(t->nelems + 1) * sizeof(*el));
 		for (i = 0; i < t->nelems; i++)
-			el[i] = widen(s, into->elems[i], t->elems[i]);
+			el[i] = sema_widen(s, into->elems[i], t->elems[i]);
 		return sp_type_record_of(sp_type_tuple(s->a, t->nelems, el), into);
 	}
 	if ((into->kind == SP_T_STRING || into->kind == SP_T_BUF) && t->size > into->size)
@@ -145,7 +145,7 @@ struct sp_type *sema_map_keys(struct sema *s, struct sp_node *m, bool whole_ok)
 		sema_note(s, mm->key_first, "'%s' was first used with key '%s' here", m->name,
 			  sema_tstr(s, mm->key));
 	} else if (kt) {
-		mm->key = widen(s, mm->key, kt);
+		mm->key = sema_widen(s, mm->key, kt);
 	}
 	return m->key_type = mm->key;
 }
@@ -171,7 +171,7 @@ void sema_map_value(struct sema *s, struct sp_node *m, struct sp_type *t, struct
 		sema_note(s, mm->value_first, "'%s' was first assigned '%s' here", m->name,
 			  sema_tstr(s, mm->value));
 	} else {
-		mm->value = widen(s, mm->value, t);
+		mm->value = sema_widen(s, mm->value, t);
 	}
 	m->type = mm->value;
 }
@@ -387,7 +387,7 @@ static struct sp_type *ternary(struct sema *s, struct sp_node *n)
 		return n->type = sp_type_bool(s->a);
 	if (x->kind == SP_T_INT)
 		return n->type = x->is_signed && y->is_signed ? s->s64 : s->u64;
-	return n->type = widen(s, x, y);
+	return n->type = sema_widen(s, x, y);
 }
 
 static int field_index(const struct sp_type *t, const char *name)
@@ -524,37 +524,53 @@ static struct sp_type *tuple_index(struct sema *s, struct sp_node *n)
 }
 
 
+/* $N: a number when its text is one (up to 2^64 - 1: u64 above s64's
+ * range), else the text as a string, as in bpftrace 0.27 (0.17 wanted
+ * str($N)); not given: 0. A literal from pass 1 on, so lhist(x, $1, $2,
+ * $3) and kstack($1) see constants. */
 static struct sp_type *positional(struct sema *s, struct sp_node *n)
 {
 	const char *text;
 	char *end;
 	long long v;
 
-	if (s->quiet && !sema_param_is_int(s, n)) /* errors: in the reporting pass */
-		return s->s64;
-	/* a literal from pass 1 on, so lhist(x, $1, $2, $3) and kstack($1) see constants */
-	n->kind = SP_N_INT;
 	if (!strcmp(n->name, "$#")) {
+		n->kind = SP_N_INT;
 		n->ival = s->o->nparams;
 		return n->type = s->s64;
 	}
 	if (n->ival > s->o->nparams || n->ival < 1) {
+		n->kind = SP_N_INT;
 		n->ival = 0; /* not given: 0, like bpftrace */
 		return n->type = s->s64;
 	}
 	text = s->o->params[n->ival - 1];
 	errno = 0;
 	v = strtoll(text, &end, 0);
+	if (*text && !*end && errno == ERANGE && *text != '-') {
+		errno = 0;
+		v = (long long)strtoull(text, &end, 0);
+		if (!errno) {
+			n->kind = SP_N_INT;
+			n->ival = v;
+			return n->type = s->u64;
+		}
+	}
 	if (*text && !*end && errno == ERANGE) {
+		if (s->quiet) /* errors: in the reporting pass */
+			return s->s64;
+		n->kind = SP_N_INT;
 		sema_err(s, n->span, "positional parameter %s is out of range ('%s'); use str(%s)",
 			 n->name, text, n->name);
 		return n->type = none(s);
 	}
 	if (!*text || *end) {
-		sema_err(s, n->span, "positional parameter %s is not a number ('%s'); use str(%s)",
-			 n->name, text, n->name);
-		return n->type = none(s);
+		n->kind = SP_N_STR;
+		n->str = sp_arena_strndup(s->a, text, strlen(text));
+		n->len = (uint32_t)strlen(text);
+		return n->type = sp_type_string(s->a, n->len + 1);
 	}
+	n->kind = SP_N_INT;
 	n->ival = v;
 	return n->type = s->s64;
 }

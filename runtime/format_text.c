@@ -1,7 +1,7 @@
 /* runtime/format_text.c: values BPF keeps as a number and users read as text.
  *
  * username (a uid: its name from the password database), signal_name (a
- * signal number: SIGINT), strerror (an errno value: its message), macaddr (6 bytes: AA:BB:CC:DD:EE:FF) and
+ * signal number: its description, Interrupt), strerror (an errno value: its message), macaddr (6 bytes: AA:BB:CC:DD:EE:FF) and
  * cgroup_path (a cgroup id: "hierarchy:path" for every mounted cgroup
  * hierarchy that has it, cgroup2 as "unified" first, then the v1 ones by
  * name, joined by ",", only the hierarchies matching the filter when one is
@@ -182,19 +182,12 @@ static char *cgroup_path(uint64_t id, const char *filter)
 	return text;
 }
 
-/* signal_name(n): "SIGINT"; a number no signal has, as the number */
+/* signal_name(n): the C library's description of signal n, 0 to 64
+ * ("Interrupt", "Unknown signal 0", "Real-time signal 0"), "N/A" for
+ * other numbers: bpftrace 0.27's stdlib table is strsignal(3)'s text. */
 static char *signal_name(uint64_t v)
 {
-	const char *abbrev = v < 65 ? sigabbrev_np((int)v) : NULL;
-	char buf[32];
-
-	if (abbrev)
-		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
-	else if (v >= (uint64_t)SIGRTMIN && v <= (uint64_t)SIGRTMAX)
-		snprintf(buf, sizeof(buf), "SIGRTMIN+%d", (int)v - SIGRTMIN);
-	else
-		snprintf(buf, sizeof(buf), "%lld", (long long)v);
-	return strdup(buf);
+	return strdup(v <= 64 ? strsignal((int)v) : "N/A");
 }
 
 /* An enum value, how = "enum NAME:ONE=1,TWO=2": the name of the first

@@ -1285,7 +1285,8 @@ static int finish(struct run *r)
 	prof.sample_period_ns = sample_period(r->plan);
 	prof.start_time_ns = r->wall_start;
 	fflush(stdout);
-	err = sp_outpath_write(&prof, &r->ro, r->o->output, r->saved_stdout >= 0);
+	err = r->o->no_exit_maps ? 0 : sp_outpath_write(&prof, &r->ro, r->o->output,
+							   r->saved_stdout >= 0);
 	fflush(stdout);
 	if (r->ch) {
 		int e = sp_clickhouse__export(r->ch, &prof);
@@ -1406,7 +1407,7 @@ static int start(struct run *r)
 	int err;
 
 	say_attaching_json(r);
-	err = run_special(r, SP_PROBE_BEGIN);
+	err = r->o->dry_run ? 0 : run_special(r, SP_PROBE_BEGIN);
 	/* BEGIN's output now, so an exit() there spares attaching the rest;
 	 * under the harness's notification it waits until after the line,
 	 * as in bpftrace 0.27 (the ring buffer keeps it ahead of the rest) */
@@ -1467,10 +1468,10 @@ int sp_run(const struct sp_plan *plan, const void *obj, size_t objlen,
 	if (!err)
 		err = start(&r);
 	sp_timing_lap("BEGIN, attach");
-	if (!err)
+	if (!err && !o->dry_run) /* --dry-run: attached is all it checks */
 		err = loop(&r);
 	sp_timing_lap("run loop");
-	if (!err)
+	if (!err && !o->dry_run)
 		err = finish(&r);
 	sp_timing_lap("finish, report");
 	/* exit(N) wins; else a -c command that ended gives its own status

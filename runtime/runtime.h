@@ -30,6 +30,8 @@ struct sp_run_opts {
 	pid_t pid;              /* -p: 0 = all */
 	const char *cmd;        /* -c: command line run through the shell-less splitter */
 	int verbose;            /* -v: full verifier log */
+	bool no_exit_maps;      /* config print_maps_on_exit = 0: no report at the end */
+	bool dry_run;           /* --dry-run: load and attach, run nothing (no BEGIN), print nothing */
 	bool stats;             /* --stats: where samples went and what each probe cost, at the end */
 	uint32_t unwind_rows;   /* SPROF_UNWIND_ROWS: the unwind tables' budget; 0: the default */
 	bool no_dwarf;          /* SPROF_NO_DWARF=1: user stacks by frame pointers only */

@@ -477,6 +477,42 @@ def t_interval_exit(ctx):
     assert r.secs < 2.0, r
 
 
+def t_dry_run(ctx):
+    """--dry-run (bpftrace 0.27) loads and attaches, then stops: no BEGIN, no report."""
+    ctx.require_bpf()
+    r = ctx.sprof_run("--dry-run", 'BEGIN { printf("hello\\n"); @ = 1; } '
+                      'interval:ms:10 { @ = 2; } END { printf("bye\\n"); }', timeout=30)
+    assert r.rc == 0, r
+    assert r.out.strip() == "" and "Attached 3 probes" in r.err, r
+    r = ctx.sprof_run("--dry-run", "uprobe:/bin/sh:no_such_function_xyz { }", timeout=30)
+    assert r.rc != 0 and "no_such_function_xyz" in r.err, r
+
+
+def t_config_print_maps_on_exit(ctx):
+    """config = { print_maps_on_exit = 0 } (bpftrace 0.27): no maps at the end, print() works."""
+    ctx.require_bpf()
+    r = ctx.sprof_run('config = { print_maps_on_exit = 0 } BEGIN { @["k"] = count(); @s = 5; '
+                      'print(@s); exit(); }', timeout=30)
+    assert r.rc == 0 and r.out.strip() == "@s: 5", r
+    r = ctx.sprof_run('config = { print_maps_on_exit = 1 } BEGIN { @s = 5; exit(); }', timeout=30)
+    assert r.rc == 0 and r.out.strip() == "@s: 5", r
+
+
+def t_probe_filter(ctx):
+    """--probe-filter REGEX keeps the matching attach points, and BEGIN/END."""
+    ctx.require_bpf()
+    prog = ('BEGIN { printf("begin\\n"); } interval:ms:100 { printf("bad\\n"); exit(); } '
+            'interval:ms:200 { printf("a\\n"); } interval:ms:300 { printf("b\\n"); exit(); } '
+            'END { printf("end\\n"); }')
+    r = ctx.sprof_run("--probe-filter", "interval:ms:(200|300)", prog, timeout=30)
+    assert r.rc == 0, r
+    assert r.out.split() == ["begin", "a", "b", "end"], r
+    r = ctx.sprof_run("--probe-filter", "kprobe", prog, timeout=30)
+    assert r.rc == 1 and "--probe-filter 'kprobe' matches no probe" in r.err, r
+    r = ctx.sprof_run("--probe-filter", "(", prog, timeout=30)
+    assert r.rc == 1 and "invalid regular expression '('" in r.err, r
+
+
 def t_duration(ctx):
     ctx.require_bpf()
     r = ctx.sprof_run("--duration", "500ms", "profile:hz:99 { @ = count(); }", timeout=30)

@@ -27,7 +27,7 @@
 /* Listed providers, in output order. */
 static const char *const providers[] = {
 	"tracepoint", "rawtracepoint", "software", "hardware", "kprobe", "fentry", "fexit", "iter",
-	"uprobe", "usdt",
+	"uprobe", "usdt", "profile", "interval",
 };
 
 
@@ -167,7 +167,8 @@ static int list_provider(struct sp_lister *l, const char *prov, char **f, int nf
 	return ops && ops->list ? ops->list(l, prov, f, nf, wild) : 0;
 }
 
-/* No provider: the kernel's probes, or with -p the process's own. */
+/* No provider: the kernel's probes (rawtracepoints too, as bpftrace 0.27;
+ * not the timers' units), or with -p the process's own. */
 static int list_all(struct sp_lister *l)
 {
 	char *f[] = { "*", "*", "*" };
@@ -179,8 +180,8 @@ static int list_all(struct sp_lister *l)
 		return err ? err : list_provider(l, "usdt", f, 3, true);
 	}
 	for (i = 0; i < sizeof(providers) / sizeof(*providers) && !err; i++) {
-		if (!strcmp(providers[i], "rawtracepoint") || !strcmp(providers[i], "uprobe") ||
-		    !strcmp(providers[i], "usdt"))
+		if (!strcmp(providers[i], "uprobe") || !strcmp(providers[i], "usdt") ||
+		    !strcmp(providers[i], "profile") || !strcmp(providers[i], "interval"))
 			continue;
 		err = list_provider(l, providers[i], f, 1, true);
 	}

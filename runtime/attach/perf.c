@@ -290,11 +290,33 @@ static void list_events(struct sp_lister *l, const char *prov, const struct perf
 	char line[128];
 
 	for (size_t i = 0; i < n; i++) {
-		if (glob && !sp_glob_match(glob, t[i].name))
+		/* each event, then its alias, as bpftrace 0.27 lists them */
+		const char *names[2] = { t[i].name, t[i].alias };
+
+		for (int k = 0; k < 2; k++) {
+			if (!names[k] || !*names[k] || (glob && !sp_glob_match(glob, names[k])))
+				continue;
+			snprintf(line, sizeof(line), "%s:%s:", prov, names[k]);
+			sp_lister_emit(l, line);
+		}
+	}
+}
+
+/* profile and interval: their units (bpftrace 0.27 lists `interval:hz:` ...) */
+static int units_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
+{
+	static const char *const units[] = { "hz", "us", "ms", "s" };
+	const char *glob = nf > 1 && *f[1] ? f[1] : NULL;
+	char line[64];
+
+	(void)wild;
+	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++) {
+		if (glob && !sp_glob_match(glob, units[i]))
 			continue;
-		snprintf(line, sizeof(line), "%s:%s:", prov, t[i].name);
+		snprintf(line, sizeof(line), "%s:%s:", prov, units[i]);
 		sp_lister_emit(l, line);
 	}
+	return 0;
 }
 
 static int sw_list(struct sp_lister *l, const char *prov, char **f, int nf, bool wild)
@@ -313,9 +335,11 @@ static int hw_list(struct sp_lister *l, const char *prov, char **f, int nf, bool
 
 const struct sp_probe_ops sp_probe_profile_ops = {
 	.type = SP_PROBE_PROFILE, .validate = profile_validate, .attach = profile_attach,
+	.list = units_list,
 };
 const struct sp_probe_ops sp_probe_interval_ops = {
 	.type = SP_PROBE_INTERVAL, .validate = interval_validate, .attach = interval_attach,
+	.list = units_list,
 };
 const struct sp_probe_ops sp_probe_software_ops = {
 	.type = SP_PROBE_SOFTWARE, .validate = software_validate, .attach = software_attach,

@@ -287,9 +287,16 @@ BEGIN { printf("%d %d %d %s %d\n", pid() == pid, tid() == tid, cpu() == cpu, com
 BEGIN { printf("%d %d %d %s %d %s %d %d %s %s\n", jiffies > 0, ncpus > 0, usermode, probetype, ppid > 0, leader_comm, strlen(comm), strlen("abc"), signal_name(2), signal_name(15)); printf("%d %d %d\n", __builtin_ncpus == ncpus(), __builtin_jiffies() > 0, strlen(pcomm) > 0); $s = "hello"; printf("%d\n", strlen($s)); }
 interval:ms:10 { printf("%s %d %d\n", probetype(), usermode <= 1, __builtin_usermode == usermode); exit(); }
 --- stdout
-1 1 1 special 1 sprof 5 3 SIGINT SIGTERM
+1 1 1 special 1 sprof 5 3 Interrupt Terminated
 1 1 1
 5
 interval 1 1
+
+
+### probe_begin_end_as_written
+# bpftrace: skip 0.17 has no lowercase begin and end (bpftrace 0.27 names them so; 0.17 prints BEGIN and END, as sprof does for those)
+begin { printf("%s|", probe); } BEGIN { printf("%s|", probe); } end { printf("%s\n", probe); } interval:ms:10 { exit(); }
+--- stdout
+begin|BEGIN|end
 
 

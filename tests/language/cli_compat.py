@@ -202,6 +202,13 @@ def t_bpftrace_environment(ctx):
     # BPFTRACE_LOG_SIZE: the verifier log buffer; a small one still loads a good program
     s = ctx.run([ctx.sprof, "-e", cases[1][2]], env={"BPFTRACE_LOG_SIZE": "4096"}, timeout=30)
     assert s.rc == 0, s
+    # bpftrace 0.27's names of the same three: sprof's output as under the 0.17 names
+    for (env, pre, prog), new in zip(cases, ["BPFTRACE_MAX_CAT_BYTES", "BPFTRACE_MAX_MAP_KEYS",
+                                             "BPFTRACE_MAX_STRLEN"]):
+        old = ctx.run([ctx.sprof] + pre + ["-e", prog], env=env, timeout=30)
+        s = ctx.run([ctx.sprof] + pre + ["-e", prog], env={new: list(env.values())[0]},
+                    timeout=30)
+        assert s.rc == 0 and s.out == old.out and s.out, (new, s, old)
 
 
 def t_usdt_file_activation(ctx):

@@ -58,3 +58,19 @@ BEGIN { $v = (x=1, y=2); @a = (a=0, b=1, c="str", d=(5, 6), e=$v); exit(); }
 
 
 {"type": "map", "data": {"@a": {"a": 0, "b": 1, "c": "str", "d": [5,6], "e": {"x": 1, "y": 2}}}}
+### tuple_key_narrow_signed_elements
+# bpftrace: skip 0.17 takes no tuple as a map key (bpftrace 0.27 variable.map key tuple with casted ints)
+BEGIN { @a[(int16)-1, ((int32)-2, 3)] = 10; $c = ((int8)-4, ((int16)-5, -6)); @a[$c] = 12; exit(); }
+--- stdout
+
+
+@a[-1, (-2, 3)]: 10
+@a[-4, (-5, -6)]: 12
+### tuple_var_strings_widen_each
+# bpftrace: skip 0.17 mangles a tuple variable whose strings change size (prints (hi, (gstr, 0))); bpftrace 0.27 widens each string (variable.variable nested tuple string resize)
+BEGIN { $a = ("hi", ("hellolongstr", 2)); print($a); $a = ("hellolongstr", ("hi", 5)); print($a); exit(); }
+--- stdout
+(hi, (hellolongstr, 2))
+(hellolongstr, (hi, 5))
+
+

@@ -2,15 +2,15 @@ Builtins and functions that need a u-probe: str, buf, uaddr, usym, func, probe, 
 ### str_and_args
 # workload: strargs
 # opts: -c "$WORKLOAD 3"
-# bpftrace: differs 0.17 reads empty strings on the first call (the string's page is not yet mapped); sprof's str() faults it in
+# bpftrace: differs 0.17 reads empty strings on the first call (the string's page is not yet mapped); sprof's str() faults it in; str(p, n) keeps n - 1 characters as in 0.27 (0.17: n)
 uprobe:$WORKLOAD:take_str { printf("%s|%s|%d %d\n", str(arg0), str(arg0, 5), arg1, arg2); @s[str(arg0)] = count(); @n[str(arg0, 3), arg1] = sum(arg2); }
 --- stdout
-hello world|hello|11 0
-hello world|hello|11 1
-hello world|hello|11 2
+hello world|hell|11 0
+hello world|hell|11 1
+hello world|hell|11 2
 
 
-@n[hel, 11]: 3
+@n[he, 11]: 3
 @s[hello world]: 3
 --- bpftrace
 ||11 0
