@@ -1252,8 +1252,10 @@ def t_inline_rust(ctx):
     assert gs == 0 or gs >= 0.95 * ts, "catch_unwind inlined in lang_start_internal in only %s" % _pct(gs, ts)
     assert t >= 200, "too few samples in chain_leaf: %d" % t
     # most of the loop is the multiply (no inlined call left in DWARF); the compare and
-    # increment of the range, a few instructions, are std's inlined code
-    assert g >= 5 and g >= 0.02 * t, "std's inlined range iterator above chain_leaf in only %s" % _pct(g, t)
+    # increment of the range, a few instructions, are std's inlined code: the share is the
+    # loop's instruction mix, 2.1-3.0 % of the samples measured (one CI-like run fell under the
+    # 2 % this asserted before), so the floor is half of that
+    assert g >= 5 and g >= 0.01 * t, "std's inlined range iterator above chain_leaf in only %s" % _pct(g, t)
     assert not re.search(r"^\s*(_ZN|_R[A-Z])|::h[0-9a-f]{16}\b", r.out, re.M), r.out[-3000:]
 
 
