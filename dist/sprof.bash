@@ -27,7 +27,7 @@ _sprof()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local line=${COMP_LINE:0:COMP_POINT} word bin=${COMP_WORDS[0]}
     local opts="-e -p -c --no-follow -o -f -d -l -v -q -k -kk --info --usdt-file-activation --duration --continuous --max-keys --map --title --strlen --no-inline --no-cache --stats
-                --no-warnings --map-size --interp --export --host-name --password-file --spool --spool-size --spool-age --retention --unsafe -I --include --emit-elf --param --list-scripts -h --help -V --version"
+                --no-warnings --map-size --interp --export --host-name --password-file --spool --spool-size --spool-age --retention --unsafe -I --include --emit-elf --dry-run --probe-filter --param --list-scripts -h --help -V --version"
     local types="BEGIN END profile:hz: interval:s: interval:ms: software: hardware:
                  uprobe: uretprobe: usdt: tracepoint: rawtracepoint: kprobe: kretprobe:
                  fentry: fexit: kfunc: kretfunc: iter: watchpoint: asyncwatchpoint:"
@@ -41,7 +41,7 @@ _sprof()
     -o|--emit-elf|--include|--password-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -c) COMPREPLY=($(compgen -c -- "$cur")); return ;;
     -p) COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null | tr -d ' ')" -- "$cur")); return ;;
-    -e|--duration|--continuous|--max-keys|--map-size|--map|--title|--strlen|--param|--export|--host-name|--retention|--spool-size|--spool-age) return ;;
+    -e|--duration|--continuous|--max-keys|--map-size|--map|--title|--strlen|--param|--export|--host-name|--retention|--spool-size|--spool-age|--probe-filter) return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "${opts//[[:space:]]/$'\n'}" -- "$cur"))
