@@ -74,12 +74,6 @@ struct hs_code_event {
  * sample taken in native code (a leaf call, System.nanoTime's). */
 #define HS_SCAN_WORDS 64
 
-/* Bytes of a CodeBlob's head read at once: every field a step reads
- * (CodeBlob's, nmethod::_method) lies in them on JDK 17-25 (the farthest,
- * _method, at 0x60-0x78); a layout whose fields lie farther is read field
- * by field. */
-#define HS_CB_WIN 256
-
 /* Per CPU: the process's layout, a record being built and the registers
  * of the frame the walk is at, off the BPF stack (see nd_cpu in
  * bpf/node.bpf.c: the verifier knows nothing of a map value's contents,
@@ -93,7 +87,6 @@ struct hs_cpu {
 	__u64 found;                 /* 1 + the index of the return address found */
 	__u64 found_ra;              /* that word */
 	__u64 method;                /* the Method* of the frame sp_hs_step() stepped */
-	__u8 cb[HS_CB_WIN + 8];      /* the head of the CodeBlob being stepped (hs_cb_read) */
 };
 
 struct {
@@ -160,38 +153,6 @@ static __always_inline SP_NODEBUG __u64 hs_blob(const struct sp_hs_heap *h, __u3
 		idx -= b;
 	}
 	return 0;
-}
-
-/* The head of the CodeBlob cb into cpu->cb: 1, or 0 when it could not be
- * read at once (a blob at the end of the committed code, fields farther
- * than HS_CB_WIN): then each field is read on its own. One helper call
- * instead of five a frame (~30 ns each here). */
-static __always_inline SP_NODEBUG int hs_cb_read(struct hs_cpu *cpu, __u64 cb)
-{
-	const struct sp_hs_proc *p = &cpu->p;
-
-	if (p->nm_method > HS_CB_WIN - 8 || p->cb_name > HS_CB_WIN - 8 ||
-	    p->cb_frame_size > HS_CB_WIN - 8 || p->cb_complete > HS_CB_WIN - 8 ||
-	    p->cb_code > HS_CB_WIN - 8)
-		return 0;
-	return sp_urd(cpu->cb, HS_CB_WIN, cb) == 0;
-}
-
-/* The 8 bytes at offset off of the blob's head read by hs_cb_read(). */
-static __always_inline SP_NODEBUG __u64 hs_cb64(const struct hs_cpu *cpu, __u32 off)
-{
-	__u64 v;
-
-	__builtin_memcpy(&v, &cpu->cb[off & (HS_CB_WIN - 1)], 8);
-	return v;
-}
-
-/* The signed field of size (2 or 4) bytes at offset off of the blob's head. */
-static __always_inline SP_NODEBUG __s64 hs_cb_int(const struct hs_cpu *cpu, __u32 off, __u32 size)
-{
-	__u64 v = hs_cb64(cpu, off);
-
-	return size == 2 ? (__s64)(__s16)v : (__s64)(__s32)v;
 }
 
 /* The value of the signed field of size (2 or 4) bytes at addr; 0 unread. */
@@ -266,20 +227,12 @@ static __always_inline SP_NODEBUG int hs_step(struct hs_cpu *cpu, __u64 first, _
 	__u32 h = hs_heap(p, cpu->pc);
 	__u64 cb, name = 0, nameptr = 0, w[HS_IWIN] = { 0 }, code = 0, ssp;
 	__s64 fs, complete;
-	int whole;
 
 	if (h >= SP_HS_MAX_HEAPS)
 		return 1;
 	cb = hs_blob(&p->heap[h], p->block_hdr, cpu->pc);
-	if (!cb)
-		return 1;
-	whole = hs_cb_read(cpu, cb);
-	if (whole)
-		nameptr = hs_cb64(cpu, p->cb_name);
-	else if (sp_urd(&nameptr, 8, cb + p->cb_name))
-		return -1;
-	if (sp_urd(&name, 8, nameptr))
-		return -1;
+	if (!cb || sp_urd(&nameptr, 8, cb + p->cb_name) || sp_urd(&name, 8, nameptr))
+		return cb ? -1 : 1;
 	if (name == SP_HS_INTERP) {
 		if (cpu->fp < 4096 || sp_urd(w, sizeof(w), cpu->fp - HS_IBELOW))
 			return -1;
@@ -298,21 +251,14 @@ static __always_inline SP_NODEBUG int hs_step(struct hs_cpu *cpu, __u64 first, _
 	}
 	if (name != SP_HS_NMETHOD && name != SP_HS_NATIVE)
 		return 1;
-	if (whole) {
-		*method = hs_cb64(cpu, p->nm_method);
-		fs = hs_cb_int(cpu, p->cb_frame_size, 4);
-		complete = hs_cb_int(cpu, p->cb_complete, p->complete_size);
-		code = p->code_is_ptr ? hs_cb64(cpu, p->cb_code) : cb + hs_cb_int(cpu, p->cb_code, 4);
-	} else {
-		if (sp_urd(method, 8, cb + p->nm_method))
-			return -1;
-		fs = hs_int(cb + p->cb_frame_size, 4);
-		complete = hs_int(cb + p->cb_complete, p->complete_size);
-		if (p->code_is_ptr)
-			sp_urd(&code, 8, cb + p->cb_code);
-		else
-			code = cb + hs_int(cb + p->cb_code, 4);
-	}
+	if (sp_urd(method, 8, cb + p->nm_method))
+		return -1;
+	fs = hs_int(cb + p->cb_frame_size, 4);
+	complete = hs_int(cb + p->cb_complete, p->complete_size);
+	if (p->code_is_ptr)
+		sp_urd(&code, 8, cb + p->cb_code);
+	else
+		code = cb + hs_int(cb + p->cb_code, 4);
 	if (first && hs_torn(p, cpu, cpu->pc - code < (__u64)complete))
 		return 0;
 	if (fs <= 0 || fs > (1 << 16))
