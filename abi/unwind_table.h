@@ -228,8 +228,6 @@ enum sp_unw_stat {
 	                       * (bpf/unwind.bpf.c: unw_vcache) */
 	SP_UNW_ST_EXITING,   /* a stack read failed in a task without its address
 	                      * space (exiting: the kernel frees its mappings) */
-	SP_UNW_ST_JIT_FRAMES, /* frames stepped by a JIT's own frame layout (HotSpot's
-	                       * code cache: bpf/hotspot.bpf.c sp_hs_unw_step) */
 	SP_UNW_ST_NSTATS,
 };
 

@@ -193,7 +193,7 @@ def sums(stats, ptype):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sprof", default=os.path.join(ROOT, "build", "sprof"))
-    ap.add_argument("--python", default="/usr/bin/python3.11", help='"" skips the Python table')
+    ap.add_argument("--python", default="/usr/bin/python3.11")
     ap.add_argument("--perl", default="/usr/bin/perl", help='"" skips the Perl table')
     ap.add_argument("--node", default="/usr/bin/node", help='"" skips the Node.js table')
     ap.add_argument("--php", default="/usr/bin/php8.2", help='"" skips the PHP table')
@@ -221,8 +221,7 @@ def bench(a, tmp):
     configs = [("alone", None, "plain"), ("alone + hook", None, "hook"),
                ("--interp off", "off", "plain"), ("--interp memory", "memory", "plain"),
                ("--interp usdt", "usdt", "hook"), ("usdt, cProfile", "usdt", "cprofile")]
-    if a.python:
-        table(a, tmp, "python", a.python, script, configs)
+    table(a, tmp, "python", a.python, script, configs)
     # the other walkers: each alone, with sprof's walks off, with them on
     for lang, exe, work, ext in (("perl", a.perl, PL_WORK, "pl"), ("node", a.node, ND_WORK, "js"),
                                  ("php", a.php, PH_WORK, "php")):

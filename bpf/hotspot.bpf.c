@@ -86,7 +86,6 @@ struct hs_cpu {
 	__u64 scan[HS_SCAN_WORDS];   /* the stack above a native leaf's sp */
 	__u64 found;                 /* 1 + the index of the return address found */
 	__u64 found_ra;              /* that word */
-	__u64 method;                /* the Method* of the frame sp_hs_step() stepped */
 };
 
 struct {
@@ -342,21 +341,6 @@ static __always_inline SP_NODEBUG int hs_from_native(struct hs_cpu *cpu)
 	return 1;
 }
 
-/* hs_step() at the registers in hs_cur, the Method* into its method: a
- * global function (codegen/codegen.c SP_GLOBAL_HELPERS) that both the
- * walk (sp_hs_word) and the native unwinder (sp_hs_unw_step) call, so the
- * verifier checks its many paths once in a program. */
-__attribute__((noinline)) int sp_hs_step(__u32 first)
-{
-	__u32 zero = 0;
-	struct hs_cpu *cpu = bpf_map_lookup_elem(&hs_cur, &zero);
-
-	if (!cpu)
-		return -1;
-	cpu->method = 0;
-	return hs_step(cpu, first, &cpu->method);
-}
-
 /* sp_hs_word's answers besides a frame's word (whose bit 0 is clear). */
 #define HS_WORD_NONE 1ull  /* a frame without its method yet: no word, go on */
 #define HS_WORD_END 3ull   /* the pc is in no Java frame: the walk is done */
@@ -376,8 +360,7 @@ __attribute__((noinline)) __u64 sp_hs_word(__u32 first, __u32 pid)
 
 	if (!cpu)
 		return HS_WORD_ERR;
-	r = sp_hs_step(first && cpu->leaf);
-	method = cpu->method;
+	r = hs_step(cpu, first && cpu->leaf, &method);
 	if (r < 0 || (r == 0 && method && method < 4096))
 		return HS_WORD_ERR;
 	if (r > 0)
@@ -386,49 +369,6 @@ __attribute__((noinline)) __u64 sp_hs_word(__u32 first, __u32 pid)
 		return HS_WORD_NONE;
 	id = hs_code_id(&cpu->ev, pid, method);
 	return (__u64)id << SP_PY_ID_SHIFT | (cpu->pc & SP_HS_RA_MASK) << SP_HS_RA_SHIFT;
-}
-
-/* The native unwinder's step (bpf/unwind.bpf.c) at a pc without unwind
- * rows: in a known JVM's code cache, a compiled or interpreted Java frame
- * is stepped as the walk above steps it (compiled code keeps no frame
- * pointer chain, so a frame-pointer step there guesses and the stack is
- * cut), so the native callers below the Java frames (the VM's
- * JavaCalls::call_helper, JavaMain, a thread's start_thread) are reached
- * and the walker's words, matched by return address, splice in between.
- * The call stub that entered Java and other stubs are rbp frames: 1, and
- * the unwinder takes its frame-pointer step. A global function
- * (codegen/codegen.c SP_GLOBAL_HELPERS): the unwinder's global walk calls
- * it, not an inlined copy in every unrolled frame, and the step itself is
- * the walk's (sp_hs_step). hs_cur is shared with the walk, which runs after
- * the unwinder. */
-__attribute__((noinline)) int sp_hs_unw_step(struct sp_jit_regs *r)
-{
-	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32), zero = 0;
-	struct sp_hs_proc *p;
-	struct hs_cpu *cpu;
-	__u64 old_sp;
-	int err;
-
-	if (!r)
-		return 1;
-	p = bpf_map_lookup_elem(&hs_procs, &pid);
-	if (!p || hs_heap(p, r->ip) >= SP_HS_MAX_HEAPS ||
-	    !(cpu = bpf_map_lookup_elem(&hs_cur, &zero)))
-		return 1;
-	__builtin_memcpy(&cpu->p, p, sizeof(cpu->p));
-	cpu->pc = r->ip;
-	cpu->sp = old_sp = r->sp;
-	cpu->fp = r->bp;
-	err = sp_hs_step(r->exact != 0);
-	if (err)
-		return err;
-	/* the caller's frame is above this one on the stack, not far */
-	if (cpu->sp <= old_sp || cpu->sp - old_sp > (1u << 20))
-		return -1;
-	r->ip = cpu->pc;
-	r->sp = cpu->sp;
-	r->bp = cpu->fp;
-	return 0;
 }
 
 /* bpf_loop() body: one frame. */

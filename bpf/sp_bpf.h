@@ -113,17 +113,6 @@ int sp_iu_no_limit(int limit);
 int sp_interp_walk_on(void);
 int sp_iu_walk_off(void);
 
-/* A JIT frame's step for unwind.bpf.c (pcs in no file's tables): the
- * registers at a frame in, its caller's out. exact: ip is the interrupted
- * pc (a leaf), not a return address. */
-struct sp_jit_regs {
-	__u64 ip, sp, bp;
-	__u64 exact;
-};
-/* hotspot.bpf.c (not in SP_BPF_COMPAT's helpers): 0 stepped, 1 ip is no
- * Java frame of a known JVM, -1 a read failed */
-int sp_hs_unw_step(struct sp_jit_regs *r);
-
 /* maps.bpf.c */
 void sp_count_drop(void *drops);
 void *sp_map_upsert(void *map, void *alt, void *key, void *init, void *drops, __u32 id);

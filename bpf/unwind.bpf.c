@@ -7,10 +7,7 @@
  * runtime/elf/ehframe.c, runtime/stacks/unwind.c), and each step finds the row of the
  * pc and computes the caller's rip/rsp/rbp from it. Pcs without a table
  * (JIT code, files without .eh_frame, FDE gaps) take a frame-pointer step,
- * so the result is never worse than bpf_get_stack's; but in a JVM's code
- * cache, whose compiled frames keep no frame pointer, HotSpot's own frame
- * layout steps them (jit_step(), bpf/hotspot.bpf.c), so the walk goes on
- * to the VM's frames and the thread's root below the Java ones.
+ * so the result is never worse than bpf_get_stack's.
  *
  * The user registers come from the task's saved user pt_regs
  * (bpf_task_pt_regs), which is right in every program type: a sample or
@@ -196,8 +193,6 @@ struct unw_win {
 	 * sp_unw_bucket_page() (their arguments are scalars there) */
 	struct sp_unw_row pg_row;
 	struct sp_unw_bucket pg_bucket;
-	/* a JIT frame's registers, in and out of sp_hs_unw_step() */
-	struct sp_jit_regs jit;
 };
 
 struct {
@@ -876,35 +871,6 @@ static __always_inline SP_NODEBUG int row_step(struct unw_state *s, struct unw_w
 	return s->sp > old_sp ? 0 : -1;
 }
 
-/* A pc no table has a row for: a Java frame in a JVM's code cache
- * stepped by HotSpot's layout (bpf/hotspot.bpf.c: sp_hs_unw_step, for the
- * processes the walker knows), else a frame-pointer step. exact: the pc
- * is the interrupted one, not a return address. */
-static __always_inline SP_NODEBUG int jit_step(struct unw_state *s, struct unw_win *w, bool exact)
-{
-#ifndef SP_BPF_COMPAT
-	int err;
-
-	w->jit.ip = s->ip;
-	w->jit.sp = s->sp;
-	w->jit.bp = s->bp;
-	w->jit.exact = exact;
-	err = sp_hs_unw_step(&w->jit);
-	if (err < 0)
-		return -1;
-	if (err == 0) {
-		s->ip = w->jit.ip;
-		s->sp = w->jit.sp;
-		s->bp = w->jit.bp;
-		stat_add(SP_UNW_ST_JIT_FRAMES, 1);
-		return 0;
-	}
-#else
-	(void)exact;
-#endif
-	return fp_step(s, w);
-}
-
 /* The process's entry is looked up again here (a rare path): a map-value
  * pointer in the loop state would split the verifier's states too. */
 static __always_inline SP_NODEBUG void ask_refresh(void)
@@ -971,7 +937,7 @@ static __always_inline SP_NODEBUG int unw_frame(struct unw_state *s, struct unw_
 		s->cut = 1;
 		return 1;
 	}
-	err = find_row(s, key, &r) ? row_step(s, w, &r) : jit_step(s, w, key == s->ip);
+	err = find_row(s, key, &r) ? row_step(s, w, &r) : fp_step(s, w);
 	if (err < 0) {
 		s->exiting = task_left_mm();
 		stat_add(s->exiting ? SP_UNW_ST_EXITING : SP_UNW_ST_READ_ERR, 1);

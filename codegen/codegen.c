@@ -94,9 +94,7 @@ static void set_dl(struct cg *g, LLVMModuleRef m)
  * program takes; sp_unw_frames, the unwinder's walk, and sp_unw_row_page
  * and sp_unw_bucket_page, its reads of table pages, bpf/unwind.bpf.c;
  * sp_stack_py, sp_stack_store and each runtime's sp_stack_ID (abi/langs.h), the rest of a stack;
- * sp_pl_word, a Perl frame's word, bpf/perl.bpf.c; sp_hs_step, a Java
- * frame's step, and sp_hs_unw_step, the unwinder's step through a JVM's
- * compiled Java frames, bpf/hotspot.bpf.c; sp_py_threads,
+ * sp_pl_word, a Perl frame's word, bpf/perl.bpf.c; sp_py_threads,
  * sp_py_frames, sp_rb_cfps and sp_pl_contexts, the walkers' loops where
  * there is no bpf_loop, SP_ILOOP in bpf/interp_common.bpf.h). Each keeps its
  * locals out of the calling program's frame, too: before 6.13 a program
@@ -107,8 +105,7 @@ static const char *const SP_GLOBAL_HELPERS[] = { "sp_unwind_global", "sp_unw_fra
 						  "sp_stack_py", SP_BPF_LANGS(SP_LANG_STACK_FN)
 #undef SP_LANG_STACK_FN
 						  "sp_pl_word", "sp_ph_word", "sp_nd_word", "sp_py_code_id",
-						  "sp_rb_word", "sp_hs_word", "sp_hs_step",
-						  "sp_hs_unw_step",
+						  "sp_rb_word", "sp_hs_word",
 						  "sp_stack_store", "sp_py_threads",
 						  "sp_py_frames", "sp_rb_cfps", "sp_pl_contexts" };
 

@@ -11,10 +11,6 @@ one's javac, once a run. What is asserted, under the plain one-liner:
     says so): the same chain in >= 90 % of its samples;
   - threads: two Java threads in different methods, each thread's samples
     with its own method only;
-  - native roots: below compiled Java frames (no frame pointers there) the
-    native unwinder goes on to JavaMain (the compiled test's main thread)
-    and to a Java thread's start_thread/clone3 (Roots), in >= 90 % of the
-    samples in fib;
   - attach: -p to a JVM already inside a 60-deep recursion;
   - formats (host): folded, svg and pprof;
   - unknown layout (host): a copy of JDK 17 whose libjvm.so lacks the
@@ -110,40 +106,7 @@ public class Deep {
 }
 """
 
-JV_ROOTS = """\
-package sp;
-
-public class Roots {
-    static volatile long sink;
-
-    static int fib(int n) {
-        return n < 2 ? n : fib(n - 1) + fib(n - 2);
-    }
-
-    // the thread's CPU time, as in Fib
-    static long work(double secs) {
-        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-        long end = mx.getCurrentThreadCpuTime() + (long) (secs * 1e9), s = 0;
-        while (mx.getCurrentThreadCpuTime() < end)
-            for (int i = 0; i < 20; i++)
-                s += fib(22);
-        return s;
-    }
-
-    public static void main(String[] args) throws Exception {
-        double secs = Double.parseDouble(args[0]);
-        Thread t = new Thread(() -> sink = work(secs), "roots");
-        t.start();
-        t.join();
-        System.out.println("sum " + sink);
-    }
-}
-"""
-
-SOURCES = {"Fib": JV_FIB, "Threads": JV_THREADS, "Deep": JV_DEEP, "Roots": JV_ROOTS}
-# the VM's native entry of a Java thread (glibc's start_thread and clone3 below it have no
-# names in sid, whose libc has no .symtab)
-THREAD_ROOTS = ("thread_native_entry",)
+SOURCES = {"Fib": JV_FIB, "Threads": JV_THREADS, "Deep": JV_DEEP}
 FRAME_RE = re.compile(r"^(sp\.\w+\.[\w$]+|java\.[\w.$]+) \(([^()]+)\)$")
 
 
@@ -298,39 +261,6 @@ def t_jv_compiled(ctx, jv):
     assert re.search(r"^\s*\d+\s+\d+\s+[%sbn! ]*4\s+sp\.Fib::fib \(", r.out, re.M), \
         "C2 never compiled sp.Fib::fib:\n%s" % r.out[:3000]
     _check_chain(ctx, "%s compiled (C2)" % jv.label(), r)
-    _check_root(ctx, "%s compiled (C2) main" % jv.label(), r, "sp.Fib.fib", "sp.Fib.main",
-                ("JavaMain",))
-
-
-def _check_root(ctx, what, r, inner, outer, roots):
-    """>= 90 % of the samples in inner whose Java frames end in outer have, below
-    that last Java frame, native frames down to one of roots and past it (the
-    native unwinder stepped the compiled frames, bpf/hotspot.bpf.c
-    sp_hs_unw_step: libc's thread start is below), never a [truncated] end."""
-    total = rooted = 0
-    for _, frames, c in ti.parse_stacks(r.out):
-        names = _names(frames)
-        if not names or names[-1] != outer or inner not in names:
-            continue
-        total += c
-        last = max(i for i, f in enumerate(frames) if jv_frame(f))
-        below = frames[last + 1:]
-        if any(f.startswith(roots) for f in below[:-1]) and below[-1] != "[truncated]":
-            rooted += c
-    ti.figures(ctx, "interp java native root %s: %d of %d samples in %s reach %s"
-               % (what, rooted, total, inner, "/".join(roots)))
-    assert total >= 100, "too few samples in %s under %s: %d\n%s" % (inner, outer, total,
-                                                                    r.out[-3000:])
-    assert rooted >= 0.9 * total, "%d of %d reach %s\n%s" % (rooted, total, roots, r.out[-3000:])
-
-
-def t_jv_thread_root(ctx, jv):
-    """A Java thread's compiled fib (C2 keeps no frame pointers): below
-    java.lang.Thread.run, the VM's thread entry (thread_native_entry) and
-    glibc's start_thread, clone3 in >= 90 % of its samples."""
-    r = _run(ctx, jv, ("sp.Roots", "3"), "profile:hz:%s { @[tid, ustack] = count(); }" % ti.HZ)
-    _check_root(ctx, "%s thread" % jv.label(), r, "sp.Roots.fib", "java.lang.Thread.run",
-                THREAD_ROOTS)
 
 
 def t_jv_threads(ctx, jv):
@@ -446,8 +376,7 @@ def t_jv_unknown_layout(ctx):
 def java_tests():
     for jv in (SID, TRIXIE, HOST):
         for name, fn in (("interpreted", t_jv_interpreted), ("compiled", t_jv_compiled),
-                         ("threads", t_jv_threads), ("thread_root", t_jv_thread_root),
-                         ("attach", t_jv_attach)):
+                         ("threads", t_jv_threads), ("attach", t_jv_attach)):
             yield "java_%s_%s" % (name, jv.label()), lambda c, fn=fn, jv=jv: fn(c, jv)
     yield "java_formats_host-17", t_jv_formats
     yield "java_unknown_layout_host-17", t_jv_unknown_layout

@@ -416,8 +416,7 @@ def t_timings(ctx):
     assert ver["profile_0"][1] > 1000 and ver["profile_0"][0] > 0, ver
     # every start pays for each instruction the verifier walks (the one-liner: ~2 us each):
     # 38,782 before the JVM walker, 116,255 with its frame step inlined into its loop body,
-    # 52,022 with the step a global function, 57,485 with the native unwinder stepping Java
-    # frames through that same step (sp_hs_step; 63,386 as a second inlined copy). A walker that inlines its per-frame work
+    # 52,022 with the step a global function. A walker that inlines its per-frame work
     # (codegen/codegen.c SP_GLOBAL_HELPERS) goes over this budget.
     assert ver["profile_0"][1] < 70000, ver
     r3 = ctx.sprof_run("-e", prog, env={"SPROF_CACHE_DIR": cache}, timeout=60)

@@ -522,11 +522,9 @@ static void java_frame(struct sp_hotspot *hs, pid_t pid, uint64_t word, struct s
 
 /* Each Java word replaces the native frames from the current one up to
  * the one its return address says is its caller's (the interpreter's or
- * compiled code, in no file). The native unwinder steps the Java frames
- * as the walker does (sp_hs_unw_step), so each word finds its caller; where
- * it could not (a JVM registered after the sample, a failed read), the
- * words it did not reach follow, and the code-cache frames it guessed past
- * them go. */
+ * compiled code, in no file). The native unwinder stops in compiled code
+ * (no frame pointers there): the words it did not reach follow, and the
+ * code-cache frames it guessed past them go. */
 int sp_hotspot__splice(struct sp_hotspot *hs, pid_t pid, const uint64_t *words, int ninterp,
 		       struct sp_frame *frames, int nnative)
 {

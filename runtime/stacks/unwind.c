@@ -954,9 +954,8 @@ void sp_unwind__print_stats(struct sp_unwind *u, FILE *f)
 		st.bpf[SP_UNW_ST_VMA],
 		st.bpf[SP_UNW_ST_VMA_CACHED], st.bpf[SP_UNW_ST_FP_FALLBACK]);
 	fprintf(f, "unwind: %" PRIu64 " Go stack switches followed (g0 to the goroutine), %" PRIu64
-		" stacks of forked children by their parent's mappings, %" PRIu64
-		" JIT frames by the runtime's layout (HotSpot)\n",
-		st.bpf[SP_UNW_ST_GO_SWITCH], st.bpf[SP_UNW_ST_PARENT], st.bpf[SP_UNW_ST_JIT_FRAMES]);
+		" stacks of forked children by their parent's mappings\n",
+		st.bpf[SP_UNW_ST_GO_SWITCH], st.bpf[SP_UNW_ST_PARENT]);
 }
 
 void sp_unwind__started(struct sp_unwind *u)
