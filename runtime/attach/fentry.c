@@ -17,12 +17,7 @@
  * and `probe` come from the names map through each link's BPF cookie
  * (tracing links take cookies from Linux 5.19). A match the verifier
  * refuses (a function with fewer arguments than the program reads) is a
- * warning.
- *
- * With a module part (fentry:9p:v9fs_*, fentry:*:FUNC) the functions of
- * the loaded modules the part matches (available_filter_functions names
- * each one's module) are matched in their module's BTF, and each copy is
- * loaded against that module's BTF object, as bpftrace 0.27 does.
+ * warning. Only vmlinux functions are matched for now.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,172 +75,64 @@ static bool fentry_wild(const struct sp_plan_probe *p)
 	return strpbrk(p->func, "*?[") || (p->target && strpbrk(p->target, "*?["));
 }
 
-/* A module's BTF: the ids of its functions (split on vmlinux's BTF) and
- * the kernel's object of it, which a program attached there is loaded with. */
-struct fmod {
-	char *name;
-	struct btf *btf;
-	int fd;
-};
-
-/* The functions a wildcard matches, with their BTF ids. Over modules
- * (fentry:MODULE:FUNC*), k holds "MODULE:FUNC" and obj[i] the BTF object
- * of match i's module (0: vmlinux). */
+/* The functions a wildcard matches, with their vmlinux BTF ids. */
 struct fmatch {
 	struct sp_kfuncs k;
-	int *ids, *obj;
-	bool modules;
-	struct btf *vm;
-	struct fmod *mods;
-	int nmods;
+	int *ids;
 };
-
-static void fmatch_clear(struct fmatch *m)
-{
-	if (m) {
-		sp_kfuncs_clear(&m->k);
-		free(m->ids);
-		free(m->obj);
-		for (int i = 0; i < m->nmods; i++) {
-			free(m->mods[i].name);
-			btf__free(m->mods[i].btf);
-			if (m->mods[i].fd > 0)
-				close(m->mods[i].fd);
-		}
-		free(m->mods);
-		btf__free(m->vm);
-	}
-}
 
 static void fmatch_free(void *data)
 {
-	fmatch_clear(data);
-	free(data);
-}
+	struct fmatch *m = data;
 
-/* Match i's function name, without its module. */
-static const char *fmatch_func(const struct fmatch *m, int i)
-{
-	const char *c = m->modules ? strchr(m->k.v[i], ':') : NULL;
-
-	return c ? c + 1 : m->k.v[i];
-}
-
-/* The kernel's BTF object of module name: an fd, or -errno. */
-static int module_btf_fd(const char *name)
-{
-	__u32 id = 0;
-
-	while (!bpf_btf_get_next_id(id, &id)) {
-		char buf[64] = "";
-		struct bpf_btf_info info = { .name = (__u64)(unsigned long)buf,
-					     .name_len = sizeof(buf) };
-		__u32 len = sizeof(info);
-		int fd = bpf_btf_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.kernel_btf && !strcmp(buf, name))
-			return fd;
-		close(fd);
+	if (m) {
+		sp_kfuncs_clear(&m->k);
+		free(m->ids);
 	}
-	return -ENOENT;
+	free(m);
 }
 
-/* Module mod of m, loaded once: its index in m->mods, or -errno. */
-static int fmatch_module(struct fmatch *m, const char *mod)
+/* Keeps the names of k with a BTF function in vm, in order. */
+static int fmatch_filter(struct fmatch *m, const struct btf *vm)
 {
-	struct fmod *nv, *f;
-	int err;
+	int w = 0;
 
-	for (int i = 0; i < m->nmods; i++)
-		if (!strcmp(m->mods[i].name, mod))
-			return i;
-	if (!(nv = realloc(m->mods, (size_t)(m->nmods + 1) * sizeof(*nv))))
+	if (m->k.n && !(m->ids = calloc((size_t)m->k.n, sizeof(*m->ids))))
 		return -ENOMEM;
-	m->mods = nv;
-	f = &nv[m->nmods];
-	memset(f, 0, sizeof(*f));
-	if (!(f->name = strdup(mod)))
-		return -ENOMEM;
-	m->nmods++;
-	if (!(f->btf = btf__load_module_btf(mod, m->vm)))
-		return -errno ? -errno : -ENODATA;
-	err = module_btf_fd(mod);
-	f->fd = err;
-	return err < 0 ? err : m->nmods - 1;
-}
+	for (int i = 0; i < m->k.n; i++) {
+		int id = btf__find_by_name_kind(vm, m->k.v[i], BTF_KIND_FUNC);
 
-/* Match i's BTF id and object, in vmlinux or its module: 0, or -errno
- * for a function without BTF (left out). */
-static int fmatch_id(struct fmatch *m, int i, int *id, int *obj)
-{
-	const char *name = m->k.v[i], *fn = fmatch_func(m, i);
-	int mi;
-
-	*obj = 0;
-	if (!m->modules || !strncmp(name, "vmlinux:", 8)) {
-		*id = btf__find_by_name_kind(m->vm, fn, BTF_KIND_FUNC);
-		return *id > 0 ? 0 : -ENOENT;
-	}
-	char mod[64];
-
-	snprintf(mod, sizeof(mod), "%.*s", (int)(fn - 1 - name), name);
-	if ((mi = fmatch_module(m, mod)) < 0)
-		return mi == -ENOMEM ? mi : -ENOENT;
-	*id = btf__find_by_name_kind(m->mods[mi].btf, fn, BTF_KIND_FUNC);
-	*obj = m->mods[mi].fd;
-	return *id > 0 ? 0 : -ENOENT;
-}
-
-/* Keeps the names of k with a BTF function, in order. */
-static int fmatch_filter(struct fmatch *m)
-{
-	int w = 0, err = 0, i;
-
-	if (m->k.n && (!(m->ids = calloc((size_t)m->k.n, sizeof(*m->ids))) ||
-		       !(m->obj = calloc((size_t)m->k.n, sizeof(*m->obj)))))
-		return -ENOMEM;
-	for (i = 0; i < m->k.n && err != -ENOMEM; i++) {
-		if ((err = fmatch_id(m, i, &m->ids[w], &m->obj[w]))) {
+		if (id <= 0) {
 			free(m->k.v[i]);
 			continue;
 		}
+		m->ids[w] = id;
 		m->k.v[w++] = m->k.v[i];
 	}
-	for (; i < m->k.n; i++) /* after a failed allocation */
-		free(m->k.v[i]);
 	m->k.n = w;
-	return err == -ENOMEM ? err : 0;
-}
-
-/* The functions of the probe's module part: vmlinux's alone without one
- * (or "vmlinux"), else those of every module the part matches. */
-static int fmatch_read(struct fmatch *m, const char *mod, const char *fn)
-{
-	int err;
-
-	if (!(m->vm = btf__load_vmlinux_btf()))
-		return -ENODATA;
-	m->modules = mod && *mod && strcmp(mod, "vmlinux");
-	err = m->modules ? sp_kfuncs_read_mod(mod, fn, false, &m->k)
-			 : sp_kfuncs_read(fn, false, &m->k);
-	return err ? err : fmatch_filter(m);
+	return 0;
 }
 
 static int fmatch_resolve(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx, void *out)
 {
 	struct fmatch *m = out;
-	int err = fmatch_read(m, p->target, p->func);
+	struct btf *vm;
+	int err;
 
-	if (err == -ENODATA)
-		return sp_probe_fail(ctx, p, err, "the kernel has no BTF");
+	if (p->target && !sp_glob_match(p->target, "vmlinux"))
+		return sp_probe_fail(ctx, p, -EOPNOTSUPP, "wildcards over module functions are not "
+				     "supported yet (only vmlinux: %s:vmlinux:%s)", fentry_kind(p),
+				     p->func);
+	vm = btf__load_vmlinux_btf();
+	if (!vm)
+		return sp_probe_fail(ctx, p, -ENODATA, "the kernel has no BTF");
+	err = sp_kfuncs_read(p->func, false, &m->k);
+	if (!err)
+		err = fmatch_filter(m, vm);
+	btf__free(vm);
 	if (err)
 		return sp_probe_fail(ctx, p, err, "cannot read the kernel's functions: %s",
 				     strerror(-err));
-	if (m->k.n == 0 && m->modules)
-		return sp_probe_fail(ctx, p, -ENOENT, "no traceable function with BTF matches '%s' "
-				     "in a loaded module matching '%s'", p->func, p->target);
 	if (m->k.n == 0)
 		return sp_probe_fail(ctx, p, -ENOENT, "no traceable kernel function with BTF "
 				     "matches '%s'", p->func);
@@ -286,12 +173,11 @@ static int fentry_prepare(const struct sp_plan_probe *p, struct bpf_program *pro
 	struct fmatch *m;
 	int err;
 
-	/* kfunc:vmlinux:FUNC, fentry:MODULE:FUNC: libbpf looks in vmlinux, then modules */
-	if (p->func && !fentry_wild(p) && p->target)
-		return bpf_program__set_attach_target(prog, 0, p->func);
+	if (p->func && !fentry_wild(p) && p->target && !strcmp(p->target, "vmlinux"))
+		return bpf_program__set_attach_target(prog, 0, p->func); /* kfunc:vmlinux:FUNC */
 	if (!p->func || !fentry_wild(p) || fmatch_get(p, ctx, &m))
 		return 0;
-	err = bpf_program__set_attach_target(prog, 0, fmatch_func(m, 0));
+	err = bpf_program__set_attach_target(prog, 0, m->k.v[0]);
 	sp_resolved_put(ctx, m, fmatch_free);
 	return err;
 }
@@ -325,8 +211,8 @@ static int fentry_attach_one(const struct sp_plan_probe *p, struct bpf_program *
 				     : bpf_program__attach_trace(prog);
 		return link ? sp_links_push(links, link) : -errno;
 	}
-	fd = sp_prog_copy_load_in(prog, BPF_PROG_TYPE_TRACING,
-				  bpf_program__expected_attach_type(prog), m->obj[i], m->ids[i], NULL, 0);
+	fd = sp_prog_copy_load(prog, BPF_PROG_TYPE_TRACING, bpf_program__expected_attach_type(prog),
+			       m->ids[i], NULL, 0);
 	if (fd < 0)
 		return fd;
 	lfd = p->uses_names ? bpf_link_create(fd, 0, bpf_program__expected_attach_type(prog), &lo)
@@ -351,8 +237,7 @@ static int fentry_names(const struct sp_plan_probe *p, struct sp_attach_ctx *ctx
 				     "%s", m->k.n, sp_probe_names_strerror(*base));
 	for (int i = 0; i < m->k.n; i++) {
 		snprintf(probe, sizeof(probe), "%.*s:%s", (int)plen, p->spec, m->k.v[i]);
-		if ((err = sp_probe_names_set(ctx->obj, (uint32_t)(*base + i), fmatch_func(m, i),
-					      probe)))
+		if ((err = sp_probe_names_set(ctx->obj, (uint32_t)(*base + i), m->k.v[i], probe)))
 			return sp_probe_fail(ctx, p, err, "cannot record probe names: %s",
 					     strerror(-err));
 	}
@@ -419,28 +304,27 @@ static int fentry_list(struct sp_lister *l, const char *prov, char **f, int nf, 
 	const char *kind = !strcmp(prov, "fexit") || !strcmp(prov, "kretfunc") ? "fexit" : "fentry";
 	const char *mod = nf > 2 ? f[1] : NULL, *fn = nf > 2 ? f[2] : nf > 1 ? f[1] : NULL;
 	struct fmatch m = { 0 };
+	struct btf *vm;
 	char line[600];
 	int err;
 
 	(void)wild;
-	if (!sp_fentry_available())
+	if ((mod && *mod && !sp_glob_match(mod, "vmlinux")) || !sp_fentry_available())
 		return 0;
-	/* "*" and "" are vmlinux's alone, as before modules were listed */
-	if (mod && (!*mod || !strcmp(mod, "*")))
-		mod = NULL;
-	err = fmatch_read(&m, mod, fn && *fn ? fn : "*");
+	if (!(vm = btf__load_vmlinux_btf()))
+		return 0;
+	err = sp_kfuncs_read(fn && *fn ? fn : "*", false, &m.k);
+	if (!err)
+		err = fmatch_filter(&m, vm);
+	btf__free(vm);
 	for (int i = 0; !err && i < m.k.n; i++) {
-		bool own = !m.modules || !strncmp(m.k.v[i], "vmlinux:", 8);
-
-		if (m.modules)
-			snprintf(line, sizeof(line), "%s:%s", kind, m.k.v[i]);
-		else
-			snprintf(line, sizeof(line), "%s:vmlinux:%s", kind, m.k.v[i]);
-		if (sp_lister_emit(l, line) && own && l->verbose && l->params)
-			l->params(l->params_ctx, SP_LIST_KFUNC, fmatch_func(&m, i), l->out);
+		snprintf(line, sizeof(line), "%s:vmlinux:%s", kind, m.k.v[i]);
+		if (sp_lister_emit(l, line) && l->verbose && l->params)
+			l->params(l->params_ctx, SP_LIST_KFUNC, m.k.v[i], l->out);
 	}
-	fmatch_clear(&m);
-	return err == -ENODATA ? 0 : err;
+	sp_kfuncs_clear(&m.k);
+	free(m.ids);
+	return err;
 }
 
 const struct sp_probe_ops sp_probe_fentry_ops = {

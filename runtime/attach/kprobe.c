@@ -127,62 +127,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* One line of available_filter_functions ("name [module]") or of kallsyms
- * ("ffffffff81000000 T name\t[module]"): its name and module ("vmlinux"
- * when none), cut out of line in place; false for a line that is no text
- * symbol. */
-static bool kfuncs_line(char *line, bool kallsyms, char **name, char **mod)
-{
-	char *m;
-
-	*name = line;
-	if (kallsyms) {
-		char *sp = strchr(line, ' ');
-
-		if (!sp || !sp[1] || sp[2] != ' ' || (sp[1] != 't' && sp[1] != 'T'))
-			return false;
-		*name = sp + 3;
-	}
-	m = *name + strcspn(*name, " \t\n");
-	*mod = "vmlinux";
-	if (*m) {
-		char *open = strchr(m + 1, '['), *close = open ? strchr(open, ']') : NULL;
-
-		if (open && close) {
-			*close = '\0';
-			*mod = open + 1;
-		}
-	}
-	*m = '\0';
-	return **name != '\0';
-}
-
-/* Sorts k and drops repeated names (a static function of two files). */
-static void kfuncs_uniq(struct sp_kfuncs *k)
-{
-	int w = 0;
-
-	qsort(k->v, (size_t)k->n, sizeof(*k->v), cmp_str);
-	for (int i = 0; i < k->n; i++) {
-		if (w && !strcmp(k->v[w - 1], k->v[i])) {
-			free(k->v[i]);
-			continue;
-		}
-		k->v[w++] = k->v[i];
-	}
-	k->n = w;
-}
-
 /* Names from available_filter_functions ("name [module]" lines), or from
  * kallsyms' text symbols where tracefs is not readable. */
 int sp_kfuncs_read(const char *glob, bool ret, struct sp_kfuncs *k)
 {
-	return sp_kfuncs_read_mod(NULL, glob, ret, k);
-}
-
-int sp_kfuncs_read_mod(const char *modglob, const char *glob, bool ret, struct sp_kfuncs *k)
-{
-	char root[256], path[320], line[600], both[700];
+	char root[256], path[320], line[600];
 	bool kallsyms = false;
 	FILE *f = NULL;
 	int err = 0;
@@ -198,21 +147,37 @@ int sp_kfuncs_read_mod(const char *modglob, const char *glob, bool ret, struct s
 	if (!f)
 		return -errno;
 	while (!err && fgets(line, sizeof(line), f)) {
-		char *name, *mod;
+		char *name = line, type = 't';
 
-		if (!kfuncs_line(line, kallsyms, &name, &mod) || !sp_glob_match(glob, name))
-			continue;
-		if (modglob && !sp_glob_match(modglob, mod))
+		if (kallsyms) { /* "ffffffff81000000 T name\t[module]" */
+			char *sp = strchr(line, ' ');
+
+			if (!sp || !sp[1] || sp[2] != ' ')
+				continue;
+			type = sp[1];
+			name = sp + 3;
+		}
+		name[strcspn(name, " \t\n")] = '\0';
+		if ((type != 't' && type != 'T') || !*name || !sp_glob_match(glob, name))
 			continue;
 		if (ret && banned_kretprobe(name))
 			continue;
-		snprintf(both, sizeof(both), "%s:%s", mod, name);
-		err = kfuncs_add(k, modglob ? both : name);
+		err = kfuncs_add(k, name);
 	}
 	fclose(f);
 	if (err)
 		return err;
-	kfuncs_uniq(k);
+	qsort(k->v, (size_t)k->n, sizeof(*k->v), cmp_str);
+	int w = 0;
+
+	for (int i = 0; i < k->n; i++) {
+		if (w && !strcmp(k->v[w - 1], k->v[i])) {
+			free(k->v[i]);
+			continue;
+		}
+		k->v[w++] = k->v[i];
+	}
+	k->n = w;
 	return 0;
 }
 

@@ -20,9 +20,6 @@ struct sp_kfuncs {
  * text symbols where tracefs is not readable); with ret, bpftrace's banned
  * kretprobe functions are left out. 0 or -errno. */
 int sp_kfuncs_read(const char *glob, bool ret, struct sp_kfuncs *k);
-/* As sp_kfuncs_read, over the functions of the modules matching modglob
- * ("vmlinux" is the kernel's own), each entry "MODULE:NAME". */
-int sp_kfuncs_read_mod(const char *modglob, const char *glob, bool ret, struct sp_kfuncs *k);
 void sp_kfuncs_clear(struct sp_kfuncs *k); /* k stays usable (empty) */
 
 #endif

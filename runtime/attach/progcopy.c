@@ -81,13 +81,6 @@ static int kernel_func_info(int fd, uint32_t *btf_id, struct bpf_func_info **fi,
 int sp_prog_copy_load(struct bpf_program *prog, enum bpf_prog_type type,
 		      enum bpf_attach_type expected, int attach_btf_id, char *log, size_t loglen)
 {
-	return sp_prog_copy_load_in(prog, type, expected, 0, attach_btf_id, log, loglen);
-}
-
-int sp_prog_copy_load_in(struct bpf_program *prog, enum bpf_prog_type type,
-			 enum bpf_attach_type expected, int attach_btf_obj_fd, int attach_btf_id,
-			 char *log, size_t loglen)
-{
 	const struct bpf_insn *insns = bpf_program__insns(prog);
 	size_t cnt = bpf_program__insn_cnt(prog);
 	struct bpf_func_info *fi = NULL;
@@ -95,8 +88,7 @@ int sp_prog_copy_load_in(struct bpf_program *prog, enum bpf_prog_type type,
 	int fd = -ENOENT, btf_fd = -1, err;
 
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = expected,
-		    .attach_btf_id = (__u32)attach_btf_id, .attach_btf_obj_fd = (__u32)attach_btf_obj_fd,
-		    .prog_flags = bpf_program__flags(prog));
+		    .attach_btf_id = (__u32)attach_btf_id, .prog_flags = bpf_program__flags(prog));
 	if (!insns || !cnt)
 		return -ENOENT;
 	if ((err = kernel_func_info(bpf_program__fd(prog), &btf_id, &fi, &nfi))) {

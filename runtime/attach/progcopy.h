@@ -13,10 +13,5 @@ struct bpf_program;
  * -errno; with log (may be NULL) the verifier's log of a refusal. */
 int sp_prog_copy_load(struct bpf_program *prog, enum bpf_prog_type type,
 		      enum bpf_attach_type expected, int attach_btf_id, char *log, size_t loglen);
-/* The same, for a target in a kernel module: attach_btf_id is an id of the
- * module's BTF, attach_btf_obj_fd that BTF object (0: vmlinux). */
-int sp_prog_copy_load_in(struct bpf_program *prog, enum bpf_prog_type type,
-			 enum bpf_attach_type expected, int attach_btf_obj_fd, int attach_btf_id,
-			 char *log, size_t loglen);
 
 #endif

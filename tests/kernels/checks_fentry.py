@@ -67,38 +67,9 @@ def check_path_not_allowed(ctx, k, r):
     assert "Traceback" not in r.err and "Segmentation" not in r.err, r
 
 
-def cmd_fentry_module_wild(ctx):
-    # the guest's root is 9p: stat's getattr goes through the 9p module (tests/kernels/vm.py)
-    prog = ("fentry:9p:v9fs_vfs_get* /pid == cpid/ { @n[func] = count(); } "
-            "fexit:9p*:v9fs_vfs_getattr* /pid == cpid/ { @ret = count(); }")
-    return "%s -e %s -c %s" % (shlex.quote(ctx.sprof), shlex.quote(prog), shlex.quote("stat /usr"))
-
-
-def check_fentry_module_wild(ctx, k, r):
-    """fentry and fexit wildcards over a module's functions (fentry:9p:v9fs_vfs_get*), each
-    match loaded against the module's BTF"""
-    assert r.rc == 0, r
-    assert re.search(r"^@n\[v9fs_vfs_getattr_dotl\]: [1-9]\d*$", r.out, re.M), r
-    assert _val(r.out, "ret") >= 1, r
-
-
-def cmd_fentry_module_list(ctx):
-    return ("%s -l 'fentry:9p:v9fs_vfs_getattr*'; %s -e 'fentry:9p:nosuch* { @n = count(); }'"
-            % (shlex.quote(ctx.sprof), shlex.quote(ctx.sprof)))
-
-
-def check_fentry_module_list(ctx, k, r):
-    """-l over a module's functions, and a module wildcard matching nothing said in one line"""
-    assert "fentry:9p:v9fs_vfs_getattr_dotl" in r.out.splitlines(), r
-    assert r.rc != 0 and ("probe 'fentry:9p:nosuch*': no traceable function with BTF matches "
-                          "'nosuch*' in a loaded module matching '9p'") in r.err, r
-
-
 CHECKS = [
     ("fentry_args", cmd_fentry_args, check_fentry_args),
     ("kretfunc_retval", cmd_kretfunc_retval, check_kretfunc_retval),
     ("fentry_path", cmd_fentry_path, check_fentry_path),
     ("path_not_allowed", cmd_path_not_allowed, check_path_not_allowed),
-    ("fentry_module_wildcard", cmd_fentry_module_wild, check_fentry_module_wild),
-    ("fentry_module_list", cmd_fentry_module_list, check_fentry_module_list),
 ]
